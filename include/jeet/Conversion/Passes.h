@@ -1,0 +1,26 @@
+//===- Passes.h - Conversions out of the jeet dialect -----------*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_CONVERSION_PASSES_H
+#define JEET_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace jeet {
+
+#define GEN_PASS_DECL
+#include "jeet/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "jeet/Conversion/Passes.h.inc"
+
+} // namespace jeet
+
+#endif // JEET_CONVERSION_PASSES_H

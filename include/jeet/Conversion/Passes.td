@@ -1,0 +1,53 @@
+//===- Passes.td - Conversions out of the jeet dialect -----*- tablegen -*-===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_CONVERSION_PASSES_TD
+#define JEET_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// JeetToLinalg
+//===----------------------------------------------------------------------===//
+
+def JeetLowerToLinalgPass : Pass<"jeet-lower-to-linalg"> {
+  let summary = "Lowers jeet ops to linalg on tensors";
+  let description = [{
+    Rewrites every jeet op into linalg named or generic ops on tensors (with
+    the tensor, arith and math dialects). Broadcast operands are read through
+    indexing maps rather than expanded. Each `jeet.fusion` region becomes one
+    loop nest: its elementwise ops, broadcasts and casts are folded into a
+    single `linalg.generic`, a matmul's epilogue is applied to the
+    accumulator, and a reduction computes its prologue inside the reduction
+    loop.
+
+    Before:
+    ```mlir
+    %r = jeet.add %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+    ```
+    After:
+    ```mlir
+    %e = tensor.empty() : tensor<4x3xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                          affine_map<(d0, d1) -> (d1)>,
+                                          affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : tensor<4x3xf32>, tensor<3xf32>) outs(%e : tensor<4x3xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    } -> tensor<4x3xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // JEET_CONVERSION_PASSES_TD

@@ -1,0 +1,309 @@
+//===- JeetOps.td - Operations of the jeet dialect ---------*- tablegen -*-===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_DIALECT_JEET_IR_JEETOPS_TD
+#define JEET_DIALECT_JEET_IR_JEETOPS_TD
+
+include "jeet/Dialect/Jeet/IR/JeetDialect.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Jeet_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Jeet_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Jeet_ConstantOp : Jeet_Op<"constant",
+    [ConstantLike, Pure, InferTypeOpAdaptor]> {
+  let summary = "A tensor constant";
+  let description = [{
+    Produces a tensor whose elements are given by the dense elements
+    attribute `value`; the result type is the attribute's type.
+
+    ```mlir
+    %0 = jeet.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise ops
+//===----------------------------------------------------------------------===//
+
+// Binary elementwise ops broadcast their operands with numpy's rules: shapes
+// are aligned on the right and a dimension of size 1 stretches to the other.
+// Both operands have the same element type; the result type is inferred.
+class Jeet_BinaryElementwiseOp<string mnemonic, string what,
+                               Type tensorType = Jeet_Tensor>
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "Elementwise " # what # " with numpy broadcasting";
+  let description = [{
+    Computes the elementwise }] # what # [{ of two tensors. The operands
+    broadcast with numpy's rules (shapes aligned on the right, a dimension of
+    size 1 stretches) and must have the same element type.
+
+    ```mlir
+    %r = jeet.}] # mnemonic # [{ %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$lhs, tensorType:$rhs);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Jeet_AddOp : Jeet_BinaryElementwiseOp<"add", "sum">;
+def Jeet_SubOp : Jeet_BinaryElementwiseOp<"sub", "difference">;
+def Jeet_MulOp : Jeet_BinaryElementwiseOp<"mul", "product">;
+def Jeet_DivOp : Jeet_BinaryElementwiseOp<"div",
+    "quotient (integers round toward zero)">;
+def Jeet_MaxOp : Jeet_BinaryElementwiseOp<"max",
+    "maximum (NaN if either operand is NaN)">;
+def Jeet_MinOp : Jeet_BinaryElementwiseOp<"min",
+    "minimum (NaN if either operand is NaN)">;
+def Jeet_PowOp : Jeet_BinaryElementwiseOp<"pow", "power `lhs ** rhs`",
+    Jeet_FloatTensor>;
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise ops
+//===----------------------------------------------------------------------===//
+
+class Jeet_UnaryElementwiseOp<string mnemonic, string what,
+                              Type tensorType = Jeet_FloatTensor>
+    : Jeet_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "Elementwise " # what;
+  let description = [{
+    Computes }] # what # [{ of every element.
+
+    ```mlir
+    %r = jeet.}] # mnemonic # [{ %x : tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$input);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+let hasFolder = 1 in {
+def Jeet_NegOp : Jeet_UnaryElementwiseOp<"neg", "negation", Jeet_Tensor>;
+def Jeet_AbsOp : Jeet_UnaryElementwiseOp<"abs", "absolute value", Jeet_Tensor>;
+def Jeet_ReluOp : Jeet_UnaryElementwiseOp<"relu", "`max(x, 0)`", Jeet_Tensor>;
+}
+def Jeet_ExpOp : Jeet_UnaryElementwiseOp<"exp", "the exponential">;
+def Jeet_LogOp : Jeet_UnaryElementwiseOp<"log", "the natural logarithm">;
+def Jeet_SqrtOp : Jeet_UnaryElementwiseOp<"sqrt", "the square root">;
+def Jeet_RsqrtOp : Jeet_UnaryElementwiseOp<"rsqrt",
+    "the reciprocal square root">;
+def Jeet_TanhOp : Jeet_UnaryElementwiseOp<"tanh", "the hyperbolic tangent">;
+def Jeet_SigmoidOp : Jeet_UnaryElementwiseOp<"sigmoid",
+    "the logistic sigmoid `1 / (1 + exp(-x))`">;
+def Jeet_GeluOp : Jeet_UnaryElementwiseOp<"gelu",
+    "the GELU activation in its tanh form "
+    "`0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`">;
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Jeet_MatmulOp : Jeet_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Matrix product with broadcast batch dimensions";
+  let description = [{
+    Multiplies `(..., M, K)` by `(..., K, N)` giving `(..., M, N)`, as numpy's
+    `matmul` does for operands of rank 2 or more: the leading batch
+    dimensions broadcast with numpy's rules.
+
+    ```mlir
+    %c = jeet.matmul %a, %b : tensor<8x64x32xf32>, tensor<32x16xf32> -> tensor<8x64x16xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$lhs, Jeet_Tensor:$rhs);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def Jeet_TransposeOp : Jeet_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Permutes the dimensions of a tensor";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`.
+
+    ```mlir
+    %t = jeet.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
+}
+
+def Jeet_ReshapeOp : Jeet_Op<"reshape", [Pure]> {
+  let summary = "Reinterprets a tensor with another shape";
+  let description = [{
+    Keeps the elements in row-major order and gives them the result's shape;
+    the element counts must agree.
+
+    ```mlir
+    %r = jeet.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Jeet_BroadcastToOp : Jeet_Op<"broadcast_to", [Pure]> {
+  let summary = "Broadcasts a tensor to a shape";
+  let description = [{
+    Expands the input to the result's shape with numpy's broadcasting rules.
+
+    ```mlir
+    %b = jeet.broadcast_to %x : tensor<3xf32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Jeet_ReductionOp<string mnemonic, string what,
+                       Type tensorType = Jeet_Tensor>
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "Reduces a tensor to its " # what # " over `axes`";
+  let description = [{
+    Reduces the input to its }] # what # [{ over the dimensions listed in
+    `axes` (each in `[0, rank)`, no repeats). With `keepdims` the reduced
+    dimensions stay as size 1; otherwise they are dropped.
+
+    ```mlir
+    %s = jeet.}] # mnemonic # [{ %x {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$input, DenseI64ArrayAttr:$axes,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Jeet_ReduceSumOp : Jeet_ReductionOp<"reduce_sum", "sum">;
+def Jeet_ReduceMaxOp : Jeet_ReductionOp<"reduce_max", "maximum">;
+def Jeet_ReduceMeanOp : Jeet_ReductionOp<"reduce_mean", "mean",
+                                         Jeet_FloatTensor>;
+
+//===----------------------------------------------------------------------===//
+// Composites
+//===----------------------------------------------------------------------===//
+
+def Jeet_SoftmaxOp : Jeet_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "Softmax along one axis";
+  let description = [{
+    `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`, which is in
+    `[0, rank)`. `jeet-decompose` rewrites it into primitive ops.
+
+    ```mlir
+    %s = jeet.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Jeet_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Conversion
+//===----------------------------------------------------------------------===//
+
+def Jeet_CastOp : Jeet_Op<"cast", [Pure]> {
+  let summary = "Converts the element type of a tensor";
+  let description = [{
+    Converts every element to the result's element type: floats round to
+    nearest even, float to integer truncates toward zero, integer to float
+    rounds to nearest. Shapes must agree.
+
+    ```mlir
+    %h = jeet.cast %x : tensor<4xf32> -> tensor<4xf16>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def Jeet_FusionOp : Jeet_Op<"fusion",
+    [IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "A group of ops that runs as one kernel";
+  let description = [{
+    Holds a group of jeet ops that is compiled into one kernel. The region
+    is isolated from above: its block arguments are the `inputs`, and
+    `jeet.yield` returns the group's results. Made by `jeet-fuse`.
+
+    ```mlir
+    %r = jeet.fusion (%a, %b) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32> {
+    ^bb0(%x: tensor<16xf32>, %y: tensor<16xf32>):
+      %s = jeet.add %x, %y : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+      %t = jeet.relu %s : tensor<16xf32>
+      jeet.yield %t : tensor<16xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Jeet_Tensor>:$inputs);
+  let results = (outs Variadic<Jeet_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes,
+                   "::mlir::ValueRange":$inputs)>
+  ];
+}
+
+def Jeet_YieldOp : Jeet_Op<"yield",
+    [Pure, ReturnLike, Terminator, HasParent<"FusionOp">]> {
+  let summary = "Returns the results of a jeet.fusion region";
+  let description = [{
+    ```mlir
+    jeet.yield %t : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Jeet_Tensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // JEET_DIALECT_JEET_IR_JEETOPS_TD

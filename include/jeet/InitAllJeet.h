@@ -1,0 +1,25 @@
+//===- InitAllJeet.h - Register everything Jeet defines ---------*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_INITALLJEET_H
+#define JEET_INITALLJEET_H
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace jeet {
+
+/// Adds the jeet dialect and every upstream dialect, extension and LLVM IR
+/// translation interface the Jeet pipelines use.
+void registerAllJeetDialects(mlir::DialectRegistry &registry);
+
+/// Registers Jeet's passes and named pipelines, and every upstream pass.
+void registerAllJeetPasses();
+
+} // namespace jeet
+
+#endif // JEET_INITALLJEET_H

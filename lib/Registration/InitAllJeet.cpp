@@ -1,0 +1,29 @@
+//===- InitAllJeet.cpp - Register everything Jeet defines -----------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/InitAllJeet.h"
+
+#include "jeet/Dialect/Jeet/IR/JeetDialect.h"
+#include "jeet/Dialect/Jeet/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+void jeet::registerAllJeetDialects(mlir::DialectRegistry &registry) {
+  registry.insert<jeet::JeetDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
+}
+
+void jeet::registerAllJeetPasses() {
+  mlir::registerAllPasses();
+  jeet::registerJeetPasses();
+}

@@ -1,0 +1,59 @@
+# -*- Python -*-
+# lit configuration for the Jeet test suite.
+
+import ctypes
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "Jeet"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.jeet_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%jeet_src_root", config.jeet_src_root))
+config.substitutions.append(("%jeet_obj_root", config.jeet_obj_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.jeet_tools_dir, append_path=True)
+
+tools = ["jeet-opt", "jeet-translate", "jeet-run"]
+llvm_config.add_tool_substitutions(
+    [ToolSubst(t, unresolved="ignore") for t in tools], [config.jeet_tools_dir]
+)
+
+# `ptxas`: the CUDA assembler is installed, so PTX tests can assemble their
+# output.
+ptxas = shutil.which(
+    "ptxas", path=os.pathsep.join([os.path.join(config.cuda_root, "bin"),
+                                   os.environ.get("PATH", "")]))
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+
+# `cuda-driver`: a CUDA driver is installed and reports at least one device,
+# so GPU integration tests can run. Elsewhere they are reported UNSUPPORTED.
+def cuda_driver_answers():
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0:
+        return False
+    if cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return False
+    return count.value > 0
+
+
+if cuda_driver_answers():
+    config.available_features.add("cuda-driver")

@@ -6,6 +6,7 @@
 
 #include "jeet/InitAllJeet.h"
 
+#include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
 
@@ -26,4 +27,5 @@ void jeet::registerAllJeetDialects(mlir::DialectRegistry &registry) {
 void jeet::registerAllJeetPasses() {
   mlir::registerAllPasses();
   jeet::registerJeetPasses();
+  jeet::registerJeetConversionPasses();
 }

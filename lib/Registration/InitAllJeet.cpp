@@ -9,6 +9,7 @@
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
+#include "jeet/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -28,4 +29,5 @@ void jeet::registerAllJeetPasses() {
   mlir::registerAllPasses();
   jeet::registerJeetPasses();
   jeet::registerJeetConversionPasses();
+  jeet::registerJeetPipelines();
 }

@@ -1,0 +1,453 @@
+//===- Compiler.cpp - Compile and run jeet graphs -------------------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Compiler/Compiler.h"
+
+#include "jeet/Dialect/Jeet/IR/JeetOps.h"
+#include "jeet/InitAllJeet.h"
+#include "jeet/Pipelines/Pipelines.h"
+#include "jeet/Runtime/Cache.h"
+#include "jeet/Runtime/HostABI.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace jeet;
+
+//===----------------------------------------------------------------------===//
+// CompileOptions and TensorSpec
+//===----------------------------------------------------------------------===//
+
+std::string CompileOptions::str() const {
+  return llvm::formatv("entry={0} device={1} fuse={2} max-fusion-ops={3} "
+                       "parallel={4}",
+                       entry, device, fuse, maxFusionOps, parallel)
+      .str();
+}
+
+int64_t TensorSpec::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t TensorSpec::elementBytes() const {
+  if (dtype == "f16" || dtype == "bf16")
+    return 2;
+  return 4;
+}
+
+std::string TensorSpec::str() const {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + dtype;
+}
+
+static std::optional<std::string> dtypeName(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isSignlessInteger(32))
+    return "i32";
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Executable
+//===----------------------------------------------------------------------===//
+
+struct Executable::Impl {
+  CompileOptions options;
+  std::vector<TensorSpec> inputs, outputs;
+  int64_t numKernels = 0;
+  std::vector<std::vector<std::string>> kernelOps;
+  int64_t peakIntermediateBytes = 0;
+  llvm::StringMap<std::string> stageIR;
+  std::unique_ptr<ExecutionEngine> engine;
+  /// The packed entry point: `void(void **args)`.
+  void (*entry)(void **) = nullptr;
+};
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+Executable::~Executable() = default;
+
+const std::vector<TensorSpec> &Executable::inputs() const {
+  return impl->inputs;
+}
+const std::vector<TensorSpec> &Executable::outputs() const {
+  return impl->outputs;
+}
+const CompileOptions &Executable::options() const { return impl->options; }
+int64_t Executable::numKernels() const { return impl->numKernels; }
+const std::vector<std::vector<std::string>> &Executable::kernelOps() const {
+  return impl->kernelOps;
+}
+int64_t Executable::peakIntermediateBytes() const {
+  return impl->peakIntermediateBytes;
+}
+
+const std::vector<std::string> &Executable::stageNames() {
+  static const std::vector<std::string> names = {"jeet", "fused", "linalg",
+                                                 "bufferized", "llvm"};
+  return names;
+}
+
+std::string Executable::ir(llvm::StringRef stage) const {
+  auto it = impl->stageIR.find(stage);
+  return it == impl->stageIR.end() ? std::string() : it->second;
+}
+
+/// Appends the fields of a memref descriptor for a C-contiguous buffer as the
+/// lowered function expects them: allocated and aligned pointers, offset,
+/// sizes, strides.
+static void appendDescriptor(std::vector<int64_t> &fields, const void *data,
+                             const TensorSpec &spec) {
+  auto ptr = reinterpret_cast<int64_t>(data);
+  fields.push_back(ptr);
+  fields.push_back(ptr);
+  fields.push_back(0);
+  for (int64_t d : spec.shape)
+    fields.push_back(d);
+  int64_t stride = 1;
+  std::vector<int64_t> strides(spec.shape.size());
+  for (size_t i = spec.shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= spec.shape[i];
+  }
+  fields.insert(fields.end(), strides.begin(), strides.end());
+}
+
+llvm::Error Executable::run(llvm::ArrayRef<const void *> inputs,
+                            llvm::ArrayRef<void *> outputs) const {
+  if (inputs.size() != impl->inputs.size() ||
+      outputs.size() != impl->outputs.size())
+    return llvm::createStringError(
+        llvm::formatv("'{0}' takes {1} inputs and {2} outputs, given {3} and "
+                      "{4}",
+                      impl->options.entry, impl->inputs.size(),
+                      impl->outputs.size(), inputs.size(), outputs.size())
+            .str());
+  std::vector<int64_t> fields;
+  for (auto [data, spec] : llvm::zip(inputs, impl->inputs))
+    appendDescriptor(fields, data, spec);
+  for (auto [data, spec] : llvm::zip(outputs, impl->outputs))
+    appendDescriptor(fields, data, spec);
+  std::vector<void *> args;
+  args.reserve(fields.size());
+  for (int64_t &field : fields)
+    args.push_back(&field);
+  impl->entry(args.data());
+  runtime::Status status = runtime::takeLastError();
+  if (!status.ok())
+    return llvm::createStringError(status.toString());
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Compiler
+//===----------------------------------------------------------------------===//
+
+struct Compiler::Impl {
+  Impl() : cache(/*capacity=*/256) {
+    DialectRegistry registry;
+    registerAllJeetDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    // Compilation holds the lock, so the context itself need not be
+    // thread-safe.
+    context.disableMultithreading();
+  }
+
+  llvm::Expected<std::shared_ptr<Executable>>
+  compile(llvm::StringRef source, llvm::StringRef sourceName,
+          const CompileOptions &options);
+
+  std::mutex mutex;
+  MLIRContext context;
+  runtime::LRUCache<Executable> cache;
+  int64_t compilations = 0;
+  int64_t cacheHits = 0;
+};
+
+Compiler::Compiler() : impl(std::make_unique<Impl>()) {}
+Compiler::~Compiler() = default;
+
+Compiler &Compiler::global() {
+  static Compiler *compiler = new Compiler();
+  return *compiler;
+}
+
+/// Collects diagnostics as text (`file:line:col: error: ...`).
+namespace {
+class DiagnosticCollector {
+public:
+  DiagnosticCollector(MLIRContext &context, llvm::SourceMgr &sourceMgr)
+      : os(text), handler(sourceMgr, &context, os) {}
+  std::string take() {
+    os.flush();
+    return text;
+  }
+
+private:
+  std::string text;
+  llvm::raw_string_ostream os;
+  SourceMgrDiagnosticHandler handler;
+};
+} // namespace
+
+static std::string printOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+/// Checks that a graph's function has a signature Jeet can run, and records
+/// it.
+static LogicalResult readSignature(func::FuncOp func,
+                                   std::vector<TensorSpec> &inputs,
+                                   std::vector<TensorSpec> &outputs) {
+  auto read = [&](Type type, StringRef what, unsigned index,
+                  std::vector<TensorSpec> &specs) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    std::optional<std::string> dtype;
+    if (tensor)
+      dtype = dtypeName(tensor.getElementType());
+    if (!tensor || !tensor.hasStaticShape() || !dtype)
+      return func.emitError() << what << " #" << index << " of '"
+                              << func.getName() << "' has type " << type
+                              << "; Jeet graphs take and return statically "
+                                 "shaped tensors of f32, f16, bf16 or i32";
+    specs.push_back(
+        TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
+                                        tensor.getShape().end()),
+                   *dtype});
+    return success();
+  };
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (failed(read(type, "argument", i, inputs)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+    if (failed(read(type, "result", i, outputs)))
+      return failure();
+  if (outputs.empty())
+    return func.emitError() << "'" << func.getName()
+                            << "' returns nothing; a graph returns at least "
+                               "one tensor";
+  return success();
+}
+
+/// The most bytes of buffers allocated in the function and alive at once,
+/// walking its allocations and deallocations in program order.
+static int64_t estimatePeakBytes(func::FuncOp func) {
+  int64_t live = 0, peak = 0;
+  func.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      MemRefType type = alloc.getType();
+      if (type.hasStaticShape())
+        live += type.getNumElements() *
+                llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      peak = std::max(peak, live);
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      auto type = cast<MemRefType>(dealloc.getMemref().getType());
+      if (type.hasStaticShape())
+        live -= type.getNumElements() *
+                llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    }
+  });
+  return peak;
+}
+
+static std::once_flag initializeNativeTargetOnce;
+
+llvm::Expected<std::shared_ptr<Executable>>
+Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
+                        const CompileOptions &options) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
+  DiagnosticCollector diagnostics(context, sourceMgr);
+  auto fail = [&](llvm::StringRef what) {
+    std::string text = diagnostics.take();
+    return llvm::createStringError(text.empty() ? what.str() : text);
+  };
+
+  if (options.device != "cpu")
+    return llvm::createStringError(
+        "device '" + options.device +
+        "': no GPU runtime available in this build of Jeet (the CPU backend "
+        "is the only one so far; use --device=cpu or auto)");
+
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return fail("failed to parse " + sourceName.str());
+  auto func = module->lookupSymbol<func::FuncOp>(options.entry);
+  if (!func)
+    return llvm::createStringError(sourceName.str() + ": no function named '" +
+                                   options.entry + "'");
+  if (failed(verify(*module)))
+    return fail("the graph does not verify");
+
+  auto impl = std::make_unique<Executable::Impl>();
+  impl->options = options;
+  if (failed(readSignature(func, impl->inputs, impl->outputs)))
+    return fail("unsupported signature");
+
+  // Keep only the entry and what it calls: other functions are not compiled.
+  auto keep = [&](llvm::StringRef stage) {
+    if (options.keepIR)
+      impl->stageIR[stage] = printOp(*module);
+  };
+  keep("jeet");
+
+  auto runStage = [&](llvm::StringRef stage,
+                      llvm::function_ref<void(OpPassManager &)> build)
+      -> LogicalResult {
+    PassManager pm = PassManager::on<ModuleOp>(&context);
+    build(pm);
+    if (failed(pm.run(*module)))
+      return failure();
+    keep(stage);
+    return success();
+  };
+
+  CpuPipelineOptions cpuOptions;
+  cpuOptions.fuse = options.fuse;
+  cpuOptions.maxFusionOps = options.maxFusionOps;
+  cpuOptions.parallel = options.parallel;
+  // Intermediates come from the runtime's caching allocator, which counts
+  // them and recycles their memory across executions.
+  cpuOptions.runtimeAllocator = true;
+
+  if (failed(runStage("fused", [&](OpPassManager &pm) {
+        buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
+      })))
+    return fail("graph passes failed");
+  module->walk([&](FusionOp fusion) {
+    std::vector<std::string> names;
+    for (Operation &op : fusion.getBody().front().without_terminator())
+      if (!isa<ConstantOp>(op))
+        names.push_back(op.getName().getStringRef().str());
+    impl->kernelOps.push_back(std::move(names));
+  });
+  impl->numKernels = impl->kernelOps.size();
+
+  if (failed(runStage("linalg", [&](OpPassManager &pm) {
+        buildJeetLowerToLinalgPipeline(pm);
+      })))
+    return fail("lowering to linalg failed");
+  if (failed(runStage("bufferized", [&](OpPassManager &pm) {
+        buildJeetBufferizePipeline(pm);
+      })))
+    return fail("bufferization failed");
+  if (auto bufferized = module->lookupSymbol<func::FuncOp>(options.entry))
+    impl->peakIntermediateBytes = estimatePeakBytes(bufferized);
+  if (failed(runStage("llvm", [&](OpPassManager &pm) {
+        buildJeetCpuCodegenPipeline(pm, cpuOptions);
+      })))
+    return fail("lowering to LLVM failed");
+
+  std::call_once(initializeNativeTargetOnce, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  auto transformer = makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get());
+
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  llvm::SmallVector<llvm::StringRef, 1> libraries;
+  if (options.parallel)
+    libraries.push_back(JEET_OPENMP_LIBRARY);
+  engineOptions.sharedLibPaths = libraries;
+  auto engine = ExecutionEngine::create(*module, engineOptions,
+                                        std::move(*targetMachine));
+  if (!engine)
+    return engine.takeError();
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    size_t count = 0;
+    const runtime::HostSymbol *table = runtime::getHostABISymbols(&count);
+    for (size_t i = 0; i < count; ++i)
+      symbols[interner(table[i].name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(table[i].address),
+          llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  (*engine)->initialize();
+  auto entry = (*engine)->lookupPacked(options.entry);
+  if (!entry)
+    return entry.takeError();
+  impl->entry = *entry;
+  impl->engine = std::move(*engine);
+  return std::make_shared<Executable>(std::move(impl));
+}
+
+llvm::Expected<std::shared_ptr<Executable>>
+Compiler::compile(llvm::StringRef source, llvm::StringRef sourceName,
+                  const CompileOptions &options) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  ++impl->compilations;
+  return impl->compile(source, sourceName, options);
+}
+
+llvm::Expected<std::shared_ptr<Executable>>
+Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
+  // The graph text is printed with canonical value names and no locations,
+  // so equal structure, shapes and dtypes give equal text: the text itself is
+  // the structural key (hashed by the cache's map).
+  std::string key = options.str() + "\n" + source.str();
+  if (std::shared_ptr<Executable> hit = impl->cache.lookup(key)) {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    ++impl->cacheHits;
+    return hit;
+  }
+  auto compiled = compile(source, "<graph>", options);
+  if (!compiled)
+    return compiled.takeError();
+  impl->cache.insert(key, *compiled);
+  return compiled;
+}
+
+Compiler::CacheStats Compiler::cacheStats() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  CacheStats stats;
+  stats.compilations = impl->compilations;
+  stats.cacheHits = impl->cacheHits;
+  stats.entries = impl->cache.stats().size;
+  return stats;
+}
+
+void Compiler::clearCache() { impl->cache.clear(); }

@@ -1,0 +1,107 @@
+//===- CpuPipeline.cpp - The jeet-cpu-pipeline ----------------------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Conversion/Passes.h"
+#include "jeet/Dialect/Jeet/Transforms/Passes.h"
+#include "jeet/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
+                                  int64_t maxFusionOps) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createJeetDecomposePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  JeetFusePassOptions fuseOptions;
+  fuseOptions.enable = fuse;
+  fuseOptions.maxOps = maxFusionOps;
+  pm.addNestedPass<func::FuncOp>(createJeetFusePass(fuseOptions));
+}
+
+void jeet::buildJeetLowerToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createJeetLowerToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+
+  // Results become out-parameters that the caller owns; a result computed in
+  // a fresh buffer is written straight into the caller's.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+
+  // Ownership-based deallocation frees every intermediate; the liveness
+  // optimisation then moves each free right after the buffer's last use.
+  bufferization::BufferDeallocationPipelineOptions deallocOptions;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createOptimizeAllocationLivenessPass());
+}
+
+void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
+                                       const CpuPipelineOptions &options) {
+  if (options.parallel) {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    pm.addPass(createConvertSCFToOpenMPPass());
+  } else {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  }
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Memrefs first: the OpenMP conversion would otherwise lower allocations
+  // itself, always with malloc.
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = options.runtimeAllocator;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  if (options.parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void jeet::buildJeetCpuPipeline(OpPassManager &pm,
+                                const CpuPipelineOptions &options) {
+  buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
+  buildJeetLowerToLinalgPipeline(pm);
+  buildJeetBufferizePipeline(pm);
+  buildJeetCpuCodegenPipeline(pm, options);
+}
+
+void jeet::registerJeetPipelines() {
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "jeet-cpu-pipeline",
+      "Compiles a jeet graph for the host CPU: decompose, fuse, lower to "
+      "linalg, bufferize with liveness-based deallocation, lower to LLVM",
+      buildJeetCpuPipeline);
+}

@@ -113,15 +113,14 @@ void jeet_rt_reset_kernels_launched(jeet_rt_device *device);
 /* A zero-filled tensor. */
 jeet_rt_status jeet_rt_tensor_create(jeet_rt_device *device,
                                      const int64_t *shape, size_t rank,
-                                     jeet_rt_dtype dtype,
-                                     jeet_rt_tensor **out);
+                                     jeet_rt_dtype dtype, jeet_rt_tensor **out);
 /* Copies `bytes` bytes of C-contiguous host data (must match the shape). */
 jeet_rt_status jeet_rt_tensor_from_host(jeet_rt_device *device,
                                         const int64_t *shape, size_t rank,
                                         jeet_rt_dtype dtype, const void *data,
                                         size_t bytes, jeet_rt_tensor **out);
-jeet_rt_status jeet_rt_tensor_to_host(const jeet_rt_tensor *tensor,
-                                      void *dst, size_t bytes);
+jeet_rt_status jeet_rt_tensor_to_host(const jeet_rt_tensor *tensor, void *dst,
+                                      size_t bytes);
 /* A copy of the tensor on another device. */
 jeet_rt_status jeet_rt_tensor_to_device(const jeet_rt_tensor *tensor,
                                         jeet_rt_device *device,
@@ -137,8 +136,7 @@ size_t jeet_rt_tensor_byte_size(const jeet_rt_tensor *tensor);
 void *jeet_rt_tensor_data(const jeet_rt_tensor *tensor);
 jeet_rt_device *jeet_rt_tensor_device(const jeet_rt_tensor *tensor);
 
-jeet_rt_status jeet_rt_tensor_load_npy(const char *path,
-                                       jeet_rt_tensor **out);
+jeet_rt_status jeet_rt_tensor_load_npy(const char *path, jeet_rt_tensor **out);
 jeet_rt_status jeet_rt_tensor_save_npy(const jeet_rt_tensor *tensor,
                                        const char *path);
 /* Parses "2x3xf32=1,2,3,4,5,6" into a host tensor. */

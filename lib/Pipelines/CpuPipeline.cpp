@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -64,9 +65,15 @@ void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
 
 void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
                                        const CpuPipelineOptions &options) {
+  // Tiled kernels (a matmul with its epilogue) come as scf.forall over tiles.
+  pm.addPass(createForallToParallelLoopPass());
   if (options.parallel) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(createConvertSCFToOpenMPPass());
+    // The conversion wraps loop bodies in memref.alloca_scope, which must
+    // stay single-block; canonicalization inlines the scopes that hold no
+    // alloca before inner loops become branches.
+    pm.addPass(createCanonicalizerPass());
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }

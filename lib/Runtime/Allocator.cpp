@@ -136,10 +136,11 @@ CachingAllocator::Block *
 CachingAllocator::takeAndSplit(Pool &pool, Block *block, size_t size) {
   pool.erase(block);
   size_t remaining = block->size - size;
-  bool split = block->small ? remaining >= kMinBlockSize : remaining > kSmallSize;
+  bool split =
+      block->small ? remaining >= kMinBlockSize : remaining > kSmallSize;
   if (split) {
     Block *rest = new Block{block->ptr + size, remaining, block->stream, false,
-                            block->small, block, block->next};
+                            block->small,      block,     block->next};
     if (block->next)
       block->next->prev = rest;
     block->next = rest;
@@ -184,9 +185,8 @@ Status CachingAllocator::backendAllocLocked(size_t bytes, void **out) {
   if (limit_ != 0 && stats_.reserved_bytes + bytes > limit_)
     return outOfMemory("memory limit of " + std::to_string(limit_) +
                        " bytes reached (reserved " +
-                       std::to_string(stats_.reserved_bytes) +
-                       ", segment of " + std::to_string(bytes) +
-                       " requested)");
+                       std::to_string(stats_.reserved_bytes) + ", segment of " +
+                       std::to_string(bytes) + " requested)");
   StatusOr<void *> ptr = backend_->rawAlloc(bytes);
   if (!ptr.ok())
     return ptr.status();
@@ -222,15 +222,14 @@ StatusOr<void *> CachingAllocator::allocate(size_t bytes, void *stream) {
       status = backendAllocLocked(segmentSize, &ptr);
     }
     if (!status.ok()) {
-      return outOfMemory(name_ + ": out of memory allocating " +
-                         std::to_string(bytes) + " bytes (" +
-                         formatBytes(bytes) + ", segment of " +
-                         std::to_string(segmentSize) +
-                         " bytes) after emptying the cache: " +
-                         status.message() + "; stats: " + stats_.toString());
+      return outOfMemory(
+          name_ + ": out of memory allocating " + std::to_string(bytes) +
+          " bytes (" + formatBytes(bytes) + ", segment of " +
+          std::to_string(segmentSize) + " bytes) after emptying the cache: " +
+          status.message() + "; stats: " + stats_.toString());
     }
     block = new Block{static_cast<char *>(ptr), segmentSize, stream, false,
-                      size <= kSmallSize, nullptr, nullptr};
+                      size <= kSmallSize,       nullptr,     nullptr};
     segments_.push_back(block);
     pool.insert(block);
   }

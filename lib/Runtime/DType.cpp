@@ -51,13 +51,11 @@ StatusOr<DType> jeet::runtime::parseDType(std::string_view text) {
     DType dtype;
   };
   static const Spelling spellings[] = {
-      {"f32", DType::F32},      {"float32", DType::F32},
-      {"float", DType::F32},    {"f16", DType::F16},
-      {"float16", DType::F16},  {"half", DType::F16},
-      {"bf16", DType::BF16},    {"bfloat16", DType::BF16},
-      {"i32", DType::I32},      {"int32", DType::I32},
-      {"i64", DType::I64},      {"int64", DType::I64},
-      {"i1", DType::I1},        {"bool", DType::I1},
+      {"f32", DType::F32},   {"float32", DType::F32},   {"float", DType::F32},
+      {"f16", DType::F16},   {"float16", DType::F16},   {"half", DType::F16},
+      {"bf16", DType::BF16}, {"bfloat16", DType::BF16}, {"i32", DType::I32},
+      {"int32", DType::I32}, {"i64", DType::I64},       {"int64", DType::I64},
+      {"i1", DType::I1},     {"bool", DType::I1},
   };
   for (const Spelling &s : spellings)
     if (text == s.text)

@@ -42,10 +42,19 @@ def JeetLowerToLinalgPass : Pass<"jeet-lower-to-linalg"> {
     } -> tensor<4x3xf32>
     ```
   }];
+  let options = [
+    Option<"epilogueTileSize", "epilogue-tile-size", "int64_t",
+           /*default=*/"64",
+           "Tile size of the two innermost dimensions of a matmul epilogue, "
+           "into whose tiles the matmul is fused (scf.forall); 0 leaves the "
+           "matmul and its epilogue untiled">,
+  ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

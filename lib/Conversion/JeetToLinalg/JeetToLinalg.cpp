@@ -3,11 +3,33 @@
 // Part of the Jeet project.
 //
 //===----------------------------------------------------------------------===//
+//
+// Every jeet op becomes linalg on tensors in destination-passing style
+// (`tensor.empty`, `linalg.fill` for accumulators). Elementwise ops have one
+// definition of their arithmetic, `emitScalarJeetOp`, which builds the body of
+// a `linalg.generic`; a group of them (a `jeet.fusion` region, or a single op)
+// becomes one generic whose body composes these scalar bodies, each group input
+// read through its own broadcast indexing map. Ops with a loop structure of
+// their own (matmul, reductions, transpose, reshape, softmax) are "anchors":
+// a reduction computes its elementwise prologue in its own body, the others
+// read materialised operands, and elementwise ops after an anchor read its
+// result as an input of the next generic.
+//
+//===----------------------------------------------------------------------===//
 
+#include "jeet/Conversion/JeetToLinalg.h"
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
-#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETLOWERTOLINALGPASS
@@ -17,17 +39,993 @@ namespace jeet {
 using namespace mlir;
 using namespace jeet;
 
+//===----------------------------------------------------------------------===//
+// Scalar bodies
+//===----------------------------------------------------------------------===//
+
+static bool isLowPrecisionFloat(Type type) {
+  return isa<Float16Type, BFloat16Type>(type);
+}
+
+static Value scalarConstant(OpBuilder &b, Location loc, Type type,
+                            double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+/// Applies `fn` to `operands`, widened to f32 and the result narrowed back
+/// when they are f16/bf16 (LLVM's lowering of half-precision math is not
+/// dependable).
+static Value computeInF32(OpBuilder &b, Location loc, ValueRange operands,
+                          function_ref<Value(ValueRange)> fn) {
+  Type type = operands.front().getType();
+  if (!isLowPrecisionFloat(type))
+    return fn(operands);
+  SmallVector<Value> wide;
+  for (Value operand : operands)
+    wide.push_back(arith::ExtFOp::create(b, loc, b.getF32Type(), operand));
+  return arith::TruncFOp::create(b, loc, type, fn(wide));
+}
+
+/// Converts a scalar to `to` as `jeet.cast` does: floats round to nearest
+/// even (f16 <-> bf16 through f32), float to integer truncates toward zero.
+static Value convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() == toFloat.getWidth()) {
+      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+      return arith::TruncFOp::create(b, loc, to, wide);
+    }
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, to, value);
+    return arith::TruncFOp::create(b, loc, to, value);
+  }
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, to, value);
+  if (toFloat)
+    return arith::SIToFPOp::create(b, loc, to, value);
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return arith::ExtSIOp::create(b, loc, to, value);
+  return arith::TruncIOp::create(b, loc, to, value);
+}
+
+static bool isSplatConstant(ConstantOp op) {
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  return dense && dense.isSplat();
+}
+
+bool jeet::isScalarizableJeetOp(Operation *op) {
+  return isa<ConstantOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, NegOp,
+             AbsOp, ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
+             GeluOp, CastOp, BroadcastToOp>(op);
+}
+
+FailureOr<Value> jeet::emitScalarJeetOp(OpBuilder &b, Location loc,
+                                        Operation *op, ValueRange operands) {
+  if (!isScalarizableJeetOp(op) || op->getNumResults() != 1)
+    return failure();
+  if (auto constant = dyn_cast<ConstantOp>(op)) {
+    if (!isSplatConstant(constant) || !operands.empty())
+      return failure();
+    auto splat = cast<DenseElementsAttr>(constant.getValue());
+    return arith::ConstantOp::create(
+               b, loc, cast<TypedAttr>(splat.getSplatValue<Attribute>()))
+        .getResult();
+  }
+  if (operands.size() != op->getNumOperands())
+    return failure();
+
+  Type resultType = getElementTypeOrSelf(op->getResult(0).getType());
+  Value x = operands[0];
+  Value y = operands.size() > 1 ? operands[1] : Value();
+  bool isFloat = isa<FloatType>(x.getType());
+  auto c = [&](double value) {
+    return scalarConstant(b, loc, x.getType(), value);
+  };
+  // A unary math function, in f32 for f16/bf16.
+  auto unaryMath = [&](auto opTag) -> Value {
+    using MathOp = decltype(opTag);
+    return computeInF32(b, loc, x, [&](ValueRange wide) -> Value {
+      return MathOp::create(b, loc, wide[0]);
+    });
+  };
+
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+      .Case([&](AddOp) -> Value {
+        if (isFloat)
+          return arith::AddFOp::create(b, loc, x, y);
+        return arith::AddIOp::create(b, loc, x, y);
+      })
+      .Case([&](SubOp) -> Value {
+        if (isFloat)
+          return arith::SubFOp::create(b, loc, x, y);
+        return arith::SubIOp::create(b, loc, x, y);
+      })
+      .Case([&](MulOp) -> Value {
+        if (isFloat)
+          return arith::MulFOp::create(b, loc, x, y);
+        return arith::MulIOp::create(b, loc, x, y);
+      })
+      .Case([&](DivOp) -> Value {
+        if (isFloat)
+          return arith::DivFOp::create(b, loc, x, y);
+        return arith::DivSIOp::create(b, loc, x, y);
+      })
+      .Case([&](MaxOp) -> Value {
+        if (isFloat)
+          return arith::MaximumFOp::create(b, loc, x, y);
+        return arith::MaxSIOp::create(b, loc, x, y);
+      })
+      .Case([&](MinOp) -> Value {
+        if (isFloat)
+          return arith::MinimumFOp::create(b, loc, x, y);
+        return arith::MinSIOp::create(b, loc, x, y);
+      })
+      .Case([&](PowOp) {
+        return computeInF32(b, loc, {x, y}, [&](ValueRange wide) -> Value {
+          return math::PowFOp::create(b, loc, wide[0], wide[1]);
+        });
+      })
+      .Case([&](NegOp) -> Value {
+        if (isFloat)
+          return arith::NegFOp::create(b, loc, x);
+        return arith::SubIOp::create(b, loc, c(0), x);
+      })
+      .Case([&](AbsOp) -> Value {
+        if (isFloat)
+          return math::AbsFOp::create(b, loc, x);
+        return math::AbsIOp::create(b, loc, x);
+      })
+      .Case([&](ReluOp) -> Value {
+        // maximumf propagates NaN; +0.0 so that relu(-0.0) is +0.0.
+        if (isFloat)
+          return arith::MaximumFOp::create(b, loc, x, c(0.0));
+        return arith::MaxSIOp::create(b, loc, x, c(0));
+      })
+      .Case([&](ExpOp) { return unaryMath(math::ExpOp()); })
+      .Case([&](LogOp) { return unaryMath(math::LogOp()); })
+      .Case([&](SqrtOp) { return unaryMath(math::SqrtOp()); })
+      .Case([&](RsqrtOp) { return unaryMath(math::RsqrtOp()); })
+      .Case([&](TanhOp) { return unaryMath(math::TanhOp()); })
+      .Case([&](SigmoidOp) {
+        // 1 / (1 + exp(-x)).
+        return computeInF32(b, loc, x, [&](ValueRange wide) -> Value {
+          Type type = wide[0].getType();
+          Value one = scalarConstant(b, loc, type, 1.0);
+          Value negated = arith::NegFOp::create(b, loc, wide[0]);
+          Value exp = math::ExpOp::create(b, loc, negated);
+          Value denominator = arith::AddFOp::create(b, loc, one, exp);
+          return arith::DivFOp::create(b, loc, one, denominator);
+        });
+      })
+      .Case([&](GeluOp) {
+        // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as jeet-decompose.
+        return computeInF32(b, loc, x, [&](ValueRange wide) -> Value {
+          Value v = wide[0];
+          Type type = v.getType();
+          auto k = [&](double value) {
+            return scalarConstant(b, loc, type, value);
+          };
+          Value x2 = arith::MulFOp::create(b, loc, v, v);
+          Value x3 = arith::MulFOp::create(b, loc, x2, v);
+          Value inner = arith::AddFOp::create(
+              b, loc, v, arith::MulFOp::create(b, loc, k(0.044715), x3));
+          Value scaled =
+              arith::MulFOp::create(b, loc, k(std::sqrt(2.0 / M_PI)), inner);
+          Value t = arith::AddFOp::create(b, loc, k(1.0),
+                                          math::TanhOp::create(b, loc, scaled));
+          Value halfX = arith::MulFOp::create(b, loc, k(0.5), v);
+          return arith::MulFOp::create(b, loc, halfX, t);
+        });
+      })
+      .Case([&](CastOp) { return convertScalar(b, loc, x, resultType); })
+      .Case([&](BroadcastToOp) { return x; })
+      .Default([](Operation *) { return failure(); });
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor helpers
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+static Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                         Type elementType) {
+  return tensor::EmptyOp::create(b, loc, shape, elementType);
+}
+
+static Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                          TypedAttr value) {
+  Value empty = emptyTensor(b, loc, shape, value.getType());
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{empty})
+      .getResult(0);
+}
+
+static TypedAttr zeroAttr(OpBuilder &b, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return b.getFloatAttr(floatType, 0.0);
+  return b.getIntegerAttr(type, 0);
+}
+
+/// The reassociation that drops the unit dimensions flagged in `dropped`
+/// (each joins the group of a kept neighbour; none when all are dropped).
+static SmallVector<ReassociationIndices>
+reassociationDropping(ArrayRef<bool> dropped) {
+  SmallVector<ReassociationIndices> reassociation;
+  ReassociationIndices pending;
+  for (auto [i, isDropped] : llvm::enumerate(dropped)) {
+    pending.push_back(i);
+    if (!isDropped) {
+      reassociation.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!pending.empty() && !reassociation.empty())
+    llvm::append_range(reassociation.back(), pending);
+  return reassociation;
+}
+
+/// Collapses away the unit dimensions of `tensor` flagged in `dropped`.
+static Value dropUnitDims(OpBuilder &b, Location loc, Value tensor,
+                          ArrayRef<bool> dropped) {
+  RankedTensorType type = tensorType(tensor);
+  SmallVector<int64_t> shape;
+  for (auto [size, isDropped] : llvm::zip_equal(type.getShape(), dropped))
+    if (!isDropped)
+      shape.push_back(size);
+  auto collapsedType = RankedTensorType::get(shape, type.getElementType());
+  // Collapsing a tensor that was just expanded (keepdims) gives back its
+  // source.
+  if (auto expand = tensor.getDefiningOp<tensor::ExpandShapeOp>())
+    if (expand.getSrc().getType() == collapsedType)
+      return expand.getSrc();
+  return tensor::CollapseShapeOp::create(b, loc, collapsedType, tensor,
+                                         reassociationDropping(dropped));
+}
+
+/// Prepares `tensor` to be read in a loop nest of sizes `loopSizes` where its
+/// dimension i is indexed by loop `dimToLoop[i]`. A unit dimension stretched
+/// over a longer loop is collapsed away, so that the indexing map stays a
+/// projected permutation. Returns the tensor to read and its map.
+static FailureOr<std::pair<Value, AffineMap>>
+accessInLoops(OpBuilder &b, Location loc, Value tensor,
+              ArrayRef<int64_t> dimToLoop, ArrayRef<int64_t> loopSizes) {
+  RankedTensorType type = tensorType(tensor);
+  if (static_cast<size_t>(type.getRank()) != dimToLoop.size())
+    return failure();
+  SmallVector<bool> dropped(type.getRank(), false);
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, loop] : llvm::enumerate(dimToLoop)) {
+    int64_t size = type.getDimSize(i);
+    if (size == loopSizes[loop]) {
+      exprs.push_back(b.getAffineDimExpr(loop));
+    } else if (size == 1) {
+      dropped[i] = true;
+    } else {
+      return failure();
+    }
+  }
+  auto map = AffineMap::get(loopSizes.size(), 0, exprs, b.getContext());
+  if (llvm::is_contained(dropped, true))
+    tensor = dropUnitDims(b, loc, tensor, dropped);
+  return std::make_pair(tensor, map);
+}
+
+/// `accessInLoops` for numpy broadcasting of `tensor` to `shape`.
+static FailureOr<std::pair<Value, AffineMap>>
+accessBroadcast(OpBuilder &b, Location loc, Value tensor,
+                ArrayRef<int64_t> shape) {
+  int64_t rank = tensorType(tensor).getRank();
+  int64_t offset = static_cast<int64_t>(shape.size()) - rank;
+  if (offset < 0)
+    return failure();
+  SmallVector<int64_t> dimToLoop =
+      llvm::to_vector(llvm::seq<int64_t>(offset, offset + rank));
+  return accessInLoops(b, loc, tensor, dimToLoop, shape);
+}
+
+static Value reshapeTensor(OpBuilder &b, Location loc, Value input,
+                           RankedTensorType resultType) {
+  RankedTensorType inputType = tensorType(input);
+  ArrayRef<int64_t> from = inputType.getShape();
+  ArrayRef<int64_t> to = resultType.getShape();
+  if (from == to)
+    return input;
+  if (to.empty())
+    return tensor::CollapseShapeOp::create(b, loc, resultType, input,
+                                           ArrayRef<ReassociationIndices>{});
+  if (from.empty())
+    return tensor::ExpandShapeOp::create(b, loc, resultType, input,
+                                         ArrayRef<ReassociationIndices>{});
+  if (from.size() > to.size())
+    if (auto reassociation = getReassociationIndicesForCollapse(from, to))
+      return tensor::CollapseShapeOp::create(b, loc, resultType, input,
+                                             *reassociation);
+  if (from.size() < to.size())
+    if (auto reassociation = getReassociationIndicesForCollapse(to, from))
+      return tensor::ExpandShapeOp::create(b, loc, resultType, input,
+                                           *reassociation);
+  // Neither alone fits: through 1-D.
+  Value flat = input;
+  int64_t count = inputType.getNumElements();
+  if (from.size() != 1) {
+    ReassociationIndices all = llvm::to_vector<2>(
+        llvm::seq<int64_t>(0, static_cast<int64_t>(from.size())));
+    flat = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({count}, inputType.getElementType()),
+        input, ArrayRef<ReassociationIndices>{all});
+  }
+  if (to.size() == 1)
+    return flat;
+  ReassociationIndices all = llvm::to_vector<2>(
+      llvm::seq<int64_t>(0, static_cast<int64_t>(to.size())));
+  return tensor::ExpandShapeOp::create(b, loc, resultType, flat,
+                                       ArrayRef<ReassociationIndices>{all});
+}
+
+//===----------------------------------------------------------------------===//
+// Group lowering
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A value of the group that exists as a tensor: a group input, a non-splat
+/// constant, or the result of an anchor. An anchor may leave its result in
+/// a wider accumulator type or undivided (a mean); reading it converts.
+struct Leaf {
+  Value tensor;
+  /// The element type of the group value.
+  Type elementType;
+  /// Divide by this when reading (a mean's element count); 0: none.
+  int64_t divisor = 0;
+};
+
+static Value readLeafScalar(OpBuilder &b, Location loc, Value scalar,
+                            const Leaf &leaf) {
+  if (leaf.divisor)
+    scalar = arith::DivFOp::create(
+        b, loc, scalar,
+        scalarConstant(b, loc, scalar.getType(),
+                       static_cast<double>(leaf.divisor)));
+  return convertScalar(b, loc, scalar, leaf.elementType);
+}
+
+/// Lowers a group of jeet ops (a fusion region, or one op) given the tensors
+/// of its inputs. Elementwise ops are never lowered on their own: they are
+/// computed inside the loop nest of whatever reads them.
+class GroupLowering {
+public:
+  GroupLowering(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  void addInput(Value groupValue, Value tensor) {
+    leaves[groupValue] =
+        Leaf{tensor, getElementTypeOrSelf(groupValue.getType()), 0};
+  }
+
+  /// Lowers `ops` (in order) and returns the tensors of `roots`.
+  FailureOr<SmallVector<Value>> run(ArrayRef<Operation *> ops,
+                                    ValueRange roots);
+
+  /// What `run` built, for tiling a matmul epilogue.
+  int numAnchors = 0;
+  bool hasMatmul = false;
+  bool anchorIsRoot = false;
+  SmallVector<linalg::GenericOp> rootGenerics;
+
+private:
+  LogicalResult collectLeaves(Value value, llvm::SetVector<Value> &found,
+                              DenseSet<Value> &visited);
+  Value emitScalar(OpBuilder &body, Value value,
+                   DenseMap<Value, Value> &scalars);
+  FailureOr<linalg::GenericOp> emitElementwise(ArrayRef<Value> roots);
+  FailureOr<Leaf> lowerAnchor(Operation *op);
+  FailureOr<Leaf> lowerReduction(Operation *op);
+  FailureOr<Leaf> lowerMatmul(MatmulOp op);
+  FailureOr<Value> lowerSoftmax(SoftmaxOp op, Value input);
+  FailureOr<Value> materialize(Value value);
+  Value materializeLeaf(const Leaf &leaf);
+
+  OpBuilder &b;
+  Location loc;
+  DenseMap<Value, Leaf> leaves;
+  DenseSet<Operation *> scalarOps;
+  DenseSet<Value> anchorResults;
+  DenseMap<Value, Value> materialized;
+};
+
+} // namespace
+
+/// Finds the tensors that computing `value` elementwise reads.
+LogicalResult GroupLowering::collectLeaves(Value value,
+                                           llvm::SetVector<Value> &found,
+                                           DenseSet<Value> &visited) {
+  if (!visited.insert(value).second)
+    return success();
+  if (leaves.count(value)) {
+    found.insert(value);
+    return success();
+  }
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return emitError(loc, "cannot be lowered to linalg: a value of the group "
+                          "is neither an input nor computed in it");
+  if (!scalarOps.contains(def))
+    return def->emitOpError("cannot be lowered to linalg: its result is read "
+                            "elementwise but it has no scalar form");
+  if (auto constant = dyn_cast<ConstantOp>(def)) {
+    if (isSplatConstant(constant))
+      return success();
+    // A non-splat constant is read as a tensor.
+    Value tensor = arith::ConstantOp::create(
+        b, constant.getLoc(), cast<TypedAttr>(constant.getValue()));
+    leaves[value] = Leaf{tensor, getElementTypeOrSelf(value.getType()), 0};
+    found.insert(value);
+    return success();
+  }
+  for (Value operand : def->getOperands())
+    if (failed(collectLeaves(operand, found, visited)))
+      return failure();
+  return success();
+}
+
+Value GroupLowering::emitScalar(OpBuilder &body, Value value,
+                                DenseMap<Value, Value> &scalars) {
+  if (Value scalar = scalars.lookup(value))
+    return scalar;
+  Operation *def = value.getDefiningOp();
+  SmallVector<Value> operands;
+  for (Value operand : def->getOperands())
+    operands.push_back(emitScalar(body, operand, scalars));
+  // collectLeaves has checked that `def` has a scalar form.
+  Value scalar = *emitScalarJeetOp(body, def->getLoc(), def, operands);
+  scalars[value] = scalar;
+  return scalar;
+}
+
+/// One parallel generic that computes `roots` (all of one shape) from the
+/// leaves they read, each through its broadcast map.
+FailureOr<linalg::GenericOp>
+GroupLowering::emitElementwise(ArrayRef<Value> roots) {
+  ArrayRef<int64_t> shape = tensorType(roots.front()).getShape();
+  llvm::SetVector<Value> found;
+  DenseSet<Value> visited;
+  for (Value root : roots)
+    if (failed(collectLeaves(root, found, visited)))
+      return failure();
+
+  SmallVector<Value> inputs, inits;
+  SmallVector<AffineMap> maps;
+  SmallVector<Leaf> inputLeaves;
+  for (Value value : found) {
+    Leaf leaf = leaves.lookup(value);
+    auto access = accessBroadcast(b, loc, leaf.tensor, shape);
+    if (failed(access))
+      return emitError(loc, "cannot be lowered to linalg: ")
+             << leaf.tensor.getType() << " does not broadcast to "
+             << roots.front().getType();
+    inputs.push_back(access->first);
+    maps.push_back(access->second);
+    inputLeaves.push_back(leaf);
+  }
+  SmallVector<Type> resultTypes;
+  for (Value root : roots) {
+    inits.push_back(
+        emptyTensor(b, loc, shape, getElementTypeOrSelf(root.getType())));
+    maps.push_back(b.getMultiDimIdentityMap(shape.size()));
+    resultTypes.push_back(root.getType());
+  }
+  SmallVector<utils::IteratorType> iterators(shape.size(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultTypes, inputs, inits, maps, iterators,
+      [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
+        DenseMap<Value, Value> scalars;
+        for (auto [i, value] : llvm::enumerate(found))
+          scalars[value] =
+              readLeafScalar(body, bodyLoc, args[i], inputLeaves[i]);
+        SmallVector<Value> results;
+        for (Value root : roots)
+          results.push_back(emitScalar(body, root, scalars));
+        linalg::YieldOp::create(body, bodyLoc, results);
+      });
+  return generic;
+}
+
+/// A reduction over its operand's shape; the elementwise ops that compute
+/// the operand run inside its body (the prologue).
+FailureOr<Leaf> GroupLowering::lowerReduction(Operation *op) {
+  Location opLoc = op->getLoc();
+  Value input = op->getOperand(0);
+  ArrayRef<int64_t> shape = tensorType(input).getShape();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  ArrayRef<int64_t> axes;
+  bool keepdims = false;
+  if (auto sum = dyn_cast<ReduceSumOp>(op)) {
+    axes = sum.getAxes();
+    keepdims = sum.getKeepdims();
+  } else if (auto max = dyn_cast<ReduceMaxOp>(op)) {
+    axes = max.getAxes();
+    keepdims = max.getKeepdims();
+  } else {
+    auto mean = cast<ReduceMeanOp>(op);
+    axes = mean.getAxes();
+    keepdims = mean.getKeepdims();
+  }
+  bool isMax = isa<ReduceMaxOp>(op);
+
+  Type elementType = resultType.getElementType();
+  Type accType =
+      !isMax && isLowPrecisionFloat(elementType) ? b.getF32Type() : elementType;
+  bool isFloat = isa<FloatType>(accType);
+
+  SmallVector<bool> reduced(shape.size(), false);
+  for (int64_t axis : axes) {
+    if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
+      return op->emitOpError("cannot be lowered to linalg: axis ")
+             << axis << " out of range";
+    reduced[axis] = true;
+  }
+  SmallVector<int64_t> reducedShape;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  int64_t count = 1;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    if (reduced[i]) {
+      iterators.push_back(utils::IteratorType::reduction);
+      count *= size;
+      continue;
+    }
+    iterators.push_back(utils::IteratorType::parallel);
+    reducedShape.push_back(size);
+    outExprs.push_back(b.getAffineDimExpr(i));
+  }
+
+  TypedAttr identity;
+  if (!isMax)
+    identity = zeroAttr(b, accType);
+  else if (auto floatType = dyn_cast<FloatType>(accType))
+    identity =
+        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                  /*Negative=*/true));
+  else
+    identity = b.getIntegerAttr(
+        accType, APInt::getSignedMinValue(accType.getIntOrFloatBitWidth()));
+  Value init = filledTensor(b, opLoc, reducedShape, identity);
+
+  llvm::SetVector<Value> found;
+  DenseSet<Value> visited;
+  if (failed(collectLeaves(input, found, visited)))
+    return failure();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  SmallVector<Leaf> inputLeaves;
+  for (Value value : found) {
+    Leaf leaf = leaves.lookup(value);
+    auto access = accessBroadcast(b, opLoc, leaf.tensor, shape);
+    if (failed(access))
+      return op->emitOpError("cannot be lowered to linalg: ")
+             << leaf.tensor.getType() << " does not broadcast to "
+             << input.getType();
+    inputs.push_back(access->first);
+    maps.push_back(access->second);
+    inputLeaves.push_back(leaf);
+  }
+  maps.push_back(AffineMap::get(shape.size(), 0, outExprs, b.getContext()));
+
+  auto generic = linalg::GenericOp::create(
+      b, opLoc, init.getType(), inputs, init, maps, iterators,
+      [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
+        DenseMap<Value, Value> scalars;
+        for (auto [i, value] : llvm::enumerate(found))
+          scalars[value] =
+              readLeafScalar(body, bodyLoc, args[i], inputLeaves[i]);
+        Value x = convertScalar(body, bodyLoc, emitScalar(body, input, scalars),
+                                accType);
+        Value acc = args.back();
+        Value combined;
+        if (isMax && isFloat)
+          combined = arith::MaximumFOp::create(body, bodyLoc, acc, x);
+        else if (isMax)
+          combined = arith::MaxSIOp::create(body, bodyLoc, acc, x);
+        else if (isFloat)
+          combined = arith::AddFOp::create(body, bodyLoc, acc, x);
+        else
+          combined = arith::AddIOp::create(body, bodyLoc, acc, x);
+        linalg::YieldOp::create(body, bodyLoc, combined);
+      });
+
+  Value result = generic.getResult(0);
+  if (keepdims && !axes.empty())
+    result = tensor::ExpandShapeOp::create(
+        b, opLoc, RankedTensorType::get(resultType.getShape(), accType), result,
+        reassociationDropping(reduced));
+  return Leaf{result, elementType, isa<ReduceMeanOp>(op) ? count : 0};
+}
+
+/// `linalg.matmul`, `linalg.batch_matmul`, or a contraction generic when the
+/// batch dimensions broadcast. f16/bf16 accumulate in f32.
+FailureOr<Leaf> GroupLowering::lowerMatmul(MatmulOp op) {
+  Location opLoc = op.getLoc();
+  FailureOr<Value> lhs = materialize(op.getLhs());
+  if (failed(lhs))
+    return failure();
+  FailureOr<Value> rhs = materialize(op.getRhs());
+  if (failed(rhs))
+    return failure();
+  ArrayRef<int64_t> lhsShape = tensorType(*lhs).getShape();
+  ArrayRef<int64_t> rhsShape = tensorType(*rhs).getShape();
+  RankedTensorType resultType = op.getType();
+  ArrayRef<int64_t> shape = resultType.getShape();
+  int64_t lhsRank = lhsShape.size(), rhsRank = rhsShape.size();
+  int64_t rank = shape.size();
+  if (lhsRank < 2 || rhsRank < 2 || rank < 2)
+    return op.emitOpError("cannot be lowered to linalg: operands of rank < 2");
+
+  Type elementType = resultType.getElementType();
+  Type accType =
+      isLowPrecisionFloat(elementType) ? b.getF32Type() : elementType;
+  Value init = filledTensor(b, opLoc, shape, zeroAttr(b, accType));
+
+  Value result;
+  if (lhsRank == 2 && rhsRank == 2) {
+    result = linalg::MatmulOp::create(b, opLoc, ValueRange{*lhs, *rhs},
+                                      ValueRange{init})
+                 .getResult(0);
+  } else if (lhsRank == 3 && rhsRank == 3 && lhsShape[0] == rhsShape[0]) {
+    result = linalg::BatchMatmulOp::create(b, opLoc, ValueRange{*lhs, *rhs},
+                                           ValueRange{init})
+                 .getResult(0);
+  } else {
+    // Loops: the result's batch dimensions, then m, n, k.
+    int64_t numBatch = rank - 2;
+    int64_t m = numBatch, n = numBatch + 1, k = numBatch + 2;
+    SmallVector<int64_t> loopSizes(shape);
+    loopSizes.push_back(lhsShape.back());
+    auto operandLoops = [&](int64_t operandRank, int64_t row, int64_t col) {
+      SmallVector<int64_t> loops;
+      for (int64_t i = 0; i < operandRank - 2; ++i)
+        loops.push_back(numBatch - (operandRank - 2) + i);
+      loops.push_back(row);
+      loops.push_back(col);
+      return loops;
+    };
+    auto lhsAccess =
+        accessInLoops(b, opLoc, *lhs, operandLoops(lhsRank, m, k), loopSizes);
+    auto rhsAccess =
+        accessInLoops(b, opLoc, *rhs, operandLoops(rhsRank, k, n), loopSizes);
+    if (failed(lhsAccess) || failed(rhsAccess) || numBatch < lhsRank - 2 ||
+        numBatch < rhsRank - 2)
+      return op.emitOpError("cannot be lowered to linalg: operand shapes do "
+                            "not broadcast to the result");
+    SmallVector<AffineMap> maps = {
+        lhsAccess->second, rhsAccess->second,
+        b.getMultiDimIdentityMap(rank + 1).getMajorSubMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    bool isFloat = isa<FloatType>(accType);
+    result = linalg::GenericOp::create(
+                 b, opLoc, init.getType(),
+                 ValueRange{lhsAccess->first, rhsAccess->first}, init, maps,
+                 iterators,
+                 [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
+                   Value x = convertScalar(body, bodyLoc, args[0], accType);
+                   Value y = convertScalar(body, bodyLoc, args[1], accType);
+                   Value sum;
+                   if (isFloat)
+                     sum = arith::AddFOp::create(
+                         body, bodyLoc, args[2],
+                         arith::MulFOp::create(body, bodyLoc, x, y));
+                   else
+                     sum = arith::AddIOp::create(
+                         body, bodyLoc, args[2],
+                         arith::MulIOp::create(body, bodyLoc, x, y));
+                   linalg::YieldOp::create(body, bodyLoc, sum);
+                 })
+                 .getResult(0);
+  }
+  hasMatmul = true;
+  return Leaf{result, elementType, 0};
+}
+
+/// max-subtract-exp-sum-divide along the axis: three loop nests, only the
+/// maximum and the sum are materialised.
+FailureOr<Value> GroupLowering::lowerSoftmax(SoftmaxOp op, Value input) {
+  Location opLoc = op.getLoc();
+  SmallVector<int64_t> axes = {static_cast<int64_t>(op.getAxis())};
+  // Primitive jeet ops that exist only while they are lowered as a group.
+  auto max = ReduceMaxOp::create(b, opLoc, input, axes, true);
+  auto shifted = SubOp::create(b, opLoc, input, max);
+  auto exp = ExpOp::create(b, opLoc, shifted);
+  auto sum = ReduceSumOp::create(b, opLoc, exp, axes, true);
+  auto div = DivOp::create(b, opLoc, exp, sum);
+  GroupLowering group(b, opLoc);
+  group.addInput(input, input);
+  SmallVector<Operation *> ops = {max, shifted, exp, sum, div};
+  FailureOr<SmallVector<Value>> results = group.run(ops, div.getResult());
+  for (Operation *temporary : llvm::reverse(ops))
+    temporary->erase();
+  if (failed(results))
+    return failure();
+  return results->front();
+}
+
+FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
+  if (isa<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(op))
+    return lowerReduction(op);
+  if (auto matmul = dyn_cast<MatmulOp>(op))
+    return lowerMatmul(matmul);
+  if (!isa<TransposeOp, ReshapeOp, SoftmaxOp>(op))
+    return op->emitOpError("cannot be lowered to linalg: unsupported op");
+
+  FailureOr<Value> input = materialize(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Location opLoc = op->getLoc();
+  FailureOr<Value> result =
+      llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+          .Case([&](TransposeOp transpose) -> Value {
+            Value init = emptyTensor(b, opLoc, resultType.getShape(),
+                                     resultType.getElementType());
+            return linalg::TransposeOp::create(b, opLoc, *input, init,
+                                               transpose.getPermutation())
+                .getResult()
+                .front();
+          })
+          .Case([&](ReshapeOp) {
+            return reshapeTensor(b, opLoc, *input, resultType);
+          })
+          .Case(
+              [&](SoftmaxOp softmax) { return lowerSoftmax(softmax, *input); })
+          .Default([](Operation *) { return failure(); });
+  if (failed(result))
+    return failure();
+  return Leaf{*result, resultType.getElementType(), 0};
+}
+
+/// The tensor of a leaf, converted where it is an accumulator.
+Value GroupLowering::materializeLeaf(const Leaf &leaf) {
+  RankedTensorType type = tensorType(leaf.tensor);
+  if (!leaf.divisor && type.getElementType() == leaf.elementType)
+    return leaf.tensor;
+  ArrayRef<int64_t> shape = type.getShape();
+  Value init = emptyTensor(b, loc, shape, leaf.elementType);
+  AffineMap identity = b.getMultiDimIdentityMap(shape.size());
+  SmallVector<utils::IteratorType> iterators(shape.size(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), leaf.tensor, init,
+             ArrayRef<AffineMap>{identity, identity}, iterators,
+             [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
+               linalg::YieldOp::create(
+                   body, bodyLoc, readLeafScalar(body, bodyLoc, args[0], leaf));
+             })
+      .getResult(0);
+}
+
+/// The tensor of a group value, computing it if it is elementwise.
+FailureOr<Value> GroupLowering::materialize(Value value) {
+  if (Value tensor = materialized.lookup(value))
+    return tensor;
+  Value tensor;
+  if (leaves.count(value)) {
+    tensor = materializeLeaf(leaves.lookup(value));
+  } else if (auto constant = value.getDefiningOp<ConstantOp>()) {
+    tensor = arith::ConstantOp::create(b, constant.getLoc(),
+                                       cast<TypedAttr>(constant.getValue()));
+  } else {
+    FailureOr<linalg::GenericOp> generic = emitElementwise(value);
+    if (failed(generic))
+      return failure();
+    tensor = generic->getResult(0);
+  }
+  materialized[value] = tensor;
+  return tensor;
+}
+
+FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
+                                                 ValueRange roots) {
+  for (Operation *op : ops) {
+    if (isScalarizableJeetOp(op)) {
+      scalarOps.insert(op);
+      continue;
+    }
+    if (op->getNumResults() != 1)
+      return op->emitOpError("cannot be lowered to linalg: unsupported op");
+    ++numAnchors;
+    FailureOr<Leaf> leaf = lowerAnchor(op);
+    if (failed(leaf))
+      return failure();
+    leaves[op->getResult(0)] = *leaf;
+    anchorResults.insert(op->getResult(0));
+  }
+
+  // Roots computed elementwise share one generic per shape.
+  SmallVector<Value> results(roots.size());
+  SmallVector<std::pair<ArrayRef<int64_t>, SmallVector<unsigned>>> byShape;
+  for (auto [i, root] : llvm::enumerate(roots)) {
+    if (leaves.count(root) || root.getDefiningOp<ConstantOp>()) {
+      FailureOr<Value> tensor = materialize(root);
+      if (failed(tensor))
+        return failure();
+      results[i] = *tensor;
+      anchorIsRoot |= anchorResults.contains(root);
+      continue;
+    }
+    ArrayRef<int64_t> shape = tensorType(root).getShape();
+    auto it = llvm::find_if(byShape,
+                            [&](auto &entry) { return entry.first == shape; });
+    if (it == byShape.end())
+      byShape.push_back({shape, {static_cast<unsigned>(i)}});
+    else
+      it->second.push_back(i);
+  }
+  for (auto &[shape, indices] : byShape) {
+    SmallVector<Value> group;
+    for (unsigned i : indices)
+      group.push_back(roots[i]);
+    FailureOr<linalg::GenericOp> generic = emitElementwise(group);
+    if (failed(generic))
+      return failure();
+    rootGenerics.push_back(*generic);
+    for (auto [i, result] : llvm::zip_equal(indices, generic->getResults()))
+      results[i] = result;
+  }
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<Value>> jeet::lowerJeetOpToLinalg(OpBuilder &builder,
+                                                        Operation *op,
+                                                        ValueRange operands) {
+  if (isa<FusionOp, YieldOp>(op) || op->getNumRegions() != 0)
+    return op->emitOpError("cannot be lowered to linalg on its own");
+  if (operands.size() != op->getNumOperands())
+    return op->emitOpError("cannot be lowered to linalg: expected ")
+           << op->getNumOperands() << " operands";
+  GroupLowering group(builder, op->getLoc());
+  for (auto [operand, tensor] : llvm::zip_equal(op->getOperands(), operands))
+    group.addInput(operand, tensor);
+  return group.run(op, op->getResults());
+}
+
+/// Tiles the epilogue generic of a matmul group over its output and fuses the
+/// matmul (and its fill) into each tile.
+static LogicalResult tileEpilogue(RewriterBase &rewriter,
+                                  linalg::GenericOp generic, int64_t tileSize) {
+  unsigned rank = generic.getNumLoops();
+  if (rank == 0)
+    return failure();
+  // Batch dimensions one at a time; a dimension no longer than the tile is
+  // one tile, so that tiles keep static shapes.
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));
+  for (unsigned i = rank >= 2 ? rank - 2 : 0; i < rank; ++i)
+    sizes[i] = rewriter.getIndexAttr(std::min(tileSize, ranges[i]));
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(sizes).setLoopType(
+      scf::SCFTilingOptions::LoopType::ForallOp);
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+
+  rewriter.setInsertionPoint(generic);
+  FailureOr<scf::SCFTileAndFuseResult> tiled =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(generic.getOperation()), options);
+  if (failed(tiled))
+    return failure();
+  for (OpResult result : generic->getResults())
+    if (Value replacement = tiled->replacements.lookup(result))
+      rewriter.replaceAllUsesWith(result, replacement);
+
+  // Tiling leaves slices of the untiled ops in the loop body; once they are
+  // gone, the untiled ops are dead too.
+  for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops))
+    for (Region &region : loop->getRegions())
+      for (Block &block : region)
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+          if (isOpTriviallyDead(&op))
+            rewriter.eraseOp(&op);
+  SmallVector<Operation *> dead(tiled->fusedProducers.begin(),
+                                tiled->fusedProducers.end());
+  dead.push_back(generic);
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (Operation *&op : dead) {
+      if (op && isOpTriviallyDead(op)) {
+        rewriter.eraseOp(op);
+        op = nullptr;
+        erased = true;
+      }
+    }
+  }
+  return success();
+}
+
+LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
+                                          FusionOp fusion,
+                                          int64_t epilogueTileSize) {
+  Block &body = fusion.getBody().front();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return fusion.emitOpError("cannot be lowered to linalg: no jeet.yield");
+
+  rewriter.setInsertionPoint(fusion);
+  GroupLowering group(rewriter, fusion.getLoc());
+  for (auto [arg, input] :
+       llvm::zip_equal(body.getArguments(), fusion.getInputs()))
+    group.addInput(arg, input);
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  FailureOr<SmallVector<Value>> results = group.run(ops, yield.getValues());
+  if (failed(results))
+    return failure();
+  rewriter.replaceOp(fusion, *results);
+
+  // A matmul with an elementwise epilogue: apply the epilogue per tile.
+  if (epilogueTileSize > 0 && group.numAnchors == 1 && group.hasMatmul &&
+      !group.anchorIsRoot && group.rootGenerics.size() == 1)
+    (void)tileEpilogue(rewriter, group.rootGenerics.front(), epilogueTileSize);
+  return success();
+}
+
+LogicalResult jeet::lowerJeetToLinalg(Operation *root,
+                                      int64_t epilogueTileSize) {
+  IRRewriter rewriter(root->getContext());
+  SmallVector<FusionOp> fusions;
+  root->walk([&](FusionOp fusion) { fusions.push_back(fusion); });
+  for (FusionOp fusion : fusions)
+    if (failed(lowerFusionOpToLinalg(rewriter, fusion, epilogueTileSize)))
+      return failure();
+
+  SmallVector<Operation *> ops;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != root && llvm::isa_and_nonnull<JeetDialect>(op->getDialect()))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<SmallVector<Value>> results =
+        lowerJeetOpToLinalg(rewriter, op, op->getOperands());
+    if (failed(results))
+      return failure();
+    rewriter.replaceOp(op, *results);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
 namespace {
 
 struct JeetLowerToLinalgPass
     : jeet::impl::JeetLowerToLinalgPassBase<JeetLowerToLinalgPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    linalg::registerTilingInterfaceExternalModels(registry);
+  }
+
   void runOnOperation() override {
-    ConversionTarget target(getContext());
-    target.addIllegalDialect<JeetDialect>();
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    RewritePatternSet patterns(&getContext());
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    if (failed(lowerJeetToLinalg(getOperation(),
+                                 std::max<int64_t>(epilogueTileSize, 0))))
       signalPassFailure();
   }
 };

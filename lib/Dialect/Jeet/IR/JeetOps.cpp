@@ -11,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace jeet;
@@ -19,8 +20,8 @@ using namespace jeet;
 // Shape helpers
 //===----------------------------------------------------------------------===//
 
-std::optional<SmallVector<int64_t>>
-jeet::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+std::optional<SmallVector<int64_t>> jeet::broadcastShapes(ArrayRef<int64_t> a,
+                                                          ArrayRef<int64_t> b) {
   size_t rank = std::max(a.size(), b.size());
   SmallVector<int64_t> result(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -44,9 +45,16 @@ bool jeet::isBroadcastableTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   return true;
 }
 
+std::optional<int64_t> jeet::getNumElements(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    if (dim < 0 || llvm::MulOverflow(count, dim, count))
+      return std::nullopt;
+  return count;
+}
+
 SmallVector<int64_t> jeet::reducedShape(ArrayRef<int64_t> shape,
-                                        ArrayRef<int64_t> axes,
-                                        bool keepdims) {
+                                        ArrayRef<int64_t> axes, bool keepdims) {
   SmallVector<int64_t> result;
   for (auto [i, dim] : llvm::enumerate(shape)) {
     if (!llvm::is_contained(axes, static_cast<int64_t>(i)))
@@ -56,16 +64,6 @@ SmallVector<int64_t> jeet::reducedShape(ArrayRef<int64_t> shape,
   }
   return result;
 }
-
-/// Prints a type in quotes, as MLIR's own diagnostics do.
-namespace {
-struct Quoted {
-  Type type;
-};
-InFlightDiagnostic &operator<<(InFlightDiagnostic &diag, Quoted q) {
-  return diag << "'" << q.type << "'";
-}
-} // namespace
 
 /// Formats a list of integers as `[a, b, c]`.
 static std::string formatList(ArrayRef<int64_t> values) {
@@ -92,17 +90,18 @@ static LogicalResult inferBroadcastResult(StringRef opName,
   auto lhs = getStaticTensor(lhsType), rhs = getStaticTensor(rhsType);
   if (!lhs || !rhs)
     return emitOptionalError(loc, "'", opName,
-                             "' op expects statically shaped tensors, got '",
-                             lhsType, "' and '", rhsType, "'");
+                             "' op expects statically shaped tensors, got ",
+                             lhsType, " and ", rhsType);
   if (lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(loc, "'", opName,
-                             "' op operand element types differ: '", lhsType,
-                             "' and '", rhsType, "'");
+                             "' op operand element types differ: ", lhsType,
+                             " and ", rhsType);
   auto shape = broadcastShapes(lhs.getShape(), rhs.getShape());
   if (!shape)
     return emitOptionalError(
-        loc, "'", opName, "' op operand shapes are not broadcast-compatible: '",
-        lhsType, "' and '", rhsType, "'");
+        loc, "'", opName,
+        "' op operand shapes are not broadcast-compatible: ", lhsType, " and ",
+        rhsType);
   results.push_back(RankedTensorType::get(*shape, lhs.getElementType()));
   return success();
 }
@@ -114,16 +113,17 @@ static LogicalResult verifyAxes(StringRef opName, std::optional<Location> loc,
   int64_t rank = cast<RankedTensorType>(type).getRank();
   if (axes.empty() && !allowEmpty)
     return emitOptionalError(loc, "'", opName, "' op ", what,
-                             " must not be empty");
+                             " must not be empty (input ", type, ")");
   llvm::SmallSet<int64_t, 8> seen;
   for (int64_t axis : axes) {
     if (axis < 0 || axis >= rank)
       return emitOptionalError(loc, "'", opName, "' op ", what, " ",
                                formatList(axes), " out of range [0, ", rank,
-                               ") for '", type, "'");
+                               ") for ", type);
     if (!seen.insert(axis).second)
       return emitOptionalError(loc, "'", opName, "' op ", what, " ",
-                               formatList(axes), " repeats axis ", axis);
+                               formatList(axes), " repeats axis ", axis,
+                               " (input ", type, ")");
   }
   return success();
 }
@@ -174,10 +174,9 @@ static bool isIdentity(Attribute attr, int64_t value, bool negativeZero) {
          isSplatInt(attr, value);
 }
 
-using FloatFn = function_ref<std::optional<APFloat>(const APFloat &,
-                                                    const APFloat &)>;
-using IntFn =
-    function_ref<std::optional<APInt>(const APInt &, const APInt &)>;
+using FloatFn =
+    function_ref<std::optional<APFloat>(const APFloat &, const APFloat &)>;
+using IntFn = function_ref<std::optional<APInt>(const APInt &, const APInt &)>;
 
 /// Folds a binary op whose operands are both constants, element by element
 /// with numpy broadcasting. Only small constants are folded (any splat).
@@ -190,19 +189,28 @@ static Attribute foldBinaryConstants(Attribute lhsAttr, Attribute rhsAttr,
   if (!lhs || !rhs || !type || !type.hasStaticShape())
     return {};
   bool splat = lhs.isSplat() && rhs.isSplat();
-  if (!splat && type.getNumElements() > kMaxFoldElements)
+  std::optional<int64_t> count = jeet::getNumElements(type.getShape());
+  if (!count || (!splat && *count > kMaxFoldElements))
     return {};
-  // Operands that are neither splats nor of the result's shape would need
-  // index arithmetic; they are rare enough to leave alone.
-  auto usable = [&](DenseElementsAttr a) {
-    return a.isSplat() || a.getType().getShape() == type.getShape();
-  };
-  if (!usable(lhs) || !usable(rhs))
-    return {};
-  int64_t n = splat ? 1 : type.getNumElements();
-  auto at = [](DenseElementsAttr a, int64_t i) {
-    return a.isSplat() ? a.getSplatValue<Attribute>()
-                       : a.getValues<Attribute>()[i];
+  int64_t n = splat ? 1 : *count;
+  ArrayRef<int64_t> shape = type.getShape();
+  // Maps the row-major index `i` of the result to the index of the element of
+  // `a` that broadcasts to it (numpy's rules: shapes aligned on the right).
+  auto at = [&](DenseElementsAttr a, int64_t i) {
+    if (a.isSplat())
+      return a.getSplatValue<Attribute>();
+    ArrayRef<int64_t> from = a.getType().getShape();
+    int64_t index = 0, stride = 1, rest = i;
+    for (size_t d = 0; d < from.size(); ++d) {
+      int64_t size = shape[shape.size() - 1 - d];
+      int64_t coord = rest % size;
+      rest /= size;
+      int64_t dim = from[from.size() - 1 - d];
+      if (dim != 1)
+        index += coord * stride;
+      stride *= dim;
+    }
+    return a.getValues<Attribute>()[index];
   };
   SmallVector<Attribute> values;
   Type elementType = type.getElementType();
@@ -238,10 +246,9 @@ foldUnaryConstant(Attribute inputAttr, Type resultType,
     return {};
   auto type = cast<ShapedType>(resultType);
   if (isa<FloatType>(type.getElementType()))
-    return input.mapValues(type.getElementType(),
-                           [&](const APFloat &v) {
-                             return floatFn(v).bitcastToAPInt();
-                           });
+    return input.mapValues(type.getElementType(), [&](const APFloat &v) {
+      return floatFn(v).bitcastToAPInt();
+    });
   return input.mapValues(type.getElementType(),
                          [&](const APInt &v) { return intFn(v); });
 }
@@ -250,14 +257,22 @@ foldUnaryConstant(Attribute inputAttr, Type resultType,
 // ConstantOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConstantOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                             Adaptor adaptor,
+                             SmallVectorImpl<Type> &inferredReturnTypes) {
   auto value = dyn_cast_or_null<ElementsAttr>(adaptor.getValueAttr());
   if (!value)
     return emitOptionalError(loc, "'jeet.constant' op requires a `value` "
                                   "elements attribute");
   inferredReturnTypes.push_back(value.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  if (!isa<DenseElementsAttr, DenseResourceElementsAttr>(getValue()))
+    return emitOpError("value must be a dense elements attribute, got ")
+           << getValue();
   return success();
 }
 
@@ -268,10 +283,9 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
 //===----------------------------------------------------------------------===//
 
 #define JEET_BINARY_INFER(OP)                                                  \
-  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &results) {         \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &results) {                                        \
     return inferBroadcastResult(getOperationName(), loc,                       \
                                 adaptor.getLhs().getType(),                    \
                                 adaptor.getRhs().getType(), results);          \
@@ -399,8 +413,7 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getInput().getDefiningOp<NegOp>())
     return inner.getInput();
   return foldUnaryConstant(
-      adaptor.getInput(), getType(),
-      [](const APFloat &v) { return -v; },
+      adaptor.getInput(), getType(), [](const APFloat &v) { return -v; },
       [](const APInt &v) { return -v; });
 }
 
@@ -426,6 +439,26 @@ OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+#define JEET_SAME_TYPE_INFER(OP)                                               \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location>,   \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &results) {         \
+    results.push_back(adaptor.getInput().getType());                           \
+    return success();                                                          \
+  }
+JEET_SAME_TYPE_INFER(NegOp)
+JEET_SAME_TYPE_INFER(AbsOp)
+JEET_SAME_TYPE_INFER(ExpOp)
+JEET_SAME_TYPE_INFER(LogOp)
+JEET_SAME_TYPE_INFER(SqrtOp)
+JEET_SAME_TYPE_INFER(RsqrtOp)
+JEET_SAME_TYPE_INFER(TanhOp)
+JEET_SAME_TYPE_INFER(SigmoidOp)
+JEET_SAME_TYPE_INFER(ReluOp)
+JEET_SAME_TYPE_INFER(GeluOp)
+JEET_SAME_TYPE_INFER(SoftmaxOp)
+#undef JEET_SAME_TYPE_INFER
+
 //===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
@@ -434,32 +467,32 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
-  Type lhsType = adaptor.getLhs().getType(), rhsType = adaptor.getRhs().getType();
+  Type lhsType = adaptor.getLhs().getType(),
+       rhsType = adaptor.getRhs().getType();
   auto lhs = getStaticTensor(lhsType), rhs = getStaticTensor(rhsType);
   if (!lhs || !rhs)
     return emitOptionalError(
-        loc, "'jeet.matmul' op expects statically shaped tensors, got '",
-        lhsType, "' and '", rhsType, "'");
+        loc, "'jeet.matmul' op expects statically shaped tensors, got ",
+        lhsType, " and ", rhsType);
   if (lhs.getElementType() != rhs.getElementType())
-    return emitOptionalError(loc,
-                             "'jeet.matmul' op operand element types differ: '",
-                             lhsType, "' and '", rhsType, "'");
+    return emitOptionalError(
+        loc, "'jeet.matmul' op operand element types differ: ", lhsType,
+        " and ", rhsType);
   if (lhs.getRank() < 2 || rhs.getRank() < 2)
     return emitOptionalError(
-        loc, "'jeet.matmul' op operands must have rank 2 or more, got '",
-        lhsType, "' and '", rhsType, "'");
+        loc, "'jeet.matmul' op operands must have rank 2 or more, got ",
+        lhsType, " and ", rhsType);
   ArrayRef<int64_t> a = lhs.getShape(), b = rhs.getShape();
   int64_t k1 = a[a.size() - 1], k2 = b[b.size() - 2];
   if (k1 != k2)
-    return emitOptionalError(loc,
-                             "'jeet.matmul' op contraction dimensions differ: '",
-                             lhsType, "' has K = ", k1, " but '", rhsType,
-                             "' has K = ", k2);
+    return emitOptionalError(
+        loc, "'jeet.matmul' op contraction dimensions differ: ", lhsType,
+        " has K = ", k1, " but ", rhsType, " has K = ", k2);
   auto batch = broadcastShapes(a.drop_back(2), b.drop_back(2));
   if (!batch)
     return emitOptionalError(
-        loc, "'jeet.matmul' op batch dimensions are not broadcast-compatible: '",
-        lhsType, "' and '", rhsType, "'");
+        loc, "'jeet.matmul' op batch dimensions are not broadcast-compatible: ",
+        lhsType, " and ", rhsType);
   SmallVector<int64_t> shape = *batch;
   shape.push_back(a[a.size() - 2]);
   shape.push_back(b[b.size() - 1]);
@@ -479,14 +512,13 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   auto input = getStaticTensor(inputType);
   if (!input)
     return emitOptionalError(
-        loc, "'jeet.transpose' op expects a statically shaped tensor, got '",
-        inputType, "'");
+        loc, "'jeet.transpose' op expects a statically shaped tensor, got ",
+        inputType);
   ArrayRef<int64_t> perm = adaptor.getPermutation();
   if (static_cast<int64_t>(perm.size()) != input.getRank())
-    return emitOptionalError(loc, "'jeet.transpose' op permutation ",
-                             formatList(perm), " has ", perm.size(),
-                             " entries but '", inputType, "' has rank ",
-                             input.getRank());
+    return emitOptionalError(
+        loc, "'jeet.transpose' op permutation ", formatList(perm), " has ",
+        perm.size(), " entries but ", inputType, " has rank ", input.getRank());
   if (failed(verifyAxes(getOperationName(), loc, "permutation", perm, input,
                         /*allowEmpty=*/true)))
     return failure();
@@ -523,12 +555,18 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
 LogicalResult ReshapeOp::verify() {
   auto in = getInput().getType(), out = getType();
   if (in.getElementType() != out.getElementType())
-    return emitOpError("changes the element type: '")
-           << in << "' to '" << out << "'";
-  if (in.getNumElements() != out.getNumElements())
-    return emitOpError("cannot reshape '")
-           << in << "' (" << in.getNumElements() << " elements) to '" << out
-           << "' (" << out.getNumElements() << " elements)";
+    return emitOpError("changes the element type: ") << in << " to " << out;
+  // ShapedType::getNumElements wraps around for huge shapes; count carefully.
+  std::optional<int64_t> inCount = jeet::getNumElements(in.getShape());
+  std::optional<int64_t> outCount = jeet::getNumElements(out.getShape());
+  if (!inCount || !outCount)
+    return emitOpError("cannot reshape ")
+           << in << " to " << out
+           << ": the element count does not fit in 64 bits";
+  if (*inCount != *outCount)
+    return emitOpError("cannot reshape ")
+           << in << " (" << *inCount << " elements) to " << out << " ("
+           << *outCount << " elements)";
   return success();
 }
 
@@ -539,8 +577,11 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     getInputMutable().assign(inner.getInput());
     return getResult();
   }
+  // Constants are reshaped only when small (or splats), like other folds, so
+  // that a large constant is not copied.
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
-    return dense.reshape(getType());
+    if (dense.isSplat() || dense.getNumElements() <= kMaxFoldElements)
+      return dense.reshape(getType());
   return {};
 }
 
@@ -551,10 +592,9 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 LogicalResult BroadcastToOp::verify() {
   auto in = getInput().getType(), out = getType();
   if (in.getElementType() != out.getElementType())
-    return emitOpError("changes the element type: '")
-           << in << "' to '" << out << "'";
+    return emitOpError("changes the element type: ") << in << " to " << out;
   if (!isBroadcastableTo(in.getShape(), out.getShape()))
-    return emitOpError("cannot broadcast '") << in << "' to '" << out << "'";
+    return emitOpError("cannot broadcast ") << in << " to " << out;
   return success();
 }
 
@@ -571,16 +611,15 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 template <typename Adaptor>
-static LogicalResult inferReduction(StringRef opName,
-                                    std::optional<Location> loc,
-                                    Adaptor adaptor,
-                                    SmallVectorImpl<Type> &results) {
+static LogicalResult
+inferReduction(StringRef opName, std::optional<Location> loc, Adaptor adaptor,
+               SmallVectorImpl<Type> &results) {
   Type inputType = adaptor.getInput().getType();
   auto input = getStaticTensor(inputType);
   if (!input)
     return emitOptionalError(loc, "'", opName,
-                             "' op expects a statically shaped tensor, got '",
-                             inputType, "'");
+                             "' op expects a statically shaped tensor, got ",
+                             inputType);
   ArrayRef<int64_t> axes = adaptor.getAxes();
   if (failed(verifyAxes(opName, loc, "axes", axes, input,
                         /*allowEmpty=*/false)))
@@ -592,10 +631,9 @@ static LogicalResult inferReduction(StringRef opName,
 }
 
 #define JEET_REDUCTION_INFER(OP)                                               \
-  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &results) {         \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &results) {                                        \
     return inferReduction(getOperationName(), loc, adaptor, results);          \
   }
 JEET_REDUCTION_INFER(ReduceSumOp)
@@ -611,9 +649,8 @@ LogicalResult SoftmaxOp::verify() {
   int64_t rank = getType().getRank();
   int64_t axis = getAxis();
   if (axis < 0 || axis >= rank)
-    return emitOpError("axis ")
-           << axis << " out of range [0, " << rank << ") for '"
-           << getInput().getType() << "'";
+    return emitOpError("axis ") << axis << " out of range [0, " << rank
+                                << ") for " << getInput().getType();
   return success();
 }
 
@@ -624,8 +661,8 @@ LogicalResult SoftmaxOp::verify() {
 LogicalResult CastOp::verify() {
   auto in = getInput().getType(), out = getType();
   if (in.getShape() != out.getShape())
-    return emitOpError("changes the shape: '")
-           << in << "' to '" << out << "' (only the element type may change)";
+    return emitOpError("changes the shape: ")
+           << in << " to " << out << " (only the element type may change)";
   return success();
 }
 
@@ -651,6 +688,9 @@ void FusionOp::build(OpBuilder &builder, OperationState &state,
 }
 
 LogicalResult FusionOp::verifyRegions() {
+  if (getNumResults() == 0)
+    return emitOpError("returns no values; a kernel must produce at least "
+                       "one tensor");
   Block &block = getBody().front();
   if (block.getNumArguments() != getInputs().size())
     return emitOpError("has ")
@@ -660,21 +700,21 @@ LogicalResult FusionOp::verifyRegions() {
        llvm::enumerate(getInputs(), block.getArguments()))
     if (input.getType() != arg.getType())
       return emitOpError("input #")
-             << i << " has type '" << input.getType()
-             << "' but region argument #" << i << " has type '"
-             << arg.getType() << "'";
+             << i << " has type " << input.getType() << " but region argument #"
+             << i << " has type " << arg.getType();
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
   if (!yield)
     return emitOpError("region must end with 'jeet.yield'");
   if (yield.getValues().getTypes() != getResultTypes())
     return yield.emitOpError("yields ")
-           << yield.getValues().size() << " values of types "
+           << yield.getValues().size() << " value(s) of type(s) "
            << yield.getValues().getTypes() << " but the fusion returns "
            << getResultTypes();
   for (Operation &op : block.without_terminator()) {
     if (isa<FusionOp>(op))
       return op.emitOpError("cannot be nested in another 'jeet.fusion'");
-    if (!isa<JeetDialect>(op.getDialect()))
+    // Unregistered ops have no dialect.
+    if (!isa_and_nonnull<JeetDialect>(op.getDialect()))
       return op.emitOpError("is not a jeet op; a 'jeet.fusion' region holds "
                             "jeet ops only");
   }

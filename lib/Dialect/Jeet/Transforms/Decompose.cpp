@@ -38,7 +38,7 @@ struct DecomposeSoftmax : OpRewritePattern<SoftmaxOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = op.getInput();
-    SmallVector<int64_t> axes = {op.getAxis()};
+    SmallVector<int64_t> axes = {op.getAxisAttr().getInt()};
     Value max = ReduceMaxOp::create(rewriter, loc, x, axes, true);
     Value shifted = SubOp::create(rewriter, loc, x, max);
     Value exp = ExpOp::create(rewriter, loc, shifted);
@@ -57,8 +57,8 @@ struct DecomposeGelu : OpRewritePattern<GeluOp> {
     Value x = op.getInput();
     Type elementType = op.getType().getElementType();
     auto c = [&](double v) { return scalar(rewriter, loc, elementType, v); };
-    Value x3 = MulOp::create(rewriter, loc, MulOp::create(rewriter, loc, x, x),
-                             x);
+    Value x3 =
+        MulOp::create(rewriter, loc, MulOp::create(rewriter, loc, x, x), x);
     Value inner = AddOp::create(rewriter, loc, x,
                                 MulOp::create(rewriter, loc, c(0.044715), x3));
     Value scaled =
@@ -71,21 +71,49 @@ struct DecomposeGelu : OpRewritePattern<GeluOp> {
   }
 };
 
+/// Is `value` exactly representable in the float type `type`?
+bool isExactIn(Type type, int64_t value) {
+  APFloat f(cast<FloatType>(type).getFloatSemantics());
+  APFloat::opStatus status =
+      f.convertFromAPInt(APInt(64, value, /*isSigned=*/true), /*IsSigned=*/true,
+                         APFloat::rmNearestTiesToEven);
+  return status == APFloat::opOK;
+}
+
 /// reduce_mean(x) = reduce_sum(x) / N, N the number of reduced elements.
+/// Where N is not exact in the element type (f16 above 2048 is rounded and
+/// above 65504 is infinite), the division is done in f32.
 struct DecomposeReduceMean : OpRewritePattern<ReduceMeanOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReduceMeanOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto inputType = op.getInput().getType();
-    int64_t count = 1;
+    SmallVector<int64_t> reduced;
     for (int64_t axis : op.getAxes())
-      count *= inputType.getDimSize(axis);
-    Value sum = ReduceSumOp::create(rewriter, loc, op.getInput(),
-                                    op.getAxes(), op.getKeepdims());
-    Value n = scalar(rewriter, loc, inputType.getElementType(),
-                     static_cast<double>(count));
-    rewriter.replaceOpWithNewOp<DivOp>(op, sum, n);
+      reduced.push_back(inputType.getDimSize(axis));
+    std::optional<int64_t> count = getNumElements(reduced);
+    if (!count)
+      return rewriter.notifyMatchFailure(op, "element count overflows");
+    Type elementType = inputType.getElementType();
+    Value sum = ReduceSumOp::create(rewriter, loc, op.getInput(), op.getAxes(),
+                                    op.getKeepdims());
+    if (isExactIn(elementType, *count)) {
+      Value n = scalar(rewriter, loc, elementType, static_cast<double>(*count));
+      rewriter.replaceOpWithNewOp<DivOp>(op, sum, n);
+      return success();
+    }
+    auto sumType = cast<RankedTensorType>(sum.getType());
+    Type f32 = rewriter.getF32Type();
+    Value wide = sum;
+    if (elementType != f32)
+      wide = CastOp::create(rewriter, loc, sumType.clone(f32), sum);
+    Value mean =
+        DivOp::create(rewriter, loc, wide,
+                      scalar(rewriter, loc, f32, static_cast<double>(*count)));
+    if (elementType != f32)
+      mean = CastOp::create(rewriter, loc, sumType, mean);
+    rewriter.replaceOp(op, mean);
     return success();
   }
 };

@@ -28,7 +28,12 @@ std::optional<llvm::SmallVector<int64_t>>
 broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
 /// Returns true when `from` broadcasts to `to` with numpy's rules.
-bool isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
+                       llvm::ArrayRef<int64_t> to);
+
+/// Returns the number of elements of a static shape, or std::nullopt when the
+/// count does not fit in an int64_t (or a dimension is dynamic).
+std::optional<int64_t> getNumElements(llvm::ArrayRef<int64_t> shape);
 
 /// Returns the shape of a reduction of `shape` over `axes`.
 llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,

@@ -26,7 +26,8 @@ def Jeet_ConstantOp : Jeet_Op<"constant",
   let summary = "A tensor constant";
   let description = [{
     Produces a tensor whose elements are given by the dense elements
-    attribute `value`; the result type is the attribute's type.
+    attribute `value` (`dense<...>` or `dense_resource<...>`); the result
+    type is the attribute's type.
 
     ```mlir
     %0 = jeet.constant dense<[1.0, 2.0]> : tensor<2xf32>
@@ -35,6 +36,7 @@ def Jeet_ConstantOp : Jeet_Op<"constant",
   let arguments = (ins ElementsAttr:$value);
   let results = (outs Jeet_Tensor:$result);
   let assemblyFormat = "attr-dict $value";
+  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -72,9 +74,9 @@ def Jeet_MulOp : Jeet_BinaryElementwiseOp<"mul", "product">;
 def Jeet_DivOp : Jeet_BinaryElementwiseOp<"div",
     "quotient (integers round toward zero)">;
 def Jeet_MaxOp : Jeet_BinaryElementwiseOp<"max",
-    "maximum (NaN if either operand is NaN)">;
+    "maximum (NaN if either operand is NaN; -0.0 < +0.0)">;
 def Jeet_MinOp : Jeet_BinaryElementwiseOp<"min",
-    "minimum (NaN if either operand is NaN)">;
+    "minimum (NaN if either operand is NaN; -0.0 < +0.0)">;
 def Jeet_PowOp : Jeet_BinaryElementwiseOp<"pow", "power `lhs ** rhs`",
     Jeet_FloatTensor>;
 
@@ -82,12 +84,15 @@ def Jeet_PowOp : Jeet_BinaryElementwiseOp<"pow", "power `lhs ** rhs`",
 // Unary elementwise ops
 //===----------------------------------------------------------------------===//
 
+// The result type is the operand's; it is inferred, so a wrong result type in
+// generic form is reported with both types.
 class Jeet_UnaryElementwiseOp<string mnemonic, string what,
                               Type tensorType = Jeet_FloatTensor>
-    : Jeet_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
-  let summary = "Elementwise " # what;
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "Computes " # what # " elementwise";
   let description = [{
-    Computes }] # what # [{ of every element.
+    Computes }] # what # [{ of every element. The result has the
+    operand's type.
 
     ```mlir
     %r = jeet.}] # mnemonic # [{ %x : tensor<4x3xf32>
@@ -99,9 +104,12 @@ class Jeet_UnaryElementwiseOp<string mnemonic, string what,
 }
 
 let hasFolder = 1 in {
-def Jeet_NegOp : Jeet_UnaryElementwiseOp<"neg", "negation", Jeet_Tensor>;
-def Jeet_AbsOp : Jeet_UnaryElementwiseOp<"abs", "absolute value", Jeet_Tensor>;
-def Jeet_ReluOp : Jeet_UnaryElementwiseOp<"relu", "`max(x, 0)`", Jeet_Tensor>;
+def Jeet_NegOp : Jeet_UnaryElementwiseOp<"neg", "the negation", Jeet_Tensor>;
+def Jeet_AbsOp : Jeet_UnaryElementwiseOp<"abs", "the absolute value",
+                                         Jeet_Tensor>;
+def Jeet_ReluOp : Jeet_UnaryElementwiseOp<"relu",
+    "the rectifier `max(x, 0)` (NaN stays NaN, -0.0 becomes +0.0)",
+    Jeet_Tensor>;
 }
 def Jeet_ExpOp : Jeet_UnaryElementwiseOp<"exp", "the exponential">;
 def Jeet_LogOp : Jeet_UnaryElementwiseOp<"log", "the natural logarithm">;
@@ -221,7 +229,7 @@ def Jeet_ReduceMeanOp : Jeet_ReductionOp<"reduce_mean", "mean",
 // Composites
 //===----------------------------------------------------------------------===//
 
-def Jeet_SoftmaxOp : Jeet_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+def Jeet_SoftmaxOp : Jeet_Op<"softmax", [Pure, InferTypeOpAdaptor]> {
   let summary = "Softmax along one axis";
   let description = [{
     `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`, which is in
@@ -298,6 +306,9 @@ def Jeet_YieldOp : Jeet_Op<"yield",
     [Pure, ReturnLike, Terminator, HasParent<"FusionOp">]> {
   let summary = "Returns the results of a jeet.fusion region";
   let description = [{
+    Terminates the region of a `jeet.fusion`; its operands are the fusion's
+    results and have the fusion's result types.
+
     ```mlir
     jeet.yield %t : tensor<16xf32>
     ```

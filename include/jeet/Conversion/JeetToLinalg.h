@@ -1,0 +1,66 @@
+//===- JeetToLinalg.h - Lower jeet ops to linalg on tensors -----*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The pieces of `jeet-lower-to-linalg` that other passes and drivers reuse:
+// the scalar body of every elementwise jeet op (one definition of each op's
+// arithmetic), the lowering of a single op, and the lowering of a
+// `jeet.fusion` group into one loop nest.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_CONVERSION_JEETTOLINALG_H
+#define JEET_CONVERSION_JEETTOLINALG_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Support/LLVM.h"
+
+namespace jeet {
+
+class FusionOp;
+
+/// Returns true when `op` is lowered as a scalar computation inside a
+/// `linalg.generic` body: binary and unary elementwise ops, `jeet.cast`,
+/// `jeet.broadcast_to` (the identity on scalars) and `jeet.constant`.
+bool isScalarizableJeetOp(mlir::Operation *op);
+
+/// Emits the scalar computation of the elementwise jeet op `op` on the scalar
+/// `operands` (one per tensor operand of `op`, of its element type) and
+/// returns the scalar result, of the element type of `op`'s result. f16/bf16
+/// transcendental functions are computed in f32. A splat `jeet.constant`
+/// takes no operands and gives its splat value. Returns failure, without a
+/// diagnostic, for ops that have no scalar form.
+mlir::FailureOr<mlir::Value> emitScalarJeetOp(mlir::OpBuilder &builder,
+                                              mlir::Location loc,
+                                              mlir::Operation *op,
+                                              mlir::ValueRange operands);
+
+/// Lowers the jeet op `op` (not `jeet.fusion`) at the builder's insertion
+/// point, reading `operands` in place of its operands, and returns the values
+/// that replace its results. Emits a diagnostic on `op` and returns failure
+/// when the op cannot be lowered.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+lowerJeetOpToLinalg(mlir::OpBuilder &builder, mlir::Operation *op,
+                    mlir::ValueRange operands);
+
+/// Lowers `fusion` into one loop nest where its shape allows and replaces
+/// it: elementwise groups become one `linalg.generic`, a reduction computes
+/// its elementwise prologue in its own body, and a matmul's elementwise
+/// epilogue is tiled by `epilogueTileSize` (0: not tiled) with the matmul
+/// fused into each tile. Any other group is lowered op by op.
+mlir::LogicalResult lowerFusionOpToLinalg(mlir::RewriterBase &rewriter,
+                                          FusionOp fusion,
+                                          int64_t epilogueTileSize = 64);
+
+/// Lowers every jeet op nested in `root`: fusion groups first, then the ops
+/// outside any group. Stops at the first op that cannot be lowered, with a
+/// diagnostic naming it.
+mlir::LogicalResult lowerJeetToLinalg(mlir::Operation *root,
+                                      int64_t epilogueTileSize = 64);
+
+} // namespace jeet
+
+#endif // JEET_CONVERSION_JEETTOLINALG_H

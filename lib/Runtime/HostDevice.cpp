@@ -1,0 +1,93 @@
+//===- HostDevice.cpp - The CPU as a device -------------------------------===//
+
+#include "jeet/Runtime/Device.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace jeet::runtime;
+
+//===----------------------------------------------------------------------===//
+// Device
+//===----------------------------------------------------------------------===//
+
+const char *jeet::runtime::deviceKindName(DeviceKind kind) {
+  return kind == DeviceKind::Host ? "host" : "cuda";
+}
+
+Device::Device(std::string name, DeviceKind kind,
+               std::unique_ptr<CachingAllocator> allocator)
+    : name_(std::move(name)), kind_(kind), allocator_(std::move(allocator)) {}
+
+Device::Device(std::string name, DeviceKind kind)
+    : name_(std::move(name)), kind_(kind) {}
+
+Device::~Device() = default;
+
+void Device::setAllocator(std::unique_ptr<CachingAllocator> allocator) {
+  allocator_ = std::move(allocator);
+}
+
+ExecutionStats Device::executionStats() const {
+  ExecutionStats stats;
+  stats.kernels_launched = kernelsLaunched_.load();
+  return stats;
+}
+
+void Device::resetExecutionStats() { kernelsLaunched_.store(0); }
+
+//===----------------------------------------------------------------------===//
+// HostDevice
+//===----------------------------------------------------------------------===//
+
+namespace {
+class HostBackend : public AllocatorBackend {
+public:
+  StatusOr<void *> rawAlloc(size_t bytes) override {
+    size_t size = (bytes + CachingAllocator::kAlignment - 1) /
+                  CachingAllocator::kAlignment * CachingAllocator::kAlignment;
+    void *ptr = std::aligned_alloc(CachingAllocator::kAlignment, size);
+    if (!ptr)
+      return outOfMemory("host malloc of " + std::to_string(bytes) +
+                         " bytes failed");
+    return ptr;
+  }
+  void rawFree(void *ptr) override { std::free(ptr); }
+};
+} // namespace
+
+std::unique_ptr<AllocatorBackend> jeet::runtime::createHostAllocatorBackend() {
+  return std::make_unique<HostBackend>();
+}
+
+HostDevice::HostDevice()
+    : Device("host", DeviceKind::Host,
+             std::make_unique<CachingAllocator>(createHostAllocatorBackend(),
+                                                "host")) {}
+
+Status HostDevice::copyHostToDevice(void *dst, const void *src, size_t bytes,
+                                    void *) {
+  if (bytes)
+    std::memcpy(dst, src, bytes);
+  return Status();
+}
+
+Status HostDevice::copyDeviceToHost(void *dst, const void *src, size_t bytes,
+                                    void *) {
+  if (bytes)
+    std::memcpy(dst, src, bytes);
+  return Status();
+}
+
+Status HostDevice::copyDeviceToDevice(void *dst, const void *src, size_t bytes,
+                                      void *) {
+  if (bytes)
+    std::memmove(dst, src, bytes);
+  return Status();
+}
+
+Status HostDevice::zero(void *dst, size_t bytes, void *) {
+  if (bytes)
+    std::memset(dst, 0, bytes);
+  return Status();
+}

@@ -1,0 +1,158 @@
+// RUN: jeet-opt %s --jeet-lower-to-linalg | FileCheck %s
+
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0) -> (d0)>
+
+// CHECK-LABEL: func.func @add
+// CHECK-SAME: (%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]]], iterator_types = ["parallel"]}
+// CHECK-SAME: ins(%[[A]], %[[B]] : {{.*}}) outs(%[[E]] : {{.*}})
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: linalg.yield %[[S]]
+// CHECK: return %[[R]]
+func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jeet.add %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @float_binary
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK: arith.divf
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: math.powf
+func.func @float_binary(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jeet.sub %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %1 = jeet.mul %0, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %2 = jeet.div %1, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %3 = jeet.max %2, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %4 = jeet.min %3, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %5 = jeet.pow %4, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %5 : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @int_binary
+// CHECK: arith.addi
+// CHECK: arith.subi
+// CHECK: arith.muli
+// CHECK: arith.divsi
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+func.func @int_binary(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = jeet.add %a, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %1 = jeet.sub %0, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %2 = jeet.mul %1, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %3 = jeet.div %2, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %4 = jeet.max %3, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %5 = jeet.min %4, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  return %5 : tensor<4xi32>
+}
+
+// CHECK-LABEL: func.func @float_unary
+// CHECK: arith.negf
+// CHECK: math.absf
+// CHECK: math.exp
+// CHECK: math.log
+// CHECK: math.sqrt
+// CHECK: math.rsqrt
+// CHECK: math.tanh
+func.func @float_unary(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jeet.neg %a : tensor<4xf32>
+  %1 = jeet.abs %0 : tensor<4xf32>
+  %2 = jeet.exp %1 : tensor<4xf32>
+  %3 = jeet.log %2 : tensor<4xf32>
+  %4 = jeet.sqrt %3 : tensor<4xf32>
+  %5 = jeet.rsqrt %4 : tensor<4xf32>
+  %6 = jeet.tanh %5 : tensor<4xf32>
+  return %6 : tensor<4xf32>
+}
+
+// relu is maximumf with +0.0, so that NaN propagates.
+// CHECK-LABEL: func.func @relu
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[M:.*]] = arith.maximumf %[[X]], %[[Z]] : f32
+// CHECK: linalg.yield %[[M]]
+func.func @relu(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jeet.relu %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @int_unary
+// CHECK: ^bb0(%[[X:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK: arith.subi %[[Z]], %[[X]] : i32
+// CHECK: math.absi
+// CHECK: ^bb0(%[[Y:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[Z2:.*]] = arith.constant 0 : i32
+// CHECK: arith.maxsi %[[Y]], %[[Z2]] : i32
+func.func @int_unary(%a: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = jeet.neg %a : tensor<4xi32>
+  %1 = jeet.abs %0 : tensor<4xi32>
+  %2 = jeet.relu %1 : tensor<4xi32>
+  return %2 : tensor<4xi32>
+}
+
+// CHECK-LABEL: func.func @sigmoid
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[N:.*]] = arith.negf %[[X]]
+// CHECK: %[[E:.*]] = math.exp %[[N]]
+// CHECK: %[[D:.*]] = arith.addf %[[ONE]], %[[E]]
+// CHECK: %[[R:.*]] = arith.divf %[[ONE]], %[[D]]
+// CHECK: linalg.yield %[[R]]
+func.func @sigmoid(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jeet.sigmoid %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// gelu in its tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// CHECK-LABEL: func.func @gelu
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[X2:.*]] = arith.mulf %[[X]], %[[X]]
+// CHECK: %[[X3:.*]] = arith.mulf %[[X2]], %[[X]]
+// CHECK: %[[C:.*]] = arith.constant 4.471500e-02
+// CHECK: %[[CX3:.*]] = arith.mulf %[[C]], %[[X3]]
+// CHECK: %[[IN:.*]] = arith.addf %[[X]], %[[CX3]]
+// CHECK: %[[K:.*]] = arith.constant 0.797884583
+// CHECK: %[[S:.*]] = arith.mulf %[[K]], %[[IN]]
+// CHECK: %[[T:.*]] = math.tanh %[[S]]
+// CHECK: %[[T1:.*]] = arith.addf %{{.*}}, %[[T]]
+// CHECK: %[[H:.*]] = arith.mulf %{{.*}}, %[[X]]
+// CHECK: %[[R:.*]] = arith.mulf %[[H]], %[[T1]]
+// CHECK: linalg.yield %[[R]]
+func.func @gelu(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jeet.gelu %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// Transcendental functions of f16/bf16 are computed in f32; plain arithmetic
+// stays in the element type.
+// CHECK-LABEL: func.func @half
+// CHECK: ^bb0(%[[X:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[W]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.truncf %[[E]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[N]] : bf16
+// CHECK: ^bb0(%[[Y:.*]]: bf16, %[[Z:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: arith.addf %[[Y]], %[[Z]] : bf16
+// CHECK: ^bb0(%[[H:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT: %[[HW:.*]] = arith.extf %[[H]] : f16 to f32
+// CHECK-NEXT: math.tanh %[[HW]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @half(%a: tensor<4xbf16>, %b: tensor<4xf16>) -> (tensor<4xbf16>, tensor<4xf16>) {
+  %0 = jeet.exp %a : tensor<4xbf16>
+  %1 = jeet.add %0, %a : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xbf16>
+  %2 = jeet.tanh %b : tensor<4xf16>
+  return %1, %2 : tensor<4xbf16>, tensor<4xf16>
+}
+
+// CHECK-LABEL: func.func @constant
+// CHECK: %[[C:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK: return %[[C]]
+func.func @constant() -> tensor<2xf32> {
+  %0 = jeet.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -1,0 +1,200 @@
+// RUN: jeet-opt %s --jeet-lower-to-linalg | FileCheck %s
+// RUN: jeet-opt %s --jeet-lower-to-linalg=epilogue-tile-size=0 | FileCheck %s --check-prefix=UNTILED
+
+// CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1) -> ()>
+
+// Ten elementwise ops (with a broadcast input and rank-0 splat constants)
+// are one generic; each group input is read through its own map.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[A:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>, %[[C:.*]]: tensor<f32>)
+// CHECK-NOT: jeet.
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<16x8xf32>
+// CHECK-COUNT-1: linalg.generic {indexing_maps = [#[[ID2]], #[[COL]], #[[SCALAR]], #[[ID2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[A]], %[[B]], %[[C]] : tensor<16x8xf32>, tensor<8xf32>, tensor<f32>) outs(%[[E]] : tensor<16x8xf32>)
+// CHECK: arith.addf
+// CHECK: arith.mulf
+// CHECK: math.exp
+// CHECK: arith.subf
+// CHECK: arith.maximumf
+// CHECK: arith.divf
+// CHECK: math.tanh
+// CHECK: arith.negf
+// CHECK: math.absf
+// CHECK: arith.minimumf
+// CHECK: linalg.yield
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @chain(%a: tensor<16x8xf32>, %b: tensor<8xf32>, %c: tensor<f32>) -> tensor<16x8xf32> {
+  %r = jeet.fusion (%a, %b, %c) : (tensor<16x8xf32>, tensor<8xf32>, tensor<f32>) -> tensor<16x8xf32> {
+  ^bb0(%x: tensor<16x8xf32>, %y: tensor<8xf32>, %z: tensor<f32>):
+    %two = jeet.constant dense<2.0> : tensor<f32>
+    %0 = jeet.add %x, %y : tensor<16x8xf32>, tensor<8xf32> -> tensor<16x8xf32>
+    %1 = jeet.mul %0, %two : tensor<16x8xf32>, tensor<f32> -> tensor<16x8xf32>
+    %2 = jeet.exp %y : tensor<8xf32>
+    %3 = jeet.sub %1, %2 : tensor<16x8xf32>, tensor<8xf32> -> tensor<16x8xf32>
+    %4 = jeet.relu %3 : tensor<16x8xf32>
+    %5 = jeet.div %4, %z : tensor<16x8xf32>, tensor<f32> -> tensor<16x8xf32>
+    %6 = jeet.tanh %5 : tensor<16x8xf32>
+    %7 = jeet.neg %6 : tensor<16x8xf32>
+    %8 = jeet.abs %7 : tensor<16x8xf32>
+    %9 = jeet.min %8, %x : tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+    jeet.yield %9 : tensor<16x8xf32>
+  }
+  return %r : tensor<16x8xf32>
+}
+
+// Several results of one shape: one multi-result generic; an intermediate
+// result is computed once in the body.
+// CHECK-LABEL: func.func @two_results
+// CHECK: %[[R:.*]]:2 = linalg.generic
+// CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: %[[S:.*]] = arith.addf
+// CHECK: %[[M:.*]] = arith.maximumf %[[S]]
+// CHECK: linalg.yield %[[M]], %[[S]] : f32, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @two_results(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %r:2 = jeet.fusion (%a, %b) : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>):
+    %0 = jeet.add %x, %y : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    %1 = jeet.relu %0 : tensor<4x8xf32>
+    jeet.yield %1, %0 : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+  return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// Sum of squares: the square is computed inside the reduction's body; the
+// epilogue (rsqrt(sum + eps)) is a second generic.
+// CHECK-LABEL: func.func @sum_of_squares
+// CHECK-SAME: (%[[A:.*]]: tensor<16x8xf32>)
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[ID2]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[A]] : tensor<16x8xf32>) outs(%[[F]] : tensor<16xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[X]], %[[X]]
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[ACC]], %[[SQ]]
+// CHECK-NEXT: linalg.yield %[[SUM]]
+// CHECK: %[[K:.*]] = tensor.expand_shape %[[S]]
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[K]] : tensor<16x1xf32>)
+// CHECK: arith.addf
+// CHECK: math.rsqrt
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @sum_of_squares(%a: tensor<16x8xf32>) -> tensor<16x1xf32> {
+  %r = jeet.fusion (%a) : (tensor<16x8xf32>) -> tensor<16x1xf32> {
+  ^bb0(%x: tensor<16x8xf32>):
+    %0 = jeet.mul %x, %x : tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+    %1 = jeet.reduce_sum %0 {axes = array<i64: 1>, keepdims = true} : tensor<16x8xf32> -> tensor<16x1xf32>
+    %eps = jeet.constant dense<1.0e-5> : tensor<f32>
+    %2 = jeet.add %1, %eps : tensor<16x1xf32>, tensor<f32> -> tensor<16x1xf32>
+    %3 = jeet.rsqrt %2 : tensor<16x1xf32>
+    jeet.yield %3 : tensor<16x1xf32>
+  }
+  return %r : tensor<16x1xf32>
+}
+
+// A reduction alone in its group is exactly one generic.
+// CHECK-LABEL: func.func @sum_of_squares_only
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @sum_of_squares_only(%a: tensor<16x8xf32>) -> tensor<16xf32> {
+  %r = jeet.fusion (%a) : (tensor<16x8xf32>) -> tensor<16xf32> {
+  ^bb0(%x: tensor<16x8xf32>):
+    %0 = jeet.mul %x, %x : tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+    %1 = jeet.reduce_sum %0 {axes = array<i64: 1>} : tensor<16x8xf32> -> tensor<16xf32>
+    jeet.yield %1 : tensor<16xf32>
+  }
+  return %r : tensor<16xf32>
+}
+
+// matmul + bias + relu: the epilogue is tiled into scf.forall over 64x64
+// output tiles, with the matmul and its fill fused into each tile.
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK-SAME: (%[[A:.*]]: tensor<128x64xf32>, %[[B:.*]]: tensor<64x256xf32>, %[[BIAS:.*]]: tensor<256xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[R:.*]] = scf.forall (%[[I:.*]], %[[J:.*]]) = (0, 0) to (128, 256) step (64, 64) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK-DAG: %[[TA:.*]] = tensor.extract_slice %[[A]][%[[I]], 0] [64, 64] [1, 1]
+// CHECK-DAG: %[[TB:.*]] = tensor.extract_slice %[[B]][0, %[[J]]] [64, 64] [1, 1]
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[TA]], %[[TB]] : tensor<64x64xf32>, tensor<64x64xf32>) outs(%[[F]] : tensor<64x64xf32>)
+// CHECK: %[[TBIAS:.*]] = tensor.extract_slice %[[BIAS]][%[[J]]] [64] [1]
+// CHECK: %[[TOUT:.*]] = tensor.extract_slice %[[OUT]][%[[I]], %[[J]]] [64, 64] [1, 1]
+// CHECK: %[[EP:.*]] = linalg.generic {indexing_maps = [#[[ID2]], #[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[MM]], %[[TBIAS]] : tensor<64x64xf32>, tensor<64xf32>) outs(%[[TOUT]] : tensor<64x64xf32>)
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %[[EP]] into %[[OUT]][%[[I]], %[[J]]] [64, 64] [1, 1]
+// CHECK-NOT: linalg.matmul
+// CHECK: return %[[R]]
+
+// UNTILED-LABEL: func.func @matmul_bias_relu
+// UNTILED: %[[MM:.*]] = linalg.matmul
+// UNTILED: %[[R:.*]] = linalg.generic {{.*}} ins(%[[MM]], %{{.*}} : tensor<128x256xf32>, tensor<256xf32>)
+// UNTILED: return %[[R]]
+func.func @matmul_bias_relu(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>, %bias: tensor<256xf32>) -> tensor<128x256xf32> {
+  %r = jeet.fusion (%a, %b, %bias) : (tensor<128x64xf32>, tensor<64x256xf32>, tensor<256xf32>) -> tensor<128x256xf32> {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x256xf32>, %z: tensor<256xf32>):
+    %0 = jeet.matmul %x, %y : tensor<128x64xf32>, tensor<64x256xf32> -> tensor<128x256xf32>
+    %1 = jeet.add %0, %z : tensor<128x256xf32>, tensor<256xf32> -> tensor<128x256xf32>
+    %2 = jeet.relu %1 : tensor<128x256xf32>
+    jeet.yield %2 : tensor<128x256xf32>
+  }
+  return %r : tensor<128x256xf32>
+}
+
+// An f16 matmul epilogue reads the f32 accumulator and truncates it in its
+// body; a dimension shorter than the tile is one tile.
+// CHECK-LABEL: func.func @matmul_f16_scale
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (32, 16) step (32, 16)
+// CHECK: %[[MM:.*]] = linalg.matmul {{.*}} -> tensor<32x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[MM]], %{{.*}} : tensor<32x16xf32>, tensor<f16>)
+// CHECK-NEXT: ^bb0(%[[ACC:.*]]: f32, %[[S:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT: %[[T:.*]] = arith.truncf %[[ACC]] : f32 to f16
+// CHECK-NEXT: arith.mulf %[[T]], %[[S]] : f16
+func.func @matmul_f16_scale(%a: tensor<32x8xf16>, %b: tensor<8x16xf16>, %s: tensor<f16>) -> tensor<32x16xf16> {
+  %r = jeet.fusion (%a, %b, %s) : (tensor<32x8xf16>, tensor<8x16xf16>, tensor<f16>) -> tensor<32x16xf16> {
+  ^bb0(%x: tensor<32x8xf16>, %y: tensor<8x16xf16>, %z: tensor<f16>):
+    %0 = jeet.matmul %x, %y : tensor<32x8xf16>, tensor<8x16xf16> -> tensor<32x16xf16>
+    %1 = jeet.mul %0, %z : tensor<32x16xf16>, tensor<f16> -> tensor<32x16xf16>
+    jeet.yield %1 : tensor<32x16xf16>
+  }
+  return %r : tensor<32x16xf16>
+}
+
+// Any other group is lowered op by op: a transpose between elementwise ops.
+// CHECK-LABEL: func.func @other_group
+// CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>)
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[A]] :
+// CHECK: math.exp
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[E]] :
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[T]] :
+// CHECK: arith.negf
+// CHECK: return %[[R]]
+func.func @other_group(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %r = jeet.fusion (%a) : (tensor<4x8xf32>) -> tensor<8x4xf32> {
+  ^bb0(%x: tensor<4x8xf32>):
+    %0 = jeet.exp %x : tensor<4x8xf32>
+    %1 = jeet.transpose %0 {permutation = array<i64: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+    %2 = jeet.neg %1 : tensor<8x4xf32>
+    jeet.yield %2 : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}
+
+// A group input yielded as is needs no loop nest.
+// CHECK-LABEL: func.func @passthrough
+// CHECK-SAME: (%[[A:.*]]: tensor<4xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[A]]
+func.func @passthrough(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = jeet.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    jeet.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -1,0 +1,219 @@
+// RUN: jeet-opt %s | jeet-opt | FileCheck %s
+
+// The ```mlir examples of the op descriptions in JeetOps.td (and so in the
+// generated docs/Dialects/JeetDialect.md), one function each, with their free
+// values as arguments. Keep this file in sync with the .td examples.
+
+// CHECK-LABEL: func.func @abs
+// CHECK: jeet.abs %{{.*}} : tensor<4x3xf32>
+func.func @abs(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.abs %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @add
+// CHECK: jeet.add %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+func.func @add(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.add %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @broadcast_to
+// CHECK: jeet.broadcast_to %{{.*}} : tensor<3xf32> -> tensor<4x3xf32>
+func.func @broadcast_to(%x: tensor<3xf32>) -> tensor<4x3xf32> {
+  %b = jeet.broadcast_to %x : tensor<3xf32> -> tensor<4x3xf32>
+  return %b : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @cast
+// CHECK: jeet.cast %{{.*}} : tensor<4xf32> -> tensor<4xf16>
+func.func @cast(%x: tensor<4xf32>) -> tensor<4xf16> {
+  %h = jeet.cast %x : tensor<4xf32> -> tensor<4xf16>
+  return %h : tensor<4xf16>
+}
+
+// CHECK-LABEL: func.func @constant
+// CHECK: jeet.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+func.func @constant() -> tensor<2xf32> {
+  %0 = jeet.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @div
+// CHECK: jeet.div %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+func.func @div(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.div %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @exp
+// CHECK: jeet.exp %{{.*}} : tensor<4x3xf32>
+func.func @exp(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.exp %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @fusion
+// CHECK: jeet.fusion(%{{.*}}, %{{.*}}) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32> {
+// CHECK:   jeet.add
+// CHECK:   jeet.relu
+// CHECK:   jeet.yield %{{.*}} : tensor<16xf32>
+func.func @fusion(%a: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<16xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32> {
+  ^bb0(%x: tensor<16xf32>, %y: tensor<16xf32>):
+    %s = jeet.add %x, %y : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+    %t = jeet.relu %s : tensor<16xf32>
+    jeet.yield %t : tensor<16xf32>
+  }
+  return %r : tensor<16xf32>
+}
+
+// CHECK-LABEL: func.func @gelu
+// CHECK: jeet.gelu %{{.*}} : tensor<4x3xf32>
+func.func @gelu(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.gelu %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @log
+// CHECK: jeet.log %{{.*}} : tensor<4x3xf32>
+func.func @log(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.log %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @matmul
+// CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<8x64x32xf32>, tensor<32x16xf32> -> tensor<8x64x16xf32>
+func.func @matmul(%a: tensor<8x64x32xf32>, %b: tensor<32x16xf32>) -> tensor<8x64x16xf32> {
+  %c = jeet.matmul %a, %b : tensor<8x64x32xf32>, tensor<32x16xf32> -> tensor<8x64x16xf32>
+  return %c : tensor<8x64x16xf32>
+}
+
+// CHECK-LABEL: func.func @max
+// CHECK: jeet.max %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+func.func @max(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.max %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @min
+// CHECK: jeet.min %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+func.func @min(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.min %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @mul
+// CHECK: jeet.mul %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+func.func @mul(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.mul %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @neg
+// CHECK: jeet.neg %{{.*}} : tensor<4x3xf32>
+func.func @neg(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.neg %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @pow
+// CHECK: jeet.pow %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+func.func @pow(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.pow %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @reduce_max
+// CHECK: jeet.reduce_max %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+func.func @reduce_max(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %s = jeet.reduce_max %x {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  return %s : tensor<4x1xf32>
+}
+
+// CHECK-LABEL: func.func @reduce_mean
+// CHECK: jeet.reduce_mean %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+func.func @reduce_mean(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %s = jeet.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  return %s : tensor<4x1xf32>
+}
+
+// CHECK-LABEL: func.func @reduce_sum
+// CHECK: jeet.reduce_sum %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+func.func @reduce_sum(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %s = jeet.reduce_sum %x {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  return %s : tensor<4x1xf32>
+}
+
+// CHECK-LABEL: func.func @relu
+// CHECK: jeet.relu %{{.*}} : tensor<4x3xf32>
+func.func @relu(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.relu %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @reshape
+// CHECK: jeet.reshape %{{.*}} : tensor<2x6xf32> -> tensor<3x4xf32>
+func.func @reshape(%x: tensor<2x6xf32>) -> tensor<3x4xf32> {
+  %r = jeet.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+
+// CHECK-LABEL: func.func @rsqrt
+// CHECK: jeet.rsqrt %{{.*}} : tensor<4x3xf32>
+func.func @rsqrt(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.rsqrt %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @sigmoid
+// CHECK: jeet.sigmoid %{{.*}} : tensor<4x3xf32>
+func.func @sigmoid(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.sigmoid %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @softmax
+// CHECK: jeet.softmax %{{.*}} {axis = 1 : i64} : tensor<4x8xf32>
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = jeet.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @sqrt
+// CHECK: jeet.sqrt %{{.*}} : tensor<4x3xf32>
+func.func @sqrt(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.sqrt %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @sub
+// CHECK: jeet.sub %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+func.func @sub(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.sub %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @tanh
+// CHECK: jeet.tanh %{{.*}} : tensor<4x3xf32>
+func.func @tanh(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.tanh %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @transpose
+// CHECK: jeet.transpose %{{.*}} {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+func.func @transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %t = jeet.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+}
+
+// CHECK-LABEL: func.func @yield
+// CHECK: jeet.yield %{{.*}} : tensor<16xf32>
+func.func @yield(%a: tensor<16xf32>) -> tensor<16xf32> {
+  %r = jeet.fusion (%a) : (tensor<16xf32>) -> tensor<16xf32> {
+  ^bb0(%t: tensor<16xf32>):
+    jeet.yield %t : tensor<16xf32>
+  }
+  return %r : tensor<16xf32>
+}

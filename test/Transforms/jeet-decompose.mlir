@@ -1,0 +1,140 @@
+// RUN: jeet-opt %s --jeet-decompose --split-input-file | FileCheck %s
+
+// softmax subtracts the maximum along its axis before exponentiating, so it
+// does not overflow, and keeps the reduced dimension to broadcast back.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: %[[M:.*]] = jeet.reduce_max %[[X]] {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-NEXT: %[[D:.*]] = jeet.sub %[[X]], %[[M]] : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: %[[E:.*]] = jeet.exp %[[D]] : tensor<4x8xf32>
+// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %[[E]] {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-NEXT: %[[R:.*]] = jeet.div %[[E]], %[[S]] : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = jeet.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// softmax along a leading axis, in f16.
+// CHECK-LABEL: func.func @softmax_f16_axis0
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf16>)
+// CHECK-NEXT: %[[M:.*]] = jeet.reduce_max %[[X]] {axes = array<i64: 0>, keepdims = true} : tensor<4x8xf16> -> tensor<1x8xf16>
+// CHECK-NEXT: %[[D:.*]] = jeet.sub %[[X]], %[[M]] : tensor<4x8xf16>, tensor<1x8xf16> -> tensor<4x8xf16>
+// CHECK-NEXT: %[[E:.*]] = jeet.exp %[[D]] : tensor<4x8xf16>
+// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %[[E]] {axes = array<i64: 0>, keepdims = true} : tensor<4x8xf16> -> tensor<1x8xf16>
+// CHECK-NEXT: %[[R:.*]] = jeet.div %[[E]], %[[S]] : tensor<4x8xf16>, tensor<1x8xf16> -> tensor<4x8xf16>
+// CHECK-NEXT: return %[[R]]
+func.func @softmax_f16_axis0(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %0 = jeet.softmax %x {axis = 0 : i64} : tensor<4x8xf16>
+  return %0 : tensor<4x8xf16>
+}
+
+// -----
+
+// gelu in its tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// CHECK-LABEL: func.func @gelu
+// CHECK-SAME: (%[[X:.*]]: tensor<16xf32>)
+// CHECK-DAG: %[[HALF:.*]] = jeet.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-DAG: %[[ONE:.*]] = jeet.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[K:.*]] = jeet.constant dense<0.797884583> : tensor<f32>
+// CHECK-DAG: %[[C:.*]] = jeet.constant dense<4.471500e-02> : tensor<f32>
+// CHECK: %[[X2:.*]] = jeet.mul %[[X]], %[[X]]
+// CHECK-NEXT: %[[X3:.*]] = jeet.mul %[[X2]], %[[X]]
+// CHECK-NEXT: %[[CX3:.*]] = jeet.mul %[[C]], %[[X3]] : tensor<f32>, tensor<16xf32> -> tensor<16xf32>
+// CHECK-NEXT: %[[IN:.*]] = jeet.add %[[X]], %[[CX3]]
+// CHECK-NEXT: %[[SC:.*]] = jeet.mul %[[K]], %[[IN]]
+// CHECK-NEXT: %[[T:.*]] = jeet.tanh %[[SC]] : tensor<16xf32>
+// CHECK-NEXT: %[[T1:.*]] = jeet.add %[[ONE]], %[[T]]
+// CHECK-NEXT: %[[HX:.*]] = jeet.mul %[[HALF]], %[[X]]
+// CHECK-NEXT: %[[R:.*]] = jeet.mul %[[HX]], %[[T1]] : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @gelu(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = jeet.gelu %x : tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+// gelu in f16 uses f16 constants.
+// CHECK-LABEL: func.func @gelu_f16
+// CHECK-DAG: jeet.constant dense<5.000000e-01> : tensor<f16>
+// CHECK-DAG: jeet.constant dense<1.000000e+00> : tensor<f16>
+// CHECK-DAG: jeet.constant dense<7.978520e-01> : tensor<f16>
+// CHECK-DAG: jeet.constant dense<4.470830e-02> : tensor<f16>
+// CHECK: jeet.tanh %{{.*}} : tensor<2x8xf16>
+// CHECK-NOT: jeet.gelu
+func.func @gelu_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
+  %0 = jeet.gelu %x : tensor<2x8xf16>
+  return %0 : tensor<2x8xf16>
+}
+
+// -----
+
+// reduce_mean is the sum divided by the number of reduced elements.
+// CHECK-LABEL: func.func @reduce_mean
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: %[[N:.*]] = jeet.constant dense<8.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %[[X]] {axes = array<i64: 0, 2>} : tensor<2x3x4xf32> -> tensor<3xf32>
+// CHECK-NEXT: %[[R:.*]] = jeet.div %[[S]], %[[N]] : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<3xf32> {
+  %0 = jeet.reduce_mean %x {axes = array<i64: 0, 2>} : tensor<2x3x4xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// reduce_mean with keepdims keeps the reduced dimensions in the sum.
+// CHECK-LABEL: func.func @reduce_mean_keepdims
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[N:.*]] = jeet.constant dense<8.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %[[X]] {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-NEXT: %[[R:.*]] = jeet.div %[[S]], %[[N]] : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @reduce_mean_keepdims(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %0 = jeet.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+// reduce_mean in f16 divides in f16 when the count is exact in f16.
+// CHECK-LABEL: func.func @reduce_mean_f16
+// CHECK: %[[N:.*]] = jeet.constant dense<3.000000e+03> : tensor<f16>
+// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %{{.*}} {axes = array<i64: 1>} : tensor<2x3000xf16> -> tensor<2xf16>
+// CHECK-NEXT: %[[R:.*]] = jeet.div %[[S]], %[[N]] : tensor<2xf16>, tensor<f16> -> tensor<2xf16>
+// CHECK-NEXT: return %[[R]]
+func.func @reduce_mean_f16(%x: tensor<2x3000xf16>) -> tensor<2xf16> {
+  %0 = jeet.reduce_mean %x {axes = array<i64: 1>} : tensor<2x3000xf16> -> tensor<2xf16>
+  return %0 : tensor<2xf16>
+}
+
+// -----
+
+// A count that f16 would round (3001) or overflow is divided in f32.
+// CHECK-LABEL: func.func @reduce_mean_f16_inexact_count
+// CHECK: %[[N:.*]] = jeet.constant dense<3.001000e+03> : tensor<f32>
+// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<2x3001xf16> -> tensor<2x1xf16>
+// CHECK-NEXT: %[[W:.*]] = jeet.cast %[[S]] : tensor<2x1xf16> -> tensor<2x1xf32>
+// CHECK-NEXT: %[[D:.*]] = jeet.div %[[W]], %[[N]] : tensor<2x1xf32>, tensor<f32> -> tensor<2x1xf32>
+// CHECK-NEXT: %[[R:.*]] = jeet.cast %[[D]] : tensor<2x1xf32> -> tensor<2x1xf16>
+// CHECK-NEXT: return %[[R]]
+func.func @reduce_mean_f16_inexact_count(%x: tensor<2x3001xf16>) -> tensor<2x1xf16> {
+  %0 = jeet.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : tensor<2x3001xf16> -> tensor<2x1xf16>
+  return %0 : tensor<2x1xf16>
+}
+
+// -----
+
+// Primitive ops are left alone.
+// CHECK-LABEL: func.func @primitives
+// CHECK-NEXT: jeet.reduce_sum
+// CHECK-NEXT: jeet.exp
+// CHECK-NEXT: return
+func.func @primitives(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %0 = jeet.reduce_sum %x {axes = array<i64: 1>} : tensor<4x8xf32> -> tensor<4xf32>
+  %1 = jeet.exp %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}

@@ -1,0 +1,461 @@
+"""The Python API: creation, operators, laziness, caching, jit, devices,
+memory, explain/compile, and every user-facing error."""
+
+import numpy as np
+import pytest
+
+import jeet
+from conftest import no_gpu, requires_gpu
+
+
+def randn(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def t(x, dtype="float32"):
+    return jeet.tensor(x, dtype=dtype, device="cpu")
+
+
+# -- creation ---------------------------------------------------------------
+
+
+def test_tensor_shape_is_zero_filled():
+    x = jeet.tensor([3, 4], device="cpu")
+    assert x.shape == (3, 4) and x.dtype == "float32" and x.device == "cpu"
+    assert np.array_equal(x.numpy(), np.zeros((3, 4), np.float32))
+    assert jeet.tensor((2,), dtype="i32", device="cpu").dtype == "int32"
+
+
+def test_tensor_from_data(rng):
+    a = randn(rng, 3, 5)
+    np.testing.assert_array_equal(jeet.tensor(a, device="cpu").numpy(), a)
+    nested = [[1.5, 2.5], [3.5, 4.5]]
+    np.testing.assert_array_equal(jeet.tensor(nested, device="cpu").numpy(),
+                                  np.array(nested, np.float32))
+    assert jeet.tensor(2.5, device="cpu").shape == ()
+    assert jeet.tensor(np.arange(4), dtype="int32", device="cpu").dtype == "int32"
+
+
+@pytest.mark.parametrize("name,long", [("float32", "float32"), ("f32", "float32"),
+                                       ("float16", "float16"), ("f16", "float16"),
+                                       ("bfloat16", "bfloat16"), ("bf16", "bfloat16"),
+                                       ("int32", "int32"), ("i32", "int32")])
+def test_dtype_names(name, long):
+    assert jeet.zeros(2, 3, dtype=name, device="cpu").dtype == long
+
+
+def test_creation_functions(rng):
+    assert np.array_equal(jeet.zeros(2, 3, device="cpu").numpy(), np.zeros((2, 3)))
+    assert np.array_equal(jeet.ones((2, 3), device="cpu").numpy(), np.ones((2, 3)))
+    assert np.array_equal(jeet.full((2, 2), 7, dtype="i32", device="cpu").numpy(),
+                          np.full((2, 2), 7))
+    np.testing.assert_array_equal(jeet.arange(5, device="cpu").numpy(),
+                                  np.arange(5, dtype=np.float32))
+    np.testing.assert_array_equal(jeet.arange(1, 10, 3, dtype="i32", device="cpu").numpy(),
+                                  np.arange(1, 10, 3))
+    r = jeet.rand(100, 10, device="cpu").numpy()
+    assert r.shape == (100, 10) and r.min() >= 0 and r.max() < 1 and r.std() > 0.1
+    n = jeet.randn((200, 10), device="cpu").numpy()
+    assert abs(n.mean()) < 0.2 and 0.8 < n.std() < 1.2
+    a = randn(rng, 4, 4)
+    f = jeet.from_numpy(a, device="cpu")
+    assert f.dtype == "float32"
+    np.testing.assert_array_equal(f.numpy(), a)
+    assert jeet.from_numpy(np.ones(3, np.float16), device="cpu").dtype == "float16"
+    assert jeet.from_numpy(np.arange(3), device="cpu").dtype == "int32"
+
+
+def test_numpy_interop(rng):
+    a = randn(rng, 3, 4)
+    x = t(a)
+    np.testing.assert_array_equal(np.asarray(x), a)
+    np.testing.assert_array_equal(np.asarray(x + 1), a + np.float32(1))
+    # numpy() is a copy: changing it leaves the tensor alone.
+    got = x.numpy()
+    got[:] = 0
+    np.testing.assert_array_equal(x.numpy(), a)
+    # NumPy arrays on the left defer to the tensor.
+    y = a + x
+    assert isinstance(y, jeet.Tensor)
+    np.testing.assert_allclose(y.numpy(), a + a)
+
+
+def test_auto_device():
+    x = jeet.tensor([2, 2])
+    assert x.device == ("gpu" if jeet.gpu_available() else "cpu")
+
+
+# -- laziness and execution --------------------------------------------------
+
+
+def test_ops_are_lazy_until_execute(rng):
+    a = t(randn(rng, 8, 8))
+    y = (a * 2 + 1).relu()
+    assert not y.is_materialized
+    assert "lazy" in repr(y)
+    assert y.execute() is y
+    assert y.is_materialized
+    np.testing.assert_allclose(y.numpy(), np.maximum(a.numpy() * 2 + 1, 0), rtol=1e-6)
+    assert "jeet.Tensor(" in repr(y)
+
+
+def test_execute_many_at_once(rng):
+    a = t(randn(rng, 5, 5))
+    s = a + 1
+    x, y = jeet.execute(s * 2, s * 3)
+    np.testing.assert_allclose(x.numpy(), (a.numpy() + 1) * 2, rtol=1e-6)
+    np.testing.assert_allclose(y.numpy(), (a.numpy() + 1) * 3, rtol=1e-6)
+
+
+def test_materialised_node_becomes_a_leaf(rng):
+    a = t(randn(rng, 4, 4))
+    b = (a + 1).execute()
+    c = b * 2
+    np.testing.assert_allclose(c.numpy(), (a.numpy() + 1) * 2, rtol=1e-6)
+
+
+def test_shared_subexpression_computed_once(rng):
+    a = t(randn(rng, 6, 6))
+    s = a.exp()
+    y = s + s * s
+    e = np.exp(a.numpy().astype(np.float64))
+    np.testing.assert_allclose(y.numpy(), e + e * e, rtol=1e-5)
+
+
+# -- scalars and operators ---------------------------------------------------
+
+
+def test_operators_with_scalars(rng):
+    a = randn(rng, 7, 3)
+    x = t(a)
+    af = a.astype(np.float64)
+    cases = [
+        (x + 2, af + 2), (2 + x, 2 + af), (x - 1.5, af - 1.5), (1.5 - x, 1.5 - af),
+        (x * 3, af * 3), (3 * x, 3 * af), (x / 4, af / 4), (4 / (x * x + 1), 4 / (af * af + 1)),
+        (-x, -af), (+x, af), (abs(x), np.abs(af)), ((x * x + 1) ** 0.5, (af * af + 1) ** 0.5),
+        (2 ** x, 2 ** af), (x ** 2, af ** 2),
+    ]
+    for got, expected in cases:
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_scalar_takes_tensor_dtype():
+    h = jeet.ones(4, dtype="float16", device="cpu")
+    assert (h * 2.5).dtype == "float16"
+    np.testing.assert_array_equal((h * 2.5).numpy(), np.full(4, 2.5, np.float16))
+    i = jeet.full((3,), 7, dtype="int32", device="cpu")
+    np.testing.assert_array_equal((i + 2).numpy(), [9, 9, 9])
+    with pytest.raises(jeet.JeetError):
+        i + 0.5
+
+
+def test_methods_and_properties(rng):
+    a = randn(rng, 2, 3, 4)
+    x = t(a)
+    assert x.ndim == 3 and x.size == 24 and len(x) == 2
+    assert x.reshape(6, 4).shape == (6, 4)
+    assert x.reshape((4, -1)).shape == (4, 6)
+    assert x.transpose(2, 0, 1).shape == (4, 2, 3)
+    assert x.T.shape == (4, 3, 2)
+    assert x.sum().shape == ()
+    assert x.sum(axis=-1, keepdims=True).shape == (2, 3, 1)
+    assert x.mean(axis=(0, 1)).shape == (4,)
+    np.testing.assert_allclose(x.max(axis=1).numpy(), a.max(axis=1))
+    np.testing.assert_allclose(float(x.sum()), a.astype(np.float64).sum(), rtol=1e-5)
+
+
+# -- caching -----------------------------------------------------------------
+
+
+def _graph(x, y):
+    return jeet.relu(x @ y + 1.0)
+
+
+def test_new_data_never_recompiles(rng):
+    first = _graph(t(randn(rng, 24, 16)), t(randn(rng, 16, 8))).execute()
+    before = jeet.cache_stats()
+    for _ in range(3):
+        a, b = randn(rng, 24, 16), randn(rng, 16, 8)
+        out = _graph(t(a), t(b)).execute()
+        ref = np.maximum(a.astype(np.float64) @ b + 1, 0)
+        np.testing.assert_allclose(out.numpy(), ref, rtol=1e-4, atol=1e-5)
+    after = jeet.cache_stats()
+    assert after["compilations"] == before["compilations"]
+    assert after["cache_hits"] == before["cache_hits"] + 3
+    assert first.shape == (24, 8)
+
+
+def test_new_shape_compiles_once(rng):
+    shape = (int(rng.integers(100, 200)), 3)  # a shape no other test uses
+    before = jeet.cache_stats()
+    for _ in range(3):
+        (t(randn(rng, *shape)) * 2).sum(axis=0).execute()
+    after = jeet.cache_stats()
+    assert after["compilations"] == before["compilations"] + 1
+    assert after["cache_hits"] == before["cache_hits"] + 2
+
+
+def test_cache_stats_keys():
+    stats = jeet.cache_stats()
+    assert {"compilations", "cache_hits"} <= set(stats)
+
+
+# -- jit ----------------------------------------------------------------------
+
+
+def test_jit_traces_once_per_shape(rng):
+    calls = []
+
+    @jeet.jit
+    def f(x, y):
+        calls.append(1)
+        return jeet.tanh(x * y + x).sum(axis=-1)
+
+    for _ in range(3):
+        a, b = randn(rng, 6, 5), randn(rng, 6, 5)
+        out = f(t(a), t(b))
+        af, bf = a.astype(np.float64), b.astype(np.float64)
+        np.testing.assert_allclose(out.numpy(), np.tanh(af * bf + af).sum(-1),
+                                   rtol=1e-4, atol=1e-5)
+    assert f.num_traces == 1 and len(calls) == 1
+    f(t(randn(rng, 2, 5)), t(randn(rng, 2, 5)))
+    assert f.num_traces == 2
+    f(t(randn(rng, 6, 5)), t(randn(rng, 6, 5)))
+    f(t(randn(rng, 2, 5)), t(randn(rng, 2, 5)))
+    assert f.num_traces == 2
+    # A new dtype is a new trace too.
+    f(jeet.ones(6, 5, dtype="f16", device="cpu"), jeet.ones(6, 5, dtype="f16", device="cpu"))
+    assert f.num_traces == 3
+
+
+def test_jit_does_not_recompile(rng):
+    @jeet.jit
+    def g(x):
+        return (x * 3 - 1).relu()
+
+    g(t(randn(rng, 9, 4)))
+    before = jeet.cache_stats()
+    for _ in range(4):
+        a = randn(rng, 9, 4)
+        np.testing.assert_allclose(g(t(a)).numpy(), np.maximum(a * 3.0 - 1, 0), rtol=1e-5)
+    assert jeet.cache_stats()["compilations"] == before["compilations"]
+
+
+def test_jit_multiple_outputs_and_static_args(rng):
+    @jeet.jit
+    def h(x, axis):
+        return x.sum(axis=axis), x.max(axis=axis), x
+
+    a = randn(rng, 4, 6)
+    s, m, same = h(t(a), 1)
+    np.testing.assert_allclose(s.numpy(), a.astype(np.float64).sum(1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m.numpy(), a.max(1))
+    np.testing.assert_array_equal(same.numpy(), a)
+    h(t(a), 0)
+    assert h.num_traces == 2
+
+
+def test_jit_captures_closure_tensors(rng):
+    w = t(randn(rng, 5, 3))
+
+    @jeet.jit
+    def k(x):
+        return x @ w
+
+    a = randn(rng, 2, 5)
+    np.testing.assert_allclose(k(t(a)).numpy(), a.astype(np.float64) @ w.numpy(),
+                               rtol=1e-4, atol=1e-5)
+
+
+# -- compile / explain ----------------------------------------------------------
+
+
+def test_compile_and_explain(rng):
+    x, w = t(randn(rng, 32, 16)), t(randn(rng, 16, 8))
+    y = jeet.relu(x @ w + 1.0).sum(axis=1)
+    compiled = jeet.compile(y)
+    assert compiled.num_kernels >= 1
+    assert "jeet.matmul" in compiled.ir("jeet")
+    assert "func.func @main" in compiled.ir("jeet")
+    assert "jeet.fusion" in compiled.ir("fused")
+    assert any("jeet.matmul" in ops for ops in compiled.kernel_ops)
+    text = jeet.explain(y)
+    assert "kernel" in text and "jeet.matmul" in text and "peak" in text
+    assert not y.is_materialized  # compile/explain do not execute
+    with pytest.raises(jeet.JeetError, match="no PTX for the CPU backend"):
+        compiled.ptx()
+    y.execute()
+    assert jeet.compile(y).num_kernels == compiled.num_kernels
+
+
+def test_fusion_counts(rng):
+    x = t(randn(rng, 64, 64))
+    chain = x
+    for _ in range(10):
+        chain = chain + 1.0
+    assert jeet.compile(chain).num_kernels == 1
+    np.testing.assert_allclose(chain.numpy(), x.numpy() + 10, rtol=1e-6)
+
+
+def test_graph_text_has_no_locations_and_is_canonical(rng):
+    a, b = t(randn(rng, 3, 3)), t(randn(rng, 3, 3))
+    c, d = t(randn(rng, 3, 3)), t(randn(rng, 3, 3))
+    text1 = jeet.compile((a + b).exp()).graph_text
+    text2 = jeet.compile((c + d).exp()).graph_text
+    assert text1 == text2
+    assert "loc(" not in text1
+    assert jeet.compile((a + a).exp()).graph_text != text1
+
+
+# -- devices and memory ---------------------------------------------------------
+
+
+def test_devices():
+    devices = jeet.devices()
+    assert devices[0]["name"] == "host" and devices[0]["available"]
+    for d in devices:
+        assert {"name", "kind", "available", "reason", "description"} <= set(d)
+        if not d["available"]:
+            assert d["reason"]
+
+
+def test_memory_stats_and_empty_cache(rng):
+    jeet.empty_cache()
+    stats = jeet.memory_stats("cpu")
+    for key in ("allocated_bytes", "reserved_bytes", "peak_allocated_bytes",
+                "num_allocs", "num_frees", "cache_hits", "device_mallocs"):
+        assert key in stats
+    x = jeet.tensor(randn(rng, 256, 256), device="cpu")
+    after = jeet.memory_stats("cpu")
+    assert after["allocated_bytes"] >= stats["allocated_bytes"] + 256 * 256 * 4
+    assert after["num_allocs"] > stats["num_allocs"]
+    del x
+    freed = jeet.memory_stats("cpu")
+    assert freed["allocated_bytes"] < after["allocated_bytes"]
+    jeet.empty_cache("cpu")
+    assert jeet.memory_stats("cpu")["reserved_bytes"] <= freed["reserved_bytes"]
+
+
+def test_buffers_are_recycled(rng):
+    y = (t(randn(rng, 128, 128)) * 2).execute()
+    del y
+    before = jeet.memory_stats("cpu")
+    y = (t(randn(rng, 128, 128)) * 2).execute()
+    after = jeet.memory_stats("cpu")
+    assert after["cache_hits"] > before["cache_hits"]
+
+
+# -- errors -------------------------------------------------------------------
+
+
+def test_error_hierarchy():
+    assert issubclass(jeet.ShapeError, jeet.JeetError)
+    assert issubclass(jeet.ShapeError, ValueError)
+    for cls in (jeet.DeviceUnavailableError, jeet.OutOfMemoryError,
+                jeet.CompilationError):
+        assert issubclass(cls, jeet.JeetError)
+
+
+def test_shape_error_matmul_is_eager():
+    a = jeet.zeros(2, 3, device="cpu")
+    b = jeet.zeros(4, 5, device="cpu")
+    with pytest.raises(jeet.ShapeError) as info:
+        jeet.matmul(a, b)
+    message = str(info.value)
+    assert "matmul" in message
+    assert "(2, 3)" in message and "(4, 5)" in message
+    with pytest.raises(ValueError):
+        a @ b
+
+
+@pytest.mark.parametrize("make", [
+    lambda: jeet.add(jeet.zeros(2, 3, device="cpu"), jeet.zeros(4, 3, device="cpu")),
+    lambda: jeet.zeros(2, 3, device="cpu") * jeet.zeros(3, 2, device="cpu"),
+    lambda: jeet.reshape(jeet.zeros(2, 3, device="cpu"), (4, 2)),
+    lambda: jeet.broadcast_to(jeet.zeros(2, 3, device="cpu"), (3, 3)),
+    lambda: jeet.transpose(jeet.zeros(2, 3, device="cpu"), (0, 0)),
+    lambda: jeet.sum(jeet.zeros(2, 3, device="cpu"), axis=2),
+    lambda: jeet.softmax(jeet.zeros(2, 3, device="cpu"), axis=5),
+    lambda: jeet.matmul(jeet.zeros(3, device="cpu"), jeet.zeros(3, 3, device="cpu")),
+    lambda: jeet.add(jeet.zeros(2, device="cpu"), jeet.zeros(2, dtype="i32", device="cpu")),
+])
+def test_shape_errors(make):
+    with pytest.raises(jeet.ShapeError) as info:
+        make()
+    assert "jeet." in str(info.value)
+
+
+def test_shape_error_names_op_and_shapes():
+    with pytest.raises(jeet.ShapeError) as info:
+        jeet.zeros(2, 3, device="cpu") + jeet.zeros(4, 3, device="cpu")
+    message = str(info.value)
+    assert "add" in message and "(2, 3)" in message and "(4, 3)" in message
+
+
+def test_unknown_dtype_and_device():
+    with pytest.raises(jeet.JeetError, match="unknown dtype 'float64'"):
+        jeet.tensor([2], dtype="float64")
+    with pytest.raises(jeet.JeetError, match="unknown device 'tpu'"):
+        jeet.tensor([2], device="tpu")
+    with pytest.raises(ValueError):
+        jeet.zeros(2, dtype="int8")
+    with pytest.raises(jeet.JeetError):
+        jeet.cast(jeet.zeros(2, device="cpu"), "complex64")
+
+
+@no_gpu
+def test_gpu_unavailable_error_has_reason():
+    with pytest.raises(jeet.DeviceUnavailableError) as info:
+        jeet.tensor([4, 4], device="gpu")
+    message = str(info.value)
+    assert "unavailable" in message and len(message) > len("device 'gpu' is unavailable: ")
+    with pytest.raises(jeet.DeviceUnavailableError):
+        jeet.zeros(2, device="cuda")
+    with pytest.raises(jeet.DeviceUnavailableError):
+        jeet.memory_stats("gpu")
+    # Never a silent fallback: 'auto' is the only way to get the CPU instead.
+    assert jeet.tensor([2], device="auto").device == "cpu"
+
+
+@requires_gpu
+def test_mixing_devices_is_an_error():
+    with pytest.raises(jeet.JeetError, match="devices"):
+        jeet.zeros(2, device="cpu") + jeet.zeros(2, device="gpu")
+
+
+def test_out_of_memory_error_and_recovery():
+    jeet.empty_cache("cpu")
+    base = jeet.memory_stats("cpu")["reserved_bytes"]
+    jeet.set_memory_limit(base + (4 << 20), "cpu")
+    try:
+        with pytest.raises(jeet.OutOfMemoryError) as info:
+            jeet.zeros(64 << 20, dtype="float32", device="cpu")
+        assert "256" in str(info.value) or "bytes" in str(info.value)
+        assert isinstance(info.value, MemoryError)
+    finally:
+        jeet.set_memory_limit(0, "cpu")
+    x = jeet.ones(1 << 20, device="cpu")
+    assert float(x.sum()) == float(1 << 20)
+
+
+def test_compilation_error_carries_diagnostic():
+    from jeet import _jeet
+    with pytest.raises(jeet.CompilationError) as info:
+        _jeet.compile("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+                      "  %0 = \"jeet.bogus\"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
+                      "  return %0 : tensor<2xf32>\n}\n")
+    assert "jeet.bogus" in str(info.value)
+    assert info.value.diagnostic
+    assert "<graph>:" in info.value.diagnostic  # file:line:col
+
+
+def test_nothing_to_compile():
+    with pytest.raises(jeet.JeetError):
+        jeet.compile(jeet.zeros(3, device="cpu"))
+
+
+def test_bad_operand_types():
+    with pytest.raises(TypeError):
+        jeet.zeros(3, device="cpu") + "a"
+    with pytest.raises(jeet.JeetError):
+        jeet.add(1, 2)

@@ -1,0 +1,223 @@
+"""Every op against a float64 NumPy reference on fresh random inputs."""
+
+import math
+
+import numpy as np
+import pytest
+
+import jeet
+
+SHAPE = (37, 53)  # odd sizes: no vector-width luck
+
+
+def randn(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def positive(rng, *shape):
+    return rng.uniform(0.1, 4.0, shape).astype(np.float32)
+
+
+def away_from_zero(rng, *shape):
+    x = rng.uniform(0.5, 3.0, shape) * rng.choice([-1.0, 1.0], shape)
+    return x.astype(np.float32)
+
+
+def t(x):
+    return jeet.tensor(x, dtype="float32", device="cpu")
+
+
+def check(result, expected, rtol=1e-5, atol=1e-6):
+    assert isinstance(result, jeet.Tensor)
+    got = result.numpy()
+    assert got.shape == np.shape(expected), (got.shape, np.shape(expected))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
+
+
+def f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def gelu_ref(x):
+    x = f64(x)
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+UNARY = {
+    "neg": (randn, lambda x: -x),
+    "abs": (randn, np.abs),
+    "exp": (randn, np.exp),
+    "log": (positive, np.log),
+    "sqrt": (positive, np.sqrt),
+    "rsqrt": (positive, lambda x: 1 / np.sqrt(x)),
+    "tanh": (randn, np.tanh),
+    "sigmoid": (randn, lambda x: 1 / (1 + np.exp(-x))),
+    "relu": (randn, lambda x: np.maximum(x, 0)),
+    "gelu": (randn, gelu_ref),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name, rng):
+    make, ref = UNARY[name]
+    x = make(rng, *SHAPE)
+    check(getattr(jeet, name)(t(x)), ref(f64(x)))
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_method(name, rng):
+    make, ref = UNARY[name]
+    x = make(rng, 5, 7)
+    check(getattr(t(x), name)(), ref(f64(x)))
+
+
+BINARY = {
+    "add": (randn, randn, np.add),
+    "sub": (randn, randn, np.subtract),
+    "mul": (randn, randn, np.multiply),
+    "div": (randn, away_from_zero, np.divide),
+    "maximum": (randn, randn, np.maximum),
+    "minimum": (randn, randn, np.minimum),
+    "pow": (positive, randn, np.power),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary(name, rng):
+    make_a, make_b, ref = BINARY[name]
+    a, b = make_a(rng, *SHAPE), make_b(rng, *SHAPE)
+    check(getattr(jeet, name)(t(a), t(b)), ref(f64(a), f64(b)))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("shapes", [((4, 1, 5), (3, 1)), ((6,), (2, 3, 6)),
+                                    ((), (4, 3)), ((5, 1), (1, 7))])
+def test_binary_broadcasting(name, shapes, rng):
+    make_a, make_b, ref = BINARY[name]
+    a, b = make_a(rng, *shapes[0]), make_b(rng, *shapes[1])
+    check(getattr(jeet, name)(t(a), t(b)), ref(f64(a), f64(b)))
+
+
+@pytest.mark.parametrize("shapes", [((64, 32), (32, 48)), ((1, 1), (1, 1)),
+                                    ((33, 17), (17, 65)),
+                                    ((3, 16, 8), (8, 12)),
+                                    ((2, 1, 5, 7), (3, 7, 4))])
+def test_matmul(shapes, rng):
+    a, b = randn(rng, *shapes[0]), randn(rng, *shapes[1])
+    check(jeet.matmul(t(a), t(b)), np.matmul(f64(a), f64(b)), rtol=1e-4, atol=1e-4)
+
+
+def test_matmul_operator(rng):
+    a, b = randn(rng, 40, 30), randn(rng, 30, 20)
+    check(t(a) @ t(b), f64(a) @ f64(b), rtol=1e-4, atol=1e-4)
+    check(t(a) @ b, f64(a) @ f64(b), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("perm", [None, (1, 0, 2), (2, 0, 1), (-1, 0, 1)])
+def test_transpose(perm, rng):
+    x = randn(rng, 3, 4, 5)
+    check(jeet.transpose(t(x), perm), np.transpose(f64(x), perm))
+
+
+def test_T(rng):
+    x = randn(rng, 6, 9)
+    check(t(x).T, f64(x).T)
+
+
+@pytest.mark.parametrize("shape", [(20, 3), (-1,), (5, -1, 2), (60,), (1, 60, 1)])
+def test_reshape(shape, rng):
+    x = randn(rng, 3, 4, 5)
+    check(jeet.reshape(t(x), shape), f64(x).reshape(shape))
+    check(t(x).reshape(*shape), f64(x).reshape(shape))
+
+
+@pytest.mark.parametrize("shapes", [((3,), (4, 3)), ((4, 1), (4, 5)),
+                                    ((), (2, 3)), ((2, 1, 3), (5, 2, 4, 3))])
+def test_broadcast_to(shapes, rng):
+    x = randn(rng, *shapes[0])
+    check(jeet.broadcast_to(t(x), shapes[1]), np.broadcast_to(f64(x), shapes[1]))
+
+
+REDUCTIONS = {"sum": np.sum, "max": np.max, "mean": np.mean}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2), (-1, -3)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reductions(name, axis, keepdims, rng):
+    x = randn(rng, 7, 9, 11)
+    ref = REDUCTIONS[name](f64(x), axis=axis, keepdims=keepdims)
+    check(getattr(jeet, name)(t(x), axis=axis, keepdims=keepdims), ref,
+          rtol=1e-4, atol=1e-5)
+    check(getattr(t(x), name)(axis=axis, keepdims=keepdims), ref,
+          rtol=1e-4, atol=1e-5)
+
+
+def test_large_sum(rng):
+    x = randn(rng, 512, 1024)
+    check(jeet.sum(t(x), axis=1), f64(x).sum(axis=1), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_softmax(axis, rng):
+    x = randn(rng, 13, 29) * 3
+    e = np.exp(f64(x) - f64(x).max(axis=axis, keepdims=True))
+    ref = e / e.sum(axis=axis, keepdims=True)
+    check(jeet.softmax(t(x), axis=axis), ref, rtol=1e-4, atol=1e-6)
+
+
+def test_cast_roundtrips(rng):
+    x = randn(rng, 8, 9) * 10
+    half = jeet.cast(t(x), "float16")
+    assert half.dtype == "float16"
+    got = half.numpy()
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, x.astype(np.float16))
+    back = jeet.cast(half, "f32")
+    check(back, x.astype(np.float16).astype(np.float64))
+    as_int = jeet.cast(t(x), "int32")
+    assert as_int.dtype == "int32"
+    np.testing.assert_array_equal(as_int.numpy(), np.trunc(x).astype(np.int32))
+    check(t(x).astype("bfloat16").cast("float32"),
+          jeet.tensor(x, dtype="bf16", device="cpu").numpy().astype(np.float64))
+
+
+def test_int32_elementwise(rng):
+    a = rng.integers(-1000, 1000, (6, 7)).astype(np.int32)
+    b = rng.integers(1, 50, (6, 7)).astype(np.int32)
+    A = jeet.tensor(a, dtype="int32", device="cpu")
+    B = jeet.tensor(b, dtype="int32", device="cpu")
+    np.testing.assert_array_equal((A + B).numpy(), a + b)
+    np.testing.assert_array_equal((A * B - 3).numpy(), a * b - 3)
+    np.testing.assert_array_equal(jeet.maximum(A, B).numpy(), np.maximum(a, b))
+    # Integer division rounds toward zero (C semantics).
+    np.testing.assert_array_equal((A / B).numpy(), np.trunc(a / b).astype(np.int32))
+
+
+@pytest.mark.parametrize("dtype,rtol", [("float16", 2e-3), ("bfloat16", 1.6e-2)])
+def test_low_precision(dtype, rtol, rng):
+    a, b = randn(rng, 16, 24), randn(rng, 16, 24)
+    A = jeet.tensor(a, dtype=dtype, device="cpu")
+    B = jeet.tensor(b, dtype=dtype, device="cpu")
+    a_q, b_q = A.numpy().astype(np.float64), B.numpy().astype(np.float64)
+    C = (A * B + A).execute()
+    assert C.dtype == dtype
+    np.testing.assert_allclose(C.numpy().astype(np.float64), a_q * b_q + a_q,
+                               rtol=rtol, atol=rtol)
+
+
+def test_fused_chain(rng):
+    x, y = randn(rng, 64, 64), randn(rng, 64, 64)
+    X, Y = t(x), t(y)
+    Z = jeet.relu((X * Y + X) * 0.5 - Y).exp().sqrt()
+    xf, yf = f64(x), f64(y)
+    check(Z, np.sqrt(np.exp(np.maximum((xf * yf + xf) * 0.5 - yf, 0))))
+
+
+def test_mlp_block(rng):
+    x, w, bias = randn(rng, 32, 64), randn(rng, 64, 48) * 0.1, randn(rng, 48)
+    y = jeet.gelu(t(x) @ t(w) + t(bias)).softmax(axis=-1).sum(axis=0)
+    h = gelu_ref(f64(x) @ f64(w) + f64(bias))
+    e = np.exp(h - h.max(axis=-1, keepdims=True))
+    check(y, (e / e.sum(axis=-1, keepdims=True)).sum(axis=0), rtol=1e-4, atol=1e-5)

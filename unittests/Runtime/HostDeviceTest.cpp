@@ -1,0 +1,177 @@
+//===- HostDeviceTest.cpp - Host device, tensors, dtypes, registry --------===//
+
+#include "jeet/Runtime/CudaDevice.h"
+#include "jeet/Runtime/Device.h"
+#include "jeet/Runtime/Tensor.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <thread>
+
+using namespace jeet::runtime;
+
+TEST(DType, NamesSizesAndParsing) {
+  EXPECT_STREQ(dtypeName(DType::F32), "f32");
+  EXPECT_STREQ(dtypeName(DType::BF16), "bf16");
+  EXPECT_STREQ(dtypeName(DType::I1), "i1");
+  EXPECT_EQ(dtypeSize(DType::F32), 4u);
+  EXPECT_EQ(dtypeSize(DType::F16), 2u);
+  EXPECT_EQ(dtypeSize(DType::BF16), 2u);
+  EXPECT_EQ(dtypeSize(DType::I32), 4u);
+  EXPECT_EQ(dtypeSize(DType::I64), 8u);
+  EXPECT_EQ(dtypeSize(DType::I1), 1u);
+  EXPECT_EQ(*parseDType("f32"), DType::F32);
+  EXPECT_EQ(*parseDType("float32"), DType::F32);
+  EXPECT_EQ(*parseDType("float16"), DType::F16);
+  EXPECT_EQ(*parseDType("bfloat16"), DType::BF16);
+  EXPECT_EQ(*parseDType("int64"), DType::I64);
+  EXPECT_EQ(*parseDType("bool"), DType::I1);
+  StatusOr<DType> bad = parseDType("f64");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::InvalidArgument);
+}
+
+TEST(DType, HalfAndBF16Conversions) {
+  for (float v : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f})
+    EXPECT_EQ(halfToFloat(floatToHalf(v)), v) << v;
+  EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
+  EXPECT_TRUE(std::isinf(halfToFloat(floatToHalf(1e6f))));
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+  EXPECT_EQ(floatToBF16(1.0f), 0x3f80);
+  EXPECT_EQ(bf16ToFloat(floatToBF16(-3.0f)), -3.0f);
+  EXPECT_TRUE(std::isnan(bf16ToFloat(floatToBF16(NAN))));
+}
+
+TEST(Status, CodesAndMessages) {
+  Status ok;
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(ok.toString(), "Ok");
+  Status error = outOfMemory("too big");
+  EXPECT_FALSE(error.ok());
+  EXPECT_EQ(error.toString(), "OutOfMemory: too big");
+  EXPECT_EQ(error.withContext("x").message(), "x: too big");
+  EXPECT_STREQ(statusCodeName(StatusCode::DeviceUnavailable),
+               "DeviceUnavailable");
+  StatusOr<int> value = 3;
+  EXPECT_TRUE(value.ok());
+  EXPECT_EQ(*value, 3);
+  StatusOr<int> failed = ioError("nope");
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), StatusCode::IoError);
+}
+
+TEST(HostDevice, NameKindAndCopies) {
+  HostDevice host;
+  EXPECT_EQ(host.name(), "host");
+  EXPECT_EQ(host.kind(), DeviceKind::Host);
+  char src[5] = "abcd", dst[5] = {0};
+  ASSERT_TRUE(host.copyHostToDevice(dst, src, 5).ok());
+  EXPECT_STREQ(dst, "abcd");
+  ASSERT_TRUE(host.zero(dst, 4).ok());
+  EXPECT_EQ(dst[0], 0);
+  ASSERT_TRUE(host.synchronize().ok());
+}
+
+TEST(Tensor, CreateCopyAndRelease) {
+  HostDevice host;
+  float values[6] = {1, 2, 3, 4, 5, 6};
+  {
+    StatusOr<Tensor> tensor =
+        Tensor::fromHost(host, {2, 3}, DType::F32, values, sizeof(values));
+    ASSERT_TRUE(tensor.ok()) << tensor.status().toString();
+    EXPECT_EQ(tensor->numElements(), 6);
+    EXPECT_EQ(tensor->byteSize(), 24u);
+    EXPECT_EQ(tensor->rank(), 2);
+    EXPECT_EQ(tensor->typeString(), "2x3xf32");
+    EXPECT_EQ(tensor->device(), &host);
+    EXPECT_EQ(host.allocator().stats().allocated_bytes, 512u);
+
+    Tensor shared = *tensor; // shares the buffer
+    EXPECT_EQ(shared.data(), tensor->data());
+    EXPECT_EQ(host.allocator().stats().num_allocs, 1u);
+
+    StatusOr<Tensor> copy = tensor->to(host);
+    ASSERT_TRUE(copy.ok());
+    EXPECT_NE(copy->data(), tensor->data());
+    float back[6] = {0};
+    ASSERT_TRUE(copy->toHost(back, sizeof(back)).ok());
+    EXPECT_EQ(back[5], 6);
+    EXPECT_EQ(copy->toHost(back, 4).code(), StatusCode::InvalidArgument);
+  }
+  AllocatorStats stats = host.allocator().stats();
+  EXPECT_EQ(stats.allocated_bytes, 0u);
+  EXPECT_EQ(stats.num_frees, 2u);
+}
+
+TEST(Tensor, ZerosScalarsAndErrors) {
+  HostDevice host;
+  StatusOr<Tensor> zeros = Tensor::zeros(host, {3}, DType::I64);
+  ASSERT_TRUE(zeros.ok());
+  int64_t values[3] = {1, 1, 1};
+  ASSERT_TRUE(zeros->toHost(values, sizeof(values)).ok());
+  EXPECT_EQ(values[0] + values[1] + values[2], 0);
+  StatusOr<Tensor> scalar = Tensor::zeros(host, {}, DType::F32);
+  ASSERT_TRUE(scalar.ok());
+  EXPECT_EQ(scalar->numElements(), 1);
+  EXPECT_EQ(scalar->typeString(), "f32");
+  StatusOr<Tensor> empty = Tensor::zeros(host, {0, 4}, DType::F32);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->byteSize(), 0u);
+  EXPECT_FALSE(Tensor::empty(host, {-1}, DType::F32).ok());
+  float one = 1;
+  StatusOr<Tensor> wrong = Tensor::fromHost(host, {2}, DType::F32, &one, 4);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("2xf32 needs 8 bytes, 4 given"),
+            std::string::npos);
+}
+
+TEST(Registry, HostIsDefaultCurrentDevice) {
+  EXPECT_EQ(&currentDevice(), &getHostDevice());
+  HostDevice other;
+  setCurrentDevice(&other);
+  EXPECT_EQ(&currentDevice(), &other);
+  std::thread([] { EXPECT_EQ(&currentDevice(), &getHostDevice()); }).join();
+  setCurrentDevice(nullptr);
+  EXPECT_EQ(&currentDevice(), &getHostDevice());
+}
+
+TEST(Registry, ListsDevicesWithReasons) {
+  CudaOptions options;
+  options.driverPath = "/nonexistent/libcuda.so.1";
+  setCudaOptions(options);
+  std::vector<DeviceInfo> devices = listDevices();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].name, "host");
+  EXPECT_TRUE(devices[0].available);
+  EXPECT_EQ(devices[1].name, "cuda:0");
+  EXPECT_FALSE(devices[1].available);
+  EXPECT_NE(devices[1].reason.find(
+                "no CUDA driver: dlopen /nonexistent/libcuda.so.1 failed: "),
+            std::string::npos)
+      << devices[1].reason;
+  // The failure is remembered.
+  StatusOr<CudaDevice *> cuda = getCudaDevice();
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_EQ(cuda.status().code(), StatusCode::DeviceUnavailable);
+  EXPECT_EQ(cuda.status().message(), devices[1].reason);
+
+  options.driverPath = JEET_FAKE_CUDA_PATH;
+  setCudaOptions(options);
+  devices = listDevices();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_TRUE(devices[1].available) << devices[1].reason;
+  EXPECT_EQ(devices[1].description, "Fake CUDA Device, sm_90, driver 13.0");
+  setCudaOptions(CudaOptions());
+}
+
+TEST(Registry, DefaultDriverWithoutGpu) {
+  // On this project's build machines there is no driver; where there is one
+  // the device must be usable.
+  setCudaOptions(CudaOptions());
+  StatusOr<CudaDevice *> cuda = getCudaDevice();
+  if (!cuda.ok()) {
+    EXPECT_EQ(cuda.status().code(), StatusCode::DeviceUnavailable);
+    EXPECT_FALSE(cuda.status().message().empty());
+  }
+}

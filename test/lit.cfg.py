@@ -25,6 +25,10 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.jeet_tools_dir, append_path=True)
 
+# The Python that has numpy (the one CMake was configured with).
+python = config.python_executable or shutil.which("python3") or "python3"
+config.substitutions.insert(0, ("%python", python))
+
 tools = ["jeet-opt", "jeet-translate", "jeet-run"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], [config.jeet_tools_dir]

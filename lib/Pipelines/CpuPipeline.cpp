@@ -106,6 +106,11 @@ void jeet::buildJeetCpuPipeline(OpPassManager &pm,
 }
 
 void jeet::registerJeetPipelines() {
+  PassPipelineRegistration<>(
+      "jeet-bufferize-pipeline",
+      "Bufferizes linalg on tensors: results become out-parameters, and "
+      "every intermediate buffer is freed right after its last use",
+      buildJeetBufferizePipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "jeet-cpu-pipeline",
       "Compiles a jeet graph for the host CPU: decompose, fuse, lower to "

@@ -1,0 +1,38 @@
+# Jeet: the two commands a newcomer needs are `make demo` and `make test`.
+# Both install what is missing (setup) and build first.
+
+BUILD_DIR ?= build
+JOBS ?= 2
+PYTHON ?= python3
+LLVM_DIR ?= /usr/lib/llvm-22
+APT_PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
+  llvm-22-tools libomp-22-dev libgtest-dev
+PIP_PACKAGES := numpy pytest nanobind
+
+.PHONY: setup build test demo docs clean
+
+setup:
+	@bash scripts/setup.sh "$(PYTHON)" "$(APT_PACKAGES)" "$(PIP_PACKAGES)"
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
+	  $$(command -v ld.lld >/dev/null && echo -DLLVM_USE_LINKER=lld) \
+	  -DPython_EXECUTABLE=$$(command -v $(PYTHON))
+
+build: setup $(BUILD_DIR)/build.ninja
+	ninja -C $(BUILD_DIR) -j$(JOBS)
+
+test: build
+	@bash scripts/run-tests.sh $(BUILD_DIR) "$(PYTHON)"
+
+demo: build
+	@bash scripts/demo.sh $(BUILD_DIR) "$(PYTHON)"
+
+# Regenerates the dialect and pass reference in docs/ from ODS.
+docs: build
+	ninja -C $(BUILD_DIR) jeet-doc
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every test suite (lit, unit tests, pytest) and ends with one honest
+# count over all of them: "N passed, N failed, N skipped".
+set -uo pipefail
+build=${1:-build}
+python=${2:-python3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+results=$(mktemp -d)
+status=0
+
+echo "== lit (FileCheck) =="
+"$python" -c pass
+/usr/lib/llvm-22/bin/lit -sv --xunit-xml-output "$results/lit.xml" "$build/test" || status=1
+
+if [ -f "$build/CTestTestfile.cmake" ] || [ -d "$build/unittests" ]; then
+  echo "== unit tests (GoogleTest) =="
+  ctest --test-dir "$build" --output-on-failure --output-junit "$results/ctest.xml" || status=1
+fi
+
+suites=()
+for d in test/numerics test/python; do
+  [ -d "$root/$d" ] && suites+=("$root/$d")
+done
+if [ ${#suites[@]} -gt 0 ]; then
+  echo "== pytest =="
+  JEET_BUILD_DIR=$(cd "$build" && pwd) \
+  PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" \
+    "$python" -m pytest -q -p no:cacheprovider "${suites[@]}" --junitxml="$results/pytest.xml"
+  rc=$?
+  # 5: no tests collected, which the count below reports as zero.
+  [ $rc -eq 0 ] || [ $rc -eq 5 ] || status=1
+fi
+
+"$python" "$root/scripts/count-tests.py" "$results"/*.xml || status=1
+rm -rf "$results"
+exit $status

@@ -39,8 +39,8 @@ using namespace jeet;
 
 std::string CompileOptions::str() const {
   return llvm::formatv("entry={0} device={1} fuse={2} max-fusion-ops={3} "
-                       "parallel={4}",
-                       entry, device, fuse, maxFusionOps, parallel)
+                       "parallel={4} keep-ir={5}",
+                       entry, device, fuse, maxFusionOps, parallel, keepIR)
       .str();
 }
 

@@ -459,3 +459,42 @@ def test_bad_operand_types():
         jeet.zeros(3, device="cpu") + "a"
     with pytest.raises(jeet.JeetError):
         jeet.add(1, 2)
+
+
+def _fake_cuda_driver():
+    import os
+    import pathlib
+    here = pathlib.Path(__file__).resolve().parents[2]
+    candidates = [os.environ.get("JEET_BUILD_DIR", ""), here / "build"]
+    for c in candidates:
+        if c and (pathlib.Path(c) / "lib" / "libjeet_fake_cuda.so").exists():
+            return str(pathlib.Path(c) / "lib" / "libjeet_fake_cuda.so")
+    return None
+
+
+@pytest.mark.skipif(_fake_cuda_driver() is None,
+                    reason="the fake CUDA driver (unit-test double) is not built")
+def test_gpu_with_fake_driver_is_never_a_silent_fallback():
+    """With a usable (fake) CUDA device, 'gpu' either runs on it or raises
+    DeviceUnavailableError saying why; 'auto' never pretends."""
+    import os
+    import subprocess
+    import sys
+    code = (
+        "import jeet\n"
+        "ok, why = jeet._gpu_status()\n"
+        "assert jeet.memory_stats('gpu')['device'] == 'cuda:0'\n"
+        "try:\n"
+        "    x = jeet.tensor([2], device='gpu')\n"
+        "    assert ok and x.device == 'gpu'\n"
+        "except jeet.DeviceUnavailableError as e:\n"
+        "    assert not ok and why in str(e), (why, str(e))\n"
+        "assert jeet.tensor([2]).device == ('gpu' if ok else 'cpu')\n"
+        "assert jeet.cache_stats()['compilations'] == 0\n"
+        "print('OK')\n"
+    )
+    env = dict(os.environ, JEET_CUDA_DRIVER=_fake_cuda_driver())
+    result = subprocess.run([sys.executable, "-c", code], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "OK" in result.stdout

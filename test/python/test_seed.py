@@ -68,11 +68,11 @@ def test_seed_verbatim_gpu_raises_without_gpu():
         C = jeet.matmul(A, B)
         C.execute()
     message = str(info.value)
-    assert "gpu" in message
-    # The runtime's reason, not a generic message.
-    reason = next(d for d in jeet.devices() if d["kind"] == "cuda")["reason"] \
-        if any(d["kind"] == "cuda" for d in jeet.devices()) else ""
-    assert reason == "" or reason in message or len(message) > 30
+    assert "'gpu'" in message
+    # The runtime's own reason (no driver, old driver, no device), verbatim.
+    cuda = [d for d in jeet.devices() if d["kind"] == "cuda"]
+    if cuda and not cuda[0]["available"]:
+        assert cuda[0]["reason"] in message
     assert isinstance(info.value, jeet.JeetError)
 
 

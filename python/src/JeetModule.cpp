@@ -1,0 +1,568 @@
+//===- JeetModule.cpp - The _jeet Python extension ------------------------===//
+//
+// Part of the Jeet project.
+//
+// nanobind bindings over the C++ API that every frontend embeds: Graph (build
+// a graph op by op), Compiler/Executable (compile through the cache, run),
+// and the runtime (host tensors, devices, allocator statistics). The
+// user-facing API is the pure-Python package around it (python/jeet/).
+//
+// Errors are raised as the exception classes of jeet.errors (imported when
+// the module loads), so that the Python layer and the bindings agree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Compiler/Compiler.h"
+#include "jeet/Compiler/Graph.h"
+#include "jeet/Runtime/CudaDevice.h"
+#include "jeet/Runtime/DType.h"
+#include "jeet/Runtime/Device.h"
+#include "jeet/Runtime/Status.h"
+#include "jeet/Runtime/Tensor.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+using jeet::runtime::DType;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// The exception classes of jeet.errors.
+struct ErrorClasses {
+  nb::object base, shape, device, oom, compilation;
+};
+
+ErrorClasses &errors() {
+  static ErrorClasses *classes = nullptr;
+  if (!classes) {
+    nb::module_ module = nb::module_::import_("jeet.errors");
+    classes = new ErrorClasses{
+        module.attr("JeetError"), module.attr("ShapeError"),
+        module.attr("DeviceUnavailableError"), module.attr("OutOfMemoryError"),
+        module.attr("CompilationError")};
+  }
+  return *classes;
+}
+
+[[noreturn]] void raise(const nb::object &cls, const std::string &message) {
+  PyErr_SetString(cls.ptr(), message.c_str());
+  throw nb::python_error();
+}
+
+[[noreturn]] void raiseStatus(const jeet::runtime::Status &status) {
+  using jeet::runtime::StatusCode;
+  switch (status.code()) {
+  case StatusCode::DeviceUnavailable:
+    raise(errors().device, status.message());
+  case StatusCode::OutOfMemory:
+    raise(errors().oom, status.message());
+  default:
+    raise(errors().base, status.toString());
+  }
+}
+
+std::string takeMessage(llvm::Error error) {
+  return llvm::toString(std::move(error));
+}
+
+template <typename T> T check(jeet::runtime::StatusOr<T> value) {
+  if (!value.ok())
+    raiseStatus(value.status());
+  return std::move(value).value();
+}
+
+/// An error of Executable::run: the runtime's status text ("OutOfMemory: ...")
+/// picks the class.
+[[noreturn]] void raiseRunError(const std::string &message) {
+  if (llvm::StringRef(message).starts_with("OutOfMemory"))
+    raise(errors().oom, message);
+  if (llvm::StringRef(message).starts_with("DeviceUnavailable"))
+    raise(errors().device, message);
+  raise(errors().base, message);
+}
+
+//===----------------------------------------------------------------------===//
+// Runtime tensors and devices
+//===----------------------------------------------------------------------===//
+
+DType parseDType(const std::string &name) {
+  auto dtype = jeet::runtime::parseDType(name);
+  if (!dtype.ok())
+    raise(errors().base, "unknown dtype '" + name +
+                             "' (expected float32/f32, float16/f16, "
+                             "bfloat16/bf16 or int32/i32)");
+  return *dtype;
+}
+
+/// The device named "cpu"/"host" or "gpu"/"cuda"/"cuda:N".
+jeet::runtime::Device &lookupDevice(const std::string &name) {
+  if (name == "cpu" || name == "host")
+    return jeet::runtime::getHostDevice();
+  int ordinal = 0;
+  if (name.rfind("cuda:", 0) == 0)
+    ordinal = std::atoi(name.c_str() + 5);
+  else if (name != "gpu" && name != "cuda")
+    raise(errors().base, "unknown device '" + name +
+                             "' (expected 'cpu', 'gpu', 'cuda:N' or 'auto')");
+  jeet::runtime::CudaDevice *device =
+      check(jeet::runtime::getCudaDevice(ordinal));
+  return *device;
+}
+
+nb::tuple shapeTuple(const std::vector<int64_t> &shape) {
+  nb::list list;
+  for (int64_t d : shape)
+    list.append(d);
+  return nb::tuple(list);
+}
+
+nb::dlpack::dtype dlpackDType(DType dtype) {
+  using Code = nb::dlpack::dtype_code;
+  switch (dtype) {
+  case DType::F32:
+    return {static_cast<uint8_t>(Code::Float), 32, 1};
+  case DType::F16:
+    return {static_cast<uint8_t>(Code::Float), 16, 1};
+  case DType::BF16: // No NumPy dtype: the raw bits.
+    return {static_cast<uint8_t>(Code::UInt), 16, 1};
+  case DType::I32:
+    return {static_cast<uint8_t>(Code::Int), 32, 1};
+  case DType::I64:
+    return {static_cast<uint8_t>(Code::Int), 64, 1};
+  case DType::I1:
+    return {static_cast<uint8_t>(Code::Bool), 8, 1};
+  }
+  return {static_cast<uint8_t>(Code::UInt), 8, 1};
+}
+
+using HostArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+
+/// A host tensor from C-contiguous array data (already of the right element
+/// size; bf16 is passed as its uint16 bits).
+jeet::runtime::Tensor tensorFromArray(HostArray array, const std::string &dtype,
+                                      const std::string &device) {
+  DType type = parseDType(dtype);
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < array.ndim(); ++i)
+    shape.push_back(static_cast<int64_t>(array.shape(i)));
+  size_t bytes = array.nbytes();
+  size_t expected = jeet::runtime::dtypeSize(type) *
+                    jeet::runtime::Tensor::countElements(shape);
+  if (bytes != expected)
+    raise(errors().base, "array of " + std::to_string(bytes) +
+                             " bytes does not hold a " + dtype + " tensor of " +
+                             std::to_string(expected) + " bytes");
+  jeet::runtime::Device &dev = lookupDevice(device);
+  return check(
+      jeet::runtime::Tensor::fromHost(dev, shape, type, array.data(), bytes));
+}
+
+/// The tensor's contents as a new NumPy array (a copy; bf16 as uint16 bits).
+nb::ndarray<nb::numpy> tensorToNumpy(const jeet::runtime::Tensor &tensor) {
+  if (!tensor.defined())
+    raise(errors().base, "the tensor holds no data");
+  auto *bytes = new std::vector<uint8_t>(tensor.byteSize());
+  jeet::runtime::Status status = tensor.toHost(bytes->data(), bytes->size());
+  if (!status.ok()) {
+    delete bytes;
+    raiseStatus(status);
+  }
+  nb::capsule owner(bytes, [](void *p) noexcept {
+    delete static_cast<std::vector<uint8_t> *>(p);
+  });
+  std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());
+  return nb::ndarray<nb::numpy>(bytes->data(), shape.size(), shape.data(),
+                                owner, nullptr, dlpackDType(tensor.dtype()));
+}
+
+nb::dict statsDict(jeet::runtime::Device &device) {
+  nb::dict dict;
+  for (auto [name, value] : device.allocator().stats().items())
+    dict[name] = value;
+  dict["kernels_launched"] = device.executionStats().kernels_launched;
+  dict["memory_limit"] = device.allocator().memoryLimit();
+  dict["device"] = device.name();
+  return dict;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph
+//===----------------------------------------------------------------------===//
+
+/// Attributes from a dict: a list/tuple of ints is an i64 array, a bool a
+/// bool, an int an i64.
+std::vector<jeet::GraphAttr> parseAttrs(const nb::dict &attrs) {
+  std::vector<jeet::GraphAttr> result;
+  for (auto [key, value] : attrs) {
+    std::string name = nb::cast<std::string>(key);
+    if (nb::isinstance<nb::bool_>(value)) {
+      result.push_back(jeet::GraphAttr::boolean(name, nb::cast<bool>(value)));
+    } else if (nb::isinstance<nb::int_>(value)) {
+      result.push_back(jeet::GraphAttr::i64(name, nb::cast<int64_t>(value)));
+    } else if (nb::isinstance<nb::list>(value) ||
+               nb::isinstance<nb::tuple>(value)) {
+      std::vector<int64_t> ints;
+      for (nb::handle item : value)
+        ints.push_back(nb::cast<int64_t>(item));
+      result.push_back(jeet::GraphAttr::i64Array(name, std::move(ints)));
+    } else {
+      raise(errors().base, "attribute '" + name +
+                               "' must be a bool, an int or a list of ints");
+    }
+  }
+  return result;
+}
+
+std::optional<jeet::TensorSpec>
+resultSpec(const std::optional<std::vector<int64_t>> &shape,
+           const std::optional<std::string> &dtype) {
+  if (!shape && !dtype)
+    return std::nullopt;
+  if (!shape || !dtype)
+    raise(errors().base, "give both result_shape and result_dtype, or neither");
+  auto name = jeet::canonicalDType(*dtype);
+  if (!name)
+    raise(errors().base, takeMessage(name.takeError()));
+  return jeet::TensorSpec{*shape, *name};
+}
+
+nb::tuple specTuple(const jeet::TensorSpec &spec) {
+  return nb::make_tuple(shapeTuple(spec.shape), spec.dtype);
+}
+
+/// Builds a one-op graph on inputs of the given types and returns the result
+/// type, or raises ShapeError with the verifier's diagnostic.
+nb::tuple inferType(
+    const std::string &op,
+    const std::vector<std::pair<std::vector<int64_t>, std::string>> &operands,
+    const nb::dict &attrs,
+    const std::optional<std::vector<int64_t>> &resultShape,
+    const std::optional<std::string> &resultDType) {
+  jeet::Graph graph;
+  std::vector<jeet::Graph::ValueId> ids;
+  for (const auto &[shape, dtype] : operands) {
+    auto id = graph.addInput(shape, dtype);
+    if (!id)
+      raise(errors().base, takeMessage(id.takeError()));
+    ids.push_back(*id);
+  }
+  auto id = graph.addOp(op, ids, parseAttrs(attrs),
+                        resultSpec(resultShape, resultDType));
+  if (!id)
+    raise(errors().shape, takeMessage(id.takeError()));
+  auto spec = graph.type(*id);
+  if (!spec)
+    raise(errors().base, takeMessage(spec.takeError()));
+  return specTuple(*spec);
+}
+
+//===----------------------------------------------------------------------===//
+// Compiler
+//===----------------------------------------------------------------------===//
+
+std::shared_ptr<jeet::Executable> compile(const std::string &text,
+                                          const std::string &device, bool fuse,
+                                          int64_t maxFusionOps, bool parallel,
+                                          bool keepIR, bool cached) {
+  jeet::CompileOptions options;
+  options.device = device;
+  options.fuse = fuse;
+  options.maxFusionOps = maxFusionOps;
+  options.parallel = parallel;
+  options.keepIR = keepIR;
+  llvm::Expected<std::shared_ptr<jeet::Executable>> executable =
+      [&]() -> llvm::Expected<std::shared_ptr<jeet::Executable>> {
+    nb::gil_scoped_release release;
+    jeet::Compiler &compiler = jeet::Compiler::global();
+    if (cached)
+      return compiler.compileCached(text, options);
+    return compiler.compile(text, "<graph>", options);
+  }();
+  if (!executable)
+    raise(errors().compilation, takeMessage(executable.takeError()));
+  return *executable;
+}
+
+std::vector<jeet::runtime::Tensor>
+runExecutable(const jeet::Executable &executable,
+              const std::vector<jeet::runtime::Tensor> &inputs) {
+  const auto &specs = executable.inputs();
+  if (inputs.size() != specs.size())
+    raise(errors().base, "the graph takes " + std::to_string(specs.size()) +
+                             " inputs, given " + std::to_string(inputs.size()));
+  std::vector<const void *> inputPtrs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const jeet::runtime::Tensor &tensor = inputs[i];
+    if (!tensor.defined())
+      raise(errors().base, "input #" + std::to_string(i) + " holds no data");
+    std::string dtype = jeet::runtime::dtypeName(tensor.dtype());
+    if (tensor.shape() != specs[i].shape || dtype != specs[i].dtype)
+      raise(errors().shape, "input #" + std::to_string(i) + " is " +
+                                tensor.typeString() + " but the graph takes " +
+                                specs[i].str());
+    if (tensor.device()->kind() != jeet::runtime::DeviceKind::Host)
+      raise(errors().base, "input #" + std::to_string(i) + " is on " +
+                               tensor.device()->name() +
+                               "; only host tensors can be passed so far");
+    inputPtrs.push_back(tensor.data());
+  }
+  std::vector<jeet::runtime::Tensor> outputs;
+  std::vector<void *> outputPtrs;
+  for (const jeet::TensorSpec &spec : executable.outputs()) {
+    DType dtype = parseDType(spec.dtype);
+    outputs.push_back(check(jeet::runtime::Tensor::empty(
+        jeet::runtime::getHostDevice(), spec.shape, dtype)));
+    outputPtrs.push_back(outputs.back().data());
+  }
+  llvm::Error error = [&] {
+    nb::gil_scoped_release release;
+    return executable.run(inputPtrs, outputPtrs);
+  }();
+  if (error)
+    raiseRunError(takeMessage(std::move(error)));
+  return outputs;
+}
+
+} // namespace
+
+NB_MODULE(_jeet, m) {
+  m.doc() = "Jeet's C++ API (Graph, Compiler, runtime); use the `jeet` "
+            "package instead";
+
+  //===--------------------------------------------------------------------===//
+  // Runtime tensors
+  //===--------------------------------------------------------------------===//
+
+  nb::class_<jeet::runtime::Tensor>(m, "RuntimeTensor")
+      .def_static("from_array", &tensorFromArray, "array"_a, "dtype"_a,
+                  "device"_a = "cpu",
+                  "Copies C-contiguous array data into a new tensor.")
+      .def_static(
+          "zeros",
+          [](std::vector<int64_t> shape, const std::string &dtype,
+             const std::string &device) {
+            return check(jeet::runtime::Tensor::zeros(
+                lookupDevice(device), shape, parseDType(dtype)));
+          },
+          "shape"_a, "dtype"_a, "device"_a = "cpu")
+      .def_prop_ro(
+          "shape",
+          [](const jeet::runtime::Tensor &t) { return shapeTuple(t.shape()); })
+      .def_prop_ro("dtype",
+                   [](const jeet::runtime::Tensor &t) {
+                     return std::string(jeet::runtime::dtypeName(t.dtype()));
+                   })
+      .def_prop_ro("nbytes", &jeet::runtime::Tensor::byteSize)
+      .def_prop_ro("device",
+                   [](const jeet::runtime::Tensor &t) {
+                     return t.device() ? t.device()->name() : std::string();
+                   })
+      .def_prop_ro("data_ptr",
+                   [](const jeet::runtime::Tensor &t) {
+                     return reinterpret_cast<uintptr_t>(t.data());
+                   })
+      .def("numpy", &tensorToNumpy,
+           "A copy of the contents as a NumPy array (bf16: uint16 bits).")
+      .def("__repr__", [](const jeet::runtime::Tensor &t) {
+        return "<RuntimeTensor " + t.typeString() + " on " +
+               (t.device() ? t.device()->name() : std::string("?")) + ">";
+      });
+
+  //===--------------------------------------------------------------------===//
+  // Graph
+  //===--------------------------------------------------------------------===//
+
+  nb::class_<jeet::Graph>(m, "Graph")
+      .def(nb::init<>())
+      .def(
+          "add_input",
+          [](jeet::Graph &g, std::vector<int64_t> shape,
+             const std::string &dtype) {
+            auto id = g.addInput(shape, dtype);
+            if (!id)
+              raise(errors().base, takeMessage(id.takeError()));
+            return *id;
+          },
+          "shape"_a, "dtype"_a)
+      .def(
+          "add_constant",
+          [](jeet::Graph &g, HostArray array, const std::string &dtype) {
+            std::vector<int64_t> shape;
+            for (size_t i = 0; i < array.ndim(); ++i)
+              shape.push_back(static_cast<int64_t>(array.shape(i)));
+            auto id = g.addConstant(shape, dtype, array.data(), array.nbytes());
+            if (!id)
+              raise(errors().base, takeMessage(id.takeError()));
+            return *id;
+          },
+          "array"_a, "dtype"_a,
+          "Adds a jeet.constant from C-contiguous array data (bf16 as uint16 "
+          "bits).")
+      .def(
+          "add_op",
+          [](jeet::Graph &g, const std::string &op,
+             std::vector<int64_t> operands, const nb::dict &attrs,
+             std::optional<std::vector<int64_t>> resultShape,
+             std::optional<std::string> resultDType) {
+            auto id = g.addOp(op, operands, parseAttrs(attrs),
+                              resultSpec(resultShape, resultDType));
+            if (!id)
+              raise(errors().shape, takeMessage(id.takeError()));
+            return *id;
+          },
+          "op"_a, "operands"_a, "attrs"_a = nb::dict(),
+          "result_shape"_a = nb::none(), "result_dtype"_a = nb::none())
+      .def(
+          "mark_output",
+          [](jeet::Graph &g, int64_t id) {
+            if (llvm::Error error = g.markOutput(id))
+              raise(errors().base, takeMessage(std::move(error)));
+          },
+          "value"_a)
+      .def(
+          "type",
+          [](const jeet::Graph &g, int64_t id) {
+            auto spec = g.type(id);
+            if (!spec)
+              raise(errors().base, takeMessage(spec.takeError()));
+            return specTuple(*spec);
+          },
+          "value"_a)
+      .def_prop_ro("num_values", &jeet::Graph::numValues)
+      .def_prop_ro("num_inputs", &jeet::Graph::numInputs)
+      .def_prop_ro("num_outputs", &jeet::Graph::numOutputs)
+      .def("print", [](const jeet::Graph &g) {
+        auto text = g.print();
+        if (!text)
+          raise(errors().compilation, takeMessage(text.takeError()));
+        return *text;
+      });
+
+  m.def("infer_type", &inferType, "op"_a, "operands"_a, "attrs"_a = nb::dict(),
+        "result_shape"_a = nb::none(), "result_dtype"_a = nb::none(),
+        "The (shape, dtype) of the op applied to operands of these types; "
+        "raises ShapeError with the verifier's diagnostic.");
+
+  //===--------------------------------------------------------------------===//
+  // Compiler
+  //===--------------------------------------------------------------------===//
+
+  nb::class_<jeet::Executable>(m, "Executable")
+      .def_prop_ro("inputs",
+                   [](const jeet::Executable &e) {
+                     nb::list list;
+                     for (const auto &spec : e.inputs())
+                       list.append(specTuple(spec));
+                     return list;
+                   })
+      .def_prop_ro("outputs",
+                   [](const jeet::Executable &e) {
+                     nb::list list;
+                     for (const auto &spec : e.outputs())
+                       list.append(specTuple(spec));
+                     return list;
+                   })
+      .def_prop_ro("device",
+                   [](const jeet::Executable &e) { return e.options().device; })
+      .def_prop_ro("options",
+                   [](const jeet::Executable &e) { return e.options().str(); })
+      .def_prop_ro("num_kernels", &jeet::Executable::numKernels)
+      .def_prop_ro("kernel_ops", &jeet::Executable::kernelOps)
+      .def_prop_ro("peak_intermediate_bytes",
+                   &jeet::Executable::peakIntermediateBytes)
+      .def_static("stage_names", &jeet::Executable::stageNames)
+      .def(
+          "ir",
+          [](const jeet::Executable &e, const std::string &stage) {
+            return e.ir(stage);
+          },
+          "stage"_a)
+      .def("run", &runExecutable, "inputs"_a,
+           "Runs on host tensors; returns new output tensors.");
+
+  m.def("compile", &compile, "text"_a, "device"_a = "cpu", "fuse"_a = true,
+        "max_fusion_ops"_a = 64, "parallel"_a = true, "keep_ir"_a = false,
+        "cached"_a = true,
+        "Compiles MLIR text (through the process-wide cache by default); "
+        "raises CompilationError with the MLIR diagnostics.");
+  m.def("cache_stats", [] {
+    jeet::Compiler::CacheStats stats = jeet::Compiler::global().cacheStats();
+    nb::dict dict;
+    dict["compilations"] = stats.compilations;
+    dict["cache_hits"] = stats.cacheHits;
+    dict["entries"] = stats.entries;
+    return dict;
+  });
+  m.def("clear_cache", [] { jeet::Compiler::global().clearCache(); });
+
+  //===--------------------------------------------------------------------===//
+  // Devices and memory
+  //===--------------------------------------------------------------------===//
+
+  m.def("devices", [] {
+    nb::list list;
+    for (const jeet::runtime::DeviceInfo &info : jeet::runtime::listDevices()) {
+      nb::dict dict;
+      dict["name"] = info.name;
+      dict["kind"] = std::string(jeet::runtime::deviceKindName(info.kind));
+      dict["available"] = info.available;
+      dict["reason"] = info.reason;
+      dict["description"] = info.description;
+      list.append(dict);
+    }
+    return list;
+  });
+  m.def(
+      "cuda_status",
+      [](int ordinal) {
+        auto device = jeet::runtime::getCudaDevice(ordinal);
+        if (device.ok())
+          return std::make_pair(true, std::string());
+        return std::make_pair(false, device.status().message());
+      },
+      "ordinal"_a = 0,
+      "(True, '') when CUDA device `ordinal` is usable, else (False, the "
+      "reason).");
+  m.def(
+      "memory_stats",
+      [](const std::string &device) { return statsDict(lookupDevice(device)); },
+      "device"_a = "cpu");
+  m.def(
+      "empty_cache",
+      [](const std::string &device) {
+        lookupDevice(device).allocator().emptyCache();
+      },
+      "device"_a = "cpu");
+  m.def(
+      "reset_peak",
+      [](const std::string &device) {
+        lookupDevice(device).allocator().resetPeak();
+      },
+      "device"_a = "cpu");
+  m.def(
+      "set_memory_limit",
+      [](size_t bytes, const std::string &device) {
+        lookupDevice(device).allocator().setMemoryLimit(bytes);
+      },
+      "bytes"_a, "device"_a = "cpu",
+      "Caps the device's reserved memory (0: no cap).");
+
+  // Fail at import, not at the first error, if jeet.errors is missing.
+  errors();
+}

@@ -3,11 +3,43 @@
 // Part of the Jeet project.
 //
 //===----------------------------------------------------------------------===//
+//
+// jeet-fuse partitions the jeet ops of each block into groups and wraps every
+// group in a jeet.fusion region, which later becomes one kernel.
+//
+// Groups are formed greedily in program order: each op either joins the group
+// of one of its producers or starts a group of its own. A group has at most
+// one anchor, a matmul or a reduction, and every other op of it is
+// elementwise (the elementwise ops, broadcast_to and cast):
+//   - a group without anchor is any elementwise subgraph;
+//   - a matmul group is the matmul and its epilogue: elementwise ops with the
+//     matmul's result shape that read the matmul or other epilogue ops;
+//   - a reduction group is a prologue of elementwise ops (computed over the
+//     reduction's input, possibly yielded too), the reduction, and an
+//     epilogue of elementwise ops with the reduction's result shape that read
+//     the reduction or other epilogue ops (e.g. mean = sum / N).
+// transpose, reshape, softmax and any other op is a group of its own. A merge
+// is made only if the contracted graph of groups stays acyclic, so the groups
+// can always be ordered.
+//
+// Then cheap elementwise work is recomputed instead of read from memory: when
+// a group reads a value produced in another group by a short elementwise
+// chain (at most kMaxRecomputeOps ops) whose operands are in memory anyway
+// (graph inputs, constants, results of other groups) or smaller than the
+// value (such as the row maximum of a softmax), the chain is cloned into the
+// reading group. A value that is still read by another group
+// is yielded by its own group once and is an input of the others.
+//
+//===----------------------------------------------------------------------===//
 
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
 
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETFUSEPASS
@@ -19,19 +51,573 @@ using namespace jeet;
 
 namespace {
 
-/// Wraps `op` alone in a jeet.fusion region.
-void wrapInFusion(Operation *op) {
-  OpBuilder builder(op);
-  auto fusion = FusionOp::create(builder, op->getLoc(), op->getResultTypes(),
-                                 op->getOperands());
-  Block &body = fusion.getBody().front();
-  builder.setInsertionPointToStart(&body);
-  IRMapping mapping;
-  mapping.map(op->getOperands(), body.getArguments());
-  Operation *clone = builder.clone(*op, mapping);
-  YieldOp::create(builder, op->getLoc(), clone->getResults());
-  op->replaceAllUsesWith(fusion.getResults());
-  op->erase();
+/// Constants with at most this many elements (or splats) are cloned into the
+/// groups that use them; larger ones are group inputs.
+constexpr int64_t kMaxClonedConstantElements = 256;
+
+/// The longest elementwise chain that is recomputed in a consumer group
+/// rather than materialised.
+constexpr unsigned kMaxRecomputeOps = 3;
+
+enum class OpKind { Elementwise, Matmul, Reduction, Opaque };
+
+/// The part an op plays in its group. Groups without anchor hold only
+/// prologue ops.
+enum class Role { Prologue, Anchor, Epilogue };
+
+OpKind classify(Operation *op) {
+  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, NegOp, AbsOp, ExpOp,
+          LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ReluOp, GeluOp,
+          BroadcastToOp, CastOp>(op))
+    return OpKind::Elementwise;
+  if (isa<MatmulOp>(op))
+    return OpKind::Matmul;
+  if (isa<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(op))
+    return OpKind::Reduction;
+  return OpKind::Opaque;
+}
+
+bool isSmallConstant(ConstantOp op) {
+  ElementsAttr value = op.getValue();
+  return value.isSplat() ||
+         value.getNumElements() <= kMaxClonedConstantElements;
+}
+
+int64_t numElements(Value value) {
+  return cast<RankedTensorType>(value.getType()).getNumElements();
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// The union of two sorted lists of op indices, sorted.
+SmallVector<unsigned> mergeSorted(ArrayRef<unsigned> a, ArrayRef<unsigned> b) {
+  SmallVector<unsigned> result;
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(),
+                 std::back_inserter(result));
+  return result;
+}
+
+struct Group {
+  /// Elementwise for a group without anchor.
+  OpKind kind;
+  /// Op indices, sorted: the ops that belong to the group.
+  SmallVector<unsigned> members;
+  /// Op indices, sorted: ops of other groups recomputed in this one.
+  SmallVector<unsigned> clones;
+  /// The matmul or reduction, if any.
+  std::optional<unsigned> anchor;
+  /// Set when the group was merged into another one.
+  bool merged = false;
+
+  size_t size() const { return members.size() + clones.size(); }
+};
+
+/// Fuses the jeet ops directly in one block. Ops are referred to by their
+/// index in the block, so every iteration follows program order.
+class BlockFuser {
+public:
+  BlockFuser(Block &block, bool enable, int64_t maxOps)
+      : block(block), enable(enable), maxOps(maxOps) {}
+
+  LogicalResult run();
+
+private:
+  void indexOps();
+  std::optional<unsigned> producerIndex(Value value) const;
+  unsigned newGroup(unsigned op, OpKind kind, Role role);
+  void addToGroup(unsigned group, unsigned op, Role role);
+  void mergeGroups(unsigned into, unsigned from);
+  std::optional<Role> roleIn(unsigned group, unsigned op) const;
+  bool staysAcyclic(unsigned group, std::optional<unsigned> other, unsigned op);
+  void fuseElementwise(unsigned op);
+  void fuseReduction(unsigned op);
+  void formGroups();
+  bool isInGroup(unsigned group, unsigned op) const;
+  bool recomputeCone(unsigned op, SmallVectorImpl<unsigned> &cone) const;
+  void addRecomputation();
+  LogicalResult buildFusions();
+
+  Block &block;
+  bool enable;
+  int64_t maxOps;
+
+  /// Every op of the block in order, and its index.
+  SmallVector<Operation *> ops;
+  DenseMap<Operation *, unsigned> indexOf;
+  /// The ops of the block that use each op's results (nested uses count for
+  /// the op of this block that holds them), in order.
+  SmallVector<SmallVector<unsigned>> users;
+  /// Whether each op is fused, its kind, group and role.
+  SmallVector<bool> isCandidate;
+  SmallVector<OpKind> kinds;
+  SmallVector<int> groupOf;
+  SmallVector<Role> roles;
+  SmallVector<Group> groups;
+
+  /// Scratch state of staysAcyclic.
+  SmallVector<unsigned> visited;
+  unsigned visitEpoch = 0;
+};
+
+void BlockFuser::indexOps() {
+  for (Operation &op : block) {
+    indexOf[&op] = ops.size();
+    ops.push_back(&op);
+  }
+  users.resize(ops.size());
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (Operation *ancestor = block.findAncestorOpInBlock(*user))
+          users[i].push_back(indexOf.lookup(ancestor));
+    llvm::sort(users[i]);
+    users[i].erase(llvm::unique(users[i]), users[i].end());
+  }
+  for (Operation *op : ops) {
+    bool candidate = isa<JeetDialect>(op->getDialect()) &&
+                     !isa<ConstantOp, FusionOp, YieldOp>(op);
+    isCandidate.push_back(candidate);
+    kinds.push_back(candidate ? classify(op) : OpKind::Opaque);
+  }
+  groupOf.assign(ops.size(), -1);
+  roles.assign(ops.size(), Role::Prologue);
+  visited.assign(ops.size(), 0);
+}
+
+/// The index of the fused op of this block that defines `value`, if any.
+std::optional<unsigned> BlockFuser::producerIndex(Value value) const {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != &block)
+    return std::nullopt;
+  unsigned index = indexOf.lookup(def);
+  if (!isCandidate[index])
+    return std::nullopt;
+  return index;
+}
+
+unsigned BlockFuser::newGroup(unsigned op, OpKind kind, Role role) {
+  Group group;
+  group.kind = kind;
+  if (role == Role::Anchor)
+    group.anchor = op;
+  groups.push_back(std::move(group));
+  addToGroup(groups.size() - 1, op, role);
+  return groups.size() - 1;
+}
+
+void BlockFuser::addToGroup(unsigned group, unsigned op, Role role) {
+  // Ops are added in program order, so members stay sorted.
+  groups[group].members.push_back(op);
+  groupOf[op] = group;
+  roles[op] = role;
+}
+
+void BlockFuser::mergeGroups(unsigned into, unsigned from) {
+  for (unsigned op : groups[from].members)
+    groupOf[op] = into;
+  groups[into].members =
+      mergeSorted(groups[into].members, groups[from].members);
+  groups[from].members.clear();
+  groups[from].merged = true;
+}
+
+/// The role `op` would take in `group`, or nothing if it cannot join it.
+std::optional<Role> BlockFuser::roleIn(unsigned group, unsigned op) const {
+  const Group &g = groups[group];
+  if (g.kind == OpKind::Elementwise)
+    return Role::Prologue;
+  bool readsPrologue = false, readsAnchorOrEpilogue = false;
+  for (Value operand : ops[op]->getOperands()) {
+    std::optional<unsigned> producer = producerIndex(operand);
+    if (!producer || groupOf[*producer] != static_cast<int>(group))
+      continue;
+    if (roles[*producer] == Role::Prologue)
+      readsPrologue = true;
+    else
+      readsAnchorOrEpilogue = true;
+  }
+  if (readsAnchorOrEpilogue) {
+    // An epilogue runs over the anchor's result: same shape, and nothing of
+    // the prologue, which runs over the reduction's input.
+    if (readsPrologue ||
+        shapeOf(ops[op]->getResult(0)) != shapeOf(ops[*g.anchor]->getResult(0)))
+      return std::nullopt;
+    return Role::Epilogue;
+  }
+  // A matmul group has no prologue: its operands are read from memory.
+  if (g.kind == OpKind::Matmul)
+    return std::nullopt;
+  return Role::Prologue;
+}
+
+/// Whether the graph of groups stays acyclic when `group`, `other` (if any)
+/// and `op` (the op being fused, which comes after every grouped op) become
+/// one group: no path may leave the union and come back into it.
+bool BlockFuser::staysAcyclic(unsigned group, std::optional<unsigned> other,
+                              unsigned op) {
+  auto inUnion = [&](unsigned i) {
+    int g = groupOf[i];
+    return i == op ||
+           (g >= 0 && (static_cast<unsigned>(g) == group ||
+                       (other && static_cast<unsigned>(g) == *other)));
+  };
+  ++visitEpoch;
+  SmallVector<unsigned> worklist;
+  auto pushUsers = [&](unsigned i) {
+    for (unsigned user : users[i])
+      worklist.push_back(user);
+  };
+  auto seed = [&](unsigned i) {
+    for (unsigned user : users[i])
+      if (!inUnion(user))
+        worklist.push_back(user);
+  };
+  for (unsigned member : groups[group].members)
+    seed(member);
+  if (other)
+    for (unsigned member : groups[*other].members)
+      seed(member);
+  seed(op);
+  while (!worklist.empty()) {
+    unsigned i = worklist.pop_back_val();
+    if (inUnion(i))
+      return false;
+    if (visited[i] == visitEpoch)
+      continue;
+    visited[i] = visitEpoch;
+    // Ops after `op` are not grouped yet and cannot lead back.
+    if (i > op)
+      continue;
+    if (groupOf[i] < 0) {
+      pushUsers(i);
+      continue;
+    }
+    // A group is one node: leaving it from any member is a path onwards.
+    for (unsigned member : groups[groupOf[i]].members) {
+      visited[member] = visitEpoch;
+      pushUsers(member);
+    }
+  }
+  return true;
+}
+
+/// Rule 1, and rule 2 and 3's epilogues: an elementwise op joins the group of
+/// a producer, preferring a matmul's, then a reduction's; the groups of its
+/// other elementwise producers are merged in too where that is legal.
+void BlockFuser::fuseElementwise(unsigned op) {
+  SmallVector<unsigned> producers;
+  for (Value operand : ops[op]->getOperands())
+    if (std::optional<unsigned> producer = producerIndex(operand))
+      if (!llvm::is_contained(producers, groupOf[*producer]))
+        producers.push_back(groupOf[*producer]);
+  auto priority = [&](unsigned group) {
+    switch (groups[group].kind) {
+    case OpKind::Matmul:
+      return 0;
+    case OpKind::Reduction:
+      return 1;
+    case OpKind::Elementwise:
+      return 2;
+    case OpKind::Opaque:
+      return 3;
+    }
+    llvm_unreachable("unknown op kind");
+  };
+  llvm::stable_sort(producers, [&](unsigned a, unsigned b) {
+    return priority(a) < priority(b);
+  });
+
+  std::optional<unsigned> target;
+  for (unsigned group : producers) {
+    if (groups[group].kind == OpKind::Opaque)
+      continue;
+    if (!target) {
+      std::optional<Role> role = roleIn(group, op);
+      if (role && static_cast<int64_t>(groups[group].size()) + 1 <= maxOps &&
+          staysAcyclic(group, std::nullopt, op)) {
+        addToGroup(group, op, *role);
+        target = group;
+      }
+      continue;
+    }
+    // Another producer group joins as more prologue: only groups without
+    // anchor, and never into a matmul group or a reduction's epilogue.
+    if (groups[group].kind != OpKind::Elementwise ||
+        groups[*target].kind == OpKind::Matmul ||
+        (groups[*target].kind == OpKind::Reduction &&
+         roles[op] != Role::Prologue))
+      continue;
+    if (static_cast<int64_t>(groups[*target].size() + groups[group].size()) >
+            maxOps ||
+        !staysAcyclic(*target, group, op))
+      continue;
+    mergeGroups(*target, group);
+  }
+  if (!target)
+    newGroup(op, OpKind::Elementwise, Role::Prologue);
+}
+
+/// Rule 3: a reduction absorbs the elementwise group that produces its input.
+void BlockFuser::fuseReduction(unsigned op) {
+  std::optional<unsigned> producer = producerIndex(ops[op]->getOperand(0));
+  if (producer) {
+    unsigned group = groupOf[*producer];
+    if (groups[group].kind == OpKind::Elementwise &&
+        static_cast<int64_t>(groups[group].size()) + 1 <= maxOps &&
+        staysAcyclic(group, std::nullopt, op)) {
+      addToGroup(group, op, Role::Anchor);
+      groups[group].kind = OpKind::Reduction;
+      groups[group].anchor = op;
+      return;
+    }
+  }
+  newGroup(op, OpKind::Reduction, Role::Anchor);
+}
+
+void BlockFuser::formGroups() {
+  for (unsigned op = 0, e = ops.size(); op < e; ++op) {
+    if (!isCandidate[op])
+      continue;
+    if (!enable) {
+      newGroup(op, OpKind::Opaque, Role::Prologue);
+      continue;
+    }
+    switch (kinds[op]) {
+    case OpKind::Elementwise:
+      fuseElementwise(op);
+      break;
+    case OpKind::Reduction:
+      fuseReduction(op);
+      break;
+    case OpKind::Matmul:
+      newGroup(op, OpKind::Matmul, Role::Anchor);
+      break;
+    case OpKind::Opaque:
+      newGroup(op, OpKind::Opaque, Role::Prologue);
+      break;
+    }
+  }
+}
+
+bool BlockFuser::isInGroup(unsigned group, unsigned op) const {
+  return groupOf[op] == static_cast<int>(group) ||
+         llvm::is_contained(groups[group].clones, op);
+}
+
+/// Collects in `cone` the ops of `op`'s group that compute it, if they are
+/// cheap enough to recompute elsewhere: at most kMaxRecomputeOps elementwise
+/// ops whose other operands are in memory anyway (graph inputs, constants,
+/// results of other groups) or smaller than `op`'s result.
+bool BlockFuser::recomputeCone(unsigned op,
+                               SmallVectorImpl<unsigned> &cone) const {
+  int group = groupOf[op];
+  int64_t size = numElements(ops[op]->getResult(0));
+  SmallVector<unsigned> worklist = {op};
+  while (!worklist.empty()) {
+    unsigned i = worklist.pop_back_val();
+    if (llvm::is_contained(cone, i))
+      continue;
+    if (kinds[i] != OpKind::Elementwise)
+      return false;
+    cone.push_back(i);
+    if (cone.size() > kMaxRecomputeOps)
+      return false;
+    for (Value operand : ops[i]->getOperands()) {
+      std::optional<unsigned> producer = producerIndex(operand);
+      if (producer && groupOf[*producer] == group) {
+        worklist.push_back(*producer);
+        continue;
+      }
+      // Values made by other groups are read from memory by this one, so
+      // reading them again costs no more than reading the result; but a
+      // large value this group itself recomputes may not be in memory.
+      if (producer && llvm::is_contained(groups[group].clones, *producer) &&
+          numElements(operand) >= size)
+        return false;
+    }
+  }
+  llvm::sort(cone);
+  return true;
+}
+
+/// Rule 4: clones cheap producers into the groups that read them, until no
+/// group changes.
+void BlockFuser::addRecomputation() {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto [index, group] : llvm::enumerate(groups)) {
+      if (group.merged || group.kind == OpKind::Opaque)
+        continue;
+      SmallVector<unsigned> body = mergeSorted(group.members, group.clones);
+      for (unsigned op : body) {
+        // A matmul reads its operands from memory.
+        if (kinds[op] == OpKind::Matmul)
+          continue;
+        for (Value operand : ops[op]->getOperands()) {
+          std::optional<unsigned> producer = producerIndex(operand);
+          if (!producer || isInGroup(index, *producer))
+            continue;
+          SmallVector<unsigned> cone;
+          if (!recomputeCone(*producer, cone))
+            continue;
+          SmallVector<unsigned> added;
+          for (unsigned i : cone)
+            if (!isInGroup(index, i))
+              added.push_back(i);
+          if (static_cast<int64_t>(group.size() + added.size()) > maxOps)
+            continue;
+          group.clones = mergeSorted(group.clones, added);
+          changed = true;
+        }
+      }
+    }
+  }
+}
+
+LogicalResult BlockFuser::buildFusions() {
+  // Which copy of each op is needed, and which members are yielded. A copy is
+  // needed if a needed op of its group uses it; a member is also needed, and
+  // yielded, if an op outside every group uses it or a needed op of another
+  // group that does not recompute it uses it.
+  SmallVector<SmallVector<unsigned>> bodies(groups.size());
+  SmallVector<SmallVector<unsigned>> instances(ops.size());
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    bodies[index] = mergeSorted(group.members, group.clones);
+    for (unsigned op : bodies[index])
+      instances[op].push_back(index);
+  }
+  DenseSet<std::pair<unsigned, unsigned>> needed;
+  SmallVector<bool> yielded(ops.size(), false);
+  for (unsigned op = ops.size(); op-- > 0;) {
+    for (unsigned group : instances[op]) {
+      bool isMember = groupOf[op] == static_cast<int>(group);
+      // An unused member stays and is yielded, so that its group, which
+      // must yield something, is still a valid kernel: removing dead code
+      // is not this pass's business.
+      bool isNeeded = isMember && ops[op]->use_empty();
+      if (isNeeded)
+        yielded[op] = true;
+      for (unsigned user : users[op]) {
+        if (!isCandidate[user]) {
+          if (isMember)
+            isNeeded = yielded[op] = true;
+          continue;
+        }
+        for (unsigned userGroup : instances[user]) {
+          if (!needed.contains({userGroup, user}))
+            continue;
+          if (userGroup == group) {
+            isNeeded = true;
+          } else if (isMember && !isInGroup(userGroup, op)) {
+            isNeeded = yielded[op] = true;
+          }
+        }
+      }
+      if (isNeeded)
+        needed.insert({group, op});
+    }
+  }
+
+  // Build the groups in the order of their last member, each in place of it.
+  SmallVector<std::pair<unsigned, unsigned>> order;
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    for (unsigned op : llvm::reverse(group.members)) {
+      if (needed.contains({index, op})) {
+        order.push_back({op, index});
+        break;
+      }
+    }
+  }
+  llvm::sort(order);
+
+  SmallVector<std::pair<Value, Value>> replacements;
+  llvm::SetVector<Operation *> usedConstants;
+  for (auto [last, index] : order) {
+    SmallVector<Operation *> body;
+    for (unsigned op : bodies[index])
+      if (needed.contains({index, op}))
+        body.push_back(ops[op]);
+    DenseSet<Operation *> inBody(body.begin(), body.end());
+
+    llvm::SetVector<Value> inputs;
+    llvm::SetVector<Operation *> constants;
+    for (Operation *op : body) {
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && inBody.contains(def))
+          continue;
+        if (auto constant = dyn_cast_or_null<ConstantOp>(def)) {
+          usedConstants.insert(constant);
+          if (isSmallConstant(constant)) {
+            constants.insert(constant);
+            continue;
+          }
+        }
+        inputs.insert(operand);
+      }
+    }
+    SmallVector<Value> results;
+    SmallVector<Location> locs;
+    for (Operation *op : body) {
+      if (groupOf[indexOf.lookup(op)] != static_cast<int>(index))
+        continue;
+      locs.push_back(op->getLoc());
+      if (!yielded[indexOf.lookup(op)])
+        continue;
+      llvm::append_range(results, op->getResults());
+    }
+
+    OpBuilder builder(ops[last]);
+    Location loc = builder.getFusedLoc(locs);
+    auto fusion = FusionOp::create(builder, loc, ValueRange(results).getTypes(),
+                                   inputs.getArrayRef());
+    Block &entry = fusion.getBody().front();
+    IRMapping mapping;
+    mapping.map(inputs.getArrayRef(), entry.getArguments());
+    builder.setInsertionPointToStart(&entry);
+    for (Operation *constant : constants)
+      builder.clone(*constant, mapping);
+    for (Operation *op : body)
+      builder.clone(*op, mapping);
+    SmallVector<Value> yieldedValues;
+    for (Value result : results)
+      yieldedValues.push_back(mapping.lookup(result));
+    YieldOp::create(builder, loc, yieldedValues);
+    for (auto [result, replacement] : llvm::zip(results, fusion.getResults()))
+      replacements.push_back({result, replacement});
+  }
+
+  for (auto [value, replacement] : replacements)
+    value.replaceAllUsesWith(replacement);
+  for (unsigned op = ops.size(); op-- > 0;) {
+    if (groupOf[op] < 0)
+      continue;
+    if (!ops[op]->use_empty())
+      return ops[op]->emitError("jeet-fuse: internal error: a fused op is "
+                                "still used outside its group");
+    ops[op]->erase();
+  }
+  for (Operation *constant : usedConstants)
+    if (constant->use_empty())
+      constant->erase();
+
+  // A group stands where its last member stood; ops between its members that
+  // read it move after it.
+  if (!sortTopologically(&block))
+    return block.getParentOp()->emitError(
+        "jeet-fuse: internal error: fusion groups form a cycle");
+  return success();
+}
+
+LogicalResult BlockFuser::run() {
+  indexOps();
+  formGroups();
+  if (enable)
+    addRecomputation();
+  return buildFusions();
 }
 
 struct JeetFusePass : jeet::impl::JeetFusePassBase<JeetFusePass> {
@@ -39,18 +625,21 @@ struct JeetFusePass : jeet::impl::JeetFusePassBase<JeetFusePass> {
   void runOnOperation() override {
     if (maxOps < 1) {
       getOperation().emitError("jeet-fuse: max-ops must be at least 1, got ")
-          << maxOps;
+          << static_cast<int64_t>(maxOps);
       return signalPassFailure();
     }
-    SmallVector<Operation *> ops;
-    getOperation().walk([&](Operation *op) {
-      if (isa<JeetDialect>(op->getDialect()) &&
-          !isa<ConstantOp, FusionOp, YieldOp>(op) &&
-          !op->getParentOfType<FusionOp>())
-        ops.push_back(op);
+    SmallVector<Block *> blocks;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<FusionOp>(op))
+        return WalkResult::skip();
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          blocks.push_back(&block);
+      return WalkResult::advance();
     });
-    for (Operation *op : ops)
-      wrapInFusion(op);
+    for (Block *block : blocks)
+      if (failed(BlockFuser(*block, enable, maxOps).run()))
+        return signalPassFailure();
   }
 };
 

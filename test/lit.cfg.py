@@ -29,7 +29,7 @@ llvm_config.with_environment("PATH", config.jeet_tools_dir, append_path=True)
 python = config.python_executable or shutil.which("python3") or "python3"
 config.substitutions.insert(0, ("%python", python))
 
-tools = ["jeet-opt", "jeet-translate", "jeet-run"]
+tools = ["jeet-opt", "jeet-translate", "jeet-run", "jeet-compile", "jeet-runner"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], [config.jeet_tools_dir]
 )

@@ -8,11 +8,13 @@
 
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 #include "jeet/InitAllJeet.h"
+#include "jeet/Pipelines/GpuPipeline.h"
 #include "jeet/Pipelines/Pipelines.h"
 #include "jeet/Runtime/Cache.h"
 #include "jeet/Runtime/HostABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -28,6 +30,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <functional>
 #include <mutex>
 
 using namespace mlir;
@@ -90,6 +93,12 @@ struct Executable::Impl {
   std::unique_ptr<ExecutionEngine> engine;
   /// The packed entry point: `void(void **args)`.
   void (*entry)(void **) = nullptr;
+  /// GPU: looks the entry point up on the first execution, which runs the
+  /// module constructors that load the kernels through the runtime (they
+  /// need a device, which compilation does not).
+  std::function<llvm::Error()> lazyInit;
+  std::once_flag lazyInitOnce;
+  std::string lazyInitError;
 };
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
@@ -160,6 +169,14 @@ llvm::Error Executable::run(llvm::ArrayRef<const void *> inputs,
   args.reserve(fields.size());
   for (int64_t &field : fields)
     args.push_back(&field);
+  if (impl->lazyInit) {
+    std::call_once(impl->lazyInitOnce, [&] {
+      if (llvm::Error error = impl->lazyInit())
+        impl->lazyInitError = llvm::toString(std::move(error));
+    });
+    if (!impl->entry)
+      return llvm::createStringError(impl->lazyInitError);
+  }
   impl->entry(args.data());
   runtime::Status status = runtime::takeLastError();
   if (!status.ok())
@@ -284,6 +301,132 @@ static int64_t estimatePeakBytes(func::FuncOp func) {
 
 static std::once_flag initializeNativeTargetOnce;
 
+//===----------------------------------------------------------------------===//
+// GPU
+//===----------------------------------------------------------------------===//
+
+/// The most bytes of device buffers (gpu.alloc) alive at once in the host
+/// function, in program order.
+static int64_t estimatePeakDeviceBytes(func::FuncOp func) {
+  auto bytes = [](Type type) -> int64_t {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || !memref.hasStaticShape())
+      return 0;
+    return memref.getNumElements() *
+           llvm::divideCeil(memref.getElementTypeBitWidth(), 8);
+  };
+  int64_t live = 0, peak = 0;
+  func.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+      live += bytes(alloc.getMemref().getType());
+      peak = std::max(peak, live);
+    } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
+      live -= bytes(dealloc.getMemref().getType());
+    }
+  });
+  return peak;
+}
+
+/// Registers the runtime's host ABI (mgpu*) with the JIT.
+static void registerHostSymbols(ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    size_t count = 0;
+    const runtime::HostSymbol *table = runtime::getHostABISymbols(&count);
+    for (size_t i = 0; i < count; ++i)
+      symbols[interner(table[i].name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(table[i].address),
+          llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+}
+
+/// Compiles the parsed graph `module` for the GPU with jeet-gpu-pipeline:
+/// one kernel per fusion group (PTX, loaded by the runtime's driver JIT on
+/// the first execution), host code JIT-compiled for this CPU. The
+/// executable's inputs and outputs are device buffers. `impl` (which
+/// `runStage` records the IR of each stage into) is moved into the
+/// executable at the end.
+static llvm::Expected<std::shared_ptr<Executable>> compileForGpu(
+    ModuleOp module, std::unique_ptr<Executable::Impl> &impl,
+    const CompileOptions &options,
+    llvm::function_ref<LogicalResult(llvm::StringRef,
+                                     llvm::function_ref<void(OpPassManager &)>)>
+        runStage,
+    llvm::function_ref<llvm::Error(llvm::StringRef)> fail) {
+  GpuPipelineOptions gpuOptions;
+  gpuOptions.fuse = options.fuse;
+  gpuOptions.maxFusionOps = options.maxFusionOps;
+  if (llvm::Error error = verifyGpuPipelineOptions(gpuOptions))
+    return std::move(error);
+
+  if (failed(runStage("fused", [&](OpPassManager &pm) {
+        buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
+      })))
+    return fail("graph passes failed");
+  module.walk([&](FusionOp fusion) {
+    std::vector<std::string> names;
+    for (Operation &op : fusion.getBody().front().without_terminator())
+      if (!isa<ConstantOp>(op))
+        names.push_back(op.getName().getStringRef().str());
+    impl->kernelOps.push_back(std::move(names));
+  });
+  impl->numKernels = impl->kernelOps.size();
+
+  if (failed(runStage("kernels", [&](OpPassManager &pm) {
+        buildJeetGpuKernelPipeline(pm, gpuOptions);
+      })))
+    return fail("forming GPU kernels failed");
+  if (auto host = module.lookupSymbol<func::FuncOp>(options.entry))
+    impl->peakIntermediateBytes = estimatePeakDeviceBytes(host);
+  if (failed(runStage("llvm", [&](OpPassManager &pm) {
+        buildJeetGpuCodegenPipeline(pm, gpuOptions);
+      })))
+    return fail("lowering to NVVM/PTX and LLVM failed");
+  if (options.keepIR) {
+    std::string ptx;
+    llvm::raw_string_ostream os(ptx);
+    if (succeeded(printGpuBinariesAsPTX(module, os)))
+      impl->stageIR["ptx"] = std::move(ptx);
+  }
+
+  std::call_once(initializeNativeTargetOnce, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  ExecutionEngineOptions engineOptions;
+  // The host code only sequences launches: compile it fast.
+  engineOptions.transformer = makeOptimizingTransformer(
+      /*optLevel=*/2, /*sizeLevel=*/0, targetMachine->get());
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
+  if (!engine)
+    return engine.takeError();
+  registerHostSymbols(**engine);
+  impl->engine = std::move(*engine);
+  Executable::Impl *state = impl.get();
+  std::string entryName = options.entry;
+  impl->lazyInit = [state, entryName]() -> llvm::Error {
+    state->engine->initialize();
+    runtime::Status status = runtime::takeLastError();
+    if (!status.ok())
+      return llvm::createStringError("loading the GPU kernels failed: " +
+                                     status.toString());
+    auto entry = state->engine->lookupPacked(entryName);
+    if (!entry)
+      return entry.takeError();
+    state->entry = *entry;
+    return llvm::Error::success();
+  };
+  return std::make_shared<Executable>(std::move(impl));
+}
+
 llvm::Expected<std::shared_ptr<Executable>>
 Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
                         const CompileOptions &options) {
@@ -296,7 +439,7 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
     return llvm::createStringError(text.empty() ? what.str() : text);
   };
 
-  if (options.device != "cpu")
+  if (options.device != "cpu" && options.device != "gpu")
     return llvm::createStringError(
         "device '" + options.device +
         "': no GPU runtime available in this build of Jeet (the CPU backend "
@@ -335,6 +478,9 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
     keep(stage);
     return success();
   };
+
+  if (options.device == "gpu")
+    return compileForGpu(*module, impl, options, runStage, fail);
 
   CpuPipelineOptions cpuOptions;
   cpuOptions.fuse = options.fuse;

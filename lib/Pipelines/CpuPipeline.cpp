@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Conversion/Passes.h"
+#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
 #include "jeet/Pipelines/Pipelines.h"
 
@@ -40,6 +41,8 @@ void jeet::buildJeetLowerToLinalgPipeline(OpPassManager &pm) {
 }
 
 void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
+  // Each result gets a buffer of its own (a value returned twice is copied).
+  pm.addNestedPass<func::FuncOp>(createJeetDistinctResultsPass());
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
   bufferizeOptions.bufferizeFunctionBoundaries = true;
   bufferizeOptions.functionBoundaryTypeConversion =
@@ -67,8 +70,24 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
                                        const CpuPipelineOptions &options) {
   // Tiled kernels (a matmul with its epilogue) come as scf.forall over tiles.
   pm.addPass(createForallToParallelLoopPass());
+  if (options.vectorize) {
+    // Matmuls become register-tiled vector kernels and elementwise generics
+    // vector loops; each makes its outermost loop parallel unless it is
+    // already inside a parallel loop (an epilogue tile).
+    JeetCpuMatmulPassOptions matmulOptions;
+    matmulOptions.parallel = options.parallel;
+    pm.addNestedPass<func::FuncOp>(createJeetCpuMatmulPass(matmulOptions));
+    JeetCpuVectorizeElementwisePassOptions elementwiseOptions;
+    elementwiseOptions.parallel = options.parallel;
+    pm.addNestedPass<func::FuncOp>(
+        createJeetCpuVectorizeElementwisePass(elementwiseOptions));
+  }
   if (options.parallel) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    // One OpenMP region per kernel: nested parallel loops run in sequence
+    // inside the outermost one.
+    pm.addNestedPass<func::FuncOp>(
+        createJeetCpuSequentializeNestedParallelPass());
     pm.addPass(createConvertSCFToOpenMPPass());
     // The conversion wraps loop bodies in memref.alloca_scope, which must
     // stay single-block; canonicalization inlines the scopes that hold no
@@ -80,6 +99,9 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Vector loads and stores take the memref descriptors apart themselves, so
+  // they are lowered before the memrefs.
+  pm.addPass(createConvertVectorToLLVMPass());
   // Memrefs first: the OpenMP conversion would otherwise lower allocations
   // itself, always with malloc.
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
@@ -106,6 +128,7 @@ void jeet::buildJeetCpuPipeline(OpPassManager &pm,
 }
 
 void jeet::registerJeetPipelines() {
+  registerJeetCpuPasses();
   PassPipelineRegistration<>(
       "jeet-bufferize-pipeline",
       "Bufferizes linalg on tensors: results become out-parameters, and "

@@ -9,6 +9,7 @@
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
+#include "jeet/Pipelines/GpuPipeline.h"
 #include "jeet/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -30,4 +31,5 @@ void jeet::registerAllJeetPasses() {
   jeet::registerJeetPasses();
   jeet::registerJeetConversionPasses();
   jeet::registerJeetPipelines();
+  jeet::registerJeetGpuPipelines();
 }

@@ -10,6 +10,7 @@
 #include "jeet/Tools/JeetRunMain.h"
 
 #include "jeet/Compiler/Compiler.h"
+#include "jeet/Runtime/CudaDevice.h"
 #include "jeet/Runtime/Device.h"
 #include "jeet/Runtime/Npy.h"
 
@@ -85,20 +86,23 @@ int jeet::jeetRunMain(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "jeet-run: compile and execute a jeet graph\n");
 
-  // Choose the device.
+  // Choose the device: `gpu` fails with the runtime's reason where no GPU is
+  // usable; `auto` takes the GPU when it is usable, else the CPU.
   if (device != "cpu" && device != "gpu" && device != "auto")
     return fail("unknown device '" + device + "' (expected cpu, gpu or auto)");
-  if (device == "gpu") {
+  runtime::Device *target = &runtime::getHostDevice();
+  if (device != "cpu") {
     auto cuda = runtime::getCudaDevice();
-    if (!cuda.ok())
+    if (cuda.ok())
+      target = *cuda;
+    else if (device == "gpu")
       return fail("device 'gpu' is unavailable: " + cuda.status().message());
-    return fail("device 'gpu': no GPU runtime available in this build of "
-                "Jeet yet (use --device=cpu)");
   }
-  // auto: GPU code generation is not part of this build, so the CPU it is.
+  bool onGpu = target != &runtime::getHostDevice();
+  runtime::setCurrentDevice(target);
   CompileOptions options;
   options.entry = entry;
-  options.device = "cpu";
+  options.device = onGpu ? "gpu" : "cpu";
   options.fuse = fuse;
   options.maxFusionOps = maxFusionOps;
   options.parallel = parallel;
@@ -133,6 +137,13 @@ int jeet::jeetRunMain(int argc, char **argv) {
       return fail(llvm::formatv("argument #{0} of '{1}' expects {2}, given "
                                 "{3}",
                                 i, entry, spec.str(), specOf(*tensor)));
+    if (onGpu) {
+      auto onDevice = tensor->to(*target);
+      if (!onDevice.ok())
+        return fail(llvm::formatv("--input #{0}: {1}", i,
+                                  onDevice.status().message()));
+      tensor = std::move(onDevice);
+    }
     inputTensors.push_back(std::move(*tensor));
   }
   if (!outputs.empty() && outputs.size() != exe.outputs().size())
@@ -144,10 +155,11 @@ int jeet::jeetRunMain(int argc, char **argv) {
       return fail("--output '" + out + "': expected @path.npy");
 
   runtime::Device &host = runtime::getHostDevice();
+  runtime::Device &dev = *target;
   std::vector<runtime::Tensor> outputTensors;
   for (const TensorSpec &spec : exe.outputs()) {
     auto dtype = runtime::parseDType(spec.dtype);
-    auto tensor = dtype.ok() ? runtime::Tensor::empty(host, spec.shape, *dtype)
+    auto tensor = dtype.ok() ? runtime::Tensor::empty(dev, spec.shape, *dtype)
                              : runtime::StatusOr<runtime::Tensor>(
                                    dtype.status());
     if (!tensor.ok())
@@ -161,20 +173,31 @@ int jeet::jeetRunMain(int argc, char **argv) {
   for (const runtime::Tensor &t : outputTensors)
     outputData.push_back(t.data());
 
-  host.allocator().resetPeak();
-  runtime::AllocatorStats before = host.allocator().stats();
+  dev.allocator().resetPeak();
+  dev.resetExecutionStats();
+  runtime::AllocatorStats before = dev.allocator().stats();
   unsigned runs = std::max(1u, static_cast<unsigned>(benchmark));
   std::vector<double> times;
   for (unsigned r = 0; r < runs; ++r) {
     auto start = std::chrono::steady_clock::now();
     if (llvm::Error error = exe.run(inputData, outputData))
       return fail("execution failed: " + llvm::toString(std::move(error)));
+    if (runtime::Status status = dev.synchronize(); !status.ok())
+      return fail("execution failed: " + status.message());
     times.push_back(std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
                         .count());
   }
-  runtime::AllocatorStats after = host.allocator().stats();
+  runtime::AllocatorStats after = dev.allocator().stats();
 
+  if (onGpu) {
+    for (runtime::Tensor &t : outputTensors) {
+      auto onHost = t.to(host);
+      if (!onHost.ok())
+        return fail(onHost.status().message());
+      t = std::move(*onHost);
+    }
+  }
   if (outputs.empty()) {
     for (const runtime::Tensor &t : outputTensors)
       llvm::outs() << runtime::formatTensor(t) << "\n";
@@ -194,8 +217,13 @@ int jeet::jeetRunMain(int argc, char **argv) {
                                   times.front() * 1e3);
   }
   if (printStats) {
+    llvm::outs() << "device: " << (onGpu ? "gpu (" + dev.name() + ")" : "cpu")
+                 << "\n";
     llvm::outs() << "kernels per execution: " << exe.numKernels() << "\n";
-    llvm::outs() << "kernels executed: " << exe.numKernels() * runs << "\n";
+    uint64_t launched = dev.executionStats().kernels_launched;
+    llvm::outs() << "kernels executed: "
+                 << (onGpu ? launched : exe.numKernels() * runs)
+                 << (onGpu ? " (launched)" : "") << "\n";
     llvm::outs() << "planned peak intermediate bytes: "
                  << exe.peakIntermediateBytes() << "\n";
     llvm::outs() << "peak intermediate bytes: "
@@ -208,7 +236,8 @@ int jeet::jeetRunMain(int argc, char **argv) {
                  << after.device_mallocs - before.device_mallocs
                  << " from the system)\n";
     for (auto [name, value] : after.items())
-      llvm::outs() << "host." << name << ": " << value << "\n";
+      llvm::outs() << (onGpu ? "gpu." : "host.") << name << ": " << value
+                   << "\n";
   }
   return 0;
 }

@@ -30,6 +30,13 @@ struct CpuPipelineOptions : public mlir::PassPipelineOptions<CpuPipelineOptions>
       llvm::cl::desc("Run the outer parallel loops of each kernel on all "
                      "cores with OpenMP"),
       llvm::cl::init(true)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Compute f32 matmuls with cache- and register-tiled "
+                     "vector kernels (jeet-cpu-matmul) and elementwise "
+                     "kernels with vector loops "
+                     "(jeet-cpu-vectorize-elementwise)"),
+      llvm::cl::init(true)};
   Option<bool> runtimeAllocator{
       *this, "runtime-allocator",
       llvm::cl::desc("Allocate intermediates through the Jeet runtime's "

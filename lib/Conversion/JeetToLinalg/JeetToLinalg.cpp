@@ -602,22 +602,47 @@ FailureOr<Leaf> GroupLowering::lowerReduction(Operation *op) {
   Value init = filledTensor(b, opLoc, reducedShape, identity);
 
   llvm::SetVector<Value> found;
-  DenseSet<Value> visited;
-  if (failed(collectLeaves(input, found, visited)))
-    return failure();
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   SmallVector<Leaf> inputLeaves;
-  for (Value value : found) {
-    Leaf leaf = leaves.lookup(value);
-    auto access = accessBroadcast(b, opLoc, leaf.tensor, shape);
-    if (failed(access))
-      return op->emitOpError("cannot be lowered to linalg: ")
-             << leaf.tensor.getType() << " does not broadcast to "
-             << input.getType();
-    inputs.push_back(access->first);
-    maps.push_back(access->second);
-    inputLeaves.push_back(leaf);
+  auto readOperands = [&]() -> LogicalResult {
+    found.clear();
+    inputs.clear();
+    maps.clear();
+    inputLeaves.clear();
+    DenseSet<Value> visited;
+    if (failed(collectLeaves(input, found, visited)))
+      return failure();
+    for (Value value : found) {
+      Leaf leaf = leaves.lookup(value);
+      auto access = accessBroadcast(b, opLoc, leaf.tensor, shape);
+      if (failed(access))
+        return op->emitOpError("cannot be lowered to linalg: ")
+               << leaf.tensor.getType() << " does not broadcast to "
+               << input.getType();
+      inputs.push_back(access->first);
+      maps.push_back(access->second);
+      inputLeaves.push_back(leaf);
+    }
+    return success();
+  };
+  if (failed(readOperands()))
+    return failure();
+  // A loop that no operand indexes (the prologue broadcasts along it, or
+  // reads only splat constants) would have no extent: compute the operand in
+  // full first and reduce that.
+  SmallVector<bool> indexed(shape.size(), false);
+  for (AffineMap map : maps)
+    for (AffineExpr expr : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        indexed[dim.getPosition()] = true;
+  if (llvm::is_contained(indexed, false)) {
+    FailureOr<Value> full = materialize(input);
+    if (failed(full))
+      return failure();
+    leaves[input] = Leaf{*full, getElementTypeOrSelf(input.getType()), 0};
+    if (failed(readOperands()))
+      return failure();
   }
   maps.push_back(AffineMap::get(shape.size(), 0, outExprs, b.getContext()));
 

@@ -52,6 +52,18 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     recompute; a group never holds two matmuls. Each group is wrapped in a
     `jeet.fusion` region, which later becomes exactly one kernel.
 
+    In detail: a group has at most one anchor (a matmul or a reduction); a
+    reduction may also take elementwise ops on its reduced result (mean =
+    sum / N). A value computed in another group by a chain of at most three
+    elementwise ops whose operands are already in memory (arguments,
+    constants, other groups' results, or smaller tensors such as a row
+    maximum) is recomputed in the group that reads it; any other value used
+    outside its group is yielded once. Splat constants and constants of at
+    most 256 elements are cloned into each group that uses them; larger ones
+    are group inputs. `max-ops` counts the non-constant ops of a group,
+    recomputed copies included. Merges that would create a cycle between
+    groups are refused, and the output does not depend on pointer order.
+
     Before:
     ```mlir
     %0 = jeet.add %a, %b : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
@@ -74,6 +86,35 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
            "The largest number of ops in one group (at least 1)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Bufferization support
+//===----------------------------------------------------------------------===//
+
+def JeetDistinctResultsPass
+    : Pass<"jeet-distinct-results", "::mlir::func::FuncOp"> {
+  let summary = "Gives every result of a graph its own tensor";
+  let description = [{
+    A graph may return one value twice (`return %x, %x`), also after CSE
+    merges two equal computations. Each result becomes a caller-owned
+    out-parameter, so every repeat gets a copy of its own.
+
+    Before:
+    ```mlir
+    return %0, %0 : tensor<4xf32>, tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %1 = linalg.copy ins(%0 : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    return %0, %1 : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
 }
 
 #endif // JEET_DIALECT_JEET_TRANSFORMS_PASSES_TD

@@ -1,0 +1,28 @@
+//===- CpuPasses.h - CPU code generation passes -----------------*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_H
+#define JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace jeet {
+
+#define GEN_PASS_DECL
+#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+
+} // namespace jeet
+
+#endif // JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_H

@@ -1,0 +1,180 @@
+//===- CpuPasses.td - CPU code generation passes -----------*- tablegen -*-===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Passes of jeet-cpu-pipeline's code generation stage: they run on bufferized
+// linalg (memrefs) and turn the kernels into vectorised loop nests whose
+// outermost loop is the only parallel one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_TD
+#define JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites f32 matmuls on buffers into cache- and "
+                "register-tiled vector loop nests";
+  let description = [{
+    Rewrites every `linalg.matmul` and `linalg.batch_matmul` on memrefs of
+    f32 with static shapes into a loop nest that blocks the rows, columns
+    and reduction for the caches (`row-block`, `col-block`, `k-block`) and
+    computes each `register-rows` x `register-cols` tile of the result in
+    vector registers: per step of the reduction, one row of B is loaded as
+    vectors, each element of the A column is broadcast, and one `vector.fma`
+    per row and vector accumulates. The result tile is loaded before and
+    stored after each reduction block. Sizes that the tiles do not divide
+    are computed by kernels of the remainder's (static) size, and each row
+    of a tile is split into vectors of power-of-two widths (28 columns are
+    16 + 8 + 4), so every shape is exact and maps onto whole registers.
+
+    With `parallel`, the row blocks of a matmul that is not already inside a
+    parallel loop form an `scf.parallel`; a batch_matmul runs its batches in
+    parallel.
+
+    Before:
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>)
+                  outs(%c : memref<64x64xf32>)
+    ```
+    After (one register tile):
+    ```mlir
+    %c0 = vector.load %c[%i, %j] : memref<64x64xf32>, vector<16xf32>
+    %r:24 = scf.for %k = %k0 to %k1 step %c1 iter_args(%acc0 = %c0, ...) {
+      %b0 = vector.load %b[%k, %j] : memref<32x64xf32>, vector<16xf32>
+      ...
+      %a0 = memref.load %a[%i, %k] : memref<64x32xf32>
+      %s0 = vector.broadcast %a0 : f32 to vector<16xf32>
+      %f0 = vector.fma %s0, %b0, %acc0 : vector<16xf32>
+      ...
+    }
+    vector.store %r#0, %c[%i, %j] : memref<64x64xf32>, vector<16xf32>
+    ```
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Run the row blocks in an scf.parallel (unless already nested in "
+           "one)">,
+    Option<"registerRows", "register-rows", "int64_t", /*default=*/"6",
+           "Rows of the result tile kept in registers">,
+    Option<"registerCols", "register-cols", "int64_t", /*default=*/"64",
+           "Columns of the result tile kept in registers (6 x 64 f32 are "
+           "24 of the 32 AVX-512 registers)">,
+    Option<"rowBlock", "row-block", "int64_t", /*default=*/"128",
+           "Rows of A per cache block (rounded to register-rows)">,
+    Option<"colBlock", "col-block", "int64_t", /*default=*/"1024",
+           "Columns of B per cache block (rounded to register-cols)">,
+    Option<"kBlock", "k-block", "int64_t", /*default=*/"128",
+           "Reduction steps per cache block">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def JeetCpuVectorizeElementwisePass
+    : Pass<"jeet-cpu-vectorize-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites elementwise linalg.generic ops on buffers into "
+                "vector loops";
+  let description = [{
+    Rewrites every `linalg.generic` on memrefs whose iterators are all
+    parallel, whose indexing maps are projected permutations, and whose body
+    is made of elementwise-mappable scalar ops (arith, math) into a loop nest
+    whose innermost loop computes `vector-width` elements per step: operands
+    that vary along the innermost dimension are read with `vector.load`,
+    the others (broadcasts) are read once and splat. The body is cloned with
+    vector types, op for op, so results are the same as the scalar loop's.
+    A remainder narrower than the vector width is computed by vectors of
+    power-of-two widths (7 elements are 4 + 2 + 1).
+
+    The outer dimensions and chunks of `chunk-size` elements of the
+    innermost one form an `scf.parallel` when `parallel` is set and the op
+    is not already inside a parallel loop.
+
+    Generics that read an operand transposed along the innermost dimension,
+    or whose innermost stride is not one, are left alone.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : memref<1000xf32>) outs(%o : memref<1000xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %r = arith.maximumf %x, %zero : f32
+      linalg.yield %r : f32
+    }
+    ```
+    After:
+    ```mlir
+    scf.parallel (%c) = (%c0) to (%c1) step (%c1) {
+      scf.for %i = ... step %c16 {
+        %x = vector.load %a[%i] : memref<1000xf32>, vector<16xf32>
+        %r = arith.maximumf %x, %zeros : vector<16xf32>
+        vector.store %r, %o[%i] : memref<1000xf32>, vector<16xf32>
+      }
+      scf.if %last { ... vector<8xf32> ... }  // 1000 = 62 * 16 + 8
+    }
+    ```
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Run the outer dimensions and chunks in an scf.parallel (unless "
+           "already nested in one)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
+           "Elements per vector">,
+    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"8192",
+           "Elements of the innermost dimension per parallel iteration "
+           "(rounded to vector-width)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Parallelism
+//===----------------------------------------------------------------------===//
+
+def JeetCpuSequentializeNestedParallelPass
+    : Pass<"jeet-cpu-sequentialize-nested-parallel", "::mlir::func::FuncOp"> {
+  let summary = "Turns every scf.parallel nested in another into scf.for "
+                "loops";
+  let description = [{
+    Only the outermost parallel loop of a kernel should become an OpenMP
+    region: a nested one would open a parallel region per iteration of its
+    parent and run on one thread anyway. Every `scf.parallel` without
+    reductions that is nested inside another `scf.parallel` becomes a nest of
+    `scf.for` loops, outermost dimension first.
+
+    Before:
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+      scf.parallel (%j, %k) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+        "some.op"(%i, %j, %k) : (index, index, index) -> ()
+      }
+    }
+    ```
+    After:
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+      scf.for %j = %c0 to %c8 step %c1 {
+        scf.for %k = %c0 to %c8 step %c1 {
+          "some.op"(%i, %j, %k) : (index, index, index) -> ()
+        }
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+#endif // JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_TD

@@ -1,0 +1,99 @@
+//===- GpuPipeline.h - The jeet-gpu-pipeline --------------------*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+// Compiles a jeet graph for NVIDIA GPUs: every jeet.fusion group becomes one
+// kernel (one gpu.launch_func, one PTX .entry), and the host side calls the
+// runtime's mgpu* ABI with every launch on one stream.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_PIPELINES_GPUPIPELINE_H
+#define JEET_PIPELINES_GPUPIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace jeet {
+
+/// Options of `jeet-gpu-pipeline`.
+struct GpuPipelineOptions
+    : public mlir::PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("The GPU to compile for: sm_80, sm_86, sm_89 or sm_90"),
+      llvm::cl::init("sm_90")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX ISA of the emitted code (+ptx78 or later for "
+                     "sm_90)"),
+      llvm::cl::init("+ptx80")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu.binary holds: isa (PTX text), bin (cubin, "
+                     "needs ptxas) or fatbin"),
+      llvm::cl::init("isa")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit for format=bin/fatbin and libdevice"),
+      llvm::cl::init("/usr/local/cuda")};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Fuse ops into kernels (jeet-fuse); when "
+                                   "false every op is a kernel of its own"),
+                    llvm::cl::init(true)};
+  Option<int64_t> maxFusionOps{
+      *this, "max-fusion-ops",
+      llvm::cl::desc("The largest number of ops in one fusion group"),
+      llvm::cl::init(64)};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+  Option<unsigned> optLevel{*this, "O",
+                            llvm::cl::desc("Optimisation level of the NVPTX "
+                                           "backend"),
+                            llvm::cl::init(3)};
+};
+
+/// The chips jeet-gpu-pipeline compiles for.
+llvm::ArrayRef<llvm::StringRef> getSupportedGpuChips();
+
+/// Checks the options; the error lists the supported chips or formats.
+llvm::Error verifyGpuPipelineOptions(const GpuPipelineOptions &options);
+
+/// Device stages: each fusion group becomes one forall over output tiles
+/// (jeet-gpu-form-kernels), is bufferized, then one gpu.launch
+/// (jeet-gpu-map-kernels), outlined into a gpu.func.
+void buildJeetGpuKernelPipeline(mlir::OpPassManager &pm,
+                                const GpuPipelineOptions &options);
+
+/// Kernels to NVVM and PTX (gpu.binary); host code to the LLVM dialect with
+/// async launches on one stream.
+void buildJeetGpuCodegenPipeline(mlir::OpPassManager &pm,
+                                 const GpuPipelineOptions &options);
+
+/// The whole GPU pipeline: graph, kernels, codegen. Options must have been
+/// checked with verifyGpuPipelineOptions (the registered pipeline does).
+void buildJeetGpuPipeline(mlir::OpPassManager &pm,
+                          const GpuPipelineOptions &options);
+
+/// Prints the PTX of every kernel held by the `gpu.binary` ops of `module`
+/// (compiled with format=isa), one `.entry` per kernel.
+mlir::LogicalResult printGpuBinariesAsPTX(mlir::ModuleOp module,
+                                          llvm::raw_ostream &os);
+
+/// Compiles the jeet graph `module` in place with jeet-gpu-pipeline
+/// (format=isa) and prints its PTX: the `--jeet-to-ptx` translation.
+mlir::LogicalResult translateJeetToPTX(mlir::ModuleOp module,
+                                       llvm::raw_ostream &os,
+                                       const GpuPipelineOptions &options);
+
+/// Registers `jeet-gpu-pipeline` and the GPU passes.
+void registerJeetGpuPipelines();
+
+} // namespace jeet
+
+#endif // JEET_PIPELINES_GPUPIPELINE_H

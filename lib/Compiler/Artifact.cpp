@@ -1,0 +1,574 @@
+//===- Artifact.cpp - Compile graphs ahead of time ------------------------===//
+//
+// Part of the Jeet project.
+//
+// graph.mlir -> (jeet pipelines) -> LLVM dialect + artifact ABI ->
+// LLVM IR -> O3 with the target machine -> object file in memory ->
+// `cc -shared` -> graph.so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Compiler/Artifact.h"
+
+#include "jeet/Dialect/Jeet/IR/JeetOps.h"
+#include "jeet/InitAllJeet.h"
+#include "jeet/Pipelines/Pipelines.h"
+#if __has_include("jeet/Pipelines/GpuPipeline.h")
+#include "jeet/Pipelines/GpuPipeline.h"
+#endif
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+using namespace mlir;
+using namespace jeet;
+
+static constexpr llvm::StringLiteral kRunSymbol = "jeet_artifact_run";
+static constexpr llvm::StringLiteral kInitSymbol = "jeet_artifact_init";
+static constexpr llvm::StringLiteral kFiniSymbol = "jeet_artifact_fini";
+static constexpr llvm::StringLiteral kSignatureSymbol =
+    "jeet_artifact_signature";
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+std::string
+jeet::formatArtifactSignature(llvm::StringRef entry, llvm::StringRef device,
+                              const std::vector<TensorSpec> &inputs,
+                              const std::vector<TensorSpec> &outputs,
+                              int64_t numKernels) {
+  auto join = [](const std::vector<TensorSpec> &specs) {
+    std::string s;
+    for (size_t i = 0; i < specs.size(); ++i)
+      s += (i ? "," : "") + specs[i].str();
+    return s;
+  };
+  return llvm::formatv("v1 entry={0} device={1} inputs={2} outputs={3} "
+                       "kernels={4}",
+                       entry, device, join(inputs), join(outputs), numKernels)
+      .str();
+}
+
+static std::optional<std::string> dtypeName(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isSignlessInteger(32))
+    return "i32";
+  return std::nullopt;
+}
+
+/// Reads the graph's signature; the same rules as the JIT path.
+static LogicalResult readSignature(func::FuncOp func,
+                                   std::vector<TensorSpec> &inputs,
+                                   std::vector<TensorSpec> &outputs) {
+  auto read = [&](Type type, StringRef what, unsigned index,
+                  std::vector<TensorSpec> &specs) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    std::optional<std::string> dtype;
+    if (tensor)
+      dtype = dtypeName(tensor.getElementType());
+    if (!tensor || !tensor.hasStaticShape() || !dtype)
+      return func.emitError() << what << " #" << index << " of '"
+                              << func.getName() << "' has type " << type
+                              << "; Jeet graphs take and return statically "
+                                 "shaped tensors of f32, f16, bf16 or i32";
+    specs.push_back(TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
+                                                    tensor.getShape().end()),
+                               *dtype});
+    return success();
+  };
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (failed(read(type, "argument", i, inputs)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+    if (failed(read(type, "result", i, outputs)))
+      return failure();
+  if (outputs.empty())
+    return func.emitError() << "'" << func.getName()
+                            << "' returns nothing; a graph returns at least "
+                               "one tensor";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The artifact ABI in the LLVM dialect
+//===----------------------------------------------------------------------===//
+
+LogicalResult jeet::addArtifactABI(ModuleOp module, llvm::StringRef entry,
+                                   llvm::StringRef signature) {
+  MLIRContext *context = module.getContext();
+  auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(entry);
+  if (!func || func.isExternal())
+    return module.emitError()
+           << "no lowered function '" << entry << "' to wrap as " << kRunSymbol;
+  if (!isa<LLVM::LLVMVoidType>(func.getFunctionType().getReturnType()))
+    return func.emitError() << "the lowered entry '" << entry
+                            << "' returns a value; outputs must be "
+                               "out-parameters";
+  for (llvm::StringRef name : {kRunSymbol.data(), kInitSymbol.data(),
+                               kFiniSymbol.data(), kSignatureSymbol.data()})
+    if (module.lookupSymbol(name))
+      return module.emitError() << "the graph defines '" << name
+                                << "', a name reserved for the artifact ABI";
+
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = func.getLoc();
+  auto ptrType = LLVM::LLVMPointerType::get(context);
+  auto voidType = LLVM::LLVMVoidType::get(context);
+
+  // void jeet_artifact_run(void **args): args[i] points to argument i.
+  auto run = LLVM::LLVMFuncOp::create(
+      builder, loc, kRunSymbol, LLVM::LLVMFunctionType::get(voidType, ptrType));
+  Block *body = run.addEntryBlock(builder);
+  builder.setInsertionPointToStart(body);
+  Value args = body->getArgument(0);
+  SmallVector<Value> values;
+  for (auto [i, type] : llvm::enumerate(func.getFunctionType().getParams())) {
+    Value slot =
+        LLVM::GEPOp::create(builder, loc, ptrType, ptrType, args,
+                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    Value pointer = LLVM::LoadOp::create(builder, loc, ptrType, slot);
+    values.push_back(LLVM::LoadOp::create(builder, loc, type, pointer));
+  }
+  LLVM::CallOp::create(builder, loc, func, values);
+  LLVM::ReturnOp::create(builder, loc, ValueRange{});
+
+  // const char jeet_artifact_signature[] = "v1 ...";
+  builder.setInsertionPointToEnd(module.getBody());
+  std::string text = signature.str();
+  text.push_back('\0');
+  auto arrayType =
+      LLVM::LLVMArrayType::get(IntegerType::get(context, 8), text.size());
+  LLVM::GlobalOp::create(builder, loc, arrayType, /*isConstant=*/true,
+                         LLVM::Linkage::External, kSignatureSymbol,
+                         builder.getStringAttr(text));
+  return success();
+}
+
+/// On the LLVM IR: moves the global constructors and destructors (GPU module
+/// load and unload) into jeet_artifact_init/fini, so that dlopen runs nothing
+/// and the runtime loads kernels once it has chosen the device; then makes
+/// every definition but the ABI internal.
+static void finishArtifactModule(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  auto takeStructors = [&](llvm::StringRef name) {
+    std::vector<std::pair<uint64_t, llvm::Function *>> functions;
+    llvm::GlobalVariable *list = module.getGlobalVariable(name);
+    if (!list)
+      return functions;
+    if (auto *array =
+            dyn_cast_or_null<llvm::ConstantArray>(list->getInitializer())) {
+      for (llvm::Value *operand : array->operands()) {
+        auto *entry = dyn_cast<llvm::ConstantStruct>(operand);
+        if (!entry || entry->getNumOperands() < 2)
+          continue;
+        auto *priority = dyn_cast<llvm::ConstantInt>(entry->getOperand(0));
+        auto *fn =
+            dyn_cast<llvm::Function>(entry->getOperand(1)->stripPointerCasts());
+        if (priority && fn)
+          functions.push_back({priority->getZExtValue(), fn});
+      }
+    }
+    list->eraseFromParent();
+    std::stable_sort(
+        functions.begin(), functions.end(),
+        [](const auto &a, const auto &b) { return a.first < b.first; });
+    return functions;
+  };
+  auto define =
+      [&](llvm::StringRef name,
+          const std::vector<std::pair<uint64_t, llvm::Function *>> &functions) {
+        auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context),
+                                             /*isVarArg=*/false);
+        auto *fn = llvm::Function::Create(
+            type, llvm::GlobalValue::ExternalLinkage, name, module);
+        llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", fn));
+        for (auto &[priority, callee] : functions)
+          b.CreateCall(callee->getFunctionType(), callee);
+        b.CreateRetVoid();
+      };
+  define(kInitSymbol, takeStructors("llvm.global_ctors"));
+  define(kFiniSymbol, takeStructors("llvm.global_dtors"));
+
+  auto isABI = [](llvm::StringRef name) {
+    return name == kRunSymbol || name == kInitSymbol || name == kFiniSymbol ||
+           name == kSignatureSymbol;
+  };
+  for (llvm::Function &fn : module)
+    if (!fn.isDeclaration() && !fn.hasLocalLinkage() && !isABI(fn.getName()))
+      fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &global : module.globals())
+    if (!global.isDeclaration() && !global.hasLocalLinkage() &&
+        !isABI(global.getName()) && !global.getName().starts_with("llvm."))
+      global.setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Collects diagnostics as text (`file:line:col: error: ...`).
+class DiagnosticCollector {
+public:
+  DiagnosticCollector(MLIRContext &context, llvm::SourceMgr &sourceMgr)
+      : os(text), handler(sourceMgr, &context, os) {}
+  std::string take() {
+    os.flush();
+    return text;
+  }
+
+private:
+  std::string text;
+  llvm::raw_string_ostream os;
+  SourceMgrDiagnosticHandler handler;
+};
+
+/// A temporary file removed on destruction.
+struct TempFile {
+  llvm::SmallString<128> path;
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+};
+} // namespace
+
+static std::once_flag initializeTargetsOnce;
+
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(llvm::StringRef cpu) {
+  std::call_once(initializeTargetsOnce, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  if (cpu != "host") {
+    // A named CPU: its own features, not this machine's.
+    builder->getFeatures() = llvm::SubtargetFeatures();
+    builder->setCPU(cpu == "generic" ? "generic" : cpu.str());
+    std::string error;
+    const llvm::Target *target =
+        llvm::TargetRegistry::lookupTarget(builder->getTargetTriple(), error);
+    if (!target)
+      return llvm::createStringError(error);
+    std::unique_ptr<llvm::MCSubtargetInfo> info(
+        target->createMCSubtargetInfo(builder->getTargetTriple(), cpu, ""));
+    if (cpu != "generic" && (!info || !info->isCPUStringValid(cpu)))
+      return llvm::createStringError(
+          "unknown target CPU '" + cpu.str() + "' for " +
+          builder->getTargetTriple().str() +
+          " (use host, generic or an LLVM CPU name such as x86-64-v3)");
+  }
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  builder->setCodeModel(llvm::CodeModel::Small);
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    return machine.takeError();
+  return std::move(*machine);
+}
+
+/// Links `object` into the shared object `output` with the C compiler.
+static llvm::Error linkSharedObject(llvm::StringRef linker,
+                                    llvm::StringRef object,
+                                    llvm::StringRef output) {
+  std::string program = linker.str();
+  if (program.empty())
+    if (const char *cc = std::getenv("JEET_CC"); cc && *cc)
+      program = cc;
+  if (program.empty())
+    program = "cc";
+  if (!llvm::sys::path::is_absolute(program)) {
+    auto found = llvm::sys::findProgramByName(program);
+    if (!found)
+      return llvm::createStringError("cannot link " + output.str() +
+                                     ": the C compiler '" + program +
+                                     "' is not on PATH (set JEET_CC to one)");
+    program = *found;
+  }
+
+  // Export the ABI alone; the runtime's symbols stay undefined and are
+  // resolved from libjeet_runtime when the artifact is loaded.
+  TempFile versionScript, log;
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "jeet-artifact", "map", fd, versionScript.path))
+    return llvm::createStringError(ec, "cannot create a temporary file");
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << "{\n  global:\n    " << kRunSymbol << ";\n    " << kInitSymbol
+       << ";\n    " << kFiniSymbol << ";\n    " << kSignatureSymbol
+       << ";\n  local: *;\n};\n";
+  }
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("jeet-artifact", "log", log.path))
+    return llvm::createStringError(ec, "cannot create a temporary file");
+
+  std::string scriptFlag =
+      "-Wl,--version-script=" + versionScript.path.str().str();
+  llvm::SmallVector<llvm::StringRef> args = {program,
+                                             "-shared",
+                                             "-o",
+                                             output,
+                                             object,
+                                             scriptFlag,
+                                             "-lm",
+                                             "-Wl,-z,noexecstack",
+                                             "-Wl,--hash-style=both",
+                                             "-Wl,-O1"};
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(log.path), llvm::StringRef(log.path)};
+  std::string error;
+  bool executionFailed = false;
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/120, /*MemoryLimit=*/0,
+                                     &error, &executionFailed);
+  if (rc != 0 || executionFailed) {
+    std::string message =
+        "linking " + output.str() + " with '" + program + "' failed";
+    if (!error.empty())
+      message += ": " + error;
+    if (auto text = llvm::MemoryBuffer::getFile(log.path))
+      if (!(*text)->getBuffer().trim().empty())
+        message += ":\n" + (*text)->getBuffer().trim().str();
+    return llvm::createStringError(message);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<ArtifactInfo>
+jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
+                      const ArtifactOptions &options,
+                      llvm::StringRef outputPath) {
+  const CompileOptions &compile = options.compile;
+  if (compile.device != "cpu" && compile.device != "gpu")
+    return llvm::createStringError("unknown device '" + compile.device +
+                                   "' (expected cpu or gpu)");
+#if !__has_include("jeet/Pipelines/GpuPipeline.h")
+  if (compile.device == "gpu")
+    return llvm::createStringError(
+        "GPU artifacts need jeet-gpu-pipeline, which this build of Jeet does "
+        "not have yet (use --device=cpu)");
+#endif
+
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  {
+    DialectRegistry registry;
+    registerAllJeetDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
+  DiagnosticCollector diagnostics(context, sourceMgr);
+  auto fail = [&](llvm::StringRef what) {
+    std::string text = diagnostics.take();
+    return llvm::createStringError(text.empty() ? what.str() : text);
+  };
+
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return fail("failed to parse " + sourceName.str());
+  auto func = module->lookupSymbol<func::FuncOp>(compile.entry);
+  if (!func)
+    return llvm::createStringError(sourceName.str() + ": no function named '" +
+                                   compile.entry + "'");
+  if (failed(verify(*module)))
+    return fail("the graph does not verify");
+
+  ArtifactInfo info;
+  if (failed(readSignature(func, info.inputs, info.outputs)))
+    return fail("unsupported signature");
+
+  // The artifact holds the entry and what it calls, nothing else: other
+  // graphs of the file are neither compiled nor counted.
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (auto other :
+         llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+      if (other != func &&
+          SymbolTable::symbolKnownUseEmpty(other, module->getOperation())) {
+        other.erase();
+        erased = true;
+      }
+  }
+
+  auto runStage =
+      [&](llvm::function_ref<void(OpPassManager &)> build) -> LogicalResult {
+    PassManager pm = PassManager::on<ModuleOp>(&context);
+    build(pm);
+    return pm.run(*module);
+  };
+
+  if (failed(runStage([&](OpPassManager &pm) {
+        buildJeetGraphPipeline(pm, compile.fuse, compile.maxFusionOps);
+      })))
+    return fail("graph passes failed");
+  module->walk([&](FusionOp) { ++info.numKernels; });
+
+  std::string gpuFields;
+  if (compile.device == "cpu") {
+    CpuPipelineOptions cpuOptions;
+    cpuOptions.fuse = compile.fuse;
+    cpuOptions.maxFusionOps = compile.maxFusionOps;
+    // Single-threaded: no OpenMP runtime needed where the artifact runs.
+    cpuOptions.parallel = false;
+    // Intermediates come from the runtime's caching allocator.
+    cpuOptions.runtimeAllocator = true;
+    if (failed(runStage([&](OpPassManager &pm) {
+          buildJeetLowerToLinalgPipeline(pm);
+          buildJeetBufferizePipeline(pm);
+          buildJeetCpuCodegenPipeline(pm, cpuOptions);
+        })))
+      return fail("lowering to LLVM failed");
+  } else {
+#if __has_include("jeet/Pipelines/GpuPipeline.h")
+    GpuPipelineOptions gpuOptions;
+    gpuOptions.fuse = compile.fuse;
+    gpuOptions.maxFusionOps = compile.maxFusionOps;
+    if (!options.gpuChip.empty())
+      gpuOptions.chip = options.gpuChip;
+    if (!options.gpuFormat.empty())
+      gpuOptions.format = options.gpuFormat;
+    if (llvm::Error error = verifyGpuPipelineOptions(gpuOptions))
+      return std::move(error);
+    info.gpuChip = gpuOptions.chip;
+    // What the loader checks against the GPU and its driver.
+    std::string featureText = gpuOptions.features;
+    llvm::StringRef features = featureText;
+    size_t ptx = features.find("+ptx");
+    unsigned ptxVersion = 0;
+    if (ptx != llvm::StringRef::npos) {
+      llvm::StringRef digits = features.substr(ptx + 4);
+      if (digits.consumeInteger(10, ptxVersion))
+        ptxVersion = 0;
+    }
+    gpuFields = " chip=" + gpuOptions.chip;
+    if (ptxVersion)
+      gpuFields += " ptx=" + std::to_string(ptxVersion);
+    gpuFields += " format=" + gpuOptions.format;
+    if (failed(runStage([&](OpPassManager &pm) {
+          buildJeetGpuKernelPipeline(pm, gpuOptions);
+          buildJeetGpuCodegenPipeline(pm, gpuOptions);
+        })))
+      return fail("lowering for the GPU failed");
+#endif
+  }
+
+  info.signature =
+      formatArtifactSignature(compile.entry, compile.device, info.inputs,
+                              info.outputs, info.numKernels) +
+      gpuFields;
+  if (failed(addArtifactABI(*module, compile.entry, info.signature)))
+    return fail("cannot add the artifact ABI");
+
+  // LLVM IR, optimised for the target CPU.
+  info.targetCpu = options.targetCpu.empty()
+                       ? (compile.device == "cpu" ? "host" : "generic")
+                       : options.targetCpu;
+  auto machine = createTargetMachine(info.targetCpu);
+  if (!machine)
+    return machine.takeError();
+  if (info.targetCpu == "host")
+    info.targetCpu = llvm::sys::getHostCPUName().str();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, sourceName);
+  if (!llvmModule)
+    return fail("translation to LLVM IR failed");
+  finishArtifactModule(*llvmModule);
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0, machine->get());
+  if (llvm::Error error = transformer(llvmModule.get()))
+    return std::move(error);
+  std::string verifyErrors;
+  llvm::raw_string_ostream verifyStream(verifyErrors);
+  if (llvm::verifyModule(*llvmModule, &verifyStream))
+    return llvm::createStringError("the artifact's LLVM IR does not verify: " +
+                                   verifyErrors);
+
+  // The object file, in memory, then on disk for the linker.
+  llvm::SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager codegen;
+    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                        llvm::CodeGenFileType::ObjectFile))
+      return llvm::createStringError(
+          "the target machine cannot emit object files");
+    codegen.run(*llvmModule);
+  }
+  TempFile objectFile;
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "jeet-artifact", "o", fd, objectFile.path))
+    return llvm::createStringError(ec, "cannot create a temporary file");
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(object.data(), object.size());
+    os.close();
+    if (os.has_error())
+      return llvm::createStringError(os.error(),
+                                     "cannot write " + objectFile.path);
+  }
+
+  // Link next to the output, then rename: a failed link never leaves a
+  // half-written artifact behind.
+  llvm::SmallString<128> partial(outputPath);
+  partial += ".partial";
+  if (llvm::Error error =
+          linkSharedObject(options.linker, objectFile.path, partial)) {
+    llvm::sys::fs::remove(partial);
+    return std::move(error);
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(partial, outputPath)) {
+    llvm::sys::fs::remove(partial);
+    return llvm::createStringError(ec, "cannot write " + outputPath.str());
+  }
+  return info;
+}

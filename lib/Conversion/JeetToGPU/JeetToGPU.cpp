@@ -1,0 +1,920 @@
+//===- JeetToGPU.cpp - Form and map one GPU kernel per fusion group -------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Two passes take a fused jeet graph to `gpu.launch` ops, one per
+// `jeet.fusion` group:
+//
+// - `jeet-gpu-form-kernels` (tensors) lowers each group to linalg and tiles
+//   the group's result over its parallel dimensions into one `scf.forall`
+//   mapped to blocks, with every other op of the group fused into the tile.
+// - `jeet-gpu-map-kernels` (buffers) turns each of these foralls into one
+//   `gpu.launch` whose threads share the tile's loops, and the host's buffers
+//   into `gpu.alloc`/`gpu.dealloc`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Conversion/GpuPasses.h"
+#include "jeet/Conversion/JeetToLinalg.h"
+#include "jeet/Dialect/Jeet/IR/JeetOps.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace jeet {
+#define GEN_PASS_DEF_JEETGPUFORMKERNELSPASS
+#define GEN_PASS_DEF_JEETGPUMAPKERNELSPASS
+#define GEN_PASS_DEF_JEETGPUMERGEMODULESPASS
+#include "jeet/Conversion/GpuPasses.h.inc"
+} // namespace jeet
+
+using namespace mlir;
+using namespace jeet;
+
+/// The most bytes of workgroup memory a kernel may use without opting in to
+/// more (static shared memory limit of every supported chip).
+static constexpr int64_t kMaxWorkgroupBytes = 48 * 1024;
+
+/// The attribute that names the kernel (the fusion group) a forall belongs
+/// to: the foralls of a group with several independent results become one
+/// launch.
+static constexpr llvm::StringLiteral kKernelAttr = "jeet.kernel";
+
+static ArrayAttr blockMapping(MLIRContext *context, unsigned numDims) {
+  SmallVector<Attribute> mapping;
+  for (unsigned i = 0; i < numDims; ++i)
+    mapping.push_back(gpu::GPUBlockMappingAttr::get(
+        context, static_cast<gpu::MappingId>(
+                     static_cast<uint64_t>(gpu::MappingId::LinearDim0) + i)));
+  return ArrayAttr::get(context, mapping);
+}
+
+//===----------------------------------------------------------------------===//
+// jeet-gpu-form-kernels
+//===----------------------------------------------------------------------===//
+
+static bool isContraction(Operation *op) {
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
+         linalg::isaContractionOpInterface(linalgOp);
+}
+
+/// Erases the ops of `ops` that became dead, users first.
+static void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> dead(ops);
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (Operation *&op : dead) {
+      if (op && isOpTriviallyDead(op)) {
+        rewriter.eraseOp(op);
+        op = nullptr;
+        erased = true;
+      }
+    }
+  }
+}
+
+/// Tile sizes of the kernel whose result `root` computes: its parallel
+/// dimensions only (reductions stay whole inside a tile).
+static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
+                                            bool hasMatmul) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  SmallVector<unsigned> parallel;
+  for (auto [i, iterator] : llvm::enumerate(iterators))
+    if (iterator == utils::IteratorType::parallel)
+      parallel.push_back(i);
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  if (hasMatmul) {
+    // 64x64 output tiles; batch dimensions one at a time.
+    for (auto [n, dim] : llvm::enumerate(llvm::reverse(parallel)))
+      sizes[dim] = n < 2 ? std::min<int64_t>(64, ranges[dim]) : 1;
+    return sizes;
+  }
+  // Fill the tile from the innermost dimension outward: 256 outputs of a
+  // reduction (one thread each), 1024 elements of an elementwise kernel.
+  int64_t budget = root.getNumReductionLoops() > 0 ? 256 : 1024;
+  for (unsigned dim : llvm::reverse(parallel)) {
+    int64_t size = std::max<int64_t>(1, std::min(ranges[dim], budget));
+    sizes[dim] = size;
+    budget = std::max<int64_t>(1, budget / size);
+  }
+  return sizes;
+}
+
+/// Wraps `root` and the ops of the group it depends on in a forall of one
+/// iteration (a kernel of one block): for results with no parallel
+/// dimension.
+static LogicalResult wrapInOneTile(RewriterBase &rewriter,
+                                   const llvm::SetVector<Operation *> &group,
+                                   linalg::LinalgOp root, int64_t kernelId) {
+  if (root->getNumResults() != 1)
+    return root->emitOpError("cannot be mapped to one GPU kernel: ")
+           << root->getNumResults() << " results";
+  // The group's ops that `root` depends on, in program order.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Operation *> worklist = {root};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!slice.insert(op))
+      continue;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (group.contains(def))
+            worklist.push_back(def);
+    });
+  }
+  SmallVector<Operation *> ordered;
+  for (Operation *op : group)
+    if (slice.contains(op))
+      ordered.push_back(op);
+
+  Location loc = root.getLoc();
+  auto type = cast<RankedTensorType>(root->getResult(0).getType());
+  rewriter.setInsertionPoint(root);
+  Value dest = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
+  // The accumulator's origin (the tensor.empty under its fill) becomes the
+  // forall's shared output, so that the result is computed in place.
+  Value origin = root.getDpsInits().front();
+  if (auto fill = origin.getDefiningOp<linalg::FillOp>())
+    origin = fill.getOutputs().front();
+  if (!origin.getDefiningOp<tensor::EmptyOp>())
+    origin = nullptr;
+
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}, ValueRange{dest},
+      blockMapping(rewriter.getContext(), 1));
+  forall->setAttr(kKernelAttr, rewriter.getI64IntegerAttr(kernelId));
+  Block *body = forall.getBody();
+  Value shared = body->getArguments().back();
+  IRMapping mapping;
+  if (origin)
+    mapping.map(origin, shared);
+  rewriter.setInsertionPoint(body->getTerminator());
+  for (Operation *op : ordered)
+    if (op->getResults().empty() || op->getResult(0) != origin)
+      rewriter.clone(*op, mapping);
+  Value result = mapping.lookup(root->getResult(0));
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,
+                                        sizes, strides);
+  rewriter.replaceAllUsesWith(root->getResult(0), forall.getResult(0));
+  eraseDeadOps(rewriter, llvm::to_vector(llvm::reverse(ordered)));
+  return success();
+}
+
+/// The ops strictly between `before` and `after` in their block.
+static SmallVector<Operation *> opsBetween(Block *block, Operation *before,
+                                           Operation *after) {
+  Block::iterator it =
+      before ? std::next(before->getIterator()) : block->begin();
+  Block::iterator end = after ? after->getIterator() : block->end();
+  SmallVector<Operation *> ops;
+  for (; it != end; ++it)
+    ops.push_back(&*it);
+  return ops;
+}
+
+/// Tiles one result of the group made of the ops between `before` and
+/// `after` (program order) into a forall, and fuses the rest of the group
+/// that it depends on into its tiles. Sets `done` when no result is left to
+/// tile.
+static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
+                                   Operation *before, Operation *after,
+                                   int64_t kernelId, bool &done) {
+  SmallVector<Operation *> ops = opsBetween(block, before, after);
+  llvm::SetVector<Operation *> group(ops.begin(), ops.end());
+  auto escapes = [&](Operation *op) {
+    for (Operation *user : op->getUsers()) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor || !group.contains(ancestor) ||
+          isa<scf::ForallOp>(ancestor))
+        return true;
+    }
+    return false;
+  };
+  // The ops whose results leave the group (through reshapes, which are views
+  // once bufferized) or feed one of its kernels.
+  llvm::SetVector<Operation *> roots;
+  for (Operation *op : ops) {
+    if (isa<scf::ForallOp>(op) || !escapes(op))
+      continue;
+    Operation *source = op;
+    while (source &&
+           isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(source))
+      source = source->getOperand(0).getDefiningOp();
+    if (source && group.contains(source) && isa<linalg::LinalgOp>(source))
+      roots.insert(source);
+  }
+  done = roots.empty();
+  if (done)
+    return success();
+  // The last of them is tiled; the others that it depends on are fused into
+  // its tiles and yield their tiles too.
+  auto root = cast<linalg::LinalgOp>(roots.back());
+  bool hasMatmul = llvm::any_of(ops, isContraction);
+  SmallVector<int64_t> tileSizes = chooseTileSizes(root, hasMatmul);
+  unsigned numTiled = llvm::count_if(tileSizes, [](int64_t s) { return s; });
+  if (numTiled == 0)
+    return wrapInOneTile(rewriter, group, root, kernelId);
+
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tileSizes))
+      .setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
+      .setMapping(blockMapping(rewriter.getContext(), numTiled).getValue());
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *owner = producer.getOwner();
+        if (!group.contains(owner) || isa<scf::ForallOp>(owner))
+          return std::nullopt;
+        scf::SCFTileAndFuseOptions::ControlFnResult result;
+        result.yieldProducerReplacement = roots.contains(owner);
+        return result;
+      });
+
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> tiled =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root.getOperation()), options);
+  if (failed(tiled))
+    return root->emitOpError("cannot be tiled into one GPU kernel");
+  for (LoopLikeOpInterface loop : tiled->loops)
+    loop->setAttr(kKernelAttr, rewriter.getI64IntegerAttr(kernelId));
+  for (auto [original, replacement] : tiled->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+
+  // Tiling leaves slices of the untiled ops in the loop body; once they are
+  // gone, the untiled ops are dead too.
+  for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops))
+    for (Region &region : loop->getRegions())
+      for (Block &body : region)
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+          if (isOpTriviallyDead(&op))
+            rewriter.eraseOp(&op);
+  SmallVector<Operation *> candidates;
+  for (Operation *op : llvm::reverse(ops))
+    if (op != tiled->loops.front().getOperation())
+      candidates.push_back(op);
+  eraseDeadOps(rewriter, candidates);
+  return success();
+}
+
+/// Makes the ops between `before` and `after` (one lowered group) one
+/// kernel: a forall per independent result of the group, all tagged with
+/// `kernelId`.
+static LogicalResult formKernel(RewriterBase &rewriter, Block *block,
+                                Operation *before, Operation *after,
+                                int64_t kernelId) {
+  for (int iteration = 0; iteration < 16; ++iteration) {
+    bool done = false;
+    if (failed(tileOneResult(rewriter, block, before, after, kernelId, done)))
+      return failure();
+    if (done)
+      return success();
+  }
+  return success();
+}
+
+namespace {
+struct JeetGpuFormKernelsPass
+    : jeet::impl::JeetGpuFormKernelsPassBase<JeetGpuFormKernelsPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    linalg::registerTilingInterfaceExternalModels(registry);
+  }
+
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // Each group, then each jeet op outside any group, becomes one kernel.
+    SmallVector<Operation *> units;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<FusionOp>(op) ||
+          (llvm::isa_and_nonnull<JeetDialect>(op->getDialect()) &&
+           !op->getParentOfType<FusionOp>() && !isa<YieldOp>(op)))
+        units.push_back(op);
+    });
+    int64_t kernelId = 0;
+    for (Operation *unit : units) {
+      Block *block = unit->getBlock();
+      Operation *before = unit->getPrevNode(), *after = unit->getNextNode();
+      rewriter.setInsertionPoint(unit);
+      if (auto fusion = dyn_cast<FusionOp>(unit)) {
+        if (failed(lowerFusionOpToLinalg(rewriter, fusion,
+                                         /*epilogueTileSize=*/0)))
+          return signalPassFailure();
+      } else {
+        FailureOr<SmallVector<Value>> results =
+            lowerJeetOpToLinalg(rewriter, unit, unit->getOperands());
+        if (failed(results))
+          return signalPassFailure();
+        rewriter.replaceOp(unit, *results);
+      }
+      if (failed(formKernel(rewriter, block, before, after, kernelId++)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// jeet-gpu-map-kernels
+//===----------------------------------------------------------------------===//
+
+/// ceil((ub - lb) / step) for each dimension.
+static SmallVector<Value> tripCounts(OpBuilder &b, Location loc,
+                                     ArrayRef<OpFoldResult> lbs,
+                                     ArrayRef<OpFoldResult> ubs,
+                                     ArrayRef<OpFoldResult> steps) {
+  SmallVector<Value> counts;
+  for (auto [lb, ub, step] : llvm::zip_equal(lbs, ubs, steps)) {
+    std::optional<int64_t> lbConst = getConstantIntValue(lb);
+    std::optional<int64_t> ubConst = getConstantIntValue(ub);
+    std::optional<int64_t> stepConst = getConstantIntValue(step);
+    if (lbConst && ubConst && stepConst) {
+      counts.push_back(arith::ConstantIndexOp::create(
+          b, loc, llvm::divideCeil(*ubConst - *lbConst, *stepConst)));
+      continue;
+    }
+    Value l = getValueOrCreateConstantIndexOp(b, loc, lb);
+    Value u = getValueOrCreateConstantIndexOp(b, loc, ub);
+    Value s = getValueOrCreateConstantIndexOp(b, loc, step);
+    Value extent = arith::SubIOp::create(b, loc, u, l);
+    counts.push_back(arith::CeilDivUIOp::create(b, loc, extent, s));
+  }
+  return counts;
+}
+
+static Value product(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+  Value result = arith::ConstantIndexOp::create(b, loc, 1);
+  for (Value value : values)
+    result = b.createOrFold<arith::MulIOp>(loc, result, value);
+  return result;
+}
+
+/// The induction variables lb + index * step of the linear iteration
+/// `linear` of a loop nest with `counts` iterations per dimension.
+static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                                      ArrayRef<Value> counts,
+                                      ArrayRef<OpFoldResult> lbs,
+                                      ArrayRef<OpFoldResult> steps) {
+  SmallVector<Value> indices;
+  if (counts.size() == 1)
+    indices.push_back(linear);
+  else
+    llvm::append_range(indices, affine::AffineDelinearizeIndexOp::create(
+                                    b, loc, linear, counts, true)
+                                    .getResults());
+  SmallVector<Value> ivs;
+  for (auto [index, lb, step] : llvm::zip_equal(indices, lbs, steps)) {
+    Value s = getValueOrCreateConstantIndexOp(b, loc, step);
+    Value l = getValueOrCreateConstantIndexOp(b, loc, lb);
+    ivs.push_back(b.createOrFold<arith::AddIOp>(
+        loc, l, b.createOrFold<arith::MulIOp>(loc, index, s)));
+  }
+  return ivs;
+}
+
+/// Moves the buffers allocated inside `launch` into its workgroup
+/// attributions: shared memory of the bound of their size, viewed with their
+/// own (possibly dynamic) shape.
+static LogicalResult promoteAllocsToWorkgroup(RewriterBase &rewriter,
+                                              gpu::LaunchOp launch) {
+  SmallVector<memref::AllocOp> allocs;
+  launch.getBody().walk(
+      [&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  int64_t totalBytes = 0;
+  for (memref::AllocOp alloc : allocs) {
+    MemRefType type = alloc.getType();
+    if (!type.getLayout().isIdentity() || type.getMemorySpace())
+      return alloc.emitOpError("cannot be placed in workgroup memory");
+    Location loc = alloc.getLoc();
+    SmallVector<int64_t> bound(type.getShape());
+    unsigned dynamicIndex = 0;
+    for (int64_t &size : bound) {
+      if (!ShapedType::isDynamic(size))
+        continue;
+      Value dynamicSize = alloc.getDynamicSizes()[dynamicIndex++];
+      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB,
+          ValueBoundsConstraintSet::Variable(dynamicSize),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (failed(ub))
+        return alloc.emitOpError(
+            "in a GPU kernel has a size with no constant bound");
+      size = *ub;
+    }
+    int64_t numElements = ShapedType::getNumElements(bound);
+    totalBytes +=
+        numElements * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    if (totalBytes > kMaxWorkgroupBytes)
+      return alloc.emitOpError("needs ")
+             << totalBytes << " bytes of workgroup memory in one kernel, more "
+             << "than the " << kMaxWorkgroupBytes << " available";
+
+    rewriter.setInsertionPoint(alloc);
+    Value view;
+    if (type.hasStaticShape()) {
+      auto sharedType = MemRefType::get(type.getShape(), type.getElementType(),
+                                        MemRefLayoutAttrInterface(), workgroup);
+      view = launch.addWorkgroupAttribution(sharedType, loc);
+    } else {
+      auto flatType = MemRefType::get({numElements}, type.getElementType(),
+                                      MemRefLayoutAttrInterface(), workgroup);
+      Value buffer = launch.addWorkgroupAttribution(flatType, loc);
+      SmallVector<OpFoldResult> sizes =
+          getMixedValues(type.getShape(), alloc.getDynamicSizes(), rewriter);
+      SmallVector<OpFoldResult> strides(sizes.size());
+      OpFoldResult stride = rewriter.getIndexAttr(1);
+      for (int64_t i = sizes.size() - 1; i >= 0; --i) {
+        strides[i] = stride;
+        Value next = arith::MulIOp::create(
+            rewriter, loc,
+            getValueOrCreateConstantIndexOp(rewriter, loc, stride),
+            getValueOrCreateConstantIndexOp(rewriter, loc, sizes[i]));
+        stride = next;
+      }
+      auto viewType = MemRefType::get(type.getShape(), type.getElementType(),
+                                      MemRefLayoutAttrInterface(), workgroup);
+      view = memref::ReinterpretCastOp::create(rewriter, loc, viewType, buffer,
+                                               rewriter.getIndexAttr(0), sizes,
+                                               strides);
+    }
+    Value cast = memref::MemorySpaceCastOp::create(rewriter, loc, type, view);
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    rewriter.replaceOp(alloc, cast);
+  }
+  return success();
+}
+
+/// The indices that `map` gives for the loop indices `ivs`.
+static SmallVector<Value> applyIndexingMap(OpBuilder &b, Location loc,
+                                           AffineMap map, ArrayRef<Value> ivs) {
+  SmallVector<OpFoldResult> operands = getAsOpFoldResult(ivs);
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults())
+    indices.push_back(getValueOrCreateConstantIndexOp(
+        b, loc,
+        affine::makeComposedFoldedAffineApply(
+            b, loc, AffineMap::get(map.getNumDims(), 0, expr), operands)));
+  return indices;
+}
+
+/// Emits the payload of `op` at loop indices `ivs`, reading its inputs from
+/// memory and its outputs from `outs`; returns the yielded values.
+static SmallVector<Value> emitPayload(OpBuilder &b, Location loc,
+                                      linalg::LinalgOp op, ArrayRef<Value> ivs,
+                                      ValueRange outs) {
+  IRMapping mapping;
+  Block *block = op.getBlock();
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(input);
+    Value value = input->get();
+    if (isa<MemRefType>(value.getType()))
+      value = memref::LoadOp::create(
+          b, loc, value,
+          applyIndexingMap(b, loc, op.getMatchingIndexingMap(input), ivs));
+    mapping.map(arg, value);
+  }
+  for (auto [init, out] : llvm::zip_equal(op.getDpsInitsMutable(), outs))
+    mapping.map(op.getMatchingBlockArgument(&init), out);
+  for (Operation &payload : block->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(payload)) {
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(payload, mapping);
+  }
+  SmallVector<Value> results;
+  for (Value yielded : block->getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(yielded));
+  return results;
+}
+
+/// Replaces the linalg op `op` (on buffers) by loops: its parallel
+/// dimensions are linearized and shared by the block's threads (thread t
+/// takes t, t + blockDim, ...; consecutive threads get consecutive indices
+/// of the innermost dimension), or run by thread 0 alone when it has none.
+/// Each thread keeps its outputs in registers across the reduction loops and
+/// stores them once. Returns the op that holds the loops.
+static FailureOr<Operation *>
+emitThreadLoops(RewriterBase &rewriter, linalg::LinalgOp op, Value &thread) {
+  Location loc = op.getLoc();
+  if (!op.hasPureBufferSemantics())
+    return op->emitOpError("in a GPU kernel is not bufferized");
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> parallel, reduction;
+  for (auto [i, iterator] : llvm::enumerate(iterators))
+    (iterator == utils::IteratorType::parallel ? parallel : reduction)
+        .push_back(i);
+  for (OpOperand &init : op.getDpsInitsMutable())
+    for (unsigned dim : reduction)
+      if (op.getMatchingIndexingMap(&init).isFunctionOfDim(dim))
+        return op->emitOpError("writes along a reduction dimension");
+
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> sizes;
+  for (Range range : op.createLoopRanges(rewriter, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  if (!thread) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(op->getBlock());
+    thread = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+  }
+
+  SmallVector<Value> ivs(iterators.size(), zero);
+  Operation *root;
+  if (parallel.empty()) {
+    Value isFirst = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, thread, zero);
+    auto ifOp = scf::IfOp::create(rewriter, loc, isFirst,
+                                  /*withElseRegion=*/false);
+    rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    root = ifOp;
+  } else {
+    SmallVector<Value> counts;
+    for (unsigned dim : parallel)
+      counts.push_back(sizes[dim]);
+    Value total = product(rewriter, loc, counts);
+    Value threads = gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::x);
+    auto loop = scf::ForOp::create(rewriter, loc, thread, total, threads);
+    rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+    SmallVector<OpFoldResult> zeros(counts.size(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(counts.size(), rewriter.getIndexAttr(1));
+    SmallVector<Value> indices =
+        delinearize(rewriter, loc, loop.getInductionVar(), counts, zeros, ones);
+    for (auto [dim, index] : llvm::zip_equal(parallel, indices))
+      ivs[dim] = index;
+    root = loop;
+  }
+
+  // The outputs at these parallel indices, read once.
+  SmallVector<SmallVector<Value>> outIndices;
+  SmallVector<Value> outs;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    outIndices.push_back(
+        applyIndexingMap(rewriter, loc, op.getMatchingIndexingMap(&init), ivs));
+    Type elementType = getElementTypeOrSelf(init.get().getType());
+    if (reduction.empty() && !op.payloadUsesValueFromOperand(&init))
+      outs.push_back(ub::PoisonOp::create(rewriter, loc, elementType));
+    else
+      outs.push_back(
+          memref::LoadOp::create(rewriter, loc, init.get(), outIndices.back()));
+  }
+  SmallVector<Value> results;
+  if (reduction.empty()) {
+    results = emitPayload(rewriter, loc, op, ivs, outs);
+  } else {
+    SmallVector<Value> lbs(reduction.size(), zero),
+        steps(reduction.size(), one);
+    SmallVector<Value> ubs;
+    for (unsigned dim : reduction)
+      ubs.push_back(sizes[dim]);
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, outs,
+        [&](OpBuilder &b, Location bodyLoc, ValueRange loopIvs,
+            ValueRange accumulators) -> scf::ValueVector {
+          for (auto [dim, iv] : llvm::zip_equal(reduction, loopIvs))
+            ivs[dim] = iv;
+          return emitPayload(b, bodyLoc, op, ivs, accumulators);
+        });
+    results = llvm::to_vector(nest.results);
+  }
+  for (auto [init, result, indices] :
+       llvm::zip_equal(op.getDpsInitsMutable(), results, outIndices))
+    memref::StoreOp::create(rewriter, loc, result, init.get(), indices);
+  rewriter.eraseOp(op);
+  return root;
+}
+
+/// Lowers the linalg ops of `body` (a kernel's body, or the part of it that
+/// one tile runs) to loops shared by the block's threads, separated by
+/// barriers.
+static LogicalResult mapBlockToThreads(RewriterBase &rewriter, Block &body) {
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      rewriter.setInsertionPoint(copy);
+      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
+                                                  copy.getTarget());
+    }
+  }
+  // Each linalg op is one phase of the kernel.
+  Value thread;
+  SmallVector<Operation *> phases;
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      continue;
+    FailureOr<Operation *> loops = emitThreadLoops(rewriter, linalgOp, thread);
+    if (failed(loops))
+      return failure();
+    phases.push_back(*loops);
+  }
+  // A barrier between consecutive phases: the next one may read what any
+  // thread of the block wrote.
+  for (Operation *phase : ArrayRef(phases).drop_back()) {
+    rewriter.setInsertionPointAfter(phase);
+    gpu::BarrierOp::create(rewriter, phase->getLoc());
+  }
+  return success();
+}
+
+/// One `gpu.launch` for the foralls of one kernel (bufferized, in program
+/// order): a block per iteration of the forall with the most iterations;
+/// the others run on the blocks of their iterations.
+static LogicalResult convertKernelToLaunch(RewriterBase &rewriter,
+                                           ArrayRef<scf::ForallOp> foralls,
+                                           int64_t blockSize) {
+  for (scf::ForallOp forall : foralls)
+    if (forall.getNumResults() != 0)
+      return forall.emitOpError(
+          "must be bufferized before it becomes a kernel");
+  scf::ForallOp last = foralls.back();
+  // Frees between the foralls of one kernel move after it.
+  Operation *first = foralls.front();
+  for (Operation *op = first; op != last;) {
+    Operation *next = op->getNextNode();
+    if (isa<memref::DeallocOp>(op))
+      rewriter.moveOpAfter(op, last);
+    op = next;
+  }
+
+  Location loc = last.getLoc();
+  rewriter.setInsertionPoint(last);
+  Value grid;
+  for (scf::ForallOp forall : foralls) {
+    Value count =
+        product(rewriter, loc,
+                tripCounts(rewriter, loc, forall.getMixedLowerBound(),
+                           forall.getMixedUpperBound(), forall.getMixedStep()));
+    grid =
+        grid ? rewriter.createOrFold<arith::MaxUIOp>(loc, grid, count) : count;
+  }
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value threads = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
+  auto launch =
+      gpu::LaunchOp::create(rewriter, loc, grid, one, one, threads, one, one);
+  Block &body = launch.getBody().front();
+  rewriter.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(rewriter, loc);
+
+  SmallVector<Block *> tiles;
+  for (scf::ForallOp forall : foralls) {
+    rewriter.setInsertionPoint(body.getTerminator());
+    SmallVector<OpFoldResult> lbs = forall.getMixedLowerBound();
+    SmallVector<OpFoldResult> ubs = forall.getMixedUpperBound();
+    SmallVector<OpFoldResult> steps = forall.getMixedStep();
+    // The counts are recomputed inside (sinking keeps them out of the
+    // kernel's arguments).
+    SmallVector<Value> counts = tripCounts(rewriter, loc, lbs, ubs, steps);
+    Value blockId = launch.getBlockIds().x;
+    Block *tile = &body;
+    if (foralls.size() > 1) {
+      Value inRange =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                blockId, product(rewriter, loc, counts));
+      auto ifOp = scf::IfOp::create(rewriter, loc, inRange,
+                                    /*withElseRegion=*/false);
+      tile = ifOp.thenBlock();
+      rewriter.setInsertionPoint(tile->getTerminator());
+    }
+    SmallVector<Value> ivs =
+        delinearize(rewriter, loc, blockId, counts, lbs, steps);
+    IRMapping mapping;
+    mapping.map(forall.getInductionVars(), ivs);
+    for (Operation &op : forall.getBody()->without_terminator())
+      rewriter.clone(op, mapping);
+    tiles.push_back(tile);
+  }
+  for (scf::ForallOp forall : foralls)
+    rewriter.eraseOp(forall);
+
+  if (failed(promoteAllocsToWorkgroup(rewriter, launch)))
+    return failure();
+  for (Block *tile : tiles)
+    if (failed(mapBlockToThreads(rewriter, *tile)))
+      return failure();
+  return success();
+}
+
+/// Host buffers become device buffers of the runtime's allocator.
+static LogicalResult convertHostMemory(RewriterBase &rewriter,
+                                       func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(op))
+      ops.push_back(op);
+    return WalkResult::advance();
+  });
+  for (Operation *op : ops) {
+    rewriter.setInsertionPoint(op);
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      rewriter.replaceOpWithNewOp<gpu::AllocOp>(
+          alloc, alloc.getType(), /*asyncToken=*/Type(), ValueRange(),
+          alloc.getDynamicSizes(), alloc.getSymbolOperands());
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      rewriter.replaceOpWithNewOp<gpu::DeallocOp>(
+          dealloc, /*asyncToken=*/Type(), ValueRange(), dealloc.getMemref());
+    } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(copy, /*asyncToken=*/Type(),
+                                                 ValueRange(), copy.getTarget(),
+                                                 copy.getSource());
+    }
+  }
+  return success();
+}
+
+/// Globals (constant tensors) are read by the kernels that use them: their
+/// `memref.get_global` moves into the kernel, which takes the global along
+/// when it is outlined.
+static void sinkGlobals(RewriterBase &rewriter, gpu::LaunchOp launch) {
+  llvm::SetVector<Value> usedAbove;
+  getUsedValuesDefinedAbove(launch.getBody(), usedAbove);
+  for (Value value : usedAbove) {
+    auto global = value.getDefiningOp<memref::GetGlobalOp>();
+    if (!global)
+      continue;
+    rewriter.setInsertionPointToStart(&launch.getBody().front());
+    Operation *clone = rewriter.clone(*global);
+    rewriter.replaceUsesWithIf(value, clone->getResult(0), [&](OpOperand &use) {
+      return launch->isProperAncestor(use.getOwner());
+    });
+  }
+}
+
+/// Whether `copy` can be a device-to-device memcpy: same contiguous type.
+static bool isContiguousCopy(memref::CopyOp copy) {
+  auto source = cast<MemRefType>(copy.getSource().getType());
+  auto target = cast<MemRefType>(copy.getTarget().getType());
+  return source.getShape() == target.getShape() &&
+         source.getLayout().isIdentity() && target.getLayout().isIdentity();
+}
+
+namespace {
+struct JeetGpuMapKernelsPass
+    : jeet::impl::JeetGpuMapKernelsPassBase<JeetGpuMapKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    IRRewriter rewriter(&getContext());
+    MLIRContext *context = &getContext();
+
+    // Compute left on the host (a linalg op outside any kernel forall, a
+    // strided copy) becomes a kernel of one block.
+    SmallVector<Operation *> strays;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<scf::ForallOp, gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      auto copy = dyn_cast<memref::CopyOp>(op);
+      if (isa<linalg::LinalgOp>(op) || (copy && !isContiguousCopy(copy)))
+        strays.push_back(op);
+      return WalkResult::advance();
+    });
+    for (Operation *op : strays) {
+      rewriter.setInsertionPoint(op);
+      OpFoldResult zero = rewriter.getIndexAttr(0);
+      OpFoldResult one = rewriter.getIndexAttr(1);
+      auto forall = scf::ForallOp::create(
+          rewriter, op->getLoc(), ArrayRef<OpFoldResult>{zero},
+          ArrayRef<OpFoldResult>{one}, ArrayRef<OpFoldResult>{one},
+          ValueRange(), blockMapping(context, 1));
+      rewriter.moveOpBefore(op, forall.getBody()->getTerminator());
+    }
+
+    SmallVector<scf::ForallOp> kernels;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto forall = dyn_cast<scf::ForallOp>(op)) {
+        kernels.push_back(forall);
+        return WalkResult::skip();
+      }
+      return isa<gpu::LaunchOp>(op) ? WalkResult::skip()
+                                    : WalkResult::advance();
+    });
+    // The foralls of one kernel (same jeet.kernel) become one launch.
+    SmallVector<SmallVector<scf::ForallOp>> launches;
+    llvm::DenseMap<Attribute, unsigned> byKernel;
+    for (scf::ForallOp forall : kernels) {
+      Attribute id = forall->getAttr(kKernelAttr);
+      if (!id) {
+        launches.push_back({forall});
+        continue;
+      }
+      auto [it, inserted] = byKernel.try_emplace(id, launches.size());
+      if (inserted)
+        launches.push_back({});
+      launches[it->second].push_back(forall);
+    }
+    for (ArrayRef<scf::ForallOp> foralls : launches)
+      if (failed(convertKernelToLaunch(rewriter, foralls, blockSize)))
+        return signalPassFailure();
+
+    if (failed(convertHostMemory(rewriter, func)))
+      return signalPassFailure();
+    func.walk([&](gpu::LaunchOp launch) { sinkGlobals(rewriter, launch); });
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// jeet-gpu-merge-modules
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct JeetGpuMergeModulesPass
+    : jeet::impl::JeetGpuMergeModulesPassBase<JeetGpuMergeModulesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+    if (gpuModules.empty())
+      return;
+    gpu::GPUModuleOp target = gpuModules.front();
+    SymbolTable targetSymbols(target);
+    llvm::DenseMap<Attribute, SymbolRefAttr> renamed;
+    // The merged module is named after what it holds.
+    SymbolTable moduleSymbols(module);
+    StringAttr targetName = StringAttr::get(&getContext(), "jeet_kernels");
+    if (moduleSymbols.lookup(targetName))
+      targetName = target.getNameAttr();
+    for (Operation &op : target.getBody()->getOperations()) {
+      if (auto symbol = dyn_cast<SymbolOpInterface>(op)) {
+        auto name = FlatSymbolRefAttr::get(symbol.getNameAttr());
+        renamed[SymbolRefAttr::get(target.getNameAttr(), {name})] =
+            SymbolRefAttr::get(targetName, {name});
+      }
+    }
+    for (gpu::GPUModuleOp source : ArrayRef(gpuModules).drop_front()) {
+      if (source.getTargetsAttr() != target.getTargetsAttr()) {
+        source.emitError("has other targets than @") << target.getName();
+        return signalPassFailure();
+      }
+      for (Operation &op :
+           llvm::make_early_inc_range(source.getBody()->getOperations())) {
+        auto symbol = dyn_cast<SymbolOpInterface>(op);
+        if (!symbol)
+          continue;
+        auto oldRef =
+            SymbolRefAttr::get(source.getNameAttr(),
+                               {FlatSymbolRefAttr::get(symbol.getNameAttr())});
+        // Globals copied into several kernels are the same global.
+        if (!isa<gpu::GPUFuncOp>(op) &&
+            targetSymbols.lookup(symbol.getName())) {
+          op.erase();
+          continue;
+        }
+        op.remove();
+        StringAttr name = targetSymbols.insert(&op);
+        renamed[oldRef] =
+            SymbolRefAttr::get(targetName, {FlatSymbolRefAttr::get(name)});
+      }
+    }
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      if (SymbolRefAttr newRef = renamed.lookup(launch.getKernel()))
+        launch.setKernelAttr(newRef);
+    });
+    for (gpu::GPUModuleOp source : ArrayRef(gpuModules).drop_front())
+      source.erase();
+    if (targetName != target.getNameAttr())
+      (void)moduleSymbols.rename(target, targetName);
+  }
+};
+} // namespace

@@ -1,0 +1,286 @@
+//===- CpuMatmul.cpp - Register-tiled vector matmuls for the CPU ----------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Rewrites f32 `linalg.matmul` / `linalg.batch_matmul` on buffers into the
+// classic blocked loop nest of a BLAS kernel:
+//
+//   for i0 in rows, step row-block             (scf.parallel)
+//     for j0 in columns, step col-block        B block in L2
+//       for k0 in 0..K, step k-block
+//         for i in i0.., step register-rows    A panel in L1
+//           for j in j0.., step register-cols
+//             C tile in registers; for k in k0..: rank-1 update with FMAs
+//
+// Remainder rows and columns get kernels of their own static size, so that
+// every tile is a static vector shape and every shape is computed exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+namespace jeet {
+#define GEN_PASS_DEF_JEETCPUMATMULPASS
+#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+} // namespace jeet
+
+using namespace mlir;
+
+namespace {
+
+struct TileSizes {
+  int64_t registerRows, registerCols, rowBlock, colBlock, kBlock;
+};
+
+/// Emits `C += A * B` for 2-D f32 memrefs of static shape at the builder's
+/// insertion point.
+class MatmulEmitter {
+public:
+  MatmulEmitter(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc,
+                const TileSizes &sizes)
+      : b(b), loc(loc), lhs(lhs), rhs(rhs), acc(acc), sizes(sizes) {
+    auto lhsType = cast<MemRefType>(lhs.getType());
+    auto accType = cast<MemRefType>(acc.getType());
+    m = accType.getDimSize(0);
+    n = accType.getDimSize(1);
+    k = lhsType.getDimSize(1);
+    elementType = accType.getElementType();
+  }
+
+  void emit(bool parallel) {
+    int64_t mr = sizes.registerRows;
+    int64_t fullRows = m / mr * mr;
+    if (fullRows > 0) {
+      // Row blocks: a multiple of the register tile, and small enough that
+      // there are a few blocks per core to balance.
+      int64_t rowBlock = std::max(mr, sizes.rowBlock / mr * mr);
+      int64_t balanced =
+          llvm::divideCeil(llvm::divideCeil(fullRows, 8), mr) * mr;
+      rowBlock = std::max(mr, std::min(rowBlock, balanced));
+      auto body = [&](OpBuilder &nested, Location, Value i0) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        emitRows(mr, i0, min(add(i0, cst(rowBlock)), cst(fullRows)));
+      };
+      if (parallel) {
+        scf::ParallelOp::create(
+            b, loc, ValueRange{cst(0)}, ValueRange{cst(fullRows)},
+            ValueRange{cst(rowBlock)},
+            [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
+              body(nested, nestedLoc, ivs[0]);
+            });
+      } else {
+        forLoop(cst(0), cst(fullRows), rowBlock,
+                [&](Value i0) { body(b, loc, i0); });
+      }
+    }
+    if (m > fullRows)
+      emitRows(m - fullRows, cst(fullRows), cst(m));
+  }
+
+private:
+  Value cst(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+
+  /// An scf.for from lb to ub by `step` whose body `fn` is built with the
+  /// emitter's builder inside the loop.
+  void forLoop(Value lb, Value ub, int64_t step,
+               llvm::function_ref<void(Value)> fn) {
+    auto loop = scf::ForOp::create(b, loc, lb, ub, cst(step));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    fn(loop.getInductionVar());
+  }
+
+  /// Rows [i0, i1), a multiple of `mr` rows, all columns.
+  void emitRows(int64_t mr, Value i0, Value i1) {
+    int64_t nr = sizes.registerCols;
+    int64_t fullCols = n / nr * nr;
+    int64_t colBlock = std::max(nr, sizes.colBlock / nr * nr);
+    int64_t kBlock = std::max<int64_t>(1, sizes.kBlock);
+    auto kBlocks = [&](llvm::function_ref<void(Value, Value)> fn) {
+      forLoop(cst(0), cst(k), kBlock,
+              [&](Value k0) { fn(k0, min(add(k0, cst(kBlock)), cst(k))); });
+    };
+    if (fullCols > 0) {
+      forLoop(cst(0), cst(fullCols), colBlock, [&](Value j0) {
+        Value j1 = min(add(j0, cst(colBlock)), cst(fullCols));
+        kBlocks([&](Value k0, Value k1) {
+          forLoop(i0, i1, mr, [&](Value i) {
+            forLoop(j0, j1, nr,
+                    [&](Value j) { emitKernel(mr, nr, i, j, k0, k1); });
+          });
+        });
+      });
+    }
+    if (n > fullCols) {
+      kBlocks([&](Value k0, Value k1) {
+        forLoop(i0, i1, mr, [&](Value i) {
+          emitKernel(mr, n - fullCols, i, cst(fullCols), k0, k1);
+        });
+      });
+    }
+  }
+
+  /// C[i:i+mr, j:j+nr] += A[i:i+mr, k0:k1] * B[k0:k1, j:j+nr], with the
+  /// C tile in registers: each row as vectors of power-of-two widths (a
+  /// remainder of 28 columns is 16 + 8 + 4), which LLVM maps onto whole
+  /// registers.
+  void emitKernel(int64_t mr, int64_t nr, Value i, Value j, Value k0,
+                  Value k1) {
+    SmallVector<std::pair<Value, VectorType>> segments;
+    for (int64_t offset = 0, width = 16; offset < nr; width /= 2) {
+      for (; offset + width <= nr; offset += width)
+        segments.push_back({offset == 0 ? j : add(j, cst(offset)),
+                            VectorType::get({width}, elementType)});
+    }
+    SmallVector<Value> rows, tile;
+    for (int64_t r = 0; r < mr; ++r) {
+      rows.push_back(r == 0 ? i : add(i, cst(r)));
+      for (auto [col, type] : segments)
+        tile.push_back(vector::LoadOp::create(b, loc, type, acc,
+                                              ValueRange{rows.back(), col}));
+    }
+    auto loop = scf::ForOp::create(
+        b, loc, k0, k1, cst(1), tile,
+        [&](OpBuilder &nested, Location nestedLoc, Value kk, ValueRange sums) {
+          SmallVector<Value> rhsRow;
+          for (auto [col, type] : segments)
+            rhsRow.push_back(vector::LoadOp::create(nested, nestedLoc, type,
+                                                    rhs, ValueRange{kk, col}));
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < mr; ++r) {
+            Value a = memref::LoadOp::create(nested, nestedLoc, lhs,
+                                             ValueRange{rows[r], kk});
+            for (auto [s, segment] : llvm::enumerate(segments)) {
+              Value splat = vector::BroadcastOp::create(nested, nestedLoc,
+                                                        segment.second, a);
+              next.push_back(
+                  vector::FMAOp::create(nested, nestedLoc, splat, rhsRow[s],
+                                        sums[r * segments.size() + s]));
+            }
+          }
+          scf::YieldOp::create(nested, nestedLoc, next);
+        });
+    for (int64_t r = 0; r < mr; ++r)
+      for (auto [s, segment] : llvm::enumerate(segments))
+        vector::StoreOp::create(b, loc, loop.getResult(r * segments.size() + s),
+                                acc, ValueRange{rows[r], segment.first});
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Value lhs, rhs, acc;
+  TileSizes sizes;
+  int64_t m, n, k;
+  Type elementType;
+};
+
+/// The operands qualify: f32 memrefs of static shape whose rows are
+/// contiguous where vectors are loaded (B and C).
+static bool isSupported(ArrayRef<Value> operands) {
+  for (auto [index, value] : llvm::enumerate(operands)) {
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return false;
+    if (index > 0 && !type.isLastDimUnitStride())
+      return false;
+  }
+  return true;
+}
+
+/// A 2-D view of `batched` (rank 3) at batch `index`.
+static Value batchSlice(OpBuilder &b, Location loc, Value batched,
+                        Value index) {
+  auto type = cast<MemRefType>(batched.getType());
+  SmallVector<OpFoldResult> offsets = {index, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                     b.getIndexAttr(type.getDimSize(1)),
+                                     b.getIndexAttr(type.getDimSize(2))};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+      {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType), batched,
+                                   offsets, sizes, strides);
+}
+
+struct JeetCpuMatmulPass
+    : public jeet::impl::JeetCpuMatmulPassBase<JeetCpuMatmulPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    TileSizes sizes{std::max<int64_t>(1, registerRows),
+                    std::max<int64_t>(1, registerCols), rowBlock, colBlock,
+                    kBlock};
+    SmallVector<linalg::LinalgOp> matmuls;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
+        if (!matmul.hasUserDefinedMaps())
+          matmuls.push_back(op);
+      } else if (auto batch =
+                     dyn_cast<linalg::BatchMatmulOp>(op.getOperation())) {
+        if (!batch.hasUserDefinedMaps())
+          matmuls.push_back(op);
+      }
+    });
+    for (linalg::LinalgOp op : matmuls) {
+      if (!op.hasPureBufferSemantics())
+        continue;
+      Value lhs = op.getDpsInputOperand(0)->get();
+      Value rhs = op.getDpsInputOperand(1)->get();
+      Value acc = op.getDpsInitOperand(0)->get();
+      if (!isSupported({lhs, rhs, acc}))
+        continue;
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      bool nested = op->getParentOfType<scf::ParallelOp>() ||
+                    op->getParentOfType<scf::ForallOp>();
+      bool runParallel = parallel && !nested;
+      if (isa<linalg::MatmulOp>(op.getOperation())) {
+        MatmulEmitter(b, loc, lhs, rhs, acc, sizes).emit(runParallel);
+      } else {
+        // Batches in parallel when there are enough of them; otherwise in
+        // sequence, each with parallel row blocks.
+        int64_t batches = cast<MemRefType>(acc.getType()).getDimSize(0);
+        bool batchParallel = runParallel && batches >= 4;
+        auto body = [&](OpBuilder &nested, Location nestedLoc, Value index) {
+          MatmulEmitter(nested, nestedLoc,
+                        batchSlice(nested, nestedLoc, lhs, index),
+                        batchSlice(nested, nestedLoc, rhs, index),
+                        batchSlice(nested, nestedLoc, acc, index), sizes)
+              .emit(runParallel && !batchParallel);
+        };
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value count = arith::ConstantIndexOp::create(b, loc, batches);
+        if (batchParallel) {
+          scf::ParallelOp::create(
+              b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
+              [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
+                body(nested, nestedLoc, ivs[0]);
+              });
+        } else {
+          scf::ForOp::create(b, loc, zero, count, one, ValueRange{},
+                             [&](OpBuilder &nested, Location nestedLoc,
+                                 Value index, ValueRange) {
+                               body(nested, nestedLoc, index);
+                               scf::YieldOp::create(nested, nestedLoc);
+                             });
+        }
+      }
+      op->erase();
+    }
+  }
+};
+
+} // namespace

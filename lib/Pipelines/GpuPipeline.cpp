@@ -1,0 +1,197 @@
+//===- GpuPipeline.cpp - The jeet-gpu-pipeline ----------------------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// graph (decompose, fuse) -> jeet-gpu-form-kernels (one forall per group)
+// -> bufferize (frees after last use) -> jeet-gpu-map-kernels (one gpu.launch
+// per forall, gpu.alloc/gpu.dealloc on the host) -> outlining -> async
+// region (one stream, no host sync between kernels) -> NVVM -> PTX
+// (gpu-module-to-binary) -> host code to LLVM (gpu-to-llvm: mgpu* calls).
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Pipelines/GpuPipeline.h"
+
+#include "jeet/Conversion/GpuPasses.h"
+#include "jeet/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+llvm::ArrayRef<llvm::StringRef> jeet::getSupportedGpuChips() {
+  static const llvm::StringRef chips[] = {"sm_80", "sm_86", "sm_89", "sm_90"};
+  return chips;
+}
+
+llvm::Error jeet::verifyGpuPipelineOptions(const GpuPipelineOptions &options) {
+  if (!llvm::is_contained(getSupportedGpuChips(), options.chip))
+    return llvm::createStringError(
+        "unsupported GPU chip '" + options.chip +
+        "'; supported chips: " + llvm::join(getSupportedGpuChips(), ", "));
+  static const llvm::StringRef formats[] = {"isa", "bin", "fatbin"};
+  if (!llvm::is_contained(formats, options.format))
+    return llvm::createStringError("unsupported GPU binary format '" +
+                                   options.format +
+                                   "'; supported formats: isa, bin, fatbin");
+  if (options.blockSize < 32 || options.blockSize > 1024 ||
+      options.blockSize % 32 != 0)
+    return llvm::createStringError(
+        "block-size must be a multiple of 32 between 32 and 1024, got " +
+        std::to_string(options.blockSize));
+  return llvm::Error::success();
+}
+
+void jeet::buildJeetGpuKernelPipeline(OpPassManager &pm,
+                                      const GpuPipelineOptions &options) {
+  pm.addPass(createJeetGpuFormKernelsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  buildJeetBufferizePipeline(pm);
+  JeetGpuMapKernelsPassOptions mapOptions;
+  mapOptions.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createJeetGpuMapKernelsPass(mapOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createJeetGpuMergeModulesPass());
+  // Every gpu op of the host function joins one chain of async tokens: the
+  // launches, allocations and frees are ordered on one stream and the host
+  // waits once, at the end.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+}
+
+void jeet::buildJeetGpuCodegenPipeline(OpPassManager &pm,
+                                       const GpuPipelineOptions &options) {
+  // Common to kernels and host.
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Kernels.
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+
+  // Host.
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void jeet::buildJeetGpuPipeline(OpPassManager &pm,
+                                const GpuPipelineOptions &options) {
+  buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
+  buildJeetGpuKernelPipeline(pm, options);
+  buildJeetGpuCodegenPipeline(pm, options);
+}
+
+/// Registers a pipeline built from checked GpuPipelineOptions.
+static void registerGpuPipeline(
+    StringRef name, StringRef description,
+    void (*build)(OpPassManager &, const jeet::GpuPipelineOptions &)) {
+  registerPassPipeline(
+      name, description,
+      [build](OpPassManager &pm, StringRef text,
+              function_ref<LogicalResult(const Twine &)> errorHandler) {
+        jeet::GpuPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (llvm::Error error = jeet::verifyGpuPipelineOptions(options))
+          return errorHandler(llvm::toString(std::move(error)));
+        build(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionsHandler) {
+        optionsHandler(jeet::GpuPipelineOptions());
+      });
+}
+
+static void buildGraphAndKernels(OpPassManager &pm,
+                                 const jeet::GpuPipelineOptions &options) {
+  jeet::buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
+  jeet::buildJeetGpuKernelPipeline(pm, options);
+}
+
+void jeet::registerJeetGpuPipelines() {
+  registerJeetGpuPasses();
+  registerGpuPipeline(
+      "jeet-gpu-pipeline",
+      "Compiles a jeet graph for NVIDIA GPUs: decompose, fuse, one kernel "
+      "per fusion group, bufferize with frees after last use, NVVM and PTX, "
+      "host code calling the mgpu* runtime ABI on one stream",
+      buildJeetGpuPipeline);
+  registerGpuPipeline(
+      "jeet-gpu-kernel-pipeline",
+      "The stages of jeet-gpu-pipeline up to outlined kernels (gpu.module, "
+      "gpu.launch_func and gpu.alloc/gpu.dealloc on one async chain), "
+      "before NVVM",
+      buildGraphAndKernels);
+}
+
+LogicalResult jeet::printGpuBinariesAsPTX(ModuleOp module, raw_ostream &os) {
+  bool found = false;
+  WalkResult result = module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute attr : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      if (object.getFormat() != gpu::CompilationTarget::Assembly) {
+        binary.emitError("holds a binary object, not PTX text (compile with "
+                         "format=isa)");
+        return WalkResult::interrupt();
+      }
+      os << "// kernels of gpu.module @" << binary.getName() << " for "
+         << object.getTarget() << "\n"
+         << object.getObject().getValue() << "\n";
+      found = true;
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  if (!found)
+    os << "// no kernels\n";
+  return success();
+}
+
+LogicalResult jeet::translateJeetToPTX(ModuleOp module, raw_ostream &os,
+                                       const GpuPipelineOptions &options) {
+  GpuPipelineOptions ptxOptions;
+  ptxOptions.copyOptionValuesFrom(options);
+  ptxOptions.format = "isa";
+  if (llvm::Error error = verifyGpuPipelineOptions(ptxOptions))
+    return mlir::emitError(module.getLoc(), llvm::toString(std::move(error)));
+  PassManager pm = PassManager::on<ModuleOp>(module.getContext());
+  buildJeetGpuPipeline(pm, ptxOptions);
+  if (failed(pm.run(module)))
+    return failure();
+  return printGpuBinariesAsPTX(module, os);
+}

@@ -1,0 +1,70 @@
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-fuse),jeet-gpu-form-kernels)' | FileCheck %s
+
+// An elementwise group is one forall over tiles of up to 1024 elements along
+// the innermost dimensions, mapped to blocks.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1000, 37) step (27, 37)
+// CHECK: linalg.generic
+// CHECK: math.exp
+// CHECK: } {jeet.kernel = 0 : i64, mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @elementwise(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<1000x37xf32> {
+  %0 = "jeet.add"(%a, %b) : (tensor<1000x37xf32>, tensor<37xf32>) -> tensor<1000x37xf32>
+  %1 = "jeet.exp"(%0) : (tensor<1000x37xf32>) -> tensor<1000x37xf32>
+  return %1 : tensor<1000x37xf32>
+}
+
+// -----
+
+// A matmul with its epilogue: 64x64 output tiles, the fill, the matmul and
+// the epilogue all inside the one forall.
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (128, 256) step (64, 64)
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @matmul_bias_relu(%x: tensor<128x64xf32>, %w: tensor<64x256xf32>, %b: tensor<256xf32>) -> tensor<128x256xf32> {
+  %0 = "jeet.matmul"(%x, %w) : (tensor<128x64xf32>, tensor<64x256xf32>) -> tensor<128x256xf32>
+  %1 = "jeet.add"(%0, %b) : (tensor<128x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+  %2 = "jeet.relu"(%1) : (tensor<128x256xf32>) -> tensor<128x256xf32>
+  return %2 : tensor<128x256xf32>
+}
+
+// -----
+
+// A row reduction with its prologue: tiles of rows, the fill and the
+// reduction inside.
+// CHECK-LABEL: func.func @sum_of_squares
+// CHECK: scf.forall (%{{.*}}) = (0) to (512) step (256)
+// CHECK: linalg.fill
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: jeet.kernel = 0 : i64
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @sum_of_squares(%a: tensor<512x300xf32>) -> tensor<512xf32> {
+  %0 = "jeet.mul"(%a, %a) : (tensor<512x300xf32>, tensor<512x300xf32>) -> tensor<512x300xf32>
+  %1 = "jeet.reduce_sum"(%0) {axes = array<i64: 1>, keepdims = false} : (tensor<512x300xf32>) -> tensor<512xf32>
+  return %1 : tensor<512xf32>
+}
+
+// -----
+
+// A reduction to a scalar has no parallel dimension: one tile, computed in
+// the forall's own output.
+// CHECK-LABEL: func.func @total
+// CHECK: scf.forall (%{{.*}}) in (1) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : tensor<f32>)
+// CHECK: linalg.generic
+// CHECK: tensor.parallel_insert_slice
+// CHECK: mapping = [#gpu.block<linear_dim_0>]
+func.func @total(%a: tensor<64x300xf32>) -> tensor<f32> {
+  %1 = "jeet.reduce_sum"(%a) {axes = array<i64: 0, 1>, keepdims = false} : (tensor<64x300xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}

@@ -1,0 +1,79 @@
+// RUN: jeet-opt %s --split-input-file --jeet-gpu-pipeline | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --jeet-gpu-pipeline=fuse=false | FileCheck %s --check-prefix=UNFUSED
+// RUN: jeet-opt %s --split-input-file --jeet-gpu-kernel-pipeline | FileCheck %s --check-prefix=HOST
+
+// Ten elementwise ops are one fusion group, one launch; unfused, ten.
+// CHECK-LABEL: llvm.func @chain
+// CHECK-COUNT-1: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: llvm.return
+// CHECK: gpu.binary @jeet_kernels
+// CHECK-SAME: #nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
+// CHECK-SAME: .entry chain_kernel(
+// UNFUSED-LABEL: llvm.func @chain
+// UNFUSED-COUNT-10: gpu.launch_func
+// UNFUSED-NOT: gpu.launch_func
+// UNFUSED: llvm.return
+func.func @chain(%a: tensor<4096xf32>, %b: tensor<4096xf32>) -> tensor<4096xf32> {
+  %0 = "jeet.add"(%a, %b) : (tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096xf32>
+  %1 = "jeet.mul"(%0, %b) : (tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096xf32>
+  %2 = "jeet.sub"(%1, %a) : (tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096xf32>
+  %3 = "jeet.exp"(%2) : (tensor<4096xf32>) -> tensor<4096xf32>
+  %4 = "jeet.add"(%3, %b) : (tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096xf32>
+  %5 = "jeet.tanh"(%4) : (tensor<4096xf32>) -> tensor<4096xf32>
+  %6 = "jeet.max"(%5, %a) : (tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096xf32>
+  %7 = "jeet.relu"(%6) : (tensor<4096xf32>) -> tensor<4096xf32>
+  %8 = "jeet.sqrt"(%7) : (tensor<4096xf32>) -> tensor<4096xf32>
+  %9 = "jeet.neg"(%8) : (tensor<4096xf32>) -> tensor<4096xf32>
+  return %9 : tensor<4096xf32>
+}
+
+// -----
+
+// A three-layer MLP is three kernels: each matmul with its bias and
+// activation as epilogue.
+// CHECK-LABEL: llvm.func @mlp
+// CHECK-COUNT-3: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: llvm.return
+// The intermediates come from the runtime's allocator on the kernels'
+// stream and are freed right after their last use, before the next kernel.
+// HOST-LABEL: func.func @mlp
+// HOST: %[[S:.*]] = gpu.wait async
+// HOST: %[[H1:.*]], %[[T1:.*]] = gpu.alloc async [%[[S]]] () : memref<64x256xf32>
+// HOST: %[[K1:.*]] = gpu.launch_func async [%[[T1]]] @jeet_kernels::@mlp_kernel
+// HOST: %[[H2:.*]], %[[T2:.*]] = gpu.alloc async [%[[K1]]] () : memref<64x128xf32>
+// HOST: %[[K2:.*]] = gpu.launch_func async [%[[T2]]] @jeet_kernels::@mlp_kernel_0 {{.*}}args({{.*}}%[[H1]] : memref<64x256xf32>{{.*}}%[[H2]] : memref<64x128xf32>)
+// HOST: %[[F1:.*]] = gpu.dealloc async [%[[K2]]] %[[H1]] : memref<64x256xf32>
+// HOST: %[[K3:.*]] = gpu.launch_func async [%[[F1]]] @jeet_kernels::@mlp_kernel_1
+// HOST: %[[F2:.*]] = gpu.dealloc async [%[[K3]]] %[[H2]] : memref<64x128xf32>
+// HOST: gpu.wait [%[[F2]]]
+// HOST-NEXT: return
+// HOST: gpu.module @jeet_kernels
+// HOST-COUNT-3: gpu.func @mlp_kernel{{.*}} kernel
+func.func @mlp(%x: tensor<64x128xf32>, %w1: tensor<128x256xf32>, %b1: tensor<256xf32>,
+               %w2: tensor<256x128xf32>, %b2: tensor<128xf32>,
+               %w3: tensor<128x10xf32>, %b3: tensor<10xf32>) -> tensor<64x10xf32> {
+  %0 = "jeet.matmul"(%x, %w1) : (tensor<64x128xf32>, tensor<128x256xf32>) -> tensor<64x256xf32>
+  %1 = "jeet.add"(%0, %b1) : (tensor<64x256xf32>, tensor<256xf32>) -> tensor<64x256xf32>
+  %2 = "jeet.relu"(%1) : (tensor<64x256xf32>) -> tensor<64x256xf32>
+  %3 = "jeet.matmul"(%2, %w2) : (tensor<64x256xf32>, tensor<256x128xf32>) -> tensor<64x128xf32>
+  %4 = "jeet.add"(%3, %b2) : (tensor<64x128xf32>, tensor<128xf32>) -> tensor<64x128xf32>
+  %5 = "jeet.gelu"(%4) : (tensor<64x128xf32>) -> tensor<64x128xf32>
+  %6 = "jeet.matmul"(%5, %w3) : (tensor<64x128xf32>, tensor<128x10xf32>) -> tensor<64x10xf32>
+  %7 = "jeet.add"(%6, %b3) : (tensor<64x10xf32>, tensor<10xf32>) -> tensor<64x10xf32>
+  return %7 : tensor<64x10xf32>
+}
+
+// -----
+
+// Softmax is three fusion groups (max; exp and its sum; divide), three
+// launches; the group with two results (exp and sum) is one launch.
+// CHECK-LABEL: llvm.func @softmax
+// CHECK-COUNT-3: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: llvm.return
+func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
+  return %0 : tensor<64x1000xf32>
+}

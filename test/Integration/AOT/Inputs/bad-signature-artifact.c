@@ -1,0 +1,6 @@
+/* A signature that does not parse. */
+const char jeet_artifact_signature[] =
+    "v1 entry=main device=cpu inputs=2xq99 outputs=2xf32 kernels=1";
+void jeet_artifact_init(void) {}
+void jeet_artifact_fini(void) {}
+void jeet_artifact_run(void **args) { (void)args; }

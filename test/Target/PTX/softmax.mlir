@@ -1,0 +1,31 @@
+// REQUIRES: ptxas
+// RUN: jeet-translate --jeet-to-ptx %s --jeet-gpu-chip=sm_90 > %t.sm90.ptx
+// RUN: %ptxas -arch=sm_90 %t.sm90.ptx -o %t.sm90.cubin
+// RUN: FileCheck %s --check-prefix=PTX < %t.sm90.ptx
+// RUN: FileCheck %s --check-prefix=ENTRY < %t.sm90.ptx
+// RUN: jeet-translate --jeet-to-ptx %s --jeet-gpu-chip=sm_80 > %t.sm80.ptx
+// RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
+// RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
+
+// Softmax along the last and the first axis: three kernels each (max; exp
+// and its sum; divide).
+
+// ENTRY-COUNT-6: .entry
+// ENTRY-NOT: .entry
+// SM80-COUNT-6: .entry
+
+// PTX-LABEL: .entry rows_kernel(
+// PTX: max.NaN.f32
+// PTX-LABEL: .entry rows_kernel_0(
+// PTX: ex2.approx
+// PTX-LABEL: .entry rows_kernel_1(
+// PTX: div.rn.f32
+func.func @rows(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
+  return %0 : tensor<64x1000xf32>
+}
+
+func.func @columns(%x: tensor<100x37xf32>) -> tensor<100x37xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 0 : i64} : (tensor<100x37xf32>) -> tensor<100x37xf32>
+  return %0 : tensor<100x37xf32>
+}

@@ -1,0 +1,86 @@
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise),canonicalize,cse)' | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+
+// relu(a + b) with b broadcast along the rows and c along the columns: a and
+// the output are vectors, b a vector per row, c a scalar splat. 37 columns
+// are two vectors of 16 and a remainder of 4 + 1. Rows and chunks are the
+// parallel loop.
+// CHECK-LABEL: func.func @broadcast
+// CHECK-NOT: linalg.generic
+// CHECK: scf.parallel
+// CHECK: scf.for {{.*}} step %c16
+// CHECK-DAG: vector.load %{{.*}} : memref<5x37xf32>, vector<16xf32>
+// CHECK-DAG: vector.load %{{.*}} : memref<37xf32>, vector<16xf32>
+// CHECK-DAG: %[[C:.*]] = memref.load %{{.*}} : memref<5xf32>
+// CHECK: vector.broadcast %[[C]] : f32 to vector<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: vector.store {{.*}} : memref<5x37xf32>, vector<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<4xf32>
+// CHECK: vector.store {{.*}} : memref<5x37xf32>, vector<4xf32>
+// CHECK: arith.maximumf {{.*}} : vector<1xf32>
+// CHECK: vector.store {{.*}} : memref<5x37xf32>, vector<1xf32>
+// CHECK: scf.reduce
+func.func @broadcast(%a: memref<5x37xf32>, %b: memref<37xf32>, %c: memref<5xf32>, %o: memref<5x37xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #row, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b, %c : memref<5x37xf32>, memref<37xf32>, memref<5xf32>) outs(%o : memref<5x37xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32, %out: f32):
+    %0 = arith.addf %x, %y : f32
+    %1 = arith.mulf %0, %z : f32
+    %2 = arith.maximumf %1, %zero : f32
+    linalg.yield %2 : f32
+  }
+  return
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// f16 in, f32 math, f16 out: the casts are vectorised like any other op. One
+// chunk: the parallel loop of one iteration folds away.
+// CHECK-LABEL: func.func @cast
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: vector.load %{{.*}} : memref<64xf16>, vector<16xf16>
+// CHECK: arith.extf {{.*}} : vector<16xf16> to vector<16xf32>
+// CHECK: math.exp {{.*}} : vector<16xf32>
+// CHECK: arith.truncf {{.*}} : vector<16xf32> to vector<16xf16>
+func.func @cast(%a: memref<64xf16>, %o: memref<64xf16>) {
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%a : memref<64xf16>) outs(%o : memref<64xf16>) {
+  ^bb0(%x: f16, %out: f16):
+    %0 = arith.extf %x : f16 to f32
+    %1 = math.exp %0 : f32
+    %2 = arith.truncf %1 : f32 to f16
+    linalg.yield %2 : f16
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#transposed = affine_map<(d0, d1) -> (d1, d0)>
+
+// A transposed read along the innermost dimension and a reduction are left
+// to the generic lowering.
+// CHECK-LABEL: func.func @unsupported
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+func.func @unsupported(%a: memref<4x4xf32>, %o: memref<4x4xf32>, %r: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#transposed, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x4xf32>) outs(%o : memref<4x4xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<4x4xf32>) outs(%r : memref<4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %0 = arith.addf %x, %acc : f32
+    linalg.yield %0 : f32
+  }
+  return
+}

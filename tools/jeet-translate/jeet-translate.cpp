@@ -1,0 +1,40 @@
+//===- jeet-translate.cpp - The Jeet translation driver -------------------===//
+//
+// Part of the Jeet project.
+//
+// The upstream translations, and `--jeet-to-ptx`: a jeet graph compiled with
+// jeet-gpu-pipeline, printed as the PTX of its kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/InitAllJeet.h"
+#include "jeet/Pipelines/GpuPipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/InitAllTranslations.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+
+static llvm::cl::opt<std::string>
+    chip("jeet-gpu-chip",
+         llvm::cl::desc("GPU of --jeet-to-ptx (sm_80, "
+                        "sm_86, sm_89 or sm_90)"),
+         llvm::cl::init("sm_90"));
+static llvm::cl::opt<bool>
+    fuse("jeet-fuse", llvm::cl::desc("Fuse ops into kernels (--jeet-to-ptx)"),
+         llvm::cl::init(true));
+
+int main(int argc, char **argv) {
+  mlir::registerAllTranslations();
+  mlir::TranslateFromMLIRRegistration toPTX(
+      "jeet-to-ptx", "Compile a jeet graph for the GPU and print its PTX",
+      [](mlir::ModuleOp module, llvm::raw_ostream &os) {
+        jeet::GpuPipelineOptions options;
+        options.chip = chip;
+        options.fuse = fuse;
+        return jeet::translateJeetToPTX(module, os, options);
+      },
+      jeet::registerAllJeetDialects);
+  return mlir::failed(
+      mlir::mlirTranslateMain(argc, argv, "Jeet translation driver\n"));
+}

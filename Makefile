@@ -9,7 +9,7 @@ APT_PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
   llvm-22-tools libomp-22-dev libgtest-dev
 PIP_PACKAGES := numpy pytest nanobind
 
-.PHONY: setup build test demo docs clean
+.PHONY: setup build test demo bench docs clean
 
 setup:
 	@bash scripts/setup.sh "$(PYTHON)" "$(APT_PACKAGES)" "$(PIP_PACKAGES)"
@@ -29,6 +29,11 @@ test: build
 
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR) "$(PYTHON)"
+
+# Benchmarks (tables side by side with numpy; never part of the tests).
+bench: build
+	$(PYTHON) bench/matmul.py --build-dir $(BUILD_DIR)
+	$(PYTHON) bench/elementwise.py --build-dir $(BUILD_DIR)
 
 # Regenerates the dialect and pass reference in docs/ from ODS.
 docs: build

@@ -316,18 +316,29 @@ runExecutable(const jeet::Executable &executable,
       raise(errors().shape, "input #" + std::to_string(i) + " is " +
                                 tensor.typeString() + " but the graph takes " +
                                 specs[i].str());
-    if (tensor.device()->kind() != jeet::runtime::DeviceKind::Host)
-      raise(errors().base, "input #" + std::to_string(i) + " is on " +
-                               tensor.device()->name() +
-                               "; only host tensors can be passed so far");
     inputPtrs.push_back(tensor.data());
+  }
+  // A GPU executable reads and writes device memory: inputs are copied to
+  // the GPU, outputs come back to the host (Python tensors live on the host
+  // for now).
+  bool onGpu = executable.options().device == "gpu";
+  jeet::runtime::Device *device = &jeet::runtime::getHostDevice();
+  std::vector<jeet::runtime::Tensor> deviceInputs;
+  if (onGpu) {
+    device = check<jeet::runtime::CudaDevice *>(jeet::runtime::getCudaDevice());
+    jeet::runtime::setCurrentDevice(device);
+    inputPtrs.clear();
+    for (const jeet::runtime::Tensor &tensor : inputs) {
+      deviceInputs.push_back(check(tensor.to(*device)));
+      inputPtrs.push_back(deviceInputs.back().data());
+    }
   }
   std::vector<jeet::runtime::Tensor> outputs;
   std::vector<void *> outputPtrs;
   for (const jeet::TensorSpec &spec : executable.outputs()) {
     DType dtype = parseDType(spec.dtype);
-    outputs.push_back(check(jeet::runtime::Tensor::empty(
-        jeet::runtime::getHostDevice(), spec.shape, dtype)));
+    outputs.push_back(
+        check(jeet::runtime::Tensor::empty(*device, spec.shape, dtype)));
     outputPtrs.push_back(outputs.back().data());
   }
   llvm::Error error = [&] {
@@ -336,6 +347,12 @@ runExecutable(const jeet::Executable &executable,
   }();
   if (error)
     raiseRunError(takeMessage(std::move(error)));
+  if (onGpu) {
+    if (jeet::runtime::Status status = device->synchronize(); !status.ok())
+      raiseStatus(status);
+    for (jeet::runtime::Tensor &tensor : outputs)
+      tensor = check(tensor.to(jeet::runtime::getHostDevice()));
+  }
   return outputs;
 }
 

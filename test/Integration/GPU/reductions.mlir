@@ -1,0 +1,14 @@
+// REQUIRES: cuda-driver
+// RUN: jeet-run %s --device=gpu --input=2x3xf32=1,-2,3,4,5,-6 | FileCheck %s
+
+// Sum of squares over rows, max over columns (keepdims), mean of all.
+// CHECK: 2xf32={{\[}}14 77]
+// CHECK-NEXT: 1x3xf32={{\[\[}}4 5 3]]
+// CHECK-NEXT: f32=0.833333
+func.func @main(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<1x3xf32>, tensor<f32>) {
+  %sq = jeet.mul %x, %x : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  %0 = jeet.reduce_sum %sq {axes = array<i64: 1>} : tensor<2x3xf32> -> tensor<2xf32>
+  %1 = jeet.reduce_max %x {axes = array<i64: 0>, keepdims = true} : tensor<2x3xf32> -> tensor<1x3xf32>
+  %2 = jeet.reduce_mean %x {axes = array<i64: 0, 1>} : tensor<2x3xf32> -> tensor<f32>
+  return %0, %1, %2 : tensor<2xf32>, tensor<1x3xf32>, tensor<f32>
+}

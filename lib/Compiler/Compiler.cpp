@@ -259,10 +259,9 @@ static LogicalResult readSignature(func::FuncOp func,
                               << func.getName() << "' has type " << type
                               << "; Jeet graphs take and return statically "
                                  "shaped tensors of f32, f16, bf16 or i32";
-    specs.push_back(
-        TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
-                                        tensor.getShape().end()),
-                   *dtype});
+    specs.push_back(TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
+                                                    tensor.getShape().end()),
+                               *dtype});
     return success();
   };
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
@@ -468,9 +467,9 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
   };
   keep("jeet");
 
-  auto runStage = [&](llvm::StringRef stage,
-                      llvm::function_ref<void(OpPassManager &)> build)
-      -> LogicalResult {
+  auto runStage =
+      [&](llvm::StringRef stage,
+          llvm::function_ref<void(OpPassManager &)> build) -> LogicalResult {
     PassManager pm = PassManager::on<ModuleOp>(&context);
     build(pm);
     if (failed(pm.run(*module)))

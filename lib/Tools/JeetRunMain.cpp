@@ -54,8 +54,9 @@ int jeet::jeetRunMain(int argc, char **argv) {
   cl::opt<std::string> entry("entry", cl::desc("The function to run"),
                              cl::init("main"), cl::cat(category));
   cl::opt<std::string> device(
-      "device", cl::desc("Where to run: cpu, gpu or auto (the GPU when usable, "
-                         "else the CPU)"),
+      "device",
+      cl::desc("Where to run: cpu, gpu or auto (the GPU when usable, "
+               "else the CPU)"),
       cl::init("auto"), cl::cat(category));
   cl::list<std::string> inputs(
       "input",
@@ -71,17 +72,16 @@ int jeet::jeetRunMain(int argc, char **argv) {
       cl::desc("Run N times and print the median time (compilation excluded)"),
       cl::init(0), cl::cat(category));
   cl::opt<bool> printStats(
-      "print-stats",
-      cl::desc("Print kernels executed and memory statistics"),
+      "print-stats", cl::desc("Print kernels executed and memory statistics"),
       cl::init(false), cl::cat(category));
   cl::opt<bool> fuse("fuse", cl::desc("Fuse ops into kernels (default true)"),
                      cl::init(true), cl::cat(category));
   cl::opt<int64_t> maxFusionOps(
       "max-fusion-ops", cl::desc("The largest number of ops in one kernel"),
       cl::init(64), cl::cat(category));
-  cl::opt<bool> parallel(
-      "parallel", cl::desc("Use all cores on the CPU (default true)"),
-      cl::init(true), cl::cat(category));
+  cl::opt<bool> parallel("parallel",
+                         cl::desc("Use all cores on the CPU (default true)"),
+                         cl::init(true), cl::cat(category));
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "jeet-run: compile and execute a jeet graph\n");
@@ -109,10 +109,11 @@ int jeet::jeetRunMain(int argc, char **argv) {
 
   auto file = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!file)
-    return fail("cannot read '" + inputFile + "': " + file.getError().message());
+    return fail("cannot read '" + inputFile +
+                "': " + file.getError().message());
 
-  auto compiled = Compiler::global().compile((*file)->getBuffer(), inputFile,
-                                             options);
+  auto compiled =
+      Compiler::global().compile((*file)->getBuffer(), inputFile, options);
   if (!compiled) {
     llvm::errs() << llvm::toString(compiled.takeError());
     llvm::errs() << "jeet-run: error: compilation of '" << inputFile
@@ -130,8 +131,8 @@ int jeet::jeetRunMain(int argc, char **argv) {
   for (auto [i, text] : llvm::enumerate(inputs)) {
     auto tensor = readInput(text);
     if (!tensor.ok())
-      return fail(llvm::formatv("--input #{0}: {1}", i,
-                                tensor.status().message()));
+      return fail(
+          llvm::formatv("--input #{0}: {1}", i, tensor.status().message()));
     const TensorSpec &spec = exe.inputs()[i];
     if (specOf(*tensor) != spec.str())
       return fail(llvm::formatv("argument #{0} of '{1}' expects {2}, given "
@@ -140,8 +141,8 @@ int jeet::jeetRunMain(int argc, char **argv) {
     if (onGpu) {
       auto onDevice = tensor->to(*target);
       if (!onDevice.ok())
-        return fail(llvm::formatv("--input #{0}: {1}", i,
-                                  onDevice.status().message()));
+        return fail(
+            llvm::formatv("--input #{0}: {1}", i, onDevice.status().message()));
       tensor = std::move(onDevice);
     }
     inputTensors.push_back(std::move(*tensor));
@@ -159,9 +160,9 @@ int jeet::jeetRunMain(int argc, char **argv) {
   std::vector<runtime::Tensor> outputTensors;
   for (const TensorSpec &spec : exe.outputs()) {
     auto dtype = runtime::parseDType(spec.dtype);
-    auto tensor = dtype.ok() ? runtime::Tensor::empty(dev, spec.shape, *dtype)
-                             : runtime::StatusOr<runtime::Tensor>(
-                                   dtype.status());
+    auto tensor = dtype.ok()
+                      ? runtime::Tensor::empty(dev, spec.shape, *dtype)
+                      : runtime::StatusOr<runtime::Tensor>(dtype.status());
     if (!tensor.ok())
       return fail(tensor.status().message());
     outputTensors.push_back(std::move(*tensor));
@@ -184,9 +185,9 @@ int jeet::jeetRunMain(int argc, char **argv) {
       return fail("execution failed: " + llvm::toString(std::move(error)));
     if (runtime::Status status = dev.synchronize(); !status.ok())
       return fail("execution failed: " + status.message());
-    times.push_back(std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   runtime::AllocatorStats after = dev.allocator().stats();
 
@@ -231,8 +232,7 @@ int jeet::jeetRunMain(int argc, char **argv) {
                  << "\n";
     llvm::outs() << "intermediate allocations: "
                  << after.num_allocs - before.num_allocs << " ("
-                 << after.cache_hits - before.cache_hits
-                 << " from the cache, "
+                 << after.cache_hits - before.cache_hits << " from the cache, "
                  << after.device_mallocs - before.device_mallocs
                  << " from the system)\n";
     for (auto [name, value] : after.items())

@@ -16,7 +16,8 @@
 namespace jeet {
 
 /// Options of `jeet-cpu-pipeline`.
-struct CpuPipelineOptions : public mlir::PassPipelineOptions<CpuPipelineOptions> {
+struct CpuPipelineOptions
+    : public mlir::PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse ops into kernels (jeet-fuse); when "
                                    "false every op is a kernel of its own"),

@@ -28,12 +28,10 @@ struct JeetDistinctResultsPass
         auto type = dyn_cast<RankedTensorType>(value.getType());
         if (!type || seen.insert(value).second)
           continue;
-        Value empty = tensor::EmptyOp::create(builder, ret.getLoc(),
-                                              type.getShape(),
-                                              type.getElementType());
-        operand.set(
-            linalg::CopyOp::create(builder, ret.getLoc(), value, empty)
-                .getResult(0));
+        Value empty = tensor::EmptyOp::create(
+            builder, ret.getLoc(), type.getShape(), type.getElementType());
+        operand.set(linalg::CopyOp::create(builder, ret.getLoc(), value, empty)
+                        .getResult(0));
       }
     });
   }

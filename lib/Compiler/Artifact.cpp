@@ -10,6 +10,8 @@
 
 #include "jeet/Compiler/Artifact.h"
 
+#include "CompilerSupport.h"
+
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 #include "jeet/InitAllJeet.h"
 #include "jeet/Pipelines/Pipelines.h"
@@ -80,51 +82,6 @@ jeet::formatArtifactSignature(llvm::StringRef entry, llvm::StringRef device,
                        "kernels={4}",
                        entry, device, join(inputs), join(outputs), numKernels)
       .str();
-}
-
-static std::optional<std::string> dtypeName(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isSignlessInteger(32))
-    return "i32";
-  return std::nullopt;
-}
-
-/// Reads the graph's signature; the same rules as the JIT path.
-static LogicalResult readSignature(func::FuncOp func,
-                                   std::vector<TensorSpec> &inputs,
-                                   std::vector<TensorSpec> &outputs) {
-  auto read = [&](Type type, StringRef what, unsigned index,
-                  std::vector<TensorSpec> &specs) -> LogicalResult {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    std::optional<std::string> dtype;
-    if (tensor)
-      dtype = dtypeName(tensor.getElementType());
-    if (!tensor || !tensor.hasStaticShape() || !dtype)
-      return func.emitError() << what << " #" << index << " of '"
-                              << func.getName() << "' has type " << type
-                              << "; Jeet graphs take and return statically "
-                                 "shaped tensors of f32, f16, bf16 or i32";
-    specs.push_back(TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
-                                                    tensor.getShape().end()),
-                               *dtype});
-    return success();
-  };
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-    if (failed(read(type, "argument", i, inputs)))
-      return failure();
-  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
-    if (failed(read(type, "result", i, outputs)))
-      return failure();
-  if (outputs.empty())
-    return func.emitError() << "'" << func.getName()
-                            << "' returns nothing; a graph returns at least "
-                               "one tensor";
-  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -245,21 +202,6 @@ static void finishArtifactModule(llvm::Module &module) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Collects diagnostics as text (`file:line:col: error: ...`).
-class DiagnosticCollector {
-public:
-  DiagnosticCollector(MLIRContext &context, llvm::SourceMgr &sourceMgr)
-      : os(text), handler(sourceMgr, &context, os) {}
-  std::string take() {
-    os.flush();
-    return text;
-  }
-
-private:
-  std::string text;
-  llvm::raw_string_ostream os;
-  SourceMgrDiagnosticHandler handler;
-};
 
 /// A temporary file removed on destruction.
 struct TempFile {
@@ -401,7 +343,7 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
-  DiagnosticCollector diagnostics(context, sourceMgr);
+  jeet::detail::DiagnosticCollector diagnostics(context, sourceMgr);
   auto fail = [&](llvm::StringRef what) {
     std::string text = diagnostics.take();
     return llvm::createStringError(text.empty() ? what.str() : text);
@@ -419,7 +361,7 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     return fail("the graph does not verify");
 
   ArtifactInfo info;
-  if (failed(readSignature(func, info.inputs, info.outputs)))
+  if (failed(jeet::detail::readSignature(func, info.inputs, info.outputs)))
     return fail("unsupported signature");
 
   // The artifact holds the entry and what it calls, nothing else: other

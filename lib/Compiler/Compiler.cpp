@@ -6,6 +6,8 @@
 
 #include "jeet/Compiler/Compiler.h"
 
+#include "CompilerSupport.h"
+
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 #include "jeet/InitAllJeet.h"
 #include "jeet/Pipelines/GpuPipeline.h"
@@ -65,18 +67,6 @@ std::string TensorSpec::str() const {
   for (int64_t d : shape)
     s += std::to_string(d) + "x";
   return s + dtype;
-}
-
-static std::optional<std::string> dtypeName(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isSignlessInteger(32))
-    return "i32";
-  return std::nullopt;
 }
 
 //===----------------------------------------------------------------------===//
@@ -218,63 +208,11 @@ Compiler &Compiler::global() {
   return *compiler;
 }
 
-/// Collects diagnostics as text (`file:line:col: error: ...`).
-namespace {
-class DiagnosticCollector {
-public:
-  DiagnosticCollector(MLIRContext &context, llvm::SourceMgr &sourceMgr)
-      : os(text), handler(sourceMgr, &context, os) {}
-  std::string take() {
-    os.flush();
-    return text;
-  }
-
-private:
-  std::string text;
-  llvm::raw_string_ostream os;
-  SourceMgrDiagnosticHandler handler;
-};
-} // namespace
-
 static std::string printOp(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
   op->print(os);
   return text;
-}
-
-/// Checks that a graph's function has a signature Jeet can run, and records
-/// it.
-static LogicalResult readSignature(func::FuncOp func,
-                                   std::vector<TensorSpec> &inputs,
-                                   std::vector<TensorSpec> &outputs) {
-  auto read = [&](Type type, StringRef what, unsigned index,
-                  std::vector<TensorSpec> &specs) -> LogicalResult {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    std::optional<std::string> dtype;
-    if (tensor)
-      dtype = dtypeName(tensor.getElementType());
-    if (!tensor || !tensor.hasStaticShape() || !dtype)
-      return func.emitError() << what << " #" << index << " of '"
-                              << func.getName() << "' has type " << type
-                              << "; Jeet graphs take and return statically "
-                                 "shaped tensors of f32, f16, bf16 or i32";
-    specs.push_back(TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
-                                                    tensor.getShape().end()),
-                               *dtype});
-    return success();
-  };
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-    if (failed(read(type, "argument", i, inputs)))
-      return failure();
-  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
-    if (failed(read(type, "result", i, outputs)))
-      return failure();
-  if (outputs.empty())
-    return func.emitError() << "'" << func.getName()
-                            << "' returns nothing; a graph returns at least "
-                               "one tensor";
-  return success();
 }
 
 /// The most bytes of buffers allocated in the function and alive at once,
@@ -297,8 +235,6 @@ static int64_t estimatePeakBytes(func::FuncOp func) {
   });
   return peak;
 }
-
-static std::once_flag initializeNativeTargetOnce;
 
 //===----------------------------------------------------------------------===//
 // GPU
@@ -389,14 +325,7 @@ static llvm::Expected<std::shared_ptr<Executable>> compileForGpu(
       impl->stageIR["ptx"] = std::move(ptx);
   }
 
-  std::call_once(initializeNativeTargetOnce, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return machineBuilder.takeError();
-  auto targetMachine = machineBuilder->createTargetMachine();
+  auto targetMachine = jeet::detail::createHostTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
   ExecutionEngineOptions engineOptions;
@@ -432,7 +361,7 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
-  DiagnosticCollector diagnostics(context, sourceMgr);
+  jeet::detail::DiagnosticCollector diagnostics(context, sourceMgr);
   auto fail = [&](llvm::StringRef what) {
     std::string text = diagnostics.take();
     return llvm::createStringError(text.empty() ? what.str() : text);
@@ -457,7 +386,7 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
 
   auto impl = std::make_unique<Executable::Impl>();
   impl->options = options;
-  if (failed(readSignature(func, impl->inputs, impl->outputs)))
+  if (failed(jeet::detail::readSignature(func, impl->inputs, impl->outputs)))
     return fail("unsupported signature");
 
   // Keep only the entry and what it calls: other functions are not compiled.
@@ -517,14 +446,7 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
       })))
     return fail("lowering to LLVM failed");
 
-  std::call_once(initializeNativeTargetOnce, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return machineBuilder.takeError();
-  auto targetMachine = machineBuilder->createTargetMachine();
+  auto targetMachine = jeet::detail::createHostTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
   auto transformer = makeOptimizingTransformer(
@@ -541,16 +463,7 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
                                         std::move(*targetMachine));
   if (!engine)
     return engine.takeError();
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    size_t count = 0;
-    const runtime::HostSymbol *table = runtime::getHostABISymbols(&count);
-    for (size_t i = 0; i < count; ++i)
-      symbols[interner(table[i].name)] = {
-          llvm::orc::ExecutorAddr::fromPtr(table[i].address),
-          llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+  registerHostSymbols(**engine);
   (*engine)->initialize();
   auto entry = (*engine)->lookupPacked(options.entry);
   if (!entry)

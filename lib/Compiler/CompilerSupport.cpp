@@ -1,0 +1,73 @@
+//===- CompilerSupport.cpp - Pieces the compiler's entry points share -----===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompilerSupport.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace jeet;
+
+std::optional<std::string> jeet::detail::dtypeName(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isSignlessInteger(32))
+    return "i32";
+  return std::nullopt;
+}
+
+LogicalResult jeet::detail::readSignature(func::FuncOp func,
+                                          std::vector<TensorSpec> &inputs,
+                                          std::vector<TensorSpec> &outputs) {
+  auto read = [&](Type type, StringRef what, unsigned index,
+                  std::vector<TensorSpec> &specs) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    std::optional<std::string> dtype;
+    if (tensor)
+      dtype = dtypeName(tensor.getElementType());
+    if (!tensor || !tensor.hasStaticShape() || !dtype)
+      return func.emitError() << what << " #" << index << " of '"
+                              << func.getName() << "' has type " << type
+                              << "; Jeet graphs take and return statically "
+                                 "shaped tensors of f32, f16, bf16 or i32";
+    specs.push_back(TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
+                                                    tensor.getShape().end()),
+                               *dtype});
+    return success();
+  };
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (failed(read(type, "argument", i, inputs)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+    if (failed(read(type, "result", i, outputs)))
+      return failure();
+  if (outputs.empty())
+    return func.emitError() << "'" << func.getName()
+                            << "' returns nothing; a graph returns at least "
+                               "one tensor";
+  return success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+jeet::detail::createHostTargetMachine() {
+  static std::once_flag initializeNativeTargetOnce;
+  std::call_once(initializeNativeTargetOnce, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  return machineBuilder->createTargetMachine();
+}

@@ -1,0 +1,60 @@
+//===- CompilerSupport.h - Pieces the compiler's entry points share -*- C++
+//-*-===//
+//
+// Part of the Jeet project.
+//
+// Internal to lib/Compiler: used by the JIT path (Compiler.cpp) and the
+// ahead-of-time path (Artifact.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_LIB_COMPILER_COMPILERSUPPORT_H
+#define JEET_LIB_COMPILER_COMPILERSUPPORT_H
+
+#include "jeet/Compiler/Compiler.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jeet {
+namespace detail {
+
+/// "f32", "f16", "bf16" or "i32" for the element types Jeet graphs take.
+std::optional<std::string> dtypeName(mlir::Type type);
+
+/// Checks that a graph's function has a signature Jeet can run (statically
+/// shaped tensors of the element types above, at least one result), and
+/// records it.
+mlir::LogicalResult readSignature(mlir::func::FuncOp func,
+                                  std::vector<TensorSpec> &inputs,
+                                  std::vector<TensorSpec> &outputs);
+
+/// A target machine for the host CPU (the native target is initialised once).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
+
+/// Collects diagnostics as text (`file:line:col: error: ...`).
+class DiagnosticCollector {
+public:
+  DiagnosticCollector(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr)
+      : os(text), handler(sourceMgr, &context, os) {}
+  std::string take() {
+    os.flush();
+    return text;
+  }
+
+private:
+  std::string text;
+  llvm::raw_string_ostream os;
+  mlir::SourceMgrDiagnosticHandler handler;
+};
+
+} // namespace detail
+} // namespace jeet
+
+#endif // JEET_LIB_COMPILER_COMPILERSUPPORT_H

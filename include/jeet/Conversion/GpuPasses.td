@@ -23,8 +23,10 @@ def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
     (`#gpu.block<linear_dim_i>`), fusing every other op of the group into the
     tile. One forall is one kernel: the fill, the matmul and its epilogue, or
     the fill and the reduction with its prologue, all run in the same tile.
-    Tile sizes: 64x64 output tiles for groups with a matmul, up to 256
-    outputs per tile for reductions (one thread each), and up to 1024
+    Tile sizes: 64x64 output tiles for groups with a matmul, 8 rows per
+    tile for row reductions (one reduced dimension, innermost in every input
+    that it indexes: a warp per row), up to 256 outputs per tile for other
+    reductions (one thread each), and up to 1024
     elements along the innermost dimensions for elementwise groups. A group
     with no parallel dimension (a reduction to a scalar) is one tile.
 
@@ -64,10 +66,25 @@ def JeetGpuMapKernelsPass : Pass<"jeet-gpu-map-kernels", "::mlir::func::FuncOp">
     the innermost dimension, so accesses coalesce; the bound of the loop is
     the check for partial tiles). Reduction dimensions stay sequential inside
     a thread, which keeps its outputs in registers across them and stores
-    them once; an op with no parallel dimension runs on thread 0;
+    them once; an op with no parallel dimension runs on thread 0. A row
+    reduction (one reduced dimension, innermost in its inputs, a combiner
+    with a neutral element on 32-bit values) takes a warp per row instead:
+    warp `w` takes rows `w, w + warps, ...`, lane `l` folds the row's
+    elements `l, l + 32, ...`, a butterfly of `gpu.shuffle xor` combines the
+    lanes and lane 0 folds the result into the output;
     `gpu.barrier` separates the ops of the body. Buffers allocated
-    inside a tile (a matmul accumulator before its epilogue) become
-    workgroup (shared) memory. Top-level linalg ops left outside any forall
+    inside a tile become workgroup (shared) memory.
+
+    Matmuls (a contraction with one K dimension, after the fill of its
+    accumulator, an output tile of at most 64x64) are register-tiled when
+    `threads` is 256: for each K-tile, the threads stage the 64x16 tile of A
+    and the 16x64 tile of B in workgroup memory (coalesced loads clamped into
+    the operands, zero outside them), `gpu.barrier`, each thread accumulates
+    a 4x4 register tile (rows `ty + 16 i`, columns `tx + 16 j`) with FMAs,
+    `gpu.barrier`. Batch dimensions are a loop around it. f16/bf16 operands
+    accumulate in f32. The elementwise op that is the only reader of a
+    temporary accumulator (the epilogue) is applied to the register tile,
+    in bounds, before the store, and the accumulator buffer disappears. Top-level linalg ops left outside any forall
     become a launch of one block.
 
     On the host side, `memref.alloc`/`memref.dealloc` become

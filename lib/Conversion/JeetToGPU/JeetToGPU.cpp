@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -88,6 +89,35 @@ static void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
   }
 }
 
+/// Rows per tile of a row reduction: one per warp of a block of 256 threads.
+static constexpr int64_t kRowsPerTile = 8;
+
+/// Whether `op` reduces one dimension that is the innermost one of every
+/// input that it indexes (a reduction of rows, which a warp can share).
+static bool isRowReduction(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() != 1)
+    return false;
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  unsigned dim = reductions.front();
+  AffineExpr expr = getAffineDimExpr(dim, op.getContext());
+  bool readsRows = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isa<ShapedType>(input->get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isFunctionOfDim(dim))
+      continue;
+    if (map.getNumResults() == 0 || map.getResults().back() != expr)
+      return false;
+    readsRows = true;
+  }
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (op.getMatchingIndexingMap(&init).isFunctionOfDim(dim))
+      return false;
+  return readsRows;
+}
+
 /// Tile sizes of the kernel whose result `root` computes: its parallel
 /// dimensions only (reductions stay whole inside a tile).
 static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
@@ -105,9 +135,13 @@ static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
       sizes[dim] = n < 2 ? std::min<int64_t>(64, ranges[dim]) : 1;
     return sizes;
   }
-  // Fill the tile from the innermost dimension outward: 256 outputs of a
-  // reduction (one thread each), 1024 elements of an elementwise kernel.
+  // Fill the tile from the innermost dimension outward: 8 rows of a row
+  // reduction (a warp each in a block of 256 threads), 256 outputs of
+  // another reduction (one thread each), 1024 elements of an elementwise
+  // kernel.
   int64_t budget = root.getNumReductionLoops() > 0 ? 256 : 1024;
+  if (isRowReduction(root))
+    budget = kRowsPerTile;
   for (unsigned dim : llvm::reverse(parallel)) {
     int64_t size = std::max<int64_t>(1, std::min(ranges[dim], budget));
     sizes[dim] = size;
@@ -493,15 +527,19 @@ static SmallVector<Value> applyIndexingMap(OpBuilder &b, Location loc,
 
 /// Emits the payload of `op` at loop indices `ivs`, reading its inputs from
 /// memory and its outputs from `outs`; returns the yielded values.
+/// Inputs equal to `replaced` (when given) read `replacement` instead.
 static SmallVector<Value> emitPayload(OpBuilder &b, Location loc,
                                       linalg::LinalgOp op, ArrayRef<Value> ivs,
-                                      ValueRange outs) {
+                                      ValueRange outs, Value replaced = {},
+                                      Value replacement = {}) {
   IRMapping mapping;
   Block *block = op.getBlock();
   for (OpOperand *input : op.getDpsInputOperands()) {
     BlockArgument arg = op.getMatchingBlockArgument(input);
     Value value = input->get();
-    if (isa<MemRefType>(value.getType()))
+    if (replaced && value == replaced)
+      value = replacement;
+    else if (isa<MemRefType>(value.getType()))
       value = memref::LoadOp::create(
           b, loc, value,
           applyIndexingMap(b, loc, op.getMatchingIndexingMap(input), ivs));
@@ -620,10 +658,536 @@ emitThreadLoops(RewriterBase &rewriter, linalg::LinalgOp op, Value &thread) {
   return root;
 }
 
+//===----------------------------------------------------------------------===//
+// Warp reductions
+//===----------------------------------------------------------------------===//
+
+static constexpr int64_t kWarpSize = 32;
+
+/// The op of the payload of `op` (one output) that folds one reduction step
+/// into the accumulator, `combiner(out, x)` where `out` is used nowhere
+/// else, when it has a neutral element; null otherwise.
+static Operation *getCombiner(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1)
+    return nullptr;
+  Block *body = op.getBlock();
+  BlockArgument out = op.getMatchingBlockArgument(&op.getDpsInitsMutable()[0]);
+  if (!out.hasOneUse())
+    return nullptr;
+  Operation *combiner = *out.getUsers().begin();
+  if (combiner->getBlock() != body || combiner->getNumOperands() != 2 ||
+      combiner->getNumResults() != 1 ||
+      combiner->getOperand(0) == combiner->getOperand(1) ||
+      body->getTerminator()->getOperand(0) != combiner->getResult(0) ||
+      !combiner->getResult(0).hasOneUse() ||
+      !arith::getNeutralElement(combiner))
+    return nullptr;
+  return combiner;
+}
+
+/// Replaces `op` by a reduction of each row by one warp when it reduces one
+/// dimension that is the innermost one of every input that it indexes, with
+/// a combiner (see getCombiner) on 32-bit values: warp w of the block takes
+/// rows w, w + warps, ...; lane l folds the row's elements l, l + 32, ...
+/// (consecutive lanes read consecutive elements), a butterfly of
+/// `gpu.shuffle xor` combines the lanes, and lane 0 folds the result into
+/// the output. Returns the op that holds the loops, or null (nothing done)
+/// when `op` is not such a reduction.
+static Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
+                                    Value &thread) {
+  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() != 1)
+    return nullptr;
+  Operation *combiner = getCombiner(op);
+  if (!combiner)
+    return nullptr;
+  Type type = combiner->getResult(0).getType();
+  if (!type.isInteger(32) && !type.isF32())
+    return nullptr;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> parallel;
+  unsigned reductionDim = 0;
+  for (auto [i, iterator] : llvm::enumerate(iterators)) {
+    if (iterator == utils::IteratorType::parallel)
+      parallel.push_back(i);
+    else
+      reductionDim = i;
+  }
+  if (!isRowReduction(op))
+    return nullptr;
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  AffineMap initMap = op.getMatchingIndexingMap(&init);
+
+  Location loc = op.getLoc();
+  Block *body = op.getBlock();
+  BlockArgument outArg = op.getMatchingBlockArgument(&init);
+  Value stepValue = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
+                                                      : combiner->getOperand(0);
+  auto combine = [&](Value accumulator, Value step) -> Value {
+    IRMapping mapping;
+    mapping.map(outArg, accumulator);
+    mapping.map(stepValue, step);
+    return rewriter.clone(*combiner, mapping)->getResult(0);
+  };
+
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> sizes;
+  for (Range range : op.createLoopRanges(rewriter, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value warpSize = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
+  if (!thread) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(op->getBlock());
+    thread = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+  }
+  Value lane = arith::RemUIOp::create(rewriter, loc, thread, warpSize);
+  Value warp = arith::DivUIOp::create(rewriter, loc, thread, warpSize);
+  Value warps = arith::DivUIOp::create(
+      rewriter, loc, gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::x),
+      warpSize);
+  SmallVector<Value> counts;
+  for (unsigned dim : parallel)
+    counts.push_back(sizes[dim]);
+  Value total = product(rewriter, loc, counts);
+  auto rowLoop = scf::ForOp::create(rewriter, loc, warp, total, warps);
+  rewriter.setInsertionPoint(rowLoop.getBody()->getTerminator());
+  SmallVector<Value> ivs(iterators.size(), zero);
+  if (!parallel.empty()) {
+    SmallVector<OpFoldResult> zeros(counts.size(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(counts.size(), rewriter.getIndexAttr(1));
+    SmallVector<Value> indices = delinearize(
+        rewriter, loc, rowLoop.getInductionVar(), counts, zeros, ones);
+    for (auto [dim, index] : llvm::zip_equal(parallel, indices))
+      ivs[dim] = index;
+  }
+
+  // Each lane folds its elements of the row.
+  Value neutral = arith::ConstantOp::create(
+      rewriter, loc, type, *arith::getNeutralElement(combiner));
+  auto laneLoop = scf::ForOp::create(rewriter, loc, lane, sizes[reductionDim],
+                                     warpSize, ValueRange{neutral});
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(laneLoop.getBody());
+    ivs[reductionDim] = laneLoop.getInductionVar();
+    IRMapping mapping;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value value = input->get();
+      if (isa<MemRefType>(value.getType()))
+        value = memref::LoadOp::create(
+            rewriter, loc, value,
+            applyIndexingMap(rewriter, loc, op.getMatchingIndexingMap(input),
+                             ivs));
+      mapping.map(op.getMatchingBlockArgument(input), value);
+    }
+    for (Operation &payload : body->without_terminator()) {
+      if (&payload == combiner)
+        continue;
+      if (auto index = dyn_cast<linalg::IndexOp>(payload)) {
+        mapping.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      rewriter.clone(payload, mapping);
+    }
+    Value step = mapping.lookupOrDefault(stepValue);
+    scf::YieldOp::create(rewriter, loc,
+                         combine(laneLoop.getRegionIterArgs().front(), step));
+  }
+  ivs[reductionDim] = zero;
+
+  // A butterfly across the warp: every lane ends with the row's value.
+  Value partial = laneLoop.getResult(0);
+  for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    auto shuffle = gpu::ShuffleOp::create(rewriter, loc, partial, offset,
+                                          kWarpSize, gpu::ShuffleMode::XOR);
+    partial = combine(partial, shuffle.getShuffleResult());
+  }
+  Value isFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        lane, zero);
+  auto ifOp = scf::IfOp::create(rewriter, loc, isFirst,
+                                /*withElseRegion=*/false);
+  rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  SmallVector<Value> outIndices = applyIndexingMap(rewriter, loc, initMap, ivs);
+  Value out = memref::LoadOp::create(rewriter, loc, init.get(), outIndices);
+  memref::StoreOp::create(rewriter, loc, combine(out, partial), init.get(),
+                          outIndices);
+  rewriter.eraseOp(op);
+  return rowLoop;
+}
+
+//===----------------------------------------------------------------------===//
+// Register-tiled matmuls
+//===----------------------------------------------------------------------===//
+
+/// The block tile of a matmul: kTileM x kTileN outputs, K-tiles of depth
+/// kTileK staged in workgroup memory; kThreadsM x kThreadsN threads, each
+/// with a kRegM x kRegN register tile (rows ty + kThreadsM * i, columns
+/// tx + kThreadsN * j, so that consecutive threads store consecutive
+/// columns).
+static constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;
+static constexpr int64_t kThreadsM = 16, kThreadsN = 16;
+static constexpr int64_t kRegM = kTileM / kThreadsM;
+static constexpr int64_t kRegN = kTileN / kThreadsN;
+static constexpr int64_t kMatmulThreads = kThreadsM * kThreadsN;
+
+namespace {
+/// A contraction of one tile, the fill that initializes its accumulator and
+/// the elementwise epilogue that is its only reader (when there is one).
+struct TiledMatmul {
+  linalg::LinalgOp matmul;
+  linalg::FillOp fill;
+  linalg::GenericOp epilogue;
+  /// The dimensions of the register tiles and of the K-tiles, and the
+  /// others (batch, outer M and N dimensions), looped over around them.
+  unsigned mDim, nDim, kDim;
+  SmallVector<unsigned> outerDims;
+  Type accType;
+};
+} // namespace
+
+/// Whether dimension `dim` of the loops of `op` is at most `limit`, read on
+/// the operand `value` whose indexing map is `map`.
+static bool isBoundedBy(Value value, AffineMap map, unsigned dim,
+                        int64_t limit) {
+  std::optional<unsigned> pos =
+      map.getResultPosition(getAffineDimExpr(dim, map.getContext()));
+  if (!pos)
+    return false;
+  FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB,
+      ValueBoundsConstraintSet::Variable(value, *pos),
+      /*stopCondition=*/nullptr, /*closedUB=*/true);
+  return succeeded(ub) && *ub <= limit;
+}
+
+/// The plan for `op` when it is a matmul that one block can compute with
+/// register tiles: one M, N and K dimension (any batch dimensions), an
+/// output tile of at most kTileM x kTileN, a fill of its accumulator before
+/// it, and multiply-add of floats (accumulated in f32 at least) or of one
+/// integer type.
+static std::optional<TiledMatmul> planTiledMatmul(linalg::LinalgOp op) {
+  if (!isContraction(op) || !op.hasPureBufferSemantics() ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.size() != 1)
+    return std::nullopt;
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  Value acc = init.get();
+  Type aType = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+  Type bType = getElementTypeOrSelf(op.getDpsInputs()[1].getType());
+  Type cType = getElementTypeOrSelf(acc.getType());
+  TiledMatmul plan;
+  plan.matmul = op;
+  plan.mDim = dims->m.back();
+  plan.nDim = dims->n.back();
+  plan.kDim = dims->k.front();
+  llvm::append_range(plan.outerDims, dims->batch);
+  llvm::append_range(plan.outerDims, ArrayRef(dims->m).drop_back());
+  llvm::append_range(plan.outerDims, ArrayRef(dims->n).drop_back());
+  if (isa<FloatType>(aType) && isa<FloatType>(bType) && isa<FloatType>(cType)) {
+    plan.accType = cType.getIntOrFloatBitWidth() < 32
+                       ? Float32Type::get(op.getContext())
+                       : cType;
+    unsigned width = plan.accType.getIntOrFloatBitWidth();
+    if (aType.getIntOrFloatBitWidth() > width ||
+        bType.getIntOrFloatBitWidth() > width)
+      return std::nullopt;
+  } else if (isa<IntegerType>(cType) && aType == cType && bType == cType) {
+    plan.accType = cType;
+  } else {
+    return std::nullopt;
+  }
+  AffineMap accMap = op.getMatchingIndexingMap(&init);
+  if (!isBoundedBy(acc, accMap, plan.mDim, kTileM) ||
+      !isBoundedBy(acc, accMap, plan.nDim, kTileN))
+    return std::nullopt;
+
+  // The fill of the accumulator: the last linalg op before the matmul.
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (!isa<linalg::LinalgOp>(prev))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (fill && fill.getOutputs().front() == acc)
+      plan.fill = fill;
+    break;
+  }
+  if (!plan.fill)
+    return std::nullopt;
+
+  // The epilogue: the next linalg op, elementwise, the only other reader of
+  // a temporary accumulator, which it reads through a permutation.
+  linalg::GenericOp epilogue;
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    if (!isa<linalg::LinalgOp>(next))
+      continue;
+    epilogue = dyn_cast<linalg::GenericOp>(next);
+    break;
+  }
+  if (!epilogue || !acc.getDefiningOp<memref::AllocOp>() ||
+      !epilogue.hasPureBufferSemantics() ||
+      epilogue.getNumParallelLoops() != epilogue.getNumLoops())
+    return plan;
+  for (Operation *user : acc.getUsers())
+    if (user != op && user != plan.fill && user != epilogue &&
+        !isa<memref::DeallocOp>(user))
+      return plan;
+  for (Value out : epilogue.getDpsInits())
+    if (out == acc)
+      return plan;
+  AffineMap readMap;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    if (input->get() != acc)
+      continue;
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    if (!map.isPermutation() || (readMap && map != readMap))
+      return plan;
+    readMap = map;
+  }
+  if (readMap)
+    plan.epilogue = epilogue;
+  return plan;
+}
+
+/// Emits `plan` as one block's register-tiled matmul: for each K-tile, the
+/// block's threads stage the kTileM x kTileK tile of A and the kTileK x
+/// kTileN tile of B in workgroup memory (coalesced, zero outside the
+/// operands), a barrier, each thread accumulates its register tile from
+/// them, a barrier. Batch dimensions are a loop around it. The results, in
+/// bounds, go through the epilogue (when fused) or to the accumulator.
+/// Returns the op that holds the loops.
+static Operation *emitTiledMatmul(RewriterBase &rewriter, gpu::LaunchOp launch,
+                                  TiledMatmul plan) {
+  linalg::LinalgOp op = plan.matmul;
+  Location loc = op.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  Type accType = plan.accType;
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
+  Value tileA = launch.addWorkgroupAttribution(
+      MemRefType::get({kTileM, kTileK}, accType, MemRefLayoutAttrInterface(),
+                      workgroup),
+      loc);
+  Value tileB = launch.addWorkgroupAttribution(
+      MemRefType::get({kTileK, kTileN}, accType, MemRefLayoutAttrInterface(),
+                      workgroup),
+      loc);
+
+  // At the epilogue when there is one: what it reads besides the
+  // accumulator is defined before it.
+  rewriter.setInsertionPoint(plan.epilogue ? plan.epilogue.getOperation()
+                                           : op.getOperation());
+  SmallVector<Value> sizes;
+  for (Range range : op.createLoopRanges(rewriter, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  Value zero = index(0), one = index(1);
+  unsigned mDim = plan.mDim, nDim = plan.nDim, kDim = plan.kDim;
+  Value sizeM = sizes[mDim], sizeN = sizes[nDim], sizeK = sizes[kDim];
+  Value lastM = arith::SubIOp::create(rewriter, loc, sizeM, one);
+  Value lastN = arith::SubIOp::create(rewriter, loc, sizeN, one);
+  Value lastK = arith::SubIOp::create(rewriter, loc, sizeK, one);
+
+  Value thread = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+  Value ty = arith::DivUIOp::create(rewriter, loc, thread, index(kThreadsN));
+  Value tx = arith::RemUIOp::create(rewriter, loc, thread, index(kThreadsN));
+  Value by = arith::DivUIOp::create(rewriter, loc, thread, index(kTileN));
+  Value bx = arith::RemUIOp::create(rewriter, loc, thread, index(kTileN));
+  SmallVector<Value> rows, cols;
+  for (int64_t i = 0; i < kRegM; ++i)
+    rows.push_back(
+        arith::AddIOp::create(rewriter, loc, ty, index(i * kThreadsM)));
+  for (int64_t j = 0; j < kRegN; ++j)
+    cols.push_back(
+        arith::AddIOp::create(rewriter, loc, tx, index(j * kThreadsN)));
+
+  auto toAcc = [&](Value value) -> Value {
+    if (value.getType() == accType)
+      return value;
+    return arith::ExtFOp::create(rewriter, loc, accType, value);
+  };
+  auto lessThan = [&](Value lhs, Value rhs) -> Value {
+    return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lhs,
+                                 rhs);
+  };
+  auto clamp = [&](Value value, Value last) -> Value {
+    return arith::MinUIOp::create(rewriter, loc, value, last);
+  };
+  Value accZero = arith::ConstantOp::create(rewriter, loc, accType,
+                                            rewriter.getZeroAttr(accType));
+  Value initValue = toAcc(plan.fill.getInputs().front());
+
+  // Batch (and outer M and N) dimensions, linearized.
+  SmallVector<Value> batchSizes;
+  for (unsigned dim : plan.outerDims)
+    batchSizes.push_back(sizes[dim]);
+  Value batchCount = product(rewriter, loc, batchSizes);
+  auto batchLoop = scf::ForOp::create(rewriter, loc, zero, batchCount, one);
+  rewriter.setInsertionPoint(batchLoop.getBody()->getTerminator());
+  SmallVector<Value> ivs(sizes.size(), zero);
+  if (!batchSizes.empty()) {
+    SmallVector<OpFoldResult> zeros(batchSizes.size(),
+                                    rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(batchSizes.size(), rewriter.getIndexAttr(1));
+    SmallVector<Value> batchIvs = delinearize(
+        rewriter, loc, batchLoop.getInductionVar(), batchSizes, zeros, ones);
+    for (auto [dim, iv] : llvm::zip_equal(plan.outerDims, batchIvs))
+      ivs[dim] = iv;
+  }
+
+  SmallVector<Value> inits(kRegM * kRegN, initValue);
+  auto kLoop =
+      scf::ForOp::create(rewriter, loc, zero, sizeK, index(kTileK), inits);
+  rewriter.setInsertionPointToStart(kLoop.getBody());
+  Value k0 = kLoop.getInductionVar();
+  // Stage the K-tiles: element (row, col) of a tile, zero outside the
+  // operand (the load itself is clamped into it).
+  auto stage = [&](OpOperand *operand, Value tile, Value row, Value col,
+                   Value m, Value n, Value k) {
+    Value inBounds = arith::AndIOp::create(
+        rewriter, loc,
+        arith::AndIOp::create(rewriter, loc, lessThan(m, sizeM),
+                              lessThan(n, sizeN)),
+        lessThan(k, sizeK));
+    SmallVector<Value> at(ivs);
+    at[mDim] = clamp(m, lastM);
+    at[nDim] = clamp(n, lastN);
+    at[kDim] = clamp(k, lastK);
+    Value value = memref::LoadOp::create(
+        rewriter, loc, operand->get(),
+        applyIndexingMap(rewriter, loc, op.getMatchingIndexingMap(operand),
+                         at));
+    value =
+        arith::SelectOp::create(rewriter, loc, inBounds, toAcc(value), accZero);
+    memref::StoreOp::create(rewriter, loc, value, tile, ValueRange{row, col});
+  };
+  OpOperand *operandA = op.getDpsInputOperand(0);
+  OpOperand *operandB = op.getDpsInputOperand(1);
+  Value kA = arith::AddIOp::create(rewriter, loc, k0, tx);
+  static_assert(kTileK == kThreadsN && kTileM % kThreadsM == 0,
+                "a round of threads stages kThreadsM rows of the A tile");
+  for (int64_t r = 0; r < kTileM / kThreadsM; ++r) {
+    Value row = arith::AddIOp::create(rewriter, loc, ty, index(r * kThreadsM));
+    stage(operandA, tileA, row, tx, row, zero, kA);
+  }
+  constexpr int64_t rowsPerRound = kMatmulThreads / kTileN;
+  static_assert(kTileK % rowsPerRound == 0,
+                "rounds of threads cover the B tile");
+  for (int64_t r = 0; r < kTileK / rowsPerRound; ++r) {
+    Value row =
+        arith::AddIOp::create(rewriter, loc, by, index(r * rowsPerRound));
+    Value kB = arith::AddIOp::create(rewriter, loc, k0, row);
+    stage(operandB, tileB, row, bx, zero, bx, kB);
+  }
+  gpu::BarrierOp::create(rewriter, loc);
+  SmallVector<Value> acc(kLoop.getRegionIterArgs());
+  for (int64_t kk = 0; kk < kTileK; ++kk) {
+    Value kkIndex = index(kk);
+    SmallVector<Value> a, b;
+    for (Value row : rows)
+      a.push_back(memref::LoadOp::create(rewriter, loc, tileA,
+                                         ValueRange{row, kkIndex}));
+    for (Value col : cols)
+      b.push_back(memref::LoadOp::create(rewriter, loc, tileB,
+                                         ValueRange{kkIndex, col}));
+    for (int64_t i = 0; i < kRegM; ++i) {
+      for (int64_t j = 0; j < kRegN; ++j) {
+        Value &sum = acc[i * kRegN + j];
+        if (isa<FloatType>(accType)) {
+          sum = math::FmaOp::create(rewriter, loc, a[i], b[j], sum);
+        } else {
+          Value product = arith::MulIOp::create(rewriter, loc, a[i], b[j]);
+          sum = arith::AddIOp::create(rewriter, loc, sum, product);
+        }
+      }
+    }
+  }
+  gpu::BarrierOp::create(rewriter, loc);
+  scf::YieldOp::create(rewriter, loc, acc);
+
+  // The register tile, in bounds, through the epilogue or to memory.
+  rewriter.setInsertionPointAfter(kLoop);
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  Value accBuffer = init.get();
+  Type cType = getElementTypeOrSelf(accBuffer.getType());
+  AffineMap accMap = op.getMatchingIndexingMap(&init);
+  for (int64_t i = 0; i < kRegM; ++i) {
+    for (int64_t j = 0; j < kRegN; ++j) {
+      Value inBounds = arith::AndIOp::create(
+          rewriter, loc, lessThan(rows[i], sizeM), lessThan(cols[j], sizeN));
+      auto ifOp = scf::IfOp::create(rewriter, loc, inBounds,
+                                    /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      Value value = kLoop.getResult(i * kRegN + j);
+      if (cType != accType)
+        value = arith::TruncFOp::create(rewriter, loc, cType, value);
+      SmallVector<Value> at(ivs);
+      at[mDim] = rows[i];
+      at[nDim] = cols[j];
+      SmallVector<Value> accIndices =
+          applyIndexingMap(rewriter, loc, accMap, at);
+      if (!plan.epilogue) {
+        memref::StoreOp::create(rewriter, loc, value, accBuffer, accIndices);
+        continue;
+      }
+      linalg::GenericOp epilogue = plan.epilogue;
+      AffineMap readMap;
+      for (OpOperand *input : epilogue.getDpsInputOperands())
+        if (input->get() == accBuffer)
+          readMap = epilogue.getMatchingIndexingMap(input);
+      SmallVector<Value> epilogueIvs(epilogue.getNumLoops(), zero);
+      for (auto [pos, index] : llvm::enumerate(accIndices))
+        epilogueIvs[readMap.getDimPosition(pos)] = index;
+      SmallVector<SmallVector<Value>> outIndices;
+      SmallVector<Value> outs;
+      for (OpOperand &out : epilogue.getDpsInitsMutable()) {
+        outIndices.push_back(applyIndexingMap(
+            rewriter, loc, epilogue.getMatchingIndexingMap(&out), epilogueIvs));
+        Type elementType = getElementTypeOrSelf(out.get().getType());
+        if (epilogue.payloadUsesValueFromOperand(&out))
+          outs.push_back(memref::LoadOp::create(rewriter, loc, out.get(),
+                                                outIndices.back()));
+        else
+          outs.push_back(ub::PoisonOp::create(rewriter, loc, elementType));
+      }
+      SmallVector<Value> results = emitPayload(
+          rewriter, loc, epilogue, epilogueIvs, outs, accBuffer, value);
+      for (auto [out, result, indices] :
+           llvm::zip_equal(epilogue.getDpsInitsMutable(), results, outIndices))
+        memref::StoreOp::create(rewriter, loc, result, out.get(), indices);
+    }
+  }
+
+  if (plan.epilogue)
+    rewriter.eraseOp(plan.epilogue);
+  rewriter.eraseOp(op);
+  rewriter.eraseOp(plan.fill);
+  // A temporary accumulator that nothing reads any more (in the tile, or on
+  // the host when the tile is the whole result).
+  auto alloc = accBuffer.getDefiningOp<memref::AllocOp>();
+  if (plan.epilogue && alloc &&
+      llvm::all_of(alloc->getUsers(), llvm::IsaPred<memref::DeallocOp>)) {
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      rewriter.eraseOp(user);
+    rewriter.eraseOp(alloc);
+  }
+  return batchLoop;
+}
+
 /// Lowers the linalg ops of `body` (a kernel's body, or the part of it that
 /// one tile runs) to loops shared by the block's threads, separated by
 /// barriers.
-static LogicalResult mapBlockToThreads(RewriterBase &rewriter, Block &body) {
+/// `premapped` are the ops that already hold phases (tiled matmuls); with
+/// `warpReductions` (blocks of whole warps), row reductions take a warp per
+/// row.
+static LogicalResult
+mapBlockToThreads(RewriterBase &rewriter, Block &body,
+                  const llvm::SmallPtrSetImpl<Operation *> &premapped,
+                  bool warpReductions) {
   for (Operation &op : llvm::make_early_inc_range(body)) {
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       rewriter.setInsertionPoint(copy);
@@ -635,9 +1199,19 @@ static LogicalResult mapBlockToThreads(RewriterBase &rewriter, Block &body) {
   Value thread;
   SmallVector<Operation *> phases;
   for (Operation &op : llvm::make_early_inc_range(body)) {
+    if (premapped.contains(&op)) {
+      phases.push_back(&op);
+      continue;
+    }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       continue;
+    if (warpReductions) {
+      if (Operation *loops = emitWarpReduction(rewriter, linalgOp, thread)) {
+        phases.push_back(loops);
+        continue;
+      }
+    }
     FailureOr<Operation *> loops = emitThreadLoops(rewriter, linalgOp, thread);
     if (failed(loops))
       return failure();
@@ -722,10 +1296,26 @@ static LogicalResult convertKernelToLaunch(RewriterBase &rewriter,
   for (scf::ForallOp forall : foralls)
     rewriter.eraseOp(forall);
 
+  // Matmuls with a block of the threads that their register tiles need.
+  llvm::SmallPtrSet<Operation *, 4> premapped;
+  if (blockSize == kMatmulThreads) {
+    for (Block *tile : tiles) {
+      SmallVector<TiledMatmul> plans;
+      for (Operation &op : *tile)
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+          if (std::optional<TiledMatmul> plan = planTiledMatmul(linalgOp))
+            plans.push_back(*plan);
+      for (TiledMatmul &plan : plans)
+        premapped.insert(emitTiledMatmul(rewriter, launch, plan));
+    }
+  }
+
   if (failed(promoteAllocsToWorkgroup(rewriter, launch)))
     return failure();
   for (Block *tile : tiles)
-    if (failed(mapBlockToThreads(rewriter, *tile)))
+    if (failed(
+            mapBlockToThreads(rewriter, *tile, premapped,
+                              /*warpReductions=*/blockSize % kWarpSize == 0)))
       return failure();
   return success();
 }

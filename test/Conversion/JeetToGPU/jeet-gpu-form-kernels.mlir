@@ -37,10 +37,10 @@ func.func @matmul_bias_relu(%x: tensor<128x64xf32>, %w: tensor<64x256xf32>, %b: 
 
 // -----
 
-// A row reduction with its prologue: tiles of rows, the fill and the
+// A row reduction with its prologue: tiles of 8 rows (a warp each), the fill and the
 // reduction inside.
 // CHECK-LABEL: func.func @sum_of_squares
-// CHECK: scf.forall (%{{.*}}) = (0) to (512) step (256)
+// CHECK: scf.forall (%{{.*}}) = (0) to (512) step (8)
 // CHECK: linalg.fill
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK: arith.mulf

@@ -27,25 +27,43 @@ func.func @elementwise(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<10
 
 // -----
 
-// Matmul + epilogue: the accumulator tile lives in workgroup memory; fill,
-// matmul and epilogue are separated by barriers; each thread accumulates its
-// outputs in registers over k and stores them once.
+// Matmul + epilogue: a register-tiled matmul. The block's 256 threads stage
+// each K-tile of A (64x16) and B (16x64) in workgroup memory (clamped loads,
+// zero outside the operands), a barrier, each thread accumulates its 4x4
+// register tile (rows ty + 16 i, columns tx + 16 j) from them, a barrier;
+// then the epilogue runs on the register tile, in bounds, and stores it. No
+// accumulator tile in memory.
 // CHECK-LABEL: func.func @matmul_bias_relu
 // CHECK: gpu.launch
-// CHECK-SAME: workgroup(%[[ACC:.*]] : memref<64x64xf32, #gpu.address_space<workgroup>>)
-// CHECK: %[[TILE:.*]] = memref.memory_space_cast %[[ACC]]
-// CHECK: scf.for
-// CHECK: memref.store %{{.*}}, %[[TILE]]
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<64x16xf32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK-DAG: %[[TY:.*]] = arith.divui %[[TID]], %c16
+// CHECK-DAG: %[[TX:.*]] = arith.remui %[[TID]], %c16
+// CHECK-DAG: %[[BY:.*]] = arith.divui %[[TID]], %c64
+// CHECK-DAG: %[[BX:.*]] = arith.remui %[[TID]], %c64
+// CHECK: %[[ACC:.*]]:16 = scf.for %[[K0:.*]] = %c0 to %c64 step %c16 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK: %[[KA:.*]] = arith.addi %[[K0]], %[[TX]]
+// CHECK: memref.load %{{.*}} : memref<64x64xf32, strided<[64, 1], offset: ?>>
+// CHECK: arith.select
+// CHECK: memref.store %{{.*}}, %[[A]][%[[TY]], %[[TX]]]
+// CHECK-COUNT-3: memref.store %{{.*}}, %[[A]]
+// CHECK: memref.store %{{.*}}, %[[B]][%[[BY]], %[[BX]]]
+// CHECK-COUNT-3: memref.store %{{.*}}, %[[B]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[A]]
+// CHECK-COUNT-4: memref.load %[[B]]
+// CHECK-COUNT-16: math.fma
+// CHECK-NOT: memref.store
 // CHECK: gpu.barrier
-// CHECK: scf.for
-// CHECK: %[[INIT:.*]] = memref.load %[[TILE]]
-// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
-// CHECK: arith.mulf
-// CHECK: arith.addf %[[ACC]]
-// CHECK: memref.store %[[SUM]], %[[TILE]]
-// CHECK: gpu.barrier
-// CHECK: scf.for
-// CHECK: arith.maximumf
+// CHECK-NEXT: scf.yield
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if
+// CHECK: %[[BIAS:.*]] = memref.load
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]]#0, %[[BIAS]]
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]]
+// CHECK: memref.store %[[RELU]], %{{.*}}[%[[TY]], %[[TX]]]
+// CHECK-COUNT-15: arith.maximumf
+// CHECK-NOT: gpu.barrier
 // CHECK: gpu.terminator
 // CHECK-NOT: gpu.launch
 // CHECK: return
@@ -80,7 +98,8 @@ func.func @column_max(%a: tensor<128x300xf32>) -> tensor<300xf32> {
 // CHECK: %[[T:.*]] = gpu.alloc () : memref<64x64xf32>
 // CHECK: gpu.launch
 // CHECK: gpu.launch
-// CHECK: memref.load %[[T]]
+// CHECK: memref.subview %[[T]]
+// CHECK: memref.load
 // CHECK: gpu.terminator
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.dealloc %[[T]] : memref<64x64xf32>
@@ -90,4 +109,71 @@ func.func @two_kernels(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> tensor<6
   %0 = "jeet.matmul"(%x, %w) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   %1 = "jeet.reduce_sum"(%0) {axes = array<i64: 1>, keepdims = false} : (tensor<64x64xf32>) -> tensor<64xf32>
   return %1 : tensor<64xf32>
+}
+
+// -----
+
+// f16 matmul with sizes that are not multiples of the tile: the K-tiles are
+// staged as f32, the register tile accumulates in f32 and is truncated in
+// the epilogue; the host accumulator buffer is gone. Loads are clamped into
+// the operands and masked; stores are guarded by the tile's bounds.
+// CHECK-LABEL: func.func @half_odd
+// CHECK-NOT: gpu.alloc
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<64x16xf32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %{{.*}} = %c0 to %c40 step %c16 iter_args
+// CHECK: arith.minui
+// CHECK: %[[X:.*]] = memref.load {{.*}} : memref<?x40xf16
+// CHECK: %[[XF:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK: arith.select %{{.*}}, %[[XF]]
+// CHECK: gpu.barrier
+// CHECK: math.fma {{.*}} : f32
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi ult
+// CHECK: scf.if
+// CHECK: arith.truncf {{.*}} : f32 to f16
+// CHECK: memref.store {{.*}} : memref<?x?xf16
+// CHECK: gpu.terminator
+func.func @half_odd(%a: tensor<100x40xf16>, %b: tensor<40x70xf16>) -> tensor<100x70xf16> {
+  %0 = "jeet.matmul"(%a, %b) : (tensor<100x40xf16>, tensor<40x70xf16>) -> tensor<100x70xf16>
+  return %0 : tensor<100x70xf16>
+}
+
+// -----
+
+// A row reduction with its prologue: a warp per row (tiles of 8 rows, one
+// per warp). Lane l folds elements l, l + 32, ... of the row (coalesced), a
+// butterfly of shuffles combines the lanes, and lane 0 folds the result into
+// the output, which the fill wrote before a barrier.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c16,
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: memref.store %cst
+// CHECK: gpu.barrier
+// CHECK-DAG: %[[LANE:.*]] = arith.remui %[[TID]], %c32
+// CHECK-DAG: %[[WARP:.*]] = arith.divui %[[TID]], %c32
+// CHECK-DAG: %[[WARPS:.*]] = arith.divui %{{.*}}, %c32
+// CHECK: scf.for %[[ROW:.*]] = %[[WARP]] to %c8 step %[[WARPS]] {
+// CHECK: %[[PART:.*]] = scf.for %[[COL:.*]] = %[[LANE]] to %c300 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// CHECK: %[[X:.*]] = memref.load %{{.*}}[%[[ROW]], %[[COL]]]
+// CHECK: %[[SQ:.*]] = arith.mulf %[[X]], %[[X]]
+// CHECK: %[[NEXT:.*]] = arith.addf %[[ACC]], %[[SQ]]
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: %[[S16:.*]], %{{.*}} = gpu.shuffle xor %[[PART]], %c16_i32, %c32_i32 : f32
+// CHECK: %[[R16:.*]] = arith.addf %[[PART]], %[[S16]]
+// CHECK: gpu.shuffle xor %[[R16]], %c8_i32, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c4_i32, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32
+// CHECK: %[[TOTAL:.*]] = arith.addf
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: %[[OUT:.*]] = memref.load %{{.*}}[%[[ROW]]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[OUT]], %[[TOTAL]]
+// CHECK: memref.store %[[SUM]], %{{.*}}[%[[ROW]]]
+// CHECK: gpu.terminator
+func.func @row_sum(%a: tensor<128x300xf32>) -> tensor<128xf32> {
+  %0 = "jeet.mul"(%a, %a) : (tensor<128x300xf32>, tensor<128x300xf32>) -> tensor<128x300xf32>
+  %1 = "jeet.reduce_sum"(%0) {axes = array<i64: 1>, keepdims = false} : (tensor<128x300xf32>) -> tensor<128xf32>
+  return %1 : tensor<128xf32>
 }

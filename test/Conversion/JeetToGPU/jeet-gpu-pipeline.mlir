@@ -43,7 +43,7 @@ func.func @chain(%a: tensor<4096xf32>, %b: tensor<4096xf32>) -> tensor<4096xf32>
 // HOST: %[[H1:.*]], %[[T1:.*]] = gpu.alloc async [%[[S]]] () : memref<64x256xf32>
 // HOST: %[[K1:.*]] = gpu.launch_func async [%[[T1]]] @jeet_kernels::@mlp_kernel
 // HOST: %[[H2:.*]], %[[T2:.*]] = gpu.alloc async [%[[K1]]] () : memref<64x128xf32>
-// HOST: %[[K2:.*]] = gpu.launch_func async [%[[T2]]] @jeet_kernels::@mlp_kernel_0 {{.*}}args({{.*}}%[[H1]] : memref<64x256xf32>{{.*}}%[[H2]] : memref<64x128xf32>)
+// HOST: %[[K2:.*]] = gpu.launch_func async [%[[T2]]] @jeet_kernels::@mlp_kernel_0 {{.*}}args({{.*}}%[[H2]] : memref<64x128xf32>, %[[H1]] : memref<64x256xf32>)
 // HOST: %[[F1:.*]] = gpu.dealloc async [%[[K2]]] %[[H1]] : memref<64x256xf32>
 // HOST: %[[K3:.*]] = gpu.launch_func async [%[[F1]]] @jeet_kernels::@mlp_kernel_1
 // HOST: %[[F2:.*]] = gpu.dealloc async [%[[K3]]] %[[H2]] : memref<64x128xf32>

@@ -19,10 +19,13 @@
 // ENTRY-NOT: .entry
 // SM80-COUNT-5: .entry
 
-// The first layer's accumulator tile (32x64 f32) is in shared memory.
+// The first layer stages its K-tiles of A and B in shared memory and keeps
+// its accumulator tile in registers.
 // PTX-LABEL: .entry main_kernel(
-// PTX: .shared .align 4 .b8 __wg_main_kernel_0[8192];
+// PTX: .shared .align 4 .b8 __wg_main_kernel_0[4096];
+// PTX: .shared .align 4 .b8 __wg_main_kernel_1[4096];
 // PTX: bar.sync 0;
+// PTX: fma.rn.f32
 // UNFUSED-COUNT-10: .entry
 // UNFUSED-NOT: .entry
 func.func @main(%x: tensor<32x64xf32>, %w1: tensor<64x128xf32>, %b1: tensor<128xf32>,

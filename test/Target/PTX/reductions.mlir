@@ -14,9 +14,20 @@
 // ENTRY-COUNT-5: .entry
 // ENTRY-NOT: .entry
 
+// Row reductions take a warp per row: lanes fold strided elements, then a
+// butterfly of shuffles combines them.
 // PTX-LABEL: .entry sum_of_squares_kernel(
+// PTX: bar.sync 0;
 // PTX: mul.rn.f32
 // PTX: add.rn.f32
+// PTX: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
+// PTX: shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
+// PTX: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
+// PTX: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// PTX: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// PTX: add.rn.f32
+// PTX-NOT: .entry
+// PTX: st.global.b32
 func.func @sum_of_squares(%a: tensor<128x300xf32>) -> tensor<128xf32> {
   %0 = "jeet.mul"(%a, %a) : (tensor<128x300xf32>, tensor<128x300xf32>) -> tensor<128x300xf32>
   %1 = "jeet.reduce_sum"(%0) {axes = array<i64: 1>, keepdims = false} : (tensor<128x300xf32>) -> tensor<128xf32>
@@ -44,6 +55,8 @@ func.func @total(%a: tensor<128x300xf32>) -> tensor<f32> {
 }
 
 // PTX-LABEL: .entry integer_kernel(
+// PTX: shfl.sync.bfly.b32
+// PTX: max.s32
 func.func @integer(%a: tensor<64x64xi32>) -> tensor<64xi32> {
   %1 = "jeet.reduce_max"(%a) {axes = array<i64: 1>, keepdims = false} : (tensor<64x64xi32>) -> tensor<64xi32>
   return %1 : tensor<64xi32>

@@ -13,6 +13,7 @@
 // CHECK-DAG: %[[NT:.*]] = gpu.block_dim x
 // CHECK: scf.for %[[I:.*]] = %[[TID]] to %[[N]] step %[[NT]]
 // CHECK: affine.delinearize_index %[[I]] into (%[[ROWS]], 37)
+// CHECK-NOT: vector.load
 // CHECK: math.exp
 // CHECK: memref.store
 // CHECK-NOT: gpu.barrier
@@ -144,11 +145,11 @@ func.func @half_odd(%a: tensor<100x40xf16>, %b: tensor<40x70xf16>) -> tensor<100
 // A row reduction with its prologue: a warp per row (tiles of 8 rows, one
 // per warp). Lane l folds elements l, l + 32, ... of the row (coalesced), a
 // butterfly of shuffles combines the lanes, and lane 0 folds the result into
-// the output, which the fill wrote before a barrier.
+// the output, which the fill wrote (in vectors of 4) before a barrier.
 // CHECK-LABEL: func.func @row_sum
 // CHECK: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c16,
 // CHECK: %[[TID:.*]] = gpu.thread_id x
-// CHECK: memref.store %cst
+// CHECK: vector.store %cst, %{{.*}} {alignment = 16 : i64} : memref<8xf32, {{.*}}>, vector<4xf32>
 // CHECK: gpu.barrier
 // CHECK-DAG: %[[LANE:.*]] = arith.remui %[[TID]], %c32
 // CHECK-DAG: %[[WARP:.*]] = arith.divui %[[TID]], %c32
@@ -176,4 +177,64 @@ func.func @row_sum(%a: tensor<128x300xf32>) -> tensor<128xf32> {
   %0 = "jeet.mul"(%a, %a) : (tensor<128x300xf32>, tensor<128x300xf32>) -> tensor<128x300xf32>
   %1 = "jeet.reduce_sum"(%0) {axes = array<i64: 1>, keepdims = false} : (tensor<128x300xf32>) -> tensor<128xf32>
   return %1 : tensor<128xf32>
+}
+
+// -----
+
+// Elementwise with an innermost size that is a multiple of 4: thread t takes
+// the vectors of 4 floats t, t + blockDim, ... (16-byte aligned loads and
+// stores); the scalar input is read once per vector. The last tile is
+// partial (952 elements): the loop bound counts its whole vectors.
+// CHECK-LABEL: func.func @elementwise_vector
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c3,
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[OFF:.*]] = arith.muli %[[BX]], %c1024
+// CHECK: %[[SIZE:.*]] = affine.min #{{.*}}()[%[[OFF]]]
+// CHECK: %[[IN:.*]] = memref.subview %{{.*}}[%[[OFF]]] [%[[SIZE]]] [1]
+// CHECK: %[[OUT:.*]] = memref.subview %{{.*}}[%[[OFF]]] [%[[SIZE]]] [1]
+// CHECK: %[[N:.*]] = arith.divui %[[SIZE]], %[[C4]]
+// CHECK: scf.for %[[I:.*]] = %[[TID]] to %[[N]] step %{{.*}} {
+// CHECK: %[[J:.*]] = arith.muli %[[I]], %[[C4]]
+// CHECK: %[[V:.*]] = vector.load %[[IN]][%[[J]]] {alignment = 16 : i64} : memref<?xf32, strided<[1], offset: ?>>, vector<4xf32>
+// CHECK: %[[S:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK-COUNT-4: math.exp
+// CHECK: %[[R:.*]] = vector.from_elements
+// CHECK: vector.store %[[R]], %[[OUT]][%[[J]]] {alignment = 16 : i64} : memref<?xf32, strided<[1], offset: ?>>, vector<4xf32>
+// CHECK: gpu.terminator
+func.func @elementwise_vector(%a: tensor<3000xf32>, %s: tensor<f32>) -> tensor<3000xf32> {
+  %0 = "jeet.mul"(%a, %s) : (tensor<3000xf32>, tensor<f32>) -> tensor<3000xf32>
+  %1 = "jeet.exp"(%0) : (tensor<3000xf32>) -> tensor<3000xf32>
+  return %1 : tensor<3000xf32>
+}
+
+// -----
+
+// Vectors of 8 halves; a row broadcast is a vector, a column broadcast one
+// value per vector. Tiles of 42 rows of 24 halves: each row's offset is a
+// multiple of 8 elements.
+// CHECK-LABEL: func.func @elementwise_vector_half
+// CHECK: scf.for
+// CHECK: affine.delinearize_index %{{.*}} into (%{{.*}}, 3)
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x24xf16, {{.*}}>, vector<8xf16>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<24xf16>, vector<8xf16>
+// CHECK: memref.load %{{.*}} : memref<?xf16, {{.*}}>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<?x24xf16, {{.*}}>, vector<8xf16>
+func.func @elementwise_vector_half(%a: tensor<100x24xf16>, %b: tensor<24xf16>, %c: tensor<100x1xf16>) -> tensor<100x24xf16> {
+  %0 = "jeet.add"(%a, %b) : (tensor<100x24xf16>, tensor<24xf16>) -> tensor<100x24xf16>
+  %1 = "jeet.mul"(%0, %c) : (tensor<100x24xf16>, tensor<100x1xf16>) -> tensor<100x24xf16>
+  return %1 : tensor<100x24xf16>
+}
+
+// -----
+
+// 12 halves per row: not a multiple of 8, scalar accesses.
+// CHECK-LABEL: func.func @elementwise_half_scalar
+// CHECK-NOT: vector.
+// CHECK: memref.store
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @elementwise_half_scalar(%a: tensor<100x12xf16>, %b: tensor<100x12xf16>) -> tensor<100x12xf16> {
+  %0 = "jeet.mul"(%a, %b) : (tensor<100x12xf16>, tensor<100x12xf16>) -> tensor<100x12xf16>
+  return %0 : tensor<100x12xf16>
 }

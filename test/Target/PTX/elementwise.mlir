@@ -46,9 +46,10 @@ func.func @unary(%a: tensor<1000xf32>) -> tensor<1000xf32> {
   return %9 : tensor<1000xf32>
 }
 
+// 256 halves: vectors of 8 (16 bytes) per thread.
 // PTX-LABEL: .entry half_kernel(
-// PTX-DAG: ld.global.b16
-// PTX-DAG: st.global.b16
+// PTX-DAG: ld.global.v4.b32
+// PTX-DAG: st.global.v4.b32
 func.func @half(%a: tensor<256xf16>, %b: tensor<256xf16>) -> tensor<256xf16> {
   %0 = "jeet.mul"(%a, %b) : (tensor<256xf16>, tensor<256xf16>) -> tensor<256xf16>
   %1 = "jeet.exp"(%0) : (tensor<256xf16>) -> tensor<256xf16>

@@ -6,6 +6,8 @@
 
 #include "jeet/Compiler/Graph.h"
 
+#include "CompilerSupport.h"
+
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
@@ -85,14 +87,8 @@ static Type elementType(MLIRContext *context, llvm::StringRef dtype) {
 }
 
 static std::string dtypeOf(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isSignlessInteger(32))
-    return "i32";
+  if (std::optional<std::string> name = jeet::detail::dtypeName(type))
+    return *name;
   std::string text;
   llvm::raw_string_ostream os(text);
   type.print(os);

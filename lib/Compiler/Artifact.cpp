@@ -349,20 +349,14 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     return llvm::createStringError(text.empty() ? what.str() : text);
   };
 
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!module)
-    return fail("failed to parse " + sourceName.str());
-  auto func = module->lookupSymbol<func::FuncOp>(compile.entry);
-  if (!func)
-    return llvm::createStringError(sourceName.str() + ": no function named '" +
-                                   compile.entry + "'");
-  if (failed(verify(*module)))
-    return fail("the graph does not verify");
-
   ArtifactInfo info;
-  if (failed(jeet::detail::readSignature(func, info.inputs, info.outputs)))
-    return fail("unsupported signature");
+  std::string error;
+  OwningOpRef<ModuleOp> module =
+      jeet::detail::parseGraph(context, sourceMgr, sourceName, compile.entry,
+                               info.inputs, info.outputs, error);
+  if (!module)
+    return fail(error);
+  auto func = module->lookupSymbol<func::FuncOp>(compile.entry);
 
   // The artifact holds the entry and what it calls, nothing else: other
   // graphs of the file are neither compiled nor counted.

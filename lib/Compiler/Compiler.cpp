@@ -368,26 +368,17 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
   };
 
   if (options.device != "cpu" && options.device != "gpu")
-    return llvm::createStringError(
-        "device '" + options.device +
-        "': no GPU runtime available in this build of Jeet (the CPU backend "
-        "is the only one so far; use --device=cpu or auto)");
-
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!module)
-    return fail("failed to parse " + sourceName.str());
-  auto func = module->lookupSymbol<func::FuncOp>(options.entry);
-  if (!func)
-    return llvm::createStringError(sourceName.str() + ": no function named '" +
-                                   options.entry + "'");
-  if (failed(verify(*module)))
-    return fail("the graph does not verify");
+    return llvm::createStringError("unknown device '" + options.device +
+                                   "' (expected cpu or gpu)");
 
   auto impl = std::make_unique<Executable::Impl>();
   impl->options = options;
-  if (failed(jeet::detail::readSignature(func, impl->inputs, impl->outputs)))
-    return fail("unsupported signature");
+  std::string error;
+  OwningOpRef<ModuleOp> module =
+      jeet::detail::parseGraph(context, sourceMgr, sourceName, options.entry,
+                               impl->inputs, impl->outputs, error);
+  if (!module)
+    return fail(error);
 
   // Keep only the entry and what it calls: other functions are not compiled.
   auto keep = [&](llvm::StringRef stage) {

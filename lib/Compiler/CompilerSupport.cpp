@@ -7,6 +7,8 @@
 #include "CompilerSupport.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -57,6 +59,33 @@ LogicalResult jeet::detail::readSignature(func::FuncOp func,
                             << "' returns nothing; a graph returns at least "
                                "one tensor";
   return success();
+}
+
+OwningOpRef<ModuleOp>
+jeet::detail::parseGraph(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                         llvm::StringRef sourceName, llvm::StringRef entry,
+                         std::vector<TensorSpec> &inputs,
+                         std::vector<TensorSpec> &outputs, std::string &error) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module) {
+    error = "failed to parse " + sourceName.str();
+    return nullptr;
+  }
+  auto func = module->lookupSymbol<func::FuncOp>(entry);
+  if (!func) {
+    error = sourceName.str() + ": no function named '" + entry.str() + "'";
+    return nullptr;
+  }
+  if (failed(verify(*module))) {
+    error = "the graph does not verify";
+    return nullptr;
+  }
+  if (failed(readSignature(func, inputs, outputs))) {
+    error = "unsupported signature";
+    return nullptr;
+  }
+  return module;
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>

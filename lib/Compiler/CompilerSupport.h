@@ -14,7 +14,9 @@
 #include "jeet/Compiler/Compiler.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -34,6 +36,16 @@ std::optional<std::string> dtypeName(mlir::Type type);
 mlir::LogicalResult readSignature(mlir::func::FuncOp func,
                                   std::vector<TensorSpec> &inputs,
                                   std::vector<TensorSpec> &outputs);
+
+/// Parses `sourceMgr`'s buffer as a graph module, verifies it, finds
+/// `entry` and reads its signature. On failure the diagnostics have been
+/// emitted (collect them with DiagnosticCollector) and `error` says what step
+/// failed when no diagnostic did.
+mlir::OwningOpRef<mlir::ModuleOp>
+parseGraph(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
+           llvm::StringRef sourceName, llvm::StringRef entry,
+           std::vector<TensorSpec> &inputs, std::vector<TensorSpec> &outputs,
+           std::string &error);
 
 /// A target machine for the host CPU (the native target is initialised once).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();

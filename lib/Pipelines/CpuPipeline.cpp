@@ -96,6 +96,8 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }
+  // After the scopes are inlined: a fence would keep a scope alive.
+  pm.addNestedPass<func::FuncOp>(createJeetCpuFenceNontemporalStoresPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

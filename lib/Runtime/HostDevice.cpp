@@ -5,6 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 using namespace jeet::runtime;
 
 //===----------------------------------------------------------------------===//
@@ -42,14 +46,24 @@ void Device::resetExecutionStats() { kernelsLaunched_.store(0); }
 
 namespace {
 class HostBackend : public AllocatorBackend {
+  static constexpr size_t kHugePage = 2 << 20;
+
 public:
   StatusOr<void *> rawAlloc(size_t bytes) override {
-    size_t size = (bytes + CachingAllocator::kAlignment - 1) /
-                  CachingAllocator::kAlignment * CachingAllocator::kAlignment;
-    void *ptr = std::aligned_alloc(CachingAllocator::kAlignment, size);
+    // Segments of a huge page or more start on a huge-page boundary and ask
+    // the kernel for transparent huge pages: kernels streaming through
+    // hundreds of MiB then miss the TLB 512x less often.
+    size_t alignment =
+        bytes >= kHugePage ? kHugePage : CachingAllocator::kAlignment;
+    size_t size = (bytes + alignment - 1) / alignment * alignment;
+    void *ptr = std::aligned_alloc(alignment, size);
     if (!ptr)
       return outOfMemory("host malloc of " + std::to_string(bytes) +
                          " bytes failed");
+#ifdef MADV_HUGEPAGE
+    if (alignment == kHugePage)
+      (void)madvise(ptr, size, MADV_HUGEPAGE); // Only a hint.
+#endif
     return ptr;
   }
   void rawFree(void *ptr) override { std::free(ptr); }

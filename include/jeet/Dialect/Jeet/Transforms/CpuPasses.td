@@ -103,6 +103,22 @@ def JeetCpuVectorizeElementwisePass
     Generics that read an operand transposed along the innermost dimension,
     or whose innermost stride is not one, are left alone.
 
+    Streaming: kernels on buffers of at least `stream-min-bytes` are bound
+    by memory bandwidth. Each such input that is read as vectors and that
+    no other operation of the function reads or writes (so it is unlikely to
+    be in a cache) is prefetched `prefetch-distance` bytes ahead of the
+    loads (the index clamped to the last element, so the prefetch never
+    leaves the buffer); prefetching a buffer that another kernel has just
+    brought into the cache only costs issue slots.
+    An output of at least that size that leaves the function (an argument of
+    the function that nothing after the kernel reads or writes, such as a
+    result's out-parameter) is written with non-temporal vector stores,
+    which skip the read-for-ownership of each cache line and do not evict
+    the inputs from the caches. Those stores need vector-aligned addresses,
+    so the kernel checks the buffers' alignment at run time and runs the
+    plain loop when they are not aligned (`jeet-cpu-fence-nontemporal-stores`
+    later puts a fence after each loop of non-temporal stores).
+
     Before:
     ```mlir
     linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
@@ -133,11 +149,54 @@ def JeetCpuVectorizeElementwisePass
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"8192",
            "Elements of the innermost dimension per parallel iteration "
            "(rounded to vector-width)">,
+    Option<"streamMinBytes", "stream-min-bytes", "int64_t",
+           /*default=*/"16777216",
+           "Buffers of at least this many bytes are streamed: their vector "
+           "loads are prefetched and, for outputs that leave the function, "
+           "the stores are non-temporal (0 streams every buffer, a negative "
+           "value none)">,
+    Option<"prefetchDistance", "prefetch-distance", "int64_t",
+           /*default=*/"1024",
+           "How many bytes ahead of the loads streamed inputs are "
+           "prefetched (0: no prefetches)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
+}
+
+def JeetCpuFenceNontemporalStoresPass
+    : Pass<"jeet-cpu-fence-nontemporal-stores", "::mlir::func::FuncOp"> {
+  let summary = "Puts a memory fence after every loop that stores "
+                "non-temporally";
+  let description = [{
+    Non-temporal stores (`vector.store` or `memref.store` with
+    `nontemporal = true`) are weakly ordered: on x86 they sit in
+    write-combining buffers that ordinary synchronisation does not flush.
+    Each `scf.for` whose body issues such stores is followed by a
+    sequentially consistent `llvm.fence` (an `mfence` on x86), so the values
+    are visible to every thread before the loop's parallel region ends and
+    another thread or the caller reads them.
+
+    It runs after the parallel loops have become OpenMP regions and their
+    `memref.alloca_scope`s have been inlined: a fence inside a scope would
+    keep it from being inlined.
+
+    Before:
+    ```mlir
+    scf.for %i = %lb to %ub step %c16 {
+      vector.store %v, %o[%i] {alignment = 64 : i64, nontemporal = true}
+          : memref<4194304xf32>, vector<16xf32>
+    }
+    ```
+    After:
+    ```mlir
+    scf.for %i = %lb to %ub step %c16 { ... }
+    llvm.fence seq_cst
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 //===----------------------------------------------------------------------===//

@@ -85,11 +85,108 @@ static bool analyze(linalg::GenericOp op, llvm::DenseSet<Value> &uniform) {
   return true;
 }
 
+/// Bytes of a statically shaped memref.
+static int64_t sizeInBytes(MemRefType type) {
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// Whether `memref` is an argument of the function around `op` (which must
+/// sit in the function's body) that nothing after `op` uses, directly or
+/// through a view: the values `op` writes there leave the function.
+static bool leavesFunction(Value memref, Operation *op) {
+  auto arg = dyn_cast<BlockArgument>(memref);
+  auto func = dyn_cast<func::FuncOp>(op->getParentOp());
+  if (!arg || !func || arg.getOwner() != &func.getBody().front() ||
+      op->getBlock() != arg.getOwner())
+    return false;
+  SmallVector<Value> worklist{memref};
+  llvm::DenseSet<Value> seen{memref};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
+      if (!ancestor)
+        return false;
+      if (ancestor != op && !ancestor->isBeforeInBlock(op))
+        return false;
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
+          worklist.push_back(result);
+    }
+  }
+  return true;
+}
+
+/// Whether `op` is the only operation that reads or writes `memref` (other
+/// users may only free it or look at its descriptor).
+static bool onlyAccessedBy(Value memref, Operation *op) {
+  for (Operation *user : memref.getUsers()) {
+    if (user == op || isa<memref::DeallocOp>(user) || isMemoryEffectFree(user))
+      continue;
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+        view && view.getViewSource() == memref &&
+        llvm::all_of(user->getResults(),
+                     [&](Value v) { return onlyAccessedBy(v, op); }))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/// How a vectorised generic streams its buffers (see the pass description).
+struct StreamingPlan {
+  /// Inputs read as vectors whose loads are prefetched.
+  llvm::SmallDenseSet<unsigned> prefetched;
+  /// Outputs (operand numbers) written with non-temporal stores when aligned.
+  llvm::SmallDenseSet<unsigned> nontemporal;
+  /// Elements ahead of the loads that a prefetch reaches, per operand.
+  llvm::SmallDenseMap<unsigned, int64_t> prefetchElements;
+};
+
+static StreamingPlan planStreaming(linalg::GenericOp op,
+                                   const llvm::DenseSet<Value> &uniform,
+                                   int64_t vectorWidth, int64_t minBytes,
+                                   int64_t prefetchDistance) {
+  StreamingPlan plan;
+  if (minBytes < 0)
+    return plan;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = cast<MemRefType>(operand.get().getType());
+    if (sizeInBytes(type) < minBytes)
+      continue;
+    int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    if (op.isDpsInput(&operand)) {
+      BlockArgument arg = op.getMatchingBlockArgument(&operand);
+      if (prefetchDistance > 0 && !arg.use_empty() && !uniform.contains(arg) &&
+          onlyAccessedBy(operand.get(), op)) {
+        plan.prefetched.insert(operand.getOperandNumber());
+        plan.prefetchElements[operand.getOperandNumber()] =
+            std::max<int64_t>(1, prefetchDistance / elementBytes);
+      }
+      continue;
+    }
+    // A non-temporal store must be aligned to the vector's size: the
+    // buffer's start is checked at run time, and every row must start on
+    // such a boundary too.
+    int64_t vectorBytes = vectorWidth * elementBytes;
+    if (!llvm::isPowerOf2_64(vectorBytes) || !type.getLayout().isIdentity() ||
+        (type.getRank() > 1 && (type.getShape().back() * elementBytes) %
+                                       vectorBytes != 0) ||
+        !leavesFunction(operand.get(), op))
+      continue;
+    plan.nontemporal.insert(operand.getOperandNumber());
+  }
+  return plan;
+}
+
 class ElementwiseEmitter {
 public:
   ElementwiseEmitter(OpBuilder &b, linalg::GenericOp op,
-                     const llvm::DenseSet<Value> &uniform)
-      : b(b), op(op), loc(op.getLoc()), uniform(uniform) {}
+                     const llvm::DenseSet<Value> &uniform,
+                     const StreamingPlan &streaming)
+      : b(b), op(op), loc(op.getLoc()), uniform(uniform),
+        streaming(streaming) {}
 
   void emit(bool parallel, int64_t vectorWidth, int64_t chunkSize) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -101,6 +198,41 @@ public:
     int64_t numChunks = std::max<int64_t>(1, llvm::divideCeil(fullSize, chunk));
 
     // The outer dimensions and the chunks of the innermost one.
+    // Non-temporal stores only where every such output is aligned to the
+    // vector's size (checked once, before the loops).
+    Value aligned;
+    if (fullSize > 0) {
+      for (unsigned number : streaming.nontemporal) {
+        Value memref = op->getOperand(number);
+        int64_t vectorBytes =
+            vectorWidth * llvm::divideCeil(
+                              cast<MemRefType>(memref.getType())
+                                  .getElementTypeBitWidth(),
+                              8);
+        Value address =
+            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+        Value isAligned = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::RemUIOp::create(b, loc, address, cst(vectorBytes)), cst(0));
+        aligned = aligned ? arith::AndIOp::create(b, loc, aligned, isAligned)
+                                .getResult()
+                          : isAligned;
+      }
+    }
+
+    // One-dimensional views of the contiguous multi-dimensional buffers that
+    // are prefetched.
+    for (unsigned number : streaming.prefetched) {
+      Value memref = op->getOperand(number);
+      auto type = cast<MemRefType>(memref.getType());
+      if (type.getRank() < 2 || !type.getLayout().isIdentity())
+        continue;
+      ReassociationIndices all =
+          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+      flat[number] = memref::CollapseShapeOp::create(
+          b, loc, memref, ArrayRef<ReassociationIndices>{all});
+    }
+
     SmallVector<Value> lbs, ubs, steps;
     for (int64_t range : ArrayRef(ranges).drop_back()) {
       lbs.push_back(cst(0));
@@ -121,11 +253,26 @@ public:
       Value end = arith::MinSIOp::create(
           b, loc, arith::AddIOp::create(b, loc, start, cst(chunk)),
           cst(fullSize));
-      if (fullSize > 0) {
+      auto emitLoop = [&](bool nontemporal) {
         auto loop = scf::ForOp::create(b, loc, start, end, cst(vectorWidth));
         OpBuilder::InsertionGuard loopGuard(b);
         b.setInsertionPoint(loop.getBody()->getTerminator());
-        emitStep(outer, loop.getInductionVar(), vectorWidth);
+        emitStep(outer, loop.getInductionVar(), vectorWidth,
+                 /*streamed=*/true, nontemporal);
+      };
+      if (fullSize > 0 && aligned) {
+        auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard ifGuard(b);
+          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+          // jeet-cpu-fence-nontemporal-stores puts a fence after this loop
+          // once the parallel loop is an OpenMP region.
+          emitLoop(/*nontemporal=*/true);
+          b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+          emitLoop(/*nontemporal=*/false);
+        }
+      } else if (fullSize > 0) {
+        emitLoop(/*nontemporal=*/false);
       }
       if (remainder > 0) {
         // Vectors of power-of-two widths (7 elements are 4 + 2 + 1), which
@@ -134,7 +281,8 @@ public:
           for (int64_t offset = fullSize, width = llvm::PowerOf2Ceil(remainder);
                offset < size; width /= 2)
             for (; offset + width <= size; offset += width)
-              emitStep(outer, cst(offset), width);
+              emitStep(outer, cst(offset), width, /*streamed=*/false,
+                       /*nontemporal=*/false);
         };
         if (numChunks == 1) {
           emitRemainder();
@@ -175,8 +323,46 @@ private:
     return result;
   }
 
-  /// Computes `width` elements starting at innermost index `x`.
-  void emitStep(ArrayRef<Value> outer, Value x, int64_t width) {
+  /// Prefetches the cache lines `distance` elements ahead of the `width`
+  /// elements at `at`. A contiguous buffer is prefetched through its
+  /// one-dimensional view (`flat`), so the prefetches run on into the next
+  /// rows; otherwise along the row. The index is clamped to the last
+  /// element either way.
+  void emitPrefetch(Value memref, Value flat, SmallVector<Value> at,
+                    int64_t width, int64_t distance) {
+    auto type = cast<MemRefType>(memref.getType());
+    int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    int64_t lineElements = std::max<int64_t>(1, kCacheLineBytes / elementBytes);
+    Value base = at.back();
+    int64_t last = type.getShape().back() - 1;
+    if (flat) {
+      // Row-major strides of the contiguous buffer.
+      base = at.back();
+      int64_t stride = type.getShape().back();
+      for (int64_t dim = type.getRank() - 2; dim >= 0; --dim) {
+        base = arith::AddIOp::create(
+            b, loc, base,
+            arith::MulIOp::create(b, loc, at[dim], cst(stride)));
+        stride *= type.getDimSize(dim);
+      }
+      at = {base};
+      last = type.getNumElements() - 1;
+      memref = flat;
+    }
+    for (int64_t offset = 0; offset < width; offset += lineElements) {
+      Value ahead = arith::AddIOp::create(b, loc, base, cst(distance + offset));
+      at.back() = arith::MinUIOp::create(b, loc, ahead, cst(last));
+      memref::PrefetchOp::create(b, loc, memref, at, /*isWrite=*/false,
+                                 /*localityHint=*/3, /*isDataCache=*/true);
+    }
+  }
+
+  /// Computes `width` elements starting at innermost index `x`. With
+  /// `streamed`, inputs of the streaming plan are prefetched; with
+  /// `nontemporal`, its outputs are stored non-temporally (the caller has
+  /// checked their alignment).
+  void emitStep(ArrayRef<Value> outer, Value x, int64_t width, bool streamed,
+                bool nontemporal) {
     SmallVector<Value> ivs(outer);
     ivs.push_back(x);
     IRMapping mapping;
@@ -200,6 +386,10 @@ private:
       else
         value =
             vector::LoadOp::create(b, loc, vectorOf(arg.getType()), memref, at);
+      if (streamed && streaming.prefetched.contains(operand.getOperandNumber()))
+        emitPrefetch(memref, flat.lookup(operand.getOperandNumber()), at, width,
+                     streaming.prefetchElements.lookup(
+                         operand.getOperandNumber()));
       mapping.map(arg, value);
     }
 
@@ -227,14 +417,30 @@ private:
     for (auto [value, init] :
          llvm::zip_equal(yield.getValues(), op.getDpsInitsMutable())) {
       Value result = asVector(mapping.lookupOrDefault(value));
+      if (nontemporal &&
+          streaming.nontemporal.contains(init.getOperandNumber())) {
+        int64_t vectorBytes =
+            width * llvm::divideCeil(cast<MemRefType>(init.get().getType())
+                                         .getElementTypeBitWidth(),
+                                     8);
+        vector::StoreOp::create(b, loc, result, init.get(), indices(init, ivs),
+                                /*nontemporal=*/true,
+                                llvm::MaybeAlign(vectorBytes));
+        continue;
+      }
       vector::StoreOp::create(b, loc, result, init.get(), indices(init, ivs));
     }
   }
+
+  static constexpr int64_t kCacheLineBytes = 64;
 
   OpBuilder &b;
   linalg::GenericOp op;
   Location loc;
   const llvm::DenseSet<Value> &uniform;
+  const StreamingPlan &streaming;
+  /// One-dimensional views of prefetched buffers, by operand number.
+  llvm::SmallDenseMap<unsigned, Value> flat;
 };
 
 struct JeetCpuVectorizeElementwisePass
@@ -252,8 +458,10 @@ struct JeetCpuVectorizeElementwisePass
         continue;
       bool nested = op->getParentOfType<scf::ParallelOp>() ||
                     op->getParentOfType<scf::ForallOp>();
+      StreamingPlan streaming =
+          planStreaming(op, uniform, width, streamMinBytes, prefetchDistance);
       OpBuilder b(op);
-      ElementwiseEmitter(b, op, uniform)
+      ElementwiseEmitter(b, op, uniform, streaming)
           .emit(parallel && !nested, width, chunkSize);
       op->erase();
     }

@@ -81,6 +81,8 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     elementwiseOptions.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(
         createJeetCpuVectorizeElementwisePass(elementwiseOptions));
+    // exp, log and tanh as polynomials that vectorise, not libm calls.
+    pm.addNestedPass<func::FuncOp>(createJeetCpuApproximateMathPass());
   }
   if (options.parallel) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

@@ -1,0 +1,134 @@
+//===- CpuApproximateMath.cpp - Vectorisable exp, log and tanh ------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Rewrites f32 transcendental functions into MLIR's polynomial
+// approximations, which LLVM vectorises, instead of per-lane libm calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+
+namespace jeet {
+#define GEN_PASS_DEF_JEETCPUAPPROXIMATEMATHPASS
+#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+} // namespace jeet
+
+using namespace mlir;
+
+namespace {
+
+/// A scalar or vector constant of `type`'s f32 element type.
+static Value f32Constant(OpBuilder &b, Location loc, Type type, float value) {
+  Attribute attr = b.getF32FloatAttr(value);
+  if (auto vectorType = dyn_cast<VectorType>(type))
+    attr = DenseElementsAttr::get(vectorType, attr);
+  return arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(attr));
+}
+
+/// Wraps each f32 exp, log and tanh in the fix-ups that keep the polynomial
+/// approximations exact at the edges of the range, where they would flush
+/// subnormals or lose a sign:
+///   exp(x), x < -87:  exp(x / 2)^2 (the approximation builds its result
+///                     from a normal exponent, so subnormal results would be
+///                     0; x / 2 is exact and the square rounds once)
+///   log(x), 0 < x < 2^-126:  log(x * 2^23) - 23 ln 2 (the approximation
+///                     reads the exponent field, which a subnormal lacks)
+///   tanh(x):          copysign(tanh(x), x) (tanh(-0) = -0)
+/// The new exp/log/tanh op is left for the approximation patterns.
+static void guard(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value x = op->getOperand(0);
+  Type type = x.getType();
+  auto cmp = [&](arith::CmpFPredicate predicate, Value lhs, float rhs) {
+    return arith::CmpFOp::create(b, loc, predicate, lhs,
+                                 f32Constant(b, loc, type, rhs));
+  };
+  Value result;
+  if (isa<math::ExpOp>(op)) {
+    Value small = cmp(arith::CmpFPredicate::OLT, x, -87.0f);
+    Value half = arith::MulFOp::create(b, loc, x, f32Constant(b, loc, type, 0.5f));
+    Value input = arith::SelectOp::create(b, loc, small, half, x);
+    Value exp = math::ExpOp::create(b, loc, input);
+    Value square = arith::MulFOp::create(b, loc, exp, exp);
+    result = arith::SelectOp::create(b, loc, small, square, exp);
+  } else if (isa<math::LogOp>(op)) {
+    Value small = arith::AndIOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OGT, x, 0.0f),
+        cmp(arith::CmpFPredicate::OLT, x, 0x1p-126f));
+    Value scaled =
+        arith::MulFOp::create(b, loc, x, f32Constant(b, loc, type, 0x1p23f));
+    Value input = arith::SelectOp::create(b, loc, small, scaled, x);
+    Value log = math::LogOp::create(b, loc, input);
+    Value correction = arith::SelectOp::create(
+        b, loc, small,
+        f32Constant(b, loc, type, static_cast<float>(-23.0 * M_LN2)),
+        f32Constant(b, loc, type, 0.0f));
+    result = arith::AddFOp::create(b, loc, log, correction);
+  } else {
+    Value tanh = math::TanhOp::create(b, loc, x);
+    result = math::CopySignOp::create(b, loc, tanh, x);
+  }
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+}
+
+struct JeetCpuApproximateMathPass
+    : public jeet::impl::JeetCpuApproximateMathPassBase<
+          JeetCpuApproximateMathPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    static constexpr llvm::StringLiteral kSupported[] = {"exp", "log", "tanh"};
+    if (functions.empty()) {
+      for (llvm::StringRef name : kSupported)
+        selected.insert(name);
+      return success();
+    }
+    for (const std::string &name : functions) {
+      if (!llvm::is_contained(kSupported, name))
+        return emitError(UnknownLoc::get(context))
+               << "jeet-cpu-approximate-math: unknown function '" << name
+               << "' in 'functions' (supported: exp, log, tanh)";
+      selected.insert(name);
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<Operation *> guarded;
+    getOperation().walk([&](Operation *op) {
+      if (isa<math::ExpOp, math::LogOp, math::TanhOp>(op) &&
+          selected.contains(op->getName().stripDialect()) &&
+          getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+        guarded.push_back(op);
+    });
+    for (Operation *op : guarded)
+      guard(op);
+
+    RewritePatternSet patterns(&getContext());
+    // The predicate sees operation names ("math.exp").
+    populateMathPolynomialApproximationPatterns(
+        patterns, [&](llvm::StringRef name) {
+          return name.consume_front("math.") && selected.contains(name);
+        });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+
+  llvm::StringSet<> selected;
+};
+
+} // namespace

@@ -8,6 +8,10 @@ the output written once, whatever each contender really moves.
 
 Table 2: single elementwise ops in GB/s against memcpy.
 
+Table 3: softmax over each axis of a square f32 matrix of the same size
+(2^12 x 2^12 by default): Jeet (max, sum of exp, normalise: 3 kernels) vs
+numpy (the same formula).
+
     python3 bench/elementwise.py [--build-dir build] [--threads 2] [--rounds 3]
 """
 import pathlib
@@ -143,6 +147,32 @@ def main():
         "median time",
         ["op", "Jeet ms", "Jeet GB/s", "numpy GB/s", "memcpy GB/s",
          "Jeet / memcpy", "max rel err"], rows)
+    # Table 3: softmax.
+    side = 1 << (ARGS.log2_size // 2)
+    rows_cols = (side, N // side)
+    x = rng.standard_normal(rows_cols, dtype=np.float32)
+    (x_path,) = runner.save_inputs("softmax", [x])
+    t2 = f"tensor<{rows_cols[0]}x{rows_cols[1]}xf32>"
+    rows = []
+    for axis in (1, 0):
+        source = (f"func.func @main(%x: {t2}) -> {t2} {{\n"
+                  f"  %0 = jeet.softmax %x {{axis = {axis} : i64}} : {t2}\n"
+                  f"  return %0 : {t2}\n}}\n")
+
+        def softmax_numpy(v, axis=axis):
+            e = np.exp(v - v.max(axis=axis, keepdims=True))
+            return e / e.sum(axis=axis, keepdims=True)
+
+        jeet_s, out = runner.time(f"softmax{axis}", source, [x_path])
+        np_s = common.time_python(lambda: softmax_numpy(x), ARGS.repeat)
+        ref = softmax_numpy(x.astype(np.float64))
+        rows.append([f"axis {axis}", f"{jeet_s * 1e3:.2f}",
+                     f"{np_s * 1e3:.2f}", f"{np_s / jeet_s:.2f}x",
+                     f"{common.max_rel_error(out, ref):.1e}"])
+    common.print_table(
+        f"softmax of a {rows_cols[0]}x{rows_cols[1]} f32 matrix, median times",
+        ["", "Jeet ms", "numpy ms", "Jeet speedup", "max rel err"], rows)
+
     print(f"\nJeet runs on {ARGS.threads} threads (OpenMP); numpy and memcpy "
           "on one.")
 

@@ -81,6 +81,10 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     elementwiseOptions.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(
         createJeetCpuVectorizeElementwisePass(elementwiseOptions));
+    JeetCpuVectorizeReductionsPassOptions reductionOptions;
+    reductionOptions.parallel = options.parallel;
+    pm.addNestedPass<func::FuncOp>(
+        createJeetCpuVectorizeReductionsPass(reductionOptions));
     // exp, log and tanh as polynomials that vectorise, not libm calls.
     pm.addNestedPass<func::FuncOp>(createJeetCpuApproximateMathPass());
   }

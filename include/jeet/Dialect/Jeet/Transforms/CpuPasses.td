@@ -166,6 +166,68 @@ def JeetCpuVectorizeElementwisePass
   ];
 }
 
+def JeetCpuVectorizeReductionsPass
+    : Pass<"jeet-cpu-vectorize-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites linalg.generic reductions along the innermost "
+                "dimension into vector loops";
+  let description = [{
+    Rewrites every `linalg.generic` on memrefs whose loops are parallel
+    followed by one or more reductions (the innermost loop reduces), whose
+    single output is indexed by the parallel loops only, and whose body is
+    an elementwise prologue followed by one combining op of the output with
+    the prologue's value (`arith.addf`, `mulf`, `maximumf`, `minimumf`,
+    `addi`, `muli`, `maxsi`, `minsi`). Per output element, the innermost loop
+    runs `vector-width` lanes at a time, the prologue cloned with vector
+    types (as in `jeet-cpu-vectorize-elementwise`), into a vector of partial
+    results that starts at the combiner's identity (-0.0 for a float sum, -inf
+    for a maximum); a remainder narrower than the vector is folded in with
+    vectors of power-of-two widths, and one `vector.reduction` combines the
+    lanes with the output's initial value. The default width of 64 f32 keeps
+    four AVX-512 accumulators in flight.
+
+    The lanes are combined in a different order than the scalar loop's:
+    float sums and products are reassociated (maximum and minimum are
+    exact). With `parallel`, the parallel loops form an `scf.parallel`
+    unless the op is already inside a parallel loop.
+
+    Before (a row maximum):
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #rows],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<64x4096xf32>) outs(%m : memref<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = arith.maximumf %out, %in : f32
+      linalg.yield %0 : f32
+    }
+    ```
+    After:
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+      %init = memref.load %m[%i] : memref<64xf32>
+      %acc = scf.for %j = %c0 to %c4096 step %c64
+          iter_args(%a = %neg_inf) -> (vector<64xf32>) {
+        %v = vector.load %x[%i, %j] : memref<64x4096xf32>, vector<64xf32>
+        %r = arith.maximumf %a, %v : vector<64xf32>
+        scf.yield %r : vector<64xf32>
+      }
+      %max = vector.reduction <maximumf>, %acc, %init : vector<64xf32> into f32
+      memref.store %max, %m[%i] : memref<64xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Run the parallel loops in an scf.parallel (unless already "
+           "nested in one)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"64",
+           "Lanes of the partial-result vector">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def JeetCpuApproximateMathPass
     : Pass<"jeet-cpu-approximate-math", "::mlir::func::FuncOp"> {
   let summary = "Computes f32 exp, log and tanh with MLIR's vectorisable "

@@ -65,8 +65,9 @@ func.func @cast(%a: memref<64xf16>, %o: memref<64xf16>) {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #transposed = affine_map<(d0, d1) -> (d1, d0)>
 
-// A transposed read along the innermost dimension and a reduction are left
-// to the generic lowering.
+// A transposed read along the innermost dimension and a reduction along it
+// are left to other lowerings (jeet-cpu-vectorize-reductions takes the
+// latter).
 // CHECK-LABEL: func.func @unsupported
 // CHECK: linalg.generic
 // CHECK: linalg.generic
@@ -81,6 +82,40 @@ func.func @unsupported(%a: memref<4x4xf32>, %o: memref<4x4xf32>, %r: memref<4xf3
   ^bb0(%x: f32, %acc: f32):
     %0 = arith.addf %x, %acc : f32
     linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// A reduction over the outer loop (column sums of exp(x), 3000 columns):
+// chunks of 1024 columns run in parallel; in each, the rows are reduced in
+// order, each step reading 16 lanes of the output, adding and storing them
+// back (the scalar loop's order, so the same sums). The last chunk ends with
+// the remainder (3000 = 187 * 16 + 8).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @column_sums
+// CHECK-SAME: (%[[X:.*]]: memref<100x3000xf32>, %[[S:.*]]: memref<3000xf32>)
+// CHECK: scf.parallel (%[[CHUNK:.*]]) = (%{{.*}}) to (%c3) step
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %c100 step
+// CHECK: scf.for %[[COL:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: %[[V:.*]] = vector.load %[[X]][%[[ROW]], %[[COL]]] : memref<100x3000xf32>, vector<16xf32>
+// CHECK: %[[OLD:.*]] = vector.load %[[S]][%[[COL]]] : memref<3000xf32>, vector<16xf32>
+// CHECK: %[[E:.*]] = math.exp %[[V]] : vector<16xf32>
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[E]] : vector<16xf32>
+// CHECK: vector.store %[[NEW]], %[[S]][%[[COL]]] : memref<3000xf32>, vector<16xf32>
+// CHECK: scf.if
+// CHECK: vector<8xf32>
+// CHECK-NOT: nontemporal
+// CHECK: return
+func.func @column_sums(%x: memref<100x3000xf32>, %s: memref<3000xf32>) {
+  linalg.generic {indexing_maps = [#id, #cols], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<100x3000xf32>) outs(%s : memref<3000xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = math.exp %in : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
   }
   return
 }

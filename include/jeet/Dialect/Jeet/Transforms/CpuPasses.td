@@ -83,8 +83,8 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
 
 def JeetCpuVectorizeElementwisePass
     : Pass<"jeet-cpu-vectorize-elementwise", "::mlir::func::FuncOp"> {
-  let summary = "Rewrites elementwise linalg.generic ops on buffers into "
-                "vector loops";
+  let summary = "Rewrites elementwise linalg.generic ops (and reductions "
+                "over outer loops) on buffers into vector loops";
   let description = [{
     Rewrites every `linalg.generic` on memrefs whose iterators are all
     parallel, whose indexing maps are projected permutations, and whose body
@@ -100,8 +100,15 @@ def JeetCpuVectorizeElementwisePass
     innermost one form an `scf.parallel` when `parallel` is set and the op
     is not already inside a parallel loop.
 
+    Outer loops may be reductions (column sums: the innermost loop is
+    parallel): they run in order inside each parallel chunk, whose chunk
+    of the output (at most 1024 elements, so it stays in L1) is read,
+    combined and written back as vectors at every step, in the scalar loop's
+    order.
+
     Generics that read an operand transposed along the innermost dimension,
-    or whose innermost stride is not one, are left alone.
+    whose innermost stride is not one, or whose innermost loop reduces
+    (`jeet-cpu-vectorize-reductions`), are left alone.
 
     Streaming: kernels on buffers of at least `stream-min-bytes` are bound
     by memory bandwidth. Each such input that is read as vectors and that

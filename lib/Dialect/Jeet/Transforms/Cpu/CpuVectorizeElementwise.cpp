@@ -109,10 +109,13 @@ static bool analyzeBody(linalg::GenericOp op, llvm::DenseSet<Value> &uniform,
   return true;
 }
 
-/// Whether an all-parallel generic can be vectorised along its innermost
-/// loop, and which values in its body are the same in every lane (uniform).
+/// Whether a generic whose innermost loop is parallel can be vectorised
+/// along it, and which values in its body are the same in every lane
+/// (uniform). Outer loops may reduce: each step then reads, combines and
+/// writes back a vector of the output, in the scalar loop's order.
 static bool analyze(linalg::GenericOp op, llvm::DenseSet<Value> &uniform) {
-  return op.getNumReductionLoops() == 0 &&
+  return op.getNumLoops() > 0 &&
+         op.getIteratorTypesArray().back() == utils::IteratorType::parallel &&
          analyzeOperands(op, uniform, /*outputsMayBeUniform=*/false) &&
          analyzeBody(op, uniform);
 }
@@ -285,9 +288,14 @@ public:
 
   void emit(bool parallel, int64_t vectorWidth, int64_t chunkSize) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     int64_t size = ranges.back();
     int64_t fullSize = size / vectorWidth * vectorWidth;
     int64_t remainder = size - fullSize;
+    // A reduction over outer loops updates its chunk of the output once per
+    // reduction step: smaller chunks stay in L1 and spread over the threads.
+    if (op.getNumReductionLoops() > 0)
+      chunkSize = std::min<int64_t>(chunkSize, kReductionChunk);
     int64_t chunk =
         std::max(vectorWidth, chunkSize / vectorWidth * vectorWidth);
     int64_t numChunks = std::max<int64_t>(1, llvm::divideCeil(fullSize, chunk));
@@ -328,10 +336,18 @@ public:
           b, loc, memref, ArrayRef<ReassociationIndices>{all});
     }
 
+    // The outer parallel dimensions and the chunks of the innermost one run
+    // in parallel; reduction dimensions (all outer here) run in order inside.
     SmallVector<Value> lbs, ubs, steps;
-    for (int64_t range : ArrayRef(ranges).drop_back()) {
+    SmallVector<unsigned> parallelDims, reductionDims;
+    for (unsigned dim = 0; dim + 1 < ranges.size(); ++dim) {
+      if (iterators[dim] == utils::IteratorType::reduction) {
+        reductionDims.push_back(dim);
+        continue;
+      }
+      parallelDims.push_back(dim);
       lbs.push_back(cst(0));
-      ubs.push_back(cst(range));
+      ubs.push_back(cst(ranges[dim]));
       steps.push_back(cst(1));
     }
     lbs.push_back(cst(0));
@@ -342,7 +358,14 @@ public:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(nested.getInsertionBlock(),
                           nested.getInsertionPoint());
-      SmallVector<Value> outer(ivs.drop_back());
+      SmallVector<Value> outer(ranges.size() - 1);
+      for (auto [dim, iv] : llvm::zip(parallelDims, ivs.drop_back()))
+        outer[dim] = iv;
+      for (unsigned dim : reductionDims) {
+        auto loop = scf::ForOp::create(b, loc, cst(0), cst(ranges[dim]), cst(1));
+        b.setInsertionPoint(loop.getBody()->getTerminator());
+        outer[dim] = loop.getInductionVar();
+      }
       Value start =
           arith::MulIOp::create(b, loc, ivs.back(), cst(chunk)).getResult();
       Value end = arith::MinSIOp::create(
@@ -483,6 +506,7 @@ private:
   }
 
   static constexpr int64_t kCacheLineBytes = 64;
+  static constexpr int64_t kReductionChunk = 1024;
 
   OpBuilder &b;
   linalg::GenericOp op;
@@ -508,8 +532,12 @@ struct JeetCpuVectorizeElementwisePass
         continue;
       bool nested = op->getParentOfType<scf::ParallelOp>() ||
                     op->getParentOfType<scf::ForallOp>();
+      // A reduction reads its output back at every step: no streaming.
       StreamingPlan streaming =
-          planStreaming(op, uniform, width, streamMinBytes, prefetchDistance);
+          op.getNumReductionLoops() > 0
+              ? StreamingPlan()
+              : planStreaming(op, uniform, width, streamMinBytes,
+                              prefetchDistance);
       OpBuilder b(op);
       ElementwiseEmitter(b, op, uniform, streaming)
           .emit(parallel && !nested, width, chunkSize);

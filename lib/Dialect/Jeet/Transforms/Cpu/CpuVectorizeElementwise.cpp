@@ -183,6 +183,21 @@ cloneBodyAt(OpBuilder &b, Location loc, linalg::GenericOp op,
   return mapping;
 }
 
+/// An `scf.parallel` over the given bounds when `parallel`, else a nest of
+/// `scf.for` loops; `body` fills in the innermost body at the loops' indices.
+static void
+buildLoops(OpBuilder &b, Location loc, ValueRange lbs, ValueRange ubs,
+           ValueRange steps, bool parallel,
+           llvm::function_ref<void(OpBuilder &, ValueRange)> body) {
+  auto build = [&](OpBuilder &nested, Location, ValueRange ivs) {
+    body(nested, ivs);
+  };
+  if (parallel)
+    scf::ParallelOp::create(b, loc, lbs, ubs, steps, build);
+  else
+    scf::buildLoopNest(b, loc, lbs, ubs, steps, build);
+}
+
 /// Bytes of a statically shaped memref.
 static int64_t sizeInBytes(MemRefType type) {
   return type.getNumElements() *
@@ -415,17 +430,7 @@ public:
       }
     };
 
-    if (parallel) {
-      scf::ParallelOp::create(b, loc, lbs, ubs, steps,
-                              [&](OpBuilder &nested, Location, ValueRange ivs) {
-                                body(nested, ivs);
-                              });
-    } else {
-      scf::buildLoopNest(b, loc, lbs, ubs, steps,
-                         [&](OpBuilder &nested, Location, ValueRange ivs) {
-                           body(nested, ivs);
-                         });
-    }
+    buildLoops(b, loc, lbs, ubs, steps, parallel, body);
   }
 
 private:
@@ -669,17 +674,7 @@ public:
       ubs.push_back(cst(range));
       steps.push_back(cst(1));
     }
-    if (parallel) {
-      scf::ParallelOp::create(b, loc, lbs, ubs, steps,
-                              [&](OpBuilder &nested, Location, ValueRange ivs) {
-                                body(nested, ivs);
-                              });
-    } else {
-      scf::buildLoopNest(b, loc, lbs, ubs, steps,
-                         [&](OpBuilder &nested, Location, ValueRange ivs) {
-                           body(nested, ivs);
-                         });
-    }
+    buildLoops(b, loc, lbs, ubs, steps, parallel, body);
   }
 
 private:

@@ -318,3 +318,23 @@ func.func @main(%x: tensor<16x32xf32>, %w0: tensor<32x64xf32>, %b0: tensor<64xf3
     for fuse in ("true", "false"):
         (out,) = run_graph(tmp_path, src, inputs, [f"--fuse={fuse}"])
         assert_close(out, ref, rtol=1e-4, atol=1e-5, what=f"mlp fuse={fuse}")
+
+
+@pytest.mark.parametrize("m,k,n", [(100, 37, 130), (97, 64, 200), (200, 16, 97),
+                                   (128, 8, 256)])
+def test_matmul_bias_relu_tiles(tmp_path, rng, m, k, n):
+    # The fused epilogue is tiled; sizes that 64 does not divide get tiles of
+    # another divisor (50, 65, 100) or one tile (97), all static.
+    a = rng.standard_normal((m, k)).astype(F32)
+    b = rng.standard_normal((k, n)).astype(F32)
+    bias = rng.standard_normal(n).astype(F32)
+    ta, tb, to = (mlir_type(s, F32) for s in [(m, k), (k, n), (m, n)])
+    tbias = mlir_type((n,), F32)
+    src = (f"func.func @main(%a: {ta}, %b: {tb}, %bias: {tbias}) -> {to} {{\n"
+           f"  %0 = jeet.matmul %a, %b : {ta}, {tb} -> {to}\n"
+           f"  %1 = jeet.add %0, %bias : {to}, {tbias} -> {to}\n"
+           f"  %2 = jeet.relu %1 : {to}\n"
+           f"  return %2 : {to}\n}}\n")
+    ref = np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias, 0)
+    (out,) = run_graph(tmp_path, src, [a, b, bias])
+    assert_close(out, ref, rtol=1e-4, what=f"matmul+bias+relu {m}x{k}x{n}")

@@ -929,17 +929,37 @@ FailureOr<SmallVector<Value>> jeet::lowerJeetOpToLinalg(OpBuilder &builder,
 
 /// Tiles the epilogue generic of a matmul group over its output and fuses the
 /// matmul (and its fill) into each tile.
+/// The size of the tiles of a dimension of `range` iterations: `tileSize`
+/// if it divides the range, else the divisor of the range closest to it
+/// within [tileSize / 2, 2 * tileSize], else the whole range. Every tile then
+/// has the same static shape: a partial tile would have a dynamic one, which
+/// the CPU matmul kernels (static shapes only) could not take.
+static int64_t chooseTileSize(int64_t range, int64_t tileSize) {
+  if (ShapedType::isDynamic(range) || range <= tileSize)
+    return ShapedType::isDynamic(range) ? tileSize : range;
+  int64_t best = range;
+  for (int64_t candidate = tileSize / 2; candidate <= 2 * tileSize;
+       ++candidate) {
+    if (candidate < 1 || range % candidate != 0)
+      continue;
+    if (best == range ||
+        std::abs(candidate - tileSize) <= std::abs(best - tileSize))
+      best = candidate;
+  }
+  return best;
+}
+
 static LogicalResult tileEpilogue(RewriterBase &rewriter,
                                   linalg::GenericOp generic, int64_t tileSize) {
   unsigned rank = generic.getNumLoops();
   if (rank == 0)
     return failure();
-  // Batch dimensions one at a time; a dimension no longer than the tile is
-  // one tile, so that tiles keep static shapes.
+  // Batch dimensions one at a time; the two innermost in tiles that divide
+  // them, so that every tile has a static shape.
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));
   for (unsigned i = rank >= 2 ? rank - 2 : 0; i < rank; ++i)
-    sizes[i] = rewriter.getIndexAttr(std::min(tileSize, ranges[i]));
+    sizes[i] = rewriter.getIndexAttr(chooseTileSize(ranges[i], tileSize));
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(sizes).setLoopType(
       scf::SCFTilingOptions::LoopType::ForallOp);

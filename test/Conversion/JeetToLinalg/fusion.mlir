@@ -166,6 +166,34 @@ func.func @matmul_f16_scale(%a: tensor<32x8xf16>, %b: tensor<8x16xf16>, %s: tens
   return %r : tensor<32x16xf16>
 }
 
+// Tiles divide the output, so every tile keeps a static shape (the CPU
+// matmul kernels need one): 100 rows in tiles of 50 (the divisor of 100
+// closest to 64 within [32, 128]), 130 columns in tiles of 65, and a prime
+// 97 rows would be one tile.
+// CHECK-LABEL: func.func @matmul_uneven_tiles
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (100, 130) step (50, 65)
+// CHECK: linalg.matmul {{.*}} -> tensor<50x65xf32>
+// CHECK-NOT: affine.min
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (97, 130) step (97, 65)
+// CHECK: linalg.matmul {{.*}} -> tensor<97x65xf32>
+// CHECK-NOT: affine.min
+// CHECK: return
+func.func @matmul_uneven_tiles(%a: tensor<100x8xf32>, %b: tensor<8x130xf32>, %c: tensor<97x8xf32>) -> (tensor<100x130xf32>, tensor<97x130xf32>) {
+  %r = jeet.fusion (%a, %b) : (tensor<100x8xf32>, tensor<8x130xf32>) -> tensor<100x130xf32> {
+  ^bb0(%x: tensor<100x8xf32>, %y: tensor<8x130xf32>):
+    %0 = jeet.matmul %x, %y : tensor<100x8xf32>, tensor<8x130xf32> -> tensor<100x130xf32>
+    %1 = jeet.relu %0 : tensor<100x130xf32>
+    jeet.yield %1 : tensor<100x130xf32>
+  }
+  %p = jeet.fusion (%c, %b) : (tensor<97x8xf32>, tensor<8x130xf32>) -> tensor<97x130xf32> {
+  ^bb0(%x: tensor<97x8xf32>, %y: tensor<8x130xf32>):
+    %0 = jeet.matmul %x, %y : tensor<97x8xf32>, tensor<8x130xf32> -> tensor<97x130xf32>
+    %1 = jeet.relu %0 : tensor<97x130xf32>
+    jeet.yield %1 : tensor<97x130xf32>
+  }
+  return %r, %p : tensor<100x130xf32>, tensor<97x130xf32>
+}
+
 // Any other group is lowered op by op: a transpose between elementwise ops.
 // CHECK-LABEL: func.func @other_group
 // CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>)

@@ -68,6 +68,65 @@ func.func @batch(%a: memref<4x2x5xf32>, %b: memref<4x5x3xf32>, %c: memref<4x2x3x
 
 // -----
 
+// A contraction whose batch dimensions broadcast (x[2, 3, 8, 5] @ w[5, 16],
+// as jeet-lower-to-linalg writes it: a generic over (b0, b1, m, n, k)) is a
+// 2-D kernel per batch: A and C sliced at both batch indices, B whole. Six
+// batches run in parallel.
+#a = affine_map<(b0, b1, m, n, k) -> (b0, b1, m, k)>
+#b = affine_map<(b0, b1, m, n, k) -> (k, n)>
+#c = affine_map<(b0, b1, m, n, k) -> (b0, b1, m, n)>
+// CHECK-LABEL: func.func @broadcast_batch
+// CHECK-SAME: (%[[A:.*]]: memref<2x3x8x5xf32>, %[[B:.*]]: memref<5x16xf32>, %[[C:.*]]: memref<2x3x8x16xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = (%{{.*}}, %{{.*}}) to (%c2, %c3)
+// CHECK-DAG: memref.subview %[[A]][%[[I]], %[[J]], 0, 0] [1, 1, 8, 5] [1, 1, 1, 1] : memref<2x3x8x5xf32> to memref<8x5xf32, strided<[5, 1], offset: ?>>
+// CHECK-DAG: memref.subview %[[C]][%[[I]], %[[J]], 0, 0] [1, 1, 8, 16] [1, 1, 1, 1] : memref<2x3x8x16xf32> to memref<8x16xf32, strided<[16, 1], offset: ?>>
+// CHECK: vector.load %[[B]]
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+func.func @broadcast_batch(%x: memref<2x3x8x5xf32>, %w: memref<5x16xf32>, %o: memref<2x3x8x16xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x3x8x5xf32>, memref<5x16xf32>) outs(%o : memref<2x3x8x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Generics that only look like contractions stay: a maximum instead of a
+// sum, and a transposed B.
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @not_contractions
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: linalg.generic
+// CHECK-NOT: vector.fma
+func.func @not_contractions(%x: memref<4x5xf32>, %w: memref<5x6xf32>, %wt: memref<6x5xf32>, %o: memref<4x6xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x5xf32>, memref<5x6xf32>) outs(%o : memref<4x6xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.maximumf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %wt : memref<4x5xf32>, memref<6x5xf32>) outs(%o : memref<4x6xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
 // Integer matmuls and tensors are left to the generic lowering.
 // CHECK-LABEL: func.func @unsupported
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xi32>

@@ -338,3 +338,25 @@ def test_matmul_bias_relu_tiles(tmp_path, rng, m, k, n):
     ref = np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias, 0)
     (out,) = run_graph(tmp_path, src, [a, b, bias])
     assert_close(out, ref, rtol=1e-4, what=f"matmul+bias+relu {m}x{k}x{n}")
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((16, 24, 40), (40, 33)), ((2, 3, 37, 19), (19, 41)),
+    ((5, 70, 33), (2, 5, 33, 20)), ((3, 1, 8, 4), (5, 4, 6))], ids=str)
+@pytest.mark.parametrize("epilogue", [False, True])
+def test_broadcast_batch_matmul(tmp_path, rng, a_shape, b_shape, epilogue):
+    # Batch dimensions that broadcast: one 2-D kernel per batch on the CPU,
+    # alone and with a fused relu.
+    a = rng.standard_normal(a_shape).astype(F32)
+    b = rng.standard_normal(b_shape).astype(F32)
+    ref = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    ta, tb, to = (mlir_type(s, F32) for s in (a_shape, b_shape, ref.shape))
+    body = f"  %0 = jeet.matmul %a, %b : {ta}, {tb} -> {to}\n"
+    if epilogue:
+        body += f"  %1 = jeet.relu %0 : {to}\n  return %1 : {to}\n"
+        ref = np.maximum(ref, 0)
+    else:
+        body += f"  return %0 : {to}\n"
+    src = f"func.func @main(%a: {ta}, %b: {tb}) -> {to} {{\n{body}}}\n"
+    (out,) = run_graph(tmp_path, src, [a, b])
+    assert_close(out, ref, rtol=1e-4, what=f"{a_shape} @ {b_shape}")

@@ -35,9 +35,16 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
     of a tile is split into vectors of power-of-two widths (28 columns are
     16 + 8 + 4), so every shape is exact and maps onto whole registers.
 
+    A `linalg.generic` that is a batched f32 contraction whose batch
+    dimensions broadcast (loops `(batch..., m, n, k)`, A indexed by some of
+    the batch loops then `(m, k)`, B likewise then `(k, n)`, C by all of
+    them then `(m, n)`, body `C + A * B`; jeet-lower-to-linalg writes
+    `x[b, m, k] @ w[k, n]` this way) runs the same kernel once per batch on
+    rank-reduced views.
+
     With `parallel`, the row blocks of a matmul that is not already inside a
-    parallel loop form an `scf.parallel`; a batch_matmul runs its batches in
-    parallel.
+    parallel loop form an `scf.parallel`; a batch_matmul (or a broadcast
+    contraction) with at least 4 batches runs its batches in parallel.
 
     Before:
     ```mlir

@@ -22,6 +22,7 @@
 #include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 
 namespace jeet {
@@ -198,20 +199,92 @@ static bool isSupported(ArrayRef<Value> operands) {
   return true;
 }
 
-/// A 2-D view of `batched` (rank 3) at batch `index`.
+/// The 2-D matrix of `batched` (its two innermost dimensions) at batch
+/// indices `indices`, one per leading dimension.
 static Value batchSlice(OpBuilder &b, Location loc, Value batched,
-                        Value index) {
+                        ValueRange indices) {
   auto type = cast<MemRefType>(batched.getType());
-  SmallVector<OpFoldResult> offsets = {index, b.getIndexAttr(0),
-                                       b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                     b.getIndexAttr(type.getDimSize(1)),
-                                     b.getIndexAttr(type.getDimSize(2))};
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(indices.begin(), indices.end());
+  SmallVector<OpFoldResult> sizes(rank - 2, b.getIndexAttr(1));
+  for (int64_t dim = rank - 2; dim < rank; ++dim) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(type.getDimSize(dim)));
+  }
+  if (rank == 2)
+    return batched;
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   auto sliceType = memref::SubViewOp::inferRankReducedResultType(
-      {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides);
+      {type.getDimSize(rank - 2), type.getDimSize(rank - 1)}, type, offsets,
+      sizes, strides);
   return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType), batched,
                                    offsets, sizes, strides);
+}
+
+/// A batched f32 contraction written as a linalg.generic, as
+/// jeet-lower-to-linalg emits when the operands' batch dimensions broadcast
+/// (x[b, m, k] @ w[k, n]): loops (batch..., m, n, k), C indexed by
+/// (batch..., m, n), A by (some batch dims in order..., m, k), B likewise by
+/// (..., k, n), and the body `C + A * B`. For each operand, the loops that
+/// index its batch dimensions.
+struct BroadcastContraction {
+  SmallVector<unsigned> lhsBatch, rhsBatch;
+  int64_t numBatch;
+};
+
+static std::optional<BroadcastContraction>
+matchBroadcastContraction(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureBufferSemantics())
+    return std::nullopt;
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (numLoops < 3 || iterators.back() != utils::IteratorType::reduction ||
+      op.getNumReductionLoops() != 1)
+    return std::nullopt;
+  unsigned m = numLoops - 3, n = numLoops - 2, k = numLoops - 1;
+  BroadcastContraction result;
+  result.numBatch = m;
+  auto batchDims = [&](AffineMap map, unsigned row, unsigned col,
+                       SmallVector<unsigned> &batch) {
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
+        map.getNumResults() < 2)
+      return false;
+    ArrayRef<AffineExpr> results = map.getResults();
+    if (results[results.size() - 2] != getAffineDimExpr(row, op.getContext()) ||
+        results.back() != getAffineDimExpr(col, op.getContext()))
+      return false;
+    for (AffineExpr expr : results.drop_back(2)) {
+      unsigned dim = cast<AffineDimExpr>(expr).getPosition();
+      if (dim >= m || (!batch.empty() && dim <= batch.back()))
+        return false;
+      batch.push_back(dim);
+    }
+    return true;
+  };
+  SmallVector<unsigned> accBatch;
+  if (!batchDims(op.getIndexingMapsArray()[0], m, k, result.lhsBatch) ||
+      !batchDims(op.getIndexingMapsArray()[1], k, n, result.rhsBatch) ||
+      !batchDims(op.getIndexingMapsArray()[2], m, n, accBatch) ||
+      accBatch.size() != m)
+    return std::nullopt;
+
+  // The body: out + x * y.
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || body->getOperations().size() != 3)
+    return std::nullopt;
+  Value out = body->getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || (add.getLhs() != out && add.getRhs() != out))
+    return std::nullopt;
+  llvm::SmallDenseSet<Value> factors = {mul.getLhs(), mul.getRhs()};
+  if (factors != llvm::SmallDenseSet<Value>{body->getArgument(0),
+                                            body->getArgument(1)})
+    return std::nullopt;
+  return result;
 }
 
 struct JeetCpuMatmulPass
@@ -222,18 +295,23 @@ struct JeetCpuMatmulPass
     TileSizes sizes{std::max<int64_t>(1, registerRows),
                     std::max<int64_t>(1, registerCols), rowBlock, colBlock,
                     kBlock};
-    SmallVector<linalg::LinalgOp> matmuls;
+    // Each matmul with, per operand, the loops that index its batch
+    // dimensions (none for linalg.matmul).
+    SmallVector<std::pair<linalg::LinalgOp, BroadcastContraction>> matmuls;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
         if (!matmul.hasUserDefinedMaps())
-          matmuls.push_back(op);
+          matmuls.push_back({op, BroadcastContraction{{}, {}, 0}});
       } else if (auto batch =
                      dyn_cast<linalg::BatchMatmulOp>(op.getOperation())) {
         if (!batch.hasUserDefinedMaps())
-          matmuls.push_back(op);
+          matmuls.push_back({op, BroadcastContraction{{0}, {0}, 1}});
+      } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+        if (auto contraction = matchBroadcastContraction(generic))
+          matmuls.push_back({op, *contraction});
       }
     });
-    for (linalg::LinalgOp op : matmuls) {
+    for (auto &[op, batching] : matmuls) {
       if (!op.hasPureBufferSemantics())
         continue;
       Value lhs = op.getDpsInputOperand(0)->get();
@@ -246,38 +324,41 @@ struct JeetCpuMatmulPass
       bool nested = op->getParentOfType<scf::ParallelOp>() ||
                     op->getParentOfType<scf::ForallOp>();
       bool runParallel = parallel && !nested;
-      if (isa<linalg::MatmulOp>(op.getOperation())) {
+      if (batching.numBatch == 0) {
         MatmulEmitter(b, loc, lhs, rhs, acc, sizes).emit(runParallel);
-      } else {
-        // Batches in parallel when there are enough of them; otherwise in
-        // sequence, each with parallel row blocks.
-        int64_t batches = cast<MemRefType>(acc.getType()).getDimSize(0);
-        bool batchParallel = runParallel && batches >= 4;
-        auto body = [&](OpBuilder &nested, Location nestedLoc, Value index) {
-          MatmulEmitter(nested, nestedLoc,
-                        batchSlice(nested, nestedLoc, lhs, index),
-                        batchSlice(nested, nestedLoc, rhs, index),
-                        batchSlice(nested, nestedLoc, acc, index), sizes)
-              .emit(runParallel && !batchParallel);
-        };
-        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-        Value one = arith::ConstantIndexOp::create(b, loc, 1);
-        Value count = arith::ConstantIndexOp::create(b, loc, batches);
-        if (batchParallel) {
-          scf::ParallelOp::create(
-              b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
-              [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
-                body(nested, nestedLoc, ivs[0]);
-              });
-        } else {
-          scf::ForOp::create(b, loc, zero, count, one, ValueRange{},
-                             [&](OpBuilder &nested, Location nestedLoc,
-                                 Value index, ValueRange) {
-                               body(nested, nestedLoc, index);
-                               scf::YieldOp::create(nested, nestedLoc);
-                             });
-        }
+        op->erase();
+        continue;
       }
+      // Batches in parallel when there are enough of them; otherwise in
+      // sequence, each with parallel row blocks.
+      ArrayRef<int64_t> accShape = cast<MemRefType>(acc.getType()).getShape();
+      int64_t batches = 1;
+      SmallVector<Value> lbs, ubs, steps;
+      for (int64_t size : accShape.take_front(batching.numBatch)) {
+        batches *= size;
+        lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+        ubs.push_back(arith::ConstantIndexOp::create(b, loc, size));
+        steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+      }
+      bool batchParallel = runParallel && batches >= 4;
+      auto body = [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
+        auto at = [&](ArrayRef<unsigned> loops) {
+          return llvm::map_to_vector(loops,
+                                     [&](unsigned loop) { return ivs[loop]; });
+        };
+        MatmulEmitter(
+            nested, nestedLoc,
+            batchSlice(nested, nestedLoc, lhs, at(batching.lhsBatch)),
+            batchSlice(nested, nestedLoc, rhs, at(batching.rhsBatch)),
+            batchSlice(nested, nestedLoc, acc,
+                       ivs.take_front(batching.numBatch)),
+            sizes)
+            .emit(runParallel && !batchParallel);
+      };
+      if (batchParallel)
+        scf::ParallelOp::create(b, loc, lbs, ubs, steps, body);
+      else
+        scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
       op->erase();
     }
   }

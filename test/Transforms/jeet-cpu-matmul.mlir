@@ -127,6 +127,27 @@ func.func @not_contractions(%x: memref<4x5xf32>, %w: memref<5x6xf32>, %wt: memre
 
 // -----
 
+// f16 and bf16 operands with an f32 accumulator (what jeet-lower-to-linalg
+// emits for f16/bf16 matmuls): B rows and A elements are widened to f32 as
+// they are loaded; the tile accumulates in f32.
+// CHECK-LABEL: func.func @low_precision
+// CHECK: %[[BROW:.*]] = vector.load %{{.*}} : memref<8x16xf16>, vector<16xf16>
+// CHECK: %[[BW:.*]] = arith.extf %[[BROW]] : vector<16xf16> to vector<16xf32>
+// CHECK: %[[A:.*]] = memref.load %{{.*}} : memref<6x8xf16>
+// CHECK: %[[AW:.*]] = arith.extf %[[A]] : f16 to f32
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[AW]] : f32 to vector<16xf32>
+// CHECK: vector.fma %[[SPLAT]], %[[BW]], %{{.*}} : vector<16xf32>
+// CHECK: arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+func.func @low_precision(%a: memref<6x8xf16>, %b: memref<8x16xf16>, %c: memref<6x16xf32>,
+                         %x: memref<6x8xbf16>, %y: memref<8x16xbf16>) {
+  linalg.matmul ins(%a, %b : memref<6x8xf16>, memref<8x16xf16>) outs(%c : memref<6x16xf32>)
+  linalg.matmul ins(%x, %y : memref<6x8xbf16>, memref<8x16xbf16>) outs(%c : memref<6x16xf32>)
+  return
+}
+
+// -----
+
 // Integer matmuls and tensors are left to the generic lowering.
 // CHECK-LABEL: func.func @unsupported
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xi32>

@@ -360,3 +360,22 @@ def test_broadcast_batch_matmul(tmp_path, rng, a_shape, b_shape, epilogue):
     src = f"func.func @main(%a: {ta}, %b: {tb}) -> {to} {{\n{body}}}\n"
     (out,) = run_graph(tmp_path, src, [a, b])
     assert_close(out, ref, rtol=1e-4, what=f"{a_shape} @ {b_shape}")
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((64, 48), (48, 40)), ((3, 37, 19), (3, 19, 41)), ((2, 37, 19), (19, 41)),
+    ((100, 70), (70, 130))], ids=str)
+def test_matmul_f16_relu(tmp_path, rng, a_shape, b_shape):
+    # f16 operands, f32 accumulation in the register-tiled CPU kernel, the
+    # fused relu applied before the result is rounded to f16.
+    a = rng.standard_normal(a_shape).astype(np.float16)
+    b = rng.standard_normal(b_shape).astype(np.float16)
+    ref = np.maximum(np.matmul(a.astype(np.float64), b.astype(np.float64)), 0)
+    ta, tb, to = (mlir_type(s, np.float16) for s in (a_shape, b_shape, ref.shape))
+    src = (f"func.func @main(%a: {ta}, %b: {tb}) -> {to} {{\n"
+           f"  %0 = jeet.matmul %a, %b : {ta}, {tb} -> {to}\n"
+           f"  %1 = jeet.relu %0 : {to}\n  return %1 : {to}\n}}\n")
+    (out,) = run_graph(tmp_path, src, [a, b])
+    assert out.dtype == np.float16
+    # One f16 rounding of an f32-accumulated sum.
+    assert_close(out, ref, rtol=1e-3, atol=1e-4, what=f"f16 {a_shape} @ {b_shape}")

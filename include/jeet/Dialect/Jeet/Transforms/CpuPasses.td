@@ -20,11 +20,12 @@ include "mlir/Pass/PassBase.td"
 //===----------------------------------------------------------------------===//
 
 def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
-  let summary = "Rewrites f32 matmuls on buffers into cache- and "
-                "register-tiled vector loop nests";
+  let summary = "Rewrites matmuls with an f32 accumulator on buffers into "
+                "cache- and register-tiled vector loop nests";
   let description = [{
-    Rewrites every `linalg.matmul` and `linalg.batch_matmul` on memrefs of
-    f32 with static shapes into a loop nest that blocks the rows, columns
+    Rewrites every `linalg.matmul` and `linalg.batch_matmul` on memrefs with
+    static shapes, an f32 result and f32, f16 or bf16 operands (widened to
+    f32 as they are loaded) into a loop nest that blocks the rows, columns
     and reduction for the caches (`row-block`, `col-block`, `k-block`) and
     computes each `register-rows` x `register-cols` tile of the result in
     vector registers: per step of the reduction, one row of B is loaded as

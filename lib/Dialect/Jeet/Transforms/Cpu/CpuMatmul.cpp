@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Rewrites f32 `linalg.matmul` / `linalg.batch_matmul` on buffers into the
-// classic blocked loop nest of a BLAS kernel:
+// Rewrites `linalg.matmul` / `linalg.batch_matmul` (and batched contractions
+// whose batch dimensions broadcast) with an f32 accumulator on buffers into
+// the classic blocked loop nest of a BLAS kernel:
 //
 //   for i0 in rows, step row-block             (scf.parallel)
 //     for j0 in columns, step col-block        B block in L2
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUMATMULPASS
@@ -154,14 +156,26 @@ private:
     auto loop = scf::ForOp::create(
         b, loc, k0, k1, cst(1), tile,
         [&](OpBuilder &nested, Location nestedLoc, Value kk, ValueRange sums) {
+          // f16/bf16 operands are widened to the f32 accumulator as they
+          // are loaded (as linalg.matmul's semantics cast them).
+          auto widen = [&](Value value) -> Value {
+            if (getElementTypeOrSelf(value.getType()) == elementType)
+              return value;
+            Type wide = elementType;
+            if (auto vectorType = dyn_cast<VectorType>(value.getType()))
+              wide = vectorType.clone(elementType);
+            return arith::ExtFOp::create(nested, nestedLoc, wide, value);
+          };
+          Type rhsElement = getElementTypeOrSelf(rhs.getType());
           SmallVector<Value> rhsRow;
           for (auto [col, type] : segments)
-            rhsRow.push_back(vector::LoadOp::create(nested, nestedLoc, type,
-                                                    rhs, ValueRange{kk, col}));
+            rhsRow.push_back(widen(vector::LoadOp::create(
+                nested, nestedLoc, type.clone(rhsElement), rhs,
+                ValueRange{kk, col})));
           SmallVector<Value> next;
           for (int64_t r = 0; r < mr; ++r) {
-            Value a = memref::LoadOp::create(nested, nestedLoc, lhs,
-                                             ValueRange{rows[r], kk});
+            Value a = widen(memref::LoadOp::create(nested, nestedLoc, lhs,
+                                                   ValueRange{rows[r], kk}));
             for (auto [s, segment] : llvm::enumerate(segments)) {
               Value splat = vector::BroadcastOp::create(nested, nestedLoc,
                                                         segment.second, a);
@@ -186,12 +200,17 @@ private:
   Type elementType;
 };
 
-/// The operands qualify: f32 memrefs of static shape whose rows are
-/// contiguous where vectors are loaded (B and C).
+/// The operands (A, B, C) qualify: memrefs of static shape whose rows are
+/// contiguous where vectors are loaded (B and C), C of f32, A and B of f32,
+/// f16 or bf16 (widened to f32 as they are loaded).
 static bool isSupported(ArrayRef<Value> operands) {
   for (auto [index, value] : llvm::enumerate(operands)) {
     auto type = dyn_cast<MemRefType>(value.getType());
-    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+    if (!type || !type.hasStaticShape())
+      return false;
+    Type element = type.getElementType();
+    bool isAcc = index == operands.size() - 1;
+    if (!element.isF32() && (isAcc || !(element.isF16() || element.isBF16())))
       return false;
     if (index > 0 && !type.isLastDimUnitStride())
       return false;
@@ -273,14 +292,21 @@ matchBroadcastContraction(linalg::GenericOp op) {
   Block *body = op.getBlock();
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
-  if (!add || body->getOperations().size() != 3)
+  if (!add || body->getOperations().size() > 5)
     return std::nullopt;
   Value out = body->getArgument(2);
   Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
   auto mul = product.getDefiningOp<arith::MulFOp>();
   if (!mul || (add.getLhs() != out && add.getRhs() != out))
     return std::nullopt;
-  llvm::SmallDenseSet<Value> factors = {mul.getLhs(), mul.getRhs()};
+  // f16/bf16 factors are widened first.
+  auto unwiden = [](Value value) {
+    if (auto ext = value.getDefiningOp<arith::ExtFOp>())
+      return ext.getIn();
+    return value;
+  };
+  llvm::SmallDenseSet<Value> factors = {unwiden(mul.getLhs()),
+                                        unwiden(mul.getRhs())};
   if (factors != llvm::SmallDenseSet<Value>{body->getArgument(0),
                                             body->getArgument(1)})
     return std::nullopt;

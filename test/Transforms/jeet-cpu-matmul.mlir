@@ -148,6 +148,27 @@ func.func @low_precision(%a: memref<6x8xf16>, %b: memref<8x16xf16>, %c: memref<6
 
 // -----
 
+// Two rows are too few to share among threads: column panels of 64 run in
+// parallel, each a sequential kernel over all rows; the 300 - 4 * 64 = 44
+// columns left form one smaller panel after them.
+// CHECK-LABEL: func.func @few_rows
+// CHECK-SAME: (%[[A:.*]]: memref<2x8xf32>, %[[B:.*]]: memref<8x300xf32>, %[[C:.*]]: memref<2x300xf32>)
+// CHECK: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%c256) step (%c64)
+// CHECK-DAG: memref.subview %[[B]][0, %[[J]]] [8, 64] [1, 1]
+// CHECK-DAG: memref.subview %[[C]][0, %[[J]]] [2, 64] [1, 1]
+// CHECK: vector.fma
+// CHECK: scf.reduce
+// CHECK-DAG: memref.subview %[[B]][0, 256] [8, 44] [1, 1]
+// CHECK-DAG: memref.subview %[[C]][0, 256] [2, 44] [1, 1]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300xf32>) {
+  linalg.matmul ins(%a, %b : memref<2x8xf32>, memref<8x300xf32>) outs(%c : memref<2x300xf32>)
+  return
+}
+
+// -----
+
 // Integer matmuls and tensors are left to the generic lowering.
 // CHECK-LABEL: func.func @unsupported
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xi32>

@@ -141,6 +141,8 @@ MATMULS = [
     ((3, 4, 6), (3, 6, 5)),
     ((2, 1, 4, 6), (3, 6, 5)),
     ((4, 6), (2, 6, 3)),
+    ((3, 50), (50, 300)),      # few rows: column panels in parallel
+    ((1, 128), (128, 1000)),   # a matrix-vector product
 ]
 
 

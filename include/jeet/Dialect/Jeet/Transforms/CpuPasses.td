@@ -44,8 +44,10 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
     rank-reduced views.
 
     With `parallel`, the row blocks of a matmul that is not already inside a
-    parallel loop form an `scf.parallel`; a batch_matmul (or a broadcast
-    contraction) with at least 4 batches runs its batches in parallel.
+    parallel loop form an `scf.parallel` (with fewer than 4 register tiles
+    of rows, as in a matrix-vector product, column panels do instead); a
+    batch_matmul (or a broadcast contraction) with at least 4 batches runs
+    its batches in parallel.
 
     Before:
     ```mlir

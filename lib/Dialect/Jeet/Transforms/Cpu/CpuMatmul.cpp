@@ -57,6 +57,13 @@ public:
 
   void emit(bool parallel) {
     int64_t mr = sizes.registerRows;
+    int64_t nr = sizes.registerCols;
+    // Too few rows to share among the threads (a matrix-vector product, a
+    // batch of one): the column panels run in parallel instead.
+    if (parallel && m < kFewRowBlocks * mr && n >= 2 * nr) {
+      emitColumnPanels();
+      return;
+    }
     int64_t fullRows = m / mr * mr;
     if (fullRows > 0) {
       // Row blocks: a multiple of the register tile, and small enough that
@@ -88,6 +95,43 @@ public:
   }
 
 private:
+  static constexpr int64_t kFewRowBlocks = 4;
+  static constexpr int64_t kPanelsPerMatmul = 8;
+
+  /// Columns in panels of a multiple of the register tile, a few per
+  /// thread, in an scf.parallel; each panel is a sequential matmul of all
+  /// rows. Columns that do not fill a panel come last, in one smaller one.
+  void emitColumnPanels() {
+    int64_t nr = sizes.registerCols;
+    int64_t panel = std::max<int64_t>(
+        nr, llvm::divideCeil(llvm::divideCeil(n, kPanelsPerMatmul), nr) * nr);
+    int64_t fullPanels = n / panel;
+    auto columns = [&](OpBuilder &builder, Value memref, Value j0,
+                       int64_t width) -> Value {
+      auto type = cast<MemRefType>(memref.getType());
+      int64_t rows = type.getDimSize(0);
+      SmallVector<OpFoldResult> offsets = {builder.getIndexAttr(0), j0};
+      SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(rows),
+                                         builder.getIndexAttr(width)};
+      SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
+      return memref::SubViewOp::create(builder, loc, memref, offsets, sizes,
+                                       strides);
+    };
+    auto panelMatmul = [&](OpBuilder &builder, Value j0, int64_t width) {
+      MatmulEmitter(builder, loc, lhs, columns(builder, rhs, j0, width),
+                    columns(builder, acc, j0, width), sizes)
+          .emit(/*parallel=*/false);
+    };
+    scf::ParallelOp::create(
+        b, loc, ValueRange{cst(0)}, ValueRange{cst(fullPanels * panel)},
+        ValueRange{cst(panel)},
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          panelMatmul(nested, ivs[0], panel);
+        });
+    if (n > fullPanels * panel)
+      panelMatmul(b, cst(fullPanels * panel), n - fullPanels * panel);
+  }
+
   Value cst(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
   }

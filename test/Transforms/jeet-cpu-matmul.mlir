@@ -169,6 +169,30 @@ func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300
 
 // -----
 
+// With 64 rows or more, B's full 64-column panels are first copied, in
+// parallel, into a contiguous (panel, k, column) buffer; the kernels read
+// their panel of B from it, the 2 columns left over from B itself. The copy is
+// freed after the last kernel.
+// CHECK-LABEL: func.func @packed
+// CHECK-SAME: (%[[A:.*]]: memref<64x8xf32>, %[[B:.*]]: memref<8x130xf32>, %[[C:.*]]: memref<64x130xf32>)
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x64xf32>
+// CHECK: scf.parallel (%[[PANEL:.*]]) = (%{{.*}}) to (%c2)
+// CHECK: scf.for %[[K:.*]] =
+// CHECK: %[[ROW:.*]] = vector.load %[[B]][%[[K]], %{{.*}}] : memref<8x130xf32>, vector<16xf32>
+// CHECK: vector.store %[[ROW]], %[[P]][%[[PANEL]], %[[K]], %{{.*}}] : memref<2x8x64xf32>, vector<16xf32>
+// CHECK: scf.parallel
+// CHECK: vector.load %[[P]][{{.*}}] : memref<2x8x64xf32>, vector<16xf32>
+// CHECK: vector.fma
+// CHECK: vector.load %[[B]][{{.*}}] : memref<8x130xf32>, vector<2xf32>
+// CHECK: memref.dealloc %[[P]] : memref<2x8x64xf32>
+// CHECK-NEXT: return
+func.func @packed(%a: memref<64x8xf32>, %b: memref<8x130xf32>, %c: memref<64x130xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x8xf32>, memref<8x130xf32>) outs(%c : memref<64x130xf32>)
+  return
+}
+
+// -----
+
 // Integer matmuls and tensors are left to the generic lowering.
 // CHECK-LABEL: func.func @unsupported
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xi32>

@@ -143,6 +143,7 @@ MATMULS = [
     ((4, 6), (2, 6, 3)),
     ((3, 50), (50, 300)),      # few rows: column panels in parallel
     ((1, 128), (128, 1000)),   # a matrix-vector product
+    ((100, 37), (37, 130)),    # B's full panels packed, 2 columns left
 ]
 
 

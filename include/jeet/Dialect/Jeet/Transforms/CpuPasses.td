@@ -36,6 +36,12 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
     of a tile is split into vectors of power-of-two widths (28 columns are
     16 + 8 + 4), so every shape is exact and maps onto whole registers.
 
+    A matmul of 64 rows or more first copies B's full panels of
+    `register-cols` columns into one contiguous `(panel, k, column)` buffer
+    (in parallel, freed after the last kernel), so that each kernel streams
+    its panel of B instead of reading rows a whole B row apart (which alias
+    in L1 when that stride is a multiple of 4 KiB).
+
     A `linalg.generic` that is a batched f32 contraction whose batch
     dimensions broadcast (loops `(batch..., m, n, k)`, A indexed by some of
     the batch loops then `(m, k)`, B likewise then `(k, n)`, C by all of

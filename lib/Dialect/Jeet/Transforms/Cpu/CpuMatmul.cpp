@@ -65,6 +65,10 @@ public:
       return;
     }
     int64_t fullRows = m / mr * mr;
+    // B's full column panels are copied once into a contiguous buffer that
+    // every row block then reads in order (see packRhs).
+    if (m >= kPackMinRows && n >= nr)
+      packRhs();
     if (fullRows > 0) {
       // Row blocks: a multiple of the register tile, and small enough that
       // there are a few blocks per core to balance.
@@ -92,11 +96,63 @@ public:
     }
     if (m > fullRows)
       emitRows(m - fullRows, cst(fullRows), cst(m));
+    if (packed)
+      memref::DeallocOp::create(b, loc, packed);
   }
 
 private:
   static constexpr int64_t kFewRowBlocks = 4;
   static constexpr int64_t kPanelsPerMatmul = 8;
+  static constexpr int64_t kPackMinRows = 64;
+
+  /// The power-of-two vector segments of `width` columns (28 columns are
+  /// 16 + 8 + 4), as (offset, width) pairs.
+  static SmallVector<std::pair<int64_t, int64_t>> segmentsOf(int64_t width) {
+    SmallVector<std::pair<int64_t, int64_t>> segments;
+    for (int64_t offset = 0, size = 16; offset < width; size /= 2)
+      for (; offset + size <= width; offset += size)
+        segments.push_back({offset, size});
+    return segments;
+  }
+
+  /// Copies B's full panels of `register-cols` columns into `packed`
+  /// (panel, k, column): a kernel then reads its panel of B as one
+  /// contiguous stream instead of rows a whole B row apart, which alias in
+  /// L1 when that stride is a multiple of 4 KiB and cross pages at every
+  /// step. The panels are copied in parallel, once per matmul.
+  void packRhs() {
+    int64_t nr = sizes.registerCols;
+    int64_t panels = n / nr;
+    Type rhsElement = getElementTypeOrSelf(rhs.getType());
+    packed = memref::AllocOp::create(
+        b, loc, MemRefType::get({panels, k, nr}, rhsElement),
+        b.getI64IntegerAttr(64));
+    // The constants first: the body builder below is `b` itself.
+    Value zero = cst(0), one = cst(1), count = cst(panels), width = cst(nr),
+          depth = cst(k);
+    SmallVector<std::pair<Value, VectorType>> segments;
+    for (auto [offset, size] : segmentsOf(nr))
+      segments.push_back(
+          {cst(offset), VectorType::get({size}, rhsElement)});
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
+          Value panel = ivs[0];
+          Value j = arith::MulIOp::create(nested, nestedLoc, panel, width);
+          scf::ForOp::create(
+              nested, nestedLoc, zero, depth, one, ValueRange{},
+              [&](OpBuilder &body, Location bodyLoc, Value kk, ValueRange) {
+                for (auto [offset, type] : segments) {
+                  Value col = arith::AddIOp::create(body, bodyLoc, j, offset);
+                  Value row = vector::LoadOp::create(body, bodyLoc, type, rhs,
+                                                     ValueRange{kk, col});
+                  vector::StoreOp::create(body, bodyLoc, row, packed,
+                                          ValueRange{panel, kk, offset});
+                }
+                scf::YieldOp::create(body, bodyLoc);
+              });
+        });
+  }
 
   /// Columns in panels of a multiple of the register tile, a few per
   /// thread, in an scf.parallel; each panel is a sequential matmul of all
@@ -185,11 +241,16 @@ private:
   void emitKernel(int64_t mr, int64_t nr, Value i, Value j, Value k0,
                   Value k1) {
     SmallVector<std::pair<Value, VectorType>> segments;
-    for (int64_t offset = 0, width = 16; offset < nr; width /= 2) {
-      for (; offset + width <= nr; offset += width)
-        segments.push_back({offset == 0 ? j : add(j, cst(offset)),
-                            VectorType::get({width}, elementType)});
+    SmallVector<int64_t> offsets;
+    for (auto [offset, width] : segmentsOf(nr)) {
+      segments.push_back({offset == 0 ? j : add(j, cst(offset)),
+                          VectorType::get({width}, elementType)});
+      offsets.push_back(offset);
     }
+    // A full panel of B is read from its packed copy.
+    Value panel;
+    if (packed && nr == sizes.registerCols)
+      panel = arith::DivUIOp::create(b, loc, j, cst(nr));
     SmallVector<Value> rows, tile;
     for (int64_t r = 0; r < mr; ++r) {
       rows.push_back(r == 0 ? i : add(i, cst(r)));
@@ -212,10 +273,17 @@ private:
           };
           Type rhsElement = getElementTypeOrSelf(rhs.getType());
           SmallVector<Value> rhsRow;
-          for (auto [col, type] : segments)
-            rhsRow.push_back(widen(vector::LoadOp::create(
-                nested, nestedLoc, type.clone(rhsElement), rhs,
-                ValueRange{kk, col})));
+          for (auto [s, segment] : llvm::enumerate(segments)) {
+            auto [col, type] = segment;
+            Value row =
+                panel ? vector::LoadOp::create(
+                            nested, nestedLoc, type.clone(rhsElement), packed,
+                            ValueRange{panel, kk, cst(offsets[s])})
+                      : vector::LoadOp::create(nested, nestedLoc,
+                                               type.clone(rhsElement), rhs,
+                                               ValueRange{kk, col});
+            rhsRow.push_back(widen(row));
+          }
           SmallVector<Value> next;
           for (int64_t r = 0; r < mr; ++r) {
             Value a = widen(memref::LoadOp::create(nested, nestedLoc, lhs,
@@ -239,6 +307,8 @@ private:
   OpBuilder &b;
   Location loc;
   Value lhs, rhs, acc;
+  /// B's full column panels, contiguous (see packRhs), or null.
+  Value packed;
   TileSizes sizes;
   int64_t m, n, k;
   Type elementType;

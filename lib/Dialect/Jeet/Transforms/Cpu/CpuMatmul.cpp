@@ -119,7 +119,8 @@ private:
   /// (panel, k, column): a kernel then reads its panel of B as one
   /// contiguous stream instead of rows a whole B row apart, which alias in
   /// L1 when that stride is a multiple of 4 KiB and cross pages at every
-  /// step. The panels are copied in parallel, once per matmul.
+  /// step. The panels are copied in parallel (unless the matmul is itself
+  /// inside a parallel loop), once per matmul.
   void packRhs() {
     int64_t nr = sizes.registerCols;
     int64_t panels = n / nr;
@@ -167,10 +168,10 @@ private:
       auto type = cast<MemRefType>(memref.getType());
       int64_t rows = type.getDimSize(0);
       SmallVector<OpFoldResult> offsets = {builder.getIndexAttr(0), j0};
-      SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(rows),
-                                         builder.getIndexAttr(width)};
+      SmallVector<OpFoldResult> extents = {builder.getIndexAttr(rows),
+                                           builder.getIndexAttr(width)};
       SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
-      return memref::SubViewOp::create(builder, loc, memref, offsets, sizes,
+      return memref::SubViewOp::create(builder, loc, memref, offsets, extents,
                                        strides);
     };
     auto panelMatmul = [&](OpBuilder &builder, Value j0, int64_t width) {

@@ -63,8 +63,8 @@ protected:
     for (int64_t i = 0; i < kRows; ++i) {
       for (int64_t j = 0; j < kCols; ++j) {
         int64_t k = i * kCols + j;
-        double expected = std::max(
-            0.0, double(a[k]) * double(b[k]) + double(c[j]));
+        double expected =
+            std::max(0.0, double(a[k]) * double(b[k]) + double(c[j]));
         if (std::abs(out[k] - expected) > 1e-6 * (1.0 + std::abs(expected)) &&
             wrong++ < 5)
           ADD_FAILURE() << "seed " << seed << ": out[" << i << "][" << j

@@ -59,15 +59,16 @@ static void guard(Operation *op) {
   Value result;
   if (isa<math::ExpOp>(op)) {
     Value small = cmp(arith::CmpFPredicate::OLT, x, -87.0f);
-    Value half = arith::MulFOp::create(b, loc, x, f32Constant(b, loc, type, 0.5f));
+    Value half =
+        arith::MulFOp::create(b, loc, x, f32Constant(b, loc, type, 0.5f));
     Value input = arith::SelectOp::create(b, loc, small, half, x);
     Value exp = math::ExpOp::create(b, loc, input);
     Value square = arith::MulFOp::create(b, loc, exp, exp);
     result = arith::SelectOp::create(b, loc, small, square, exp);
   } else if (isa<math::LogOp>(op)) {
-    Value small = arith::AndIOp::create(
-        b, loc, cmp(arith::CmpFPredicate::OGT, x, 0.0f),
-        cmp(arith::CmpFPredicate::OLT, x, 0x1p-126f));
+    Value small =
+        arith::AndIOp::create(b, loc, cmp(arith::CmpFPredicate::OGT, x, 0.0f),
+                              cmp(arith::CmpFPredicate::OLT, x, 0x1p-126f));
     Value scaled =
         arith::MulFOp::create(b, loc, x, f32Constant(b, loc, type, 0x1p23f));
     Value input = arith::SelectOp::create(b, loc, small, scaled, x);

@@ -133,8 +133,7 @@ private:
           depth = cst(k);
     SmallVector<std::pair<Value, VectorType>> segments;
     for (auto [offset, size] : segmentsOf(nr))
-      segments.push_back(
-          {cst(offset), VectorType::get({size}, rhsElement)});
+      segments.push_back({cst(offset), VectorType::get({size}, rhsElement)});
     scf::ParallelOp::create(
         b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
         [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
@@ -179,12 +178,12 @@ private:
                     columns(builder, acc, j0, width), sizes)
           .emit(/*parallel=*/false);
     };
-    scf::ParallelOp::create(
-        b, loc, ValueRange{cst(0)}, ValueRange{cst(fullPanels * panel)},
-        ValueRange{cst(panel)},
-        [&](OpBuilder &nested, Location, ValueRange ivs) {
-          panelMatmul(nested, ivs[0], panel);
-        });
+    scf::ParallelOp::create(b, loc, ValueRange{cst(0)},
+                            ValueRange{cst(fullPanels * panel)},
+                            ValueRange{cst(panel)},
+                            [&](OpBuilder &nested, Location, ValueRange ivs) {
+                              panelMatmul(nested, ivs[0], panel);
+                            });
     if (n > fullPanels * panel)
       panelMatmul(b, cst(fullPanels * panel), n - fullPanels * panel);
   }
@@ -422,8 +421,8 @@ matchBroadcastContraction(linalg::GenericOp op) {
   };
   llvm::SmallDenseSet<Value> factors = {unwiden(mul.getLhs()),
                                         unwiden(mul.getRhs())};
-  if (factors != llvm::SmallDenseSet<Value>{body->getArgument(0),
-                                            body->getArgument(1)})
+  if (factors !=
+      llvm::SmallDenseSet<Value>{body->getArgument(0), body->getArgument(1)})
     return std::nullopt;
   return result;
 }
@@ -447,7 +446,8 @@ struct JeetCpuMatmulPass
                      dyn_cast<linalg::BatchMatmulOp>(op.getOperation())) {
         if (!batch.hasUserDefinedMaps())
           matmuls.push_back({op, BroadcastContraction{{0}, {0}, 1}});
-      } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+      } else if (auto generic =
+                     dyn_cast<linalg::GenericOp>(op.getOperation())) {
         if (auto contraction = matchBroadcastContraction(generic))
           matmuls.push_back({op, *contraction});
       }
@@ -487,13 +487,12 @@ struct JeetCpuMatmulPass
           return llvm::map_to_vector(loops,
                                      [&](unsigned loop) { return ivs[loop]; });
         };
-        MatmulEmitter(
-            nested, nestedLoc,
-            batchSlice(nested, nestedLoc, lhs, at(batching.lhsBatch)),
-            batchSlice(nested, nestedLoc, rhs, at(batching.rhsBatch)),
-            batchSlice(nested, nestedLoc, acc,
-                       ivs.take_front(batching.numBatch)),
-            sizes)
+        MatmulEmitter(nested, nestedLoc,
+                      batchSlice(nested, nestedLoc, lhs, at(batching.lhsBatch)),
+                      batchSlice(nested, nestedLoc, rhs, at(batching.rhsBatch)),
+                      batchSlice(nested, nestedLoc, acc,
+                                 ivs.take_front(batching.numBatch)),
+                      sizes)
             .emit(runParallel && !batchParallel);
       };
       if (batchParallel)

@@ -48,7 +48,8 @@ static Value splatTo(OpBuilder &b, Location loc, Value value, int64_t width) {
 /// can be read as vectors along its innermost loop. Inputs that do not vary
 /// along it are uniform; outputs must vary along it unless
 /// `outputsMayBeUniform` (a reduction's output, indexed by the outer loops).
-static bool analyzeOperands(linalg::GenericOp op, llvm::DenseSet<Value> &uniform,
+static bool analyzeOperands(linalg::GenericOp op,
+                            llvm::DenseSet<Value> &uniform,
                             bool outputsMayBeUniform) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
       op.hasIndexSemantics())
@@ -135,11 +136,11 @@ static SmallVector<Value> indicesAt(linalg::GenericOp op, OpOperand &operand,
 /// ones with a scalar load, and each op is rebuilt on vectors unless all its
 /// operands are uniform. `onLoad` sees each vector load's operand and
 /// indices. Returns the mapping from body values to the clones.
-static IRMapping
-cloneBodyAt(OpBuilder &b, Location loc, linalg::GenericOp op,
-            const llvm::DenseSet<Value> &uniform, ArrayRef<Value> ivs,
-            int64_t width, Operation *skip = nullptr,
-            llvm::function_ref<void(OpOperand &, ArrayRef<Value>)> onLoad = {}) {
+static IRMapping cloneBodyAt(
+    OpBuilder &b, Location loc, linalg::GenericOp op,
+    const llvm::DenseSet<Value> &uniform, ArrayRef<Value> ivs, int64_t width,
+    Operation *skip = nullptr,
+    llvm::function_ref<void(OpOperand &, ArrayRef<Value>)> onLoad = {}) {
   IRMapping mapping;
   auto vectorOf = [&](Type type) { return VectorType::get({width}, type); };
   for (OpOperand &operand : op->getOpOperands()) {
@@ -185,10 +186,9 @@ cloneBodyAt(OpBuilder &b, Location loc, linalg::GenericOp op,
 
 /// An `scf.parallel` over the given bounds when `parallel`, else a nest of
 /// `scf.for` loops; `body` fills in the innermost body at the loops' indices.
-static void
-buildLoops(OpBuilder &b, Location loc, ValueRange lbs, ValueRange ubs,
-           ValueRange steps, bool parallel,
-           llvm::function_ref<void(OpBuilder &, ValueRange)> body) {
+static void buildLoops(OpBuilder &b, Location loc, ValueRange lbs,
+                       ValueRange ubs, ValueRange steps, bool parallel,
+                       llvm::function_ref<void(OpBuilder &, ValueRange)> body) {
   auto build = [&](OpBuilder &nested, Location, ValueRange ivs) {
     body(nested, ivs);
   };
@@ -284,8 +284,8 @@ static StreamingPlan planStreaming(linalg::GenericOp op,
     // such a boundary too.
     int64_t vectorBytes = vectorWidth * elementBytes;
     if (!llvm::isPowerOf2_64(vectorBytes) || !type.getLayout().isIdentity() ||
-        (type.getRank() > 1 && (type.getShape().back() * elementBytes) %
-                                       vectorBytes != 0) ||
+        (type.getRank() > 1 &&
+         (type.getShape().back() * elementBytes) % vectorBytes != 0) ||
         !leavesFunction(operand.get(), op))
       continue;
     plan.nontemporal.insert(operand.getOperandNumber());
@@ -298,8 +298,8 @@ public:
   ElementwiseEmitter(OpBuilder &b, linalg::GenericOp op,
                      const llvm::DenseSet<Value> &uniform,
                      const StreamingPlan &streaming)
-      : b(b), op(op), loc(op.getLoc()), uniform(uniform),
-        streaming(streaming) {}
+      : b(b), op(op), loc(op.getLoc()), uniform(uniform), streaming(streaming) {
+  }
 
   void emit(bool parallel, int64_t vectorWidth, int64_t chunkSize) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -323,18 +323,18 @@ public:
       for (unsigned number : streaming.nontemporal) {
         Value memref = op->getOperand(number);
         int64_t vectorBytes =
-            vectorWidth * llvm::divideCeil(
-                              cast<MemRefType>(memref.getType())
-                                  .getElementTypeBitWidth(),
-                              8);
+            vectorWidth *
+            llvm::divideCeil(
+                cast<MemRefType>(memref.getType()).getElementTypeBitWidth(), 8);
         Value address =
             memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
         Value isAligned = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::eq,
             arith::RemUIOp::create(b, loc, address, cst(vectorBytes)), cst(0));
-        aligned = aligned ? arith::AndIOp::create(b, loc, aligned, isAligned)
-                                .getResult()
-                          : isAligned;
+        aligned =
+            aligned
+                ? arith::AndIOp::create(b, loc, aligned, isAligned).getResult()
+                : isAligned;
       }
     }
 
@@ -377,7 +377,8 @@ public:
       for (auto [dim, iv] : llvm::zip(parallelDims, ivs.drop_back()))
         outer[dim] = iv;
       for (unsigned dim : reductionDims) {
-        auto loop = scf::ForOp::create(b, loc, cst(0), cst(ranges[dim]), cst(1));
+        auto loop =
+            scf::ForOp::create(b, loc, cst(0), cst(ranges[dim]), cst(1));
         b.setInsertionPoint(loop.getBody()->getTerminator());
         outer[dim] = loop.getInductionVar();
       }
@@ -456,8 +457,7 @@ private:
       int64_t stride = type.getShape().back();
       for (int64_t dim = type.getRank() - 2; dim >= 0; --dim) {
         base = arith::AddIOp::create(
-            b, loc, base,
-            arith::MulIOp::create(b, loc, at[dim], cst(stride)));
+            b, loc, base, arith::MulIOp::create(b, loc, at[dim], cst(stride)));
         stride *= type.getDimSize(dim);
       }
       at = {base};
@@ -481,14 +481,15 @@ private:
     SmallVector<Value> ivs(outer);
     ivs.push_back(x);
     Block *block = op.getBlock();
-    IRMapping mapping = cloneBodyAt(
-        b, loc, op, uniform, ivs, width, /*skip=*/nullptr,
-        [&](OpOperand &operand, ArrayRef<Value> at) {
-          unsigned number = operand.getOperandNumber();
-          if (streamed && streaming.prefetched.contains(number))
-            emitPrefetch(operand.get(), flat.lookup(number), llvm::to_vector(at),
-                         width, streaming.prefetchElements.lookup(number));
-        });
+    IRMapping mapping =
+        cloneBodyAt(b, loc, op, uniform, ivs, width, /*skip=*/nullptr,
+                    [&](OpOperand &operand, ArrayRef<Value> at) {
+                      unsigned number = operand.getOperandNumber();
+                      if (streamed && streaming.prefetched.contains(number))
+                        emitPrefetch(operand.get(), flat.lookup(number),
+                                     llvm::to_vector(at), width,
+                                     streaming.prefetchElements.lookup(number));
+                    });
 
     auto yield = cast<linalg::YieldOp>(block->getTerminator());
     for (auto [value, init] :
@@ -497,9 +498,10 @@ private:
       if (nontemporal &&
           streaming.nontemporal.contains(init.getOperandNumber())) {
         int64_t vectorBytes =
-            width * llvm::divideCeil(cast<MemRefType>(init.get().getType())
-                                         .getElementTypeBitWidth(),
-                                     8);
+            width *
+            llvm::divideCeil(
+                cast<MemRefType>(init.get().getType()).getElementTypeBitWidth(),
+                8);
         vector::StoreOp::create(b, loc, result, init.get(),
                                 indicesAt(op, init, ivs), /*nontemporal=*/true,
                                 llvm::MaybeAlign(vectorBytes));
@@ -610,12 +612,10 @@ static std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
     result.identity = b.getIntegerAttr(type, 1);
   } else if (isa<arith::MaxSIOp>(combiner) && !semantics) {
     result.kind = vector::CombiningKind::MAXSI;
-    result.identity =
-        b.getIntegerAttr(type, APInt::getSignedMinValue(bits));
+    result.identity = b.getIntegerAttr(type, APInt::getSignedMinValue(bits));
   } else if (isa<arith::MinSIOp>(combiner) && !semantics) {
     result.kind = vector::CombiningKind::MINSI;
-    result.identity =
-        b.getIntegerAttr(type, APInt::getSignedMaxValue(bits));
+    result.identity = b.getIntegerAttr(type, APInt::getSignedMaxValue(bits));
   } else {
     return std::nullopt;
   }
@@ -685,8 +685,7 @@ private:
   /// `combiner` applied to `lhs` and `rhs` (both scalars or both vectors).
   Value combine(Value lhs, Value rhs) {
     OperationState state(loc, combiner.op->getName(), ValueRange{lhs, rhs},
-                         TypeRange{lhs.getType()},
-                         combiner.op->getAttrs());
+                         TypeRange{lhs.getType()}, combiner.op->getAttrs());
     return b.create(state)->getResult(0);
   }
 
@@ -760,7 +759,8 @@ private:
                              combine(loop.getRegionIterArgs()[0], value));
         carried[0] = loop.getResult(0);
       }
-      for (int64_t offset = fullSize, step = llvm::PowerOf2Ceil(size - fullSize);
+      for (int64_t offset = fullSize,
+                   step = llvm::PowerOf2Ceil(size - fullSize);
            offset < size; step /= 2)
         for (; offset + step <= size; offset += step)
           carried[1] =

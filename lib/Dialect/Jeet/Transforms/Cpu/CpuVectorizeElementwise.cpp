@@ -198,6 +198,18 @@ static void buildLoops(OpBuilder &b, Location loc, ValueRange lbs,
     scf::buildLoopNest(b, loc, lbs, ubs, steps, build);
 }
 
+/// Calls `fn` on every linalg.generic of `func` (collected first, so `fn`
+/// may replace it), with whether it already sits inside a parallel loop.
+static void
+forEachGeneric(func::FuncOp func,
+               llvm::function_ref<void(linalg::GenericOp, bool)> fn) {
+  SmallVector<linalg::GenericOp> generics;
+  func.walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  for (linalg::GenericOp op : generics)
+    fn(op, op->getParentOfType<scf::ParallelOp>() ||
+               op->getParentOfType<scf::ForallOp>());
+}
+
 /// Bytes of a statically shaped memref.
 static int64_t sizeInBytes(MemRefType type) {
   return type.getNumElements() *
@@ -530,15 +542,11 @@ struct JeetCpuVectorizeElementwisePass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> generics;
-    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
     int64_t width = std::max<int64_t>(1, vectorWidth);
-    for (linalg::GenericOp op : generics) {
+    forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
       llvm::DenseSet<Value> uniform;
       if (!analyze(op, uniform))
-        continue;
-      bool nested = op->getParentOfType<scf::ParallelOp>() ||
-                    op->getParentOfType<scf::ForallOp>();
+        return;
       // A reduction reads its output back at every step: no streaming.
       StreamingPlan streaming =
           op.getNumReductionLoops() > 0
@@ -549,7 +557,7 @@ struct JeetCpuVectorizeElementwisePass
       ElementwiseEmitter(b, op, uniform, streaming)
           .emit(parallel && !nested, width, chunkSize);
       op->erase();
-    }
+    });
   }
 };
 
@@ -786,21 +794,17 @@ struct JeetCpuVectorizeReductionsPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> generics;
-    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
     int64_t width = std::max<int64_t>(1, vectorWidth);
-    for (linalg::GenericOp op : generics) {
+    forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
       llvm::DenseSet<Value> uniform;
       std::optional<Combiner> combiner = analyzeReduction(op, uniform);
       if (!combiner)
-        continue;
-      bool nested = op->getParentOfType<scf::ParallelOp>() ||
-                    op->getParentOfType<scf::ForallOp>();
+        return;
       OpBuilder b(op);
       ReductionEmitter(b, op, uniform, *combiner)
           .emit(parallel && !nested, width);
       op->erase();
-    }
+    });
   }
 };
 

@@ -250,10 +250,11 @@ createTargetMachine(llvm::StringRef cpu) {
   return std::move(*machine);
 }
 
-/// Links `object` into the shared object `output` with the C compiler.
+/// Links `object` into the shared object `output` with the C compiler; with
+/// `openmp`, against libomp, whose folder is recorded as the RUNPATH.
 static llvm::Error linkSharedObject(llvm::StringRef linker,
                                     llvm::StringRef object,
-                                    llvm::StringRef output) {
+                                    llvm::StringRef output, bool openmp) {
   std::string program = linker.str();
   if (program.empty())
     if (const char *cc = std::getenv("JEET_CC"); cc && *cc)
@@ -298,6 +299,13 @@ static llvm::Error linkSharedObject(llvm::StringRef linker,
                                              "-Wl,-z,noexecstack",
                                              "-Wl,--hash-style=both",
                                              "-Wl,-O1"};
+  std::string runpath;
+  if (openmp) {
+    runpath = "-Wl,-rpath," +
+              llvm::sys::path::parent_path(JEET_OPENMP_LIBRARY).str();
+    args.push_back(JEET_OPENMP_LIBRARY);
+    args.push_back(runpath);
+  }
   std::optional<llvm::StringRef> redirects[] = {
       std::nullopt, llvm::StringRef(log.path), llvm::StringRef(log.path)};
   std::string error;
@@ -390,8 +398,8 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     CpuPipelineOptions cpuOptions;
     cpuOptions.fuse = compile.fuse;
     cpuOptions.maxFusionOps = compile.maxFusionOps;
-    // Single-threaded: no OpenMP runtime needed where the artifact runs.
-    cpuOptions.parallel = false;
+    // Single-threaded unless asked: then libomp is needed where it runs.
+    cpuOptions.parallel = options.openmp;
     // Intermediates come from the runtime's caching allocator.
     cpuOptions.runtimeAllocator = true;
     if (failed(runStage([&](OpPassManager &pm) {
@@ -498,7 +506,8 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
   llvm::SmallString<128> partial(outputPath);
   partial += ".partial";
   if (llvm::Error error =
-          linkSharedObject(options.linker, objectFile.path, partial)) {
+          linkSharedObject(options.linker, objectFile.path, partial,
+                           options.openmp && compile.device == "cpu")) {
     llvm::sys::fs::remove(partial);
     return std::move(error);
   }

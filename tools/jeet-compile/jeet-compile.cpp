@@ -59,6 +59,12 @@ int main(int argc, char **argv) {
       cl::desc("GPU artifacts: isa (PTX, JIT-compiled by the driver at load; "
                "default), bin (cubin) or fatbin (both need ptxas)"),
       cl::init(""), cl::cat(category));
+  cl::opt<bool> parallel(
+      "parallel",
+      cl::desc("CPU artifacts: run each kernel on all cores with OpenMP; the "
+               "artifact then needs libomp where it runs (its path here is "
+               "recorded). Default: single-threaded, libc and libm only"),
+      cl::init(false), cl::cat(category));
   cl::opt<bool> printSignature(
       "print-signature",
       cl::desc("Print the artifact's signature after writing it"),
@@ -87,6 +93,7 @@ int main(int argc, char **argv) {
   options.compile.fuse = fuse;
   options.compile.maxFusionOps = maxFusionOps;
   options.targetCpu = targetCpu;
+  options.openmp = parallel;
   options.gpuChip = gpuChip;
   options.gpuFormat = gpuFormat;
   auto info =

@@ -33,9 +33,14 @@ namespace jeet {
 
 struct ArtifactOptions {
   /// entry, device ("cpu" or "gpu"), fuse, maxFusionOps. `parallel` is
-  /// ignored: artifacts are single-threaded on the CPU, so they need no
-  /// OpenMP runtime where they run.
+  /// ignored: see `openmp`.
   CompileOptions compile;
+  /// CPU artifacts: run the outer loops of each kernel on all cores with
+  /// OpenMP. The artifact then needs LLVM's OpenMP runtime (libomp) where it
+  /// runs: it records the path of this machine's (DT_NEEDED + RUNPATH).
+  /// Without it (the default) CPU artifacts are single-threaded and need
+  /// nothing but libc and libm.
+  bool openmp = false;
   /// The CPU the host code is compiled for: "host" (this machine's CPU and
   /// features), "generic", or an LLVM CPU name ("x86-64-v3", "znver4").
   /// Empty: "host" for CPU artifacts, "generic" for GPU artifacts (whose

@@ -301,8 +301,8 @@ static llvm::Error linkSharedObject(llvm::StringRef linker,
                                              "-Wl,-O1"};
   std::string runpath;
   if (openmp) {
-    runpath = "-Wl,-rpath," +
-              llvm::sys::path::parent_path(JEET_OPENMP_LIBRARY).str();
+    runpath =
+        "-Wl,-rpath," + llvm::sys::path::parent_path(JEET_OPENMP_LIBRARY).str();
     args.push_back(JEET_OPENMP_LIBRARY);
     args.push_back(runpath);
   }

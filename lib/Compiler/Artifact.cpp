@@ -348,20 +348,14 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
-  jeet::detail::DiagnosticCollector diagnostics(context, sourceMgr);
-  auto fail = [&](llvm::StringRef what) {
-    std::string text = diagnostics.take();
-    return llvm::createStringError(text.empty() ? what.str() : text);
-  };
+  jeet::detail::DiagnosticCollector diagnostics(context, source, sourceName);
+  auto fail = [&](llvm::StringRef what) { return diagnostics.fail(what); };
 
   ArtifactInfo info;
   std::string error;
   OwningOpRef<ModuleOp> module =
-      jeet::detail::parseGraph(context, sourceMgr, sourceName, compile.entry,
-                               info.inputs, info.outputs, error);
+      jeet::detail::parseGraph(context, diagnostics.getSourceMgr(), sourceName,
+                               compile.entry, info.inputs, info.outputs, error);
   if (!module)
     return fail(error);
   auto func = module->lookupSymbol<func::FuncOp>(compile.entry);

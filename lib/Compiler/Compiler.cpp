@@ -358,14 +358,8 @@ static llvm::Expected<std::shared_ptr<Executable>> compileForGpu(
 llvm::Expected<std::shared_ptr<Executable>>
 Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
                         const CompileOptions &options) {
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
-  jeet::detail::DiagnosticCollector diagnostics(context, sourceMgr);
-  auto fail = [&](llvm::StringRef what) {
-    std::string text = diagnostics.take();
-    return llvm::createStringError(text.empty() ? what.str() : text);
-  };
+  jeet::detail::DiagnosticCollector diagnostics(context, source, sourceName);
+  auto fail = [&](llvm::StringRef what) { return diagnostics.fail(what); };
 
   if (options.device != "cpu" && options.device != "gpu")
     return llvm::createStringError("unknown device '" + options.device +
@@ -374,9 +368,9 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
   auto impl = std::make_unique<Executable::Impl>();
   impl->options = options;
   std::string error;
-  OwningOpRef<ModuleOp> module =
-      jeet::detail::parseGraph(context, sourceMgr, sourceName, options.entry,
-                               impl->inputs, impl->outputs, error);
+  OwningOpRef<ModuleOp> module = jeet::detail::parseGraph(
+      context, diagnostics.getSourceMgr(), sourceName, options.entry,
+      impl->inputs, impl->outputs, error);
   if (!module)
     return fail(error);
 

@@ -17,6 +17,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -50,17 +52,31 @@ parseGraph(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
 /// A target machine for the host CPU (the native target is initialised once).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 
-/// Collects diagnostics as text (`file:line:col: error: ...`).
+/// A graph's source text and the diagnostics reported against it, collected
+/// as text with their `file:line:col` (the SourceMgr holds the source).
 class DiagnosticCollector {
 public:
-  DiagnosticCollector(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr)
-      : os(text), handler(sourceMgr, &context, os) {}
+  DiagnosticCollector(mlir::MLIRContext &context, llvm::StringRef source,
+                      llvm::StringRef sourceName)
+      : os(text), handler(sourceMgr, &context, os) {
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, sourceName),
+        llvm::SMLoc());
+  }
+  llvm::SourceMgr &getSourceMgr() { return sourceMgr; }
   std::string take() {
     os.flush();
     return text;
   }
+  /// The diagnostics so far as an error, or `what` when there are none.
+  llvm::Error fail(llvm::StringRef what) {
+    std::string diagnostics = take();
+    return llvm::createStringError(diagnostics.empty() ? what.str()
+                                                       : diagnostics);
+  }
 
 private:
+  llvm::SourceMgr sourceMgr;
   std::string text;
   llvm::raw_string_ostream os;
   mlir::SourceMgrDiagnosticHandler handler;

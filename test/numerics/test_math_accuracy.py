@@ -4,8 +4,10 @@ jeet-cpu-approximate-math computes them with polynomial approximations (so
 they vectorise) instead of libm. These tests bound the error in units in the
 last place (ULP) of the correctly rounded f32 result, computed from a float64
 reference, on fresh random inputs spread over every exponent, and check the
-IEEE special values exactly. Measured maxima: exp 1 ULP below x = 80 and 5.2
-next to the overflow threshold, log 0.8, tanh 4.5.
+IEEE special values exactly. Measured maxima over 2 million points per
+range: exp 1.0 ULP on [-87, 80], 5.3 on [80, 88.72] (next to the overflow
+threshold), 1.8 on [-103.9, -87] (computed as exp(x / 2)^2); log 0.8; tanh
+4.7. The bounds leave room for the points a random sample has not met.
 """
 import numpy as np
 import pytest
@@ -48,7 +50,7 @@ def check_ulps(out, x, reference, bound, what):
 CASES = {
     "exp": (np.exp, [("uniform", -87.0, 80.0), ("uniform", 80.0, 88.72),
                      # Results below 2^-126 are subnormal.
-                     ("uniform", -103.9, -87.0)], {0: 2, 1: 8, 2: 2}),
+                     ("uniform", -103.9, -87.0)], {0: 2, 1: 8, 2: 3}),
     "log": (np.log, [("log10", -45.0, 38.5),  # subnormal to the largest
                      ("uniform", 0.5, 2.0)], {0: 2, 1: 2}),
     "tanh": (np.tanh, [("uniform", -10.0, 10.0), ("log10", -40.0, 1.3),

@@ -76,7 +76,7 @@ std::string TensorSpec::str() const {
 struct Executable::Impl {
   CompileOptions options;
   std::vector<TensorSpec> inputs, outputs;
-  int64_t numKernels = 0;
+  /// For each kernel (fusion group), the names of the jeet ops it fuses.
   std::vector<std::vector<std::string>> kernelOps;
   int64_t peakIntermediateBytes = 0;
   llvm::StringMap<std::string> stageIR;
@@ -101,7 +101,9 @@ const std::vector<TensorSpec> &Executable::outputs() const {
   return impl->outputs;
 }
 const CompileOptions &Executable::options() const { return impl->options; }
-int64_t Executable::numKernels() const { return impl->numKernels; }
+int64_t Executable::numKernels() const {
+  return static_cast<int64_t>(impl->kernelOps.size());
+}
 const std::vector<std::vector<std::string>> &Executable::kernelOps() const {
   return impl->kernelOps;
 }
@@ -276,6 +278,20 @@ static void registerHostSymbols(ExecutionEngine &engine) {
   });
 }
 
+/// For each fusion group of `module` (each becomes one kernel), the names of
+/// the jeet ops it fuses, constants aside.
+static std::vector<std::vector<std::string>> kernelOpsOf(ModuleOp module) {
+  std::vector<std::vector<std::string>> kernels;
+  module.walk([&](FusionOp fusion) {
+    std::vector<std::string> names;
+    for (Operation &op : fusion.getBody().front().without_terminator())
+      if (!isa<ConstantOp>(op))
+        names.push_back(op.getName().getStringRef().str());
+    kernels.push_back(std::move(names));
+  });
+  return kernels;
+}
+
 /// Compiles the parsed graph `module` for the GPU with jeet-gpu-pipeline:
 /// one kernel per fusion group (PTX, loaded by the runtime's driver JIT on
 /// the first execution), host code JIT-compiled for this CPU. The
@@ -299,14 +315,7 @@ static llvm::Expected<std::shared_ptr<Executable>> compileForGpu(
         buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
       })))
     return fail("graph passes failed");
-  module.walk([&](FusionOp fusion) {
-    std::vector<std::string> names;
-    for (Operation &op : fusion.getBody().front().without_terminator())
-      if (!isa<ConstantOp>(op))
-        names.push_back(op.getName().getStringRef().str());
-    impl->kernelOps.push_back(std::move(names));
-  });
-  impl->numKernels = impl->kernelOps.size();
+  impl->kernelOps = kernelOpsOf(module);
 
   if (failed(runStage("kernels", [&](OpPassManager &pm) {
         buildJeetGpuKernelPipeline(pm, gpuOptions);
@@ -407,14 +416,7 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
         buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
       })))
     return fail("graph passes failed");
-  module->walk([&](FusionOp fusion) {
-    std::vector<std::string> names;
-    for (Operation &op : fusion.getBody().front().without_terminator())
-      if (!isa<ConstantOp>(op))
-        names.push_back(op.getName().getStringRef().str());
-    impl->kernelOps.push_back(std::move(names));
-  });
-  impl->numKernels = impl->kernelOps.size();
+  impl->kernelOps = kernelOpsOf(*module);
 
   if (failed(runStage("linalg", [&](OpPassManager &pm) {
         buildJeetLowerToLinalgPipeline(pm);

@@ -19,6 +19,7 @@ $(BUILD_DIR)/build.ninja:
 	  -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
 	  -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
 	  $$(command -v ld.lld >/dev/null && echo -DLLVM_USE_LINKER=lld) \
+	  $$(command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache) \
 	  -DPython_EXECUTABLE=$$(command -v $(PYTHON))
 
 build: setup $(BUILD_DIR)/build.ninja

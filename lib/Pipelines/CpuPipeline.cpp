@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Conversion/Passes.h"
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
+#include "jeet/Codegen/CPU/Passes.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
 #include "jeet/Pipelines/Pipelines.h"
 

@@ -14,7 +14,7 @@
 
 #include "jeet/Pipelines/GpuPipeline.h"
 
-#include "jeet/Conversion/GpuPasses.h"
+#include "jeet/Codegen/GPU/Passes.h"
 #include "jeet/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"

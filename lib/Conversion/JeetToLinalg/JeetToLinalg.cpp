@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "jeet/Conversion/JeetToLinalg.h"
+#include "jeet/Conversion/JeetToLinalg/JeetToLinalg.h"
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 

@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "jeet/Conversion/GpuPasses.h"
-#include "jeet/Conversion/JeetToLinalg.h"
+#include "jeet/Codegen/GPU/Passes.h"
+#include "jeet/Conversion/JeetToLinalg/JeetToLinalg.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -41,7 +41,7 @@ namespace jeet {
 #define GEN_PASS_DEF_JEETGPUFORMKERNELSPASS
 #define GEN_PASS_DEF_JEETGPUMAPKERNELSPASS
 #define GEN_PASS_DEF_JEETGPUMERGEMODULESPASS
-#include "jeet/Conversion/GpuPasses.h.inc"
+#include "jeet/Codegen/GPU/Passes.h.inc"
 } // namespace jeet
 
 using namespace mlir;

@@ -1,32 +1,30 @@
-//===- GpuPasses.h - Jeet's GPU kernel passes -------------------*- C++ -*-===//
+//===- Passes.h - CPU code generation passes --------------------*- C++ -*-===//
 //
 // Part of the Jeet project.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JEET_CONVERSION_GPUPASSES_H
-#define JEET_CONVERSION_GPUPASSES_H
+#ifndef JEET_CODEGEN_CPU_PASSES_H
+#define JEET_CODEGEN_CPU_PASSES_H
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace jeet {
 
 #define GEN_PASS_DECL
-#include "jeet/Conversion/GpuPasses.h.inc"
+#include "jeet/Codegen/CPU/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
-#include "jeet/Conversion/GpuPasses.h.inc"
+#include "jeet/Codegen/CPU/Passes.h.inc"
 
 } // namespace jeet
 
-#endif // JEET_CONVERSION_GPUPASSES_H
+#endif // JEET_CODEGEN_CPU_PASSES_H

@@ -1,11 +1,11 @@
-//===- GpuPasses.td - Jeet's GPU kernel passes -------------*- tablegen -*-===//
+//===- Passes.td - GPU code generation passes --------------*- tablegen -*-===//
 //
 // Part of the Jeet project.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JEET_CONVERSION_GPUPASSES_TD
-#define JEET_CONVERSION_GPUPASSES_TD
+#ifndef JEET_CODEGEN_GPU_PASSES_TD
+#define JEET_CODEGEN_GPU_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
@@ -132,4 +132,4 @@ def JeetGpuMergeModulesPass : Pass<"jeet-gpu-merge-modules", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
-#endif // JEET_CONVERSION_GPUPASSES_TD
+#endif // JEET_CODEGEN_GPU_PASSES_TD

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
+#include "jeet/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -21,7 +21,7 @@
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUVECTORIZEELEMENTWISEPASS
 #define GEN_PASS_DEF_JEETCPUVECTORIZEREDUCTIONSPASS
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+#include "jeet/Codegen/CPU/Passes.h.inc"
 } // namespace jeet
 
 using namespace mlir;

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JEET_CONVERSION_JEETTOLINALG_H
-#define JEET_CONVERSION_JEETTOLINALG_H
+#ifndef JEET_CONVERSION_JEETTOLINALG_JEETTOLINALG_H
+#define JEET_CONVERSION_JEETTOLINALG_JEETTOLINALG_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -63,4 +63,4 @@ mlir::LogicalResult lowerJeetToLinalg(mlir::Operation *root,
 
 } // namespace jeet
 
-#endif // JEET_CONVERSION_JEETTOLINALG_H
+#endif // JEET_CONVERSION_JEETTOLINALG_JEETTOLINALG_H

@@ -4,14 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
+#include "jeet/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUSEQUENTIALIZENESTEDPARALLELPASS
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+#include "jeet/Codegen/CPU/Passes.h.inc"
 } // namespace jeet
 
 using namespace mlir;

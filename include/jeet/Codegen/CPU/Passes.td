@@ -1,4 +1,4 @@
-//===- CpuPasses.td - CPU code generation passes -----------*- tablegen -*-===//
+//===- Passes.td - CPU code generation passes --------------*- tablegen -*-===//
 //
 // Part of the Jeet project.
 //
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_TD
-#define JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_TD
+#ifndef JEET_CODEGEN_CPU_PASSES_TD
+#define JEET_CODEGEN_CPU_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
@@ -361,4 +361,4 @@ def JeetCpuSequentializeNestedParallelPass
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
-#endif // JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_TD
+#endif // JEET_CODEGEN_CPU_PASSES_TD

@@ -1,30 +1,32 @@
-//===- CpuPasses.h - CPU code generation passes -----------------*- C++ -*-===//
+//===- Passes.h - GPU code generation passes --------------------*- C++ -*-===//
 //
 // Part of the Jeet project.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_H
-#define JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_H
+#ifndef JEET_CODEGEN_GPU_PASSES_H
+#define JEET_CODEGEN_GPU_PASSES_H
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace jeet {
 
 #define GEN_PASS_DECL
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+#include "jeet/Codegen/GPU/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+#include "jeet/Codegen/GPU/Passes.h.inc"
 
 } // namespace jeet
 
-#endif // JEET_DIALECT_JEET_TRANSFORMS_CPUPASSES_H
+#endif // JEET_CODEGEN_GPU_PASSES_H

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
+#include "jeet/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -22,7 +22,7 @@
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUAPPROXIMATEMATHPASS
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+#include "jeet/Codegen/CPU/Passes.h.inc"
 } // namespace jeet
 
 using namespace mlir;

@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
+#include "jeet/Codegen/CPU/Passes.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUFENCENONTEMPORALSTORESPASS
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+#include "jeet/Codegen/CPU/Passes.h.inc"
 } // namespace jeet
 
 using namespace mlir;

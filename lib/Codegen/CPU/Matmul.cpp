@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h"
+#include "jeet/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -29,7 +29,7 @@
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUMATMULPASS
-#include "jeet/Dialect/Jeet/Transforms/CpuPasses.h.inc"
+#include "jeet/Codegen/CPU/Passes.h.inc"
 } // namespace jeet
 
 using namespace mlir;

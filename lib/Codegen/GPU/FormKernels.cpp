@@ -96,9 +96,11 @@ static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
 static LogicalResult wrapInOneTile(RewriterBase &rewriter,
                                    const llvm::SetVector<Operation *> &group,
                                    linalg::LinalgOp root, int64_t kernelId) {
+  // A forall of one iteration with one shared output per result would lift
+  // this limit (a group of rank-0 ops with several results).
   if (root->getNumResults() != 1)
     return root->emitOpError("cannot be mapped to one GPU kernel: ")
-           << root->getNumResults() << " results";
+           << root->getNumResults() << " results and no parallel dimension";
   // The group's ops that `root` depends on, in program order.
   llvm::SetVector<Operation *> slice;
   SmallVector<Operation *> worklist = {root};
@@ -236,6 +238,9 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   FailureOr<scf::SCFTileAndFuseResult> tiled =
       scf::tileConsumerAndFuseProducersUsingSCF(
           rewriter, cast<TilingInterface>(root.getOperation()), options);
+  // No input is known to reach this error: the linalg ops of a lowered group
+  // have static shapes and tile along any parallel dimension. It stays for
+  // an op that a future lowering might produce and that does not tile.
   if (failed(tiled))
     return root->emitOpError("cannot be tiled into one GPU kernel");
   for (LoopLikeOpInterface loop : tiled->loops)

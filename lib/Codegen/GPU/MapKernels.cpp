@@ -312,7 +312,7 @@ struct JeetGpuMapKernelsPass
     func::FuncOp func = getOperation();
     if (blockSize < 1 || blockSize > kMaxBlockSize) {
       func.emitError("jeet-gpu-map-kernels: block-size must be between 1 and ")
-          << kMaxBlockSize << ", got " << blockSize;
+          << kMaxBlockSize << ", got " << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     if (func.isExternal())

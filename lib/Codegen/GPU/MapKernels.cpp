@@ -5,13 +5,15 @@
 //===----------------------------------------------------------------------===//
 //
 // The pass `jeet-gpu-map-kernels` (on buffers, after bufferization) turns
-// each kernel that jeet-gpu-form-kernels formed (the foralls of one
-// kKernelAttr) into one `gpu.launch`: a block per iteration of the forall,
-// and the linalg ops of the tile lowered by the strategies of this folder,
-// chosen here per op:
+// each kernel that jeet-gpu-form-kernels formed (the foralls that share one
+// kKernelAttr value) into one `gpu.launch`: a block per iteration of the
+// forall, and the linalg ops of the tile lowered by the strategies of this
+// folder, chosen here per op:
 //
-//   a matmul with its fill (and epilogue)  TiledMatmul.cpp (kMatmulThreads)
-//   a row reduction                        WarpReduction.cpp (whole warps)
+//   a matmul with its fill (and epilogue)  TiledMatmul.cpp (blocks of
+//                                          kMatmulThreads threads)
+//   a row reduction                        WarpReduction.cpp (blocks of
+//                                          whole warps)
 //   any other linalg op                    ThreadLoops.cpp (+ VectorAccess.cpp)
 //   buffers allocated in the tile          WorkgroupMemory.cpp
 //
@@ -39,6 +41,9 @@ namespace jeet {
 using namespace mlir;
 using namespace jeet;
 using namespace jeet::gpu_codegen;
+
+static_assert(JeetGpuMapKernelsPassOptions().blockSize == kDefaultBlockSize,
+              "the block size that jeet-gpu-form-kernels sizes tiles for");
 
 //===----------------------------------------------------------------------===//
 // Kernels

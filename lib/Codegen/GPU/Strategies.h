@@ -67,7 +67,7 @@ inline constexpr int64_t kReductionOutputsPerTile = kDefaultBlockSize;
 /// thread of the block, so that each thread makes one vectorised access per
 /// buffer.
 inline constexpr int64_t kElementwiseTileElements =
-    kDefaultBlockSize * kVectorBytes / 4;
+    kDefaultBlockSize * (kVectorBytes / int64_t(sizeof(float)));
 static_assert(kRowsPerTile == 8 && kReductionOutputsPerTile == 256 &&
                   kElementwiseTileElements == 1024,
               "the tile sizes that the pass descriptions document");

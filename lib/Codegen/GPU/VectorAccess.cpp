@@ -206,6 +206,8 @@ std::optional<int64_t> getVectorWidth(linalg::LinalgOp op,
     Type elementType = type.getElementType();
     if (!elementType.isIntOrFloat())
       return std::nullopt;
+    // Halves and words, which one access moves as four 32-bit words
+    // (`.v4.f32`, `.v4.b32`); all vectors of the op have the same width.
     int64_t width = elementType.getIntOrFloatBitWidth();
     if ((width != 16 && width != 32) || (bitWidth && width != bitWidth))
       return std::nullopt;

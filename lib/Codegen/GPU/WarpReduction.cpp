@@ -90,6 +90,7 @@ Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
   Operation *combiner = getCombiner(op);
   if (!combiner)
     return nullptr;
+  // One `shfl.sync` moves one 32-bit register: values of i32 or f32.
   Type type = combiner->getResult(0).getType();
   if (!type.isInteger(32) && !type.isF32())
     return nullptr;

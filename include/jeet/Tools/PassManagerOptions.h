@@ -18,7 +18,8 @@ namespace jeet {
 /// Registers MLIR's pass-manager and timing command-line options
 /// (--mlir-print-ir-after-all, --mlir-print-ir-before=<pass>,
 /// --mlir-pass-statistics, --mlir-timing, ...) and lists them in --help
-/// under `category`. Every pipeline the compiler then runs applies them
+/// under `category`, with every pass registered so that the options can
+/// name them. Every pipeline the compiler then runs applies them
 /// (jeet/Pipelines/PipelineRunner.h).
 void registerPassManagerOptions(llvm::cl::OptionCategory &category);
 

@@ -249,6 +249,9 @@ createTargetMachine(llvm::StringRef cpu) {
   return std::move(*machine);
 }
 
+/// How long the C compiler may take to link an artifact.
+static constexpr unsigned kLinkTimeoutSeconds = 120;
+
 /// Links `object` into the shared object `output` with the C compiler; with
 /// `openmp`, against libomp, whose folder is recorded as the RUNPATH.
 static llvm::Error linkSharedObject(llvm::StringRef linker,
@@ -310,7 +313,7 @@ static llvm::Error linkSharedObject(llvm::StringRef linker,
   std::string error;
   bool executionFailed = false;
   int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects,
-                                     /*SecondsToWait=*/120, /*MemoryLimit=*/0,
+                                     kLinkTimeoutSeconds, /*MemoryLimit=*/0,
                                      &error, &executionFailed);
   if (rc != 0 || executionFailed) {
     std::string message =

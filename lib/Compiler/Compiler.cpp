@@ -182,8 +182,11 @@ llvm::Error Executable::run(llvm::ArrayRef<const void *> inputs,
 // Compiler
 //===----------------------------------------------------------------------===//
 
+/// The most compiled graphs the cache keeps (least recently used go first).
+static constexpr size_t kCacheCapacity = 256;
+
 struct Compiler::Impl {
-  Impl() : cache(/*capacity=*/256) {
+  Impl() : cache(kCacheCapacity) {
     DialectRegistry registry;
     registerAllJeetDialects(registry);
     context.appendDialectRegistry(registry);

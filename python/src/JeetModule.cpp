@@ -115,8 +115,9 @@ jeet::runtime::Device &lookupDevice(const std::string &name) {
   if (name == "cpu" || name == "host")
     return jeet::runtime::getHostDevice();
   int ordinal = 0;
-  if (name.rfind("cuda:", 0) == 0)
-    ordinal = std::atoi(name.c_str() + 5);
+  llvm::StringRef rest = name;
+  if (rest.consume_front("cuda:"))
+    ordinal = std::atoi(rest.str().c_str());
   else if (name != "gpu" && name != "cuda")
     raise(errors().base, "unknown device '" + name +
                              "' (expected 'cpu', 'gpu', 'cuda:N' or 'auto')");

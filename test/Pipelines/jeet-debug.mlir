@@ -22,9 +22,9 @@
 // OFF: 2xf32=[9 21]
 // OFF-NOT: jeet:
 
-// The stages of the GPU pipeline, compiled where there is no GPU: by
-// jeet-compile (ahead of time, then LLVM code generation and linking) and by
-// jeet-translate.
+// The stages of the GPU pipeline (which compiles on a machine without one),
+// from jeet-compile (ahead of time, then LLVM code generation and linking)
+// and from jeet-translate.
 // RUN: env JEET_DEBUG=1 jeet-compile %s --device=gpu -o %t.so 2>&1 | FileCheck %s --check-prefix=GPU
 // RUN: env JEET_DEBUG=1 jeet-translate --jeet-to-ptx %s -o %t.ptx 2>&1 | FileCheck %s --check-prefix=PTX
 

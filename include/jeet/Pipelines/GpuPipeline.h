@@ -24,13 +24,16 @@
 
 namespace jeet {
 
+/// The chip jeet-gpu-pipeline compiles for unless told otherwise.
+inline constexpr llvm::StringLiteral kDefaultGpuChip = "sm_90";
+
 /// Options of `jeet-gpu-pipeline`.
 struct GpuPipelineOptions
     : public mlir::PassPipelineOptions<GpuPipelineOptions> {
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("The GPU to compile for: sm_80, sm_86, sm_89 or sm_90"),
-      llvm::cl::init("sm_90")};
+      llvm::cl::init(kDefaultGpuChip.str())};
   Option<std::string> features{
       *this, "features",
       llvm::cl::desc("PTX ISA of the emitted code (+ptx78 or later for "

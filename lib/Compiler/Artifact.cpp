@@ -328,21 +328,6 @@ static llvm::Error linkSharedObject(llvm::StringRef linker,
   return llvm::Error::success();
 }
 
-/// Erases every function but `entry` and what it calls: other graphs of
-/// the file are neither compiled nor counted.
-static void keepOnlyEntry(ModuleOp module, func::FuncOp entry) {
-  bool erased = true;
-  while (erased) {
-    erased = false;
-    for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (other != entry &&
-          SymbolTable::symbolKnownUseEmpty(other, module.getOperation())) {
-        other.erase();
-        erased = true;
-      }
-  }
-}
-
 /// The PTX ISA version in a features string ("+ptx80" -> 80), or 0.
 static unsigned ptxVersionOf(llvm::StringRef features) {
   size_t at = features.find("+ptx");
@@ -494,7 +479,8 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
                                compile.entry, info.inputs, info.outputs, error);
   if (!module)
     return fail(error);
-  keepOnlyEntry(*module, module->lookupSymbol<func::FuncOp>(compile.entry));
+  jeet::detail::keepOnlyEntry(
+      *module, module->lookupSymbol<func::FuncOp>(compile.entry));
 
   std::string gpuFields;
   llvm::Expected<StagedPipeline> pipeline =

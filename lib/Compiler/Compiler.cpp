@@ -394,6 +394,8 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
       impl->inputs, impl->outputs, error);
   if (!module)
     return fail(error);
+  jeet::detail::keepOnlyEntry(
+      *module, module->lookupSymbol<func::FuncOp>(options.entry));
 
   llvm::Expected<StagedPipeline> pipeline = getPipeline(options);
   if (!pipeline)

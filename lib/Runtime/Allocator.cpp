@@ -305,21 +305,6 @@ void CachingAllocator::streamSynchronized(void *stream) {
   }
 }
 
-void CachingAllocator::allStreamsSynchronized() {
-  std::vector<void *> streams;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (Block *head : segments_)
-      for (Block *block = head; block; block = block->next)
-        if (!block->allocated && block->stream &&
-            std::find(streams.begin(), streams.end(), block->stream) ==
-                streams.end())
-          streams.push_back(block->stream);
-  }
-  for (void *stream : streams)
-    streamSynchronized(stream);
-}
-
 void CachingAllocator::releaseFreeSegmentsLocked() {
   std::vector<Block *> kept;
   for (Block *head : segments_) {
@@ -360,13 +345,6 @@ AllocatorStats CachingAllocator::stats() const {
 
 void CachingAllocator::resetPeak() {
   std::lock_guard<std::mutex> lock(mutex_);
-  stats_.peak_allocated_bytes = stats_.allocated_bytes;
-}
-
-void CachingAllocator::resetCounters() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  stats_.num_allocs = stats_.num_frees = stats_.cache_hits = 0;
-  stats_.device_mallocs = stats_.device_frees = 0;
   stats_.peak_allocated_bytes = stats_.allocated_bytes;
 }
 

@@ -95,17 +95,12 @@ public:
   /// The work queued on `stream` so far has finished: its free cached blocks
   /// become reusable on every stream.
   void streamSynchronized(void *stream);
-  /// Same for every stream.
-  void allStreamsSynchronized();
 
   /// Returns every segment with no block in use to the backend.
   void emptyCache();
 
   AllocatorStats stats() const;
   void resetPeak();
-  /// Resets the counters (num_allocs, num_frees, cache_hits, device_mallocs,
-  /// device_frees) and the peak.
-  void resetCounters();
 
   /// Makes the backend fail when reserved_bytes would exceed `bytes`
   /// (0: no limit). For out-of-memory tests and for capping a device.

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <dlfcn.h>
 #include <fstream>
 #include <iterator>
@@ -84,15 +85,29 @@ bool ok(const Status &status) {
   return false;
 }
 
-double seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
+/// Wall-clock and CPU time (all threads of the process) since construction.
+struct Timer {
+  Timer() : wall(std::chrono::steady_clock::now()), cpu(cpuSeconds()) {}
+  static double cpuSeconds() {
+    timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
+  }
+  double wallSeconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         wall)
+        .count();
+  }
+  double cpuSecondsSince() const { return cpuSeconds() - cpu; }
+  std::chrono::steady_clock::time_point wall;
+  double cpu;
+};
 
 struct Row {
   std::string name;
   std::string checks;
   double seconds;
+  double cpuSeconds;
   double budget;
   JeetEmulatorStats stats;
   std::string verdict;
@@ -201,12 +216,12 @@ private:
     void *params[] = {&A, &B, &c, &m, &cols, &k};
     unsigned tiles = static_cast<unsigned>((n + 63) / 64);
     JeetEmulatorStats before = stats();
-    auto start = std::chrono::steady_clock::now();
+    Timer timer;
     if (!ok(device_.launch(*matmul_, {tiles, tiles, 1}, {256, 1, 1}, 0,
                            device_.stream(), params)) ||
         !ok(device_.synchronizeStream(device_.stream())))
       return false;
-    double elapsed = seconds(start);
+    double elapsed = timer.wallSeconds(), cpu = timer.cpuSecondsSince();
     std::vector<float> result(n * n);
     if (!ok(device_.copyDeviceToHost(result.data(), c,
                                      result.size() * sizeof(float))))
@@ -227,7 +242,7 @@ private:
     char verdict[64];
     std::snprintf(verdict, sizeof(verdict), "%s (rel. err %.1e)",
                   worst < 1e-5 ? "ok" : "WRONG", worst);
-    rows.push_back({"matmul " + std::to_string(n) + "^3", checks, elapsed,
+    rows.push_back({"matmul " + std::to_string(n) + "^3", checks, elapsed, cpu,
                     kMatmulBudgetSeconds, delta(before, stats()), verdict});
     for (void *ptr : {A, B, c})
       (void)device_.allocator().free(ptr);
@@ -270,7 +285,7 @@ private:
     std::string size = "2^" + std::to_string(options_.log2Elements);
     for (bool fused : {false, true}) {
       JeetEmulatorStats before = stats();
-      auto start = std::chrono::steady_clock::now();
+      Timer timer;
       void *result = t;
       if (fused) {
         void *params[] = {&X, &Y, &t, &count};
@@ -293,7 +308,7 @@ private:
       }
       if (!ok(device_.synchronizeStream(device_.stream())))
         return false;
-      double elapsed = seconds(start);
+      double elapsed = timer.wallSeconds(), cpu = timer.cpuSecondsSince();
       std::vector<float> values(n);
       if (!ok(device_.copyDeviceToHost(values.data(), result,
                                        n * sizeof(float))))
@@ -303,7 +318,7 @@ private:
         wrong += values[i] != expected[i];
       rows.push_back(
           {std::string(fused ? "chain fused " : "chain 10 launches ") + size,
-           checks, elapsed, kChainBudgetSeconds, delta(before, stats()),
+           checks, elapsed, cpu, kChainBudgetSeconds, delta(before, stats()),
            wrong ? std::to_string(wrong) + " WRONG" : "ok"});
       if (wrong)
         return false;
@@ -322,21 +337,22 @@ private:
 };
 
 void printTable(const std::vector<Row> &rows) {
-  std::printf("%-26s %-6s %9s %7s %8s %10s %9s %13s %8s  %s\n", "case",
-              "checks", "seconds", "budget", "blocks", "threads", "barriers",
-              "checked", "ns/chk", "result");
+  std::printf("%-24s %-6s %8s %8s %7s %7s %9s %8s %11s %7s  %s\n", "case",
+              "checks", "wall s", "cpu s", "budget", "blocks", "threads",
+              "barriers", "checked", "ns/chk", "result");
   for (const Row &row : rows) {
     uint64_t checked = row.stats.globalChecks + row.stats.sharedChecks;
     char budget[16];
     std::snprintf(budget, sizeof(budget), "%.0f s", row.budget);
-    std::printf("%-26s %-6s %9.3f %7s %8llu %10llu %9llu %13llu %8.1f  %s\n",
+    std::printf("%-24s %-6s %8.3f %8.3f %7s %7llu %9llu %8llu %11llu %7.1f  "
+                "%s\n",
                 row.name.c_str(), row.checks.c_str(), row.seconds,
-                row.checks == "all" ? budget : "-",
+                row.cpuSeconds, row.checks == "all" ? budget : "-",
                 static_cast<unsigned long long>(row.stats.blocks),
                 static_cast<unsigned long long>(row.stats.threads),
                 static_cast<unsigned long long>(row.stats.barriers),
                 static_cast<unsigned long long>(checked),
-                checked ? row.seconds * 1e9 / checked : 0.0,
+                checked ? row.cpuSeconds * 1e9 / checked : 0.0,
                 row.verdict.c_str());
   }
 }

@@ -17,6 +17,8 @@
 
 #include "jeet/Emulator/Emulator.h"
 
+#include <algorithm>
+
 using namespace jeet::emulator;
 
 //===----------------------------------------------------------------------===//
@@ -77,67 +79,51 @@ void Runner::checkGlobalSlow(uintptr_t address, uint64_t bytes, int32_t flags,
   raise(fault);
 }
 
-void Runner::checkShared(uintptr_t address, uint64_t bytes, int32_t flags,
-                         const char *site) {
-  const uint64_t limit = job_->sharedBytes;
-  const uint64_t offset = address - reinterpret_cast<uintptr_t>(shared_);
-  if (offset > limit || bytes > limit - offset) {
-    if (!(checks & JEET_EMULATOR_CHECK_MEMORY))
-      return; // no shadow to look at outside shared memory
-    Fault fault;
-    fault.kind = FaultKind::SharedOutOfBounds;
-    fault.thread = current_->linear;
-    fault.address = address;
-    fault.bytes = static_cast<int64_t>(bytes);
-    fault.flags = flags;
-    fault.site = site;
-    raise(fault);
-  }
-  if (!(checks & JEET_EMULATOR_CHECK_RACES))
-    return;
-  const uint64_t thread = current_->linear;
-  const uint64_t epoch = epoch_;
-  const uint64_t mine = (epoch << kShadowEpochShift) |
-                        (uint64_t(siteIndex(site)) << kShadowSiteShift) |
-                        thread;
-  uint64_t *writes = shadowWrite_ + offset;
-  uint64_t *reads = shadowRead_ + offset;
-  for (uint64_t i = 0; i < bytes; ++i) {
-    uint64_t written = writes[i];
-    if ((written >> kShadowEpochShift) == epoch &&
-        (written & kShadowThreadMask) != thread)
-      raiseRace(site, static_cast<uint32_t>(thread), flags, address + i, bytes,
-                written, /*otherWrite=*/true);
-    uint64_t read = reads[i];
-    bool readNow = (read >> kShadowEpochShift) == epoch;
-    if (flags & JEET_EMU_ACCESS_WRITE) {
-      if (readNow &&
-          ((read & kShadowThreadMask) != thread || (read & kShadowSeveral)))
-        raiseRace(site, static_cast<uint32_t>(thread), flags, address + i,
-                  bytes, read, /*otherWrite=*/false);
-      writes[i] = mine;
-    } else if (!readNow) {
-      reads[i] = mine;
-    } else if ((read & kShadowThreadMask) != thread) {
-      reads[i] = read | kShadowSeveral;
-    }
-  }
-}
-
-void Runner::raiseRace(const char *site, uint32_t thread, int32_t flags,
-                       uintptr_t address, uint64_t bytes, uint64_t other,
-                       bool otherWrite) {
+void Runner::raiseSharedOutOfBounds(uintptr_t address, uint64_t bytes,
+                                    int32_t flags, const char *site) {
   Fault fault;
-  fault.kind = FaultKind::SharedRace;
-  fault.thread = thread;
+  fault.kind = FaultKind::SharedOutOfBounds;
+  fault.thread = current_->linear;
   fault.address = address;
   fault.bytes = static_cast<int64_t>(bytes);
   fault.flags = flags;
   fault.site = site;
-  fault.other = static_cast<uint32_t>(other & kShadowThreadMask);
-  fault.otherKnown = fault.other != thread;
-  fault.otherWrite = otherWrite;
-  uint64_t index = (other >> kShadowSiteShift) & 0xffff;
+  raise(fault);
+}
+
+inline void Runner::checkShared(uintptr_t address, uint64_t bytes,
+                                int32_t flags, const char *site) {
+  const uint64_t limit = sharedBytes_;
+  const uint64_t offset = address - reinterpret_cast<uintptr_t>(shared_);
+  if (offset > limit || bytes > limit - offset) {
+    if (!(checks & JEET_EMULATOR_CHECK_MEMORY))
+      return; // no shadow to look at outside shared memory
+    raiseSharedOutOfBounds(address, bytes, flags, site);
+  }
+  if (!(checks & JEET_EMULATOR_CHECK_RACES))
+    return;
+  Conflict conflict;
+  if (!shadow_.access(offset, bytes, flags & JEET_EMU_ACCESS_WRITE,
+                      current_->linear, siteIndex(site), &conflict))
+    raiseRace(site, flags, address, bytes, conflict);
+}
+
+void Runner::raiseRace(const char *site, int32_t flags, uintptr_t address,
+                       uint64_t bytes, const Conflict &conflict) {
+  Fault fault;
+  fault.kind = FaultKind::SharedRace;
+  fault.thread = current_->linear;
+  fault.address = std::max<uintptr_t>(
+      address, reinterpret_cast<uintptr_t>(shared_) + conflict.offset);
+  fault.bytes = static_cast<int64_t>(bytes);
+  fault.flags = flags;
+  fault.site = site;
+  fault.other = stampThread(conflict.other);
+  // A "several readers" stamp keeps the first reader, which may be this
+  // very thread: then the other one is not known.
+  fault.otherKnown = fault.other != fault.thread;
+  fault.otherWrite = conflict.otherWrite;
+  uint32_t index = stampSite(conflict.other);
   fault.otherSite = index < sites_.size() ? sites_[index] : nullptr;
   raise(fault);
 }

@@ -33,17 +33,10 @@ Runner &Runner::forThisThread() {
 Runner::Runner() : threads_(kMaxThreadsPerBlock) {
   shared_ = static_cast<char *>(
       std::aligned_alloc(kSharedAlignment, kMaxSharedPerBlock));
-  // calloc: pages are only touched where kernels use shared memory.
-  shadowWrite_ = static_cast<uint64_t *>(
-      std::calloc(kMaxSharedPerBlock, sizeof(uint64_t)));
-  shadowRead_ = static_cast<uint64_t *>(
-      std::calloc(kMaxSharedPerBlock, sizeof(uint64_t)));
 }
 
 Runner::~Runner() {
   std::free(shared_);
-  std::free(shadowWrite_);
-  std::free(shadowRead_);
 }
 
 //===----------------------------------------------------------------------===//
@@ -51,7 +44,7 @@ Runner::~Runner() {
 //===----------------------------------------------------------------------===//
 
 bool Runner::prepare(LaunchJob &job) {
-  if (!shared_ || !shadowWrite_ || !shadowRead_ ||
+  if (!shared_ || !shadow_.allocate(kMaxSharedPerBlock) ||
       !stacks_.reserve(job.threadsPerBlock, config().stackBytes)) {
     job.reportFault(kOutOfMemory,
                     "Jeet GPU emulator: no host memory for the stacks and "
@@ -63,6 +56,7 @@ bool Runner::prepare(LaunchJob &job) {
   job_ = &job;
   checks = job.checks;
   threadCount_ = job.threadsPerBlock;
+  sharedBytes_ = job.sharedBytes;
   sites_.clear();
   std::fill(std::begin(siteCache_), std::end(siteCache_), SiteSlot());
   // The allocation table may have changed since the last launch.
@@ -121,7 +115,7 @@ Runner::BlockResult Runner::runBlock(LaunchJob &job, uint64_t index) {
     thread.context = fiberCreate(stacks_.top(i), stacks_.usableBytes(),
                                  &Runner::threadMain, &thread);
   }
-  advanceEpoch();
+  shadow_.advance(job.sharedBytes);
   faulted_ = false;
   ++stats.blocks;
   stats.threads += threadCount_;
@@ -252,18 +246,9 @@ bool Runner::openBarrier(unsigned count) {
   }
   for (unsigned i = 0; i < count; ++i)
     threads_[i].status = ThreadStatus::Ready;
-  advanceEpoch();
+  shadow_.advance(sharedBytes_);
   ++stats.barriers;
   return true;
-}
-
-void Runner::advanceEpoch() {
-  if (epoch_ == UINT32_MAX) {
-    std::memset(shadowWrite_, 0, kMaxSharedPerBlock * sizeof(uint64_t));
-    std::memset(shadowRead_, 0, kMaxSharedPerBlock * sizeof(uint64_t));
-    epoch_ = 0;
-  }
-  ++epoch_;
 }
 
 //===----------------------------------------------------------------------===//
@@ -295,13 +280,11 @@ void Runner::threadMain(void *argument) {
   std::abort();
 }
 
-uint16_t Runner::siteIndex(const char *site) {
+uint32_t Runner::internSite(const char *site) {
   if (!site)
     return kUnknownSite;
   uintptr_t key = reinterpret_cast<uintptr_t>(site);
   SiteSlot &slot = siteCache_[((key >> 4) ^ (key >> 12)) & (kSiteSlots - 1)];
-  if (slot.site == site)
-    return slot.index;
   auto it = std::find(sites_.begin(), sites_.end(), site);
   size_t index = it - sites_.begin();
   if (it == sites_.end()) {
@@ -310,7 +293,7 @@ uint16_t Runner::siteIndex(const char *site) {
     sites_.push_back(site);
   }
   slot.site = site;
-  slot.index = static_cast<uint16_t>(index);
+  slot.index = static_cast<uint32_t>(index);
   return slot.index;
 }
 

@@ -28,6 +28,7 @@
 #include "Fiber.h"
 #include "Launch.h"
 #include "Memory.h"
+#include "Shadow.h"
 
 #include "jeet/Emulator/KernelABI.h"
 
@@ -86,15 +87,6 @@ struct Fault {
   ThreadStatus otherStatus = ThreadStatus::Ready;
 };
 
-/// Bits of a shadow word (one per byte of shared memory and kind of access):
-/// the epoch (barrier interval) in the high half, then the access site's
-/// index, then the thread, with a flag for "read by several threads".
-constexpr uint64_t kShadowThreadMask = 0x7fff;
-constexpr uint64_t kShadowSeveral = 0x8000;
-constexpr unsigned kShadowSiteShift = 16;
-constexpr unsigned kShadowEpochShift = 32;
-constexpr uint16_t kUnknownSite = 0xffff;
-
 class Runner {
 public:
   Runner();
@@ -125,8 +117,8 @@ public:
   }
   void checkGlobalSlow(uintptr_t address, uint64_t bytes, int32_t flags,
                        int64_t alignment, const char *site);
-  void checkShared(uintptr_t address, uint64_t bytes, int32_t flags,
-                   const char *site);
+  inline void checkShared(uintptr_t address, uint64_t bytes, int32_t flags,
+                          const char *site);
 
   int checks = 0;
   JeetEmulatorStats stats{};
@@ -140,11 +132,18 @@ private:
   bool exchange(unsigned first, unsigned last);
   bool openBarrier(unsigned count);
   void resume(EmulatedThread &thread);
-  void advanceEpoch();
-  uint16_t siteIndex(const char *site);
-  void raiseRace(const char *site, uint32_t thread, int32_t flags,
-                 uintptr_t address, uint64_t bytes, uint64_t other,
-                 bool otherWrite);
+  uint32_t siteIndex(const char *site) {
+    uintptr_t key = reinterpret_cast<uintptr_t>(site);
+    const SiteSlot &slot =
+        siteCache_[((key >> 4) ^ (key >> 12)) & (kSiteSlots - 1)];
+    return slot.site == site && site ? slot.index : internSite(site);
+  }
+  uint32_t internSite(const char *site);
+  [[noreturn]] void raiseSharedOutOfBounds(uintptr_t address, uint64_t bytes,
+                                           int32_t flags, const char *site);
+  [[noreturn]] void raiseRace(const char *site, int32_t flags,
+                              uintptr_t address, uint64_t bytes,
+                              const Conflict &conflict);
   std::string describeThread(uint32_t linear) const;
   std::string formatFault(CUresult *code) const;
   static void threadMain(void *argument);
@@ -155,17 +154,17 @@ private:
   EmulatedThread *current_ = nullptr;
   FiberContext scheduler_ = nullptr;
   unsigned threadCount_ = 0;
+  /// The launch's shared bytes per block (static and dynamic).
+  uint64_t sharedBytes_ = 0;
   int64_t blockId_[3] = {0, 0, 0};
 
   // Shared memory, its shadow and the access sites seen in this launch.
   char *shared_ = nullptr;
-  uint64_t *shadowWrite_ = nullptr;
-  uint64_t *shadowRead_ = nullptr;
-  uint32_t epoch_ = 0;
+  SharedShadow shadow_;
   std::vector<const char *> sites_;
   struct SiteSlot {
     const char *site = nullptr;
-    uint16_t index = 0;
+    uint32_t index = 0;
   };
   static constexpr unsigned kSiteSlots = 256;
   SiteSlot siteCache_[kSiteSlots];

@@ -94,8 +94,9 @@ TEST(EmulatorOnARealDriver, EmulatorObjectIsRefusedBeforeTheDriverSeesIt) {
 
 TEST_F(EmulatorTest, ModuleInfoLogNamesTheKernels) {
   EXPECT_EQ(module("Good").infoLog(),
-            "Jeet GPU emulator: loaded 5 kernel(s) for the host CPU: row_sum, "
-            "scale, shuffle_modes, sum4, transpose");
+            "Jeet GPU emulator: loaded 6 kernel(s) for the host CPU: "
+            "bytes_interleaved, row_sum, scale, shuffle_modes, sum4, "
+            "transpose");
 }
 
 TEST_F(EmulatorTest, PtxIsRefusedWithWhatToDo) {
@@ -159,8 +160,9 @@ TEST_F(EmulatorTest, MissingKernelNamesTheOnesThere) {
       kernel.status().message(),
       {"cuModuleGetFunction failed for kernel 'nope' in module 'Good'",
        "CUDA_ERROR_NOT_FOUND",
-       "the emulator object has no kernel 'nope' (it defines: row_sum, "
-       "scale, shuffle_modes, sum4, transpose)"}));
+       "the emulator object has no kernel 'nope' (it defines: "
+       "bytes_interleaved, row_sum, scale, shuffle_modes, sum4, "
+       "transpose)"}));
 }
 
 TEST_F(EmulatorTest, ModulesLoadAndUnloadRepeatedly) {

@@ -163,6 +163,20 @@ TEST_F(EmulatorTest, AlignedVectorLoads) {
   release(out);
 }
 
+TEST_F(EmulatorTest, BytesOfOneWordFromDifferentThreads) {
+  // Race detection is exact per byte: threads writing neighbouring bytes of
+  // a word, or one thread writing the whole word, do not race.
+  const int threads = 256;
+  void *out = allocate(threads * sizeof(int32_t));
+  Status status = run("Good", "bytes_interleaved", {1, 1, 1},
+                      {static_cast<unsigned>(threads), 1, 1}, {&out});
+  ASSERT_TRUE(status.ok()) << status.toString();
+  std::vector<int32_t> result = download<int32_t>(out, threads);
+  for (int t = 0; t < threads; ++t)
+    ASSERT_EQ(result[t], (t + 1) % threads + 256 * ((t * 3) & 0xff)) << t;
+  release(out);
+}
+
 //===----------------------------------------------------------------------===//
 // Planted bugs
 //===----------------------------------------------------------------------===//
@@ -186,6 +200,21 @@ TEST_F(EmulatorTest, MissingBarrierIsReportedAsARace) {
                          "thread (0,0,0) read that byte since the last "
                          "barrier, at load other at Bugs.c:"}));
   release(in);
+  release(out);
+  expectNextLaunchWorks();
+}
+
+TEST_F(EmulatorTest, RaceOnOneByteOfAWordIsReported) {
+  void *out = allocate(256 * sizeof(int32_t));
+  Status status = run("Bugs", "byte_race", {1, 1, 1}, {256, 1, 1}, {&out});
+  ASSERT_FALSE(status.ok());
+  // Thread 0 wrote byte 0 and read byte 1; thread 1 then writes byte 1.
+  EXPECT_TRUE(containsAll(
+      status.message(),
+      {"shared memory race in kernel 'byte_race', block (0,0,0)",
+       "thread (1,0,0) writes 1 bytes at shared offset 1",
+       "thread (0,0,0) read that byte since the last barrier, at load "
+       "neighbour at Bugs.c:"}));
   release(out);
   expectNextLaunchWorks();
 }

@@ -112,3 +112,16 @@ EMU_KERNEL(shared_oob, kBlock * sizeof(float), 8) {
   storeGlobal(&out[t], loadShared(&tile[t], SITE("load tile")),
               SITE("store out"));
 }
+
+/* Neighbours exchange bytes of one word without a barrier between the
+ * write and the read. */
+EMU_KERNEL(byte_race, 256, 8) {
+  int32_t *out = PARAM(int32_t *, 0);
+  const JeetEmuThreadState *s = __jeet_emu_thread_state();
+  uint8_t *tile = (uint8_t *)s->shared;
+  int64_t t = s->threadId[0];
+  storeShared8(&tile[t], (uint8_t)t, SITE("store byte"));
+  /* BUG: gpu.barrier missing here. */
+  storeGlobalI32(&out[t], loadShared8(&tile[t ^ 1], SITE("load neighbour")),
+                 SITE("store out"));
+}

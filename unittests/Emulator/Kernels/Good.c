@@ -109,3 +109,28 @@ EMU_KERNEL(sum4, 0, 8, 8, 8) {
     storeGlobal(&out[i], v[0] + v[1] + v[2] + v[3], SITE("store out"));
   }
 }
+
+/* Bytes of shared memory written by different threads of one 4-byte word,
+ * then whole words, then bytes again: no race, right values.
+ * out[t] = tile byte (t + 1) % n after the first phase
+ *        + 256 * tile byte t after the second, where word g holds bytes
+ *          (4g + b) * 3 mod 256. */
+EMU_KERNEL(bytes_interleaved, 1024, 8) {
+  int32_t *out = PARAM(int32_t *, 0);
+  const JeetEmuThreadState *s = __jeet_emu_thread_state();
+  uint8_t *tile = (uint8_t *)s->shared;
+  int64_t t = s->threadId[0], n = s->blockDim[0];
+  storeShared8(&tile[t], (uint8_t)t, SITE("store byte"));
+  __jeet_emu_barrier(SITE("gpu.barrier 1"));
+  uint8_t first = loadShared8(&tile[(t + 1) % n], SITE("load neighbour"));
+  __jeet_emu_barrier(SITE("gpu.barrier 2"));
+  if (t < n / 4) {
+    uint32_t word = 0;
+    for (int b = 0; b < 4; ++b)
+      word |= (uint32_t)(((4 * t + b) * 3) & 0xff) << (8 * b);
+    storeShared32((uint32_t *)&tile[4 * t], word, SITE("store word"));
+  }
+  __jeet_emu_barrier(SITE("gpu.barrier 3"));
+  uint8_t second = loadShared8(&tile[t], SITE("load byte"));
+  storeGlobalI32(&out[t], first + 256 * second, SITE("store out"));
+}

@@ -59,6 +59,18 @@ static inline void storeShared(float *p, float v, const char *site) {
   __jeet_emu_check_shared(p, 4, JEET_EMU_ACCESS_WRITE, site);
   *p = v;
 }
+static inline uint8_t loadShared8(const uint8_t *p, const char *site) {
+  __jeet_emu_check_shared(p, 1, JEET_EMU_ACCESS_READ, site);
+  return *p;
+}
+static inline void storeShared8(uint8_t *p, uint8_t v, const char *site) {
+  __jeet_emu_check_shared(p, 1, JEET_EMU_ACCESS_WRITE, site);
+  *p = v;
+}
+static inline void storeShared32(uint32_t *p, uint32_t v, const char *site) {
+  __jeet_emu_check_shared(p, 4, JEET_EMU_ACCESS_WRITE, site);
+  *p = v;
+}
 static inline int32_t loadGlobalI32(const int32_t *p, const char *site) {
   __jeet_emu_check_global(p, 4, JEET_EMU_ACCESS_READ, 4, site);
   return *p;

@@ -35,9 +35,7 @@ Runner::Runner() : threads_(kMaxThreadsPerBlock) {
       std::aligned_alloc(kSharedAlignment, kMaxSharedPerBlock));
 }
 
-Runner::~Runner() {
-  std::free(shared_);
-}
+Runner::~Runner() { std::free(shared_); }
 
 //===----------------------------------------------------------------------===//
 // Blocks
@@ -94,27 +92,31 @@ Runner::BlockResult Runner::runBlock(LaunchJob &job, uint64_t index) {
   blockId_[0] = static_cast<int64_t>(index % gridX);
   blockId_[1] = static_cast<int64_t>((index / gridX) % gridY);
   blockId_[2] = static_cast<int64_t>(index / (gridX * gridY));
-  const unsigned blockX = job.block[0], blockY = job.block[1];
   std::memset(shared_, kSharedPoison, job.sharedBytes);
+  int64_t id[3] = {0, 0, 0};
   for (unsigned i = 0; i < threadCount_; ++i) {
     EmulatedThread &thread = threads_[i];
     JeetEmuThreadState &state = thread.state;
-    state.threadId[0] = i % blockX;
-    state.threadId[1] = (i / blockX) % blockY;
-    state.threadId[2] = i / (blockX * blockY);
     for (int d = 0; d < 3; ++d) {
+      state.threadId[d] = id[d];
       state.blockId[d] = blockId_[d];
       state.blockDim[d] = job.block[d];
       state.gridDim[d] = job.grid[d];
     }
+    // x fastest, as CUDA numbers the threads of a block.
+    for (int d = 0; d < 3 && ++id[d] == job.block[d]; ++d)
+      id[d] = 0;
     state.shared = shared_;
     state.laneId = i % kWarpSize;
     thread.linear = i;
     thread.status = ThreadStatus::Ready;
     thread.barrierSite = nullptr;
-    thread.context = fiberCreate(stacks_.top(i), stacks_.usableBytes(),
-                                 &Runner::threadMain, &thread);
+    thread.started = false; // gets a stack when it starts
   }
+  // Every stack is free; the last freed is reused first (still in cache).
+  freeStacks_.clear();
+  for (unsigned i = threadCount_; i-- > 0;)
+    freeStacks_.push_back(i);
   shadow_.advance(job.sharedBytes);
   faulted_ = false;
   ++stats.blocks;
@@ -136,6 +138,7 @@ Runner::BlockResult Runner::runBlock(LaunchJob &job, uint64_t index) {
 }
 
 bool Runner::runWarp(unsigned first, unsigned last) {
+  warpEnd_ = last;
   for (;;) {
     bool shuffling = false;
     for (unsigned i = first; i < last; ++i) {
@@ -256,9 +259,27 @@ bool Runner::openBarrier(unsigned count) {
 //===----------------------------------------------------------------------===//
 
 void Runner::resume(EmulatedThread &thread) {
+  if (!thread.started) {
+    thread.started = true;
+    thread.stack = freeStacks_.back();
+    freeStacks_.pop_back();
+    thread.context =
+        fiberCreate(stacks_.top(thread.stack), stacks_.usableBytes(),
+                    &Runner::threadMain, &thread);
+  }
   current_ = &thread;
   fiberSwitch(&scheduler_, thread.context);
+  // The fiber may have run later lanes after this one (threadMain).
+  if (current_->status == ThreadStatus::Finished)
+    freeStacks_.push_back(current_->stack);
   current_ = nullptr;
+}
+
+EmulatedThread *Runner::nextToStart(const EmulatedThread &thread) {
+  uint32_t next = thread.linear + 1;
+  if (next >= warpEnd_ || threads_[next].started)
+    return nullptr;
+  return &threads_[next];
 }
 
 void Runner::yield() { fiberSwitch(&current_->context, scheduler_); }
@@ -274,8 +295,20 @@ void Runner::raise(const Fault &fault) {
 void Runner::threadMain(void *argument) {
   auto *thread = static_cast<EmulatedThread *>(argument);
   Runner *runner = currentRunner;
-  runner->job_->kernel->entry(runner->job_->params.data());
-  thread->status = ThreadStatus::Finished;
+  for (;;) {
+    runner->job_->kernel->entry(runner->job_->params.data());
+    thread->status = ThreadStatus::Finished;
+    // The next lane of the warp, not started yet, runs on this stack
+    // straight away: the scheduler would start it next anyway, and a kernel
+    // without barriers or shuffles needs no switch per thread.
+    EmulatedThread *next = runner->nextToStart(*thread);
+    if (!next)
+      break;
+    next->started = true;
+    next->stack = thread->stack;
+    runner->current_ = next;
+    thread = next;
+  }
   fiberSwitch(&thread->context, runner->scheduler_);
   std::abort();
 }

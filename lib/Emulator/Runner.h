@@ -46,6 +46,9 @@ enum class ThreadStatus : uint8_t { Ready, AtBarrier, AtShuffle, Finished };
 struct EmulatedThread {
   JeetEmuThreadState state;
   FiberContext context = nullptr;
+  /// Its stack, once it has started.
+  bool started = false;
+  uint32_t stack = 0;
   uint32_t linear = 0;
   ThreadStatus status = ThreadStatus::Ready;
   const char *barrierSite = nullptr;
@@ -132,6 +135,8 @@ private:
   bool exchange(unsigned first, unsigned last);
   bool openBarrier(unsigned count);
   void resume(EmulatedThread &thread);
+  /// The lane after `thread` in its warp, when it has not started yet.
+  EmulatedThread *nextToStart(const EmulatedThread &thread);
   uint32_t siteIndex(const char *site) {
     uintptr_t key = reinterpret_cast<uintptr_t>(site);
     const SiteSlot &slot =
@@ -150,10 +155,13 @@ private:
 
   LaunchJob *job_ = nullptr;
   FiberStacks stacks_;
+  std::vector<uint32_t> freeStacks_;
   std::vector<EmulatedThread> threads_;
   EmulatedThread *current_ = nullptr;
   FiberContext scheduler_ = nullptr;
   unsigned threadCount_ = 0;
+  /// One past the last lane of the warp being run.
+  unsigned warpEnd_ = 0;
   /// The launch's shared bytes per block (static and dynamic).
   uint64_t sharedBytes_ = 0;
   int64_t blockId_[3] = {0, 0, 0};

@@ -19,7 +19,8 @@ bool SharedShadow::allocate(size_t bytes) {
     return true;
   size_t granules = (bytes + kGranule - 1) / kGranule;
   // calloc: pages are only touched where kernels use shared memory.
-  auto *newGranules = static_cast<Stamps *>(std::calloc(granules, sizeof(Stamps)));
+  auto *newGranules =
+      static_cast<Stamps *>(std::calloc(granules, sizeof(Stamps)));
   auto *newBytes =
       static_cast<Stamps *>(std::calloc(granules * kGranule, sizeof(Stamps)));
   auto *newSplit = static_cast<uint8_t *>(std::calloc(granules, 1));

@@ -69,8 +69,8 @@ public:
   /// (and `conflict`) when it races with an earlier access of the epoch.
   bool access(uint64_t offset, uint64_t bytes, bool write, uint32_t thread,
               uint32_t site, Conflict *conflict) {
-    const Stamp mine = (epoch_ << kStampEpochShift) |
-                       (site << kStampSiteShift) | thread;
+    const Stamp mine =
+        (epoch_ << kStampEpochShift) | (site << kStampSiteShift) | thread;
     const uint64_t end = offset + bytes;
     if (((offset | bytes) & (kGranule - 1)) == 0) {
       for (uint64_t g = offset / kGranule; g < end / kGranule; ++g) {
@@ -122,8 +122,7 @@ private:
     const Stamp read = stamps.read;
     const bool readNow = stampEpoch(read) == epoch;
     if (write) {
-      if (readNow &&
-          (stampThread(read) != thread || (read & kStampSeveral))) {
+      if (readNow && (stampThread(read) != thread || (read & kStampSeveral))) {
         conflict->other = read;
         conflict->otherWrite = false;
         return false;

@@ -1,18 +1,18 @@
-/*===- Emulator.h - What libjeet_cuda_emulator exports besides cu* -*- C -*-===*\
-|*                                                                              *|
-|* Part of the Jeet project.                                                    *|
-|*                                                                              *|
-|* libjeet_cuda_emulator.so is a stand-in for libcuda.so.1: it exports the      *|
-|* driver entry points the runtime resolves and runs kernels compiled for the   *|
-|* GPU emulation target (KernelABI.h) on the host CPU, checking every access.   *|
-|* The functions below are its own additions. The runtime resolves them         *|
-|* optionally (a real driver has none of them): jeetEmulatorVersion tells it    *|
-|* that the driver is the emulator, jeetEmulatorLastError carries the detailed  *|
-|* report of a failed call into the runtime's DriverError, and the region       *|
-|* functions let the runtime's caching allocator describe the blocks it carves  *|
-|* out of driver allocations, so that accesses are checked against the tensors  *|
-|* themselves rather than against the allocator's segments.                     *|
-|*                                                                              *|
+/*===- Emulator.h - The emulator's exports besides cu* ---------- -*- C -*-===*\
+ *
+ * Part of the Jeet project.
+ *
+ * libjeet_cuda_emulator.so is a stand-in for libcuda.so.1: it exports the
+ * driver entry points the runtime resolves and runs kernels compiled for the
+ * GPU emulation target (KernelABI.h) on the host CPU, checking every access.
+ * The functions below are its own additions. The runtime resolves them
+ * optionally (a real driver has none of them): jeetEmulatorVersion tells it
+ * that the driver is the emulator, jeetEmulatorLastError carries the detailed
+ * report of a failed call into the runtime's DriverError, and the region
+ * functions let the runtime's caching allocator describe the blocks it carves
+ * out of driver allocations, so that accesses are checked against the tensors
+ * themselves rather than against the allocator's segments.
+ *
 \*===----------------------------------------------------------------------===*/
 
 #ifndef JEET_EMULATOR_EMULATOR_H
@@ -55,8 +55,10 @@ void jeetEmulatorUnregisterRegion(const void *ptr, void *stream);
 void jeetEmulatorSetMemoryCapacity(size_t bytes);
 
 /* The checks kernels run with (default: $JEET_EMULATOR_CHECKS, else all). */
-#define JEET_EMULATOR_CHECK_MEMORY 1 /* global bounds, use after free, alignment */
-#define JEET_EMULATOR_CHECK_RACES 2  /* shared memory bounds and races */
+/* Global accesses: bounds, use after free, alignment. */
+#define JEET_EMULATOR_CHECK_MEMORY 1
+/* Shared accesses: races (and bounds). */
+#define JEET_EMULATOR_CHECK_RACES 2
 void jeetEmulatorSetChecks(int checks);
 int jeetEmulatorChecks(void);
 

@@ -1,9 +1,9 @@
 /*===- Bugs.c - Kernels with planted bugs ---------------------------------===*\
-|*                                                                              *|
-|* Each kernel has one bug of the kind a compiler's kernel generation makes.   *|
-|* On a GPU they compute garbage, hang or fault without saying where; the      *|
-|* emulator must name each one.                                                 *|
-|*                                                                              *|
+ *
+ * Each kernel has one bug of the kind a compiler's kernel generation makes. On
+ * a GPU they compute garbage, hang or fault without saying where; the emulator
+ * must name each one.
+ *
 \*===----------------------------------------------------------------------===*/
 
 #include "TestKernel.h"

@@ -1,9 +1,9 @@
 /*===- Elementwise.c - Elementwise kernels, one thread per element --------===*\
-|*                                                                              *|
-|* ew_step applies one binary op (its kind a parameter); a chain of ten launches *|
-|* is the unfused 10-op chain. ew_chain10 is the same chain fused into one       *|
-|* kernel. Blocks of 256 threads, grid ceil(n/256).                              *|
-|*                                                                              *|
+ *
+ * ew_step applies one binary op (its kind a parameter); a chain of ten
+ * launches is the unfused 10-op chain. ew_chain10 is the same chain fused into
+ * one kernel. Blocks of 256 threads, grid ceil(n/256).
+ *
 \*===----------------------------------------------------------------------===*/
 
 #include "TestKernel.h"

@@ -1,9 +1,9 @@
 /*===- Good.c - Correct kernels: barriers, shuffles, shared memory --------===*\
-|*                                                                              *|
-|* Kernels written by hand against KernelABI.h, standing for what the GPU       *|
-|* emulation target emits. They must compute the right results on the          *|
-|* emulator, with every check on and none firing.                               *|
-|*                                                                              *|
+ *
+ * Kernels written by hand against KernelABI.h, standing for what the GPU
+ * emulation target emits. They must compute the right results on the emulator,
+ * with every check on and none firing.
+ *
 \*===----------------------------------------------------------------------===*/
 
 #include "TestKernel.h"

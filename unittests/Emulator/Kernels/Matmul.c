@@ -1,12 +1,12 @@
 /*===- Matmul.c - A tiled matmul with the shape of Jeet's GPU kernel ------===*\
-|*                                                                              *|
-|* C[M x N] = A[M x K] * B[K x N] (row major, f32): 256 threads per block, a   *|
-|* 64x64 tile of C per block, K in tiles of 16 staged in shared memory with    *|
-|* two barriers per tile, a 4x4 register tile per thread, and every global     *|
-|* and shared access checked. Bounds are guarded, so any M, N, K work. Grid:   *|
-|* (ceil(N/64), ceil(M/64)). The emulator's tests check its numerics; the      *|
-|* benchmark (bench/emulator) times it.                                         *|
-|*                                                                              *|
+ *
+ * C[M x N] = A[M x K] * B[K x N] (row major, f32): 256 threads per block, a
+ * 64x64 tile of C per block, K in tiles of 16 staged in shared memory with two
+ * barriers per tile, a 4x4 register tile per thread, and every global and
+ * shared access checked. Bounds are guarded, so any M, N, K work. Grid:
+ * (ceil(N/64), ceil(M/64)). The emulator's tests check its numerics; the
+ * benchmark (bench/emulator) times it.
+ *
 \*===----------------------------------------------------------------------===*/
 
 #include "TestKernel.h"

@@ -1,10 +1,10 @@
-/*===- TestKernel.h - Writing emulator kernels by hand, in C ------*- C -*-===*\
-|*                                                                              *|
-|* The kernels of the emulator's tests and benchmark stand for what the GPU     *|
-|* emulation target emits: each is a C function following KernelABI.h, built   *|
-|* into a host shared object. Every global and shared access goes through the  *|
-|* checks, as the compiled kernels' do.                                         *|
-|*                                                                              *|
+/*===- TestKernel.h - Writing emulator kernels by hand, in C ---- -*- C -*-===*\
+ *
+ * The kernels of the emulator's tests and benchmark stand for what the GPU
+ * emulation target emits: each is a C function following KernelABI.h, built
+ * into a host shared object. Every global and shared access goes through the
+ * checks, as the compiled kernels' do.
+ *
 \*===----------------------------------------------------------------------===*/
 
 #ifndef JEET_UNITTESTS_EMULATOR_KERNELS_TESTKERNEL_H

@@ -58,6 +58,15 @@ JEET_EMU_EXPORT void jeetEmulatorResetStats(void) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// The runner of whichever host thread executes a launch: launches execute
+/// one at a time (under the device lock), and it must outlive every host
+/// thread, as JIT'ed modules may unload (and flush queued launches) while
+/// the process exits.
+Runner &launcherRunner() {
+  static Runner *instance = new Runner();
+  return *instance;
+}
+
 /// Host threads that run blocks of a launch alongside the thread that runs
 /// the launch. Started on first need, parked between launches, never joined
 /// (they live as long as the process).
@@ -76,7 +85,7 @@ public:
       ++generation_;
     }
     wake_.notify_all();
-    Runner::forThisThread().runBlocks(job);
+    launcherRunner().runBlocks(job);
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] { return active_ == 0; });
     job_ = nullptr;
@@ -84,6 +93,7 @@ public:
 
 private:
   void workerMain(unsigned index) {
+    Runner runner; // workers live as long as the process
     uint64_t seen = 0;
     for (;;) {
       LaunchJob *job = nullptr;
@@ -95,7 +105,7 @@ private:
           continue;
         job = job_;
       }
-      Runner::forThisThread().runBlocks(*job);
+      runner.runBlocks(*job);
       std::lock_guard<std::mutex> lock(mutex_);
       if (--active_ == 0)
         done_.notify_all();
@@ -113,6 +123,7 @@ WorkerPool &pool() {
   static WorkerPool *instance = new WorkerPool();
   return *instance;
 }
+
 } // namespace
 
 void LaunchJob::reportFault(CUresult code, std::string text, uint64_t block) {
@@ -134,7 +145,7 @@ CUresult jeet::emulator::executeLaunch(LaunchJob &job) {
   unsigned helpers =
       static_cast<unsigned>(std::min<uint64_t>(cap, job.numBlocks) - 1);
   if (helpers == 0)
-    Runner::forThisThread().runBlocks(job);
+    launcherRunner().runBlocks(job);
   else
     pool().run(job, helpers);
   if (job.error == kSuccess)

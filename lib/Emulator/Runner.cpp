@@ -11,7 +11,6 @@ using namespace jeet::emulator;
 __thread Runner *jeet::emulator::currentRunner = nullptr;
 
 namespace {
-thread_local std::unique_ptr<Runner> ownRunner;
 
 /// Shared memory starts each block filled with this byte (NaN as a float, -1
 /// as an integer): hardware leaves it undefined, and a kernel that reads what
@@ -23,12 +22,6 @@ bool sameSite(const char *a, const char *b) {
   return a == b || (a && b && std::strcmp(a, b) == 0);
 }
 } // namespace
-
-Runner &Runner::forThisThread() {
-  if (!ownRunner)
-    ownRunner.reset(new Runner());
-  return *ownRunner;
-}
 
 Runner::Runner() : threads_(kMaxThreadsPerBlock) {
   shared_ = static_cast<char *>(

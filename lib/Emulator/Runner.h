@@ -97,9 +97,6 @@ public:
   Runner(const Runner &) = delete;
   Runner &operator=(const Runner &) = delete;
 
-  /// The calling host thread's runner.
-  static Runner &forThisThread();
-
   /// Runs blocks of `job` until none is left or the launch is aborted.
   void runBlocks(LaunchJob &job);
 

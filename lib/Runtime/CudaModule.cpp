@@ -64,7 +64,7 @@ static ModuleFormat detectFormat(const void *data, size_t size) {
     if (size >= kElfMachineOffset + 2)
       machine = static_cast<uint16_t>(bytes[kElfMachineOffset] |
                                       bytes[kElfMachineOffset + 1] << 8);
-    // Cubins (kMachineCuda) and anything else go to the driver as cubins.
+    // Cubins (e_machine 190, EM_CUDA) and anything else go to the driver.
     return machine == kMachineHost ? ModuleFormat::Emulator
                                    : ModuleFormat::Cubin;
   }

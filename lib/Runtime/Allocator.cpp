@@ -10,6 +10,8 @@
 using namespace jeet::runtime;
 
 AllocatorBackend::~AllocatorBackend() = default;
+void AllocatorBackend::blockAllocated(void *, size_t, void *) {}
+void AllocatorBackend::blockFreed(void *, void *) {}
 
 //===----------------------------------------------------------------------===//
 // AllocatorStats
@@ -237,6 +239,7 @@ StatusOr<void *> CachingAllocator::allocate(size_t bytes, void *stream) {
   block->allocated = true;
   block->stream = stream;
   allocated_[block->ptr] = block;
+  backend_->blockAllocated(block->ptr, bytes, stream);
   ++stats_.num_allocs;
   stats_.allocated_bytes += block->size;
   stats_.peak_allocated_bytes =
@@ -256,6 +259,7 @@ Status CachingAllocator::freeLocked(void *ptr, void *stream, bool useStream) {
   block->allocated = false;
   if (useStream)
     block->stream = stream;
+  backend_->blockFreed(block->ptr, block->stream);
   ++stats_.num_frees;
   stats_.allocated_bytes -= block->size;
   insertFree(block);

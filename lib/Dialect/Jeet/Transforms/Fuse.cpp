@@ -65,14 +65,14 @@ enum class OpKind { Elementwise, Matmul, Reduction, Opaque };
 /// prologue ops.
 enum class Role { Prologue, Anchor, Epilogue };
 
+/// The kind of a jeet op, from its family (JeetInterfaces.td); broadcasts
+/// and casts are elementwise ops too.
 OpKind classify(Operation *op) {
-  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, NegOp, AbsOp, ExpOp,
-          LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ReluOp, GeluOp,
-          BroadcastToOp, CastOp>(op))
+  if (isa<ElementwiseOpInterface>(op))
     return OpKind::Elementwise;
   if (isa<MatmulOp>(op))
     return OpKind::Matmul;
-  if (isa<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(op))
+  if (isa<ReductionOpInterface>(op))
     return OpKind::Reduction;
   return OpKind::Opaque;
 }

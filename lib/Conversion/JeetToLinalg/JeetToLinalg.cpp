@@ -306,6 +306,9 @@ LogicalResult GroupLowering::collectLeaves(Value value,
     found.insert(value);
     return success();
   }
+  // Cannot happen: a group's block arguments are its inputs, and a fusion
+  // region is isolated from above; every op of a group is either computed
+  // elementwise (scalarOps) or an anchor, whose result is a leaf.
   Operation *def = value.getDefiningOp();
   if (!def)
     return emitError(loc, "cannot be lowered to linalg: a value of the group "
@@ -747,6 +750,8 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
 FailureOr<SmallVector<Value>> jeet::lowerJeetOpToLinalg(OpBuilder &builder,
                                                         Operation *op,
                                                         ValueRange operands) {
+  // For callers of this API: the pass lowers fusions as groups and passes
+  // every other op with its own operands.
   if (isa<FusionOp, YieldOp>(op) || op->getNumRegions() != 0)
     return op->emitOpError("cannot be lowered to linalg on its own");
   if (operands.size() != op->getNumOperands())
@@ -835,6 +840,7 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
                                           FusionOp fusion,
                                           int64_t epilogueTileSize) {
   Block &body = fusion.getBody().front();
+  // Cannot happen: the fusion's verifier checks its terminator.
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
     return fusion.emitOpError("cannot be lowered to linalg: no jeet.yield");

@@ -94,13 +94,16 @@ getStaticTensors(StringRef opName, std::optional<Location> loc,
   for (Type type : types) {
     auto tensor = dyn_cast_or_null<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape()) {
-      std::string got;
-      llvm::raw_string_ostream os(got);
-      llvm::interleave(types, os, " and ");
-      return emitOptionalError(loc, "'", opName, "' op expects ",
-                               types.size() == 1 ? "a statically shaped tensor"
-                                                 : "statically shaped tensors",
-                               ", got ", got);
+      if (!loc)
+        return failure();
+      InFlightDiagnostic diag =
+          emitError(*loc) << "'" << opName << "' op expects "
+                          << (types.size() == 1 ? "a statically shaped tensor"
+                                                : "statically shaped tensors")
+                          << ", got ";
+      llvm::interleave(
+          types, [&](Type t) { diag << t; }, [&] { diag << " and "; });
+      return diag;
     }
     tensors.push_back(tensor);
   }

@@ -10,7 +10,8 @@
 // Groups are formed greedily in program order: each op either joins the group
 // of one of its producers or starts a group of its own. A group has at most
 // one anchor, a matmul or a reduction, and every other op of it is
-// elementwise (the elementwise ops, broadcast_to and cast):
+// elementwise (ElementwiseOpInterface: the arithmetic ops, broadcast_to and
+// cast):
 //   - a group without anchor is any elementwise subgraph;
 //   - a matmul group is the matmul and its epilogue: elementwise ops with the
 //     matmul's result shape that read the matmul or other epilogue ops;
@@ -592,6 +593,11 @@ LogicalResult BlockFuser::buildFusions() {
 
   for (auto [value, replacement] : replacements)
     value.replaceAllUsesWith(replacement);
+  // The two internal errors below cannot happen: every use of a grouped op
+  // outside its group was replaced by a result of its fusion above, and
+  // merges that would make groups depend on each other both ways were
+  // refused (staysAcyclic). They are reported rather than asserted so that a
+  // bug in the grouping shows as an error, not a crash.
   for (unsigned op = ops.size(); op-- > 0;) {
     if (groupOf[op] < 0)
       continue;

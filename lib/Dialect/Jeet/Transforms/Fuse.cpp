@@ -138,6 +138,9 @@ private:
   bool isInGroup(unsigned group, unsigned op) const;
   bool recomputeCone(unsigned op, SmallVectorImpl<unsigned> &cone) const;
   void addRecomputation();
+  void findNeeded(ArrayRef<SmallVector<unsigned>> bodies,
+                  DenseSet<std::pair<unsigned, unsigned>> &needed,
+                  SmallVector<bool> &yielded) const;
   LogicalResult buildFusions();
 
   Block &block;
@@ -478,20 +481,19 @@ void BlockFuser::addRecomputation() {
   }
 }
 
-LogicalResult BlockFuser::buildFusions() {
-  // Which copy of each op is needed, and which members are yielded. A copy is
-  // needed if a needed op of its group uses it; a member is also needed, and
-  // yielded, if an op outside every group uses it or a needed op of another
-  // group that does not recompute it uses it.
-  SmallVector<SmallVector<unsigned>> bodies(groups.size());
+/// Which copy of each op is needed (as (group, op) pairs in `needed`), and
+/// which members are yielded. A copy is needed if a needed op of its group
+/// uses it; a member is also needed, and yielded, if an op outside every
+/// group uses it or a needed op of another group that does not recompute it
+/// uses it. `bodies` holds each group's ops, members and clones.
+void BlockFuser::findNeeded(ArrayRef<SmallVector<unsigned>> bodies,
+                            DenseSet<std::pair<unsigned, unsigned>> &needed,
+                            SmallVector<bool> &yielded) const {
   SmallVector<SmallVector<unsigned>> instances(ops.size());
-  for (auto [index, group] : llvm::enumerate(groups)) {
-    bodies[index] = mergeSorted(group.members, group.clones);
-    for (unsigned op : bodies[index])
+  for (auto [index, body] : llvm::enumerate(bodies))
+    for (unsigned op : body)
       instances[op].push_back(index);
-  }
-  DenseSet<std::pair<unsigned, unsigned>> needed;
-  SmallVector<bool> yielded(ops.size(), false);
+  yielded.assign(ops.size(), false);
   for (unsigned op = ops.size(); op-- > 0;) {
     for (unsigned group : instances[op]) {
       bool isMember = groupOf[op] == static_cast<int>(group);
@@ -521,6 +523,15 @@ LogicalResult BlockFuser::buildFusions() {
         needed.insert({group, op});
     }
   }
+}
+
+LogicalResult BlockFuser::buildFusions() {
+  SmallVector<SmallVector<unsigned>> bodies;
+  for (const Group &group : groups)
+    bodies.push_back(mergeSorted(group.members, group.clones));
+  DenseSet<std::pair<unsigned, unsigned>> needed;
+  SmallVector<bool> yielded;
+  findNeeded(bodies, needed, yielded);
 
   // Build the groups in the order of their last member, each in place of it.
   SmallVector<std::pair<unsigned, unsigned>> order;

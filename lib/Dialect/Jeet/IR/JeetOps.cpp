@@ -125,7 +125,7 @@ LogicalResult jeet::detail::inferBroadcastResultType(
   auto tensors = getStaticTensors(opName, loc, {lhsType, rhsType});
   if (failed(tensors))
     return failure();
-  auto [lhs, rhs] = std::make_pair((*tensors)[0], (*tensors)[1]);
+  RankedTensorType lhs = (*tensors)[0], rhs = (*tensors)[1];
   if (lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(loc, "'", opName,
                              "' op operand element types differ: ", lhsType,
@@ -475,7 +475,7 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   auto tensors = getStaticTensors(getOperationName(), loc, {lhsType, rhsType});
   if (failed(tensors))
     return failure();
-  auto [lhs, rhs] = std::make_pair((*tensors)[0], (*tensors)[1]);
+  RankedTensorType lhs = (*tensors)[0], rhs = (*tensors)[1];
   if (lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(
         loc, "'jeet.matmul' op operand element types differ: ", lhsType,

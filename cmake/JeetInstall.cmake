@@ -25,12 +25,13 @@ if(NOT JEET_RUNTIME_ONLY)
 endif()
 
 # The C++ API's headers use LLVM's ADT/Support types, so the package finds
-# the LLVM it was built with (its major version and folder are recorded).
+# the LLVM it was built with (its version, as libLLVM's soname has it, and its
+# folder are recorded).
 if(JEET_RUNTIME_ONLY)
-  set(JEET_LLVM_VERSION_MAJOR "")
+  set(JEET_LLVM_VERSION "")
   set(JEET_LLVM_CMAKE_DIR "")
 else()
-  set(JEET_LLVM_VERSION_MAJOR ${LLVM_VERSION_MAJOR})
+  set(JEET_LLVM_VERSION ${LLVM_VERSION_MAJOR}.${LLVM_VERSION_MINOR})
   set(JEET_LLVM_CMAKE_DIR ${LLVM_DIR})
 endif()
 

@@ -19,11 +19,15 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void jeet::registerAllJeetDialects(mlir::DialectRegistry &registry) {
-  registry.insert<jeet::JeetDialect>();
+  registerJeetCompilerDialects(registry);
+  // The self-contained Python extension links MLIR and LLVM into itself:
+  // there, what is not registered is left out of the binary.
+#ifndef JEET_REGISTER_COMPILER_DIALECTS_ONLY
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
+#endif
 }
 
 void jeet::registerAllJeetPasses() {

@@ -172,3 +172,9 @@ void jeet::registerJeetCompilerDialects(DialectRegistry &registry) {
   registerExtensions(registry);
   registerTranslations(registry);
 }
+
+#ifdef JEET_REGISTER_COMPILER_DIALECTS_ONLY
+void jeet::registerAllJeetDialects(DialectRegistry &registry) {
+  registerJeetCompilerDialects(registry);
+}
+#endif

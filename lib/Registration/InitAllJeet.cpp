@@ -18,17 +18,18 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
+// The self-contained Python extension (JEET_STATIC_LLVM) defines this in
+// CompilerDialects.cpp instead, apart from registerAllJeetPasses, so that
+// linking it pulls in neither every upstream dialect nor every pass.
+#ifndef JEET_REGISTER_COMPILER_DIALECTS_ONLY
 void jeet::registerAllJeetDialects(mlir::DialectRegistry &registry) {
   registerJeetCompilerDialects(registry);
-  // The self-contained Python extension links MLIR and LLVM into itself:
-  // there, what is not registered is left out of the binary.
-#ifndef JEET_REGISTER_COMPILER_DIALECTS_ONLY
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
-#endif
 }
+#endif
 
 void jeet::registerAllJeetPasses() {
   mlir::registerAllPasses();

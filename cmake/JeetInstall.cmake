@@ -22,6 +22,10 @@ if(NOT JEET_RUNTIME_ONLY)
     DESTINATION include/jeet/Compiler)
   install(FILES ${PROJECT_SOURCE_DIR}/include/jeet-c/Compiler.h
     DESTINATION include/jeet-c)
+  # Compiler.h's defaults (no MLIR inside).
+  install(FILES
+    ${PROJECT_SOURCE_DIR}/include/jeet/Dialect/Jeet/Transforms/FuseDefaults.h
+    DESTINATION include/jeet/Dialect/Jeet/Transforms)
 endif()
 
 # The C++ API's headers use LLVM's ADT/Support types, so the package finds

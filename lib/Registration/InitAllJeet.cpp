@@ -6,11 +6,13 @@
 
 #include "jeet/InitAllJeet.h"
 
+#include "jeet/Codegen/GPU/Emulator/Passes.h"
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
 #include "jeet/Pipelines/GpuPipeline.h"
 #include "jeet/Pipelines/Pipelines.h"
+#include "jeet/Target/Emulator/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -19,7 +21,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void jeet::registerAllJeetDialects(mlir::DialectRegistry &registry) {
-  registry.insert<jeet::JeetDialect>();
+  registry.insert<jeet::JeetDialect, jeet::emu::JeetEmuDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
@@ -32,4 +34,6 @@ void jeet::registerAllJeetPasses() {
   jeet::registerJeetConversionPasses();
   jeet::registerJeetPipelines();
   jeet::registerJeetGpuPipelines();
+  jeet::registerJeetGpuEmulatorPasses();
+  jeet::registerJeetEmulatorTargetPasses();
 }

@@ -405,6 +405,7 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
   } else {
 #if __has_include("jeet/Pipelines/GpuPipeline.h")
     GpuPipelineOptions gpuOptions;
+    gpuOptions.target = resolveGpuTarget(compile);
     gpuOptions.fuse = compile.fuse;
     gpuOptions.maxFusionOps = compile.maxFusionOps;
     if (!options.gpuChip.empty())
@@ -428,6 +429,12 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     if (ptxVersion)
       gpuFields += " ptx=" + std::to_string(ptxVersion);
     gpuFields += " format=" + gpuOptions.format;
+    if (gpuOptions.target == "emulator") {
+      // Kernels for the host, run by the CUDA driver emulator: no chip or
+      // PTX version for the loader to check.
+      info.gpuChip.clear();
+      gpuFields = " format=emulator";
+    }
     if (failed(runStage([&](OpPassManager &pm) {
           buildJeetGpuKernelPipeline(pm, gpuOptions);
           buildJeetGpuCodegenPipeline(pm, gpuOptions);

@@ -13,6 +13,8 @@
 #include "jeet/Pipelines/GpuPipeline.h"
 #include "jeet/Pipelines/Pipelines.h"
 #include "jeet/Runtime/Cache.h"
+#include "jeet/Runtime/CudaDevice.h"
+#include "jeet/Runtime/Device.h"
 #include "jeet/Runtime/HostABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,10 +45,36 @@ using namespace jeet;
 //===----------------------------------------------------------------------===//
 
 std::string CompileOptions::str() const {
-  return llvm::formatv("entry={0} device={1} fuse={2} max-fusion-ops={3} "
-                       "parallel={4} keep-ir={5}",
-                       entry, device, fuse, maxFusionOps, parallel, keepIR)
+  return llvm::formatv("entry={0} device={1} gpu-target={2} fuse={3} "
+                       "max-fusion-ops={4} parallel={5} keep-ir={6}",
+                       entry, device, gpuTarget, fuse, maxFusionOps, parallel,
+                       keepIR)
       .str();
+}
+
+/// Whether the CUDA device that executions use is the driver emulator. A
+/// device that cannot be opened is none: GPU graphs then compile to PTX.
+static bool cudaDeviceIsEmulator() {
+  runtime::StatusOr<runtime::CudaDevice *> device = runtime::getCudaDevice();
+  if (!device.ok())
+    return false;
+  // The runtime does not tell the emulator from a GPU yet
+  // (CudaDevice::isEmulator() comes with libjeet_cuda_emulator).
+  return false;
+}
+
+std::string jeet::resolveGpuTarget(const CompileOptions &options) {
+  if (options.gpuTarget != "auto")
+    return options.gpuTarget;
+  return cudaDeviceIsEmulator() ? "emulator" : "ptx";
+}
+
+/// `options` with its GPU target resolved (GPU compilations only).
+static CompileOptions withResolvedGpuTarget(const CompileOptions &options) {
+  CompileOptions resolved = options;
+  if (options.device == "gpu")
+    resolved.gpuTarget = resolveGpuTarget(options);
+  return resolved;
 }
 
 int64_t TensorSpec::numElements() const {
@@ -306,6 +334,7 @@ static llvm::Expected<std::shared_ptr<Executable>> compileForGpu(
         runStage,
     llvm::function_ref<llvm::Error(llvm::StringRef)> fail) {
   GpuPipelineOptions gpuOptions;
+  gpuOptions.target = options.gpuTarget;
   gpuOptions.fuse = options.fuse;
   gpuOptions.maxFusionOps = options.maxFusionOps;
   if (llvm::Error error = verifyGpuPipelineOptions(gpuOptions))
@@ -327,7 +356,7 @@ static llvm::Expected<std::shared_ptr<Executable>> compileForGpu(
         buildJeetGpuCodegenPipeline(pm, gpuOptions);
       })))
     return fail("lowering to NVVM/PTX and LLVM failed");
-  if (options.keepIR) {
+  if (options.keepIR && gpuOptions.target == "ptx") {
     std::string ptx;
     llvm::raw_string_ostream os(ptx);
     if (succeeded(printGpuBinariesAsPTX(module, os)))
@@ -373,6 +402,10 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
   if (options.device != "cpu" && options.device != "gpu")
     return llvm::createStringError("unknown device '" + options.device +
                                    "' (expected cpu or gpu)");
+  if (options.gpuTarget != "auto" && options.gpuTarget != "ptx" &&
+      options.gpuTarget != "emulator")
+    return llvm::createStringError("unknown GPU target '" + options.gpuTarget +
+                                   "' (expected auto, ptx or emulator)");
 
   auto impl = std::make_unique<Executable::Impl>();
   impl->options = options;
@@ -463,9 +496,10 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
 llvm::Expected<std::shared_ptr<Executable>>
 Compiler::compile(llvm::StringRef source, llvm::StringRef sourceName,
                   const CompileOptions &options) {
+  CompileOptions resolved = withResolvedGpuTarget(options);
   std::lock_guard<std::mutex> lock(impl->mutex);
   ++impl->compilations;
-  return impl->compile(source, sourceName, options);
+  return impl->compile(source, sourceName, resolved);
 }
 
 llvm::Expected<std::shared_ptr<Executable>>
@@ -473,13 +507,15 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
   // The graph text is printed with canonical value names and no locations,
   // so equal structure, shapes and dtypes give equal text: the text itself is
   // the structural key (hashed by the cache's map).
-  std::string key = options.str() + "\n" + source.str();
+  // Keyed by the resolved GPU target: "auto" compiles for what the device is.
+  CompileOptions resolved = withResolvedGpuTarget(options);
+  std::string key = resolved.str() + "\n" + source.str();
   if (std::shared_ptr<Executable> hit = impl->cache.lookup(key)) {
     std::lock_guard<std::mutex> lock(impl->mutex);
     ++impl->cacheHits;
     return hit;
   }
-  auto compiled = compile(source, "<graph>", options);
+  auto compiled = compile(source, "<graph>", resolved);
   if (!compiled)
     return compiled.takeError();
   impl->cache.insert(key, *compiled);

@@ -58,6 +58,12 @@ int jeet::jeetRunMain(int argc, char **argv) {
       cl::desc("Where to run: cpu, gpu or auto (the GPU when usable, "
                "else the CPU)"),
       cl::init("auto"), cl::cat(category));
+  cl::opt<std::string> gpuTarget(
+      "gpu-target",
+      cl::desc("What GPU kernels are compiled for: ptx, emulator (the host, "
+               "for the CUDA driver emulator) or auto (the emulator when the "
+               "CUDA device is the emulator, else ptx)"),
+      cl::init("auto"), cl::cat(category));
   cl::list<std::string> inputs(
       "input",
       cl::desc("One per argument, in order: 2x3xf32=1,2,3,4,5,6 or @a.npy"),
@@ -103,6 +109,7 @@ int jeet::jeetRunMain(int argc, char **argv) {
   CompileOptions options;
   options.entry = entry;
   options.device = onGpu ? "gpu" : "cpu";
+  options.gpuTarget = gpuTarget;
   options.fuse = fuse;
   options.maxFusionOps = maxFusionOps;
   options.parallel = parallel;

@@ -782,8 +782,9 @@ def _build(outputs, placeholders=()):
     return _Built(graph.print(), device, leaves, list(placeholders))
 
 
-def _compile(text, device, keep_ir=False):
-    return _jeet.compile(text, device=device, keep_ir=keep_ir)
+def _compile(text, device, keep_ir=False, gpu_target="auto"):
+    return _jeet.compile(text, device=device, keep_ir=keep_ir,
+                         gpu_target=gpu_target)
 
 
 def execute(*tensors):
@@ -831,6 +832,12 @@ class CompiledGraph:
         self._ir_executable = None
         self._text = text
         self.device = device
+
+    @property
+    def gpu_target(self):
+        """What the kernels were compiled for on the GPU: 'ptx', or
+        'emulator' (the host, for the CUDA driver emulator)."""
+        return self._executable.gpu_target
 
     @property
     def num_kernels(self):
@@ -881,7 +888,8 @@ class CompiledGraph:
             # Uncached: CompileOptions::str(), the cache key, leaves out
             # keepIR, so a cached executable may have kept no IR.
             self._ir_executable = _jeet.compile(
-                self._text, device=self.device, keep_ir=True, cached=False)
+                self._text, device=self.device, keep_ir=True, cached=False,
+                gpu_target=self._executable.gpu_target)
         return self._ir_executable
 
     def ptx(self):
@@ -890,6 +898,11 @@ class CompiledGraph:
             raise JeetError(
                 "no PTX for the CPU backend: this graph was compiled for the "
                 "CPU (compile a tensor on device='gpu' to get PTX)"
+            )
+        if self.gpu_target == "emulator":
+            raise JeetError(
+                "no PTX for the GPU emulation target: this graph's kernels "
+                "were compiled for the host, to run on the CUDA driver emulator"
             )
         text = self._with_ir().ir("ptx")
         if not text:
@@ -919,12 +932,20 @@ def _graph_of(t):
     )
 
 
-def compile(t):
+def compile(t, gpu_target="auto"):
     """Compiles the graph that computes `t` (through the cache: the same
     executable execute() uses) without running it; returns a CompiledGraph
-    with num_kernels, kernel_ops, ir(stage), ptx()."""
+    with num_kernels, kernel_ops, ir(stage), ptx().
+
+    gpu_target (GPU graphs): 'ptx', 'emulator' (kernels for the host, run by
+    the CUDA driver emulator) or 'auto' (the emulator when the CUDA device is
+    the emulator, PTX otherwise)."""
+    if gpu_target not in ("auto", "ptx", "emulator"):
+        raise ArgumentError(
+            f"gpu_target must be 'auto', 'ptx' or 'emulator', got {gpu_target!r}")
     text, device = _graph_of(t)
-    return CompiledGraph(_compile(text, device), text, device)
+    return CompiledGraph(_compile(text, device, gpu_target=gpu_target), text,
+                         device)
 
 
 def _fmt_bytes(n):

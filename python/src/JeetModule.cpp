@@ -279,9 +279,11 @@ nb::tuple inferType(
 std::shared_ptr<jeet::Executable> compile(const std::string &text,
                                           const std::string &device, bool fuse,
                                           int64_t maxFusionOps, bool parallel,
-                                          bool keepIR, bool cached) {
+                                          bool keepIR, bool cached,
+                                          const std::string &gpuTarget) {
   jeet::CompileOptions options;
   options.device = device;
+  options.gpuTarget = gpuTarget;
   options.fuse = fuse;
   options.maxFusionOps = maxFusionOps;
   options.parallel = parallel;
@@ -497,6 +499,9 @@ NB_MODULE(_jeet, m) {
                    })
       .def_prop_ro("device",
                    [](const jeet::Executable &e) { return e.options().device; })
+      .def_prop_ro(
+          "gpu_target",
+          [](const jeet::Executable &e) { return e.options().gpuTarget; })
       .def_prop_ro("options",
                    [](const jeet::Executable &e) { return e.options().str(); })
       .def_prop_ro("num_kernels", &jeet::Executable::numKernels)
@@ -515,9 +520,11 @@ NB_MODULE(_jeet, m) {
 
   m.def("compile", &compile, "text"_a, "device"_a = "cpu", "fuse"_a = true,
         "max_fusion_ops"_a = 64, "parallel"_a = true, "keep_ir"_a = false,
-        "cached"_a = true,
+        "cached"_a = true, "gpu_target"_a = "auto",
         "Compiles MLIR text (through the process-wide cache by default); "
-        "raises CompilationError with the MLIR diagnostics.");
+        "raises CompilationError with the MLIR diagnostics. gpu_target: "
+        "'ptx', 'emulator' or 'auto' (the emulator when the CUDA device is "
+        "the driver emulator).");
   m.def("cache_stats", [] {
     jeet::Compiler::CacheStats stats = jeet::Compiler::global().cacheStats();
     nb::dict dict;

@@ -4,28 +4,30 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// lld's ELF driver, used as a library: it reads its inputs and writes its
-// output through files, so the object and the shared object pass through
-// two temporary files that are removed afterwards.
+// The link runs a system linker in a child process. lld's library would link
+// in-process, but its ELF driver resets every LLVM command-line option of the
+// process on each link (it re-parses -mllvm options), which would undo the
+// options of the tool or program that compiles.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SharedObjectLinker.h"
 
-#include "lld/Common/Driver.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <mutex>
-
-LLD_HAS_DRIVER(elf)
 
 using namespace llvm;
 
-/// A temporary file that is removed when it goes out of scope.
+/// The longest a link may take.
+static constexpr unsigned kLinkTimeoutSeconds = 120;
+
 namespace {
+/// A temporary file, removed when it goes out of scope.
 struct TemporaryFile {
   SmallString<128> path;
   FileRemover remover;
@@ -42,12 +44,33 @@ static Error createTemporary(StringRef suffix, TemporaryFile &file) {
   return Error::success();
 }
 
+/// LLVM's linker next to the LLVM Jeet was built with, else ld.lld or the
+/// system's ld on PATH.
+static Expected<std::string> findLinker() {
+  SmallString<128> bundled(JEET_LLVM_TOOLS_DIR);
+  sys::path::append(bundled, "ld.lld");
+  if (sys::fs::can_execute(bundled))
+    return std::string(bundled);
+  for (StringRef name : {"ld.lld", "ld"})
+    if (ErrorOr<std::string> found = sys::findProgramByName(name))
+      return *found;
+  return createStringError(
+      "cannot link the kernels of the GPU emulation target into a shared "
+      "object: no linker found (looked for ld.lld in " JEET_LLVM_TOOLS_DIR
+      " and ld.lld or ld on PATH; install lld or binutils)");
+}
+
 Expected<SmallVector<char, 0>> jeet::emu::linkSharedObject(StringRef object) {
-  TemporaryFile input, output;
-  if (Error error = createTemporary("o", input))
-    return std::move(error);
-  if (Error error = createTemporary("so", output))
-    return std::move(error);
+  Expected<std::string> linker = findLinker();
+  if (!linker)
+    return linker.takeError();
+  TemporaryFile input, output, log;
+  for (auto [suffix, file] :
+       {std::pair<StringRef, TemporaryFile *>{"o", &input},
+        {"so", &output},
+        {"log", &log}})
+    if (Error error = createTemporary(suffix, *file))
+      return std::move(error);
   {
     std::error_code error;
     raw_fd_ostream os(input.path, error);
@@ -57,25 +80,28 @@ Expected<SmallVector<char, 0>> jeet::emu::linkSharedObject(StringRef object) {
     os << object;
   }
 
-  // lld keeps its state in globals for the duration of a link, and a link
-  // that crashed may leave them unusable.
-  static std::mutex mutex;
-  static bool usable = true;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!usable)
-    return createStringError("lld cannot link again in this process after "
-                             "an earlier link failed fatally");
-  const char *args[] = {"ld.lld", "-shared", "-o", output.path.c_str(),
-                        input.path.c_str()};
-  std::string log;
-  raw_string_ostream logStream(log);
-  lld::Result result =
-      lld::lldMain(args, logStream, logStream, {{lld::Gnu, &lld::elf::link}});
-  usable = result.canRunAgain;
-  if (result.retCode != 0)
-    return createStringError("linking the kernels into a shared object "
-                             "with lld failed: " +
-                             log);
+  // Undefined symbols (the emulator's __jeet_emu_* functions, libm) stay
+  // undefined and resolve when the emulator loads the shared object.
+  StringRef args[] = {*linker, "-shared", "-o", output.path, input.path};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log.path),
+                                          StringRef(log.path)};
+  std::string error;
+  bool executionFailed = false;
+  int rc = sys::ExecuteAndWait(*linker, args, std::nullopt, redirects,
+                               kLinkTimeoutSeconds, /*MemoryLimit=*/0, &error,
+                               &executionFailed);
+  if (rc != 0 || executionFailed) {
+    std::string message = "linking the kernels of the GPU emulation target "
+                          "into a shared object with '" +
+                          *linker + "' failed";
+    if (!error.empty())
+      message += ": " + error;
+    if (ErrorOr<std::unique_ptr<MemoryBuffer>> text =
+            MemoryBuffer::getFile(log.path))
+      if (!(*text)->getBuffer().trim().empty())
+        message += ":\n" + (*text)->getBuffer().trim().str();
+    return createStringError(message);
+  }
 
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
       MemoryBuffer::getFile(output.path, /*IsText=*/false);

@@ -17,9 +17,9 @@ namespace jeet {
 namespace emu {
 
 /// Links one relocatable ELF object (position-independent code) into an ELF
-/// shared object, in-process with lld, and returns its bytes. Undefined
+/// shared object with the system's linker and returns its bytes. Undefined
 /// symbols stay undefined: they resolve when the shared object is loaded.
-/// The error carries lld's messages.
+/// The error names the linker and carries its messages.
 llvm::Expected<llvm::SmallVector<char, 0>>
 linkSharedObject(llvm::StringRef object);
 

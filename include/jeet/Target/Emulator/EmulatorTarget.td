@@ -38,7 +38,7 @@ def JeetEmu_TargetAttr : AttrDef<JeetEmu_Dialect, "Target",
     dialect, with the kernel ABI of `jeet-gpu-lower-to-emulator`) to LLVM
     IR, optimises it at level `O` and emits an object for the host CPU (the
     CPU and features the JIT uses), then links it into an ELF shared object
-    in-process with lld. The `gpu.object` it makes holds that shared object
+    with the system's linker (`ld.lld`, else `ld`). The `gpu.object` it makes holds that shared object
     (`bin`); with `gpu-module-to-binary{format=isa}` it holds the host
     assembly instead, for reading. Math functions the kernels call (`expf`,
     `tanhf`, ...) stay undefined in the shared object and resolve against

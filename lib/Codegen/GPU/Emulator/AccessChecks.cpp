@@ -20,12 +20,14 @@
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace jeet::emu;
+
+static constexpr uint64_t kBitsPerByte = 8;
 
 /// What memory `memref` is in: its GPU address space if it has one, else
 /// where it comes from through views (a kernel argument is device memory).
@@ -100,8 +102,9 @@ private:
   /// The address `op` accesses, as the upstream lowering computes it.
   Value address(AccessOp op, typename AccessOp::Adaptor adaptor,
                 ConversionPatternRewriter &rewriter) const;
+  /// Calls the check of `access` on `bytes` bytes at `pointer`.
   void emitCheck(AccessOp op, const CheckedAccess &access, Value pointer,
-                 Type accessedType, uint64_t alignment,
+                 uint64_t bytes, uint64_t alignment,
                  ConversionPatternRewriter &rewriter) const;
 
   const CheckedAccesses &accesses;
@@ -129,7 +132,7 @@ Value CheckedAccessLowering<AccessOp>::address(
 
 template <typename AccessOp>
 void CheckedAccessLowering<AccessOp>::emitCheck(
-    AccessOp op, const CheckedAccess &access, Value pointer, Type accessedType,
+    AccessOp op, const CheckedAccess &access, Value pointer, uint64_t bytes,
     uint64_t alignment, ConversionPatternRewriter &rewriter) const {
   constexpr bool isStore = std::is_same_v<AccessOp, memref::StoreOp> ||
                            std::is_same_v<AccessOp, vector::StoreOp>;
@@ -138,7 +141,6 @@ void CheckedAccessLowering<AccessOp>::emitCheck(
   Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
   Type ptrType = LLVM::LLVMPointerType::get(context);
   Operation *module = op->template getParentOfType<gpu::GPUModuleOp>();
-  uint64_t bytes = DataLayout::closest(op).getTypeSize(accessedType);
 
   Value size = LLVM::ConstantOp::create(rewriter, loc, i64,
                                         rewriter.getI64IntegerAttr(bytes));
@@ -177,39 +179,48 @@ LogicalResult CheckedAccessLowering<AccessOp>::matchAndRewrite(
   constexpr bool isStore = std::is_same_v<AccessOp, memref::StoreOp> ||
                            std::is_same_v<AccessOp, vector::StoreOp>;
 
-  Type accessedType;
-  if constexpr (isVector) {
-    if (op.getVectorType().getRank() != 1)
-      return rewriter.notifyMatchFailure(op, "not a 1-D vector access");
-    accessedType = this->getTypeConverter()->convertType(op.getVectorType());
-  } else {
-    accessedType = this->getTypeConverter()->convertType(
-        op.getMemRefType().getElementType());
-  }
-  if (!accessedType)
+  Type elementType = this->getTypeConverter()->convertType(
+      op.getMemRefType().getElementType());
+  if (!elementType || !elementType.isIntOrFloat())
     return rewriter.notifyMatchFailure(op, "unsupported element type");
-  // An explicit alignment wins; otherwise the element's, as the upstream
-  // lowerings assume.
-  uint64_t alignment = op.getAlignment().value_or(0);
-  if (!alignment)
-    alignment = DataLayout::closest(op).getTypeABIAlignment(
-        this->getTypeConverter()->convertType(
-            op.getMemRefType().getElementType()));
+  uint64_t elementBits = elementType.getIntOrFloatBitWidth();
+  Type accessedType = elementType;
+  uint64_t bytes = llvm::divideCeil(elementBits, kBitsPerByte);
+  // What the emitted access says: an explicit alignment, else what the
+  // upstream lowerings say (the element's natural alignment, stated for
+  // vectors, implied by 0 for scalars).
+  uint64_t accessAlignment = op.getAlignment().value_or(0);
+  if constexpr (isVector) {
+    VectorType vectorType = op.getVectorType();
+    if (vectorType.getRank() != 1 || vectorType.isScalable())
+      return rewriter.notifyMatchFailure(op, "not a fixed 1-D vector access");
+    accessedType = this->getTypeConverter()->convertType(vectorType);
+    bytes = llvm::divideCeil(elementBits * vectorType.getNumElements(),
+                             kBitsPerByte);
+    if (!accessAlignment)
+      accessAlignment =
+          llvm::PowerOf2Ceil(llvm::divideCeil(elementBits, kBitsPerByte));
+  }
+  // The alignment the check verifies: the stated one, else the element's.
+  uint64_t checkedAlignment =
+      accessAlignment
+          ? accessAlignment
+          : llvm::PowerOf2Ceil(llvm::divideCeil(elementBits, kBitsPerByte));
 
   Value pointer = address(op, adaptor, rewriter);
-  emitCheck(op, found->second, pointer, accessedType, alignment, rewriter);
+  emitCheck(op, found->second, pointer, bytes, checkedAlignment, rewriter);
   if constexpr (std::is_same_v<AccessOp, memref::StoreOp>) {
     rewriter.replaceOpWithNewOp<LLVM::StoreOp>(
-        op, adaptor.getValue(), pointer, alignment,
+        op, adaptor.getValue(), pointer, accessAlignment,
         /*isVolatile=*/false, op.getNontemporal());
   } else if constexpr (isStore) {
     rewriter.replaceOpWithNewOp<LLVM::StoreOp>(
-        op, adaptor.getValueToStore(), pointer, alignment,
+        op, adaptor.getValueToStore(), pointer, accessAlignment,
         /*isVolatile=*/false, op.getNontemporal());
   } else {
-    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, accessedType, pointer,
-                                              alignment, /*isVolatile=*/false,
-                                              op.getNontemporal());
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(
+        op, accessedType, pointer, accessAlignment, /*isVolatile=*/false,
+        op.getNontemporal());
   }
   return success();
 }

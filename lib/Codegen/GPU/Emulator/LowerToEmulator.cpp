@@ -54,9 +54,20 @@ static LogicalResult lowerMath(gpu::GPUModuleOp module,
   LLVMConversionTarget target(*context);
   if (failed(applyPartialConversion(module, target, std::move(intrinsics))))
     return failure();
+  // Only the math ops left: the rest of the module stays as it is.
+  SmallVector<Operation *> remaining;
+  module.walk([&](Operation *op) {
+    if (isa<math::MathDialect>(op->getDialect()))
+      remaining.push_back(op);
+  });
+  if (remaining.empty())
+    return success();
   RewritePatternSet libm(context);
   populateMathToLibmConversionPatterns(libm);
-  return applyPatternsGreedily(module, std::move(libm));
+  GreedyRewriteConfig config;
+  config.enableFolding(false).enableConstantCSE(false).setStrictness(
+      GreedyRewriteStrictness::ExistingAndNewOps);
+  return applyOpPatternsGreedily(remaining, std::move(libm), config);
 }
 
 /// Lowers everything in `module` to the LLVM dialect, checking `accesses`.

@@ -47,7 +47,10 @@ def JeetGpuLowerToEmulatorPass
 
     Everything else in the module (arith, math, memref, vector, cf, index)
     is lowered with the upstream conversions to LLVM, the GPU address spaces
-    becoming the host's single one.
+    becoming the host's single one; math functions without an LLVM
+    intrinsic become libm calls. The pass runs where `convert-gpu-to-nvvm`
+    does in `jeet-gpu-pipeline`: after `convert-scf-to-cf`,
+    `expand-strided-metadata` and `lower-affine`.
 
     Before:
     ```mlir

@@ -96,6 +96,9 @@ int jeet::jeetRunMain(int argc, char **argv) {
   // usable; `auto` takes the GPU when it is usable, else the CPU.
   if (device != "cpu" && device != "gpu" && device != "auto")
     return fail("unknown device '" + device + "' (expected cpu, gpu or auto)");
+  if (gpuTarget != "auto" && gpuTarget != "ptx" && gpuTarget != "emulator")
+    return fail("unknown GPU target '" + gpuTarget +
+                "' (expected auto, ptx or emulator)");
   runtime::Device *target = &runtime::getHostDevice();
   if (device != "cpu") {
     auto cuda = runtime::getCudaDevice();

@@ -123,6 +123,11 @@ void populateCheckedAccessPatterns(const mlir::LLVMTypeConverter &converter,
 mlir::LogicalResult addEntryPoints(mlir::gpu::GPUModuleOp module,
                                    llvm::ArrayRef<KernelInfo> kernels);
 
+/// Step 3 too: defines the compiler runtime functions that LLVM's backend
+/// may call for the module on some hosts and that the host's libraries may
+/// lack (`__truncsfbf2`, for bf16 results), hidden in the object.
+void addHostBuiltins(mlir::gpu::GPUModuleOp module);
+
 } // namespace emu
 } // namespace jeet
 

@@ -7,7 +7,8 @@
 // Kernels for the host, in three steps (EmulatorABI.h): gpu ops to calls
 // into the emulator and gpu.func to func.func (KernelsToFunctions.cpp);
 // everything to the LLVM dialect, with checked loads and stores
-// (AccessChecks.cpp); the exported entries and metadata (EntryPoints.cpp).
+// (AccessChecks.cpp); the exported entries and metadata (EntryPoints.cpp)
+// and the compiler runtime functions the object defines (HostBuiltins.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +129,7 @@ struct LowerToEmulatorPass
     if (failed(convertToLLVM(module, converter, accesses)) ||
         failed(addEntryPoints(module, kernels)))
       return signalPassFailure();
+    addHostBuiltins(module);
   }
 };
 } // namespace

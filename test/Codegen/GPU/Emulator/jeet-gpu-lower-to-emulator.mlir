@@ -247,6 +247,7 @@ module attributes {gpu.container_module} {
 // CHECK: llvm.mlir.global external constant @__jeet_emu_param_sizes_axpy(dense<[4, 8, 8, 8, 8, 8, 4]> : tensor<7xi64>) {{.*}} : !llvm.array<7 x i64>
 // CHECK: llvm.mlir.global external constant @__jeet_emu_static_shared_bytes_axpy(0 : i64) {{.*}} : i64
 // CHECK: llvm.mlir.global external constant @__jeet_emu_abi_version(1 : i32) {{.*}} : i32
+// CHECK-NOT: __truncsfbf2
 module attributes {gpu.container_module} {
   gpu.module @entry {
     gpu.func @axpy(%alpha: f32, %x: memref<?xf32>, %n: i32) kernel {
@@ -254,6 +255,26 @@ module attributes {gpu.container_module} {
       %v = memref.load %x[%tx] : memref<?xf32>
       %w = arith.mulf %v, %alpha : f32
       memref.store %w, %x[%tx] : memref<?xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// With bf16 values, the object defines the f32 -> bf16 rounding that LLVM's
+// backend calls on hosts without bf16 instructions (hidden, so the call
+// binds inside the object).
+// CHECK-LABEL: gpu.module @bfloat
+// CHECK: llvm.func hidden @__truncsfbf2(%[[X:.*]]: f32) -> bf16
+// CHECK: llvm.fcmp "uno" %[[X]], %[[X]] : f32
+module attributes {gpu.container_module} {
+  gpu.module @bfloat {
+    gpu.func @round(%in: memref<4xf32>, %out: memref<4xbf16>) kernel {
+      %tx = gpu.thread_id x
+      %v = memref.load %in[%tx] : memref<4xf32>
+      %b = arith.truncf %v : f32 to bf16
+      memref.store %b, %out[%tx] : memref<4xbf16>
       gpu.return
     }
   }

@@ -120,9 +120,10 @@ Value KernelLowering::readField(OpBuilder &builder, Location loc,
 
 Value KernelLowering::sharedView(OpBuilder &builder, Location loc,
                                  MemRefType type, int64_t bytesOffset) {
-  Value address = LLVM::GEPOp::create(builder, loc, ptrType, i8, shared,
-                                      ArrayRef<LLVM::GEPArg>{bytesOffset},
-                                      LLVM::GEPNoWrapFlags::inbounds);
+  Value address = LLVM::GEPOp::create(
+      builder, loc, ptrType, i8, shared,
+      ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(bytesOffset)},
+      LLVM::GEPNoWrapFlags::inbounds);
   Value descriptor =
       MemRefDescriptor::fromStaticShape(builder, loc, converter, type, address);
   // The conversion to LLVM turns the memref back into this descriptor.

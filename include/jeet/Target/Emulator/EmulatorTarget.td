@@ -38,11 +38,12 @@ def JeetEmu_TargetAttr : AttrDef<JeetEmu_Dialect, "Target",
     dialect, with the kernel ABI of `jeet-gpu-lower-to-emulator`) to LLVM
     IR, optimises it at level `O` and emits an object for the host CPU (the
     CPU and features the JIT uses), then links it into an ELF shared object
-    with the system's linker (`ld.lld`, else `ld`). The `gpu.object` it makes holds that shared object
-    (`bin`); with `gpu-module-to-binary{format=isa}` it holds the host
-    assembly instead, for reading. Math functions the kernels call (`expf`,
-    `tanhf`, ...) stay undefined in the shared object and resolve against
-    the process's libm when the emulator loads it.
+    with the system's linker (`ld.lld`, else `ld`). The `gpu.object` it
+    makes holds that shared object (`bin`); with
+    `gpu-module-to-binary{format=isa}` it holds the host assembly instead,
+    for reading. Math functions the kernels call (`expf`, `tanhf`, ...)
+    stay undefined in the shared object and resolve against the process's
+    libm when the emulator loads it.
 
     ```mlir
     gpu.module @kernels [#jeet_emu.target<O = 3>] {

@@ -14,7 +14,8 @@ def JeetEmulatorAttachTargetPass
   let summary = "Attaches the GPU emulation target to every gpu.module";
   let description = [{
     The emulation target's counterpart of `nvvm-attach-target`: sets the
-    targets of every `gpu.module` to `#jeet_emu.target`, so that
+    targets of every `gpu.module` to `#jeet_emu.target` (which prints its
+    optimisation level `O` when it is not the default 3), so that
     `gpu-module-to-binary` compiles it into a host shared object for the
     CUDA driver emulator. The module's kernels must have been lowered with
     `jeet-gpu-lower-to-emulator` by then.
@@ -25,7 +26,7 @@ def JeetEmulatorAttachTargetPass
     ```
     After:
     ```mlir
-    gpu.module @kernels [#jeet_emu.target<O = 3>] { ... }
+    gpu.module @kernels [#jeet_emu.target] { ... }
     ```
   }];
   let options = [

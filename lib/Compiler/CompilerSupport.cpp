@@ -7,6 +7,7 @@
 #include "CompilerSupport.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -86,6 +87,19 @@ jeet::detail::parseGraph(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     return nullptr;
   }
   return module;
+}
+
+void jeet::detail::keepOnlyEntry(ModuleOp module, func::FuncOp entry) {
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (other != entry &&
+          SymbolTable::symbolKnownUseEmpty(other, module.getOperation())) {
+        other.erase();
+        erased = true;
+      }
+  }
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>

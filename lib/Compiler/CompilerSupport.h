@@ -49,6 +49,10 @@ parseGraph(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
            std::vector<TensorSpec> &inputs, std::vector<TensorSpec> &outputs,
            std::string &error);
 
+/// Erases every function of `module` but `entry` and what it calls: other
+/// graphs of the file are neither compiled nor counted.
+void keepOnlyEntry(mlir::ModuleOp module, mlir::func::FuncOp entry);
+
 /// A target machine for the host CPU (the native target is initialised once).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 

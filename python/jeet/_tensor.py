@@ -863,7 +863,10 @@ class CompiledGraph:
 
     @property
     def stages(self):
-        return list(_jeet.Executable.stage_names())
+        """The stages of the pipeline that compiled the graph, in order: 'jeet'
+        (the graph as given), then on the CPU 'fused', 'linalg',
+        'bufferized', 'llvm'; on the GPU 'fused', 'kernels', 'llvm', 'ptx'."""
+        return list(self._executable.stages)
 
     @property
     def graph_text(self):
@@ -871,8 +874,8 @@ class CompiledGraph:
         return self._text
 
     def ir(self, stage="jeet"):
-        """The IR after `stage`: 'jeet', 'fused', 'linalg', 'bufferized',
-        'llvm'."""
+        """The IR after `stage`, one of `stages` (the GPU's 'ptx' is the PTX
+        text)."""
         if stage not in self.stages and stage != "ptx":
             raise ArgumentError(
                 f"unknown stage {stage!r}: expected one of {', '.join(self.stages)}"
@@ -957,7 +960,7 @@ def _fmt_bytes(n):
 
 def explain(t):
     """What executing `t` does: the kernels, the ops each fuses, the peak
-    bytes of intermediates. Returns the text."""
+    bytes of intermediates, the stages of its pipeline. Returns the text."""
     text, device = _graph_of(t)
     exe = _compile(text, device)
 
@@ -975,4 +978,5 @@ def explain(t):
                      f"  ({len(ops)} op{'s' if len(ops) != 1 else ''} fused)")
     peak = exe.peak_intermediate_bytes
     lines.append(f"peak intermediate memory: {peak} bytes ({_fmt_bytes(peak)})")
+    lines.append(f"stages (jeet.compile(t).ir(stage)): {', '.join(exe.stages)}")
     return "\n".join(lines)

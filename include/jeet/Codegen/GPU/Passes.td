@@ -10,7 +10,9 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
-// JeetToGPU
+// Kernels: formation on tensors, mapping to blocks and threads on buffers
+// (lib/Codegen/GPU/FormKernels.cpp, MapKernels.cpp and the strategies that
+// Strategies.h declares)
 //===----------------------------------------------------------------------===//
 
 def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
@@ -94,7 +96,7 @@ def JeetGpuMapKernelsPass : Pass<"jeet-gpu-map-kernels", "::mlir::func::FuncOp">
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "Threads per block">,
+           "Threads per block (1 to 1024)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
@@ -103,6 +105,10 @@ def JeetGpuMapKernelsPass : Pass<"jeet-gpu-map-kernels", "::mlir::func::FuncOp">
     "::mlir::ub::UBDialect"
   ];
 }
+
+//===----------------------------------------------------------------------===//
+// Outlined kernels (lib/Codegen/GPU/MergeModules.cpp)
+//===----------------------------------------------------------------------===//
 
 def JeetGpuMergeModulesPass : Pass<"jeet-gpu-merge-modules", "::mlir::ModuleOp"> {
   let summary = "Moves every outlined kernel into one gpu.module";

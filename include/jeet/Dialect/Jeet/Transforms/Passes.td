@@ -82,7 +82,8 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
   let options = [
     Option<"enable", "enable", "bool", /*default=*/"true",
            "Fuse ops into groups; when false every op is a group of its own">,
-    Option<"maxOps", "max-ops", "int64_t", /*default=*/"64",
+    Option<"maxOps", "max-ops", "int64_t",
+           /*default=*/"::jeet::kDefaultMaxFusionOps",
            "The largest number of ops in one group (at least 1)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];

@@ -1,0 +1,324 @@
+//===- FormKernels.cpp - One forall of output tiles per fusion group ------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The pass `jeet-gpu-form-kernels` (on tensors) lowers each `jeet.fusion`
+// group to linalg and tiles the group's result over its parallel dimensions
+// into one `scf.forall` mapped to blocks, with every other op of the group
+// fused into the tile: one forall (or one per independent result, tagged
+// with the same kKernelAttr) is one future kernel. The tile sizes are chosen
+// here, for the strategy that jeet-gpu-map-kernels will pick for the tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Strategies.h"
+
+#include "jeet/Codegen/GPU/Passes.h"
+#include "jeet/Conversion/JeetToLinalg/JeetToLinalg.h"
+#include "jeet/Dialect/Jeet/IR/JeetOps.h"
+
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace jeet {
+#define GEN_PASS_DEF_JEETGPUFORMKERNELSPASS
+#include "jeet/Codegen/GPU/Passes.h.inc"
+} // namespace jeet
+
+using namespace mlir;
+using namespace jeet;
+using namespace jeet::gpu_codegen;
+
+/// The most results of one group that are tiled into foralls of their own.
+/// Each round of formKernel tiles one result and fuses what it depends on,
+/// so a group takes as many rounds as it has independent results; the bound
+/// only guards against a round that makes no progress. Results left over run
+/// as kernels of one block (jeet-gpu-map-kernels).
+static constexpr int kMaxTiledResults = 16;
+
+/// Erases the ops of `ops` that became dead, users first.
+static void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> dead(ops);
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (Operation *&op : dead) {
+      if (op && isOpTriviallyDead(op)) {
+        rewriter.eraseOp(op);
+        op = nullptr;
+        erased = true;
+      }
+    }
+  }
+}
+
+/// Tile sizes of the kernel whose result `root` computes: its parallel
+/// dimensions only (reductions stay whole inside a tile).
+static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
+                                            bool hasMatmul) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  SmallVector<unsigned> parallel;
+  for (auto [i, iterator] : llvm::enumerate(iterators))
+    if (iterator == utils::IteratorType::parallel)
+      parallel.push_back(i);
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  if (hasMatmul) {
+    // kTileM x kTileN output tiles (what a register-tiled matmul takes);
+    // batch dimensions one at a time.
+    for (auto [n, dim] : llvm::enumerate(llvm::reverse(parallel)))
+      sizes[dim] =
+          n < 2 ? std::min<int64_t>(n == 0 ? kTileN : kTileM, ranges[dim]) : 1;
+    return sizes;
+  }
+  // Fill the tile from the innermost dimension outward: the rows of a row
+  // reduction (a warp each), the outputs of another reduction (one thread
+  // each), the elements of an elementwise kernel (a vector per thread).
+  int64_t budget = root.getNumReductionLoops() > 0 ? kReductionOutputsPerTile
+                                                   : kElementwiseTileElements;
+  if (isRowReduction(root))
+    budget = kRowsPerTile;
+  for (unsigned dim : llvm::reverse(parallel)) {
+    int64_t size = std::max<int64_t>(1, std::min(ranges[dim], budget));
+    sizes[dim] = size;
+    budget = std::max<int64_t>(1, budget / size);
+  }
+  return sizes;
+}
+
+/// Wraps `root` and the ops of the group it depends on in a forall of one
+/// iteration (a kernel of one block): for results with no parallel
+/// dimension.
+static LogicalResult wrapInOneTile(RewriterBase &rewriter,
+                                   const llvm::SetVector<Operation *> &group,
+                                   linalg::LinalgOp root, int64_t kernelId) {
+  // A forall of one iteration with one shared output per result would lift
+  // this limit (a group of rank-0 ops with several results).
+  if (root->getNumResults() != 1)
+    return root->emitOpError("cannot be mapped to one GPU kernel: ")
+           << root->getNumResults() << " results and no parallel dimension";
+  // The group's ops that `root` depends on, in program order.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Operation *> worklist = {root};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!slice.insert(op))
+      continue;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (group.contains(def))
+            worklist.push_back(def);
+    });
+  }
+  SmallVector<Operation *> ordered;
+  for (Operation *op : group)
+    if (slice.contains(op))
+      ordered.push_back(op);
+
+  Location loc = root.getLoc();
+  auto type = cast<RankedTensorType>(root->getResult(0).getType());
+  rewriter.setInsertionPoint(root);
+  Value dest = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
+  // The accumulator's origin (the tensor.empty under its fill) becomes the
+  // forall's shared output, so that the result is computed in place.
+  Value origin = root.getDpsInits().front();
+  if (auto fill = origin.getDefiningOp<linalg::FillOp>())
+    origin = fill.getOutputs().front();
+  if (!origin.getDefiningOp<tensor::EmptyOp>())
+    origin = nullptr;
+
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}, ValueRange{dest},
+      blockMapping(rewriter.getContext(), 1));
+  forall->setAttr(kKernelAttr, rewriter.getI64IntegerAttr(kernelId));
+  Block *body = forall.getBody();
+  Value shared = body->getArguments().back();
+  IRMapping mapping;
+  if (origin)
+    mapping.map(origin, shared);
+  rewriter.setInsertionPoint(body->getTerminator());
+  for (Operation *op : ordered)
+    if (op->getResults().empty() || op->getResult(0) != origin)
+      rewriter.clone(*op, mapping);
+  Value result = mapping.lookup(root->getResult(0));
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,
+                                        sizes, strides);
+  rewriter.replaceAllUsesWith(root->getResult(0), forall.getResult(0));
+  eraseDeadOps(rewriter, llvm::to_vector(llvm::reverse(ordered)));
+  return success();
+}
+
+/// The ops strictly between `before` and `after` in their block.
+static SmallVector<Operation *> opsBetween(Block *block, Operation *before,
+                                           Operation *after) {
+  Block::iterator it =
+      before ? std::next(before->getIterator()) : block->begin();
+  Block::iterator end = after ? after->getIterator() : block->end();
+  SmallVector<Operation *> ops;
+  for (; it != end; ++it)
+    ops.push_back(&*it);
+  return ops;
+}
+
+/// Tiles one result of the group made of the ops between `before` and
+/// `after` (program order) into a forall, and fuses the rest of the group
+/// that it depends on into its tiles. Sets `done` when no result is left to
+/// tile.
+static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
+                                   Operation *before, Operation *after,
+                                   int64_t kernelId, bool &done) {
+  SmallVector<Operation *> ops = opsBetween(block, before, after);
+  llvm::SetVector<Operation *> group(ops.begin(), ops.end());
+  auto escapes = [&](Operation *op) {
+    for (Operation *user : op->getUsers()) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor || !group.contains(ancestor) ||
+          isa<scf::ForallOp>(ancestor))
+        return true;
+    }
+    return false;
+  };
+  // The ops whose results leave the group (through reshapes, which are views
+  // once bufferized) or feed one of its kernels.
+  llvm::SetVector<Operation *> roots;
+  for (Operation *op : ops) {
+    if (isa<scf::ForallOp>(op) || !escapes(op))
+      continue;
+    Operation *source = op;
+    while (source &&
+           isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(source))
+      source = source->getOperand(0).getDefiningOp();
+    if (source && group.contains(source) && isa<linalg::LinalgOp>(source))
+      roots.insert(source);
+  }
+  done = roots.empty();
+  if (done)
+    return success();
+  // The last of them is tiled; the others that it depends on are fused into
+  // its tiles and yield their tiles too.
+  auto root = cast<linalg::LinalgOp>(roots.back());
+  bool hasMatmul = llvm::any_of(ops, isContraction);
+  SmallVector<int64_t> tileSizes = chooseTileSizes(root, hasMatmul);
+  unsigned numTiled = llvm::count_if(tileSizes, [](int64_t s) { return s; });
+  if (numTiled == 0)
+    return wrapInOneTile(rewriter, group, root, kernelId);
+
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tileSizes))
+      .setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
+      .setMapping(blockMapping(rewriter.getContext(), numTiled).getValue());
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *owner = producer.getOwner();
+        if (!group.contains(owner) || isa<scf::ForallOp>(owner))
+          return std::nullopt;
+        scf::SCFTileAndFuseOptions::ControlFnResult result;
+        result.yieldProducerReplacement = roots.contains(owner);
+        return result;
+      });
+
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> tiled =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root.getOperation()), options);
+  // No input is known to reach this error: the linalg ops of a lowered group
+  // have static shapes and tile along any parallel dimension. It stays for
+  // an op that a future lowering might produce and that does not tile.
+  if (failed(tiled))
+    return root->emitOpError("cannot be tiled into one GPU kernel");
+  for (LoopLikeOpInterface loop : tiled->loops)
+    loop->setAttr(kKernelAttr, rewriter.getI64IntegerAttr(kernelId));
+  for (auto [original, replacement] : tiled->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+
+  // Tiling leaves slices of the untiled ops in the loop body; once they are
+  // gone, the untiled ops are dead too.
+  for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops))
+    for (Region &region : loop->getRegions())
+      for (Block &body : region)
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+          if (isOpTriviallyDead(&op))
+            rewriter.eraseOp(&op);
+  SmallVector<Operation *> candidates;
+  for (Operation *op : llvm::reverse(ops))
+    if (op != tiled->loops.front().getOperation())
+      candidates.push_back(op);
+  eraseDeadOps(rewriter, candidates);
+  return success();
+}
+
+/// Makes the ops between `before` and `after` (one lowered group) one
+/// kernel: a forall per independent result of the group, all tagged with
+/// `kernelId`.
+static LogicalResult formKernel(RewriterBase &rewriter, Block *block,
+                                Operation *before, Operation *after,
+                                int64_t kernelId) {
+  for (int round = 0; round < kMaxTiledResults; ++round) {
+    bool done = false;
+    if (failed(tileOneResult(rewriter, block, before, after, kernelId, done)))
+      return failure();
+    if (done)
+      return success();
+  }
+  return success();
+}
+
+namespace {
+struct JeetGpuFormKernelsPass
+    : jeet::impl::JeetGpuFormKernelsPassBase<JeetGpuFormKernelsPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    linalg::registerTilingInterfaceExternalModels(registry);
+  }
+
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // Each group, then each jeet op outside any group, becomes one kernel.
+    SmallVector<Operation *> units;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<FusionOp>(op) ||
+          (llvm::isa_and_nonnull<JeetDialect>(op->getDialect()) &&
+           !op->getParentOfType<FusionOp>() && !isa<YieldOp>(op)))
+        units.push_back(op);
+    });
+    int64_t kernelId = 0;
+    for (Operation *unit : units) {
+      Block *block = unit->getBlock();
+      Operation *before = unit->getPrevNode(), *after = unit->getNextNode();
+      rewriter.setInsertionPoint(unit);
+      if (auto fusion = dyn_cast<FusionOp>(unit)) {
+        if (failed(lowerFusionOpToLinalg(rewriter, fusion,
+                                         /*epilogueTileSize=*/0)))
+          return signalPassFailure();
+      } else {
+        FailureOr<SmallVector<Value>> results =
+            lowerJeetOpToLinalg(rewriter, unit, unit->getOperands());
+        if (failed(results))
+          return signalPassFailure();
+        rewriter.replaceOp(unit, *results);
+      }
+      if (failed(formKernel(rewriter, block, before, after, kernelId++)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

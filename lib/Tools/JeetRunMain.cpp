@@ -264,12 +264,27 @@ int writeResults(const RunFlags &flags, const RunTarget &target,
   return 0;
 }
 
-void printBenchmark(std::vector<double> seconds) {
+/// What a time measured on an emulated GPU is.
+constexpr llvm::StringLiteral kEmulatedTimeNote =
+    " (emulated GPU: host CPU time, not GPU speed)";
+
+void printBenchmark(std::vector<double> seconds, const RunTarget &target) {
   std::sort(seconds.begin(), seconds.end());
   llvm::outs() << llvm::formatv(
-      "benchmark: {0} runs, median {1:f3} ms, min {2:f3} ms\n", seconds.size(),
-      seconds[seconds.size() / 2] * kMillisecondsPerSecond,
-      seconds.front() * kMillisecondsPerSecond);
+      "benchmark: {0} runs, median {1:f3} ms, min {2:f3} ms{3}\n",
+      seconds.size(), seconds[seconds.size() / 2] * kMillisecondsPerSecond,
+      seconds.front() * kMillisecondsPerSecond,
+      target.device->isEmulated() ? kEmulatedTimeNote : "");
+}
+
+/// The device as --print-stats names it: a GPU with its description, which
+/// says when the GPU is emulated.
+std::string describeDevice(const RunTarget &target) {
+  if (!target.onGpu)
+    return "cpu";
+  // Only getCudaDevice() gives a GPU target.
+  auto &cuda = static_cast<runtime::CudaDevice &>(*target.device);
+  return "gpu (" + cuda.name() + ": " + cuda.description() + ")";
 }
 
 void printStats(const Executable &exe, const RunTarget &target,
@@ -278,8 +293,7 @@ void printStats(const Executable &exe, const RunTarget &target,
   const runtime::AllocatorStats &before = measured.before;
   const runtime::AllocatorStats &after = measured.after;
   llvm::raw_ostream &os = llvm::outs();
-  os << "device: " << (target.onGpu ? "gpu (" + dev.name() + ")" : "cpu")
-     << "\n";
+  os << "device: " << describeDevice(target) << "\n";
   os << "kernels per execution: " << exe.numKernels() << "\n";
   uint64_t launched = dev.executionStats().kernels_launched;
   os << "kernels executed: "
@@ -318,7 +332,7 @@ int execute(const RunFlags &flags, const Executable &exe,
   if (int rc = writeResults(flags, target, outputs))
     return rc;
   if (flags.benchmark > 0)
-    printBenchmark(measured->seconds);
+    printBenchmark(measured->seconds, target);
   if (flags.printStats)
     printStats(exe, target, *measured);
   return 0;

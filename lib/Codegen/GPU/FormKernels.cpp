@@ -92,15 +92,10 @@ static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
 
 /// Wraps `root` and the ops of the group it depends on in a forall of one
 /// iteration (a kernel of one block): for results with no parallel
-/// dimension.
+/// dimension. The forall has one shared output per result of `root`.
 static LogicalResult wrapInOneTile(RewriterBase &rewriter,
                                    const llvm::SetVector<Operation *> &group,
                                    linalg::LinalgOp root, int64_t kernelId) {
-  // A forall of one iteration with one shared output per result would lift
-  // this limit (a group of rank-0 ops with several results).
-  if (root->getNumResults() != 1)
-    return root->emitOpError("cannot be mapped to one GPU kernel: ")
-           << root->getNumResults() << " results and no parallel dimension";
   // The group's ops that `root` depends on, in program order.
   llvm::SetVector<Operation *> slice;
   SmallVector<Operation *> worklist = {root};
@@ -121,43 +116,59 @@ static LogicalResult wrapInOneTile(RewriterBase &rewriter,
       ordered.push_back(op);
 
   Location loc = root.getLoc();
-  auto type = cast<RankedTensorType>(root->getResult(0).getType());
   rewriter.setInsertionPoint(root);
-  Value dest = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                       type.getElementType());
-  // The accumulator's origin (the tensor.empty under its fill) becomes the
-  // forall's shared output, so that the result is computed in place.
-  Value origin = root.getDpsInits().front();
-  if (auto fill = origin.getDefiningOp<linalg::FillOp>())
-    origin = fill.getOutputs().front();
-  if (!origin.getDefiningOp<tensor::EmptyOp>())
-    origin = nullptr;
+  SmallVector<Value> dests;
+  for (Value result : root->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    dests.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                            type.getElementType()));
+  }
+  // The accumulators' origins (the tensor.empty under their fills) become
+  // the forall's shared outputs, so that the results are computed in place.
+  // An origin that two results share (CSE merges equal tensor.empty ops)
+  // stays a tensor of the tile: each result needs a buffer of its own.
+  SmallVector<Value> origins;
+  for (Value init : root.getDpsInits()) {
+    Value origin = init;
+    if (auto fill = origin.getDefiningOp<linalg::FillOp>())
+      origin = fill.getOutputs().front();
+    origins.push_back(origin.getDefiningOp<tensor::EmptyOp>() ? origin
+                                                              : Value());
+  }
+  for (Value &origin : origins)
+    if (origin && llvm::count(origins, origin) > 1)
+      origin = nullptr;
 
   auto forall = scf::ForallOp::create(
       rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}, ValueRange{dest},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}, dests,
       blockMapping(rewriter.getContext(), 1));
   forall->setAttr(kKernelAttr, rewriter.getI64IntegerAttr(kernelId));
   Block *body = forall.getBody();
-  Value shared = body->getArguments().back();
+  ValueRange shared = forall.getRegionIterArgs();
   IRMapping mapping;
-  if (origin)
-    mapping.map(origin, shared);
+  for (auto [origin, output] : llvm::zip_equal(origins, shared))
+    if (origin)
+      mapping.map(origin, output);
   rewriter.setInsertionPoint(body->getTerminator());
   for (Operation *op : ordered)
-    if (op->getResults().empty() || op->getResult(0) != origin)
+    if (llvm::none_of(op->getResults(), [&](Value result) {
+          return llvm::is_contained(origins, result);
+        }))
       rewriter.clone(*op, mapping);
-  Value result = mapping.lookup(root->getResult(0));
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-  SmallVector<OpFoldResult> sizes =
-      getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,
-                                        sizes, strides);
-  rewriter.replaceAllUsesWith(root->getResult(0), forall.getResult(0));
+  for (auto [result, output] : llvm::zip_equal(root->getResults(), shared)) {
+    auto type = cast<RankedTensorType>(result.getType());
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, mapping.lookup(result),
+                                          output, offsets, sizes, strides);
+  }
+  rewriter.replaceAllUsesWith(root->getResults(), forall.getResults());
   eraseDeadOps(rewriter, llvm::to_vector(llvm::reverse(ordered)));
   return success();
 }

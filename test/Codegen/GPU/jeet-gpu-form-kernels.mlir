@@ -68,3 +68,23 @@ func.func @total(%a: tensor<64x300xf32>) -> tensor<f32> {
   %1 = "jeet.reduce_sum"(%a) {axes = array<i64: 0, 1>, keepdims = false} : (tensor<64x300xf32>) -> tensor<f32>
   return %1 : tensor<f32>
 }
+
+// -----
+
+// A group of rank-0 ops with two results (a value and its exp): one tile
+// with a shared output per result, each computed in place.
+// CHECK-LABEL: func.func @scalar_group_with_two_results
+// CHECK: scf.forall (%{{.*}}) in (1) shared_outs(%[[S:.*]] = %{{.*}}, %[[E:.*]] = %{{.*}}) -> (tensor<f32>, tensor<f32>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} outs(%[[S]], %[[E]] : tensor<f32>, tensor<f32>)
+// CHECK: arith.addf
+// CHECK: math.exp
+// CHECK: tensor.parallel_insert_slice %[[R]]#0 into %[[S]][] [] []
+// CHECK: tensor.parallel_insert_slice %[[R]]#1 into %[[E]][] [] []
+// CHECK: mapping = [#gpu.block<linear_dim_0>]
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @scalar_group_with_two_results(%a: tensor<f32>, %b: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %s = "jeet.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %e = "jeet.exp"(%s) : (tensor<f32>) -> tensor<f32>
+  return %s, %e : tensor<f32>, tensor<f32>
+}

@@ -8,8 +8,11 @@
 // group to linalg and tiles the group's result over its parallel dimensions
 // into one `scf.forall` mapped to blocks, with every other op of the group
 // fused into the tile: one forall (or one per independent result, tagged
-// with the same kKernelAttr) is one future kernel. The tile sizes are chosen
-// here, for the strategy that jeet-gpu-map-kernels will pick for the tile.
+// with the same kKernelAttr) is one future kernel. A result that another
+// forall of the group reads (through a reshape, which tiling does not fuse
+// through) is a kernel of its own, launched first: the blocks of one launch
+// do not wait for each other. The tile sizes are chosen here, for the
+// strategy that jeet-gpu-map-kernels will pick for the tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,9 +23,11 @@
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace jeet {
@@ -185,13 +190,35 @@ static SmallVector<Operation *> opsBetween(Block *block, Operation *before,
   return ops;
 }
 
+/// Whether a result of `op` reaches, through the ops of `block` that use it
+/// (reshapes, other kernels), a forall of kernel `kernelId`.
+static bool feedsKernel(Operation *op, Block *block, int64_t kernelId) {
+  SmallVector<Operation *> worklist = {op};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!worklist.empty()) {
+    Operation *current = worklist.pop_back_val();
+    for (Operation *user : current->getUsers()) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor || !seen.insert(ancestor).second)
+        continue;
+      auto id = ancestor->getAttrOfType<IntegerAttr>(kKernelAttr);
+      if (id && id.getInt() == kernelId)
+        return true;
+      worklist.push_back(ancestor);
+    }
+  }
+  return false;
+}
+
 /// Tiles one result of the group made of the ops between `before` and
-/// `after` (program order) into a forall, and fuses the rest of the group
-/// that it depends on into its tiles. Sets `done` when no result is left to
-/// tile.
+/// `after` (program order) into a forall of kernel `kernelId`, and fuses the
+/// rest of the group that it depends on into its tiles. A result that a
+/// forall of `kernelId` reads takes the next kernel id (`nextKernelId`),
+/// which becomes `kernelId`. Sets `done` when no result is left to tile.
 static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
                                    Operation *before, Operation *after,
-                                   int64_t kernelId, bool &done) {
+                                   int64_t &kernelId, int64_t &nextKernelId,
+                                   bool &done) {
   SmallVector<Operation *> ops = opsBetween(block, before, after);
   llvm::SetVector<Operation *> group(ops.begin(), ops.end());
   auto escapes = [&](Operation *op) {
@@ -222,6 +249,8 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   // The last of them is tiled; the others that it depends on are fused into
   // its tiles and yield their tiles too.
   auto root = cast<linalg::LinalgOp>(roots.back());
+  if (feedsKernel(root, block, kernelId))
+    kernelId = nextKernelId++;
   bool hasMatmul = llvm::any_of(ops, isContraction);
   SmallVector<int64_t> tileSizes = chooseTileSizes(root, hasMatmul);
   unsigned numTiled = llvm::count_if(tileSizes, [](int64_t s) { return s; });
@@ -275,15 +304,45 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   return success();
 }
 
+/// Moves the reshapes between the linalg ops of the group made of the ops
+/// between `before` and `after` past their consumers: an op that reads the
+/// tensor.expand_shape of another op of the group is collapsed to that op's
+/// shape and its result expanded instead. Tiling fuses no producer through
+/// a reshape, so otherwise the two would be two kernels (a keepdims
+/// reduction and the division of reduce_mean).
+static void sinkReshapesOfGroup(Block *block, Operation *before,
+                                Operation *after) {
+  SmallVector<Operation *> ops = opsBetween(block, before, after);
+  llvm::SetVector<Operation *> group(ops.begin(), ops.end());
+  MLIRContext *context = block->getParentOp()->getContext();
+  RewritePatternSet patterns(context);
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(
+      patterns, [&](OpOperand *operand) {
+        auto reshape = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+        Operation *producer =
+            reshape ? reshape.getSrc().getDefiningOp() : nullptr;
+        return producer && group.contains(producer) &&
+               group.contains(operand->getOwner()) &&
+               isa<linalg::LinalgOp>(producer);
+      });
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
 /// Makes the ops between `before` and `after` (one lowered group) one
-/// kernel: a forall per independent result of the group, all tagged with
-/// `kernelId`.
+/// kernel, numbered `nextKernelId` (which it advances): a forall per
+/// independent result of the group, all tagged with the kernel's id; a
+/// result that another of them reads is a kernel of its own, before it.
 static LogicalResult formKernel(RewriterBase &rewriter, Block *block,
                                 Operation *before, Operation *after,
-                                int64_t kernelId) {
+                                int64_t &nextKernelId) {
+  sinkReshapesOfGroup(block, before, after);
+  int64_t kernelId = nextKernelId++;
   for (int round = 0; round < kMaxTiledResults; ++round) {
     bool done = false;
-    if (failed(tileOneResult(rewriter, block, before, after, kernelId, done)))
+    if (failed(tileOneResult(rewriter, block, before, after, kernelId,
+                             nextKernelId, done)))
       return failure();
     if (done)
       return success();
@@ -327,7 +386,7 @@ struct JeetGpuFormKernelsPass
           return signalPassFailure();
         rewriter.replaceOp(unit, *results);
       }
-      if (failed(formKernel(rewriter, block, before, after, kernelId++)))
+      if (failed(formKernel(rewriter, block, before, after, kernelId)))
         return signalPassFailure();
     }
   }

@@ -88,3 +88,23 @@ func.func @scalar_group_with_two_results(%a: tensor<f32>, %b: tensor<f32>) -> (t
   %e = "jeet.exp"(%s) : (tensor<f32>) -> tensor<f32>
   return %s, %e : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// reduce_mean with keepdims: the division reads the expand_shape of the
+// keepdims reduction. The reshape moves past the division so that both are
+// one tile of one kernel (tiling fuses no producer through a reshape).
+// CHECK-LABEL: func.func @mean_keepdims
+// CHECK: scf.forall
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK: arith.divf
+// CHECK: jeet.kernel = 0 : i64
+// CHECK-NOT: scf.forall
+// CHECK: tensor.expand_shape
+// CHECK: return
+func.func @mean_keepdims(%x: tensor<3x4x5xf32>) -> tensor<3x4x1xf32> {
+  %0 = "jeet.reduce_mean"(%x) {axes = array<i64: 2>, keepdims = true} : (tensor<3x4x5xf32>) -> tensor<3x4x1xf32>
+  return %0 : tensor<3x4x1xf32>
+}

@@ -210,6 +210,35 @@ static bool feedsKernel(Operation *op, Block *block, int64_t kernelId) {
   return false;
 }
 
+/// Moves the ops of `loop`'s block that use its results but come before it
+/// after it, in order, with the ops that use them in turn. A producer fused
+/// into the loop's tiles that the loop now yields may have had users between
+/// it and the loop (the reshape of a keepdims reduction that is a result of
+/// the group).
+static void moveUsersAfter(RewriterBase &rewriter, Operation *loop) {
+  llvm::SetVector<Operation *> users;
+  llvm::SmallPtrSet<Value, 8> produced(loop->result_begin(),
+                                       loop->result_end());
+  for (Operation &op : *loop->getBlock()) {
+    if (&op == loop)
+      break;
+    bool uses = false;
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        uses |= produced.contains(operand);
+    });
+    if (!uses)
+      continue;
+    users.insert(&op);
+    produced.insert(op.result_begin(), op.result_end());
+  }
+  Operation *last = loop;
+  for (Operation *user : users) {
+    rewriter.moveOpAfter(user, last);
+    last = user;
+  }
+}
+
 /// Tiles one result of the group made of the ops between `before` and
 /// `after` (program order) into a forall of kernel `kernelId`, and fuses the
 /// rest of the group that it depends on into its tiles. A result that a
@@ -287,6 +316,7 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
     loop->setAttr(kKernelAttr, rewriter.getI64IntegerAttr(kernelId));
   for (auto [original, replacement] : tiled->replacements)
     rewriter.replaceAllUsesWith(original, replacement);
+  moveUsersAfter(rewriter, tiled->loops.front());
 
   // Tiling leaves slices of the untiled ops in the loop body; once they are
   // gone, the untiled ops are dead too.

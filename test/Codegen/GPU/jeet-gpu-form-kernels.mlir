@@ -108,3 +108,25 @@ func.func @mean_keepdims(%x: tensor<3x4x5xf32>) -> tensor<3x4x1xf32> {
   %0 = "jeet.reduce_mean"(%x) {axes = array<i64: 2>, keepdims = true} : (tensor<3x4x5xf32>) -> tensor<3x4x1xf32>
   return %0 : tensor<3x4x1xf32>
 }
+
+// -----
+
+// A keepdims reduction that is a result of its group and feeds another
+// result: the consumer's forall computes and yields both, and the reshape of
+// the reduction (before the forall in program order) moves after it (it
+// once used the forall's result before its definition).
+// CHECK-LABEL: func.func @reduction_result_and_consumer
+// CHECK: %[[LOOP:.*]]:2 = scf.forall
+// CHECK: arith.addf
+// CHECK: arith.negf
+// CHECK: jeet.kernel = 0 : i64
+// CHECK-NOT: scf.forall
+// CHECK-DAG: tensor.expand_shape %[[LOOP]]#0
+// CHECK-DAG: tensor.expand_shape %[[LOOP]]#1
+// CHECK: return
+func.func @reduction_result_and_consumer(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> (tensor<1x3xf32>, tensor<1x3xf32>) {
+  %s = "jeet.add"(%a, %b) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = "jeet.reduce_sum"(%s) {axes = array<i64: 0>, keepdims = true} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  %n = "jeet.neg"(%r) : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  return %r, %n : tensor<1x3xf32>, tensor<1x3xf32>
+}

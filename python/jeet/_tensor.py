@@ -976,6 +976,10 @@ def explain(t):
     for i, ops in enumerate(exe.kernel_ops):
         lines.append(f"  kernel {i}: {' + '.join(ops) if ops else '(copy)'}"
                      f"  ({len(ops)} op{'s' if len(ops) != 1 else ''} fused)")
+    if device == "gpu":
+        lines.append(f"gpu target: {exe.gpu_target}" + (
+            " (kernels compiled for the host CPU, run by the Jeet GPU "
+            "emulator: no GPU speed)" if exe.gpu_target == "emulator" else ""))
     peak = exe.peak_intermediate_bytes
     lines.append(f"peak intermediate memory: {peak} bytes ({_fmt_bytes(peak)})")
     lines.append(f"stages (jeet.compile(t).ir(stage)): {', '.join(exe.stages)}")

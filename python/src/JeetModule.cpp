@@ -537,6 +537,7 @@ nb::list listDevices() {
     dict["available"] = info.available;
     dict["reason"] = info.reason;
     dict["description"] = info.description;
+    dict["emulated"] = info.emulated;
     list.append(dict);
   }
   return list;

@@ -44,6 +44,11 @@ if ptxas:
     config.substitutions.append(("%ptxas", ptxas))
 
 
+# `binutils-ld`: the system's GNU linker, which links the GPU emulation
+# target's kernels where LLVM's lld is not installed.
+if shutil.which("ld"):
+    config.available_features.add("binutils-ld")
+
 # `gpu-emulator`: libjeet_cuda_emulator.so is built, so GPU tests run on it
 # (kernels compiled for the host by the GPU emulation target). Prefix a
 # command with %on_emulator to run it there; %jeet_emulator is the library.

@@ -18,6 +18,7 @@
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -44,9 +45,28 @@ static Error createTemporary(StringRef suffix, TemporaryFile &file) {
   return Error::success();
 }
 
-/// LLVM's linker next to the LLVM Jeet was built with, else ld.lld or the
-/// system's ld on PATH.
+/// The environment variable that names the linker to use instead of the
+/// search below.
+static constexpr StringLiteral kLinkerEnvVar = "JEET_EMULATOR_LINKER";
+
+/// The linker of JEET_EMULATOR_LINKER (a path, or a name found on PATH);
+/// else LLVM's linker next to the LLVM Jeet was built with, else ld.lld or
+/// the system's ld (binutils) on PATH.
 static Expected<std::string> findLinker() {
+  if (std::optional<std::string> chosen = sys::Process::GetEnv(kLinkerEnvVar);
+      chosen && !chosen->empty()) {
+    // A path is taken as it is; a bare name is looked up on PATH.
+    if (StringRef(*chosen).contains('/')) {
+      if (sys::fs::can_execute(*chosen))
+        return *chosen;
+    } else if (ErrorOr<std::string> found = sys::findProgramByName(*chosen)) {
+      return *found;
+    }
+    return createStringError("cannot link the kernels of the GPU emulation "
+                             "target: " +
+                             kLinkerEnvVar + "='" + *chosen +
+                             "' is not an executable program");
+  }
   SmallString<128> bundled(JEET_LLVM_TOOLS_DIR);
   sys::path::append(bundled, "ld.lld");
   if (sys::fs::can_execute(bundled))

@@ -15,6 +15,7 @@
 #include "jeet/InitAllJeet.h"
 
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
+#include "jeet/Target/Emulator/EmulatorTarget.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ComplexToLLVM/ComplexToLLVM.h"
@@ -94,7 +95,8 @@ using namespace mlir;
 /// The dialects and the interface implementations attached to them.
 static void registerDialects(DialectRegistry &registry) {
   registry
-      .insert<jeet::JeetDialect, affine::AffineDialect, arith::ArithDialect,
+      .insert<jeet::JeetDialect, jeet::emu::JeetEmuDialect,
+              affine::AffineDialect, arith::ArithDialect,
               bufferization::BufferizationDialect, cf::ControlFlowDialect,
               complex::ComplexDialect, DLTIDialect, func::FuncDialect,
               gpu::GPUDialect, index::IndexDialect, linalg::LinalgDialect,

@@ -6,11 +6,13 @@
 
 #include "jeet/InitAllJeet.h"
 
+#include "jeet/Codegen/GPU/Emulator/Passes.h"
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
 #include "jeet/Pipelines/GpuPipeline.h"
 #include "jeet/Pipelines/Pipelines.h"
+#include "jeet/Target/Emulator/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -37,4 +39,6 @@ void jeet::registerAllJeetPasses() {
   jeet::registerJeetConversionPasses();
   jeet::registerJeetPipelines();
   jeet::registerJeetGpuPipelines();
+  jeet::registerJeetGpuEmulatorPasses();
+  jeet::registerJeetEmulatorTargetPasses();
 }

@@ -82,3 +82,17 @@ def cuda_driver_answers():
 
 if cuda_driver_answers():
     config.available_features.add("cuda-driver")
+
+
+# The version (the VERSION file): %jeet_version is major.minor.patch,
+# %jeet_version_minor major.minor, %jeet_version_next_minor and
+# %jeet_version_previous_minor the minor versions around it (which the
+# installed package must refuse).
+with open(os.path.join(config.jeet_src_root, "VERSION")) as version_file:
+    jeet_version = version_file.read().strip()
+major, minor = (int(part) for part in jeet_version.split(".")[:2])
+previous = f"{major}.{minor - 1}" if minor else f"{max(major - 1, 0)}.999"
+config.substitutions.append(("%jeet_version_next_minor", f"{major}.{minor + 1}"))
+config.substitutions.append(("%jeet_version_previous_minor", previous))
+config.substitutions.append(("%jeet_version_minor", f"{major}.{minor}"))
+config.substitutions.append(("%jeet_version", jeet_version))

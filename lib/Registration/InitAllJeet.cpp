@@ -20,13 +20,18 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
+// The self-contained Python extension (JEET_STATIC_LLVM) defines this in
+// CompilerDialects.cpp instead, apart from registerAllJeetPasses, so that
+// linking it pulls in neither every upstream dialect nor every pass.
+#ifndef JEET_REGISTER_COMPILER_DIALECTS_ONLY
 void jeet::registerAllJeetDialects(mlir::DialectRegistry &registry) {
-  registry.insert<jeet::JeetDialect, jeet::emu::JeetEmuDialect>();
+  registerJeetCompilerDialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
 }
+#endif
 
 void jeet::registerAllJeetPasses() {
   mlir::registerAllPasses();

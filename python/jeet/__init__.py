@@ -67,7 +67,7 @@ from .errors import (
 )
 from . import _device
 
-__version__ = "0.1.0"
+from ._version import __version__  # generated from the VERSION file
 
 float32 = "float32"
 float16 = "float16"

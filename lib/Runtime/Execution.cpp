@@ -1,0 +1,427 @@
+//===- Execution.cpp - Run a compiled graph's entry point -----------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Runtime/Execution.h"
+
+#include "jeet/Runtime/HostABI.h"
+
+using namespace jeet::runtime;
+
+//===----------------------------------------------------------------------===//
+// Launch interception
+//===----------------------------------------------------------------------===//
+
+namespace {
+thread_local LaunchInterceptor *interceptor = nullptr;
+
+/// Arenas an entry keeps for reuse; an execution finding all of them busy
+/// (more threads or streams at once) uses one of its own for that run.
+constexpr size_t kMaxArenas = 4;
+} // namespace
+
+LaunchInterceptor::~LaunchInterceptor() = default;
+
+LaunchInterceptor *jeet::runtime::currentLaunchInterceptor() {
+  return interceptor;
+}
+
+ScopedLaunchInterceptor::ScopedLaunchInterceptor(LaunchInterceptor &installed)
+    : previous_(interceptor) {
+  interceptor = &installed;
+}
+
+ScopedLaunchInterceptor::~ScopedLaunchInterceptor() { interceptor = previous_; }
+
+std::string EntryInfo::makeLabel(const std::string &entry,
+                                 const std::vector<TensorType> &inputs,
+                                 const std::vector<TensorType> &outputs) {
+  auto join = [](const std::vector<TensorType> &types) {
+    std::string text;
+    for (const TensorType &type : types)
+      text += (text.empty() ? "" : ", ") + type.str();
+    return text;
+  };
+  std::string label = "'" + entry + "(" + join(inputs) + ") -> ";
+  return label + (outputs.size() == 1 ? join(outputs)
+                                      : "(" + join(outputs) + ")") +
+         "'";
+}
+
+//===----------------------------------------------------------------------===//
+// Arenas
+//===----------------------------------------------------------------------===//
+
+struct CompiledEntry::Arenas {
+  struct Arena {
+    std::shared_ptr<Buffer> buffer;
+    /// The stream of its last use: reused on that stream only, where the
+    /// work of the next execution is ordered after the last one's.
+    void *stream = nullptr;
+    bool busy = false;
+  };
+  /// One execution's arena: a pool slot, or one of its own.
+  struct Lease {
+    int slot = -1;
+    std::shared_ptr<Buffer> buffer;
+    void *data() const { return buffer ? buffer->data() : nullptr; }
+  };
+
+  StatusOr<Lease> acquire(Device &device, uint64_t bytes, void *stream) {
+    if (bytes == 0)
+      return Lease();
+    std::lock_guard<std::mutex> lock(mutex);
+    for (size_t i = 0; i < pool.size(); ++i)
+      if (!pool[i].busy && pool[i].stream == stream) {
+        pool[i].busy = true;
+        return Lease{static_cast<int>(i), pool[i].buffer};
+      }
+    StatusOr<std::shared_ptr<Buffer>> buffer =
+        Buffer::allocate(device, bytes, stream);
+    if (!buffer.ok())
+      return buffer.status().withContext("the arena of intermediates (" +
+                                         std::to_string(bytes) + " bytes)");
+    if (pool.size() >= kMaxArenas)
+      return Lease{-1, std::move(*buffer)};
+    pool.push_back({*buffer, stream, true});
+    return Lease{static_cast<int>(pool.size() - 1), std::move(*buffer)};
+  }
+
+  void release(const Lease &lease, void *stream) {
+    if (lease.slot < 0)
+      return; // its own: freed on `stream`, reused after the work there
+    std::lock_guard<std::mutex> lock(mutex);
+    pool[lease.slot].busy = false;
+    pool[lease.slot].stream = stream;
+  }
+
+  mutable std::mutex mutex;
+  std::vector<Arena> pool;
+};
+
+//===----------------------------------------------------------------------===//
+// Replay
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds a CUDA graph from the launches of one run of the host code.
+class GraphBuilder : public LaunchInterceptor {
+public:
+  explicit GraphBuilder(CudaGraph &graph) : graph_(graph) {}
+  Status launch(const CudaKernel &kernel, Dim3 grid, Dim3 block,
+                unsigned sharedMemBytes, void **params) override {
+    Status status =
+        graph_.addKernel(kernel, grid, block, sharedMemBytes, params);
+    if (!status.ok() && error.ok())
+      error = status;
+    return status;
+  }
+  void unsupported(const char *call) override {
+    if (unsupportedCall.empty())
+      unsupportedCall = call;
+  }
+  Status error;
+  std::string unsupportedCall;
+
+private:
+  CudaGraph &graph_;
+};
+
+/// Gives the kernels of a built graph the parameters of one run of the host
+/// code, launch by launch.
+class GraphUpdater : public LaunchInterceptor {
+public:
+  explicit GraphUpdater(CudaGraph &graph) : graph_(graph) {}
+  Status launch(const CudaKernel &kernel, Dim3 grid, Dim3 block,
+                unsigned sharedMemBytes, void **params) override {
+    Status status = graph_.setKernelParams(launches++, kernel, grid, block,
+                                           sharedMemBytes, params);
+    if (!status.ok() && error.ok())
+      error = status;
+    return status;
+  }
+  void unsupported(const char *call) override {
+    if (error.ok())
+      error = internalError(std::string("the host code called ") + call +
+                            " when its CUDA graph was updated");
+  }
+  Status error;
+  size_t launches = 0;
+
+private:
+  CudaGraph &graph_;
+};
+} // namespace
+
+struct CompiledEntry::Replay {
+  mutable std::mutex mutex;
+  bool on = false;
+  std::string offReason;
+  uint64_t executions = 0;
+  std::unique_ptr<CudaGraph> graph;
+  /// The buffers (inputs, outputs, arena) the graph's parameters point to.
+  std::vector<void *> binding;
+  ReplayStats stats;
+
+  void turnOff(std::string reason) {
+    on = false;
+    offReason = std::move(reason);
+    graph.reset();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// CompiledEntry
+//===----------------------------------------------------------------------===//
+
+CompiledEntry::CompiledEntry(EntryInfo info, PackedFunction function,
+                             Device &device)
+    : info_(std::move(info)), function_(function), device_(device),
+      arenas_(std::make_unique<Arenas>()), replay_(std::make_unique<Replay>()) {
+  Replay &replay = *replay_;
+  if (device.kind() != DeviceKind::Cuda) {
+    replay.offReason = "CUDA graphs are for GPU executions";
+  } else if (!info_.takesStream) {
+    replay.offReason = "the entry does not take a stream";
+  } else if (!info_.cudaGraphs) {
+    replay.offReason = "CUDA graphs are turned off";
+  } else {
+    replay.offReason =
+        static_cast<CudaDevice &>(device).graphsUnsupportedReason();
+    replay.on = replay.offReason.empty();
+  }
+}
+
+CompiledEntry::~CompiledEntry() = default;
+
+bool CompiledEntry::replaying() const {
+  std::lock_guard<std::mutex> lock(replay_->mutex);
+  return replay_->on;
+}
+
+std::string CompiledEntry::replayOffReason() const {
+  std::lock_guard<std::mutex> lock(replay_->mutex);
+  return replay_->offReason;
+}
+
+ReplayStats CompiledEntry::replayStats() const {
+  std::lock_guard<std::mutex> lock(replay_->mutex);
+  return replay_->stats;
+}
+
+size_t CompiledEntry::numArenas() const {
+  std::lock_guard<std::mutex> lock(arenas_->mutex);
+  return arenas_->pool.size();
+}
+
+/// Appends a memref descriptor for a C-contiguous buffer, as the lowered
+/// entry takes it: allocated and aligned pointers, offset, sizes, strides.
+static void appendDescriptor(std::vector<int64_t> &fields, const void *data,
+                             const std::vector<int64_t> &shape) {
+  auto ptr = reinterpret_cast<int64_t>(data);
+  fields.push_back(ptr);
+  fields.push_back(ptr);
+  fields.push_back(0);
+  for (int64_t d : shape)
+    fields.push_back(d);
+  std::vector<int64_t> strides(shape.size());
+  int64_t stride = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  fields.insert(fields.end(), strides.begin(), strides.end());
+}
+
+Status CompiledEntry::execute(std::vector<void *> &args,
+                              const std::vector<void *> &binding,
+                              void *stream) const {
+  Replay &replay = *replay_;
+  auto direct = [&]() -> Status {
+    function_(args.data());
+    return takeLastError();
+  };
+  std::unique_lock<std::mutex> lock(replay.mutex);
+  if (!replay.on || replay.executions++ == 0) {
+    ++replay.stats.direct;
+    lock.unlock();
+    return direct();
+  }
+  if (!replay.graph) {
+    StatusOr<std::unique_ptr<CudaGraph>> graph =
+        static_cast<CudaDevice &>(device_).createGraph();
+    if (!graph.ok()) {
+      replay.turnOff(graph.status().message());
+      ++replay.stats.direct;
+      return direct();
+    }
+    GraphBuilder builder(**graph);
+    {
+      ScopedLaunchInterceptor intercept(builder);
+      function_(args.data());
+    }
+    JEET_RETURN_IF_ERROR(takeLastError());
+    Status built = builder.error;
+    if (built.ok() && !builder.unsupportedCall.empty())
+      built = invalidArgument("its host code calls " + builder.unsupportedCall +
+                              ", and a CUDA graph holds kernels only");
+    if (built.ok())
+      built = (*graph)->instantiate();
+    if (!built.ok()) {
+      replay.turnOff(built.message());
+      ++replay.stats.direct;
+      return direct();
+    }
+    replay.graph = std::move(*graph);
+    replay.binding = binding;
+    ++replay.stats.captures;
+  } else if (binding != replay.binding) {
+    GraphUpdater updater(*replay.graph);
+    {
+      ScopedLaunchInterceptor intercept(updater);
+      function_(args.data());
+    }
+    JEET_RETURN_IF_ERROR(takeLastError());
+    Status updated = updater.error;
+    if (updated.ok() && updater.launches != replay.graph->numKernels())
+      updated = internalError(
+          "the host code launched " + std::to_string(updater.launches) +
+          " kernels, its CUDA graph holds " +
+          std::to_string(replay.graph->numKernels()));
+    if (!updated.ok()) {
+      replay.turnOff(updated.message());
+      ++replay.stats.direct;
+      return direct();
+    }
+    replay.binding = binding;
+    ++replay.stats.updates;
+  }
+  ++replay.stats.replays;
+  return replay.graph->launch(stream);
+}
+
+StatusOr<uint64_t>
+CompiledEntry::queue(const std::vector<const void *> &inputs,
+                     const std::vector<void *> &outputs, void *stream) const {
+  if (inputs.size() != info_.inputs.size() ||
+      outputs.size() != info_.outputs.size())
+    return invalidArgument(
+        info_.label + " takes " + std::to_string(info_.inputs.size()) +
+        " inputs and " + std::to_string(info_.outputs.size()) +
+        " outputs, given " + std::to_string(inputs.size()) + " and " +
+        std::to_string(outputs.size()));
+  StatusOr<Arenas::Lease> arena =
+      arenas_->acquire(device_, info_.arenaBytes, stream);
+  if (!arena.ok())
+    return arena.status();
+
+  std::vector<int64_t> fields;
+  std::vector<void *> binding;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    appendDescriptor(fields, inputs[i], info_.inputs[i].shape);
+    binding.push_back(const_cast<void *>(inputs[i]));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    appendDescriptor(fields, outputs[i], info_.outputs[i].shape);
+    binding.push_back(outputs[i]);
+  }
+  appendDescriptor(fields, arena->data(),
+                   {static_cast<int64_t>(info_.arenaBytes)});
+  binding.push_back(arena->data());
+  if (info_.takesStream)
+    fields.push_back(reinterpret_cast<int64_t>(stream));
+  std::vector<void *> args;
+  args.reserve(fields.size());
+  for (int64_t &field : fields)
+    args.push_back(&field);
+
+  // Work on the device's stream (uploads, earlier executions) that produced
+  // the inputs comes first on the caller's stream.
+  if (stream && stream != device_.defaultStream())
+    JEET_RETURN_IF_ERROR(static_cast<CudaDevice &>(device_).orderStreams(
+        device_.defaultStream(), stream));
+
+  Device *previous = &currentDevice();
+  setCurrentDevice(&device_);
+  takeLastError().ignore();
+  Status status = execute(args, binding, stream);
+  setCurrentDevice(previous == &getHostDevice() ? nullptr : previous);
+  arenas_->release(*arena, stream);
+  JEET_RETURN_IF_ERROR(status.withContext(info_.label));
+  if (device_.kind() != DeviceKind::Cuda)
+    return uint64_t(0);
+  return static_cast<CudaDevice &>(device_).noteSubmission(stream,
+                                                           info_.label);
+}
+
+void *CompiledEntry::streamFor(const ExecutionOptions &options) const {
+  if (device_.kind() != DeviceKind::Cuda)
+    return nullptr;
+  return options.stream ? options.stream : device_.defaultStream();
+}
+
+Status CompiledEntry::waitIfAsked(const ExecutionOptions &options,
+                                  void *stream) const {
+  if (!options.wait || device_.kind() != DeviceKind::Cuda)
+    return Status();
+  return static_cast<CudaDevice &>(device_).synchronizeStream(stream);
+}
+
+Status CompiledEntry::runPointers(const std::vector<const void *> &inputs,
+                                  const std::vector<void *> &outputs,
+                                  const ExecutionOptions &options) const {
+  void *stream = streamFor(options);
+  StatusOr<uint64_t> ticket = queue(inputs, outputs, stream);
+  if (!ticket.ok())
+    return ticket.status();
+  return waitIfAsked(options, stream);
+}
+
+Status CompiledEntry::run(const std::vector<Tensor> &inputs,
+                          const std::vector<Tensor> &outputs,
+                          const ExecutionOptions &options) const {
+  auto check = [&](const std::vector<Tensor> &tensors,
+                   const std::vector<TensorType> &types,
+                   const char *what) -> Status {
+    if (tensors.size() != types.size())
+      return invalidArgument(info_.label + " takes " +
+                             std::to_string(types.size()) + " " + what +
+                             "s, given " + std::to_string(tensors.size()));
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const Tensor &t = tensors[i];
+      std::string which = std::string(what) + " #" + std::to_string(i) +
+                          " of " + info_.label;
+      if (!t.defined())
+        return invalidArgument(which + " is undefined");
+      if (t.shape() != types[i].shape || t.dtype() != types[i].dtype)
+        return invalidArgument(which + " expects " + types[i].str() +
+                               ", given " + t.typeString());
+      if (!t.buffer()->deviceAlive() || t.device() != &device_)
+        return invalidArgument(which + " is on " + t.buffer()->deviceName() +
+                               (t.buffer()->deviceAlive() ? "" : " (closed)") +
+                               ", the graph runs on " + device_.name() +
+                               " (move it with to())");
+      if (Status readable = t.buffer()->readable(); !readable.ok())
+        return Status(readable.code(), which + ": " + readable.message());
+    }
+    return Status();
+  };
+  JEET_RETURN_IF_ERROR(check(inputs, info_.inputs, "input"));
+  JEET_RETURN_IF_ERROR(check(outputs, info_.outputs, "output"));
+  std::vector<const void *> inputData;
+  for (const Tensor &t : inputs)
+    inputData.push_back(t.data());
+  std::vector<void *> outputData;
+  for (const Tensor &t : outputs)
+    outputData.push_back(t.data());
+  void *stream = streamFor(options);
+  StatusOr<uint64_t> ticket = queue(inputData, outputData, stream);
+  if (!ticket.ok())
+    return ticket.status();
+  if (*ticket)
+    for (const Tensor &t : outputs)
+      t.buffer()->markWritten(stream, *ticket);
+  return waitIfAsked(options, stream);
+}

@@ -178,27 +178,50 @@ llvm::Error Executable::run(llvm::ArrayRef<runtime::Tensor> inputs,
     return entry.takeError();
   runtime::ExecutionOptions options;
   options.stream = stream;
-  return toError((*entry)->run(
-      std::vector<runtime::Tensor>(inputs.begin(), inputs.end()),
-      std::vector<runtime::Tensor>(outputs.begin(), outputs.end()), options));
+  std::vector<const runtime::Tensor *> in, out;
+  in.reserve(inputs.size());
+  out.reserve(outputs.size());
+  for (const runtime::Tensor &t : inputs)
+    in.push_back(&t);
+  for (const runtime::Tensor &t : outputs)
+    out.push_back(&t);
+  return toError(
+      (*entry)->run(in.data(), in.size(), out.data(), out.size(), options));
 }
 
 llvm::Expected<std::vector<runtime::Tensor>>
 Executable::run(llvm::ArrayRef<runtime::Tensor> inputs, void *stream) const {
+  std::vector<const runtime::Tensor *> in;
+  in.reserve(inputs.size());
+  for (const runtime::Tensor &t : inputs)
+    in.push_back(&t);
+  return run(llvm::ArrayRef<const runtime::Tensor *>(in), stream);
+}
+
+llvm::Expected<std::vector<runtime::Tensor>>
+Executable::run(llvm::ArrayRef<const runtime::Tensor *> inputs,
+                void *stream) const {
   llvm::Expected<const runtime::CompiledEntry *> entry = impl->bind();
   if (!entry)
     return entry.takeError();
+  const runtime::CompiledEntry &bound = **entry;
   std::vector<runtime::Tensor> outputs;
-  for (const runtime::TensorType &type : (*entry)->info().outputs) {
-    runtime::StatusOr<runtime::Tensor> output =
-        runtime::Tensor::empty((*entry)->device(), type.shape, type.dtype,
-                               stream);
+  std::vector<const runtime::Tensor *> out;
+  outputs.reserve(bound.info().outputs.size());
+  for (const runtime::TensorType &type : bound.info().outputs) {
+    runtime::StatusOr<runtime::Tensor> output = runtime::Tensor::empty(
+        bound.device(), type.shape, type.dtype, stream);
     if (!output.ok())
-      return toError(output.status().withContext(
-          "output of " + (*entry)->info().label));
+      return toError(
+          output.status().withContext("output of " + bound.info().label));
     outputs.push_back(std::move(*output));
   }
-  if (llvm::Error error = run(inputs, outputs, stream))
+  for (const runtime::Tensor &t : outputs)
+    out.push_back(&t);
+  runtime::ExecutionOptions options;
+  options.stream = stream;
+  if (llvm::Error error = toError(bound.run(inputs.data(), inputs.size(),
+                                            out.data(), out.size(), options)))
     return std::move(error);
   return outputs;
 }

@@ -80,6 +80,9 @@ CudaDriver::load(const std::string &path) {
           driver->graphsMissing);
   resolve(handle, "cuGraphDestroy", driver->cuGraphDestroy,
           driver->graphsMissing);
+  std::string noParamInfo;
+  resolve(handle, "cuFuncGetParamInfo", driver->cuFuncGetParamInfo,
+          noParamInfo);
   // The emulator's additions (include/jeet/Emulator/Emulator.h); a real
   // driver has none of them.
   std::string absent;

@@ -26,6 +26,17 @@ CUDA_KERNEL_NODE_PARAMS nodeParams(const CudaKernel &kernel, Dim3 grid,
   return node;
 }
 
+/// The bytes of a launch's parameters, when their sizes are known (else
+/// empty).
+std::vector<char> snapshot(const CudaKernel &kernel, void **params) {
+  std::vector<char> bytes;
+  for (size_t i = 0; i < kernel.paramSizes.size(); ++i) {
+    const char *value = static_cast<const char *>(params[i]);
+    bytes.insert(bytes.end(), value, value + kernel.paramSizes[i]);
+  }
+  return bytes;
+}
+
 std::string describe(const CudaKernel &kernel) {
   return "for kernel '" + kernel.name + "' in module '" +
          (kernel.module ? kernel.module->name() : std::string("?")) + "'";
@@ -51,19 +62,12 @@ StatusOr<std::unique_ptr<CudaGraph>> CudaDevice::createGraph() {
 }
 
 CudaGraph::~CudaGraph() {
-  const CudaDriver &driver = device_.driver();
-  if (!device_.activate().ok())
-    return;
-  if (exec_)
-    driver.cuGraphExecDestroy(exec_);
-  if (graph_)
-    driver.cuGraphDestroy(graph_);
+  if (graph_ && device_.activate().ok())
+    device_.driver().cuGraphDestroy(graph_);
 }
 
 Status CudaGraph::addKernel(const CudaKernel &kernel, Dim3 grid, Dim3 block,
                             unsigned sharedMemBytes, void **params) {
-  if (exec_)
-    return internalError("CudaGraph::addKernel after instantiate");
   CUDA_KERNEL_NODE_PARAMS node =
       nodeParams(kernel, grid, block, sharedMemBytes, params);
   CUgraphNode handle = nullptr;
@@ -73,24 +77,31 @@ Status CudaGraph::addKernel(const CudaKernel &kernel, Dim3 grid, Dim3 block,
       driver.cuGraphAddKernelNode_v2(&handle, graph_, previous,
                                      previous ? 1 : 0, &node),
       "cuGraphAddKernelNode_v2", describe(kernel)));
-  nodes_.push_back({handle, &kernel, grid, block, sharedMemBytes});
+  nodes_.push_back({handle, &kernel, grid, block, sharedMemBytes,
+                    snapshot(kernel, params)});
   return Status();
 }
 
-Status CudaGraph::instantiate() {
+StatusOr<std::unique_ptr<CudaGraphExec>> CudaGraph::instantiate() {
   const CudaDriver &driver = device_.driver();
   JEET_RETURN_IF_ERROR(device_.activate());
-  return driver.check(driver.cuGraphInstantiateWithFlags(&exec_, graph_, 0),
-                      "cuGraphInstantiateWithFlags",
-                      "(a graph of " + std::to_string(nodes_.size()) +
-                          " kernels)");
+  std::unique_ptr<CudaGraphExec> exec(new CudaGraphExec(device_, nodes_));
+  JEET_RETURN_IF_ERROR(
+      driver.check(driver.cuGraphInstantiateWithFlags(&exec->exec_, graph_, 0),
+                   "cuGraphInstantiateWithFlags",
+                   "(a graph of " + std::to_string(nodes_.size()) +
+                       " kernels)"));
+  return exec;
 }
 
-Status CudaGraph::setKernelParams(size_t index, const CudaKernel &kernel,
-                                  Dim3 grid, Dim3 block,
-                                  unsigned sharedMemBytes, void **params) {
-  if (!exec_)
-    return internalError("CudaGraph::setKernelParams before instantiate");
+CudaGraphExec::~CudaGraphExec() {
+  if (exec_ && device_.activate().ok())
+    device_.driver().cuGraphExecDestroy(exec_);
+}
+
+Status CudaGraphExec::setKernelParams(size_t index, const CudaKernel &kernel,
+                                      Dim3 grid, Dim3 block,
+                                      unsigned sharedMemBytes, void **params) {
   if (index >= nodes_.size() || nodes_[index].kernel != &kernel ||
       !(nodes_[index].grid == grid) || !(nodes_[index].block == block) ||
       nodes_[index].sharedMemBytes != sharedMemBytes)
@@ -98,17 +109,22 @@ Status CudaGraph::setKernelParams(size_t index, const CudaKernel &kernel,
                          kernel.name +
                          "' does not match the graph built before (the "
                          "host code launched differently)");
+  std::vector<char> bytes = snapshot(kernel, params);
+  if (!kernel.paramSizes.empty() && bytes == nodes_[index].params)
+    return Status();
   CUDA_KERNEL_NODE_PARAMS node =
       nodeParams(kernel, grid, block, sharedMemBytes, params);
   const CudaDriver &driver = device_.driver();
-  return driver.check(driver.cuGraphExecKernelNodeSetParams_v2(
-                          exec_, nodes_[index].node, &node),
-                      "cuGraphExecKernelNodeSetParams_v2", describe(kernel));
+  JEET_RETURN_IF_ERROR(
+      driver.check(driver.cuGraphExecKernelNodeSetParams_v2(
+                       exec_, nodes_[index].node, &node),
+                   "cuGraphExecKernelNodeSetParams_v2", describe(kernel)));
+  ++paramUpdates_;
+  nodes_[index].params = std::move(bytes);
+  return Status();
 }
 
-Status CudaGraph::launch(void *stream) {
-  if (!exec_)
-    return internalError("CudaGraph::launch before instantiate");
+Status CudaGraphExec::launch(void *stream) {
   const CudaDriver &driver = device_.driver();
   JEET_RETURN_IF_ERROR(device_.activate());
   JEET_RETURN_IF_ERROR(driver.check(

@@ -8,6 +8,8 @@
 
 #include "jeet/Runtime/HostABI.h"
 
+#include <algorithm>
+
 using namespace jeet::runtime;
 
 //===----------------------------------------------------------------------===//
@@ -20,6 +22,16 @@ thread_local LaunchInterceptor *interceptor = nullptr;
 /// Arenas an entry keeps for reuse; an execution finding all of them busy
 /// (more threads or streams at once) uses one of its own for that run.
 constexpr size_t kMaxArenas = 4;
+
+/// Instances of an entry's CUDA graph kept at once, each for the buffers of
+/// its last execution: Python's `y = f(x)` in a loop alternates between two
+/// output buffers (the old result is alive while the new one is made), and
+/// two instances replay it with no parameter update at all.
+constexpr size_t kMaxGraphInstances = 4;
+
+/// Descriptor fields of a memref argument of rank 4 (pointers, offset,
+/// sizes, strides): enough room for most graphs' arguments at once.
+constexpr size_t kDescriptorFieldsPerArgument = 3 + 2 * 4;
 } // namespace
 
 LaunchInterceptor::~LaunchInterceptor() = default;
@@ -129,11 +141,11 @@ private:
   CudaGraph &graph_;
 };
 
-/// Gives the kernels of a built graph the parameters of one run of the host
-/// code, launch by launch.
+/// Gives the kernels of an instantiated graph the parameters of one run of
+/// the host code, launch by launch.
 class GraphUpdater : public LaunchInterceptor {
 public:
-  explicit GraphUpdater(CudaGraph &graph) : graph_(graph) {}
+  explicit GraphUpdater(CudaGraphExec &graph) : graph_(graph) {}
   Status launch(const CudaKernel &kernel, Dim3 grid, Dim3 block,
                 unsigned sharedMemBytes, void **params) override {
     Status status = graph_.setKernelParams(launches++, kernel, grid, block,
@@ -151,23 +163,34 @@ public:
   size_t launches = 0;
 
 private:
-  CudaGraph &graph_;
+  CudaGraphExec &graph_;
 };
 } // namespace
 
 struct CompiledEntry::Replay {
+  /// An instance of the graph and the buffers (inputs, outputs, arena) its
+  /// kernels' parameters point to.
+  struct Instance {
+    std::vector<void *> binding;
+    std::unique_ptr<CudaGraphExec> exec;
+    uint64_t lastUse = 0;
+  };
+
   mutable std::mutex mutex;
   bool on = false;
   std::string offReason;
   uint64_t executions = 0;
   std::unique_ptr<CudaGraph> graph;
-  /// The buffers (inputs, outputs, arena) the graph's parameters point to.
-  std::vector<void *> binding;
+  /// The buffers of the execution the graph was built from: what a new
+  /// instance's parameters point to.
+  std::vector<void *> graphBinding;
+  std::vector<Instance> instances;
   ReplayStats stats;
 
   void turnOff(std::string reason) {
     on = false;
     offReason = std::move(reason);
+    instances.clear();
     graph.reset();
   }
 };
@@ -249,57 +272,78 @@ Status CompiledEntry::execute(std::vector<void *> &args,
     lock.unlock();
     return direct();
   }
+  // Something went wrong with the graph: executions launch their kernels
+  // one by one from now on, and this one runs that way.
+  auto fallBack = [&](const Status &why) -> Status {
+    replay.turnOff(why.message());
+    ++replay.stats.direct;
+    return direct();
+  };
   if (!replay.graph) {
     StatusOr<std::unique_ptr<CudaGraph>> graph =
         static_cast<CudaDevice &>(device_).createGraph();
-    if (!graph.ok()) {
-      replay.turnOff(graph.status().message());
-      ++replay.stats.direct;
-      return direct();
-    }
+    if (!graph.ok())
+      return fallBack(graph.status());
     GraphBuilder builder(**graph);
     {
       ScopedLaunchInterceptor intercept(builder);
       function_(args.data());
     }
     JEET_RETURN_IF_ERROR(takeLastError());
-    Status built = builder.error;
-    if (built.ok() && !builder.unsupportedCall.empty())
-      built = invalidArgument("its host code calls " + builder.unsupportedCall +
-                              ", and a CUDA graph holds kernels only");
-    if (built.ok())
-      built = (*graph)->instantiate();
-    if (!built.ok()) {
-      replay.turnOff(built.message());
-      ++replay.stats.direct;
-      return direct();
-    }
+    if (!builder.error.ok())
+      return fallBack(builder.error);
+    if (!builder.unsupportedCall.empty())
+      return fallBack(invalidArgument("its host code calls " +
+                                      builder.unsupportedCall +
+                                      ", and a CUDA graph holds kernels only"));
     replay.graph = std::move(*graph);
-    replay.binding = binding;
+    replay.graphBinding = binding;
     ++replay.stats.captures;
-  } else if (binding != replay.binding) {
-    GraphUpdater updater(*replay.graph);
+  }
+  // The instance made for these buffers, else a new one while there is
+  // room, else the least recently used, updated.
+  Replay::Instance *instance = nullptr;
+  for (Replay::Instance &candidate : replay.instances)
+    if (candidate.binding == binding)
+      instance = &candidate;
+  if (!instance) {
+    if (replay.instances.size() < kMaxGraphInstances) {
+      StatusOr<std::unique_ptr<CudaGraphExec>> exec =
+          replay.graph->instantiate();
+      if (!exec.ok())
+        return fallBack(exec.status());
+      ++replay.stats.instances;
+      replay.instances.push_back({replay.graphBinding, std::move(*exec), 0});
+      instance = &replay.instances.back();
+    } else {
+      instance = &*std::min_element(
+          replay.instances.begin(), replay.instances.end(),
+          [](const Replay::Instance &a, const Replay::Instance &b) {
+            return a.lastUse < b.lastUse;
+          });
+    }
+  }
+  if (instance->binding != binding) {
+    GraphUpdater updater(*instance->exec);
     {
       ScopedLaunchInterceptor intercept(updater);
       function_(args.data());
     }
     JEET_RETURN_IF_ERROR(takeLastError());
     Status updated = updater.error;
-    if (updated.ok() && updater.launches != replay.graph->numKernels())
+    if (updated.ok() && updater.launches != instance->exec->numKernels())
       updated = internalError(
           "the host code launched " + std::to_string(updater.launches) +
           " kernels, its CUDA graph holds " +
-          std::to_string(replay.graph->numKernels()));
-    if (!updated.ok()) {
-      replay.turnOff(updated.message());
-      ++replay.stats.direct;
-      return direct();
-    }
-    replay.binding = binding;
+          std::to_string(instance->exec->numKernels()));
+    if (!updated.ok())
+      return fallBack(updated);
+    instance->binding = binding;
     ++replay.stats.updates;
   }
+  instance->lastUse = replay.executions;
   ++replay.stats.replays;
-  return replay.graph->launch(stream);
+  return instance->exec->launch(stream);
 }
 
 StatusOr<uint64_t>
@@ -319,6 +363,10 @@ CompiledEntry::queue(const std::vector<const void *> &inputs,
 
   std::vector<int64_t> fields;
   std::vector<void *> binding;
+  fields.reserve(kDescriptorFieldsPerArgument * (inputs.size() +
+                                                 outputs.size() + 1) +
+                 1);
+  binding.reserve(inputs.size() + outputs.size() + 1);
   for (size_t i = 0; i < inputs.size(); ++i) {
     appendDescriptor(fields, inputs[i], info_.inputs[i].shape);
     binding.push_back(const_cast<void *>(inputs[i]));
@@ -382,46 +430,62 @@ Status CompiledEntry::runPointers(const std::vector<const void *> &inputs,
 Status CompiledEntry::run(const std::vector<Tensor> &inputs,
                           const std::vector<Tensor> &outputs,
                           const ExecutionOptions &options) const {
-  auto check = [&](const std::vector<Tensor> &tensors,
+  std::vector<const Tensor *> in, out;
+  for (const Tensor &t : inputs)
+    in.push_back(&t);
+  for (const Tensor &t : outputs)
+    out.push_back(&t);
+  return run(in.data(), in.size(), out.data(), out.size(), options);
+}
+
+Status CompiledEntry::run(const Tensor *const *inputs, size_t numInputs,
+                          const Tensor *const *outputs, size_t numOutputs,
+                          const ExecutionOptions &options) const {
+  // The messages are made only for an argument that is wrong: this runs on
+  // every execution.
+  auto check = [&](const Tensor *const *tensors, size_t count,
                    const std::vector<TensorType> &types,
                    const char *what) -> Status {
-    if (tensors.size() != types.size())
+    if (count != types.size())
       return invalidArgument(info_.label + " takes " +
                              std::to_string(types.size()) + " " + what +
-                             "s, given " + std::to_string(tensors.size()));
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      const Tensor &t = tensors[i];
-      std::string which = std::string(what) + " #" + std::to_string(i) +
-                          " of " + info_.label;
+                             "s, given " + std::to_string(count));
+    for (size_t i = 0; i < count; ++i) {
+      const Tensor &t = *tensors[i];
+      auto which = [&] {
+        return std::string(what) + " #" + std::to_string(i) + " of " +
+               info_.label;
+      };
       if (!t.defined())
-        return invalidArgument(which + " is undefined");
-      if (t.shape() != types[i].shape || t.dtype() != types[i].dtype)
-        return invalidArgument(which + " expects " + types[i].str() +
+        return invalidArgument(which() + " is undefined");
+      if (t.dtype() != types[i].dtype || t.shape() != types[i].shape)
+        return invalidArgument(which() + " expects " + types[i].str() +
                                ", given " + t.typeString());
-      if (!t.buffer()->deviceAlive() || t.device() != &device_)
-        return invalidArgument(which + " is on " + t.buffer()->deviceName() +
-                               (t.buffer()->deviceAlive() ? "" : " (closed)") +
+      const Buffer &buffer = *t.buffer();
+      if (!buffer.deviceAlive() || &buffer.device() != &device_)
+        return invalidArgument(which() + " is on " + buffer.deviceName() +
+                               (buffer.deviceAlive() ? "" : " (closed)") +
                                ", the graph runs on " + device_.name() +
                                " (move it with to())");
-      if (Status readable = t.buffer()->readable(); !readable.ok())
-        return Status(readable.code(), which + ": " + readable.message());
+      if (Status readable = buffer.readable(); !readable.ok())
+        return Status(readable.code(), which() + ": " + readable.message());
     }
     return Status();
   };
-  JEET_RETURN_IF_ERROR(check(inputs, info_.inputs, "input"));
-  JEET_RETURN_IF_ERROR(check(outputs, info_.outputs, "output"));
-  std::vector<const void *> inputData;
-  for (const Tensor &t : inputs)
-    inputData.push_back(t.data());
-  std::vector<void *> outputData;
-  for (const Tensor &t : outputs)
-    outputData.push_back(t.data());
+  JEET_RETURN_IF_ERROR(check(inputs, numInputs, info_.inputs, "input"));
+  JEET_RETURN_IF_ERROR(check(outputs, numOutputs, info_.outputs, "output"));
+  std::vector<const void *> inputData(numInputs);
+  for (size_t i = 0; i < numInputs; ++i)
+    inputData[i] = inputs[i]->data();
+  std::vector<void *> outputData(numOutputs);
+  for (size_t i = 0; i < numOutputs; ++i)
+    outputData[i] = outputs[i]->data();
   void *stream = streamFor(options);
   StatusOr<uint64_t> ticket = queue(inputData, outputData, stream);
   if (!ticket.ok())
     return ticket.status();
   if (*ticket)
-    for (const Tensor &t : outputs)
-      t.buffer()->markWritten(stream, *ticket);
+    for (size_t i = 0; i < numOutputs; ++i)
+      outputs[i]->buffer()->markWritten(stream, *ticket);
   return waitIfAsked(options, stream);
 }

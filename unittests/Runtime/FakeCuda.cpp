@@ -31,6 +31,8 @@ struct FakeFunction {
 struct FakeModule {
   int id;
   std::vector<std::string> entries;
+  /// The byte size of each parameter of each entry, from its PTX signature.
+  std::map<std::string, std::vector<size_t>> paramSizes;
   std::map<std::string, std::unique_ptr<FakeFunction>> functions;
 };
 struct FakeStream {
@@ -186,6 +188,47 @@ std::vector<std::string> findEntries(const char *text) {
       entries.emplace_back(begin, end);
   }
   return entries;
+}
+
+/// The byte size of each `.param` of each `.entry` in PTX text: a scalar's
+/// type gives it (.u64 is 8 bytes), an array's count times its element.
+std::map<std::string, std::vector<size_t>> findParamSizes(const char *text) {
+  std::map<std::string, std::vector<size_t>> sizes;
+  for (const char *p = std::strstr(text, ".entry"); p;
+       p = std::strstr(p + 6, ".entry")) {
+    const char *begin = p + 6;
+    while (*begin == ' ' || *begin == '\t' || *begin == '\n' || *begin == '\r')
+      ++begin;
+    const char *end = begin;
+    while (*end && *end != ' ' && *end != '\t' && *end != '\n' &&
+           *end != '\r' && *end != '(')
+      ++end;
+    std::string name(begin, end);
+    const char *open = std::strchr(end, '(');
+    const char *close = open ? std::strchr(open, ')') : nullptr;
+    std::vector<size_t> &params = sizes[name];
+    if (!open || !close)
+      continue;
+    std::string list(open + 1, close);
+    for (size_t at = list.find(".param"); at != std::string::npos;
+         at = list.find(".param", at + 6)) {
+      size_t comma = list.find(',', at);
+      std::string decl = list.substr(at, comma == std::string::npos
+                                             ? std::string::npos
+                                             : comma - at);
+      size_t bits = 8;
+      for (const char *type : {"64", "32", "16"})
+        if (decl.find(std::string(type) + " ") != std::string::npos) {
+          bits = std::stoul(type);
+          break;
+        }
+      size_t count = 1;
+      if (size_t bracket = decl.find('['); bracket != std::string::npos)
+        count = std::stoul(decl.substr(bracket + 1));
+      params.push_back(bits / 8 * count);
+    }
+  }
+  return sizes;
 }
 
 void writeLog(char *buffer, size_t size, const std::string &text) {
@@ -560,6 +603,7 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(void **module, const void *image,
   auto fake = std::make_unique<FakeModule>();
   fake->id = call.s.nextModule++;
   fake->entries = entries;
+  fake->paramSizes = findParamSizes(text);
   *module = fake.get();
   call.note("=> module " + std::to_string(fake->id));
   call.s.modules[fake.get()] = std::move(fake);
@@ -626,6 +670,26 @@ FAKE_EXPORT CUresult cuLaunchKernel(void *function, unsigned gridX,
       !blockX || !blockY || !blockZ)
     return call.result(1);
   call.s.clock += 0.25;
+  return 0;
+}
+
+FAKE_EXPORT CUresult cuFuncGetParamInfo(void *function, size_t index,
+                                        size_t *offset, size_t *size) {
+  // Not logged: the runtime asks once per parameter of each kernel.
+  std::lock_guard<std::mutex> lock(state().mutex);
+  auto *fake = static_cast<FakeFunction *>(function);
+  if (!fake)
+    return 400;
+  const std::vector<size_t> &sizes = fake->module->paramSizes[fake->name];
+  if (index >= sizes.size())
+    return 1;
+  size_t at = 0;
+  for (size_t i = 0; i < index; ++i)
+    at += sizes[i];
+  if (offset)
+    *offset = at;
+  if (size)
+    *size = sizes[index];
   return 0;
 }
 

@@ -132,6 +132,11 @@ public:
   /// The same, with outputs allocated on the device (on `stream`).
   llvm::Expected<std::vector<runtime::Tensor>>
   run(llvm::ArrayRef<runtime::Tensor> inputs, void *stream = nullptr) const;
+  /// The same on inputs given by address (nothing is copied: frontends that
+  /// hold tensors in objects of their own run this way).
+  llvm::Expected<std::vector<runtime::Tensor>>
+  run(llvm::ArrayRef<const runtime::Tensor *> inputs,
+      void *stream = nullptr) const;
 
 private:
   std::unique_ptr<Impl> impl;

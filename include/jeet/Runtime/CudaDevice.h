@@ -48,6 +48,9 @@ struct CudaKernel {
   cu::CUfunction function = nullptr;
   std::string name;
   CudaModule *module = nullptr;
+  /// The size of each parameter, when the driver tells
+  /// (cuFuncGetParamInfo); empty otherwise.
+  std::vector<size_t> paramSizes;
 };
 
 class CudaModule {
@@ -88,44 +91,73 @@ struct Dim3 {
 
 class CudaDevice;
 
+class CudaGraphExec;
+
 /// A CUDA graph of kernel launches, built through the driver's explicit
-/// graph API and replayed with one cuGraphLaunch: kernels are added in
-/// order, each depending on the one before (they ran in that order on one
-/// stream), then the graph is instantiated. A kernel's parameters can be
-/// replaced between launches (cuGraphExecKernelNodeSetParams) without
-/// building the graph again. Not thread-safe: its owner serialises use.
+/// graph API: kernels are added in order, each depending on the one before
+/// (they ran in that order on one stream). Instantiated, it is replayed with
+/// one cuGraphLaunch (CudaGraphExec). Not thread-safe: its owner serialises
+/// use.
 class CudaGraph {
 public:
   ~CudaGraph();
   CudaGraph(const CudaGraph &) = delete;
   CudaGraph &operator=(const CudaGraph &) = delete;
 
-  /// Appends a launch (before instantiate()); the driver copies `params`.
+  /// Appends a launch; the driver copies `params`.
   Status addKernel(const CudaKernel &kernel, Dim3 grid, Dim3 block,
                    unsigned sharedMemBytes, void **params);
-  /// Makes the graph launchable.
-  Status instantiate();
-  /// Gives launch `index` (in the order added) new parameters, for the next
-  /// launches; it must be the same kernel with the same configuration.
-  Status setKernelParams(size_t index, const CudaKernel &kernel, Dim3 grid,
-                         Dim3 block, unsigned sharedMemBytes, void **params);
-  /// Queues the whole graph on `stream` and counts one graph launch.
-  Status launch(void *stream);
+  /// A launchable instance with the parameters the kernels were added with.
+  StatusOr<std::unique_ptr<CudaGraphExec>> instantiate();
   size_t numKernels() const { return nodes_.size(); }
 
 private:
   friend class CudaDevice;
+  friend class CudaGraphExec;
   explicit CudaGraph(CudaDevice &device) : device_(device) {}
   struct Node {
     cu::CUgraphNode node;
     const CudaKernel *kernel;
     Dim3 grid, block;
     unsigned sharedMemBytes;
+    /// The parameters' bytes (when the kernel's parameter sizes are known):
+    /// an update that brings the same bytes is not sent to the driver.
+    std::vector<char> params;
   };
   CudaDevice &device_;
   cu::CUgraph graph_ = nullptr;
-  cu::CUgraphExec exec_ = nullptr;
   std::vector<Node> nodes_;
+};
+
+/// An instantiated CudaGraph. A kernel's parameters can be replaced between
+/// launches (cuGraphExecKernelNodeSetParams) without building the graph
+/// again; launches already queued keep theirs. Not thread-safe.
+class CudaGraphExec {
+public:
+  ~CudaGraphExec();
+  CudaGraphExec(const CudaGraphExec &) = delete;
+  CudaGraphExec &operator=(const CudaGraphExec &) = delete;
+
+  /// Gives launch `index` (in the order added) new parameters, for the next
+  /// launches; it must be the same kernel with the same configuration.
+  /// Parameters equal to the current ones (when the kernel's parameter sizes
+  /// are known) make no driver call.
+  Status setKernelParams(size_t index, const CudaKernel &kernel, Dim3 grid,
+                         Dim3 block, unsigned sharedMemBytes, void **params);
+  /// Queues the whole graph on `stream` and counts one graph launch.
+  Status launch(void *stream);
+  size_t numKernels() const { return nodes_.size(); }
+  /// cuGraphExecKernelNodeSetParams calls made so far.
+  size_t numParamUpdates() const { return paramUpdates_; }
+
+private:
+  friend class CudaGraph;
+  CudaGraphExec(CudaDevice &device, std::vector<CudaGraph::Node> nodes)
+      : device_(device), nodes_(std::move(nodes)) {}
+  CudaDevice &device_;
+  cu::CUgraphExec exec_ = nullptr;
+  std::vector<CudaGraph::Node> nodes_;
+  size_t paramUpdates_ = 0;
 };
 
 class CudaDevice : public Device {
@@ -240,7 +272,6 @@ public:
   StatusOr<std::unique_ptr<CudaGraph>> createGraph();
 
 private:
-  friend class CudaGraph;
   CudaDevice(std::shared_ptr<CudaDriver> driver, int ordinal);
 
   /// What was queued on one stream since the host last waited for it.

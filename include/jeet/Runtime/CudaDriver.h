@@ -190,6 +190,12 @@ struct CudaDriver {
   CUresult (*cuGraphExecDestroy)(cu::CUgraphExec exec) = nullptr;
   CUresult (*cuGraphDestroy)(cu::CUgraph graph) = nullptr;
 
+  // Resolved when present (drivers of CUDA 12.4 and later): the sizes of a
+  // kernel's parameters, which let a CUDA graph's update skip the kernels
+  // whose parameters did not change.
+  CUresult (*cuFuncGetParamInfo)(cu::CUfunction function, size_t index,
+                                 size_t *offset, size_t *size) = nullptr;
+
   /// True when every CUDA graph entry point above was found.
   bool supportsGraphs() const { return graphsMissing.empty(); }
   /// The first graph entry point the library lacks (empty when none).

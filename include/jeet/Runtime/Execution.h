@@ -15,8 +15,10 @@
 //   one stream reuse the same arena.
 // - On a GPU, from the second execution on, the kernels one execution
 //   launches are built into a CUDA graph once and replayed with one graph
-//   launch; an execution with other buffers (inputs, outputs, arena) gives
-//   the graph's kernels their new parameters instead of building it again.
+//   launch. A few instances of the graph are kept, each for the buffers
+//   (inputs, outputs, arena) of a recent execution; an execution with other
+//   buffers gives an instance's kernels their new parameters (only those
+//   that changed) instead of building the graph again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,9 +105,11 @@ struct ExecutionOptions {
 
 /// What the replay of an entry has done so far.
 struct ReplayStats {
-  /// Executions as a replayed CUDA graph; graphs built; executions that gave
-  /// the graph's kernels new parameters.
-  uint64_t replays = 0, captures = 0, updates = 0;
+  /// Executions as a replayed CUDA graph; graphs built from the launches of
+  /// an execution (one, unless replay was turned off and on); instances of
+  /// the graph made (a few, for the buffers of recent executions);
+  /// executions that gave an instance's kernels new parameters.
+  uint64_t replays = 0, captures = 0, instances = 0, updates = 0;
   /// Executions whose kernels were launched one by one.
   uint64_t direct = 0;
 };
@@ -129,6 +133,11 @@ public:
   /// it. The outputs remember the work that writes them (Buffer::readable).
   Status run(const std::vector<Tensor> &inputs,
              const std::vector<Tensor> &outputs,
+             const ExecutionOptions &options = ExecutionOptions()) const;
+  /// The same on tensors given by address: nothing is copied (this is the
+  /// path of every cached execution).
+  Status run(const Tensor *const *inputs, size_t numInputs,
+             const Tensor *const *outputs, size_t numOutputs,
              const ExecutionOptions &options = ExecutionOptions()) const;
   /// Runs on raw buffers of device(), one per input and output, each
   /// C-contiguous with the size of its type.

@@ -195,7 +195,7 @@ struct PlanMemoryPass
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
       getOperation().emitError()
           << "jeet-plan-memory: alignment must be a power of two, got "
-          << alignment;
+          << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
     for (auto func : getOperation().getOps<func::FuncOp>()) {

@@ -205,6 +205,8 @@ Executable::run(llvm::ArrayRef<const runtime::Tensor *> inputs,
   if (!entry)
     return entry.takeError();
   const runtime::CompiledEntry &bound = **entry;
+  if (llvm::Error error = toError(bound.deviceOpen()))
+    return std::move(error);
   std::vector<runtime::Tensor> outputs;
   std::vector<const runtime::Tensor *> out;
   outputs.reserve(bound.info().outputs.size());

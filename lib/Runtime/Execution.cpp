@@ -202,6 +202,7 @@ struct CompiledEntry::Replay {
 CompiledEntry::CompiledEntry(EntryInfo info, PackedFunction function,
                              Device &device)
     : info_(std::move(info)), function_(function), device_(device),
+      deviceLifetime_(device.lifetime()), deviceName_(device.name()),
       arenas_(std::make_unique<Arenas>()), replay_(std::make_unique<Replay>()) {
   Replay &replay = *replay_;
   if (device.kind() != DeviceKind::Cuda) {
@@ -217,7 +218,22 @@ CompiledEntry::CompiledEntry(EntryInfo info, PackedFunction function,
   }
 }
 
-CompiledEntry::~CompiledEntry() = default;
+CompiledEntry::~CompiledEntry() {
+  // A closed device took its graphs with it: nothing to give back to it.
+  if (deviceLifetime_.expired()) {
+    for (Replay::Instance &instance : replay_->instances)
+      (void)instance.exec.release();
+    (void)replay_->graph.release();
+  }
+}
+
+Status CompiledEntry::deviceOpen() const {
+  if (!deviceLifetime_.expired())
+    return Status();
+  return invalidArgument(info_.label + " was loaded on " + deviceName_ +
+                         ", which was closed (CUDA options were set again): "
+                         "its kernels are gone; compile it again");
+}
 
 bool CompiledEntry::replaying() const {
   std::lock_guard<std::mutex> lock(replay_->mutex);
@@ -349,6 +365,7 @@ Status CompiledEntry::execute(std::vector<void *> &args,
 StatusOr<uint64_t>
 CompiledEntry::queue(const std::vector<const void *> &inputs,
                      const std::vector<void *> &outputs, void *stream) const {
+  JEET_RETURN_IF_ERROR(deviceOpen());
   if (inputs.size() != info_.inputs.size() ||
       outputs.size() != info_.outputs.size())
     return invalidArgument(
@@ -441,6 +458,7 @@ Status CompiledEntry::run(const std::vector<Tensor> &inputs,
 Status CompiledEntry::run(const Tensor *const *inputs, size_t numInputs,
                           const Tensor *const *outputs, size_t numOutputs,
                           const ExecutionOptions &options) const {
+  JEET_RETURN_IF_ERROR(deviceOpen());
   // The messages are made only for an argument that is wrong: this runs on
   // every execution.
   auto check = [&](const Tensor *const *tensors, size_t count,

@@ -126,6 +126,9 @@ public:
 
   const EntryInfo &info() const { return info_; }
   Device &device() const { return device_; }
+  /// Ok while device() is open; once it is closed (setCudaOptions), the
+  /// entry's kernels are gone and it cannot run.
+  Status deviceOpen() const;
 
   /// Runs on tensors that live on device(), outputs allocated by the caller
   /// with the signature's types. Errors name the offending argument: its
@@ -172,6 +175,10 @@ private:
   EntryInfo info_;
   PackedFunction function_;
   Device &device_;
+  /// Expires when device_ is closed (its modules, and this entry's kernels,
+  /// are gone with it).
+  std::weak_ptr<const char> deviceLifetime_;
+  std::string deviceName_;
   std::unique_ptr<Arenas> arenas_;
   std::unique_ptr<Replay> replay_;
 };

@@ -12,6 +12,7 @@
 #define JEET_LIB_COMPILER_COMPILERSUPPORT_H
 
 #include "jeet/Compiler/Compiler.h"
+#include "jeet/Runtime/DType.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -28,6 +29,13 @@
 
 namespace jeet {
 namespace detail {
+
+/// The MLIR element type of `dtype`, or null for the dtypes that Jeet graphs
+/// do not take (i64, i1): graphs take f32, f16, bf16 and i32.
+mlir::Type graphElementType(mlir::MLIRContext *context, runtime::DType dtype);
+
+/// The dtype of an element type that Jeet graphs take.
+std::optional<runtime::DType> graphDType(mlir::Type type);
 
 /// "f32", "f16", "bf16" or "i32" for the element types Jeet graphs take.
 std::optional<std::string> dtypeName(mlir::Type type);
@@ -55,6 +63,13 @@ void keepOnlyEntry(mlir::ModuleOp module, mlir::func::FuncOp entry);
 
 /// A target machine for the host CPU (the native target is initialised once).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
+
+/// The libomp that parallel CPU code runs with, by absolute path: the copy
+/// next to the shared object that holds the compiler when there is one (the
+/// Python wheel carries its own), else the one found at build time
+/// (JEET_OPENMP_LIBRARY_PATH). Implemented in OpenMPLibrary.cpp.
+const char *openmpLibrary();
+#define JEET_OPENMP_LIBRARY ::jeet::detail::openmpLibrary()
 
 /// A graph's source text and the diagnostics reported against it, collected
 /// as text with their `file:line:col` (the SourceMgr holds the source).

@@ -1,13 +1,17 @@
 """Differential test of fusion: random graphs run fused and unfused through
 jeet-run on the CPU; both agree with each other and with a float64 numpy
-reference. Each case has a fixed seed, printed on failure for replay:
+reference. The first NUM_GPU_CASES also run fused and unfused on the GPU
+(emulated where no GPU answers) and agree with the CPU and numpy. Each case has a fixed seed, printed on failure for replay:
 `pytest test/numerics/test_fusion_differential.py -k 'case_17'`."""
 import numpy as np
 import pytest
 
-from jeetrun import assert_close, mlir_type, run_graph
+from jeetrun import GPU_DRIVERS, assert_close, mlir_type, run_graph
 
 NUM_CASES = 200
+# The first cases also run on the GPU (the emulator, and a GPU where one
+# answers), fused and unfused, against the CPU and numpy.
+NUM_GPU_CASES = 40
 
 UNARY = {
     "neg": np.negative,
@@ -148,3 +152,18 @@ def test_fused_matches_unfused_and_numpy(tmp_path, case):
         assert_close(u, ref, rtol=1e-4, what="unfused vs numpy, " + what)
         assert_close(f, u.astype(np.float64), rtol=1e-4,
                      what="fused vs unfused, " + what)
+
+
+@pytest.mark.parametrize("gpu", GPU_DRIVERS)
+@pytest.mark.parametrize("case", range(NUM_GPU_CASES), ids=lambda c: f"case_{c}")
+def test_gpu_matches_cpu_and_numpy(tmp_path, case, gpu):
+    seed = 20261129 + case
+    src, inputs, refs = GraphGen(seed).build()
+    cpu = run_graph(tmp_path, src, inputs)
+    for fuse in ("true", "false"):
+        outs = run_graph(tmp_path, src, inputs, [f"--fuse={fuse}"], gpu=gpu)
+        for i, (g, c, ref) in enumerate(zip(outs, cpu, refs)):
+            what = f"seed {seed}, {gpu} fuse={fuse}, result {i}\n{src}"
+            assert_close(g, ref, rtol=1e-4, what="gpu vs numpy, " + what)
+            assert_close(g, c.astype(np.float64), rtol=1e-4,
+                         what="gpu vs cpu, " + what)

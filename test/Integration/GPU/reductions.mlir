@@ -1,5 +1,8 @@
-// REQUIRES: cuda-driver
-// RUN: jeet-run %s --device=gpu --input=2x3xf32=1,-2,3,4,5,-6 | FileCheck %s
+// REQUIRES: gpu-emulator
+// On the GPU emulator everywhere; on the GPU too where a CUDA driver answers.
+// DEFINE: %{run} = jeet-run %s --device=gpu --input=2x3xf32=1,-2,3,4,5,-6
+// RUN: %on_emulator %{run} | FileCheck %s
+// RUN: %if cuda-driver %{ %{run} | FileCheck %s %}
 
 // Sum of squares over rows, max over columns (keepdims), mean of all.
 // CHECK: 2xf32={{\[}}14 77]

@@ -16,10 +16,11 @@ include "mlir/Pass/PassBase.td"
 def JeetDecomposePass : Pass<"jeet-decompose"> {
   let summary = "Rewrites composite ops into primitive jeet ops";
   let description = [{
-    Rewrites `jeet.softmax`, `jeet.gelu` and `jeet.reduce_mean` into
-    primitive jeet ops so that fusion and lowering see only primitives.
-    Softmax subtracts the maximum along its axis before exponentiating, so it
-    does not overflow.
+    Rewrites the composite ops (`CompositeOpInterface`: `jeet.softmax`,
+    `jeet.gelu`, `jeet.reduce_mean`) into the primitive jeet ops of their
+    decomposition, which each op defines, so that fusion and lowering see
+    only primitives. Softmax subtracts the maximum along its axis before
+    exponentiating, so it does not overflow.
 
     Before:
     ```mlir

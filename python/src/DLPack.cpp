@@ -273,7 +273,7 @@ nb::object exportTensor(const jeet::runtime::Tensor &tensor,
   else if (!stream.is_none())
     jeet_python::raise(jeet_python::errors().base,
                        "__dlpack__: a CPU tensor takes no stream (got " +
-                           nb::cast<std::string>(nb::str(stream)) + ")");
+                           std::string(nb::str(stream).c_str()) + ")");
 
   auto context = std::make_unique<ExportContext>();
   context->tensor = tensor;
@@ -406,8 +406,7 @@ jeet::runtime::Tensor importCapsule(nb::handle capsule) {
     jeet_python::raise(jeet_python::errors().base,
                        "jeet.from_dlpack: expected an object with __dlpack__ "
                        "or a DLPack capsule, got " +
-                           nb::cast<std::string>(nb::str(
-                               nb::handle(Py_TYPE(object)).attr("__name__"))));
+                           std::string(Py_TYPE(object)->tp_name));
   const char *name = PyCapsule_GetName(object);
   std::string kind = name ? name : "";
   if (kind == kUsedCapsule || kind == kUsedVersionedCapsule)

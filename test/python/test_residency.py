@@ -1,0 +1,298 @@
+"""GPU tensors stay on the GPU.
+
+On the recording fake CUDA driver (a subprocess per test, with
+JEET_CUDA_DRIVER pointing at it; it runs no kernel, so only what the runtime
+asks of the driver is checked): a cached 10-kernel graph executed 100 times
+on resident inputs copies, allocates and waits for nothing until a result is
+read, and is one CUDA-graph launch per execution (one launch per kernel with
+graphs off); failures of queued work, mixed devices and DLPack's stream
+handshake. On the GPU emulator (marker gpu: `make test` runs these with
+JEET_CUDA_DRIVER set to it): the same paths with the numbers of numpy."""
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import jeet
+from conftest import requires_gpu
+
+EXECUTIONS = 100
+KERNELS = 10
+
+
+def _build_dir():
+    here = pathlib.Path(__file__).resolve().parents[2]
+    for candidate in (os.environ.get("JEET_BUILD_DIR", ""), here / "build"):
+        if candidate and (pathlib.Path(candidate) / "lib").is_dir():
+            return pathlib.Path(candidate)
+    return None
+
+
+def _fake_driver():
+    build = _build_dir()
+    path = build / "lib" / "libjeet_fake_cuda.so" if build else None
+    return path if path and path.exists() else None
+
+
+def run_on_fake_gpu(code):
+    """Runs `code` in a fresh interpreter whose CUDA driver is the recording
+    fake one; `fake` (the library, through ctypes), `calls(name)` (how many
+    times the runtime called `name`) and `stats()` (memory_stats('gpu')) are
+    defined for it. The code asserts; it fails the test with its output."""
+    fake = _fake_driver()
+    if fake is None:
+        pytest.skip("the fake CUDA driver (libjeet_fake_cuda.so) is not built")
+    prelude = textwrap.dedent(f"""
+        import ctypes, gc
+        import numpy as np
+        import jeet
+        fake = ctypes.CDLL({str(fake)!r})
+        fake.fake_cuda_count_calls.restype = ctypes.c_size_t
+        fake.fake_cuda_log.restype = ctypes.c_char_p
+        def calls(name):
+            return fake.fake_cuda_count_calls(name.encode())
+        def stats():
+            return jeet.memory_stats('gpu')
+        def delta(before, after):
+            return {{k: after[k] - before[k] for k in after
+                    if isinstance(after[k], int)}}
+        assert jeet.gpu_available(), jeet.devices()
+    """)
+    env = dict(os.environ, JEET_CUDA_DRIVER=str(fake))
+    result = subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code) + "\nprint('OK')"],
+        env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0 and result.stdout.strip().endswith("OK"), (
+        f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+    return result.stdout
+
+
+# Ten matmuls in a row: ten kernels (a kernel never holds two matmuls).
+CHAIN = """
+    def chain(a, *ws):
+        for w in ws:
+            a = a @ w
+        return a
+    graph = jeet.jit(chain)
+    A = jeet.rand(32, 32, device='gpu')
+    Ws = [jeet.rand(32, 32, device='gpu') for _ in range(10)]
+"""
+
+
+def test_cached_graph_replays_on_resident_inputs():
+    run_on_fake_gpu(CHAIN + f"""
+    C = graph(A, *Ws)                    # compiles, runs the kernels once
+    assert jeet.compile(C).num_kernels == {KERNELS}
+    fake.fake_cuda_clear_log()
+    before = stats()
+    for _ in range({EXECUTIONS} - 1):
+        C = graph(A, *Ws)
+    d = delta(before, stats())
+    # Nothing copied, allocated from the driver or waited for ...
+    assert d['h2d_bytes'] == 0 and d['d2h_bytes'] == 0, d
+    assert d['device_mallocs'] == 0 and calls('cuMemAlloc_v2') == 0, d
+    assert d['synchronizations'] == 0 and calls('cuStreamSynchronize') == 0, d
+    # ... and every execution is one graph launch, no kernel by itself.
+    assert d['graph_launches'] == {EXECUTIONS} - 1, d
+    assert calls('cuGraphLaunch') == {EXECUTIONS} - 1
+    assert d['kernels_launched'] == 0 and calls('cuLaunchKernel') == 0, d
+    assert calls('cuGraphAddKernelNode_v2') == {KERNELS}    # built once
+    assert jeet.compile(C).cuda_graphs == 'on'
+    # Reading the result is the one wait and the one copy.
+    before = stats()
+    values = C.numpy()
+    d = delta(before, stats())
+    assert d['synchronizations'] == 1 and d['d2h_bytes'] == values.nbytes, d
+    assert d['h2d_bytes'] == 0 and d['graph_launches'] == 0, d
+    """)
+
+
+def test_without_graphs_each_kernel_is_launched():
+    run_on_fake_gpu(CHAIN + f"""
+    assert jeet.set_cuda_graphs(False) is True
+    C = graph(A, *Ws)
+    before = stats()
+    for _ in range({EXECUTIONS} - 1):
+        C = graph(A, *Ws)
+    d = delta(before, stats())
+    assert d['kernels_launched'] == {KERNELS} * ({EXECUTIONS} - 1), d
+    assert d['graph_launches'] == 0 and calls('cuGraphCreate') == 0, d
+    assert d['h2d_bytes'] + d['d2h_bytes'] + d['synchronizations'] == 0, d
+    assert d['device_mallocs'] == 0, d
+    assert jeet.compile(C).cuda_graphs.startswith('off: CUDA graphs are turned off')
+    """)
+
+
+def test_lazy_execute_stays_on_the_device():
+    # The seed's pattern: declare, execute, read.
+    run_on_fake_gpu("""
+    A = jeet.tensor([256, 256], dtype='float32', device='gpu')
+    B = jeet.tensor([256, 256], dtype='float32', device='gpu')
+    before = stats()
+    C = jeet.matmul(A, B)
+    result = C.execute()
+    d = delta(before, stats())
+    assert result is C and C.device == 'gpu' and C._rt.device == 'cuda:0'
+    assert d['d2h_bytes'] == 0 and d['synchronizations'] == 0, d
+    assert d['h2d_bytes'] == 0, d        # the inputs were already there
+    before = stats()
+    C.numpy()
+    d = delta(before, stats())
+    assert d['d2h_bytes'] == 256 * 256 * 4 and d['synchronizations'] == 1, d
+    """)
+
+
+def test_creation_copies_host_data_once_and_to_moves_explicitly():
+    run_on_fake_gpu("""
+    before = stats()
+    x = jeet.from_numpy(np.ones((64, 64), np.float32), device='gpu')
+    z = jeet.zeros(64, 64, device='gpu')
+    d = delta(before, stats())
+    assert d['h2d_bytes'] == 64 * 64 * 4, d     # zeros are set on the device
+    assert d['synchronizations'] == 0, d
+    before = stats()
+    h = x.to('cpu')
+    d = delta(before, stats())
+    assert h.device == 'cpu' and d['d2h_bytes'] == 64 * 64 * 4, d
+    assert x.to('gpu') is x                      # already there
+    before = stats()
+    g = h.to('gpu')
+    d = delta(before, stats())
+    assert g.device == 'gpu' and d['h2d_bytes'] == 64 * 64 * 4, d
+    """)
+
+
+def test_failed_asynchronous_work_is_named_at_the_next_wait():
+    run_on_fake_gpu(CHAIN + """
+    graph(A, *Ws).numpy()                        # warm: arena, module
+    gc.collect()
+    start = stats()
+    C = graph(A, *Ws)                            # queued; the GPU fails
+    fake.fake_cuda_fail_next(b'cuStreamSynchronize', 700)
+    for attempt in range(2):                     # reading it, again
+        try:
+            C.numpy()
+            raise AssertionError('no error')
+        except jeet.JeetError as error:
+            text = str(error)
+            assert "'main(32x32xf32, 32x32xf32" in text, text  # the graph
+            assert 'asynchronous work on cuda:0 failed' in text, text
+            assert 'CUDA_ERROR_ILLEGAL_ADDRESS' in text, text
+    try:                                         # computing with it
+        (C + 1).execute()
+        raise AssertionError('no error')
+    except jeet.JeetError as error:
+        assert 'input #0 of' in str(error), str(error)
+    jeet.synchronize()                           # the device works on
+    D = graph(A, *Ws)
+    D.numpy()
+    del C, D
+    gc.collect()
+    end = stats()
+    assert end['allocated_bytes'] == start['allocated_bytes'], (start, end)
+    """)
+
+
+def test_mixed_devices_are_an_error():
+    run_on_fake_gpu("""
+    a = jeet.ones(4, device='gpu')
+    b = jeet.ones(4, device='cpu')
+    try:
+        a + b
+        raise AssertionError('no error')
+    except jeet.JeetError as error:
+        assert 'different devices (cpu, gpu)' in str(error), str(error)
+    """)
+
+
+def test_dlpack_of_gpu_tensors_orders_the_consumers_stream():
+    run_on_fake_gpu("""
+    t = jeet.ones(8, device='gpu') * 2
+    t.execute()
+    assert t.__dlpack_device__() == (2, 0)        # kDLCUDA, device 0
+    fake.fake_cuda_clear_log()
+    capsule = t.__dlpack__(stream=1)              # the legacy default stream
+    log = fake.fake_cuda_log().decode()
+    assert 'cuEventRecord(stream=1)' in log, log  # Jeet's stream ...
+    assert 'cuStreamWaitEvent(stream=legacy' in log, log  # ... before it
+    assert calls('cuStreamSynchronize') == 0      # the host does not wait
+    u = jeet.from_dlpack(capsule)                 # zero-copy, back in Jeet
+    assert u.device == 'gpu' and u._rt.data_ptr == t._rt.data_ptr
+    fake.fake_cuda_clear_log()
+    t.__dlpack__(stream=-1)                       # no ordering asked for
+    assert calls('cuStreamWaitEvent') == 0
+    v = jeet.from_dlpack(t)      # passes Jeet's own stream: nothing to do
+    assert v._rt.data_ptr == t._rt.data_ptr and calls('cuStreamWaitEvent') == 0
+    try:
+        t.__dlpack__(stream=0)
+        raise AssertionError('no error')
+    except jeet.JeetError as error:
+        assert 'stream 0 is ambiguous' in str(error), str(error)
+    """)
+
+
+# -- On the GPU emulator: the same paths, with numpy's numbers --------------
+
+
+@requires_gpu
+@pytest.mark.parametrize("graphs", [True, False], ids=["graphs", "no-graphs"])
+def test_resident_graph_numerics(rng, graphs):
+    previous = jeet.set_cuda_graphs(graphs)
+    try:
+        def chain(a, *ws):
+            for w in ws:
+                a = jeet.tanh(a @ w)
+            return a
+        graph = jeet.jit(chain)
+        for _ in range(3):       # launched, then built and replayed, replayed
+            a = rng.standard_normal((16, 32)).astype(np.float32)
+            ws = [rng.standard_normal((32, 32)).astype(np.float32) / 4
+                  for _ in range(KERNELS)]
+            C = graph(jeet.tensor(a, device="gpu"),
+                      *[jeet.tensor(w, device="gpu") for w in ws])
+            assert C.device == "gpu"
+            expected = a.astype(np.float64)
+            for w in ws:
+                expected = np.tanh(expected @ w.astype(np.float64))
+            np.testing.assert_allclose(C.numpy(), expected, rtol=1e-4,
+                                       atol=1e-5)
+        status = jeet.compile(C).cuda_graphs
+        assert status == "on" if graphs else status.startswith("off")
+    finally:
+        jeet.set_cuda_graphs(previous)
+
+
+@requires_gpu
+def test_seed_result_stays_on_the_device(rng):
+    a = rng.random((128, 128), dtype=np.float32)
+    b = rng.random((128, 128), dtype=np.float32)
+    A = jeet.tensor(a, device="gpu")
+    B = jeet.tensor(b, device="gpu")
+    C = jeet.matmul(A, B)
+    before = jeet.memory_stats("gpu")
+    C.execute()
+    after = jeet.memory_stats("gpu")
+    assert C.device == "gpu" and C._rt.device == "cuda:0"
+    assert after["d2h_bytes"] == before["d2h_bytes"]
+    assert after["synchronizations"] == before["synchronizations"]
+    values = C.numpy()
+    done = jeet.memory_stats("gpu")
+    assert done["d2h_bytes"] - after["d2h_bytes"] == values.nbytes
+    assert done["synchronizations"] - after["synchronizations"] == 1
+    np.testing.assert_allclose(values, a.astype(np.float64) @ b, rtol=1e-4,
+                               atol=1e-4)
+
+
+@requires_gpu
+def test_dlpack_round_trip_on_the_gpu(rng):
+    x = rng.standard_normal(64).astype(np.float32)
+    t = jeet.tensor(x, device="gpu") * 3
+    u = jeet.from_dlpack(t)
+    assert u._rt.data_ptr == t._rt.data_ptr
+    np.testing.assert_allclose((u + 1).numpy(), x.astype(np.float64) * 3 + 1,
+                               rtol=1e-6, atol=1e-6)

@@ -39,6 +39,7 @@ demo: build
 bench: build
 	$(PYTHON) bench/matmul.py --build-dir $(BUILD_DIR)
 	$(PYTHON) bench/elementwise.py --build-dir $(BUILD_DIR)
+	$(PYTHON) bench/residency.py --build-dir $(BUILD_DIR)
 
 # Regenerates the dialect and pass reference in docs/ from ODS.
 docs: build

@@ -504,8 +504,8 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
           info.numKernels = listFusionGroups(lowered).size();
         if (name == stage::kBufferized || name == stage::kKernels)
           if (auto entry = lowered.lookupSymbol<func::FuncOp>(compile.entry))
-            if (auto plan = entry->getAttrOfType<DictionaryAttr>(
-                    kMemoryPlanAttr))
+            if (auto plan =
+                    entry->getAttrOfType<DictionaryAttr>(kMemoryPlanAttr))
               if (auto bytes = plan.getAs<IntegerAttr>("arena_bytes"))
                 info.arenaBytes = bytes.getInt();
       })))

@@ -236,8 +236,8 @@ Executable::run(llvm::ArrayRef<const runtime::Tensor *> inputs,
   std::vector<const runtime::Tensor *> out;
   outputs.reserve(bound.info().outputs.size());
   for (const runtime::TensorType &type : bound.info().outputs) {
-    runtime::StatusOr<runtime::Tensor> output = runtime::Tensor::empty(
-        bound.device(), type.shape, type.dtype, stream);
+    runtime::StatusOr<runtime::Tensor> output =
+        runtime::Tensor::empty(bound.device(), type.shape, type.dtype, stream);
     if (!output.ok())
       return toError(
           output.status().withContext("output of " + bound.info().label));

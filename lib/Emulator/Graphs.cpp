@@ -116,11 +116,10 @@ JEET_EMU_EXPORT CUresult cuGraphAddKernelNode_v2(
           prepareNode("cuGraphAddKernelNode", params, added->launch))
     return result;
   for (size_t i = 0; i < numDependencies; ++i) {
-    bool known = std::any_of(
-        it->second->nodes.begin(), it->second->nodes.end(),
-        [&](const std::unique_ptr<GraphNode> &n) {
-          return n.get() == dependencies[i];
-        });
+    bool known = std::any_of(it->second->nodes.begin(), it->second->nodes.end(),
+                             [&](const std::unique_ptr<GraphNode> &n) {
+                               return n.get() == dependencies[i];
+                             });
     if (!known)
       return fail(kInvalidValue, "cuGraphAddKernelNode: dependency " +
                                      std::to_string(i) +

@@ -18,8 +18,8 @@
 #include "jeet/Emulator/Emulator.h"
 
 #include <atomic>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>

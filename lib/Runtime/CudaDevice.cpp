@@ -238,11 +238,11 @@ Status CudaDevice::copyHostToDevice(void *dst, const void *src, size_t bytes,
   JEET_RETURN_IF_ERROR(activate());
   // Queued on the stream behind the work that may still use the memory; the
   // driver stages pageable host memory before returning.
-  JEET_RETURN_IF_ERROR(driver_->check(
-      driver_->cuMemcpyHtoDAsync_v2(
-          devicePtr(dst), src, bytes,
-          static_cast<CUstream>(stream ? stream : stream_)),
-      "cuMemcpyHtoDAsync_v2"));
+  JEET_RETURN_IF_ERROR(
+      driver_->check(driver_->cuMemcpyHtoDAsync_v2(
+                         devicePtr(dst), src, bytes,
+                         static_cast<CUstream>(stream ? stream : stream_)),
+                     "cuMemcpyHtoDAsync_v2"));
   recordHostToDevice(bytes);
   return Status();
 }
@@ -252,9 +252,8 @@ Status CudaDevice::copyDeviceToHost(void *dst, const void *src, size_t bytes,
   JEET_RETURN_IF_ERROR(stream ? synchronizeStream(stream) : synchronize());
   if (!bytes)
     return Status();
-  JEET_RETURN_IF_ERROR(
-      driver_->check(driver_->cuMemcpyDtoH_v2(dst, devicePtr(src), bytes),
-                     "cuMemcpyDtoH_v2"));
+  JEET_RETURN_IF_ERROR(driver_->check(
+      driver_->cuMemcpyDtoH_v2(dst, devicePtr(src), bytes), "cuMemcpyDtoH_v2"));
   recordDeviceToHost(bytes);
   return Status();
 }
@@ -275,11 +274,11 @@ Status CudaDevice::zero(void *dst, size_t bytes, void *stream) {
         "cuMemsetD32Async"));
   if (size_t tail = bytes % 4) {
     static const char zeros[4] = {0, 0, 0, 0};
-    JEET_RETURN_IF_ERROR(driver_->check(
-        driver_->cuMemcpyHtoDAsync_v2(
-            devicePtr(static_cast<char *>(dst) + bytes - tail), zeros, tail,
-            on),
-        "cuMemcpyHtoDAsync_v2"));
+    JEET_RETURN_IF_ERROR(
+        driver_->check(driver_->cuMemcpyHtoDAsync_v2(
+                           devicePtr(static_cast<char *>(dst) + bytes - tail),
+                           zeros, tail, on),
+                       "cuMemcpyHtoDAsync_v2"));
   }
   return Status();
 }
@@ -383,10 +382,9 @@ Status CudaDevice::settleSubmissions(void *stream, Status error) {
     for (const auto &[label, count] : state.pending)
       queued += (queued.empty() ? "" : ", ") + label +
                 (count > 1 ? " (x" + std::to_string(count) + ")" : "");
-    error = Status(error.code(),
-                   "asynchronous work on " + name() +
-                       " failed; queued since the last wait: " + queued +
-                       "\n" + error.message());
+    error = Status(error.code(), "asynchronous work on " + name() +
+                                     " failed; queued since the last wait: " +
+                                     queued + "\n" + error.message());
     state.failures.push_back({state.waited + 1, state.submitted, error});
   }
   state.waited = state.submitted;

@@ -56,8 +56,8 @@ StatusOr<std::unique_ptr<CudaGraph>> CudaDevice::createGraph() {
     return invalidArgument(unsupported);
   JEET_RETURN_IF_ERROR(activate());
   std::unique_ptr<CudaGraph> graph(new CudaGraph(*this));
-  JEET_RETURN_IF_ERROR(
-      driver_->check(driver_->cuGraphCreate(&graph->graph_, 0), "cuGraphCreate"));
+  JEET_RETURN_IF_ERROR(driver_->check(driver_->cuGraphCreate(&graph->graph_, 0),
+                                      "cuGraphCreate"));
   return graph;
 }
 
@@ -73,12 +73,12 @@ Status CudaGraph::addKernel(const CudaKernel &kernel, Dim3 grid, Dim3 block,
   CUgraphNode handle = nullptr;
   const CUgraphNode *previous = nodes_.empty() ? nullptr : &nodes_.back().node;
   const CudaDriver &driver = device_.driver();
-  JEET_RETURN_IF_ERROR(driver.check(
-      driver.cuGraphAddKernelNode_v2(&handle, graph_, previous,
-                                     previous ? 1 : 0, &node),
-      "cuGraphAddKernelNode_v2", describe(kernel)));
-  nodes_.push_back({handle, &kernel, grid, block, sharedMemBytes,
-                    snapshot(kernel, params)});
+  JEET_RETURN_IF_ERROR(
+      driver.check(driver.cuGraphAddKernelNode_v2(&handle, graph_, previous,
+                                                  previous ? 1 : 0, &node),
+                   "cuGraphAddKernelNode_v2", describe(kernel)));
+  nodes_.push_back(
+      {handle, &kernel, grid, block, sharedMemBytes, snapshot(kernel, params)});
   return Status();
 }
 
@@ -86,11 +86,10 @@ StatusOr<std::unique_ptr<CudaGraphExec>> CudaGraph::instantiate() {
   const CudaDriver &driver = device_.driver();
   JEET_RETURN_IF_ERROR(device_.activate());
   std::unique_ptr<CudaGraphExec> exec(new CudaGraphExec(device_, nodes_));
-  JEET_RETURN_IF_ERROR(
-      driver.check(driver.cuGraphInstantiateWithFlags(&exec->exec_, graph_, 0),
-                   "cuGraphInstantiateWithFlags",
-                   "(a graph of " + std::to_string(nodes_.size()) +
-                       " kernels)"));
+  JEET_RETURN_IF_ERROR(driver.check(
+      driver.cuGraphInstantiateWithFlags(&exec->exec_, graph_, 0),
+      "cuGraphInstantiateWithFlags",
+      "(a graph of " + std::to_string(nodes_.size()) + " kernels)"));
   return exec;
 }
 
@@ -115,10 +114,10 @@ Status CudaGraphExec::setKernelParams(size_t index, const CudaKernel &kernel,
   CUDA_KERNEL_NODE_PARAMS node =
       nodeParams(kernel, grid, block, sharedMemBytes, params);
   const CudaDriver &driver = device_.driver();
-  JEET_RETURN_IF_ERROR(
-      driver.check(driver.cuGraphExecKernelNodeSetParams_v2(
-                       exec_, nodes_[index].node, &node),
-                   "cuGraphExecKernelNodeSetParams_v2", describe(kernel)));
+  JEET_RETURN_IF_ERROR(driver.check(driver.cuGraphExecKernelNodeSetParams_v2(
+                                        exec_, nodes_[index].node, &node),
+                                    "cuGraphExecKernelNodeSetParams_v2",
+                                    describe(kernel)));
   ++paramUpdates_;
   nodes_[index].params = std::move(bytes);
   return Status();

@@ -57,8 +57,8 @@ std::string EntryInfo::makeLabel(const std::string &entry,
     return text;
   };
   std::string label = "'" + entry + "(" + join(inputs) + ") -> ";
-  return label + (outputs.size() == 1 ? join(outputs)
-                                      : "(" + join(outputs) + ")") +
+  return label +
+         (outputs.size() == 1 ? join(outputs) : "(" + join(outputs) + ")") +
          "'";
 }
 
@@ -348,10 +348,10 @@ Status CompiledEntry::execute(std::vector<void *> &args,
     JEET_RETURN_IF_ERROR(takeLastError());
     Status updated = updater.error;
     if (updated.ok() && updater.launches != instance->exec->numKernels())
-      updated = internalError(
-          "the host code launched " + std::to_string(updater.launches) +
-          " kernels, its CUDA graph holds " +
-          std::to_string(instance->exec->numKernels()));
+      updated = internalError("the host code launched " +
+                              std::to_string(updater.launches) +
+                              " kernels, its CUDA graph holds " +
+                              std::to_string(instance->exec->numKernels()));
     if (!updated.ok())
       return fallBack(updated);
     instance->binding = binding;
@@ -362,9 +362,9 @@ Status CompiledEntry::execute(std::vector<void *> &args,
   return instance->exec->launch(stream);
 }
 
-StatusOr<uint64_t>
-CompiledEntry::queue(const std::vector<const void *> &inputs,
-                     const std::vector<void *> &outputs, void *stream) const {
+StatusOr<uint64_t> CompiledEntry::queue(const std::vector<const void *> &inputs,
+                                        const std::vector<void *> &outputs,
+                                        void *stream) const {
   JEET_RETURN_IF_ERROR(deviceOpen());
   if (inputs.size() != info_.inputs.size() ||
       outputs.size() != info_.outputs.size())
@@ -380,9 +380,8 @@ CompiledEntry::queue(const std::vector<const void *> &inputs,
 
   std::vector<int64_t> fields;
   std::vector<void *> binding;
-  fields.reserve(kDescriptorFieldsPerArgument * (inputs.size() +
-                                                 outputs.size() + 1) +
-                 1);
+  fields.reserve(
+      kDescriptorFieldsPerArgument * (inputs.size() + outputs.size() + 1) + 1);
   binding.reserve(inputs.size() + outputs.size() + 1);
   for (size_t i = 0; i < inputs.size(); ++i) {
     appendDescriptor(fields, inputs[i], info_.inputs[i].shape);
@@ -417,8 +416,7 @@ CompiledEntry::queue(const std::vector<const void *> &inputs,
   JEET_RETURN_IF_ERROR(status.withContext(info_.label));
   if (device_.kind() != DeviceKind::Cuda)
     return uint64_t(0);
-  return static_cast<CudaDevice &>(device_).noteSubmission(stream,
-                                                           info_.label);
+  return static_cast<CudaDevice &>(device_).noteSubmission(stream, info_.label);
 }
 
 void *CompiledEntry::streamFor(const ExecutionOptions &options) const {

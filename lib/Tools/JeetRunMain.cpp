@@ -314,9 +314,10 @@ void printStats(const Executable &exe, const RunTarget &target,
   if (target.onGpu)
     os << "cuda graphs: " << exe.cudaGraphStatus() << "\n";
   const MemoryPlan &plan = exe.memoryPlan();
-  os << "arena bytes: " << plan.arenaBytes << " (intermediates: "
-     << plan.intermediateBytes << " bytes in " << plan.buffers
-     << " buffers; most alive at once: " << plan.liveBytesBound << ")\n";
+  os << "arena bytes: " << plan.arenaBytes
+     << " (intermediates: " << plan.intermediateBytes << " bytes in "
+     << plan.buffers << " buffers; most alive at once: " << plan.liveBytesBound
+     << ")\n";
   os << "planned peak intermediate bytes: " << exe.peakIntermediateBytes()
      << "\n";
   os << "peak intermediate bytes: "

@@ -1,4 +1,5 @@
-//===- Bindings.h - What the pieces of the _jeet extension share -*- C++ -*-===//
+//===- Bindings.h - What the pieces of the _jeet extension share -*- C++
+//-*-===//
 //
 // Part of the Jeet project.
 //

@@ -30,8 +30,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace nb = nanobind;
@@ -268,8 +268,7 @@ nb::object exportTensor(const jeet::runtime::Tensor &tensor,
     jeet_python::raiseStatus(readable);
   jeet::runtime::Device *device = tensor.device();
   if (device->kind() == jeet::runtime::DeviceKind::Cuda)
-    orderForConsumer(*static_cast<jeet::runtime::CudaDevice *>(device),
-                     stream);
+    orderForConsumer(*static_cast<jeet::runtime::CudaDevice *>(device), stream);
   else if (!stream.is_none())
     jeet_python::raise(jeet_python::errors().base,
                        "__dlpack__: a CPU tensor takes no stream (got " +
@@ -380,8 +379,8 @@ jeet::runtime::Tensor wrapTensor(const DLTensor &dl,
                        "jeet.from_dlpack: invalid shape " +
                            formatInts(dl.shape, dl.ndim));
   size_t bytes = static_cast<size_t>(count) * jeet::runtime::dtypeSize(dtype);
-  void *data = dl.data ? static_cast<char *>(dl.data) + dl.byte_offset
-                       : nullptr;
+  void *data =
+      dl.data ? static_cast<char *>(dl.data) + dl.byte_offset : nullptr;
   return jeet::runtime::Tensor(
       std::move(shape), dtype,
       jeet::runtime::Buffer::wrap(device, data, bytes, std::move(release)));
@@ -464,7 +463,9 @@ void jeet_python::bindDLPack(nb::module_ &m,
       .def(
           "dlpack",
           [](const jeet::runtime::Tensor &t, nb::object stream, bool versioned,
-             bool copied) { return exportTensor(t, stream, versioned, copied); },
+             bool copied) {
+            return exportTensor(t, stream, versioned, copied);
+          },
           "stream"_a = nb::none(), "versioned"_a = false, "copied"_a = false,
           "A DLPack capsule sharing the tensor's memory (the capsule keeps "
           "it alive). CUDA tensors: `stream` (DLPack's value: None or 1 the "

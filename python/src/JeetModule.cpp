@@ -276,12 +276,10 @@ nb::tuple inferType(
 // Compiler
 //===----------------------------------------------------------------------===//
 
-std::shared_ptr<jeet::Executable> compile(const std::string &text,
-                                          const std::string &device, bool fuse,
-                                          int64_t maxFusionOps, bool parallel,
-                                          bool keepIR, bool cached,
-                                          const std::string &gpuTarget,
-                                          bool cudaGraphs) {
+std::shared_ptr<jeet::Executable>
+compile(const std::string &text, const std::string &device, bool fuse,
+        int64_t maxFusionOps, bool parallel, bool keepIR, bool cached,
+        const std::string &gpuTarget, bool cudaGraphs) {
   jeet::CompileOptions options;
   options.device = device;
   options.gpuTarget = gpuTarget;
@@ -510,7 +508,9 @@ void bindCompiler(nb::module_ &m) {
                    &jeet::Executable::peakIntermediateBytes)
       .def_prop_ro(
           "memory_plan",
-          [](const jeet::Executable &e) { return memoryPlanDict(e.memoryPlan()); },
+          [](const jeet::Executable &e) {
+            return memoryPlanDict(e.memoryPlan());
+          },
           "The arena of intermediates: arena_bytes, intermediate_bytes, "
           "live_bytes_bound, buffers.")
       .def_prop_ro("cuda_graphs", &jeet::Executable::cudaGraphStatus,

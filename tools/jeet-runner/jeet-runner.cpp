@@ -172,8 +172,8 @@ StatusOr<std::unique_ptr<Artifact>> loadArtifact(const RunnerFlags &flags) {
         flags.artifactPath + " was compiled for device '" + sig->device +
         "', not '" + flags.device +
         "' (compile it again with jeet-compile --device=" + flags.device + ")");
-  return Artifact::load(flags.artifactPath,
-                        static_cast<int>(flags.cudaOrdinal), flags.cudaGraphs);
+  return Artifact::load(flags.artifactPath, static_cast<int>(flags.cudaOrdinal),
+                        flags.cudaGraphs);
 }
 
 /// The inputs, one per argument, checked against the signature and copied
@@ -300,12 +300,11 @@ void printStats(const Artifact &artifact, Device &target,
   const ExecutionStats &start = measured.launchesBefore,
                        &end = measured.launchesAfter;
   // Kernels launched one by one, and those of replayed CUDA graphs.
-  uint64_t launched =
-      target.kind() == DeviceKind::Host
-          ? static_cast<uint64_t>(sig.kernels * runs)
-          : end.kernels_launched - start.kernels_launched +
-                (end.graph_launches - start.graph_launches) *
-                    static_cast<uint64_t>(sig.kernels);
+  uint64_t launched = target.kind() == DeviceKind::Host
+                          ? static_cast<uint64_t>(sig.kernels * runs)
+                          : end.kernels_launched - start.kernels_launched +
+                                (end.graph_launches - start.graph_launches) *
+                                    static_cast<uint64_t>(sig.kernels);
   const CompiledEntry &entry = artifact.entry();
   std::printf("device: %s\n", describeDevice(target).c_str());
   std::printf("kernels per execution: %lld\n",
@@ -313,10 +312,9 @@ void printStats(const Artifact &artifact, Device &target,
   std::printf("kernels executed: %llu\n",
               static_cast<unsigned long long>(launched));
   if (target.kind() == DeviceKind::Cuda)
-    std::printf("cuda graphs: %s\n",
-                entry.replaying()
-                    ? "on"
-                    : ("off: " + entry.replayOffReason()).c_str());
+    std::printf(
+        "cuda graphs: %s\n",
+        entry.replaying() ? "on" : ("off: " + entry.replayOffReason()).c_str());
   std::printf("arena bytes: %llu\n",
               static_cast<unsigned long long>(sig.arenaBytes));
   std::printf("peak intermediate bytes: %llu\n",
@@ -338,9 +336,9 @@ void printStats(const Artifact &artifact, Device &target,
   auto counts = end.items();
   auto starts = start.items();
   for (size_t i = 0; i < counts.size(); ++i)
-    std::printf("%s.%s: %llu\n", prefix, counts[i].first,
-                static_cast<unsigned long long>(counts[i].second -
-                                                starts[i].second));
+    std::printf(
+        "%s.%s: %llu\n", prefix, counts[i].first,
+        static_cast<unsigned long long>(counts[i].second - starts[i].second));
 }
 
 /// Loads the artifact, runs it on the inputs and reports.

@@ -192,8 +192,7 @@ TEST(GpuEmulator, CompiledGraphRunsWithTheNumbersOfTheReference) {
                                         result.size() * sizeof(float))
                       .ok());
       for (size_t i = 0; i < result.size(); ++i)
-        ASSERT_NEAR(result[i], expected[i],
-                    1e-5 + 1e-4 * std::abs(expected[i]))
+        ASSERT_NEAR(result[i], expected[i], 1e-5 + 1e-4 * std::abs(expected[i]))
             << "at " << i / kCols << "," << i % kCols;
     }
   }

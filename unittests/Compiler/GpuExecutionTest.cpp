@@ -109,8 +109,8 @@ TEST(GpuExecution, CompiledGraphCallSequenceOnTheFakeDriver) {
       << fake_cuda_log();
   EXPECT_EQ(fake_cuda_count_calls("cuStreamCreate"), 0u);
   EXPECT_EQ(device.allocator().stats().num_allocs, allocsBefore + 1);
-  uint64_t arenaBytes = device.allocator().stats().allocated_bytes -
-                        allocatedBefore;
+  uint64_t arenaBytes =
+      device.allocator().stats().allocated_bytes - allocatedBefore;
   EXPECT_GE(arenaBytes, static_cast<uint64_t>(exe.memoryPlan().arenaBytes));
 
   // Second execution: no loading, no lookups, no allocation at all, the

@@ -185,8 +185,7 @@ TEST_F(Residency, WithoutGraphsEachKernelIsLaunched) {
   EXPECT_EQ(fake_cuda_count_calls("cuGraphCreate"), 0u);
   EXPECT_EQ(stats.h2d_bytes + stats.d2h_bytes + stats.synchronizations, 0u);
   EXPECT_EQ(fake_cuda_count_calls("cuMemAlloc_v2"), 0u);
-  EXPECT_EQ(executable->cudaGraphStatus(),
-            "off: CUDA graphs are turned off");
+  EXPECT_EQ(executable->cudaGraphStatus(), "off: CUDA graphs are turned off");
 }
 
 TEST_F(Residency, NewBuffersUpdateTheGraphInsteadOfBuildingItAgain) {
@@ -205,7 +204,8 @@ TEST_F(Residency, NewBuffersUpdateTheGraphInsteadOfBuildingItAgain) {
   std::vector<runtime::Tensor> other = inputs();
   fake_cuda_clear_log();
   auto outputs = executable->run(std::vector<runtime::Tensor>{other[0], in[1]});
-  ASSERT_TRUE(static_cast<bool>(outputs)) << llvm::toString(outputs.takeError());
+  ASSERT_TRUE(static_cast<bool>(outputs))
+      << llvm::toString(outputs.takeError());
   EXPECT_EQ(fake_cuda_count_calls("cuGraphCreate"), 0u);
   EXPECT_EQ(fake_cuda_count_calls("cuGraphAddKernelNode_v2"), 0u);
   EXPECT_EQ(fake_cuda_count_calls("cuGraphLaunch"), 1u);
@@ -232,8 +232,7 @@ TEST_F(Residency, DriverWithoutGraphsLaunchesOneByOne) {
   EXPECT_EQ(stats.graph_launches, 0u);
   std::string status = executable->cudaGraphStatus();
   EXPECT_EQ(status.rfind("off: the CUDA driver ", 0), 0u) << status;
-  EXPECT_NE(status.find("lacks cuGraphCreate (CUDA graphs)"),
-            std::string::npos)
+  EXPECT_NE(status.find("lacks cuGraphCreate (CUDA graphs)"), std::string::npos)
       << status;
 }
 
@@ -268,9 +267,9 @@ TEST_F(Residency, AsynchronousFailureNamesTheGraphAtTheNextWait) {
     EXPECT_NE(status.message().find("'main(1024xf32, 1024xf32)"),
               std::string::npos)
         << status.message();
-    llvm::Error error = executable->run(std::vector<runtime::Tensor>{result,
-                                                                     in[1]},
-                                        std::vector<runtime::Tensor>{result});
+    llvm::Error error =
+        executable->run(std::vector<runtime::Tensor>{result, in[1]},
+                        std::vector<runtime::Tensor>{result});
     ASSERT_TRUE(static_cast<bool>(error));
     std::string message = llvm::toString(std::move(error));
     EXPECT_NE(message.find("input #0 of 'main(1024xf32, 1024xf32) -> "
@@ -321,13 +320,12 @@ TEST_F(Residency, TensorsOfAnotherDeviceAreRefused) {
   ASSERT_TRUE(executable);
   std::vector<runtime::Tensor> in = inputs();
   std::vector<float> values(kElements, 1.0f);
-  auto onHost = runtime::Tensor::fromHost(
-      runtime::getHostDevice(), {kElements}, runtime::DType::F32,
-      values.data(), values.size() * sizeof(float));
+  auto onHost = runtime::Tensor::fromHost(runtime::getHostDevice(), {kElements},
+                                          runtime::DType::F32, values.data(),
+                                          values.size() * sizeof(float));
   ASSERT_TRUE(onHost.ok());
   llvm::Error error =
-      executable->run(std::vector<runtime::Tensor>{in[0], *onHost})
-          .takeError();
+      executable->run(std::vector<runtime::Tensor>{in[0], *onHost}).takeError();
   ASSERT_TRUE(static_cast<bool>(error));
   EXPECT_EQ(llvm::toString(std::move(error)),
             "InvalidArgument: input #1 of 'main(1024xf32, 1024xf32) -> "
@@ -345,8 +343,8 @@ TEST_F(Residency, ExecutionOnTheCallersStreamWaitsForTheDevicesStream) {
                                     *stream);
   ASSERT_TRUE(out.ok());
   fake_cuda_clear_log();
-  ASSERT_FALSE(static_cast<bool>(executable->run(
-      in, std::vector<runtime::Tensor>{*out}, *stream)));
+  ASSERT_FALSE(static_cast<bool>(
+      executable->run(in, std::vector<runtime::Tensor>{*out}, *stream)));
   // The uploads were queued on the device's stream (1): the caller's
   // stream (2) waits for them, on the device, before the kernels.
   std::vector<std::string> calls = fakeCudaCalls();

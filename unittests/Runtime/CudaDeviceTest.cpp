@@ -138,9 +138,9 @@ TEST_F(CudaDeviceTest, TensorRoundTrip) {
   ASSERT_TRUE(tensor.ok()) << tensor.status().toString();
   EXPECT_EQ(fake_cuda_count_calls("cuMemAlloc_v2"), 1u);
   // The upload is queued on the device's stream: the host does not wait.
-  EXPECT_EQ(fakeCudaCalls("cuMemcpyHtoDAsync_v2"),
-            std::vector<std::string>{
-                "cuMemcpyHtoDAsync_v2(bytes=16, stream=1)"});
+  EXPECT_EQ(
+      fakeCudaCalls("cuMemcpyHtoDAsync_v2"),
+      std::vector<std::string>{"cuMemcpyHtoDAsync_v2(bytes=16, stream=1)"});
   EXPECT_EQ(fake_cuda_count_calls("cuStreamSynchronize"), 0u);
   EXPECT_EQ(device->executionStats().h2d_bytes, 16u);
   EXPECT_EQ(device->executionStats().synchronizations, 0u);

@@ -213,9 +213,8 @@ std::map<std::string, std::vector<size_t>> findParamSizes(const char *text) {
     for (size_t at = list.find(".param"); at != std::string::npos;
          at = list.find(".param", at + 6)) {
       size_t comma = list.find(',', at);
-      std::string decl = list.substr(at, comma == std::string::npos
-                                             ? std::string::npos
-                                             : comma - at);
+      std::string decl = list.substr(
+          at, comma == std::string::npos ? std::string::npos : comma - at);
       size_t bits = 8;
       for (const char *type : {"64", "32", "16"})
         if (decl.find(std::string(type) + " ") != std::string::npos) {
@@ -800,14 +799,13 @@ struct KernelNodeParams {
 };
 
 std::string describeNode(const KernelNodeParams *params) {
-  std::string name =
-      params && params->func
-          ? static_cast<FakeFunction *>(params->func)->name
-          : "null";
+  std::string name = params && params->func
+                         ? static_cast<FakeFunction *>(params->func)->name
+                         : "null";
   if (!params)
     return "kernel=null";
-  return "kernel=" + name + ", grid=" + std::to_string(params->gridDimX) +
-         "x" + std::to_string(params->gridDimY) + "x" +
+  return "kernel=" + name + ", grid=" + std::to_string(params->gridDimX) + "x" +
+         std::to_string(params->gridDimY) + "x" +
          std::to_string(params->gridDimZ) +
          ", block=" + std::to_string(params->blockDimX) + "x" +
          std::to_string(params->blockDimY) + "x" +
@@ -844,8 +842,8 @@ FAKE_EXPORT CUresult cuGraphAddKernelNode_v2(void **node, void *graph,
   fake.nodes.push_back(
       {call.s.nextNode++, static_cast<FakeFunction *>(params->func)});
   // A node handle is its id: enough for the runtime to name it again.
-  *node = reinterpret_cast<void *>(
-      static_cast<uintptr_t>(fake.nodes.back().id));
+  *node =
+      reinterpret_cast<void *>(static_cast<uintptr_t>(fake.nodes.back().id));
   return 0;
 }
 

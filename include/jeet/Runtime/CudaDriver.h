@@ -186,7 +186,8 @@ struct CudaDriver {
   CUresult (*cuGraphExecKernelNodeSetParams_v2)(
       cu::CUgraphExec exec, cu::CUgraphNode node,
       const cu::CUDA_KERNEL_NODE_PARAMS *params) = nullptr;
-  CUresult (*cuGraphLaunch)(cu::CUgraphExec exec, cu::CUstream stream) = nullptr;
+  CUresult (*cuGraphLaunch)(cu::CUgraphExec exec,
+                            cu::CUstream stream) = nullptr;
   CUresult (*cuGraphExecDestroy)(cu::CUgraphExec exec) = nullptr;
   CUresult (*cuGraphDestroy)(cu::CUgraph graph) = nullptr;
 

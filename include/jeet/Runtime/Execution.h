@@ -144,9 +144,10 @@ public:
              const ExecutionOptions &options = ExecutionOptions()) const;
   /// Runs on raw buffers of device(), one per input and output, each
   /// C-contiguous with the size of its type.
-  Status runPointers(const std::vector<const void *> &inputs,
-                     const std::vector<void *> &outputs,
-                     const ExecutionOptions &options = ExecutionOptions()) const;
+  Status
+  runPointers(const std::vector<const void *> &inputs,
+              const std::vector<void *> &outputs,
+              const ExecutionOptions &options = ExecutionOptions()) const;
 
   /// Whether GPU executions are replayed as CUDA graphs; when not, why
   /// (turned off, the driver lacks graphs, the host code does more than

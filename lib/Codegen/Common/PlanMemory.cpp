@@ -102,8 +102,7 @@ bool freesBuffer(Operation *op, Value buffer) {
 
 /// The intermediates of `body` the plan can place: allocated at its top
 /// level and freed exactly once there, after every use.
-SmallVector<Intermediate> collectIntermediates(Block &body,
-                                               int64_t alignment) {
+SmallVector<Intermediate> collectIntermediates(Block &body, int64_t alignment) {
   DenseMap<Operation *, int64_t> position;
   for (auto [i, op] : llvm::enumerate(body))
     position[&op] = static_cast<int64_t>(i);
@@ -163,8 +162,8 @@ int64_t placeIntermediates(MutableArrayRef<Intermediate> intermediates,
     for (auto [begin, end] : taken) {
       if (offset + buffer->bytes <= begin)
         break;
-      offset = std::max(offset, static_cast<int64_t>(
-                                    llvm::alignTo(end, alignment)));
+      offset =
+          std::max(offset, static_cast<int64_t>(llvm::alignTo(end, alignment)));
     }
     buffer->offset = offset;
     arena = std::max(arena, offset + buffer->bytes);
@@ -219,9 +218,8 @@ struct PlanMemoryPass
     unsigned index = func.getNumArguments();
     if (failed(func.insertArgument(
             index, arenaType,
-            builder.getDictionaryAttr(
-                builder.getNamedAttr(jeet::kArenaArgAttr,
-                                     builder.getUnitAttr())),
+            builder.getDictionaryAttr(builder.getNamedAttr(
+                jeet::kArenaArgAttr, builder.getUnitAttr())),
             func.getLoc())))
       return func.emitError("jeet-plan-memory: cannot add the arena argument");
     Value arena = func.getArgument(index);
@@ -250,9 +248,8 @@ struct PlanMemoryPass
                  "live_bytes_bound",
                  builder.getI64IntegerAttr(liveBytesBound(intermediates))),
              builder.getNamedAttr(
-                 "buffers",
-                 builder.getI64IntegerAttr(
-                     static_cast<int64_t>(intermediates.size())))}));
+                 "buffers", builder.getI64IntegerAttr(
+                                static_cast<int64_t>(intermediates.size())))}));
     return success();
   }
 };

@@ -44,11 +44,11 @@ struct CallerStreamPass
 
     OpBuilder builder(func.getContext());
     unsigned index = func.getNumArguments();
-    if (failed(func.insertArgument(
-            index, builder.getType<gpu::AsyncTokenType>(),
-            builder.getDictionaryAttr(
-                builder.getNamedAttr(kStreamArgAttr, builder.getUnitAttr())),
-            func.getLoc()))) {
+    if (failed(
+            func.insertArgument(index, builder.getType<gpu::AsyncTokenType>(),
+                                builder.getDictionaryAttr(builder.getNamedAttr(
+                                    kStreamArgAttr, builder.getUnitAttr())),
+                                func.getLoc()))) {
       func.emitError("jeet-gpu-caller-stream: cannot add the stream argument");
       return signalPassFailure();
     }

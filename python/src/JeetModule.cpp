@@ -313,7 +313,11 @@ runExecutable(const jeet::Executable &executable, nb::sequence inputs) {
     raise(errors().base, "the graph takes " + std::to_string(specs.size()) +
                              " inputs, given " + std::to_string(count));
   std::vector<const jeet::runtime::Tensor *> tensors;
+  // The Python objects that hold the tensors stay referenced while the GIL
+  // is released.
+  std::vector<nb::object> holders;
   tensors.reserve(count);
+  holders.reserve(count);
   for (nb::handle item : inputs) {
     const auto &tensor = nb::cast<const jeet::runtime::Tensor &>(item);
     size_t i = tensors.size();
@@ -325,6 +329,7 @@ runExecutable(const jeet::Executable &executable, nb::sequence inputs) {
                                 tensor.typeString() + " but the graph takes " +
                                 specs[i].str());
     tensors.push_back(&tensor);
+    holders.push_back(nb::borrow(item));
   }
   if (executable.options().device == "gpu") {
     jeet::runtime::CudaDevice *device =

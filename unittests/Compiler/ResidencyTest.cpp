@@ -67,10 +67,12 @@ runtime::ExecutionStats since(runtime::Device &device,
 class Residency : public ::testing::Test {
 protected:
   void SetUp() override {
-    fake_cuda_reset();
+    // Setting the options closes the previous test's device first: its
+    // streams and memory must go while the fake driver still knows them.
     runtime::CudaOptions options;
     options.driverPath = JEET_FAKE_CUDA_PATH;
     runtime::setCudaOptions(options);
+    fake_cuda_reset();
     auto cuda = runtime::getCudaDevice();
     ASSERT_TRUE(cuda.ok()) << cuda.status().toString();
     device = *cuda;

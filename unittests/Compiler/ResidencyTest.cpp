@@ -300,6 +300,11 @@ TEST_F(Residency, TensorOfAClosedDevice) {
   options.driverPath = JEET_FAKE_CUDA_PATH;
   runtime::setCudaOptions(options);
   runtime::setCurrentDevice(nullptr);
+  // Closing gave everything back to the driver: memory and modules.
+  EXPECT_EQ(fake_cuda_live_allocations(), 0u);
+  EXPECT_EQ(fake_cuda_bytes_in_use(), 0u);
+  EXPECT_EQ(fake_cuda_live_modules(), 0u);
+  fake_cuda_clear_log();
   std::vector<float> host(kElements);
   runtime::Status status =
       in[0].toHost(host.data(), host.size() * sizeof(float));
@@ -315,6 +320,9 @@ TEST_F(Residency, TensorOfAClosedDevice) {
   // The tensors and the executable go without touching the closed device.
   in.clear();
   executable.reset();
+  for (const char *call : {"cuMemFree_v2", "cuModuleUnload", "cuMemcpyDtoH_v2",
+                           "cuLaunchKernel", "cuGraphLaunch"})
+    EXPECT_EQ(fake_cuda_count_calls(call), 0u) << call;
 }
 
 TEST_F(Residency, TensorsOfAnotherDeviceAreRefused) {

@@ -231,3 +231,44 @@ def test_bfloat16_tensor_times_a_python_scalar():
     # failed on rank 0).
     t = jeet.tensor([1.0, 2.5], dtype="bfloat16", device="cpu") * 2
     np.testing.assert_array_equal(t.numpy(), [2.0, 5.0])
+
+
+def test_refused_imports_leak_nothing():
+    # A refused import gives the capsule back untouched (its producer frees
+    # it), and a consumed capsule holds nothing more once dropped: the
+    # producers' reference counts and the allocator return to where they
+    # started.
+    import sys
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    view, wide = x.T, x.astype(np.float64)
+    gc.collect()
+    start = host_allocated()
+    counts = [sys.getrefcount(a) for a in (x, view, wide)]
+    for _ in range(3):
+        with pytest.raises(jeet.JeetError, match="not C-contiguous"):
+            jeet.from_dlpack(view)
+        with pytest.raises(jeet.JeetError, match="float64 is not supported"):
+            jeet.from_dlpack(wide)
+        capsule = jeet.ones(1024, device="cpu").__dlpack__()
+        t = jeet.from_dlpack(capsule)
+        with pytest.raises(jeet.JeetError, match="already consumed"):
+            jeet.from_dlpack(capsule)
+        del t, capsule
+    gc.collect()
+    assert [sys.getrefcount(a) for a in (x, view, wide)] == counts
+    assert host_allocated() == start
+
+
+@requires_torch
+def test_refused_torch_imports_leak_nothing():
+    import sys
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    view, wide = x.t(), x.double()
+    counts = [sys.getrefcount(a) for a in (view, wide)]
+    for _ in range(3):
+        with pytest.raises(jeet.JeetError, match="not C-contiguous"):
+            jeet.from_dlpack(view)
+        with pytest.raises(jeet.JeetError, match="float64 is not supported"):
+            jeet.from_dlpack(wide)
+    gc.collect()
+    assert [sys.getrefcount(a) for a in (view, wide)] == counts

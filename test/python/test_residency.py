@@ -210,6 +210,38 @@ def test_mixed_devices_are_an_error():
     """)
 
 
+def test_bad_input_on_the_gpu_leaks_nothing():
+    # Mixed devices and a GPU capsule imported twice: clear errors, and the
+    # allocators of both devices back where they started.
+    run_on_fake_gpu("""
+    a = jeet.ones(1024, device='gpu')
+    a.execute()
+    gc.collect()
+    start = (stats()['allocated_bytes'],
+             jeet.memory_stats('cpu')['allocated_bytes'])
+    for _ in range(3):
+        b = jeet.ones(1024, device='cpu') * 2
+        try:
+            (a + b).execute()
+            raise AssertionError('no error')
+        except jeet.JeetError as error:
+            assert 'different devices (cpu, gpu)' in str(error), str(error)
+        capsule = (a * 3).__dlpack__(stream=-1)
+        u = jeet.from_dlpack(capsule)
+        assert u.device == 'gpu'
+        try:
+            jeet.from_dlpack(capsule)
+            raise AssertionError('no error')
+        except jeet.JeetError as error:
+            assert 'already consumed' in str(error), str(error)
+        del b, u, capsule
+    gc.collect()
+    end = (stats()['allocated_bytes'],
+           jeet.memory_stats('cpu')['allocated_bytes'])
+    assert end == start, (start, end)
+    """)
+
+
 def test_dlpack_of_gpu_tensors_orders_the_consumers_stream():
     run_on_fake_gpu("""
     t = jeet.ones(8, device='gpu') * 2

@@ -97,6 +97,8 @@ def test_cached_graph_replays_on_resident_inputs():
     assert d['h2d_bytes'] == 0 and d['d2h_bytes'] == 0, d
     assert d['device_mallocs'] == 0 and calls('cuMemAlloc_v2') == 0, d
     assert d['synchronizations'] == 0 and calls('cuStreamSynchronize') == 0, d
+    # ... nothing allocated from the cache but each execution's output ...
+    assert d['num_allocs'] == {EXECUTIONS} - 1, d
     # ... and every execution is one graph launch, no kernel by itself.
     assert d['graph_launches'] == {EXECUTIONS} - 1, d
     assert calls('cuGraphLaunch') == {EXECUTIONS} - 1
@@ -164,6 +166,54 @@ def test_creation_copies_host_data_once_and_to_moves_explicitly():
     g = h.to('gpu')
     d = delta(before, stats())
     assert g.device == 'gpu' and d['h2d_bytes'] == 64 * 64 * 4, d
+    """)
+
+
+def test_every_creation_allocates_on_the_device_and_every_read_copies_once():
+    run_on_fake_gpu("""
+    n = 64 * 64 * 4
+    made = {
+        'tensor(shape)': (lambda: jeet.tensor([64, 64], dtype='float32',
+                                              device='gpu'), 0),
+        'zeros': (lambda: jeet.zeros(64, 64, device='gpu'), 0),
+        'tensor(data)': (lambda: jeet.tensor(np.ones((64, 64), np.float32),
+                                             device='gpu'), n),
+        'ones': (lambda: jeet.ones(64, 64, device='gpu'), n),
+        'full': (lambda: jeet.full((64, 64), 3.0, device='gpu'), n),
+        'rand': (lambda: jeet.rand(64, 64, device='gpu'), n),
+        'randn': (lambda: jeet.randn(64, 64, device='gpu'), n),
+        'arange': (lambda: jeet.arange(64 * 64, device='gpu'), n),
+        'from_numpy': (lambda: jeet.from_numpy(
+            np.ones((64, 64), np.float32), device='gpu'), n),
+    }
+    for name, (make, h2d) in made.items():
+        before = stats()
+        t = make()
+        t.execute()
+        d = delta(before, stats())
+        # On the device, with at most one copy of the host's data.
+        assert t.device == 'gpu' and t._rt.device == 'cuda:0', name
+        assert d['h2d_bytes'] == h2d and d['num_allocs'] == 1, (name, d)
+        assert d['d2h_bytes'] == 0 and d['synchronizations'] == 0, (name, d)
+    t = jeet.ones(4, device='gpu') * 2
+    s = t.sum()
+    jeet.execute(t, s)
+    reads = {
+        'numpy': (lambda: t.numpy(), 16), '__array__': (lambda: np.asarray(t), 16),
+        'tolist': (lambda: t.tolist(), 16), 'item': (lambda: s.item(), 4),
+        'float': (lambda: float(s), 4),
+    }
+    for name, (read, nbytes) in reads.items():
+        before = stats()
+        read()
+        d = delta(before, stats())
+        # One wait and one copy device->host of the tensor's bytes.
+        assert d['d2h_bytes'] == nbytes and d['synchronizations'] == 1, (name, d)
+        assert d['h2d_bytes'] == 0, (name, d)
+    before = stats()
+    jeet.synchronize()
+    d = delta(before, stats())
+    assert d['synchronizations'] == 1 and d['d2h_bytes'] == 0, d
     """)
 
 
@@ -281,6 +331,7 @@ def test_resident_graph_numerics(rng, graphs):
                 a = jeet.tanh(a @ w)
             return a
         graph = jeet.jit(chain)
+        before = jeet.memory_stats("gpu")
         for _ in range(3):       # launched, then built and replayed, replayed
             a = rng.standard_normal((16, 32)).astype(np.float32)
             ws = [rng.standard_normal((32, 32)).astype(np.float32) / 4
@@ -295,6 +346,14 @@ def test_resident_graph_numerics(rng, graphs):
                                        atol=1e-5)
         status = jeet.compile(C).cuda_graphs
         assert status == "on" if graphs else status.startswith("off")
+        # The emulator really replayed: the kernels of the first execution
+        # were launched one by one, the next two were one graph launch each
+        # (with new buffers each time: the graph's parameters were updated).
+        after = jeet.memory_stats("gpu")
+        launched = after["kernels_launched"] - before["kernels_launched"]
+        replayed = after["graph_launches"] - before["graph_launches"]
+        assert (launched, replayed) == ((KERNELS, 2) if graphs
+                                        else (3 * KERNELS, 0))
     finally:
         jeet.set_cuda_graphs(previous)
 

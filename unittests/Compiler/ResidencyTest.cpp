@@ -117,6 +117,7 @@ protected:
     fake_cuda_clear_log();
     runtime::ExecutionStats before = device->executionStats();
     mallocsBefore = device->allocator().stats().device_mallocs;
+    allocsBefore = device->allocator().stats().num_allocs;
     for (int i = 1; i < kExecutions; ++i) {
       auto outputs = executable.run(in);
       EXPECT_TRUE(static_cast<bool>(outputs))
@@ -130,6 +131,7 @@ protected:
   Compiler compiler;
   runtime::CudaDevice *device = nullptr;
   uint64_t mallocsBefore = 0;
+  uint64_t allocsBefore = 0;
 };
 
 TEST_F(Residency, CachedGraphReplaysOnResidentInputs) {
@@ -150,6 +152,10 @@ TEST_F(Residency, CachedGraphReplaysOnResidentInputs) {
             0u);
   EXPECT_EQ(fake_cuda_count_calls("cuMemAlloc_v2"), 0u);
   EXPECT_EQ(device->allocator().stats().device_mallocs, mallocsBefore);
+  // Nothing taken from the allocator's cache either but each output: the
+  // intermediates live in the executable's arena.
+  EXPECT_EQ(device->allocator().stats().num_allocs - allocsBefore,
+            uint64_t(kExecutions - 1));
   EXPECT_EQ(stats.synchronizations, 0u);
   EXPECT_EQ(fake_cuda_count_calls("cuStreamSynchronize"), 0u);
   EXPECT_EQ(stats.graph_launches, uint64_t(kExecutions - 1));

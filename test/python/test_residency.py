@@ -387,3 +387,64 @@ def test_dlpack_round_trip_on_the_gpu(rng):
     assert u._rt.data_ptr == t._rt.data_ptr
     np.testing.assert_allclose((u + 1).numpy(), x.astype(np.float64) * 3 + 1,
                                rtol=1e-6, atol=1e-6)
+
+
+# -- The static memory plan -------------------------------------------------
+
+PLAN_CHAIN = """
+    def chain(a, *ws):
+        for w in ws:
+            a = jeet.tanh(a @ w)
+        return a
+    graph = jeet.jit(chain)
+    A = jeet.rand(64, 64, device=DEVICE)
+    Ws = [jeet.rand(64, 64, device=DEVICE) for _ in range(5)]
+    C = graph(A, *Ws)
+    plan = jeet.compile(C).memory_plan
+    buffer = 64 * 64 * 4
+    # Five matmuls in a row: each intermediate is dead once the next is
+    # made, so two buffers' space holds them all (the liveness bound).
+    assert plan['buffers'] >= 4, plan
+    assert plan['intermediate_bytes'] == plan['buffers'] * buffer, plan
+    assert plan['arena_bytes'] == plan['live_bytes_bound'] == 2 * buffer, plan
+    line = ('arena: {arena_bytes} bytes for {buffers} intermediate(s) of '
+            '{intermediate_bytes} bytes (liveness lower bound '
+            '{live_bytes_bound} bytes)').format(**plan)
+    assert line in jeet.explain(chain(A, *Ws)).splitlines(), jeet.explain(C)
+"""
+
+
+def test_memory_plan_on_the_gpu():
+    # A cached execution takes only its output from the allocator: the
+    # intermediates are in the arena the first execution allocated.
+    run_on_fake_gpu("DEVICE = 'gpu'\n" + textwrap.dedent(PLAN_CHAIN) +
+                    textwrap.dedent("""
+    C.numpy()
+    before = stats()
+    for _ in range(10):
+        C = graph(A, *Ws)
+    d = delta(before, stats())
+    assert d['num_allocs'] == 10 and d['device_mallocs'] == 0, d
+    """))
+
+
+def test_memory_plan_on_the_cpu():
+    exec("DEVICE = 'cpu'\n" + textwrap.dedent(PLAN_CHAIN),
+         {"jeet": jeet, "np": np})
+    # Without matmuls (whose packed copy of B is kernel scratch from the
+    # allocator's cache), a cached CPU execution allocates its output only.
+    x = jeet.rand(64, 64, device="cpu")
+    def f(x):
+        return jeet.tanh(jeet.exp(x) + x) * jeet.sum(x, axis=1, keepdims=True)
+    graph = jeet.jit(f)
+    y = graph(x)
+    assert jeet.compile(y).memory_plan["arena_bytes"] == 64 * 4
+    before = jeet.memory_stats("cpu")
+    for _ in range(10):
+        y = graph(x)
+    after = jeet.memory_stats("cpu")
+    assert after["num_allocs"] - before["num_allocs"] == 10
+    np.testing.assert_allclose(
+        y.numpy(), np.tanh(np.exp(x.numpy().astype(np.float64)) + x.numpy())
+        * x.numpy().astype(np.float64).sum(axis=1, keepdims=True),
+        rtol=1e-5, atol=1e-5)

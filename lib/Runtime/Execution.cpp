@@ -503,5 +503,14 @@ Status CompiledEntry::run(const Tensor *const *inputs, size_t numInputs,
   if (*ticket)
     for (size_t i = 0; i < numOutputs; ++i)
       outputs[i]->buffer()->markWritten(stream, *ticket);
+  // Tensors allocated for another stream: freed, their memory waits for
+  // this execution.
+  auto markUsed = [&](const Tensor *const *tensors, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+      JEET_RETURN_IF_ERROR(tensors[i]->buffer()->markUsedOn(stream));
+    return Status();
+  };
+  JEET_RETURN_IF_ERROR(markUsed(inputs, numInputs).withContext(info_.label));
+  JEET_RETURN_IF_ERROR(markUsed(outputs, numOutputs).withContext(info_.label));
   return waitIfAsked(options, stream);
 }

@@ -1,6 +1,7 @@
 //===- Tensor.cpp ---------------------------------------------------------===//
 
 #include "jeet/Runtime/Tensor.h"
+#include "jeet/Runtime/CudaDevice.h"
 #include "jeet/Runtime/Device.h"
 
 #include <cstdlib>
@@ -14,11 +15,13 @@ Buffer::Buffer(Device *device, void *data, size_t bytes)
 
 StatusOr<std::shared_ptr<Buffer>> Buffer::allocate(Device &device, size_t bytes,
                                                    void *stream) {
-  StatusOr<void *> ptr = device.allocator().allocate(
-      bytes, stream ? stream : device.defaultStream());
+  void *home = stream ? stream : device.defaultStream();
+  StatusOr<void *> ptr = device.allocator().allocate(bytes, home);
   if (!ptr.ok())
     return ptr.status();
-  return std::shared_ptr<Buffer>(new Buffer(&device, *ptr, bytes));
+  std::shared_ptr<Buffer> buffer(new Buffer(&device, *ptr, bytes));
+  buffer->allocationStream_ = home;
+  return buffer;
 }
 
 std::shared_ptr<Buffer> Buffer::wrap(Device &device, void *data, size_t bytes,
@@ -33,9 +36,43 @@ Buffer::~Buffer() {
     release_();
     return;
   }
-  // A closed device took its memory with it.
-  if (deviceAlive())
-    device_->allocator().free(data_).ignore();
+  // A closed device took its memory (and the events) with it.
+  if (!deviceAlive())
+    return;
+  if (!foreignUses_.empty()) {
+    auto &cuda = static_cast<CudaDevice &>(*device_);
+    for (auto [stream, event] : foreignUses_) {
+      // The allocation stream's later work, which the allocator may give
+      // this memory, comes after the other stream's use of it. Should the
+      // driver refuse, the host waits instead.
+      if (!cuda.streamWaitEvent(allocationStream_, event).ok())
+        cuda.synchronizeEvent(event).ignore();
+      cuda.destroyEvent(event).ignore();
+    }
+  }
+  device_->allocator().free(data_).ignore();
+}
+
+Status Buffer::markUsedOn(void *stream) {
+  // Host memory, wrapped memory (its owner orders its reuse) and the
+  // allocation stream itself need no mark.
+  if (device_->kind() != DeviceKind::Cuda || release_ ||
+      stream == allocationStream_ || !deviceAlive())
+    return Status();
+  auto &cuda = static_cast<CudaDevice &>(*device_);
+  std::lock_guard<std::mutex> lock(writeMutex_);
+  for (auto [used, event] : foreignUses_)
+    if (used == stream) // Moves the mark past the new work.
+      return cuda.recordEvent(event, stream);
+  StatusOr<void *> event = cuda.createEvent(/*timing=*/false);
+  if (!event.ok())
+    return event.status();
+  if (Status status = cuda.recordEvent(*event, stream); !status.ok()) {
+    cuda.destroyEvent(*event).ignore();
+    return status;
+  }
+  foreignUses_.push_back({stream, *event});
+  return Status();
 }
 
 void *Buffer::writeStream() const {

@@ -365,8 +365,9 @@ TEST_F(Residency, ExecutionOnTheCallersStreamWaitsForTheDevicesStream) {
   // stream (2) waits for them, on the device, before the kernels.
   std::vector<std::string> calls = fakeCudaCalls();
   ASSERT_FALSE(calls.empty());
-  EXPECT_EQ(fakeCudaCalls("cuEventRecord"),
-            std::vector<std::string>{"cuEventRecord(stream=1)"});
+  // (The events the caller's stream records after the kernels mark how far
+  // it read the inputs: see the next test.)
+  EXPECT_EQ(fakeCudaCalls("cuEventRecord(stream=1)").size(), 1u);
   EXPECT_EQ(fakeCudaCalls("cuStreamWaitEvent").size(), 1u);
   EXPECT_NE(fakeCudaCalls("cuStreamWaitEvent")[0].find("stream=2"),
             std::string::npos);
@@ -378,6 +379,68 @@ TEST_F(Residency, ExecutionOnTheCallersStreamWaitsForTheDevicesStream) {
   ASSERT_TRUE(out->toHost(host.data(), host.size() * sizeof(float)).ok());
   EXPECT_GE(fakeCudaCalls("cuStreamSynchronize(stream=2)").size(), 1u);
   ASSERT_TRUE(device->destroyStream(*stream).ok());
+}
+
+/// Inputs allocated for the device's stream, read by an execution on the
+/// caller's stream, then freed: their memory goes back to the device's
+/// stream only behind that execution (the device's stream waits for an event
+/// the caller's stream recorded after it), so an upload that is handed the
+/// same memory cannot overwrite what the execution still reads.
+TEST_F(Residency, MemoryFreedWhileAnotherStreamReadsItWaitsForThatStream) {
+  std::shared_ptr<Executable> executable = compile(/*cudaGraphs=*/false);
+  ASSERT_TRUE(executable);
+  std::vector<runtime::Tensor> in = inputs();
+  auto stream = device->createStream();
+  ASSERT_TRUE(stream.ok());
+  auto out = runtime::Tensor::empty(*device, {kElements}, runtime::DType::F32,
+                                    *stream);
+  ASSERT_TRUE(out.ok());
+  for (int i = 0; i < 2; ++i) {
+    fake_cuda_clear_log();
+    ASSERT_FALSE(static_cast<bool>(
+        executable->run(in, std::vector<runtime::Tensor>{*out}, *stream)));
+    // After the kernels on the caller's stream (2), a mark of how far they
+    // read the inputs; no wait of the host.
+    std::vector<std::string> calls = fakeCudaCalls();
+    auto lastLaunch =
+        std::find_if(calls.rbegin(), calls.rend(), [](const std::string &call) {
+          return call.rfind("cuLaunchKernel", 0) == 0;
+        });
+    ASSERT_NE(lastLaunch, calls.rend());
+    EXPECT_TRUE(std::find(calls.rbegin(), lastLaunch,
+                          "cuEventRecord(stream=2)") != lastLaunch)
+        << "no event recorded on the caller's stream after the kernels";
+    EXPECT_EQ(fake_cuda_count_calls("cuStreamSynchronize"), 0u);
+  }
+  fake_cuda_clear_log();
+  in.clear();
+  // The device's stream (1) waits for the caller's before anything else is
+  // queued on it, such as this upload into the freed memory.
+  std::vector<float> values(kElements, 2.0f);
+  auto upload =
+      runtime::Tensor::fromHost(*device, {kElements}, runtime::DType::F32,
+                                values.data(), values.size() * sizeof(float));
+  ASSERT_TRUE(upload.ok());
+  std::vector<std::string> calls = fakeCudaCalls();
+  auto copy = std::find_if(calls.begin(), calls.end(), [](const auto &call) {
+    return call.rfind("cuMemcpyHtoDAsync", 0) == 0;
+  });
+  ASSERT_NE(copy, calls.end());
+  EXPECT_NE(copy->find("stream=1"), std::string::npos) << *copy;
+  auto wait = std::find_if(calls.begin(), copy, [](const auto &call) {
+    return call.rfind("cuStreamWaitEvent(stream=1,", 0) == 0;
+  });
+  EXPECT_TRUE(wait != copy)
+      << "no wait of the device's stream before the upload";
+  EXPECT_EQ(fake_cuda_count_calls("cuStreamSynchronize"), 0u);
+  // Freed after its stream is gone: the events outlive it.
+  std::vector<runtime::Tensor> more = inputs();
+  ASSERT_FALSE(static_cast<bool>(
+      executable->run(more, std::vector<runtime::Tensor>{*out}, *stream)));
+  ASSERT_TRUE(device->destroyStream(*stream).ok());
+  more.clear();
+  *out = runtime::Tensor();
+  ASSERT_TRUE(device->synchronize().ok());
 }
 
 /// A graph with intermediates, run on the CPU from several threads at once:

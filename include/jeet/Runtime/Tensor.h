@@ -68,6 +68,13 @@ public:
   void markWritten(void *stream, uint64_t ticket);
   /// The stream of the work that last wrote it (null: none known).
   void *writeStream() const;
+  /// Work just queued on `stream`, another stream than the one the buffer
+  /// was allocated for, uses the buffer. Its memory goes back to the
+  /// allocator only behind that work: the buffer keeps an event recorded on
+  /// `stream` now, which the allocation stream waits for (on the device, not
+  /// the host) when the buffer is freed; the caching allocator's ordering on
+  /// the allocation stream then covers `stream` too.
+  Status markUsedOn(void *stream);
   /// Ok when the buffer can be read or used: its device is alive and the
   /// asynchronous work that wrote it has not failed (as far as known: a
   /// failure is known once the stream was waited for).
@@ -81,9 +88,13 @@ private:
   void *data_;
   size_t bytes_;
   std::function<void()> release_;
+  /// The stream the memory was allocated for (null: wrapped memory).
+  void *allocationStream_ = nullptr;
   mutable std::mutex writeMutex_;
   void *writeStream_ = nullptr;
   uint64_t writeTicket_ = 0;
+  /// (stream, event) of each other stream that used the buffer.
+  std::vector<std::pair<void *, void *>> foreignUses_;
 };
 
 /// A C-contiguous (row-major) tensor. Copies share the buffer.

@@ -359,6 +359,49 @@ def test_resident_graph_numerics(rng, graphs):
 
 
 @requires_gpu
+@pytest.mark.parametrize("graphs", [True, False], ids=["graphs", "no-graphs"])
+def test_cached_graph_on_resident_inputs_numerics(rng, graphs):
+    # The fake driver's scenario on a device that computes: ten matmuls in a
+    # row, executed 100 times on resident inputs; the counts of the fake
+    # driver's test and numpy's numbers.
+    previous = jeet.set_cuda_graphs(graphs)
+    try:
+        def chain(a, *ws):
+            for w in ws:
+                a = a @ w
+            return a
+        graph = jeet.jit(chain)
+        a = rng.standard_normal((32, 32)).astype(np.float32)
+        ws = [rng.standard_normal((32, 32)).astype(np.float32) / 4
+              for _ in range(KERNELS)]
+        A = jeet.tensor(a, device="gpu")
+        Ws = [jeet.tensor(w, device="gpu") for w in ws]
+        C = graph(A, *Ws)
+        assert jeet.compile(C).num_kernels == KERNELS
+        before = jeet.memory_stats("gpu")
+        for _ in range(EXECUTIONS - 1):
+            C = graph(A, *Ws)
+        after = jeet.memory_stats("gpu")
+        d = {k: after[k] - before[k] for k in after
+             if isinstance(after[k], int)}
+        assert d["h2d_bytes"] == d["d2h_bytes"] == 0, d
+        assert d["synchronizations"] == 0 and d["device_mallocs"] == 0, d
+        assert d["num_allocs"] == EXECUTIONS - 1, d
+        if graphs:
+            assert d["graph_launches"] == EXECUTIONS - 1, d
+            assert d["kernels_launched"] == 0, d
+        else:
+            assert d["graph_launches"] == 0, d
+            assert d["kernels_launched"] == KERNELS * (EXECUTIONS - 1), d
+        expected = a.astype(np.float64)
+        for w in ws:
+            expected = expected @ w.astype(np.float64)
+        np.testing.assert_allclose(C.numpy(), expected, rtol=1e-4, atol=1e-5)
+    finally:
+        jeet.set_cuda_graphs(previous)
+
+
+@requires_gpu
 def test_seed_result_stays_on_the_device(rng):
     a = rng.random((128, 128), dtype=np.float32)
     b = rng.random((128, 128), dtype=np.float32)

@@ -361,10 +361,27 @@ void checkContiguous(const DLTensor &dl) {
   }
 }
 
+/// `release` once the work Jeet queued on the device so far is done. A
+/// producer may reuse its memory as soon as its deleter runs (the caching
+/// allocators of PyTorch and CuPy do, on their own streams), so the host
+/// waits for Jeet's stream first.
+std::function<void()> afterQueuedWork(jeet::runtime::Device &device,
+                                      std::function<void()> release) {
+  auto *cuda = static_cast<jeet::runtime::CudaDevice *>(&device);
+  std::weak_ptr<const char> alive = device.lifetime();
+  return [cuda, alive, release = std::move(release)] {
+    // A closed device runs nothing any more.
+    if (!alive.expired())
+      cuda->synchronizeStream(cuda->defaultStream()).ignore();
+    release();
+  };
+}
+
 /// Wraps the memory of a DLPack tensor; `release` runs the producer's
-/// deleter once the Jeet tensor is gone.
+/// deleter once the Jeet tensor is gone (after Jeet's work on the memory
+/// when it is GPU memory of another library: `jeetsOwn` is false).
 jeet::runtime::Tensor wrapTensor(const DLTensor &dl,
-                                 std::function<void()> release) {
+                                 std::function<void()> release, bool jeetsOwn) {
   if (dl.ndim < 0 || (dl.ndim > 0 && !dl.shape))
     jeet_python::raise(jeet_python::errors().base,
                        "jeet.from_dlpack: malformed DLPack tensor (rank " +
@@ -379,6 +396,9 @@ jeet::runtime::Tensor wrapTensor(const DLTensor &dl,
                        "jeet.from_dlpack: invalid shape " +
                            formatInts(dl.shape, dl.ndim));
   size_t bytes = static_cast<size_t>(count) * jeet::runtime::dtypeSize(dtype);
+  // Jeet's own buffers go back to its allocator, ordered on its stream.
+  if (device.kind() == jeet::runtime::DeviceKind::Cuda && !jeetsOwn)
+    release = afterQueuedWork(device, std::move(release));
   void *data =
       dl.data ? static_cast<char *>(dl.data) + dl.byte_offset : nullptr;
   return jeet::runtime::Tensor(
@@ -425,8 +445,9 @@ jeet::runtime::Tensor importCapsule(nb::handle capsule) {
                              std::to_string(managed->version.minor) +
                              " is not supported (Jeet reads 1.x)");
     // Jeet never writes a tensor in place: read-only memory is fine.
-    jeet::runtime::Tensor tensor =
-        wrapTensor(managed->dl_tensor, producerDeleter(managed));
+    jeet::runtime::Tensor tensor = wrapTensor(
+        managed->dl_tensor, producerDeleter(managed),
+        managed->deleter == deleteExported<DLManagedTensorVersioned>);
     PyCapsule_SetName(object, kUsedVersionedCapsule);
     return tensor;
   }
@@ -436,7 +457,8 @@ jeet::runtime::Tensor importCapsule(nb::handle capsule) {
     if (!managed)
       throw nb::python_error();
     jeet::runtime::Tensor tensor =
-        wrapTensor(managed->dl_tensor, producerDeleter(managed));
+        wrapTensor(managed->dl_tensor, producerDeleter(managed),
+                   managed->deleter == deleteExported<DLManagedTensor>);
     PyCapsule_SetName(object, kUsedCapsule);
     return tensor;
   }

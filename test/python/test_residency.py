@@ -318,6 +318,61 @@ def test_dlpack_of_gpu_tensors_orders_the_consumers_stream():
     """)
 
 
+def test_foreign_gpu_memory_is_given_back_after_jeets_work():
+    # Another library's CUDA memory (a DLPack capsule made by hand; its
+    # deleter notes how often the host had waited by then), used by a queued
+    # execution and dropped: the producer gets it back only once Jeet's
+    # stream has passed that work. Jeet's own exported memory needs no wait.
+    run_on_fake_gpu("""
+    import ctypes
+    class DLDevice(ctypes.Structure):
+        _fields_ = [('device_type', ctypes.c_int32), ('device_id', ctypes.c_int32)]
+    class DLDataType(ctypes.Structure):
+        _fields_ = [('code', ctypes.c_uint8), ('bits', ctypes.c_uint8),
+                    ('lanes', ctypes.c_uint16)]
+    class DLTensor(ctypes.Structure):
+        _fields_ = [('data', ctypes.c_void_p), ('device', DLDevice),
+                    ('ndim', ctypes.c_int32), ('dtype', DLDataType),
+                    ('shape', ctypes.POINTER(ctypes.c_int64)),
+                    ('strides', ctypes.POINTER(ctypes.c_int64)),
+                    ('byte_offset', ctypes.c_uint64)]
+    Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    class Managed(ctypes.Structure):
+        _fields_ = [('dl_tensor', DLTensor), ('manager_ctx', ctypes.c_void_p),
+                    ('deleter', Deleter)]
+    waits_when_deleted = []
+    @Deleter
+    def deleter(_):
+        waits_when_deleted.append(calls('cuStreamSynchronize'))
+    owner = jeet.ones(256, device='gpu')       # stands for the producer's memory
+    owner.execute()
+    shape = (ctypes.c_int64 * 1)(256)
+    managed = Managed(DLTensor(owner._rt.data_ptr, DLDevice(2, 0), 1,
+                               DLDataType(2, 32, 1), shape, None, 0),
+                      None, deleter)
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype = ctypes.py_object
+    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    u = jeet.from_dlpack(new_capsule(ctypes.addressof(managed), b'dltensor', None))
+    assert u.device == 'gpu' and u._rt.data_ptr == owner._rt.data_ptr
+    v = (u * 2).execute()                      # queued, reads u's memory
+    fake.fake_cuda_clear_log()
+    before = stats()
+    del u
+    gc.collect()
+    assert waits_when_deleted == [1], waits_when_deleted
+    assert delta(before, stats())['synchronizations'] == 1
+    # Jeet's own memory back through DLPack: back to Jeet's allocator, in
+    # stream order, without a wait.
+    w = jeet.from_dlpack(v)
+    (w + 1).execute()
+    before = stats()
+    del w
+    gc.collect()
+    assert delta(before, stats())['synchronizations'] == 0
+    """)
+
+
 # -- On the GPU emulator: the same paths, with numpy's numbers --------------
 
 

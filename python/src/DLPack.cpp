@@ -194,10 +194,29 @@ DType fromDLPack(DLDataType type) {
 struct ExportContext {
   jeet::runtime::Tensor tensor;
   std::vector<int64_t> shape, strides;
+  /// The CUDA stream the consumer uses the memory on (null: none given).
+  void *consumerStream = nullptr;
 };
 
+/// The consumer is done with an exported GPU tensor once the work it queued
+/// on its stream is: Jeet's stream waits for that work (on the device), so
+/// the buffer, whenever its last reference goes, returns to Jeet's allocator
+/// behind it (the allocator hands memory out again in the order of Jeet's
+/// stream). Should the driver refuse, the host waits for the device.
+void orderAfterConsumer(const ExportContext &context) {
+  const jeet::runtime::Tensor &tensor = context.tensor;
+  if (!context.consumerStream || !tensor.buffer()->deviceAlive() ||
+      tensor.device()->kind() != jeet::runtime::DeviceKind::Cuda)
+    return;
+  auto &cuda = static_cast<jeet::runtime::CudaDevice &>(*tensor.device());
+  if (!cuda.orderStreams(context.consumerStream, cuda.defaultStream()).ok())
+    cuda.synchronize().ignore();
+}
+
 template <typename Managed> void deleteExported(Managed *managed) {
-  delete static_cast<ExportContext *>(managed->manager_ctx);
+  auto *context = static_cast<ExportContext *>(managed->manager_ctx);
+  orderAfterConsumer(*context);
+  delete context;
   delete managed;
 }
 
@@ -235,12 +254,13 @@ void fillTensor(DLTensor &dl, ExportContext &context) {
 }
 
 /// Makes the consumer's stream (DLPack's value) wait for the work queued on
-/// the tensor's device so far.
-void orderForConsumer(jeet::runtime::CudaDevice &device,
-                      const nb::object &stream) {
+/// the tensor's device so far; returns that stream (null: no ordering, or
+/// Jeet's own stream).
+void *orderForConsumer(jeet::runtime::CudaDevice &device,
+                       const nb::object &stream) {
   int64_t value = stream.is_none() ? kStreamLegacy : nb::cast<int64_t>(stream);
   if (value == kStreamNoSync)
-    return;
+    return nullptr;
   if (value == 0)
     jeet_python::raise(jeet_python::errors().base,
                        "__dlpack__: stream 0 is ambiguous for CUDA (DLPack "
@@ -254,6 +274,7 @@ void orderForConsumer(jeet::runtime::CudaDevice &device,
       device.orderStreams(device.defaultStream(), consumer);
   if (!status.ok())
     jeet_python::raiseStatus(status);
+  return consumer == device.defaultStream() ? nullptr : consumer;
 }
 
 /// A DLPack capsule sharing `tensor`'s memory: versioned when the consumer
@@ -267,8 +288,10 @@ nb::object exportTensor(const jeet::runtime::Tensor &tensor,
       !readable.ok())
     jeet_python::raiseStatus(readable);
   jeet::runtime::Device *device = tensor.device();
+  void *consumerStream = nullptr;
   if (device->kind() == jeet::runtime::DeviceKind::Cuda)
-    orderForConsumer(*static_cast<jeet::runtime::CudaDevice *>(device), stream);
+    consumerStream = orderForConsumer(
+        *static_cast<jeet::runtime::CudaDevice *>(device), stream);
   else if (!stream.is_none())
     jeet_python::raise(jeet_python::errors().base,
                        "__dlpack__: a CPU tensor takes no stream (got " +
@@ -276,6 +299,7 @@ nb::object exportTensor(const jeet::runtime::Tensor &tensor,
 
   auto context = std::make_unique<ExportContext>();
   context->tensor = tensor;
+  context->consumerStream = consumerStream;
   PyObject *capsule = nullptr;
   if (versioned) {
     auto *managed = new DLManagedTensorVersioned{};

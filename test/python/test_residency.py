@@ -373,6 +373,31 @@ def test_foreign_gpu_memory_is_given_back_after_jeets_work():
     """)
 
 
+def test_exported_gpu_memory_returns_to_jeet_behind_the_consumers_work():
+    # A consumer on another stream (the legacy default one) drops the
+    # capsule's tensor: Jeet's stream waits, on the device, for the work it
+    # queued there, before Jeet can reuse the memory; the host does not wait.
+    run_on_fake_gpu("""
+    t = jeet.ones(256, device='gpu') * 2
+    t.execute()
+    capsule = t.__dlpack__(stream=1)
+    u = jeet.from_dlpack(capsule)              # the consumer
+    del t
+    gc.collect()
+    fake.fake_cuda_clear_log()
+    before = stats()
+    del u, capsule
+    gc.collect()
+    log = fake.fake_cuda_log().decode().splitlines()
+    assert 'cuEventRecord(stream=legacy)' in log, log
+    waits = [i for i, line in enumerate(log)
+             if line.startswith('cuStreamWaitEvent(stream=1,')]
+    assert waits and waits[0] > log.index('cuEventRecord(stream=legacy)'), log
+    assert delta(before, stats())['synchronizations'] == 0
+    assert delta(before, stats())['num_frees'] == 1   # then back to the cache
+    """)
+
+
 # -- On the GPU emulator: the same paths, with numpy's numbers --------------
 
 

@@ -8,12 +8,15 @@ LLVM_DIR ?= /usr/lib/llvm-22
 APT_PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
   llvm-22-tools libomp-22-dev libgtest-dev
 PIP_PACKAGES := numpy pytest nanobind scikit-build-core
+# Test dependencies that may fail to install (a machine without PyPI): the
+# tests that need them are skipped, saying so. PyTorch: DLPack interop.
+PIP_TEST_PACKAGES := torch
 WHEEL_BUILD_DIR ?= build-wheel
 
 .PHONY: setup build test demo bench docs wheel wheel-check clean
 
 setup:
-	@bash scripts/setup.sh "$(PYTHON)" "$(APT_PACKAGES)" "$(PIP_PACKAGES)"
+	@bash scripts/setup.sh "$(PYTHON)" "$(APT_PACKAGES)" "$(PIP_PACKAGES)" "$(PIP_TEST_PACKAGES)"
 
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -36,6 +39,7 @@ demo: build
 bench: build
 	$(PYTHON) bench/matmul.py --build-dir $(BUILD_DIR)
 	$(PYTHON) bench/elementwise.py --build-dir $(BUILD_DIR)
+	$(PYTHON) bench/residency.py --build-dir $(BUILD_DIR)
 
 # Regenerates the dialect and pass reference in docs/ from ODS.
 docs: build

@@ -14,7 +14,11 @@
 #       and Python with numpy, but no LLVM/MLIR: builds libjeet_runtime and
 #       jeet-runner alone (JEET_RUNTIME_ONLY), runs every artifact, checks
 #       each output against its reference and prints a table (name, kernels,
-#       time, GB/s or GFLOP/s, max error, PASS/FAIL). Logs go to OUTDIR.
+#       time, GB/s or GFLOP/s, max error, PASS/FAIL), then a residency table:
+#       10-kernel graphs executed on resident inputs with and without
+#       CUDA-graph replay (time per execution, bytes copied and graph and
+#       kernel launches per execution, the allocator's peak next to the
+#       plan). Logs go to OUTDIR.
 #       Exit status: 0 all passed, 1 some failed, 2 no usable GPU for GPU
 #       artifacts (the runtime's reason is printed), or the GPU is the Jeet
 #       GPU emulator (JEET_CUDA_DRIVER), whose times are no GPU speed. The
@@ -32,7 +36,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -83,6 +87,8 @@ prepare() {
   local src=$dir/src
   mkdir -p "$src/include/jeet" "$src/lib" "$src/tools"
   cp -r "$repo/include/jeet/Runtime" "$src/include/jeet/"
+  # The emulator's interface, which the runtime recognises it by.
+  cp -r "$repo/include/jeet/Emulator" "$src/include/jeet/"
   cp -r "$repo/include/jeet-c" "$src/include/"
   cp -r "$repo/lib/Runtime" "$src/lib/"
   cp -r "$repo/tools/jeet-runner" "$src/tools/"
@@ -193,9 +199,10 @@ BINARY = {
 
 
 def graph(name, args, results, body, ref, kind="test", dist=None, tol=1e-4,
-          flops=0, fuse=True):
+          flops=0, fuse=True, residency=False):
     """One graph: `args`/`results` are shapes, `body` the MLIR ops (generic
-    form) computing %r0..., `ref` the float64 reference of the inputs."""
+    form) computing %r0..., `ref` the float64 reference of the inputs.
+    `residency`: also timed with and without CUDA-graph replay."""
     params = ", ".join(f"%a{i}: {t(s)}" for i, s in enumerate(args))
     rtypes = ", ".join(t(s, d) for s, d in results)
     rets = ", ".join(f"%r{i}" for i in range(len(results)))
@@ -204,7 +211,7 @@ def graph(name, args, results, body, ref, kind="test", dist=None, tol=1e-4,
     return dict(name=name, mlir=text, args=[list(s) for s in args],
                 results=[[list(s), d] for s, d in results], ref=ref,
                 kind=kind, dist=dist or ["normal"] * len(args), tol=tol,
-                flops=flops, fuse=fuse)
+                flops=flops, fuse=fuse, residency=residency)
 
 
 def chain10(n_shape):
@@ -339,7 +346,13 @@ def graphs():
     g.append(graph("bench_chain10_16M", [E, E], [(E, "f32")], body, ref,
                    kind="bench"))
     g.append(graph("bench_chain10_16M_unfused", [E, E], [(E, "f32")], body,
-                   ref, kind="bench", fuse=False))
+                   ref, kind="bench", fuse=False, residency=True))
+    # Ten small kernels: the launches, not the memory, take the time; what
+    # CUDA-graph replay is for.
+    S = [256, 256]
+    body, ref = chain10(S)
+    g.append(graph("bench_chain10_64K_unfused", [S, S], [(S, "f32")], body,
+                   ref, kind="bench", fuse=False, residency=True))
     g.append(graph("bench_softmax_4096x4096", [E], [(E, "f32")],
                    '  %r0 = "jeet.softmax"(%a0) {axis = 1 : i64} : '
                    f"({t(E)}) -> {t(E)}\n",
@@ -421,6 +434,7 @@ def prepare(d, compile_bin):
         m = dict(name=name, kind=entry["kind"], seed=seed, tol=entry["tol"],
                  flops=entry["flops"], args=entry["args"],
                  results=entry["results"], dist=entry["dist"],
+                 residency=entry["residency"],
                  artifact=f"artifacts/{name}.so")
         if r.returncode != 0:
             m["compile_error"] = r.stderr.strip()[-2000:]
@@ -604,9 +618,85 @@ def run(d, out, runner):
                f" in {time.time() - start:.0f} s")
     print(table)
     print(summary)
+    residency = residency_table(d, out, runner, manifest, log) \
+        if device == "gpu" else ""
     with open(f"{out}/table.txt", "w") as f:
-        f.write(table + "\n" + summary + "\n")
+        f.write(table + "\n" + summary + "\n" + residency)
     return 1 if failures else 0
+
+
+# Executions timed per replay measurement (after a warm-up one).
+RESIDENCY_RUNS = 200
+
+
+def stat(text, name):
+    """The value of a `cuda:0.<name>: N` line of jeet-runner --print-stats."""
+    m = re.search(r"^\S+\." + name + r": (\d+)$", text, re.M)
+    return int(m.group(1)) if m else -1
+
+
+def residency_table(d, out, runner, manifest, log):
+    """The graphs marked `residency`, each with and without CUDA-graph
+    replay: time per execution, copies per execution (none: the inputs are
+    resident), graph launches per execution, and the allocator's peak next
+    to the plan (inputs, outputs and the arena of intermediates)."""
+    rows = []
+    for g in manifest["graphs"]:
+        if not g.get("residency") or "compile_error" in g:
+            continue
+        inputs = []
+        for i, a in enumerate(make_inputs(g, g["seed"])):
+            p = f"{out}/{g['name']}.res{i}.npy"
+            np.save(p, a)
+            inputs.append(p)
+        io_bytes = sum(4 * int(np.prod(s)) for s in g["args"]) + sum(
+            (2 if dt == "f16" else 4) * int(np.prod(s)) for s, dt in g["results"])
+        for graphs_on in (True, False):
+            cmd = ([runner, f"{d}/{g['artifact']}", "--device=gpu",
+                    f"--cuda-graphs={'true' if graphs_on else 'false'}",
+                    f"--benchmark={RESIDENCY_RUNS}", "--print-stats"] +
+                   [f"--input=@{p}" for p in inputs] +
+                   [f"--output=@{out}/{g['name']}.res.out{i}.npy"
+                    for i in range(len(g["results"]))])
+            log.write(f"== residency {g['name']}\n$ {' '.join(cmd)}\n")
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            log.write(r.stdout + r.stderr)
+            m = re.search(r"median ([0-9.]+) ms", r.stdout)
+            arena = re.search(r"arena bytes: (\d+)", r.stdout)
+            replay = re.search(r"cuda graphs: (.*)", r.stdout)
+            runs = RESIDENCY_RUNS
+            copied = (stat(r.stdout, "h2d_bytes") + stat(r.stdout, "d2h_bytes"))
+            rows.append(dict(
+                name=g["name"], kernels=str(g.get("kernels", "-")),
+                mode="replay" if graphs_on else "launches",
+                time=f"{float(m.group(1)) * 1e3:.1f} us" if m else "FAIL",
+                copied=f"{copied / runs:.0f} B" if copied >= 0 else "-",
+                graphs=f"{stat(r.stdout, 'graph_launches') / runs:.1f}",
+                launches=f"{stat(r.stdout, 'kernels_launched') / runs:.1f}",
+                peak=f"{stat(r.stdout, 'peak_allocated_bytes') / 2**20:.2f}",
+                plan=f"{(io_bytes + int(arena.group(1))) / 2**20:.2f}"
+                if arena else "-",
+                status=(replay.group(1) if replay else r.stderr.strip()[:60])))
+        for p in inputs:
+            os.remove(p)
+    columns = [("name", "name"), ("kernels", "kernels"), ("mode", "mode"),
+               ("time", "time/exec"), ("copied", "copied/exec"),
+               ("graphs", "graph launches/exec"),
+               ("launches", "kernel launches/exec"), ("peak", "peak MiB"),
+               ("plan", "plan MiB"), ("status", "cuda graphs")]
+    head = {k: title for k, title in columns}
+    widths = {k: max(len(str(r[k])) for r in rows + [head])
+              for k, _ in columns}
+    lines = ["", f"Residency: {RESIDENCY_RUNS} executions on resident "
+             "inputs, with and without CUDA-graph replay (plan: inputs, "
+             "outputs and the arena of intermediates)"]
+    for r in [head] + rows:
+        lines.append("  ".join(str(r[k]).ljust(widths[k]) if i in (0, 2, 9)
+                               else str(r[k]).rjust(widths[k])
+                               for i, (k, _) in enumerate(columns)))
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    return text
 
 
 if __name__ == "__main__":

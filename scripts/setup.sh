@@ -6,6 +6,7 @@ set -euo pipefail
 python=$1
 apt_packages=$2
 pip_packages=$3
+pip_test_packages=${4:-}
 
 missing=()
 for p in $apt_packages; do
@@ -26,4 +27,14 @@ if ! "$python" -c 'import sys, importlib.metadata as m; [m.version(p) for p in s
   echo "setup: pip installing $pip_packages"
   "$python" -m pip install -q $pip_packages
 fi
+# Optional test dependencies: installed when possible, never fatal (the tests
+# that need one skip with the reason).
+for p in $pip_test_packages; do
+  if ! "$python" -c 'import sys, importlib.metadata as m; m.version(sys.argv[1])' \
+      "$p" >/dev/null 2>&1; then
+    echo "setup: pip installing $p (for tests; a few minutes for torch)"
+    "$python" -m pip install -q "$p" >/dev/null 2>&1 ||
+      echo "setup: could not install $p: the tests that need it will be skipped"
+  fi
+done
 echo "setup: ok"

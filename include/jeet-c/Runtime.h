@@ -65,6 +65,17 @@ typedef struct jeet_rt_memory_stats {
   uint64_t device_frees;
 } jeet_rt_memory_stats;
 
+/* What the host asked of a device (Device::executionStats): kernels
+ * launched one by one, CUDA graphs launched (each a replayed execution),
+ * bytes copied host to device and back, and the times the host waited. */
+typedef struct jeet_rt_execution_stats {
+  uint64_t kernels_launched;
+  uint64_t graph_launches;
+  uint64_t h2d_bytes;
+  uint64_t d2h_bytes;
+  uint64_t synchronizations;
+} jeet_rt_execution_stats;
+
 typedef struct jeet_rt_host_symbol {
   const char *name;
   void *address;
@@ -106,7 +117,10 @@ void jeet_rt_empty_cache(jeet_rt_device *device);
 /* 0: no limit. */
 void jeet_rt_set_memory_limit(jeet_rt_device *device, uint64_t bytes);
 uint64_t jeet_rt_kernels_launched(jeet_rt_device *device);
+/* Resets every execution statistic, kernels_launched included. */
 void jeet_rt_reset_kernels_launched(jeet_rt_device *device);
+jeet_rt_status jeet_rt_execution_stats_get(jeet_rt_device *device,
+                                           jeet_rt_execution_stats *out);
 
 /*--- Tensors --------------------------------------------------------------*/
 

@@ -12,10 +12,12 @@
 
 #include "CompilerSupport.h"
 
+#include "jeet/Codegen/Common/Passes.h"
 #include "jeet/InitAllJeet.h"
 #include "jeet/Pipelines/CpuPipeline.h"
 #include "jeet/Pipelines/GpuPipeline.h"
 #include "jeet/Pipelines/PipelineRunner.h"
+#include "jeet/Runtime/Artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -70,16 +72,17 @@ std::string
 jeet::formatArtifactSignature(llvm::StringRef entry, llvm::StringRef device,
                               const std::vector<TensorSpec> &inputs,
                               const std::vector<TensorSpec> &outputs,
-                              int64_t numKernels) {
+                              int64_t numKernels, int64_t arenaBytes) {
   auto join = [](const std::vector<TensorSpec> &specs) {
     std::string s;
     for (size_t i = 0; i < specs.size(); ++i)
       s += (i ? "," : "") + specs[i].str();
     return s;
   };
-  return llvm::formatv("v1 entry={0} device={1} inputs={2} outputs={3} "
-                       "kernels={4}",
-                       entry, device, join(inputs), join(outputs), numKernels)
+  return llvm::formatv("v{0} entry={1} device={2} inputs={3} outputs={4} "
+                       "kernels={5} arena={6}",
+                       runtime::kArtifactVersion, entry, device, join(inputs),
+                       join(outputs), numKernels, arenaBytes)
       .str();
 }
 
@@ -496,16 +499,22 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     return pipeline.takeError();
   PipelineRunner runner(*pipeline, compile.entry + "-" + compile.device,
                         /*keepIR=*/false);
-  if (failed(runner.run(*module, [&](llvm::StringRef name, ModuleOp fused) {
+  if (failed(runner.run(*module, [&](llvm::StringRef name, ModuleOp lowered) {
         if (name == stage::kFused)
-          info.numKernels = listFusionGroups(fused).size();
+          info.numKernels = listFusionGroups(lowered).size();
+        if (name == stage::kBufferized || name == stage::kKernels)
+          if (auto entry = lowered.lookupSymbol<func::FuncOp>(compile.entry))
+            if (auto plan =
+                    entry->getAttrOfType<DictionaryAttr>(kMemoryPlanAttr))
+              if (auto bytes = plan.getAs<IntegerAttr>("arena_bytes"))
+                info.arenaBytes = bytes.getInt();
       })))
     return fail("the " + runner.failedStage().str() + " stage of " +
                 pipeline->description + " failed");
 
   info.signature =
       formatArtifactSignature(compile.entry, compile.device, info.inputs,
-                              info.outputs, info.numKernels) +
+                              info.outputs, info.numKernels, info.arenaBytes) +
       gpuFields;
   if (failed(addArtifactABI(*module, compile.entry, info.signature)))
     return fail("cannot add the artifact ABI");

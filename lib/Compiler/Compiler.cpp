@@ -8,6 +8,7 @@
 
 #include "CompilerSupport.h"
 
+#include "jeet/Codegen/Common/Passes.h"
 #include "jeet/InitAllJeet.h"
 #include "jeet/Pipelines/CpuPipeline.h"
 #include "jeet/Pipelines/GpuPipeline.h"
@@ -15,6 +16,7 @@
 #include "jeet/Runtime/Cache.h"
 #include "jeet/Runtime/CudaDevice.h"
 #include "jeet/Runtime/Device.h"
+#include "jeet/Runtime/Execution.h"
 #include "jeet/Runtime/HostABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,9 +49,10 @@ using namespace jeet;
 
 std::string CompileOptions::str() const {
   return llvm::formatv("entry={0} device={1} gpu-target={2} fuse={3} "
-                       "max-fusion-ops={4} parallel={5} keep-ir={6}",
+                       "max-fusion-ops={4} parallel={5} keep-ir={6} "
+                       "cuda-graphs={7}",
                        entry, device, gpuTarget, fuse, maxFusionOps, parallel,
-                       keepIR)
+                       keepIR, cudaGraphs)
       .str();
 }
 
@@ -105,20 +108,32 @@ struct Executable::Impl {
   std::vector<TensorSpec> inputs, outputs;
   /// For each kernel (fusion group), the names of the jeet ops it fuses.
   std::vector<std::vector<std::string>> kernelOps;
-  int64_t peakIntermediateBytes = 0;
+  MemoryPlan memoryPlan;
   /// The stages of the pipeline that compiled it; the IR of each, with
   /// CompileOptions::keepIR.
   std::vector<std::string> stageNames;
   llvm::StringMap<std::string> stageIR;
   std::unique_ptr<ExecutionEngine> engine;
   /// The packed entry point: `void(void **args)`.
-  void (*entry)(void **) = nullptr;
-  /// GPU: looks the entry point up on the first execution, which runs the
-  /// module constructors that load the kernels through the runtime (they
-  /// need a device, which compilation does not).
+  void (*packed)(void **) = nullptr;
+  /// Binds the packed entry to its device on the first execution: a GPU
+  /// graph's module constructors load its kernels through the runtime then
+  /// (they need a device, which compilation does not).
   std::function<llvm::Error()> lazyInit;
   std::once_flag lazyInitOnce;
   std::string lazyInitError;
+  std::unique_ptr<runtime::CompiledEntry> entry;
+
+  /// The bound entry, initialised on first use.
+  llvm::Expected<const runtime::CompiledEntry *> bind() {
+    std::call_once(lazyInitOnce, [&] {
+      if (llvm::Error error = lazyInit())
+        lazyInitError = llvm::toString(std::move(error));
+    });
+    if (!entry)
+      return llvm::createStringError(lazyInitError);
+    return entry.get();
+  }
 };
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
@@ -138,7 +153,19 @@ const std::vector<std::vector<std::string>> &Executable::kernelOps() const {
   return impl->kernelOps;
 }
 int64_t Executable::peakIntermediateBytes() const {
-  return impl->peakIntermediateBytes;
+  return impl->memoryPlan.liveBytesBound;
+}
+
+const MemoryPlan &Executable::memoryPlan() const { return impl->memoryPlan; }
+
+std::string Executable::cudaGraphStatus() const {
+  if (impl->options.device != "gpu")
+    return "off: CUDA graphs are for GPU executions";
+  if (!impl->entry)
+    return "not run yet";
+  if (impl->entry->replaying())
+    return "on";
+  return "off: " + impl->entry->replayOffReason();
 }
 
 const std::vector<std::string> &Executable::stageNames() const {
@@ -150,58 +177,80 @@ std::string Executable::ir(llvm::StringRef stage) const {
   return it == impl->stageIR.end() ? std::string() : it->second;
 }
 
-/// Appends the fields of a memref descriptor for a C-contiguous buffer as the
-/// lowered function expects them: allocated and aligned pointers, offset,
-/// sizes, strides.
-static void appendDescriptor(std::vector<int64_t> &fields, const void *data,
-                             const TensorSpec &spec) {
-  auto ptr = reinterpret_cast<int64_t>(data);
-  fields.push_back(ptr);
-  fields.push_back(ptr);
-  fields.push_back(0);
-  for (int64_t d : spec.shape)
-    fields.push_back(d);
-  int64_t stride = 1;
-  std::vector<int64_t> strides(spec.shape.size());
-  for (size_t i = spec.shape.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= spec.shape[i];
-  }
-  fields.insert(fields.end(), strides.begin(), strides.end());
+static llvm::Error toError(const runtime::Status &status) {
+  if (status.ok())
+    return llvm::Error::success();
+  return llvm::createStringError(status.toString());
 }
 
 llvm::Error Executable::run(llvm::ArrayRef<const void *> inputs,
                             llvm::ArrayRef<void *> outputs) const {
-  if (inputs.size() != impl->inputs.size() ||
-      outputs.size() != impl->outputs.size())
-    return llvm::createStringError(
-        llvm::formatv("'{0}' takes {1} inputs and {2} outputs, given {3} and "
-                      "{4}",
-                      impl->options.entry, impl->inputs.size(),
-                      impl->outputs.size(), inputs.size(), outputs.size())
-            .str());
-  std::vector<int64_t> fields;
-  for (auto [data, spec] : llvm::zip(inputs, impl->inputs))
-    appendDescriptor(fields, data, spec);
-  for (auto [data, spec] : llvm::zip(outputs, impl->outputs))
-    appendDescriptor(fields, data, spec);
-  std::vector<void *> args;
-  args.reserve(fields.size());
-  for (int64_t &field : fields)
-    args.push_back(&field);
-  if (impl->lazyInit) {
-    std::call_once(impl->lazyInitOnce, [&] {
-      if (llvm::Error error = impl->lazyInit())
-        impl->lazyInitError = llvm::toString(std::move(error));
-    });
-    if (!impl->entry)
-      return llvm::createStringError(impl->lazyInitError);
+  llvm::Expected<const runtime::CompiledEntry *> entry = impl->bind();
+  if (!entry)
+    return entry.takeError();
+  runtime::ExecutionOptions options;
+  options.wait = true;
+  return toError((*entry)->runPointers(
+      std::vector<const void *>(inputs.begin(), inputs.end()),
+      std::vector<void *>(outputs.begin(), outputs.end()), options));
+}
+
+llvm::Error Executable::run(llvm::ArrayRef<runtime::Tensor> inputs,
+                            llvm::ArrayRef<runtime::Tensor> outputs,
+                            void *stream) const {
+  llvm::Expected<const runtime::CompiledEntry *> entry = impl->bind();
+  if (!entry)
+    return entry.takeError();
+  runtime::ExecutionOptions options;
+  options.stream = stream;
+  std::vector<const runtime::Tensor *> in, out;
+  in.reserve(inputs.size());
+  out.reserve(outputs.size());
+  for (const runtime::Tensor &t : inputs)
+    in.push_back(&t);
+  for (const runtime::Tensor &t : outputs)
+    out.push_back(&t);
+  return toError(
+      (*entry)->run(in.data(), in.size(), out.data(), out.size(), options));
+}
+
+llvm::Expected<std::vector<runtime::Tensor>>
+Executable::run(llvm::ArrayRef<runtime::Tensor> inputs, void *stream) const {
+  std::vector<const runtime::Tensor *> in;
+  in.reserve(inputs.size());
+  for (const runtime::Tensor &t : inputs)
+    in.push_back(&t);
+  return run(llvm::ArrayRef<const runtime::Tensor *>(in), stream);
+}
+
+llvm::Expected<std::vector<runtime::Tensor>>
+Executable::run(llvm::ArrayRef<const runtime::Tensor *> inputs,
+                void *stream) const {
+  llvm::Expected<const runtime::CompiledEntry *> entry = impl->bind();
+  if (!entry)
+    return entry.takeError();
+  const runtime::CompiledEntry &bound = **entry;
+  if (llvm::Error error = toError(bound.deviceOpen()))
+    return std::move(error);
+  std::vector<runtime::Tensor> outputs;
+  std::vector<const runtime::Tensor *> out;
+  outputs.reserve(bound.info().outputs.size());
+  for (const runtime::TensorType &type : bound.info().outputs) {
+    runtime::StatusOr<runtime::Tensor> output =
+        runtime::Tensor::empty(bound.device(), type.shape, type.dtype, stream);
+    if (!output.ok())
+      return toError(
+          output.status().withContext("output of " + bound.info().label));
+    outputs.push_back(std::move(*output));
   }
-  impl->entry(args.data());
-  runtime::Status status = runtime::takeLastError();
-  if (!status.ok())
-    return llvm::createStringError(status.toString());
-  return llvm::Error::success();
+  for (const runtime::Tensor &t : outputs)
+    out.push_back(&t);
+  runtime::ExecutionOptions options;
+  options.stream = stream;
+  if (llvm::Error error = toError(bound.run(inputs.data(), inputs.size(),
+                                            out.data(), out.size(), options)))
+    return std::move(error);
+  return outputs;
 }
 
 //===----------------------------------------------------------------------===//
@@ -241,51 +290,44 @@ Compiler &Compiler::global() {
   return *compiler;
 }
 
-/// The most bytes of buffers allocated in the function and alive at once,
-/// walking its allocations and deallocations in program order.
-static int64_t estimatePeakBytes(func::FuncOp func) {
-  int64_t live = 0, peak = 0;
-  func.walk([&](Operation *op) {
-    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      MemRefType type = alloc.getType();
-      if (type.hasStaticShape())
-        live += type.getNumElements() *
-                llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-      peak = std::max(peak, live);
-    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-      auto type = cast<MemRefType>(dealloc.getMemref().getType());
-      if (type.hasStaticShape())
-        live -= type.getNumElements() *
-                llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-    }
-  });
-  return peak;
+/// The static memory plan jeet-plan-memory recorded on the entry.
+static MemoryPlan readMemoryPlan(func::FuncOp func) {
+  MemoryPlan plan;
+  auto attr = func->getAttrOfType<DictionaryAttr>(kMemoryPlanAttr);
+  if (!attr)
+    return plan;
+  auto get = [&](llvm::StringRef name) -> int64_t {
+    auto value = attr.getAs<IntegerAttr>(name);
+    return value ? value.getInt() : 0;
+  };
+  plan.arenaBytes = get("arena_bytes");
+  plan.intermediateBytes = get("intermediate_bytes");
+  plan.liveBytesBound = get("live_bytes_bound");
+  plan.buffers = get("buffers");
+  return plan;
 }
 
-//===----------------------------------------------------------------------===//
-// GPU
-//===----------------------------------------------------------------------===//
-
-/// The most bytes of device buffers (gpu.alloc) alive at once in the host
-/// function, in program order.
-static int64_t estimatePeakDeviceBytes(func::FuncOp func) {
-  auto bytes = [](Type type) -> int64_t {
-    auto memref = dyn_cast<MemRefType>(type);
-    if (!memref || !memref.hasStaticShape())
-      return 0;
-    return memref.getNumElements() *
-           llvm::divideCeil(memref.getElementTypeBitWidth(), 8);
-  };
-  int64_t live = 0, peak = 0;
-  func.walk([&](Operation *op) {
-    if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
-      live += bytes(alloc.getMemref().getType());
-      peak = std::max(peak, live);
-    } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
-      live -= bytes(dealloc.getMemref().getType());
+/// The calling convention of the compiled entry, for the runtime.
+static runtime::EntryInfo entryInfo(const Executable::Impl &impl) {
+  runtime::EntryInfo info;
+  auto types = [](const std::vector<TensorSpec> &specs) {
+    std::vector<runtime::TensorType> result;
+    for (const TensorSpec &spec : specs) {
+      runtime::TensorType type;
+      type.shape = spec.shape;
+      type.dtype = *runtime::parseDType(spec.dtype);
+      result.push_back(type);
     }
-  });
-  return peak;
+    return result;
+  };
+  info.inputs = types(impl.inputs);
+  info.outputs = types(impl.outputs);
+  info.label = runtime::EntryInfo::makeLabel(impl.options.entry, info.inputs,
+                                             info.outputs);
+  info.arenaBytes = static_cast<uint64_t>(impl.memoryPlan.arenaBytes);
+  info.takesStream = impl.options.device == "gpu";
+  info.cudaGraphs = impl.options.cudaGraphs;
+  return info;
 }
 
 /// Registers the runtime's host ABI (mgpu*) with the JIT.
@@ -323,15 +365,30 @@ static llvm::Error jitForGpu(ModuleOp module, Executable::Impl &impl) {
   Executable::Impl *state = &impl;
   std::string entryName = impl.options.entry;
   impl.lazyInit = [state, entryName]() -> llvm::Error {
+    // The kernels load on the calling thread's CUDA device, or device 0.
+    runtime::Device *device = &runtime::currentDevice();
+    if (device->kind() != runtime::DeviceKind::Cuda) {
+      runtime::StatusOr<runtime::CudaDevice *> cuda = runtime::getCudaDevice();
+      if (!cuda.ok())
+        return llvm::createStringError(cuda.status().toString());
+      device = *cuda;
+    }
+    runtime::Device *previous = &runtime::currentDevice();
+    runtime::setCurrentDevice(device);
+    runtime::takeLastError().ignore();
     state->engine->initialize();
     runtime::Status status = runtime::takeLastError();
+    runtime::setCurrentDevice(previous == &runtime::getHostDevice() ? nullptr
+                                                                    : previous);
     if (!status.ok())
       return llvm::createStringError("loading the GPU kernels failed: " +
                                      status.toString());
-    auto entry = state->engine->lookupPacked(entryName);
-    if (!entry)
-      return entry.takeError();
-    state->entry = *entry;
+    auto packed = state->engine->lookupPacked(entryName);
+    if (!packed)
+      return packed.takeError();
+    state->packed = *packed;
+    state->entry = std::make_unique<runtime::CompiledEntry>(
+        entryInfo(*state), state->packed, *device);
     return llvm::Error::success();
   };
   return llvm::Error::success();
@@ -358,11 +415,17 @@ static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl) {
     return engine.takeError();
   registerHostSymbols(**engine);
   (*engine)->initialize();
-  auto entry = (*engine)->lookupPacked(impl.options.entry);
-  if (!entry)
-    return entry.takeError();
-  impl.entry = *entry;
+  auto packed = (*engine)->lookupPacked(impl.options.entry);
+  if (!packed)
+    return packed.takeError();
+  impl.packed = *packed;
   impl.engine = std::move(*engine);
+  Executable::Impl *state = &impl;
+  impl.lazyInit = [state]() -> llvm::Error {
+    state->entry = std::make_unique<runtime::CompiledEntry>(
+        entryInfo(*state), state->packed, runtime::getHostDevice());
+    return llvm::Error::success();
+  };
   return llvm::Error::success();
 }
 
@@ -397,10 +460,8 @@ static void inspectStage(llvm::StringRef name, ModuleOp module,
   auto host = module.lookupSymbol<func::FuncOp>(impl.options.entry);
   if (!host)
     return;
-  if (name == stage::kBufferized)
-    impl.peakIntermediateBytes = estimatePeakBytes(host);
-  else if (name == stage::kKernels)
-    impl.peakIntermediateBytes = estimatePeakDeviceBytes(host);
+  if (name == stage::kBufferized || name == stage::kKernels)
+    impl.memoryPlan = readMemoryPlan(host);
 }
 
 llvm::Expected<std::shared_ptr<Executable>>

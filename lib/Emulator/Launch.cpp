@@ -191,29 +191,27 @@ CUresult checkDimensions(const unsigned grid[3], const unsigned block[3],
 }
 } // namespace
 
-JEET_EMU_EXPORT CUresult cuLaunchKernel(Kernel *function, unsigned gridX,
-                                        unsigned gridY, unsigned gridZ,
-                                        unsigned blockX, unsigned blockY,
-                                        unsigned blockZ,
-                                        unsigned sharedMemBytes, void *handle,
-                                        void **params, void **extra) {
-  std::lock_guard<std::mutex> lock(deviceMutex());
+CUresult jeet::emulator::prepareLaunch(const char *call, Kernel *function,
+                                       const unsigned grid[3],
+                                       const unsigned block[3],
+                                       unsigned sharedMemBytes, void **params,
+                                       void **extra,
+                                       std::shared_ptr<LaunchJob> &out) {
   if (!function || !isLiveKernel(function))
-    return fail(kInvalidHandle, "cuLaunchKernel of an unknown function (was "
-                                "its module unloaded?)");
+    return fail(kInvalidHandle, std::string(call) +
+                                    " of an unknown function (was its module "
+                                    "unloaded?)");
   const Kernel &kernel = *function;
   auto job = std::make_shared<LaunchJob>();
   job->kernel = &kernel;
-  job->grid[0] = gridX;
-  job->grid[1] = gridY;
-  job->grid[2] = gridZ;
-  job->block[0] = blockX;
-  job->block[1] = blockY;
-  job->block[2] = blockZ;
+  for (int d = 0; d < 3; ++d) {
+    job->grid[d] = grid[d];
+    job->block[d] = block[d];
+  }
   if (CUresult result = checkDimensions(job->grid, job->block, kernel.name))
     return result;
-  job->threadsPerBlock = blockX * blockY * blockZ;
-  job->numBlocks = uint64_t(gridX) * gridY * gridZ;
+  job->threadsPerBlock = block[0] * block[1] * block[2];
+  job->numBlocks = uint64_t(grid[0]) * grid[1] * grid[2];
   job->staticSharedBytes = static_cast<size_t>(kernel.staticSharedBytes);
   job->dynamicSharedBytes = sharedMemBytes;
   size_t dynamicOffset = (job->staticSharedBytes + 15) / 16 * 16;
@@ -227,16 +225,13 @@ JEET_EMU_EXPORT CUresult cuLaunchKernel(Kernel *function, unsigned gridX,
                     std::to_string(sharedMemBytes) + " dynamic); at most " +
                     std::to_string(kMaxSharedPerBlock) + " without opt-in");
   if (extra)
-    return fail(kNotSupported,
-                "cuLaunchKernel with `extra` (packed "
-                "parameters) is not emulated; pass kernelParams");
+    return fail(kNotSupported, std::string(call) +
+                                   " with `extra` (packed parameters) is not "
+                                   "emulated; pass kernelParams");
   if (!params && !kernel.paramSizes.empty())
     return fail(kInvalidValue, "launch of '" + kernel.name + "' takes " +
                                    std::to_string(kernel.paramSizes.size()) +
                                    " parameters; none given");
-  Stream *stream = queues().stream(handle);
-  if (!stream)
-    return fail(kInvalidHandle, "cuLaunchKernel on an unknown stream");
   // Parameters are read now, as the driver does.
   size_t total = 0;
   for (int64_t size : kernel.paramSizes)
@@ -252,12 +247,54 @@ JEET_EMU_EXPORT CUresult cuLaunchKernel(Kernel *function, unsigned gridX,
     std::memcpy(job->paramStorage.data() + offset, params[i], size);
     offset += (size + kParamAlignment - 1) / kParamAlignment * kParamAlignment;
   }
-  offset = 0;
-  for (int64_t size : kernel.paramSizes) {
-    job->params.push_back(job->paramStorage.data() + offset);
+  job->bindParams();
+  out = std::move(job);
+  return kSuccess;
+}
+
+void LaunchJob::bindParams() {
+  params.clear();
+  size_t offset = 0;
+  for (int64_t size : kernel->paramSizes) {
+    params.push_back(paramStorage.data() + offset);
     offset += (static_cast<size_t>(size) + kParamAlignment - 1) /
               kParamAlignment * kParamAlignment;
   }
+}
+
+std::shared_ptr<LaunchJob> LaunchJob::copy() const {
+  auto job = std::make_shared<LaunchJob>();
+  job->kernel = kernel;
+  for (int d = 0; d < 3; ++d) {
+    job->grid[d] = grid[d];
+    job->block[d] = block[d];
+  }
+  job->threadsPerBlock = threadsPerBlock;
+  job->numBlocks = numBlocks;
+  job->staticSharedBytes = staticSharedBytes;
+  job->dynamicSharedBytes = dynamicSharedBytes;
+  job->sharedBytes = sharedBytes;
+  job->paramStorage = paramStorage;
+  job->bindParams();
+  return job;
+}
+
+JEET_EMU_EXPORT CUresult cuLaunchKernel(Kernel *function, unsigned gridX,
+                                        unsigned gridY, unsigned gridZ,
+                                        unsigned blockX, unsigned blockY,
+                                        unsigned blockZ,
+                                        unsigned sharedMemBytes, void *handle,
+                                        void **params, void **extra) {
+  std::lock_guard<std::mutex> lock(deviceMutex());
+  const unsigned grid[3] = {gridX, gridY, gridZ};
+  const unsigned block[3] = {blockX, blockY, blockZ};
+  std::shared_ptr<LaunchJob> job;
+  if (CUresult result = prepareLaunch("cuLaunchKernel", function, grid, block,
+                                      sharedMemBytes, params, extra, job))
+    return result;
+  Stream *stream = queues().stream(handle);
+  if (!stream)
+    return fail(kInvalidHandle, "cuLaunchKernel on an unknown stream");
   Operation operation{Operation::Kind::Launch};
   operation.launch = std::move(job);
   queues().enqueue(*stream, std::move(operation));

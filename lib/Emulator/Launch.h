@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -68,7 +69,20 @@ struct LaunchJob {
   /// Records the fault of block `block` (the lowest block's report is kept)
   /// and stops the blocks after it.
   void reportFault(CUresult code, std::string text, uint64_t block);
+  /// Points `params` into `paramStorage`, one slot per kernel parameter.
+  void bindParams();
+  /// A launch of the same kernel, configuration and parameters that has not
+  /// run (a CUDA graph's node, launched again).
+  std::shared_ptr<LaunchJob> copy() const;
 };
+
+/// Validates a launch as the driver does and copies its parameters (their
+/// sizes come from the kernel object) into a job ready to be queued;
+/// `call` names the entry point in errors. Called with the device lock.
+CUresult prepareLaunch(const char *call, Kernel *function,
+                       const unsigned grid[3], const unsigned block[3],
+                       unsigned sharedMemBytes, void **params, void **extra,
+                       std::shared_ptr<LaunchJob> &out);
 
 /// Runs every block of `job`; returns its error (CUDA_SUCCESS, or the code of
 /// the fault with the report in job.report). Called with the device lock.

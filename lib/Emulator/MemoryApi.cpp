@@ -204,6 +204,30 @@ JEET_EMU_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src,
   return kSuccess;
 }
 
+JEET_EMU_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src,
+                                              size_t bytes,
+                                              void *streamHandle) {
+  std::lock_guard<std::mutex> lock(deviceMutex());
+  Stream *stream = queues().stream(streamHandle);
+  if (!stream)
+    return fail(kInvalidHandle, "cuMemcpyHtoDAsync on an unknown stream");
+  if (!bytes)
+    return kSuccess;
+  if (!src)
+    return fail(kInvalidValue, "cuMemcpyHtoDAsync: null source");
+  if (CUresult result = checkDeviceRange("cuMemcpyHtoDAsync", "destination",
+                                         address(dst), bytes))
+    return result;
+  // The source is read now, as the driver stages pageable memory.
+  Operation operation{Operation::Kind::Copy};
+  operation.dst = address(dst);
+  operation.bytes = bytes;
+  const char *source = static_cast<const char *>(src);
+  operation.staged.assign(source, source + bytes);
+  queues().enqueue(*stream, std::move(operation));
+  return kSuccess;
+}
+
 JEET_EMU_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned value,
                                           size_t count, void *streamHandle) {
   std::lock_guard<std::mutex> lock(deviceMutex());

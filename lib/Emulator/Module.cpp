@@ -420,3 +420,27 @@ JEET_EMU_EXPORT CUresult cuModuleGetFunction(Kernel **function, Module *module,
   *function = raw;
   return kSuccess;
 }
+
+JEET_EMU_EXPORT CUresult cuFuncGetParamInfo(Kernel *function, size_t index,
+                                            size_t *offset, size_t *size) {
+  std::lock_guard<std::mutex> lock(deviceMutex());
+  if (!function || !isLiveKernel(function))
+    return fail(kInvalidHandle, "cuFuncGetParamInfo of an unknown function");
+  if (index >= function->paramSizes.size())
+    return kInvalidValue; // no such parameter: how callers find the count
+  // Offsets as the driver's parameter buffer lays them out: each at its
+  // natural alignment.
+  size_t at = 0;
+  for (size_t i = 0; i <= index; ++i) {
+    size_t bytes = static_cast<size_t>(function->paramSizes[i]);
+    size_t alignment = bytes >= 8 ? 8 : bytes >= 4 ? 4 : bytes >= 2 ? 2 : 1;
+    at = (at + alignment - 1) / alignment * alignment;
+    if (i < index)
+      at += bytes;
+  }
+  if (offset)
+    *offset = at;
+  if (size)
+    *size = static_cast<size_t>(function->paramSizes[index]);
+  return kSuccess;
+}

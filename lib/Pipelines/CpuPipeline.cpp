@@ -7,6 +7,7 @@
 #include "jeet/Pipelines/CpuPipeline.h"
 
 #include "jeet/Codegen/CPU/Passes.h"
+#include "jeet/Codegen/Common/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -94,7 +95,12 @@ jeet::getJeetCpuPipeline(const CpuPipelineOptions &options) {
          buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps);
        }},
       {stage::kLinalg.str(), buildJeetLowerToLinalgPipeline},
-      {stage::kBufferized.str(), buildJeetBufferizePipeline},
+      {stage::kBufferized.str(),
+       [](OpPassManager &pm) {
+         buildJeetBufferizePipeline(pm);
+         // Intermediates in one arena the caller supplies.
+         pm.addPass(createJeetPlanMemoryPass());
+       }},
       {stage::kLLVM.str(),
        [copy](OpPassManager &pm) { buildJeetCpuCodegenPipeline(pm, *copy); }},
   };

@@ -14,6 +14,7 @@
 
 #include "jeet/Pipelines/GpuPipeline.h"
 
+#include "jeet/Codegen/Common/Passes.h"
 #include "jeet/Codegen/GPU/Emulator/Passes.h"
 #include "jeet/Codegen/GPU/Passes.h"
 #include "jeet/Pipelines/PipelineRunner.h"
@@ -94,10 +95,14 @@ void jeet::buildJeetGpuKernelPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createJeetGpuMergeModulesPass());
-  // Every gpu op of the host function joins one chain of async tokens: the
-  // launches, allocations and frees are ordered on one stream and the host
-  // waits once, at the end.
+  // Intermediates in one arena the caller supplies: the host code allocates
+  // nothing.
+  pm.addPass(createJeetPlanMemoryPass());
+  // Every gpu op of the host function joins one chain of async tokens,
+  // ordered on one stream: the caller's, and the caller decides when to
+  // wait.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addNestedPass<func::FuncOp>(createJeetGpuCallerStreamPass());
 }
 
 void jeet::buildJeetGpuCodegenPipeline(OpPassManager &pm,

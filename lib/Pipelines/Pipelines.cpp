@@ -6,11 +6,14 @@
 
 #include "jeet/Pipelines/Pipelines.h"
 
+#include "jeet/Codegen/Common/Passes.h"
+
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 
 void jeet::registerJeetPipelines() {
+  registerJeetCommonPasses();
   PassPipelineRegistration<>(
       "jeet-bufferize-pipeline",
       "Bufferizes linalg on tensors: results become out-parameters, and "

@@ -27,43 +27,6 @@ using namespace jeet::runtime;
 // TensorType and ArtifactSignature
 //===----------------------------------------------------------------------===//
 
-std::string TensorType::str() const {
-  std::string s;
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s + dtypeName(dtype);
-}
-
-int64_t TensorType::numElements() const { return Tensor::countElements(shape); }
-
-size_t TensorType::byteSize() const {
-  return static_cast<size_t>(numElements()) * dtypeSize(dtype);
-}
-
-StatusOr<TensorType> TensorType::parse(const std::string &text) {
-  TensorType type;
-  size_t start = 0;
-  while (true) {
-    size_t x = text.find('x', start);
-    if (x == std::string::npos)
-      break;
-    std::string dim = text.substr(start, x - start);
-    char *end = nullptr;
-    long long value = std::strtoll(dim.c_str(), &end, 10);
-    if (dim.empty() || *end != '\0' || value < 0)
-      return invalidArgument("bad dimension '" + dim + "' in '" + text + "'");
-    type.shape.push_back(value);
-    start = x + 1;
-  }
-  StatusOr<DType> dtype = parseDType(text.substr(start));
-  if (!dtype.ok())
-    return dtype.status().withContext("'" + text + "'");
-  type.dtype = *dtype;
-  if (type.numElements() < 0)
-    return invalidArgument("bad shape in '" + text + "'");
-  return type;
-}
-
 static std::string joinTypes(const std::vector<TensorType> &types) {
   std::string s;
   for (size_t i = 0; i < types.size(); ++i)
@@ -75,7 +38,8 @@ std::string ArtifactSignature::str() const {
   std::string s = "v" + std::to_string(version) + " entry=" + entry +
                   " device=" + device + " inputs=" + joinTypes(inputs) +
                   " outputs=" + joinTypes(outputs) +
-                  " kernels=" + std::to_string(kernels);
+                  " kernels=" + std::to_string(kernels) +
+                  " arena=" + std::to_string(arenaBytes);
   if (!chip.empty())
     s += " chip=" + chip;
   if (ptxVersion)
@@ -152,6 +116,12 @@ StatusOr<ArtifactSignature> ArtifactSignature::parse(const std::string &text) {
         return invalidArgument("bad artifact signature '" + text +
                                "': bad kernel count '" + value + "'");
       sig.kernels = kernels;
+    } else if (key == "arena") {
+      unsigned long long bytes = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || value[0] == '-')
+        return invalidArgument("bad artifact signature '" + text +
+                               "': bad arena size '" + value + "'");
+      sig.arenaBytes = bytes;
     } else if (key == "chip") {
       if (value.size() < 4 || value.compare(0, 3, "sm_") != 0 ||
           value.find_first_not_of("0123456789", 3) != std::string::npos)
@@ -292,8 +262,8 @@ StatusOr<ArtifactSignature> Artifact::readSignature(const std::string &path) {
   return signature;
 }
 
-StatusOr<std::unique_ptr<Artifact>> Artifact::load(const std::string &path,
-                                                   int cudaOrdinal) {
+StatusOr<std::unique_ptr<Artifact>>
+Artifact::load(const std::string &path, int cudaOrdinal, bool cudaGraphs) {
   Library library;
   std::unique_ptr<Artifact> artifact(new Artifact());
   artifact->path_ = path;
@@ -371,7 +341,15 @@ StatusOr<std::unique_ptr<Artifact>> Artifact::load(const std::string &path,
   }
   ++users;
 
-  artifact->run_ = run;
+  EntryInfo info;
+  info.label = EntryInfo::makeLabel(sig.entry, sig.inputs, sig.outputs);
+  info.inputs = sig.inputs;
+  info.outputs = sig.outputs;
+  info.arenaBytes = sig.arenaBytes;
+  info.takesStream = sig.device == "gpu";
+  info.cudaGraphs = cudaGraphs;
+  artifact->entry_ =
+      std::make_unique<CompiledEntry>(std::move(info), run, *artifact->device_);
   artifact->fini_ = fini;
   artifact->handle_ = library.release();
   return artifact;
@@ -421,56 +399,20 @@ Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
   return checkTensors(inputs, signature_.inputs, signature_.entry, "argument");
 }
 
-/// Appends a memref descriptor for a C-contiguous buffer, as the lowered
-/// entry takes it: allocated and aligned pointers, offset, sizes, strides.
-static void appendDescriptor(std::vector<int64_t> &fields, void *data,
-                             const std::vector<int64_t> &shape) {
-  auto ptr = reinterpret_cast<int64_t>(data);
-  fields.push_back(ptr);
-  fields.push_back(ptr);
-  fields.push_back(0);
-  for (int64_t d : shape)
-    fields.push_back(d);
-  std::vector<int64_t> strides(shape.size());
-  int64_t stride = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= shape[i];
-  }
-  fields.insert(fields.end(), strides.begin(), strides.end());
+Status Artifact::run(const std::vector<Tensor> &inputs,
+                     const std::vector<Tensor> &outputs) const {
+  ExecutionOptions options;
+  options.wait = true;
+  return run(inputs, outputs, options);
 }
 
 Status Artifact::run(const std::vector<Tensor> &inputs,
-                     const std::vector<Tensor> &outputs) const {
+                     const std::vector<Tensor> &outputs,
+                     const ExecutionOptions &options) const {
   JEET_RETURN_IF_ERROR(checkInputs(inputs));
   JEET_RETURN_IF_ERROR(
       checkTensors(outputs, signature_.outputs, signature_.entry, "result"));
-  for (const std::vector<Tensor> *list : {&inputs, &outputs})
-    for (const Tensor &t : *list)
-      if (t.device() != device_)
-        return invalidArgument("'" + signature_.entry + "' runs on " +
-                               device_->name() + ", given a tensor on " +
-                               t.device()->name());
-
-  std::vector<int64_t> fields;
-  for (const Tensor &t : inputs)
-    appendDescriptor(fields, t.data(), t.shape());
-  for (const Tensor &t : outputs)
-    appendDescriptor(fields, t.data(), t.shape());
-  std::vector<void *> args;
-  args.reserve(fields.size());
-  for (int64_t &field : fields)
-    args.push_back(&field);
-
-  Device *previous = &currentDevice();
-  setCurrentDevice(device_);
-  takeLastError().ignore();
-  run_(args.data());
-  Status status = takeLastError();
-  if (status.ok())
-    status = device_->synchronize();
-  setCurrentDevice(previous == &getHostDevice() ? nullptr : previous);
-  return status;
+  return entry_->run(inputs, outputs, options);
 }
 
 StatusOr<std::vector<Tensor>> Artifact::allocateOutputs() const {

@@ -161,6 +161,19 @@ void jeet_rt_reset_kernels_launched(jeet_rt_device *device) {
     unwrap(device)->resetExecutionStats();
 }
 
+jeet_rt_status jeet_rt_execution_stats_get(jeet_rt_device *device,
+                                           jeet_rt_execution_stats *out) {
+  if (!device || !out)
+    return nullArgument("jeet_rt_execution_stats_get");
+  ExecutionStats stats = unwrap(device)->executionStats();
+  out->kernels_launched = stats.kernels_launched;
+  out->graph_launches = stats.graph_launches;
+  out->h2d_bytes = stats.h2d_bytes;
+  out->d2h_bytes = stats.d2h_bytes;
+  out->synchronizations = stats.synchronizations;
+  return JEET_RT_OK;
+}
+
 jeet_rt_status jeet_rt_tensor_create(jeet_rt_device *device,
                                      const int64_t *shape, size_t rank,
                                      jeet_rt_dtype dtype,

@@ -98,6 +98,9 @@ CUdeviceptr devicePtr(const void *ptr) {
 }
 
 std::atomic<uint64_t> nextDeviceId{1};
+
+/// The most distinct labels of queued work an error names.
+constexpr size_t kMaxPendingLabels = 8;
 thread_local uint64_t activeDeviceId = 0;
 } // namespace
 
@@ -230,11 +233,18 @@ Status CudaDevice::activate() {
 
 Status CudaDevice::copyHostToDevice(void *dst, const void *src, size_t bytes,
                                     void *stream) {
-  JEET_RETURN_IF_ERROR(stream ? synchronizeStream(stream) : synchronize());
   if (!bytes)
     return Status();
-  return driver_->check(driver_->cuMemcpyHtoD_v2(devicePtr(dst), src, bytes),
-                        "cuMemcpyHtoD_v2");
+  JEET_RETURN_IF_ERROR(activate());
+  // Queued on the stream behind the work that may still use the memory; the
+  // driver stages pageable host memory before returning.
+  JEET_RETURN_IF_ERROR(
+      driver_->check(driver_->cuMemcpyHtoDAsync_v2(
+                         devicePtr(dst), src, bytes,
+                         static_cast<CUstream>(stream ? stream : stream_)),
+                     "cuMemcpyHtoDAsync_v2"));
+  recordHostToDevice(bytes);
+  return Status();
 }
 
 Status CudaDevice::copyDeviceToHost(void *dst, const void *src, size_t bytes,
@@ -242,32 +252,33 @@ Status CudaDevice::copyDeviceToHost(void *dst, const void *src, size_t bytes,
   JEET_RETURN_IF_ERROR(stream ? synchronizeStream(stream) : synchronize());
   if (!bytes)
     return Status();
-  return driver_->check(driver_->cuMemcpyDtoH_v2(dst, devicePtr(src), bytes),
-                        "cuMemcpyDtoH_v2");
+  JEET_RETURN_IF_ERROR(driver_->check(
+      driver_->cuMemcpyDtoH_v2(dst, devicePtr(src), bytes), "cuMemcpyDtoH_v2"));
+  recordDeviceToHost(bytes);
+  return Status();
 }
 
 Status CudaDevice::copyDeviceToDevice(void *dst, const void *src, size_t bytes,
                                       void *stream) {
-  JEET_RETURN_IF_ERROR(stream ? synchronizeStream(stream) : synchronize());
   if (!bytes)
     return Status();
-  return driver_->check(
-      driver_->cuMemcpyDtoD_v2(devicePtr(dst), devicePtr(src), bytes),
-      "cuMemcpyDtoD_v2");
+  return copyAsync(dst, src, bytes, stream ? stream : stream_);
 }
 
 Status CudaDevice::zero(void *dst, size_t bytes, void *stream) {
-  JEET_RETURN_IF_ERROR(stream ? synchronizeStream(stream) : synchronize());
+  CUstream on = static_cast<CUstream>(stream ? stream : stream_);
+  JEET_RETURN_IF_ERROR(activate());
   if (bytes / 4)
-    JEET_RETURN_IF_ERROR(
-        driver_->check(driver_->cuMemsetD32_v2(devicePtr(dst), 0, bytes / 4),
-                       "cuMemsetD32_v2"));
-  if (size_t tail = bytes % 4) {
-    const char zeros[4] = {0, 0, 0, 0};
     JEET_RETURN_IF_ERROR(driver_->check(
-        driver_->cuMemcpyHtoD_v2(
-            devicePtr(static_cast<char *>(dst) + bytes - tail), zeros, tail),
-        "cuMemcpyHtoD_v2"));
+        driver_->cuMemsetD32Async(devicePtr(dst), 0, bytes / 4, on),
+        "cuMemsetD32Async"));
+  if (size_t tail = bytes % 4) {
+    static const char zeros[4] = {0, 0, 0, 0};
+    JEET_RETURN_IF_ERROR(
+        driver_->check(driver_->cuMemcpyHtoDAsync_v2(
+                           devicePtr(static_cast<char *>(dst) + bytes - tail),
+                           zeros, tail, on),
+                       "cuMemcpyHtoDAsync_v2"));
   }
   return Status();
 }
@@ -326,11 +337,59 @@ Status CudaDevice::destroyStream(void *stream) {
 
 Status CudaDevice::synchronizeStream(void *stream) {
   JEET_RETURN_IF_ERROR(activate());
-  JEET_RETURN_IF_ERROR(driver_->check(
+  recordSynchronization();
+  Status status = driver_->check(
       driver_->cuStreamSynchronize(static_cast<CUstream>(stream)),
-      "cuStreamSynchronize"));
+      "cuStreamSynchronize");
+  // The stream has run (or abandoned) everything queued so far: its freed
+  // blocks are safe anywhere, even after a failure.
   allocator().streamSynchronized(stream);
+  return settleSubmissions(stream, std::move(status));
+}
+
+uint64_t CudaDevice::noteSubmission(void *stream, const std::string &label) {
+  std::lock_guard<std::mutex> lock(submissionsMutex_);
+  Submissions &state = submissions_[stream ? stream : stream_];
+  for (auto &entry : state.pending)
+    if (entry.first == label) {
+      ++entry.second;
+      return ++state.submitted;
+    }
+  if (state.pending.size() < kMaxPendingLabels)
+    state.pending.emplace_back(label, 1);
+  return ++state.submitted;
+}
+
+Status CudaDevice::submissionStatus(void *stream, uint64_t ticket) const {
+  std::lock_guard<std::mutex> lock(submissionsMutex_);
+  auto it = submissions_.find(stream ? stream : stream_);
+  if (it == submissions_.end())
+    return Status();
+  for (const Submissions::Failure &failure : it->second.failures)
+    if (ticket >= failure.first && ticket <= failure.last)
+      return failure.status;
   return Status();
+}
+
+Status CudaDevice::settleSubmissions(void *stream, Status error) {
+  std::lock_guard<std::mutex> lock(submissionsMutex_);
+  auto it = submissions_.find(stream);
+  if (it == submissions_.end())
+    return error;
+  Submissions &state = it->second;
+  if (!error.ok() && state.submitted > state.waited) {
+    std::string queued;
+    for (const auto &[label, count] : state.pending)
+      queued += (queued.empty() ? "" : ", ") + label +
+                (count > 1 ? " (x" + std::to_string(count) + ")" : "");
+    error = Status(error.code(), "asynchronous work on " + name() +
+                                     " failed; queued since the last wait: " +
+                                     queued + "\n" + error.message());
+    state.failures.push_back({state.waited + 1, state.submitted, error});
+  }
+  state.waited = state.submitted;
+  state.pending.clear();
+  return error;
 }
 
 Status CudaDevice::synchronize() {
@@ -343,6 +402,20 @@ Status CudaDevice::synchronize() {
   for (void *stream : streams)
     JEET_RETURN_IF_ERROR(synchronizeStream(stream));
   return Status();
+}
+
+Status CudaDevice::orderStreams(void *producer, void *consumer) {
+  if (producer == consumer)
+    return Status();
+  StatusOr<void *> event = createEvent(/*timing=*/false);
+  if (!event.ok())
+    return event.status();
+  Status status = recordEvent(*event, producer);
+  if (status.ok())
+    status = streamWaitEvent(consumer, *event);
+  // An event may be destroyed while a stream still waits for it.
+  Status destroyed = destroyEvent(*event);
+  return status.ok() ? destroyed : status;
 }
 
 Status CudaDevice::streamWaitEvent(void *stream, void *event) {
@@ -377,6 +450,7 @@ Status CudaDevice::recordEvent(void *event, void *stream) {
 
 Status CudaDevice::synchronizeEvent(void *event) {
   JEET_RETURN_IF_ERROR(activate());
+  recordSynchronization();
   return driver_->check(
       driver_->cuEventSynchronize(static_cast<CUevent>(event)),
       "cuEventSynchronize");

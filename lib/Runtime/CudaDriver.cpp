@@ -44,6 +44,7 @@ CudaDriver::load(const std::string &path) {
   JEET_RESOLVE(cuMemcpyDtoH_v2);
   JEET_RESOLVE(cuMemcpyDtoD_v2);
   JEET_RESOLVE(cuMemcpyAsync);
+  JEET_RESOLVE(cuMemcpyHtoDAsync_v2);
   JEET_RESOLVE(cuMemsetD32_v2);
   JEET_RESOLVE(cuMemsetD32Async);
   JEET_RESOLVE(cuMemGetInfo_v2);
@@ -64,6 +65,24 @@ CudaDriver::load(const std::string &path) {
   JEET_RESOLVE(cuGetErrorString);
   if (!missing.empty())
     return deviceUnavailable("no CUDA driver: " + path + " lacks " + missing);
+  // CUDA graphs are optional: without them executions are not replayed.
+  resolve(handle, "cuGraphCreate", driver->cuGraphCreate,
+          driver->graphsMissing);
+  resolve(handle, "cuGraphAddKernelNode_v2", driver->cuGraphAddKernelNode_v2,
+          driver->graphsMissing);
+  resolve(handle, "cuGraphInstantiateWithFlags",
+          driver->cuGraphInstantiateWithFlags, driver->graphsMissing);
+  resolve(handle, "cuGraphExecKernelNodeSetParams_v2",
+          driver->cuGraphExecKernelNodeSetParams_v2, driver->graphsMissing);
+  resolve(handle, "cuGraphLaunch", driver->cuGraphLaunch,
+          driver->graphsMissing);
+  resolve(handle, "cuGraphExecDestroy", driver->cuGraphExecDestroy,
+          driver->graphsMissing);
+  resolve(handle, "cuGraphDestroy", driver->cuGraphDestroy,
+          driver->graphsMissing);
+  std::string noParamInfo;
+  resolve(handle, "cuFuncGetParamInfo", driver->cuFuncGetParamInfo,
+          noParamInfo);
   // The emulator's additions (include/jeet/Emulator/Emulator.h); a real
   // driver has none of them.
   std::string absent;

@@ -12,6 +12,11 @@ using namespace jeet::runtime::cu;
 // CudaModule
 //===----------------------------------------------------------------------===//
 
+/// A kernel's parameters take at most 32 KiB (CUDA 12.1 and later), so no
+/// kernel has more parameters than that: the bound of the loop that asks the
+/// driver for their sizes.
+static constexpr size_t kMaxKernelParams = 32768;
+
 StatusOr<CudaKernel *> CudaModule::getFunction(const std::string &kernelName) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = kernels_.find(kernelName);
@@ -27,6 +32,17 @@ StatusOr<CudaKernel *> CudaModule::getFunction(const std::string &kernelName) {
   kernel->function = function;
   kernel->name = kernelName;
   kernel->module = this;
+  // The parameters' sizes, when the driver can tell: index after index
+  // until it answers that there are no more.
+  if (driver_.cuFuncGetParamInfo) {
+    for (size_t index = 0; index < kMaxKernelParams; ++index) {
+      size_t offset = 0, size = 0;
+      if (driver_.cuFuncGetParamInfo(function, index, &offset, &size) !=
+          CUDA_SUCCESS)
+        break;
+      kernel->paramSizes.push_back(size);
+    }
+  }
   CudaKernel *result = kernel.get();
   kernels_[kernelName] = std::move(kernel);
   return result;

@@ -3,6 +3,7 @@
 #include "jeet/Runtime/HostABI.h"
 #include "jeet/Runtime/CudaDevice.h"
 #include "jeet/Runtime/Device.h"
+#include "jeet/Runtime/Execution.h"
 
 #include <cstring>
 #include <limits>
@@ -76,6 +77,16 @@ static std::string moduleName(const void *data, size_t size) {
     names += std::string(ptx.substr(begin, end - begin));
   }
   return "module[" + names + "]";
+}
+
+/// While a launch interceptor is installed (a CUDA graph is being built or
+/// updated from the host code's launches), device work other than launches
+/// is reported to it and not done.
+static bool intercepted(const char *call) {
+  LaunchInterceptor *current = currentLaunchInterceptor();
+  if (current)
+    current->unsupported(call);
+  return current != nullptr;
 }
 
 static bool dimension(intptr_t value, const char *what, unsigned &out) {
@@ -168,11 +179,22 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
       !dimension(blockY, "block y", block.y) ||
       !dimension(blockZ, "block z", block.z))
     return;
-  report(device->launch(*static_cast<CudaKernel *>(function), grid, block,
-                        static_cast<unsigned>(smem), stream, params, extra));
+  const CudaKernel &kernel = *static_cast<CudaKernel *>(function);
+  if (LaunchInterceptor *current = currentLaunchInterceptor()) {
+    if (extra)
+      current->unsupported("mgpuLaunchKernel with packed parameters");
+    else
+      report(current->launch(kernel, grid, block, static_cast<unsigned>(smem),
+                             params));
+    return;
+  }
+  report(device->launch(kernel, grid, block, static_cast<unsigned>(smem),
+                        stream, params, extra));
 }
 
 extern "C" void *mgpuStreamCreate() {
+  if (intercepted("mgpuStreamCreate"))
+    return nullptr;
   CudaDevice *device = target();
   if (!device)
     return nullptr;
@@ -185,16 +207,22 @@ extern "C" void *mgpuStreamCreate() {
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {
+  if (intercepted("mgpuStreamDestroy"))
+    return;
   if (CudaDevice *device = target())
     report(device->destroyStream(stream));
 }
 
 extern "C" void mgpuStreamSynchronize(void *stream) {
+  if (intercepted("mgpuStreamSynchronize"))
+    return;
   if (CudaDevice *device = target())
     report(device->synchronizeStream(stream));
 }
 
 extern "C" void mgpuStreamWaitEvent(void *stream, void *event) {
+  if (intercepted("mgpuStreamWaitEvent"))
+    return;
   if (CudaDevice *device = target())
     report(device->streamWaitEvent(stream, event));
 }
@@ -217,17 +245,23 @@ extern "C" void mgpuEventDestroy(void *event) {
 }
 
 extern "C" void mgpuEventSynchronize(void *event) {
+  if (intercepted("mgpuEventSynchronize"))
+    return;
   if (CudaDevice *device = target())
     report(device->synchronizeEvent(event));
 }
 
 extern "C" void mgpuEventRecord(void *event, void *stream) {
+  if (intercepted("mgpuEventRecord"))
+    return;
   if (CudaDevice *device = target())
     report(device->recordEvent(event, stream));
 }
 
 extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
                               bool isHostShared) {
+  if (intercepted("mgpuMemAlloc"))
+    return nullptr;
   if (isHostShared) {
     recordLastError(invalidArgument(
         "mgpuMemAlloc: host-shared (managed) memory is not supported"));
@@ -245,6 +279,8 @@ extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
 }
 
 extern "C" void mgpuMemFree(void *ptr, void *stream) {
+  if (intercepted("mgpuMemFree"))
+    return;
   if (!ptr)
     return;
   CudaDevice *device = target();
@@ -256,12 +292,16 @@ extern "C" void mgpuMemFree(void *ptr, void *stream) {
 
 extern "C" void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                            void *stream) {
+  if (intercepted("mgpuMemcpy"))
+    return;
   if (CudaDevice *device = target())
     report(device->copyAsync(dst, src, sizeBytes, stream));
 }
 
 extern "C" void mgpuMemset32(void *dst, unsigned value, size_t count,
                              void *stream) {
+  if (intercepted("mgpuMemset32"))
+    return;
   if (CudaDevice *device = target())
     report(device->memset32(dst, value, count, stream));
 }

@@ -32,13 +32,30 @@ void Device::setAllocator(std::unique_ptr<CachingAllocator> allocator) {
   allocator_ = std::move(allocator);
 }
 
+std::vector<std::pair<const char *, uint64_t>> ExecutionStats::items() const {
+  return {{"kernels_launched", kernels_launched},
+          {"graph_launches", graph_launches},
+          {"h2d_bytes", h2d_bytes},
+          {"d2h_bytes", d2h_bytes},
+          {"synchronizations", synchronizations}};
+}
+
 ExecutionStats Device::executionStats() const {
   ExecutionStats stats;
   stats.kernels_launched = kernelsLaunched_.load();
+  stats.graph_launches = graphLaunches_.load();
+  stats.h2d_bytes = h2dBytes_.load();
+  stats.d2h_bytes = d2hBytes_.load();
+  stats.synchronizations = synchronizations_.load();
   return stats;
 }
 
-void Device::resetExecutionStats() { kernelsLaunched_.store(0); }
+void Device::resetExecutionStats() {
+  for (std::atomic<uint64_t> *counter :
+       {&kernelsLaunched_, &graphLaunches_, &h2dBytes_, &d2hBytes_,
+        &synchronizations_})
+    counter->store(0);
+}
 
 //===----------------------------------------------------------------------===//
 // HostDevice

@@ -52,6 +52,7 @@ struct RunTarget {
 struct RunMeasurements {
   std::vector<double> seconds;
   runtime::AllocatorStats before, after;
+  runtime::ExecutionStats executed;
 };
 
 int fail(const llvm::Twine &message) {
@@ -103,6 +104,11 @@ RunFlags parseFlags(int argc, char **argv) {
   cl::opt<bool> parallel("parallel",
                          cl::desc("Use all cores on the CPU (default true)"),
                          cl::init(true), cl::cat(category));
+  cl::opt<bool> cudaGraphs(
+      "cuda-graphs",
+      cl::desc("Replay GPU executions as a CUDA graph from the second one on "
+               "(default true)"),
+      cl::init(true), cl::cat(category));
   registerPassManagerOptions(mlirCategory);
   cl::HideUnrelatedOptions({&category, &mlirCategory});
   cl::ParseCommandLineOptions(
@@ -124,6 +130,7 @@ RunFlags parseFlags(int argc, char **argv) {
   flags.compile.fuse = fuse;
   flags.compile.maxFusionOps = maxFusionOps;
   flags.compile.parallel = parallel;
+  flags.compile.cudaGraphs = cudaGraphs;
   return flags;
 }
 
@@ -236,6 +243,7 @@ runTimed(const Executable &exe, runtime::Device &dev, unsigned runs,
             .count());
   }
   measured.after = dev.allocator().stats();
+  measured.executed = dev.executionStats();
   return measured;
 }
 
@@ -295,10 +303,21 @@ void printStats(const Executable &exe, const RunTarget &target,
   llvm::raw_ostream &os = llvm::outs();
   os << "device: " << describeDevice(target) << "\n";
   os << "kernels per execution: " << exe.numKernels() << "\n";
-  uint64_t launched = dev.executionStats().kernels_launched;
+  const runtime::ExecutionStats &executed = measured.executed;
+  // Kernels launched one by one, and those of replayed CUDA graphs.
+  uint64_t launched =
+      executed.kernels_launched +
+      executed.graph_launches * static_cast<uint64_t>(exe.numKernels());
   os << "kernels executed: "
      << (target.onGpu ? launched : exe.numKernels() * measured.seconds.size())
      << (target.onGpu ? " (launched)" : "") << "\n";
+  if (target.onGpu)
+    os << "cuda graphs: " << exe.cudaGraphStatus() << "\n";
+  const MemoryPlan &plan = exe.memoryPlan();
+  os << "arena bytes: " << plan.arenaBytes
+     << " (intermediates: " << plan.intermediateBytes << " bytes in "
+     << plan.buffers << " buffers; most alive at once: " << plan.liveBytesBound
+     << ")\n";
   os << "planned peak intermediate bytes: " << exe.peakIntermediateBytes()
      << "\n";
   os << "peak intermediate bytes: "
@@ -308,6 +327,9 @@ void printStats(const Executable &exe, const RunTarget &target,
      << after.device_mallocs - before.device_mallocs << " from the system)\n";
   for (auto [name, value] : after.items())
     os << (target.onGpu ? "gpu." : "host.") << name << ": " << value << "\n";
+  if (target.onGpu)
+    for (auto [name, value] : executed.items())
+      os << "gpu." << name << ": " << value << "\n";
 }
 
 /// Allocates the outputs on the device, runs, and reports.

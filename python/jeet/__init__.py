@@ -28,7 +28,9 @@ from ._tensor import (
     div,
     execute,
     exp,
+    cuda_graphs_enabled,
     explain,
+    from_dlpack,
     from_numpy,
     full,
     gelu,
@@ -48,6 +50,7 @@ from ._tensor import (
     reshape,
     rsqrt,
     seed,
+    set_cuda_graphs,
     sigmoid,
     softmax,
     sqrt,
@@ -100,9 +103,18 @@ def _runtime_device(device):
 def memory_stats(device="cpu"):
     """The caching allocator's statistics for a device, as a dict:
     allocated_bytes, reserved_bytes, peak_allocated_bytes, num_allocs,
-    num_frees, cache_hits, device_mallocs, device_frees, plus
-    kernels_launched, memory_limit and the device name."""
+    num_frees, cache_hits, device_mallocs, device_frees; what the host asked
+    of the device: kernels_launched (one by one), graph_launches (replayed
+    CUDA graphs), h2d_bytes and d2h_bytes (copies between host and device),
+    synchronizations (host waits); and memory_limit and the device name."""
     return dict(_jeet.memory_stats(_runtime_device(device)))
+
+
+def synchronize(device="gpu"):
+    """Waits for the work queued on the device (GPU executions return
+    without waiting). Work that failed raises JeetError here, naming its
+    graph; the tensors it was to compute raise it again when read."""
+    _jeet.synchronize(_runtime_device(device))
 
 
 def empty_cache(device=None):
@@ -141,13 +153,15 @@ def clear_cache():
 
 __all__ = [
     "Tensor", "CompiledGraph",
-    "tensor", "zeros", "ones", "full", "rand", "randn", "arange", "from_numpy", "seed",
+    "tensor", "zeros", "ones", "full", "rand", "randn", "arange", "from_numpy",
+    "from_dlpack", "seed",
     "add", "sub", "mul", "div", "maximum", "minimum", "pow",
     "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu",
     "matmul", "transpose", "reshape", "broadcast_to", "sum", "max", "mean",
     "softmax", "cast",
     "execute", "compile", "jit", "explain",
-    "devices", "gpu_available", "memory_stats", "empty_cache",
+    "devices", "gpu_available", "memory_stats", "empty_cache", "synchronize",
+    "set_cuda_graphs", "cuda_graphs_enabled",
     "reset_peak_memory_stats", "set_memory_limit", "cache_stats", "clear_cache",
     "JeetError", "ShapeError", "DeviceUnavailableError", "OutOfMemoryError",
     "CompilationError", "ArgumentError",

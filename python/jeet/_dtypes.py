@@ -87,8 +87,8 @@ def f32_to_bf16_bits(values):
     a = np.asarray(values, dtype=np.float32, order="C")
     u = a.view(np.uint32).astype(np.uint64)
     rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    rounded[np.isnan(a)] = 0x7FC0
-    return rounded
+    # np.where, not item assignment: a 0-d input gives a NumPy scalar here.
+    return np.where(np.isnan(a), np.uint16(0x7FC0), rounded).astype(np.uint16)
 
 
 def bf16_bits_to_f32(bits):

@@ -12,7 +12,7 @@ from .errors import JeetError
 
 def _arg_key(arg):
     if isinstance(arg, Tensor):
-        return ("tensor", arg._shape, arg._dtype, arg.device)
+        return ("tensor", arg._shape, arg._dtype, arg._device or "cpu")
     if isinstance(arg, (numbers.Number, np.generic, str, type(None))):
         return ("static", type(arg).__name__, arg)
     if isinstance(arg, (tuple, list)):
@@ -31,7 +31,8 @@ class _Trace:
     """One traced specialisation: the compiled graph and how to assemble the
     function's results."""
 
-    __slots__ = ("executable", "captured", "plan", "structure", "device", "text")
+    __slots__ = ("executable", "captured", "plan", "structure", "device", "text",
+                 "positions", "source")
 
 
 class _JitFunction:
@@ -79,10 +80,13 @@ class _JitFunction:
             elif out._rt is not None or out._op == "constant":
                 plan.append(("const", out))
             else:
-                plan.append(("out", len(nodes)))
+                # The result's type is known now: later calls wrap the
+                # runtime tensor without asking it.
+                plan.append(("out", len(nodes), out._shape, out._dtype))
                 nodes.append(out)
 
         trace = _Trace()
+        trace.positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         trace.plan = plan
         trace.structure = structure
         trace.executable = None
@@ -95,35 +99,44 @@ class _JitFunction:
             trace.captured = built.leaves
             trace.device = built.device
             trace.text = built.text
+        trace.source = (trace.text, trace.device)
         return trace
 
     def __call__(self, *args, **kwargs):
+        # The path of every cached call: kept short.
         key = (
-            tuple(_arg_key(a) for a in args),
-            tuple(sorted((k, _arg_key(v)) for k, v in kwargs.items())),
+            # Tensors inline (no call per argument); the rest by _arg_key.
+            tuple([("tensor", a._shape, a._dtype, a._device or "cpu")
+                   if type(a) is Tensor else _arg_key(a) for a in args]),
+            tuple(sorted((k, _arg_key(v)) for k, v in kwargs.items()))
+            if kwargs else (),
+            _tensor._options["cuda_graphs"],
         )
         trace = self._traces.get(key)
         if trace is None:
             trace = self._trace(args, kwargs)
             self._traces[key] = trace
-        tensors = [a for a in args if isinstance(a, Tensor)]
-        results = []
+        tensors = [args[i] for i in trace.positions]
+        results = ()
         if trace.executable is not None:
+            inputs = []
             for t in tensors:
                 if t._rt is None:
                     t.execute()
-            inputs = [t._rt for t in tensors] + [c._rt for c in trace.captured]
+                inputs.append(t._rt)
+            for c in trace.captured:
+                inputs.append(c._rt)
             results = trace.executable.run(inputs)
         values = []
-        for kind, what in trace.plan:
-            if kind == "arg":
-                values.append(tensors[what])
-            elif kind == "const":
-                values.append(what)
+        for step in trace.plan:
+            kind = step[0]
+            if kind == "out":
+                values.append(Tensor._result(results[step[1]], step[2], step[3],
+                                             trace.device, trace.source))
+            elif kind == "arg":
+                values.append(tensors[step[1]])
             else:
-                t = Tensor._wrap(results[what], trace.device)
-                t._source = (trace.text, trace.device)
-                values.append(t)
+                values.append(step[1])
         if trace.structure == "single":
             return values[0]
         return trace.structure(values)

@@ -15,6 +15,28 @@ from . import _device, _dtypes, _jeet
 from ._dtypes import ArgumentError
 from .errors import JeetError, ShapeError
 
+# DLPack device types (dlpack.h).
+_DL_CPU = 1
+_DL_CUDA = 2
+
+# Options of the compilations to come (part of the compiled-graph cache key).
+_options = {"cuda_graphs": True}
+
+
+def set_cuda_graphs(enabled):
+    """Replays GPU executions as a CUDA graph from the second one on (the
+    default) or launches their kernels one by one. Applies to graphs
+    compiled from now on; returns the previous setting."""
+    previous = _options["cuda_graphs"]
+    _options["cuda_graphs"] = bool(enabled)
+    return previous
+
+
+def cuda_graphs_enabled():
+    """Whether GPU executions compiled from now on replay CUDA graphs."""
+    return _options["cuda_graphs"]
+
+
 def _fmt_shape(shape):
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
@@ -58,6 +80,21 @@ class Tensor:
     @classmethod
     def _wrap(cls, rt, device):
         return cls._new(rt.shape, rt.dtype, device, rt=rt)
+
+    @classmethod
+    def _result(cls, rt, shape, dtype, device, source):
+        """A computed tensor whose type is known (the fast path of cached
+        executions)."""
+        t = object.__new__(cls)
+        t._rt = rt
+        t._op = None
+        t._inputs = ()
+        t._attrs = None
+        t._shape = shape
+        t._dtype = dtype
+        t._device = device
+        t._source = source
+        return t
 
     # -- properties ---------------------------------------------------------
 
@@ -104,10 +141,46 @@ class Tensor:
 
     def numpy(self):
         """The values as a new NumPy array (executes first if needed;
-        bfloat16 comes back as float32)."""
+        bfloat16 comes back as float32). For a GPU tensor this is the one
+        copy to the host: it waits for the work that computes the tensor."""
         if self._rt is None:
             self.execute()
         return _dtypes.from_storage(self._rt.numpy(), self._dtype)
+
+    def to(self, device):
+        """This tensor on `device` ('cpu', 'gpu' or 'auto'): itself when it
+        is there already, else a copy (a lazy tensor is computed first).
+        Moving between devices is always explicit: an op on tensors of two
+        devices is an error."""
+        target = _device.resolve(device)
+        if self._rt is None:
+            self.execute()
+        if target == self.device:
+            return self
+        return Tensor._wrap(self._rt.to(_device.runtime_name(target)), target)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        """A DLPack capsule sharing this tensor's memory (computed first when
+        lazy). For a GPU tensor, `stream` is the consumer's: it waits (on the
+        device, not the host) for the work that computes the tensor. With
+        copy=True the capsule holds a copy."""
+        if self._rt is None:
+            self.execute()
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(
+                f"jeet: a tensor on {self.device} cannot be exported to DLPack "
+                f"device {tuple(dl_device)}; move it with .to() first")
+        rt = self._rt
+        if copy:
+            rt = rt.to(rt.device)
+        versioned = max_version is not None and tuple(max_version)[0] >= 1
+        return rt.dlpack(stream, versioned, bool(copy))
+
+    def __dlpack_device__(self):
+        if self._rt is not None:
+            return tuple(self._rt.dlpack_device())
+        return (_DL_CUDA, 0) if self.device == "gpu" else (_DL_CPU, 0)
 
     def __array__(self, dtype=None, copy=None):
         array = self.numpy()
@@ -644,6 +717,33 @@ def from_numpy(array, device="auto"):
     return _materialised(array, dtype, _device.resolve(device))
 
 
+def from_dlpack(x):
+    """A tensor sharing the memory of `x` without copying it: a NumPy,
+    PyTorch, CuPy or JAX array (anything with __dlpack__), or a DLPack
+    capsule. `x` stays alive as long as the tensor does, and writes to it are
+    seen by the tensor. A CUDA array becomes a GPU tensor; its producer
+    orders its pending work before Jeet's stream. Jeet takes C-contiguous
+    float32, float16, bfloat16 and int32 data; anything else is an error
+    that says how to convert it (no hidden copy). A capsule can be imported
+    once."""
+    if hasattr(x, "__dlpack__"):
+        kwargs = {}
+        if hasattr(x, "__dlpack_device__"):
+            dev_type, dev_id = x.__dlpack_device__()
+            if int(dev_type) == _DL_CUDA:
+                # The producer makes its work visible on Jeet's stream.
+                kwargs["stream"] = _jeet.cuda_stream(int(dev_id))
+        try:
+            capsule = x.__dlpack__(max_version=(1, 0), **kwargs)
+        except TypeError:
+            # A producer older than DLPack 1.0 (no max_version).
+            capsule = x.__dlpack__(**kwargs)
+    else:
+        capsule = x
+    rt = _jeet.from_dlpack_capsule(capsule)
+    return Tensor._wrap(rt, "gpu" if rt.device.startswith("cuda") else "cpu")
+
+
 def _shape_from_args(opname, args):
     if len(args) == 1 and not isinstance(args[0], numbers.Integral):
         return _shape_arg(opname, args[0])
@@ -792,7 +892,8 @@ def _build(outputs, placeholders=()):
 
 def _compile(text, device, keep_ir=False, gpu_target="auto"):
     return _jeet.compile(text, device=device, keep_ir=keep_ir,
-                         gpu_target=gpu_target)
+                         gpu_target=gpu_target,
+                         cuda_graphs=_options["cuda_graphs"])
 
 
 def execute(*tensors):
@@ -860,6 +961,19 @@ class CompiledGraph:
     @property
     def peak_intermediate_bytes(self):
         return self._executable.peak_intermediate_bytes
+
+    @property
+    def memory_plan(self):
+        """The arena of intermediates an execution uses: arena_bytes,
+        intermediate_bytes (their sizes added up), live_bytes_bound (the
+        most alive at once) and buffers."""
+        return dict(self._executable.memory_plan)
+
+    @property
+    def cuda_graphs(self):
+        """GPU graphs: 'on' when executions replay a CUDA graph (from the
+        second one on), 'off: <why>', or 'not run yet'."""
+        return self._executable.cuda_graphs
 
     @property
     def inputs(self):
@@ -989,5 +1103,12 @@ def explain(t):
             "emulator: no GPU speed)" if exe.gpu_target == "emulator" else ""))
     peak = exe.peak_intermediate_bytes
     lines.append(f"peak intermediate memory: {peak} bytes ({_fmt_bytes(peak)})")
+    plan = exe.memory_plan
+    lines.append(
+        f"arena: {plan['arena_bytes']} bytes for {plan['buffers']} "
+        f"intermediate(s) of {plan['intermediate_bytes']} bytes "
+        f"(liveness lower bound {plan['live_bytes_bound']} bytes)")
+    if device == "gpu":
+        lines.append(f"CUDA graphs: {exe.cuda_graphs}")
     lines.append(f"stages (jeet.compile(t).ir(stage)): {', '.join(exe.stages)}")
     return "\n".join(lines)

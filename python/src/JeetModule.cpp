@@ -29,6 +29,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "Bindings.h"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -37,16 +39,11 @@ namespace nb = nanobind;
 using namespace nb::literals;
 using jeet::runtime::DType;
 
-namespace {
+namespace jeet_python {
 
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
-
-/// The exception classes of jeet.errors.
-struct ErrorClasses {
-  nb::object base, shape, device, oom, compilation;
-};
 
 ErrorClasses &errors() {
   static ErrorClasses *classes = nullptr;
@@ -81,14 +78,6 @@ std::string takeMessage(llvm::Error error) {
   return llvm::toString(std::move(error));
 }
 
-template <typename T> T check(jeet::runtime::StatusOr<T> value) {
-  if (!value.ok())
-    raiseStatus(value.status());
-  return std::move(value).value();
-}
-
-/// An error of Executable::run: the runtime's status text ("OutOfMemory: ...")
-/// picks the class.
 [[noreturn]] void raiseRunError(const std::string &message) {
   if (llvm::StringRef(message).starts_with("OutOfMemory"))
     raise(errors().oom, message);
@@ -110,7 +99,6 @@ DType parseDType(const std::string &name) {
   return *dtype;
 }
 
-/// The device named "cpu"/"host" or "gpu"/"cuda"/"cuda:N".
 jeet::runtime::Device &lookupDevice(const std::string &name) {
   if (name == "cpu" || name == "host")
     return jeet::runtime::getHostDevice();
@@ -132,6 +120,12 @@ nb::tuple shapeTuple(const std::vector<int64_t> &shape) {
     list.append(d);
   return nb::tuple(list);
 }
+
+} // namespace jeet_python
+
+using namespace jeet_python;
+
+namespace {
 
 nb::dlpack::dtype dlpackDType(DType dtype) {
   using Code = nb::dlpack::dtype_code;
@@ -179,7 +173,11 @@ nb::ndarray<nb::numpy> tensorToNumpy(const jeet::runtime::Tensor &tensor) {
   if (!tensor.defined())
     raise(errors().base, "the tensor holds no data");
   auto *bytes = new std::vector<uint8_t>(tensor.byteSize());
-  jeet::runtime::Status status = tensor.toHost(bytes->data(), bytes->size());
+  jeet::runtime::Status status = [&] {
+    // A GPU tensor waits for the work that computes it.
+    nb::gil_scoped_release release;
+    return tensor.toHost(bytes->data(), bytes->size());
+  }();
   if (!status.ok()) {
     delete bytes;
     raiseStatus(status);
@@ -196,7 +194,8 @@ nb::dict statsDict(jeet::runtime::Device &device) {
   nb::dict dict;
   for (auto [name, value] : device.allocator().stats().items())
     dict[name] = value;
-  dict["kernels_launched"] = device.executionStats().kernels_launched;
+  for (auto [name, value] : device.executionStats().items())
+    dict[name] = value;
   dict["memory_limit"] = device.allocator().memoryLimit();
   dict["device"] = device.name();
   return dict;
@@ -277,14 +276,14 @@ nb::tuple inferType(
 // Compiler
 //===----------------------------------------------------------------------===//
 
-std::shared_ptr<jeet::Executable> compile(const std::string &text,
-                                          const std::string &device, bool fuse,
-                                          int64_t maxFusionOps, bool parallel,
-                                          bool keepIR, bool cached,
-                                          const std::string &gpuTarget) {
+std::shared_ptr<jeet::Executable>
+compile(const std::string &text, const std::string &device, bool fuse,
+        int64_t maxFusionOps, bool parallel, bool keepIR, bool cached,
+        const std::string &gpuTarget, bool cudaGraphs) {
   jeet::CompileOptions options;
   options.device = device;
   options.gpuTarget = gpuTarget;
+  options.cudaGraphs = cudaGraphs;
   options.fuse = fuse;
   options.maxFusionOps = maxFusionOps;
   options.parallel = parallel;
@@ -302,61 +301,58 @@ std::shared_ptr<jeet::Executable> compile(const std::string &text,
   return *executable;
 }
 
+/// Runs on runtime tensors that live on the executable's device; returns
+/// new output tensors on it. On a GPU the work is queued on the device's
+/// stream and the call returns without waiting. The tensors are used where
+/// they are (no copies of them): this is the path of every execution.
 std::vector<jeet::runtime::Tensor>
-runExecutable(const jeet::Executable &executable,
-              const std::vector<jeet::runtime::Tensor> &inputs) {
+runExecutable(const jeet::Executable &executable, nb::sequence inputs) {
   const auto &specs = executable.inputs();
-  if (inputs.size() != specs.size())
+  size_t count = nb::len(inputs);
+  if (count != specs.size())
     raise(errors().base, "the graph takes " + std::to_string(specs.size()) +
-                             " inputs, given " + std::to_string(inputs.size()));
-  std::vector<const void *> inputPtrs;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const jeet::runtime::Tensor &tensor = inputs[i];
+                             " inputs, given " + std::to_string(count));
+  std::vector<const jeet::runtime::Tensor *> tensors;
+  // The Python objects that hold the tensors stay referenced while the GIL
+  // is released.
+  std::vector<nb::object> holders;
+  tensors.reserve(count);
+  holders.reserve(count);
+  for (nb::handle item : inputs) {
+    const auto &tensor = nb::cast<const jeet::runtime::Tensor &>(item);
+    size_t i = tensors.size();
     if (!tensor.defined())
       raise(errors().base, "input #" + std::to_string(i) + " holds no data");
-    std::string dtype = jeet::runtime::dtypeName(tensor.dtype());
-    if (tensor.shape() != specs[i].shape || dtype != specs[i].dtype)
+    if (tensor.shape() != specs[i].shape ||
+        jeet::runtime::dtypeName(tensor.dtype()) != specs[i].dtype)
       raise(errors().shape, "input #" + std::to_string(i) + " is " +
                                 tensor.typeString() + " but the graph takes " +
                                 specs[i].str());
-    inputPtrs.push_back(tensor.data());
+    tensors.push_back(&tensor);
+    holders.push_back(nb::borrow(item));
   }
-  // A GPU executable reads and writes device memory: inputs are copied to
-  // the GPU, outputs come back to the host (Python tensors live on the host
-  // for now).
-  bool onGpu = executable.options().device == "gpu";
-  jeet::runtime::Device *device = &jeet::runtime::getHostDevice();
-  std::vector<jeet::runtime::Tensor> deviceInputs;
-  if (onGpu) {
-    device = check<jeet::runtime::CudaDevice *>(jeet::runtime::getCudaDevice());
+  if (executable.options().device == "gpu") {
+    jeet::runtime::CudaDevice *device =
+        check<jeet::runtime::CudaDevice *>(jeet::runtime::getCudaDevice());
     jeet::runtime::setCurrentDevice(device);
-    inputPtrs.clear();
-    for (const jeet::runtime::Tensor &tensor : inputs) {
-      deviceInputs.push_back(check(tensor.to(*device)));
-      inputPtrs.push_back(deviceInputs.back().data());
-    }
   }
-  std::vector<jeet::runtime::Tensor> outputs;
-  std::vector<void *> outputPtrs;
-  for (const jeet::TensorSpec &spec : executable.outputs()) {
-    DType dtype = parseDType(spec.dtype);
-    outputs.push_back(
-        check(jeet::runtime::Tensor::empty(*device, spec.shape, dtype)));
-    outputPtrs.push_back(outputs.back().data());
-  }
-  llvm::Error error = [&] {
+  llvm::Expected<std::vector<jeet::runtime::Tensor>> outputs = [&] {
     nb::gil_scoped_release release;
-    return executable.run(inputPtrs, outputPtrs);
+    return executable.run(
+        llvm::ArrayRef<const jeet::runtime::Tensor *>(tensors));
   }();
-  if (error)
-    raiseRunError(takeMessage(std::move(error)));
-  if (onGpu) {
-    if (jeet::runtime::Status status = device->synchronize(); !status.ok())
-      raiseStatus(status);
-    for (jeet::runtime::Tensor &tensor : outputs)
-      tensor = check(tensor.to(jeet::runtime::getHostDevice()));
-  }
-  return outputs;
+  if (!outputs)
+    raiseRunError(takeMessage(outputs.takeError()));
+  return std::move(*outputs);
+}
+
+nb::dict memoryPlanDict(const jeet::MemoryPlan &plan) {
+  nb::dict dict;
+  dict["arena_bytes"] = plan.arenaBytes;
+  dict["intermediate_bytes"] = plan.intermediateBytes;
+  dict["live_bytes_bound"] = plan.liveBytesBound;
+  dict["buffers"] = plan.buffers;
+  return dict;
 }
 
 //===----------------------------------------------------------------------===//
@@ -364,7 +360,8 @@ runExecutable(const jeet::Executable &executable,
 //===----------------------------------------------------------------------===//
 
 void bindRuntimeTensor(nb::module_ &m) {
-  nb::class_<jeet::runtime::Tensor>(m, "RuntimeTensor")
+  nb::class_<jeet::runtime::Tensor> tensor(m, "RuntimeTensor");
+  tensor
       .def_static("from_array", &tensorFromArray, "array"_a, "dtype"_a,
                   "device"_a = "cpu",
                   "Copies C-contiguous array data into a new tensor.")
@@ -386,8 +383,21 @@ void bindRuntimeTensor(nb::module_ &m) {
       .def_prop_ro("nbytes", &jeet::runtime::Tensor::byteSize)
       .def_prop_ro("device",
                    [](const jeet::runtime::Tensor &t) {
-                     return t.device() ? t.device()->name() : std::string();
+                     if (!t.defined())
+                       return std::string();
+                     return t.buffer()->deviceName() +
+                            (t.buffer()->deviceAlive() ? "" : " (closed)");
                    })
+      .def(
+          "to",
+          [](const jeet::runtime::Tensor &t, const std::string &device) {
+            jeet::runtime::Device &target = lookupDevice(device);
+            nb::gil_scoped_release release;
+            return check(t.to(target));
+          },
+          "device"_a,
+          "A copy on `device` ('cpu', 'cuda:0'); from a GPU it waits for "
+          "the work that computes the tensor.")
       .def_prop_ro("data_ptr",
                    [](const jeet::runtime::Tensor &t) {
                      return reinterpret_cast<uintptr_t>(t.data());
@@ -396,8 +406,10 @@ void bindRuntimeTensor(nb::module_ &m) {
            "A copy of the contents as a NumPy array (bf16: uint16 bits).")
       .def("__repr__", [](const jeet::runtime::Tensor &t) {
         return "<RuntimeTensor " + t.typeString() + " on " +
-               (t.device() ? t.device()->name() : std::string("?")) + ">";
+               (t.defined() ? t.buffer()->deviceName() : std::string("?")) +
+               ">";
       });
+  bindDLPack(m, tensor);
 }
 
 /// Graph.add_op: raises ShapeError with the verifier's diagnostic.
@@ -499,6 +511,15 @@ void bindCompiler(nb::module_ &m) {
       .def_prop_ro("kernel_ops", &jeet::Executable::kernelOps)
       .def_prop_ro("peak_intermediate_bytes",
                    &jeet::Executable::peakIntermediateBytes)
+      .def_prop_ro(
+          "memory_plan",
+          [](const jeet::Executable &e) {
+            return memoryPlanDict(e.memoryPlan());
+          },
+          "The arena of intermediates: arena_bytes, intermediate_bytes, "
+          "live_bytes_bound, buffers.")
+      .def_prop_ro("cuda_graphs", &jeet::Executable::cudaGraphStatus,
+                   "'on', 'off: <why>' or 'not run yet'.")
       .def_prop_ro("stages", &jeet::Executable::stageNames,
                    "The stages of the pipeline that compiled it, in order.")
       .def(
@@ -508,15 +529,18 @@ void bindCompiler(nb::module_ &m) {
           },
           "stage"_a)
       .def("run", &runExecutable, "inputs"_a,
-           "Runs on host tensors; returns new output tensors.");
+           "Runs on tensors of the executable's device; returns new output "
+           "tensors there (on a GPU without waiting for them).");
 
   m.def("compile", &compile, "text"_a, "device"_a = "cpu", "fuse"_a = true,
         "max_fusion_ops"_a = jeet::kDefaultMaxFusionOps, "parallel"_a = true,
         "keep_ir"_a = false, "cached"_a = true, "gpu_target"_a = "auto",
+        "cuda_graphs"_a = true,
         "Compiles MLIR text (through the process-wide cache by default); "
         "raises CompilationError with the MLIR diagnostics. gpu_target: "
         "'ptx', 'emulator' or 'auto' (the emulator when the CUDA device is "
-        "the driver emulator).");
+        "the driver emulator). cuda_graphs: replay GPU executions as a CUDA "
+        "graph from the second one on.");
   m.def("cache_stats", [] {
     jeet::Compiler::CacheStats stats = jeet::Compiler::global().cacheStats();
     nb::dict dict;
@@ -556,6 +580,20 @@ void bindDevices(nb::module_ &m) {
       "ordinal"_a = 0,
       "(True, '') when CUDA device `ordinal` is usable, else (False, the "
       "reason).");
+  m.def(
+      "synchronize",
+      [](const std::string &device) {
+        jeet::runtime::Device &dev = lookupDevice(device);
+        jeet::runtime::Status status = [&] {
+          nb::gil_scoped_release release;
+          return dev.synchronize();
+        }();
+        if (!status.ok())
+          raiseStatus(status);
+      },
+      "device"_a = "cuda:0",
+      "Waits for the work queued on the device; raises the error of queued "
+      "work that failed, naming its graph.");
   m.def(
       "memory_stats",
       [](const std::string &device) { return statsDict(lookupDevice(device)); },

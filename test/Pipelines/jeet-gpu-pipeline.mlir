@@ -36,18 +36,21 @@ func.func @chain(%a: tensor<4096xf32>, %b: tensor<4096xf32>) -> tensor<4096xf32>
 // CHECK-COUNT-3: gpu.launch_func
 // CHECK-NOT: gpu.launch_func
 // CHECK: llvm.return
-// The intermediates come from the runtime's allocator on the kernels'
-// stream and are freed right after their last use, before the next kernel.
+// The intermediates are views into the arena the caller passes (64x256xf32
+// at 0, 64x128xf32 after it: both alive while the second kernel runs), the
+// launches are chained on the caller's stream, and nothing waits.
 // HOST-LABEL: func.func @mlp
-// HOST: %[[S:.*]] = gpu.wait async
-// HOST: %[[H1:.*]], %[[T1:.*]] = gpu.alloc async [%[[S]]] () : memref<64x256xf32>
-// HOST: %[[K1:.*]] = gpu.launch_func async [%[[T1]]] @jeet_kernels::@mlp_kernel
-// HOST: %[[H2:.*]], %[[T2:.*]] = gpu.alloc async [%[[K1]]] () : memref<64x128xf32>
-// HOST: %[[K2:.*]] = gpu.launch_func async [%[[T2]]] @jeet_kernels::@mlp_kernel_0 {{.*}}args({{.*}}%[[H2]] : memref<64x128xf32>, %[[H1]] : memref<64x256xf32>)
-// HOST: %[[F1:.*]] = gpu.dealloc async [%[[K2]]] %[[H1]] : memref<64x256xf32>
-// HOST: %[[K3:.*]] = gpu.launch_func async [%[[F1]]] @jeet_kernels::@mlp_kernel_1
-// HOST: %[[F2:.*]] = gpu.dealloc async [%[[K3]]] %[[H2]] : memref<64x128xf32>
-// HOST: gpu.wait [%[[F2]]]
+// HOST-SAME: %[[OUT:[^:]*]]: memref<64x10xf32>, %[[ARENA:[^:]*]]: memref<98304xi8> {jeet.arena}, %[[S:[^:]*]]: !gpu.async.token {jeet.stream})
+// HOST-SAME: jeet.memory_plan = {arena_bytes = 98304 : i64, buffers = 2 : i64, intermediate_bytes = 98304 : i64, live_bytes_bound = 98304 : i64}
+// HOST-NOT: gpu.alloc
+// HOST: %[[H1:.*]] = memref.view %[[ARENA]][%{{.*}}][] : memref<98304xi8> to memref<64x256xf32>
+// HOST: %[[K1:.*]] = gpu.launch_func async [%[[S]]] @jeet_kernels::@mlp_kernel
+// HOST: %[[C64K:.*]] = arith.constant 65536 : index
+// HOST: %[[H2:.*]] = memref.view %[[ARENA]][%[[C64K]]][] : memref<98304xi8> to memref<64x128xf32>
+// HOST: %[[K2:.*]] = gpu.launch_func async [%[[K1]]] @jeet_kernels::@mlp_kernel_0 {{.*}}args({{.*}}%[[H2]] : memref<64x128xf32>, %[[H1]] : memref<64x256xf32>)
+// HOST: gpu.launch_func async [%[[K2]]] @jeet_kernels::@mlp_kernel_1 {{.*}}%[[OUT]] : memref<64x10xf32>)
+// HOST-NOT: gpu.dealloc
+// HOST-NOT: gpu.wait
 // HOST-NEXT: return
 // HOST: gpu.module @jeet_kernels
 // HOST-COUNT-3: gpu.func @mlp_kernel{{.*}} kernel

@@ -2,7 +2,8 @@
 reductions, the models) on the GPU emulator, and on a GPU where one answers:
 the same graphs, inputs (the manifest's seeds) and float64 references and
 tolerances as the hardware check. The benchmark graphs stay hardware-only.
-Also: `gpu-check.sh run` refuses to report speed from the emulator."""
+Also: `gpu-check.sh run` refuses to report speed from the emulator, and its
+residency table, computed on the emulator, shows what it should."""
 import json
 import pathlib
 import platform
@@ -82,3 +83,47 @@ def test_run_refuses_the_emulator(tmp_path):
     assert "Jeet GPU emulator" in proc.stderr
     assert "no speed from an emulated one" in proc.stderr
     assert not (out / "table.txt").exists()
+
+
+def test_residency_table_on_the_emulator(tmp_path, monkeypatch):
+    """The residency table of `gpu-check.sh run`, computed from jeet-runner
+    on the emulator (the hardware run refuses it: these are no GPU times):
+    the 10-kernel graph copies nothing per execution, replays one CUDA graph
+    per execution with replay on (jeet-runner counts the timed executions,
+    after its warm-up one), launches its ten kernels per execution with it
+    off, and peaks at its plan."""
+    runs = 5
+    monkeypatch.setattr(GPU_CHECK, "RESIDENCY_RUNS", runs)
+    seed, entry = next((s, g) for s, g in enumerate(GPU_CHECK.graphs())
+                       if g["name"] == "bench_chain10_64K_unfused")
+    assert entry["residency"] and not entry["fuse"]
+    (tmp_path / "graph.mlir").write_text(entry["mlir"])
+    compiled = subprocess.run(
+        [str(BUILD / "bin" / "jeet-compile"), str(tmp_path / "graph.mlir"),
+         "-o", str(tmp_path / "graph.so"), "--device=gpu",
+         "--gpu-target=emulator", "--fuse=false"],
+        capture_output=True, text=True, timeout=300)
+    assert compiled.returncode == 0, compiled.stderr
+    manifest = dict(graphs=[dict(entry, seed=seed, artifact="graph.so",
+                                 kernels=10)])
+    for key, value in driver_env("emulator").items():
+        monkeypatch.setenv(key, value)
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(out / "log.txt", "w") as log:
+        text = GPU_CHECK.residency_table(
+            str(tmp_path), str(out), str(BUILD / "bin" / "jeet-runner"),
+            manifest, log)
+    rows = [line.split() for line in text.splitlines()
+            if line.startswith(entry["name"])]
+    assert len(rows) == 2, text
+    # name kernels mode time "us" copied "B" graphs launches peak plan status
+    replay, launches = rows
+    assert replay[2] == "replay" and launches[2] == "launches", text
+    assert replay[5] == launches[5] == "0", text          # bytes copied/exec
+    assert replay[7] == "1.0" and replay[8] == "0.0", text  # graph launches
+    assert replay[11:] == ["on"], text
+    assert launches[7] == "0.0" and launches[8] == "10.0", text
+    assert launches[11] == "off:", text
+    for row in rows:
+        assert row[9] == row[10], text                    # peak == plan

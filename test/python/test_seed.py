@@ -78,9 +78,21 @@ def test_seed_verbatim_gpu_raises_without_gpu():
 
 @requires_gpu
 def test_seed_verbatim_gpu():
+    start = jeet.memory_stats("gpu")
     A = jeet.tensor([1024, 1024], dtype='float32', device='gpu')
     B = jeet.tensor([1024, 1024], dtype='float32', device='gpu')
     C = jeet.matmul(A, B)
     result = C.execute()
-    assert result.device == "gpu"
-    assert np.array_equal(result.numpy(), np.zeros((1024, 1024), np.float32))
+    executed = jeet.memory_stats("gpu")
+    assert result is C and result.device == "gpu"
+    assert result._rt.device == "cuda:0"        # the result on the device
+    # Nothing crossed between host and device so far (zeros are set on the
+    # device), and the host has not waited.
+    for key in ("h2d_bytes", "d2h_bytes", "synchronizations"):
+        assert executed[key] == start[key], (key, start, executed)
+    values = result.numpy()
+    done = jeet.memory_stats("gpu")
+    # C.numpy() is the only copy device->host: one wait, C's bytes.
+    assert done["d2h_bytes"] - start["d2h_bytes"] == values.nbytes
+    assert done["synchronizations"] - executed["synchronizations"] == 1
+    assert np.array_equal(values, np.zeros((1024, 1024), np.float32))

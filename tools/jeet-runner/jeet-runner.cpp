@@ -35,6 +35,9 @@ const char *kUsage =
     "  --device=auto|cpu|gpu             where to run; must match the\n"
     "                                    artifact (auto: the artifact's)\n"
     "  --cuda-device=N                   the CUDA device ordinal (default 0)\n"
+    "  --cuda-graphs=true|false          replay GPU executions as a CUDA\n"
+    "                                    graph from the second one on\n"
+    "                                    (default true)\n"
     "  --benchmark=N                     run N times (after one warm-up run)\n"
     "                                    and print the median time\n"
     "  --print-stats                     print kernels launched and memory\n"
@@ -54,6 +57,7 @@ struct RunnerFlags {
   long long benchmark = 0, cudaOrdinal = 0;
   bool printStats = false, printSignature = false, listDevices = false;
   bool help = false;
+  bool cudaGraphs = true;
 };
 
 /// What the timed runs measured.
@@ -108,6 +112,10 @@ std::string parseFlags(int argc, char **argv, RunnerFlags &flags) {
       if (!parseCount(value, flags.cudaOrdinal))
         return "--cuda-device: expected a device ordinal, given '" + value +
                "'";
+    } else if (flagValue(arg, "--cuda-graphs=", value)) {
+      if (value != "true" && value != "false")
+        return "--cuda-graphs: expected true or false, given '" + value + "'";
+      flags.cudaGraphs = value == "true";
     } else if (flagValue(arg, "--benchmark=", value)) {
       if (!parseCount(value, flags.benchmark))
         return "--benchmark: expected a count, given '" + value + "'";
@@ -164,8 +172,8 @@ StatusOr<std::unique_ptr<Artifact>> loadArtifact(const RunnerFlags &flags) {
         flags.artifactPath + " was compiled for device '" + sig->device +
         "', not '" + flags.device +
         "' (compile it again with jeet-compile --device=" + flags.device + ")");
-  return Artifact::load(flags.artifactPath,
-                        static_cast<int>(flags.cudaOrdinal));
+  return Artifact::load(flags.artifactPath, static_cast<int>(flags.cudaOrdinal),
+                        flags.cudaGraphs);
 }
 
 /// The inputs, one per argument, checked against the signature and copied
@@ -289,15 +297,26 @@ void printStats(const Artifact &artifact, Device &target,
   const ArtifactSignature &sig = artifact.signature();
   const AllocatorStats &before = measured.before, &after = measured.after;
   long long runs = static_cast<long long>(measured.seconds.size());
+  const ExecutionStats &start = measured.launchesBefore,
+                       &end = measured.launchesAfter;
+  // Kernels launched one by one, and those of replayed CUDA graphs.
   uint64_t launched = target.kind() == DeviceKind::Host
                           ? static_cast<uint64_t>(sig.kernels * runs)
-                          : measured.launchesAfter.kernels_launched -
-                                measured.launchesBefore.kernels_launched;
+                          : end.kernels_launched - start.kernels_launched +
+                                (end.graph_launches - start.graph_launches) *
+                                    static_cast<uint64_t>(sig.kernels);
+  const CompiledEntry &entry = artifact.entry();
   std::printf("device: %s\n", describeDevice(target).c_str());
   std::printf("kernels per execution: %lld\n",
               static_cast<long long>(sig.kernels));
   std::printf("kernels executed: %llu\n",
               static_cast<unsigned long long>(launched));
+  if (target.kind() == DeviceKind::Cuda)
+    std::printf(
+        "cuda graphs: %s\n",
+        entry.replaying() ? "on" : ("off: " + entry.replayOffReason()).c_str());
+  std::printf("arena bytes: %llu\n",
+              static_cast<unsigned long long>(sig.arenaBytes));
   std::printf("peak intermediate bytes: %llu\n",
               static_cast<unsigned long long>(after.peak_allocated_bytes -
                                               before.allocated_bytes));
@@ -313,6 +332,13 @@ void printStats(const Artifact &artifact, Device &target,
   for (auto [name, value] : after.items())
     std::printf("%s.%s: %llu\n", prefix, name,
                 static_cast<unsigned long long>(value));
+  // What the runs asked of the device (the warm-up run excluded).
+  auto counts = end.items();
+  auto starts = start.items();
+  for (size_t i = 0; i < counts.size(); ++i)
+    std::printf(
+        "%s.%s: %llu\n", prefix, counts[i].first,
+        static_cast<unsigned long long>(counts[i].second - starts[i].second));
 }
 
 /// Loads the artifact, runs it on the inputs and reports.

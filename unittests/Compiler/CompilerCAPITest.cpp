@@ -732,10 +732,11 @@ TEST_F(CompilerCAPI, RunsOnCudaTensorsThroughTheDriver) {
       jeet_executable_run(cpu, inputs.data(), 3, host.outputs.data(), 1),
       JEET_STATUS_INVALID_ARGUMENT,
       "input #0 is on cuda:0 but the graph was compiled for the cpu");
-  // A failing launch is the run's error.
-  fake_cuda_fail_next("cuLaunchKernel", /*CUDA_ERROR_LAUNCH_FAILED=*/719);
+  // A failing launch is the run's error (from the second execution on, the
+  // kernels are replayed as one CUDA graph: its launch).
+  fake_cuda_fail_next("cuGraphLaunch", /*CUDA_ERROR_LAUNCH_FAILED=*/719);
   expectError(jeet_executable_run(gpu, inputs.data(), 3, outputs.data(), 1),
-              JEET_STATUS_EXECUTION_ERROR, "cuLaunchKernel");
+              JEET_STATUS_EXECUTION_ERROR, "cuGraphLaunch");
   // So is a failing synchronisation.
   fake_cuda_fail_next("cuStreamSynchronize", /*CUDA_ERROR_LAUNCH_FAILED=*/719);
   jeet_status *status =

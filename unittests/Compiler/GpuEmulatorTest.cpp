@@ -29,6 +29,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -127,17 +128,6 @@ TEST(GpuEmulator, CompiledGraphRunsWithTheNumbersOfTheReference) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng(seed);
 
-  CompileOptions options;
-  options.device = "gpu";
-  Compiler compiler;
-  auto compiled = compiler.compile(kGraph, "graph.mlir", options);
-  ASSERT_TRUE(static_cast<bool>(compiled))
-      << llvm::toString(compiled.takeError());
-  const Executable &exe = **compiled;
-  // "auto" compiled for the device it found: the emulator.
-  EXPECT_EQ(exe.options().gpuTarget, "emulator");
-  ASSERT_EQ(exe.numKernels(), 4);
-
   std::vector<float> x = randomFloats(rng, kRows * kDepth);
   std::vector<float> w = randomFloats(rng, kDepth * kCols);
   std::vector<float> b = randomFloats(rng, kCols);
@@ -154,27 +144,57 @@ TEST(GpuEmulator, CompiledGraphRunsWithTheNumbersOfTheReference) {
   std::vector<void *> outputs = {out->data()};
   std::vector<double> expected = reference(x, w, b);
 
-  uint64_t allocatedBefore = device.allocator().stats().allocated_bytes;
-  for (int execution = 0; execution < 2; ++execution) {
-    SCOPED_TRACE("execution " + std::to_string(execution));
-    uint64_t launchedBefore = device.executionStats().kernels_launched;
-    uint64_t mallocsBefore = device.allocator().stats().device_mallocs;
-    ASSERT_FALSE(static_cast<bool>(exe.run(inputs, outputs)));
-    ASSERT_TRUE(device.synchronize().ok());
-    EXPECT_EQ(device.executionStats().kernels_launched - launchedBefore, 4u);
-    if (execution == 1)
-      EXPECT_EQ(device.allocator().stats().device_mallocs, mallocsBefore)
-          << "the second execution takes every buffer from the pool";
-    EXPECT_EQ(device.allocator().stats().allocated_bytes, allocatedBefore);
+  // With CUDA graphs the emulator replays the kernels the first execution
+  // launched; without, each execution launches them. Same numbers.
+  for (bool cudaGraphs : {true, false}) {
+    SCOPED_TRACE(cudaGraphs ? "CUDA graphs on" : "CUDA graphs off");
+    CompileOptions options;
+    options.device = "gpu";
+    options.cudaGraphs = cudaGraphs;
+    Compiler compiler;
+    auto compiled = compiler.compile(kGraph, "graph.mlir", options);
+    ASSERT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    const Executable &exe = **compiled;
+    // "auto" compiled for the device it found: the emulator.
+    EXPECT_EQ(exe.options().gpuTarget, "emulator");
+    ASSERT_EQ(exe.numKernels(), 4);
 
-    std::vector<float> result(kRows * kCols);
-    ASSERT_TRUE(device
-                    .copyDeviceToHost(result.data(), out->data(),
-                                      result.size() * sizeof(float))
-                    .ok());
-    for (size_t i = 0; i < result.size(); ++i)
-      ASSERT_NEAR(result[i], expected[i], 1e-5 + 1e-4 * std::abs(expected[i]))
-          << "at " << i / kCols << "," << i % kCols;
+    uint64_t allocatedBefore = device.allocator().stats().allocated_bytes;
+    uint64_t withArena = 0;
+    for (int execution = 0; execution < 3; ++execution) {
+      SCOPED_TRACE("execution " + std::to_string(execution));
+      runtime::ExecutionStats before = device.executionStats();
+      uint64_t mallocsBefore = device.allocator().stats().device_mallocs;
+      ASSERT_TRUE(device.zero(out->data(), out->byteSize()).ok());
+      ASSERT_FALSE(static_cast<bool>(exe.run(inputs, outputs)));
+      runtime::ExecutionStats after = device.executionStats();
+      bool replayed = cudaGraphs && execution > 0;
+      EXPECT_EQ(after.kernels_launched - before.kernels_launched,
+                replayed ? 0u : 4u);
+      EXPECT_EQ(after.graph_launches - before.graph_launches,
+                replayed ? 1u : 0u);
+      // The first execution allocates the arena of intermediates; later
+      // ones allocate nothing.
+      uint64_t allocated = device.allocator().stats().allocated_bytes;
+      if (execution == 0) {
+        withArena = allocated;
+        EXPECT_GE(allocated - allocatedBefore,
+                  static_cast<uint64_t>(exe.memoryPlan().arenaBytes));
+      } else {
+        EXPECT_EQ(device.allocator().stats().device_mallocs, mallocsBefore);
+        EXPECT_EQ(allocated, withArena);
+      }
+
+      std::vector<float> result(kRows * kCols);
+      ASSERT_TRUE(device
+                      .copyDeviceToHost(result.data(), out->data(),
+                                        result.size() * sizeof(float))
+                      .ok());
+      for (size_t i = 0; i < result.size(); ++i)
+        ASSERT_NEAR(result[i], expected[i], 1e-5 + 1e-4 * std::abs(expected[i]))
+            << "at " << i / kCols << "," << i % kCols;
+    }
   }
 }
 

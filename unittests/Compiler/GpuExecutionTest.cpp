@@ -4,9 +4,10 @@
 //
 // Compiles a graph with jeet-gpu-pipeline and runs it twice through the
 // runtime against the recording fake driver (which executes no kernel), to
-// prove the call sequence: the module is loaded once, each execution
-// launches one kernel per fusion group on one stream, the second execution
-// takes every buffer from the pool, and nothing leaks.
+// prove the call sequence with CUDA graphs off: the module is loaded once,
+// each execution launches one kernel per fusion group on the device's
+// stream, the intermediates live in one arena allocated on the first
+// execution, the second execution allocates nothing, and nothing leaks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,7 @@ using namespace jeet;
 
 namespace {
 
-// matmul + bias + relu (one kernel), then softmax (three kernels): five
+// matmul + bias + relu (one kernel), then softmax (three kernels): three
 // intermediates between kernels.
 const char *kGraph = R"mlir(
 func.func @main(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>,
@@ -64,12 +65,19 @@ TEST(GpuExecution, CompiledGraphCallSequenceOnTheFakeDriver) {
 
   CompileOptions options;
   options.device = "gpu";
+  options.cudaGraphs = false;
   Compiler compiler;
   auto compiled = compiler.compile(kGraph, "graph.mlir", options);
   ASSERT_TRUE(static_cast<bool>(compiled))
       << llvm::toString(compiled.takeError());
-  const Executable &exe = **compiled;
+  std::shared_ptr<Executable> executable = std::move(*compiled);
+  const Executable &exe = *executable;
   ASSERT_EQ(exe.numKernels(), 4);
+  // Three intermediates between kernels, alive together: the 64x16xf32
+  // activations (4 KiB) and two 64-float rows of softmax (256 bytes each).
+  EXPECT_EQ(exe.memoryPlan().buffers, 3);
+  EXPECT_EQ(exe.memoryPlan().arenaBytes, 4096 + 2 * 256);
+  EXPECT_EQ(exe.memoryPlan().liveBytesBound, exe.memoryPlan().arenaBytes);
 
   std::vector<runtime::Tensor> tensors;
   std::vector<const void *> inputs;
@@ -89,30 +97,40 @@ TEST(GpuExecution, CompiledGraphCallSequenceOnTheFakeDriver) {
   uint64_t allocatedBefore = device.allocator().stats().allocated_bytes;
 
   // First execution: the kernels' module is loaded once, each kernel is
-  // looked up once and launched once, all on one stream.
+  // looked up once and launched once, all on the device's stream; the arena
+  // is the one allocation.
   fake_cuda_clear_log();
+  uint64_t allocsBefore = device.allocator().stats().num_allocs;
   ASSERT_FALSE(static_cast<bool>(exe.run(inputs, outputs)));
-  ASSERT_TRUE(device.synchronize().ok());
   EXPECT_EQ(fake_cuda_count_calls("cuModuleLoadDataEx"), 1u);
   EXPECT_EQ(fake_cuda_count_calls("cuLaunchKernel"), 4u);
   EXPECT_LE(fake_cuda_count_calls("cuModuleGetFunction"), 4u);
-  EXPECT_EQ(launchStreams().size(), 1u) << fake_cuda_log();
-  // Every intermediate was freed: only the inputs and outputs are held.
-  EXPECT_EQ(device.allocator().stats().allocated_bytes, allocatedBefore);
+  EXPECT_EQ(launchStreams(), std::set<std::string>{"stream=1"})
+      << fake_cuda_log();
+  EXPECT_EQ(fake_cuda_count_calls("cuStreamCreate"), 0u);
+  EXPECT_EQ(device.allocator().stats().num_allocs, allocsBefore + 1);
+  uint64_t arenaBytes =
+      device.allocator().stats().allocated_bytes - allocatedBefore;
+  EXPECT_GE(arenaBytes, static_cast<uint64_t>(exe.memoryPlan().arenaBytes));
 
-  // Second execution: no loading, no lookups, no driver allocation (the
-  // pool serves every intermediate), one stream again.
+  // Second execution: no loading, no lookups, no allocation at all, the
+  // same stream.
   fake_cuda_clear_log();
+  allocsBefore = device.allocator().stats().num_allocs;
   ASSERT_FALSE(static_cast<bool>(exe.run(inputs, outputs)));
-  ASSERT_TRUE(device.synchronize().ok());
   EXPECT_EQ(fake_cuda_count_calls("cuModuleLoadDataEx"), 0u);
   EXPECT_EQ(fake_cuda_count_calls("cuModuleGetFunction"), 0u);
   EXPECT_EQ(fake_cuda_count_calls("cuLaunchKernel"), 4u);
   EXPECT_EQ(fake_cuda_count_calls("cuMemAlloc_v2"), 0u) << fake_cuda_log();
-  EXPECT_EQ(launchStreams().size(), 1u) << fake_cuda_log();
-  EXPECT_EQ(device.allocator().stats().allocated_bytes, allocatedBefore);
+  EXPECT_EQ(device.allocator().stats().num_allocs, allocsBefore);
+  EXPECT_EQ(launchStreams(), std::set<std::string>{"stream=1"})
+      << fake_cuda_log();
+  EXPECT_EQ(device.allocator().stats().allocated_bytes,
+            allocatedBefore + arenaBytes);
 
-  // Nothing leaks once the tensors are gone and the cache is emptied.
+  // Nothing leaks once the executable (its arena) and the tensors are gone
+  // and the cache is emptied.
+  executable.reset();
   tensors.clear();
   device.allocator().emptyCache();
   EXPECT_EQ(device.allocator().stats().allocated_bytes, 0u);

@@ -387,6 +387,6 @@ TEST_F(EmulatorTest, CopiesOutsideDeviceMemoryAreRefused) {
   Status status = device->copyHostToDevice(host.data(), other.data(), 64);
   EXPECT_TRUE(containsAll(status.message(),
                           {"CUDA_ERROR_INVALID_VALUE",
-                           "cuMemcpyHtoD: the destination (64 bytes at",
+                           "cuMemcpyHtoDAsync: the destination (64 bytes at",
                            "are not device memory"}));
 }

@@ -163,6 +163,9 @@ protected:
     EXPECT_TRUE(
         device->copyHostToDevice(*ptr, values.data(), values.size() * sizeof(T))
             .ok());
+    // The copy is queued on the device's stream: done before the test's
+    // own streams read it.
+    EXPECT_TRUE(device->synchronizeStream(device->stream()).ok());
     return *ptr;
   }
   void *allocate(size_t bytes) {

@@ -41,11 +41,12 @@ std::string runtimeLibraryPath() {
 } // namespace
 
 TEST(ArtifactSignature, RoundTrips) {
-  const std::string text = "v1 entry=main device=cpu inputs=2x3xf32,3xf32 "
-                           "outputs=2x3xf32 kernels=1";
+  const std::string text = "v2 entry=main device=cpu inputs=2x3xf32,3xf32 "
+                           "outputs=2x3xf32 kernels=1 arena=4096";
   StatusOr<ArtifactSignature> sig = ArtifactSignature::parse(text);
   ASSERT_TRUE(sig.ok()) << sig.status().toString();
-  EXPECT_EQ(sig->version, 1);
+  EXPECT_EQ(sig->version, 2);
+  EXPECT_EQ(sig->arenaBytes, 4096u);
   EXPECT_EQ(sig->entry, "main");
   EXPECT_EQ(sig->device, "cpu");
   ASSERT_EQ(sig->inputs.size(), 2u);
@@ -59,7 +60,7 @@ TEST(ArtifactSignature, RoundTrips) {
 
 TEST(ArtifactSignature, ScalarsNoInputsAndUnknownFields) {
   StatusOr<ArtifactSignature> sig = ArtifactSignature::parse(
-      "v1 entry=f device=gpu inputs= outputs=f32,4xf16 kernels=0 future=x");
+      "v2 entry=f device=gpu inputs= outputs=f32,4xf16 kernels=0 future=x");
   ASSERT_TRUE(sig.ok()) << sig.status().toString();
   EXPECT_TRUE(sig->inputs.empty());
   ASSERT_EQ(sig->outputs.size(), 2u);
@@ -70,8 +71,8 @@ TEST(ArtifactSignature, ScalarsNoInputsAndUnknownFields) {
 }
 
 TEST(ArtifactSignature, GpuFields) {
-  const std::string text = "v1 entry=main device=gpu inputs=4xf32 "
-                           "outputs=4xf32 kernels=2 chip=sm_90 ptx=80 "
+  const std::string text = "v2 entry=main device=gpu inputs=4xf32 "
+                           "outputs=4xf32 kernels=2 arena=0 chip=sm_90 ptx=80 "
                            "format=isa";
   StatusOr<ArtifactSignature> sig = ArtifactSignature::parse(text);
   ASSERT_TRUE(sig.ok()) << sig.status().toString();
@@ -79,7 +80,7 @@ TEST(ArtifactSignature, GpuFields) {
   EXPECT_EQ(sig->ptxVersion, 80);
   EXPECT_EQ(sig->format, "isa");
   EXPECT_EQ(sig->str(), text);
-  EXPECT_FALSE(ArtifactSignature::parse("v1 entry=main device=gpu inputs= "
+  EXPECT_FALSE(ArtifactSignature::parse("v2 entry=main device=gpu inputs= "
                                         "outputs=f32 chip=gfx90a")
                    .ok());
 }
@@ -90,19 +91,25 @@ TEST(ArtifactSignature, Errors) {
     EXPECT_FALSE(sig.ok()) << text;
     return sig.ok() ? std::string() : sig.status().message();
   };
-  EXPECT_NE(message("v2 entry=main device=cpu inputs= outputs=f32")
-                .find("artifact ABI version 2, this runtime loads version 1"),
+  EXPECT_NE(message("v3 entry=main device=cpu inputs= outputs=f32")
+                .find("artifact ABI version 3, this runtime loads version 2"),
+            std::string::npos);
+  EXPECT_NE(message("v1 entry=main device=cpu inputs= outputs=f32")
+                .find("artifact ABI version 1, this runtime loads version 2"),
+            std::string::npos);
+  EXPECT_NE(message("v2 entry=main device=cpu inputs= outputs=f32 arena=-8")
+                .find("bad arena size '-8'"),
             std::string::npos);
   EXPECT_NE(message("").find("version"), std::string::npos);
-  EXPECT_NE(message("v1 entry=main device=tpu inputs= outputs=f32")
+  EXPECT_NE(message("v2 entry=main device=tpu inputs= outputs=f32")
                 .find("unknown device 'tpu'"),
             std::string::npos);
   EXPECT_NE(
-      message("v1 entry=main device=cpu inputs=2xq8 outputs=f32").find("q8"),
+      message("v2 entry=main device=cpu inputs=2xq8 outputs=f32").find("q8"),
       std::string::npos);
-  EXPECT_NE(message("v1 entry=main device=cpu inputs=").find("outputs="),
+  EXPECT_NE(message("v2 entry=main device=cpu inputs=").find("outputs="),
             std::string::npos);
-  EXPECT_NE(message("v1 entry=main device=cpu inputs= outputs=f32 kernels=-1")
+  EXPECT_NE(message("v2 entry=main device=cpu inputs= outputs=f32 kernels=-1")
                 .find("kernel count"),
             std::string::npos);
 }

@@ -118,6 +118,7 @@ TEST(CAPI, DevicesAndFakeCuda) {
   EXPECT_STREQ(jeet_rt_device_name(cuda), "cuda:0");
   EXPECT_EQ(jeet_rt_device_kind_of(cuda), JEET_RT_DEVICE_CUDA);
 
+  jeet_rt_reset_kernels_launched(cuda);
   jeet_rt_tensor *host = nullptr, *device = nullptr, *back = nullptr;
   ASSERT_EQ(jeet_rt_tensor_parse("3xf32=1,2,3", &host), JEET_RT_OK);
   ASSERT_EQ(jeet_rt_tensor_to_device(host, cuda, &device), JEET_RT_OK);
@@ -129,7 +130,21 @@ TEST(CAPI, DevicesAndFakeCuda) {
   EXPECT_STREQ(text, "3xf32=[1 2 3]");
   EXPECT_EQ(jeet_rt_device_synchronize(cuda), JEET_RT_OK);
   EXPECT_EQ(jeet_rt_kernels_launched(cuda), 0u);
+  // To the device and back: 12 bytes each way; the way back waited once,
+  // and so did the synchronisation.
+  jeet_rt_execution_stats executed;
+  ASSERT_EQ(jeet_rt_execution_stats_get(cuda, &executed), JEET_RT_OK);
+  EXPECT_EQ(executed.h2d_bytes, 12u);
+  EXPECT_EQ(executed.d2h_bytes, 12u);
+  EXPECT_EQ(executed.synchronizations, 2u);
+  EXPECT_EQ(executed.kernels_launched + executed.graph_launches, 0u);
+  EXPECT_EQ(jeet_rt_execution_stats_get(cuda, nullptr),
+            JEET_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(jeet_rt_take_last_error(nullptr, 0), JEET_RT_INVALID_ARGUMENT);
   jeet_rt_reset_kernels_launched(cuda);
+  ASSERT_EQ(jeet_rt_execution_stats_get(cuda, &executed), JEET_RT_OK);
+  EXPECT_EQ(executed.h2d_bytes + executed.d2h_bytes + executed.synchronizations,
+            0u);
 
   jeet_rt_set_memory_limit(cuda, 1024);
   jeet_rt_tensor *big = nullptr;

@@ -137,10 +137,21 @@ TEST_F(CudaDeviceTest, TensorRoundTrip) {
       Tensor::fromHost(*device, {4}, DType::F32, values, sizeof(values));
   ASSERT_TRUE(tensor.ok()) << tensor.status().toString();
   EXPECT_EQ(fake_cuda_count_calls("cuMemAlloc_v2"), 1u);
-  EXPECT_EQ(fake_cuda_count_calls("cuMemcpyHtoD_v2"), 1u);
+  // The upload is queued on the device's stream: the host does not wait.
+  EXPECT_EQ(
+      fakeCudaCalls("cuMemcpyHtoDAsync_v2"),
+      std::vector<std::string>{"cuMemcpyHtoDAsync_v2(bytes=16, stream=1)"});
+  EXPECT_EQ(fake_cuda_count_calls("cuStreamSynchronize"), 0u);
+  EXPECT_EQ(device->executionStats().h2d_bytes, 16u);
+  EXPECT_EQ(device->executionStats().synchronizations, 0u);
   float back[4] = {0};
   ASSERT_TRUE(tensor->toHost(back, sizeof(back)).ok());
   EXPECT_EQ(back[3], 4);
+  // Reading waits for the stream once, then copies.
+  EXPECT_EQ(fake_cuda_count_calls("cuStreamSynchronize"), 1u);
+  EXPECT_EQ(fake_cuda_count_calls("cuMemcpyDtoH_v2"), 1u);
+  EXPECT_EQ(device->executionStats().d2h_bytes, 16u);
+  EXPECT_EQ(device->executionStats().synchronizations, 1u);
   StatusOr<Tensor> zeros = Tensor::zeros(*device, {3}, DType::I32);
   ASSERT_TRUE(zeros.ok());
   int32_t ints[3] = {7, 7, 7};

@@ -31,6 +31,8 @@ struct FakeFunction {
 struct FakeModule {
   int id;
   std::vector<std::string> entries;
+  /// The byte size of each parameter of each entry, from its PTX signature.
+  std::map<std::string, std::vector<size_t>> paramSizes;
   std::map<std::string, std::unique_ptr<FakeFunction>> functions;
 };
 struct FakeStream {
@@ -40,6 +42,19 @@ struct FakeEvent {
   int id;
   bool recorded = false;
   double time = 0;
+};
+struct FakeGraphNode {
+  int id;
+  FakeFunction *function;
+};
+struct FakeGraph {
+  int id;
+  std::vector<FakeGraphNode> nodes;
+};
+struct FakeGraphExec {
+  int id;
+  int graph;
+  std::vector<FakeGraphNode> nodes;
 };
 
 struct State {
@@ -53,10 +68,13 @@ struct State {
   std::map<FakeModule *, std::unique_ptr<FakeModule>> modules;
   std::map<FakeStream *, std::unique_ptr<FakeStream>> streams;
   std::map<FakeEvent *, std::unique_ptr<FakeEvent>> events;
+  std::map<FakeGraph *, std::unique_ptr<FakeGraph>> graphs;
+  std::map<FakeGraphExec *, std::unique_ptr<FakeGraphExec>> execs;
   int driverVersion = 13000;
   int deviceCount = 1;
   int ccMajor = 9, ccMinor = 0;
-  int nextModule = 1, nextStream = 1, nextEvent = 1;
+  int nextModule = 1, nextStream = 1, nextEvent = 1, nextGraph = 1,
+      nextExec = 1, nextNode = 1;
   double clock = 0;
   int context = 0;
 };
@@ -137,6 +155,11 @@ private:
 };
 
 std::string streamName(void *stream) {
+  // cuda.h's CU_STREAM_LEGACY and CU_STREAM_PER_THREAD.
+  if (reinterpret_cast<uintptr_t>(stream) == 0x1)
+    return "legacy";
+  if (reinterpret_cast<uintptr_t>(stream) == 0x2)
+    return "per-thread";
   return stream ? std::to_string(static_cast<FakeStream *>(stream)->id) : "0";
 }
 
@@ -167,6 +190,46 @@ std::vector<std::string> findEntries(const char *text) {
   return entries;
 }
 
+/// The byte size of each `.param` of each `.entry` in PTX text: a scalar's
+/// type gives it (.u64 is 8 bytes), an array's count times its element.
+std::map<std::string, std::vector<size_t>> findParamSizes(const char *text) {
+  std::map<std::string, std::vector<size_t>> sizes;
+  for (const char *p = std::strstr(text, ".entry"); p;
+       p = std::strstr(p + 6, ".entry")) {
+    const char *begin = p + 6;
+    while (*begin == ' ' || *begin == '\t' || *begin == '\n' || *begin == '\r')
+      ++begin;
+    const char *end = begin;
+    while (*end && *end != ' ' && *end != '\t' && *end != '\n' &&
+           *end != '\r' && *end != '(')
+      ++end;
+    std::string name(begin, end);
+    const char *open = std::strchr(end, '(');
+    const char *close = open ? std::strchr(open, ')') : nullptr;
+    std::vector<size_t> &params = sizes[name];
+    if (!open || !close)
+      continue;
+    std::string list(open + 1, close);
+    for (size_t at = list.find(".param"); at != std::string::npos;
+         at = list.find(".param", at + 6)) {
+      size_t comma = list.find(',', at);
+      std::string decl = list.substr(
+          at, comma == std::string::npos ? std::string::npos : comma - at);
+      size_t bits = 8;
+      for (const char *type : {"64", "32", "16"})
+        if (decl.find(std::string(type) + " ") != std::string::npos) {
+          bits = std::stoul(type);
+          break;
+        }
+      size_t count = 1;
+      if (size_t bracket = decl.find('['); bracket != std::string::npos)
+        count = std::stoul(decl.substr(bracket + 1));
+      params.push_back(bits / 8 * count);
+    }
+  }
+  return sizes;
+}
+
 void writeLog(char *buffer, size_t size, const std::string &text) {
   if (!buffer || !size)
     return;
@@ -190,6 +253,8 @@ FAKE_EXPORT void fake_cuda_reset() {
   s.modules.clear();
   s.streams.clear();
   s.events.clear();
+  s.graphs.clear();
+  s.execs.clear();
   s.log.clear();
   s.failNext.clear();
   s.memLimit = 0;
@@ -199,6 +264,7 @@ FAKE_EXPORT void fake_cuda_reset() {
   s.ccMinor = 0;
   s.clock = 0;
   s.nextModule = s.nextStream = s.nextEvent = 1;
+  s.nextGraph = s.nextExec = s.nextNode = 1;
 }
 
 FAKE_EXPORT const char *fake_cuda_log() {
@@ -434,6 +500,16 @@ FAKE_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src,
   return 0;
 }
 
+FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src,
+                                          size_t bytes, void *stream) {
+  Call call("cuMemcpyHtoDAsync_v2", "bytes=" + std::to_string(bytes) +
+                                        ", stream=" + streamName(stream));
+  if (CUresult r = call.injected())
+    return r;
+  std::memcpy(toPtr(dst), src, bytes);
+  return 0;
+}
+
 static void fill32(CUdeviceptr dst, unsigned value, size_t count) {
   unsigned *words = static_cast<unsigned *>(toPtr(dst));
   for (size_t i = 0; i < count; ++i)
@@ -526,6 +602,7 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(void **module, const void *image,
   auto fake = std::make_unique<FakeModule>();
   fake->id = call.s.nextModule++;
   fake->entries = entries;
+  fake->paramSizes = findParamSizes(text);
   *module = fake.get();
   call.note("=> module " + std::to_string(fake->id));
   call.s.modules[fake.get()] = std::move(fake);
@@ -592,6 +669,26 @@ FAKE_EXPORT CUresult cuLaunchKernel(void *function, unsigned gridX,
       !blockX || !blockY || !blockZ)
     return call.result(1);
   call.s.clock += 0.25;
+  return 0;
+}
+
+FAKE_EXPORT CUresult cuFuncGetParamInfo(void *function, size_t index,
+                                        size_t *offset, size_t *size) {
+  // Not logged: the runtime asks once per parameter of each kernel.
+  std::lock_guard<std::mutex> lock(state().mutex);
+  auto *fake = static_cast<FakeFunction *>(function);
+  if (!fake)
+    return 400;
+  const std::vector<size_t> &sizes = fake->module->paramSizes[fake->name];
+  if (index >= sizes.size())
+    return 1;
+  size_t at = 0;
+  for (size_t i = 0; i < index; ++i)
+    at += sizes[i];
+  if (offset)
+    *offset = at;
+  if (size)
+    *size = sizes[index];
   return 0;
 }
 
@@ -682,3 +779,147 @@ FAKE_EXPORT CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
   *ms = static_cast<float>(b->second->time - a->second->time);
   return 0;
 }
+
+//===----------------------------------------------------------------------===//
+// CUDA graphs (left out of libjeet_fake_cuda_nographs.so, which stands for a
+// driver without them)
+//===----------------------------------------------------------------------===//
+
+#ifndef FAKE_CUDA_NO_GRAPHS
+namespace {
+/// The v2 kernel node parameters of cuda.h (CUDA_KERNEL_NODE_PARAMS_v2).
+struct KernelNodeParams {
+  void *func;
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  void *kern;
+  void *ctx;
+};
+
+std::string describeNode(const KernelNodeParams *params) {
+  std::string name = params && params->func
+                         ? static_cast<FakeFunction *>(params->func)->name
+                         : "null";
+  if (!params)
+    return "kernel=null";
+  return "kernel=" + name + ", grid=" + std::to_string(params->gridDimX) + "x" +
+         std::to_string(params->gridDimY) + "x" +
+         std::to_string(params->gridDimZ) +
+         ", block=" + std::to_string(params->blockDimX) + "x" +
+         std::to_string(params->blockDimY) + "x" +
+         std::to_string(params->blockDimZ);
+}
+} // namespace
+
+FAKE_EXPORT CUresult cuGraphCreate(void **graph, unsigned flags) {
+  Call call("cuGraphCreate", "flags=" + std::to_string(flags));
+  if (CUresult r = call.injected())
+    return r;
+  auto fake = std::make_unique<FakeGraph>();
+  fake->id = call.s.nextGraph++;
+  *graph = fake.get();
+  call.note("=> graph " + std::to_string(fake->id));
+  call.s.graphs[fake.get()] = std::move(fake);
+  return 0;
+}
+
+FAKE_EXPORT CUresult cuGraphAddKernelNode_v2(void **node, void *graph,
+                                             void **dependencies,
+                                             size_t numDependencies,
+                                             const KernelNodeParams *params) {
+  Call call("cuGraphAddKernelNode_v2",
+            describeNode(params) +
+                ", dependencies=" + std::to_string(numDependencies));
+  if (CUresult r = call.injected())
+    return r;
+  auto it = call.s.graphs.find(static_cast<FakeGraph *>(graph));
+  if (it == call.s.graphs.end() || !params || !params->func ||
+      (numDependencies && !dependencies))
+    return call.result(1);
+  FakeGraph &fake = *it->second;
+  fake.nodes.push_back(
+      {call.s.nextNode++, static_cast<FakeFunction *>(params->func)});
+  // A node handle is its id: enough for the runtime to name it again.
+  *node =
+      reinterpret_cast<void *>(static_cast<uintptr_t>(fake.nodes.back().id));
+  return 0;
+}
+
+FAKE_EXPORT CUresult cuGraphInstantiateWithFlags(void **exec, void *graph,
+                                                 unsigned long long flags) {
+  Call call("cuGraphInstantiateWithFlags", "flags=" + std::to_string(flags));
+  if (CUresult r = call.injected())
+    return r;
+  auto it = call.s.graphs.find(static_cast<FakeGraph *>(graph));
+  if (it == call.s.graphs.end())
+    return call.result(400);
+  auto fake = std::make_unique<FakeGraphExec>();
+  fake->id = call.s.nextExec++;
+  fake->graph = it->second->id;
+  fake->nodes = it->second->nodes;
+  *exec = fake.get();
+  call.note("=> exec " + std::to_string(fake->id) + " of " +
+            std::to_string(fake->nodes.size()) + " kernels");
+  call.s.execs[fake.get()] = std::move(fake);
+  return 0;
+}
+
+FAKE_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(
+    void *exec, void *node, const KernelNodeParams *params) {
+  Call call("cuGraphExecKernelNodeSetParams_v2", describeNode(params));
+  if (CUresult r = call.injected())
+    return r;
+  auto it = call.s.execs.find(static_cast<FakeGraphExec *>(exec));
+  if (it == call.s.execs.end())
+    return call.result(400);
+  int id = static_cast<int>(reinterpret_cast<uintptr_t>(node));
+  for (FakeGraphNode &n : it->second->nodes)
+    if (n.id == id) {
+      // As the driver: the node's kernel cannot change.
+      if (!params || params->func != n.function)
+        return call.result(1);
+      return 0;
+    }
+  return call.result(400);
+}
+
+FAKE_EXPORT CUresult cuGraphLaunch(void *exec, void *stream) {
+  auto *fake = static_cast<FakeGraphExec *>(exec);
+  std::string kernels = "?";
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    auto it = state().execs.find(fake);
+    if (it != state().execs.end())
+      kernels = std::to_string(it->second->nodes.size());
+  }
+  Call call("cuGraphLaunch",
+            "kernels=" + kernels + ", stream=" + streamName(stream));
+  if (CUresult r = call.injected())
+    return r;
+  auto it = call.s.execs.find(fake);
+  if (it == call.s.execs.end())
+    return call.result(400);
+  call.s.clock += 0.25 * static_cast<double>(it->second->nodes.size());
+  return 0;
+}
+
+FAKE_EXPORT CUresult cuGraphExecDestroy(void *exec) {
+  Call call("cuGraphExecDestroy", "");
+  if (CUresult r = call.injected())
+    return r;
+  if (!call.s.execs.erase(static_cast<FakeGraphExec *>(exec)))
+    return call.result(400);
+  return 0;
+}
+
+FAKE_EXPORT CUresult cuGraphDestroy(void *graph) {
+  Call call("cuGraphDestroy", "");
+  if (CUresult r = call.injected())
+    return r;
+  if (!call.s.graphs.erase(static_cast<FakeGraph *>(graph)))
+    return call.result(400);
+  return 0;
+}
+#endif // FAKE_CUDA_NO_GRAPHS

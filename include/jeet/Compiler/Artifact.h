@@ -62,6 +62,8 @@ struct ArtifactInfo {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   int64_t numKernels = 0;
+  /// The bytes of the arena of intermediates the entry takes.
+  int64_t arenaBytes = 0;
   /// The jeet_artifact_signature text.
   std::string signature;
   /// The CPU the host code was compiled for.
@@ -76,7 +78,7 @@ std::string formatArtifactSignature(llvm::StringRef entry,
                                     llvm::StringRef device,
                                     const std::vector<TensorSpec> &inputs,
                                     const std::vector<TensorSpec> &outputs,
-                                    int64_t numKernels);
+                                    int64_t numKernels, int64_t arenaBytes);
 
 /// Adds the artifact ABI to a module lowered to the LLVM dialect:
 /// `jeet_artifact_run(void **args)` (the packed wrapper of `entry`),

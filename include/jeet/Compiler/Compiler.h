@@ -12,6 +12,7 @@
 #define JEET_COMPILER_COMPILER_H
 
 #include "jeet/Dialect/Jeet/Transforms/FuseDefaults.h"
+#include "jeet/Runtime/Tensor.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -47,6 +48,8 @@ struct CompileOptions {
   bool parallel = true;
   /// Keep the IR after each stage for Executable::ir().
   bool keepIR = false;
+  /// GPU: replay executions as a CUDA graph from the second one on.
+  bool cudaGraphs = true;
 
   /// A canonical text of the options, for cache keys and messages.
   std::string str() const;
@@ -74,6 +77,19 @@ struct TensorSpec {
   bool operator!=(const TensorSpec &other) const { return !(*this == other); }
 };
 
+/// Where a graph's intermediates live (the static memory plan of
+/// jeet-plan-memory): one arena, every size rounded up to 256 bytes.
+struct MemoryPlan {
+  /// The arena an execution uses.
+  int64_t arenaBytes = 0;
+  /// The intermediates' sizes added up: what allocating each would take.
+  int64_t intermediateBytes = 0;
+  /// The most bytes of intermediates alive at once: no plan needs less.
+  int64_t liveBytesBound = 0;
+  /// How many intermediates the arena holds.
+  int64_t buffers = 0;
+};
+
 /// A compiled graph: JIT'ed host code (and, on a GPU, its kernels).
 class Executable {
 public:
@@ -89,8 +105,14 @@ public:
   /// For each kernel, the names of the jeet ops it fuses, in order.
   const std::vector<std::vector<std::string>> &kernelOps() const;
   /// The most bytes of intermediate buffers alive at once, from the buffer
-  /// plan after liveness-based deallocation.
+  /// plan after liveness-based deallocation (memoryPlan().liveBytesBound).
   int64_t peakIntermediateBytes() const;
+  /// The arena of intermediates and what it is compared with.
+  const MemoryPlan &memoryPlan() const;
+  /// GPU: "on" when executions are replayed as a CUDA graph (from the second
+  /// one on), else "off: <why>"; "not run yet" before the first execution
+  /// (when the device, and whether its driver has graphs, becomes known).
+  std::string cudaGraphStatus() const;
   /// The stages of the pipeline that compiled it, in order: the graph as
   /// given ("jeet"), then the pipeline's stages (CPU: "fused", "linalg",
   /// "bufferized", "llvm"; GPU: "fused", "kernels", "llvm", "ptx").
@@ -99,10 +121,32 @@ public:
   /// was not kept (see CompileOptions::keepIR) or `stage` is not one.
   std::string ir(llvm::StringRef stage) const;
 
-  /// Runs the graph on host buffers: one pointer per input and output, each
-  /// C-contiguous with the size of its TensorSpec. Outputs are written.
+  /// Runs the graph on raw buffers of its device (host memory on the CPU,
+  /// device memory on a GPU): one pointer per input and output, each
+  /// C-contiguous with the size of its TensorSpec. Outputs are written; on a
+  /// GPU the call waits for them.
   llvm::Error run(llvm::ArrayRef<const void *> inputs,
                   llvm::ArrayRef<void *> outputs) const;
+
+  /// Runs the graph on runtime tensors that live on its device (the host
+  /// device, or the CUDA device), outputs allocated by the caller with the
+  /// types of outputs(). On a GPU the work is queued on `stream` (null: the
+  /// device's own stream) and the call returns without waiting: reading an
+  /// output (Tensor::toHost) or synchronizing waits, and a failure of the
+  /// queued work surfaces there, naming this graph; the outputs then report
+  /// it when read again. Errors name the input or output that is wrong
+  /// (type, device, a closed device, data from failed work).
+  llvm::Error run(llvm::ArrayRef<runtime::Tensor> inputs,
+                  llvm::ArrayRef<runtime::Tensor> outputs,
+                  void *stream = nullptr) const;
+  /// The same, with outputs allocated on the device (on `stream`).
+  llvm::Expected<std::vector<runtime::Tensor>>
+  run(llvm::ArrayRef<runtime::Tensor> inputs, void *stream = nullptr) const;
+  /// The same on inputs given by address (nothing is copied: frontends that
+  /// hold tensors in objects of their own run this way).
+  llvm::Expected<std::vector<runtime::Tensor>>
+  run(llvm::ArrayRef<const runtime::Tensor *> inputs,
+      void *stream = nullptr) const;
 
 private:
   std::unique_ptr<Impl> impl;

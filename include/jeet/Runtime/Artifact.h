@@ -9,14 +9,15 @@
 // libjeet_runtime when the artifact is loaded. Loading needs nothing from
 // LLVM or MLIR.
 //
-// The artifact ABI (version 1), every symbol C-linkage and exported:
+// The artifact ABI (version 2), every symbol C-linkage and exported:
 //
 //   const char jeet_artifact_signature[];
-//       "v1 entry=main device=cpu inputs=2x3xf32,3xf32 outputs=2x3xf32
-//        kernels=1" (one line; fields separated by single spaces; a graph
-//       with no inputs has "inputs=" empty; a scalar is "f32"). GPU
-//       artifacts add "chip=sm_90 ptx=80 format=isa". Readers ignore fields
-//       they do not know.
+//       "v2 entry=main device=cpu inputs=2x3xf32,3xf32 outputs=2x3xf32
+//        kernels=1 arena=0" (one line; fields separated by single spaces; a
+//       graph with no inputs has "inputs=" empty; a scalar is "f32";
+//       `arena` is the bytes of the arena of intermediates). GPU artifacts
+//       add "chip=sm_90 ptx=80 format=isa". Readers ignore fields they do
+//       not know.
 //   void jeet_artifact_init(void);
 //       Runs the module's former global constructors (a GPU artifact loads
 //       its PTX here, through mgpuModuleLoad/mgpuModuleLoadJIT). dlopen runs
@@ -27,10 +28,13 @@
 //       The packed entry: args[i] points to the i-th scalar argument of the
 //       lowered entry function, which takes every input and then every output
 //       as an expanded memref descriptor (allocated pointer, aligned pointer,
-//       offset, sizes..., strides...). Outputs are caller-allocated buffers
+//       offset, sizes..., strides...), then the arena of intermediates as the
+//       descriptor of a memref<Nxi8> (N = `arena`, 256-byte aligned), and for
+//       a GPU artifact last the stream (CUstream) to queue the work on: it
+//       returns without waiting for it. Outputs are caller-allocated buffers
 //       that the code writes. For a GPU artifact every pointer is device
 //       memory. Errors are recorded in the runtime's thread-local last error
-//       (takeLastError()).
+//       (takeLastError()). (Execution.h: CompiledEntry calls it.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +42,7 @@
 #define JEET_RUNTIME_ARTIFACT_H
 
 #include "jeet/Runtime/DType.h"
+#include "jeet/Runtime/Execution.h"
 #include "jeet/Runtime/Status.h"
 #include "jeet/Runtime/Tensor.h"
 
@@ -51,19 +56,6 @@ namespace runtime {
 
 class Device;
 
-/// The static type of one argument or result: "2x3xf32".
-struct TensorType {
-  std::vector<int64_t> shape;
-  DType dtype = DType::F32;
-
-  /// "2x3xf32", "f32" for a scalar.
-  std::string str() const;
-  int64_t numElements() const;
-  size_t byteSize() const;
-  /// Parses "2x3xf32" / "f32".
-  static StatusOr<TensorType> parse(const std::string &text);
-};
-
 /// The metadata of an artifact (the jeet_artifact_signature string).
 struct ArtifactSignature {
   int version = 1;
@@ -74,6 +66,8 @@ struct ArtifactSignature {
   std::vector<TensorType> outputs;
   /// Kernels launched per execution (fusion groups).
   int64_t kernels = 0;
+  /// Bytes of the arena of intermediates the entry takes.
+  uint64_t arenaBytes = 0;
   /// GPU artifacts: the chip the kernels were compiled for ("sm_90"), the
   /// PTX ISA version of their code (80 for 8.0) and the form they are
   /// embedded in ("isa": PTX text, JIT-compiled by the driver at load;
@@ -82,8 +76,8 @@ struct ArtifactSignature {
   int ptxVersion = 0;
   std::string format;
 
-  /// The canonical text: "v1 entry=main device=cpu inputs=... outputs=...
-  /// kernels=N".
+  /// The canonical text: "v2 entry=main device=cpu inputs=... outputs=...
+  /// kernels=N arena=B".
   std::string str() const;
   /// Parses the text; unknown `key=value` fields are ignored (for forward
   /// compatibility), an unknown version is an error.
@@ -91,7 +85,7 @@ struct ArtifactSignature {
 };
 
 /// The artifact ABI version this runtime loads.
-constexpr int kArtifactVersion = 1;
+constexpr int kArtifactVersion = 2;
 
 /// A loaded artifact. Thread-compatible: run() from one thread at a time.
 class Artifact {
@@ -103,8 +97,10 @@ public:
   ///   "g.so: cannot load: <dlerror>"
   ///   "g.so: not a Jeet artifact (no jeet_artifact_signature symbol)"
   ///   "g.so: artifact ABI version 2, this runtime loads version 1"
-  static StatusOr<std::unique_ptr<Artifact>> load(const std::string &path,
-                                                  int cudaOrdinal = 0);
+  /// `cudaGraphs`: replay GPU executions as a CUDA graph from the second
+  /// one on.
+  static StatusOr<std::unique_ptr<Artifact>>
+  load(const std::string &path, int cudaOrdinal = 0, bool cudaGraphs = true);
   /// Reads only the signature (nothing runs, no device is opened).
   static StatusOr<ArtifactSignature> readSignature(const std::string &path);
 
@@ -123,9 +119,15 @@ public:
   Status checkInputs(const std::vector<Tensor> &inputs) const;
 
   /// Runs on tensors that already live on device() (outputs allocated by the
-  /// caller with the signature's types). Waits for the device to finish.
+  /// caller with the signature's types). Waits for the device to finish
+  /// unless `options` say otherwise (ExecutionOptions: stream, wait).
   Status run(const std::vector<Tensor> &inputs,
              const std::vector<Tensor> &outputs) const;
+  Status run(const std::vector<Tensor> &inputs,
+             const std::vector<Tensor> &outputs,
+             const ExecutionOptions &options) const;
+  /// The entry the artifact exports, bound to device().
+  const CompiledEntry &entry() const { return *entry_; }
 
   /// Allocates the outputs on device() (uninitialised).
   StatusOr<std::vector<Tensor>> allocateOutputs() const;
@@ -140,9 +142,9 @@ private:
   std::string path_;
   ArtifactSignature signature_;
   void *handle_ = nullptr;
-  void (*run_)(void **) = nullptr;
   void (*fini_)() = nullptr;
   Device *device_ = nullptr;
+  std::unique_ptr<CompiledEntry> entry_;
 };
 
 } // namespace runtime

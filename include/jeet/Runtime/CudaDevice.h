@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace jeet {
 namespace runtime {
@@ -47,6 +48,9 @@ struct CudaKernel {
   cu::CUfunction function = nullptr;
   std::string name;
   CudaModule *module = nullptr;
+  /// The size of each parameter, when the driver tells
+  /// (cuFuncGetParamInfo); empty otherwise.
+  std::vector<size_t> paramSizes;
 };
 
 class CudaModule {
@@ -80,6 +84,80 @@ private:
 
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
+  bool operator==(const Dim3 &other) const {
+    return x == other.x && y == other.y && z == other.z;
+  }
+};
+
+class CudaDevice;
+
+class CudaGraphExec;
+
+/// A CUDA graph of kernel launches, built through the driver's explicit
+/// graph API: kernels are added in order, each depending on the one before
+/// (they ran in that order on one stream). Instantiated, it is replayed with
+/// one cuGraphLaunch (CudaGraphExec). Not thread-safe: its owner serialises
+/// use.
+class CudaGraph {
+public:
+  ~CudaGraph();
+  CudaGraph(const CudaGraph &) = delete;
+  CudaGraph &operator=(const CudaGraph &) = delete;
+
+  /// Appends a launch; the driver copies `params`.
+  Status addKernel(const CudaKernel &kernel, Dim3 grid, Dim3 block,
+                   unsigned sharedMemBytes, void **params);
+  /// A launchable instance with the parameters the kernels were added with.
+  StatusOr<std::unique_ptr<CudaGraphExec>> instantiate();
+  size_t numKernels() const { return nodes_.size(); }
+
+private:
+  friend class CudaDevice;
+  friend class CudaGraphExec;
+  explicit CudaGraph(CudaDevice &device) : device_(device) {}
+  struct Node {
+    cu::CUgraphNode node;
+    const CudaKernel *kernel;
+    Dim3 grid, block;
+    unsigned sharedMemBytes;
+    /// The parameters' bytes (when the kernel's parameter sizes are known):
+    /// an update that brings the same bytes is not sent to the driver.
+    std::vector<char> params;
+  };
+  CudaDevice &device_;
+  cu::CUgraph graph_ = nullptr;
+  std::vector<Node> nodes_;
+};
+
+/// An instantiated CudaGraph. A kernel's parameters can be replaced between
+/// launches (cuGraphExecKernelNodeSetParams) without building the graph
+/// again; launches already queued keep theirs. Not thread-safe.
+class CudaGraphExec {
+public:
+  ~CudaGraphExec();
+  CudaGraphExec(const CudaGraphExec &) = delete;
+  CudaGraphExec &operator=(const CudaGraphExec &) = delete;
+
+  /// Gives launch `index` (in the order added) new parameters, for the next
+  /// launches; it must be the same kernel with the same configuration.
+  /// Parameters equal to the current ones (when the kernel's parameter sizes
+  /// are known) make no driver call.
+  Status setKernelParams(size_t index, const CudaKernel &kernel, Dim3 grid,
+                         Dim3 block, unsigned sharedMemBytes, void **params);
+  /// Queues the whole graph on `stream` and counts one graph launch.
+  Status launch(void *stream);
+  size_t numKernels() const { return nodes_.size(); }
+  /// cuGraphExecKernelNodeSetParams calls made so far.
+  size_t numParamUpdates() const { return paramUpdates_; }
+
+private:
+  friend class CudaGraph;
+  CudaGraphExec(CudaDevice &device, std::vector<CudaGraph::Node> nodes)
+      : device_(device), nodes_(std::move(nodes)) {}
+  CudaDevice &device_;
+  cu::CUgraphExec exec_ = nullptr;
+  std::vector<CudaGraph::Node> nodes_;
+  size_t paramUpdates_ = 0;
 };
 
 class CudaDevice : public Device {
@@ -110,6 +188,7 @@ public:
   bool isEmulator() const { return driver_->isEmulator(); }
   bool isEmulated() const override { return isEmulator(); }
   const CudaDriver &driver() const { return *driver_; }
+  void *defaultStream() const override { return stream_; }
 
   /// Makes the device's primary context current on the calling thread (once
   /// per thread).
@@ -125,6 +204,14 @@ public:
   /// Synchronizes the device's stream and every stream created through it.
   Status synchronize() override;
 
+  /// Asynchronous work of `label` (e.g. an execution of a graph) was queued
+  /// on `stream` (null: the device's): returns its ticket, which buffers it
+  /// writes remember (Buffer::markWritten). When a later wait on the stream
+  /// fails, the error names the labels queued since the previous wait, and
+  /// the tickets of that span fail with it (submissionStatus).
+  uint64_t noteSubmission(void *stream, const std::string &label);
+  Status submissionStatus(void *stream, uint64_t ticket) const override;
+
   /// Asynchronous copy in any direction (unified addressing) on `stream`.
   Status copyAsync(void *dst, const void *src, size_t bytes, void *stream);
   Status memset32(void *dst, uint32_t value, size_t count, void *stream);
@@ -137,8 +224,12 @@ public:
   /// Synchronizes the stream, then destroys it.
   Status destroyStream(void *stream);
   /// Waits for the stream; its freed cached blocks become usable anywhere.
-  Status synchronizeStream(void *stream);
+  Status synchronizeStream(void *stream) override;
   Status streamWaitEvent(void *stream, void *event);
+  /// Makes `consumer` (any stream handle, including the legacy and
+  /// per-thread default streams) wait for the work queued on `producer` so
+  /// far, without the host waiting.
+  Status orderStreams(void *producer, void *consumer);
 
   StatusOr<void *> createEvent(bool timing = true);
   Status destroyEvent(void *event);
@@ -174,8 +265,31 @@ public:
                 unsigned sharedMemBytes, void *stream, void **params,
                 void **extra = nullptr);
 
+  /// Whether the driver has the CUDA graph entry points (empty), else why
+  /// executions cannot be replayed as graphs.
+  std::string graphsUnsupportedReason() const;
+  /// An empty graph to add launches to.
+  StatusOr<std::unique_ptr<CudaGraph>> createGraph();
+
 private:
   CudaDevice(std::shared_ptr<CudaDriver> driver, int ordinal);
+
+  /// What was queued on one stream since the host last waited for it.
+  struct Submissions {
+    uint64_t submitted = 0; ///< tickets handed out
+    uint64_t waited = 0;    ///< tickets covered by the last wait
+    /// The labels queued since the last wait, with their counts.
+    std::vector<std::pair<std::string, uint64_t>> pending;
+    /// Spans of tickets whose work failed, with the error.
+    struct Failure {
+      uint64_t first, last;
+      Status status;
+    };
+    std::vector<Failure> failures;
+  };
+  /// Closes the span of tickets a wait on `stream` covered; on failure
+  /// records it and returns `error` with the labels it covered.
+  Status settleSubmissions(void *stream, Status error);
 
   std::shared_ptr<CudaDriver> driver_;
   int ordinal_;
@@ -189,6 +303,8 @@ private:
   mutable std::mutex mutex_;
   std::map<const void *, std::unique_ptr<CudaModule>> modules_;
   std::map<void *, bool> streams_;
+  mutable std::mutex submissionsMutex_;
+  std::map<void *, Submissions> submissions_;
 };
 
 } // namespace runtime

@@ -20,6 +20,9 @@ struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphNode_st;
+struct CUgraphExec_st;
 
 namespace jeet {
 namespace runtime {
@@ -34,6 +37,22 @@ using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
 using CUevent = CUevent_st *;
 using CUjit_option = int;
+using CUgraph = CUgraph_st *;
+using CUgraphNode = CUgraphNode_st *;
+using CUgraphExec = CUgraphExec_st *;
+
+/// CUDA_KERNEL_NODE_PARAMS_v2 of cuda.h (what cuGraphAddKernelNode_v2 and
+/// cuGraphExecKernelNodeSetParams_v2 take).
+struct CUDA_KERNEL_NODE_PARAMS {
+  CUfunction func;
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  void *kern; ///< CUkernel: used only when func is null
+  CUcontext ctx;
+};
 
 // Values from cuda.h (stable ABI).
 constexpr CUresult CUDA_SUCCESS = 0;
@@ -53,6 +72,7 @@ constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
 constexpr CUresult CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
 constexpr CUresult CUDA_ERROR_MISALIGNED_ADDRESS = 716;
 constexpr CUresult CUDA_ERROR_LAUNCH_FAILED = 719;
+constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
 constexpr CUresult CUDA_ERROR_UNKNOWN = 999;
 
 constexpr CUjit_option CU_JIT_WALL_TIME = 2;
@@ -70,6 +90,10 @@ constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 constexpr unsigned CU_EVENT_DEFAULT = 0x0;
 constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
+
+/// Stream handles with a meaning of their own.
+inline CUstream legacyStream() { return reinterpret_cast<CUstream>(0x1); }
+inline CUstream perThreadStream() { return reinterpret_cast<CUstream>(0x2); }
 
 } // namespace cu
 
@@ -117,6 +141,8 @@ struct CudaDriver {
                               size_t bytes) = nullptr;
   CUresult (*cuMemcpyAsync)(cu::CUdeviceptr dst, cu::CUdeviceptr src,
                             size_t bytes, cu::CUstream stream) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync_v2)(cu::CUdeviceptr dst, const void *src,
+                                   size_t bytes, cu::CUstream stream) = nullptr;
   CUresult (*cuMemsetD32_v2)(cu::CUdeviceptr dst, unsigned value,
                              size_t count) = nullptr;
   CUresult (*cuMemsetD32Async)(cu::CUdeviceptr dst, unsigned value,
@@ -146,6 +172,35 @@ struct CudaDriver {
                                  cu::CUevent end) = nullptr;
   CUresult (*cuGetErrorName)(CUresult error, const char **name) = nullptr;
   CUresult (*cuGetErrorString)(CUresult error, const char **text) = nullptr;
+
+  // CUDA graphs, resolved when present: without them executions launch their
+  // kernels one by one (supportsGraphs() is false).
+  CUresult (*cuGraphCreate)(cu::CUgraph *graph, unsigned flags) = nullptr;
+  CUresult (*cuGraphAddKernelNode_v2)(
+      cu::CUgraphNode *node, cu::CUgraph graph,
+      const cu::CUgraphNode *dependencies, size_t numDependencies,
+      const cu::CUDA_KERNEL_NODE_PARAMS *params) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(cu::CUgraphExec *exec,
+                                          cu::CUgraph graph,
+                                          unsigned long long flags) = nullptr;
+  CUresult (*cuGraphExecKernelNodeSetParams_v2)(
+      cu::CUgraphExec exec, cu::CUgraphNode node,
+      const cu::CUDA_KERNEL_NODE_PARAMS *params) = nullptr;
+  CUresult (*cuGraphLaunch)(cu::CUgraphExec exec,
+                            cu::CUstream stream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(cu::CUgraphExec exec) = nullptr;
+  CUresult (*cuGraphDestroy)(cu::CUgraph graph) = nullptr;
+
+  // Resolved when present (drivers of CUDA 12.4 and later): the sizes of a
+  // kernel's parameters, which let a CUDA graph's update skip the kernels
+  // whose parameters did not change.
+  CUresult (*cuFuncGetParamInfo)(cu::CUfunction function, size_t index,
+                                 size_t *offset, size_t *size) = nullptr;
+
+  /// True when every CUDA graph entry point above was found.
+  bool supportsGraphs() const { return graphsMissing.empty(); }
+  /// The first graph entry point the library lacks (empty when none).
+  std::string graphsMissing;
 
   /// True when the library is the Jeet GPU emulator
   /// (libjeet_cuda_emulator.so, include/jeet/Emulator/Emulator.h), which

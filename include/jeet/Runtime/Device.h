@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace jeet {
@@ -26,9 +27,22 @@ enum class DeviceKind { Host, Cuda };
 
 const char *deviceKindName(DeviceKind kind); // "host", "cuda"
 
-/// Execution statistics of a device.
+/// Execution statistics of a device: what the host asked of it. The field
+/// names are part of the API (Python and the C API use the same keys).
 struct ExecutionStats {
+  /// Kernels launched one by one (cuLaunchKernel); the kernels of a replayed
+  /// CUDA graph are not counted here but in graph_launches.
   uint64_t kernels_launched = 0;
+  /// CUDA graphs launched (cuGraphLaunch): one per replayed execution.
+  uint64_t graph_launches = 0;
+  /// Bytes copied from host memory to the device, and back.
+  uint64_t h2d_bytes = 0;
+  uint64_t d2h_bytes = 0;
+  /// Times the host waited for the device (a stream or an event).
+  uint64_t synchronizations = 0;
+
+  /// The fields as (name, value) pairs, in declaration order.
+  std::vector<std::pair<const char *, uint64_t>> items() const;
 };
 
 class Device {
@@ -42,18 +56,34 @@ public:
   /// The caching allocator that owns this device's memory.
   CachingAllocator &allocator() { return *allocator_; }
 
-  /// Synchronous copies (they wait for `stream`, or for the whole device when
-  /// `stream` is null).
+  /// Copies. Host to device is queued on `stream` (the default stream when
+  /// null) behind the work already there, the host data being staged before
+  /// the call returns; device to host waits for `stream` (for the whole
+  /// device when null) first; device to device waits too.
   virtual Status copyHostToDevice(void *dst, const void *src, size_t bytes,
                                   void *stream = nullptr) = 0;
   virtual Status copyDeviceToHost(void *dst, const void *src, size_t bytes,
                                   void *stream = nullptr) = 0;
   virtual Status copyDeviceToDevice(void *dst, const void *src, size_t bytes,
                                     void *stream = nullptr) = 0;
-  /// Fills `bytes` bytes at `dst` with zero.
+  /// Fills `bytes` bytes at `dst` with zero, queued on `stream` (the default
+  /// stream when null).
   virtual Status zero(void *dst, size_t bytes, void *stream = nullptr) = 0;
   /// Waits for all work queued on the device.
   virtual Status synchronize() = 0;
+  /// Waits for the work queued on one stream.
+  virtual Status synchronizeStream(void * /*stream*/) { return Status(); }
+  /// The stream the device's work is queued on when none is given (null on
+  /// the host, where work is synchronous). Buffers allocated without a
+  /// stream belong to it: a freed one is reused by later work on the same
+  /// stream only, until the stream is synchronized.
+  virtual void *defaultStream() const { return nullptr; }
+  /// Ok, or the error of the asynchronous work that was queued on `stream`
+  /// under `ticket` (see CudaDevice::noteSubmission) and failed.
+  virtual Status submissionStatus(void * /*stream*/,
+                                  uint64_t /*ticket*/) const {
+    return Status();
+  }
   /// True for a GPU emulated on the CPU (CudaDevice on the Jeet GPU
   /// emulator): GPU code must be compiled for the emulation target, and
   /// timings say nothing about a GPU.
@@ -61,8 +91,17 @@ public:
 
   ExecutionStats executionStats() const;
   void resetExecutionStats();
-  /// Counts one kernel launch (called by the launch paths).
+  /// Count what the device is asked to do (called by the launch, copy and
+  /// wait paths).
   void recordKernelLaunch() { kernelsLaunched_.fetch_add(1); }
+  void recordGraphLaunch() { graphLaunches_.fetch_add(1); }
+  void recordHostToDevice(uint64_t bytes) { h2dBytes_.fetch_add(bytes); }
+  void recordDeviceToHost(uint64_t bytes) { d2hBytes_.fetch_add(bytes); }
+  void recordSynchronization() { synchronizations_.fetch_add(1); }
+
+  /// Expires when the device is closed (setCudaOptions): buffers hold it to
+  /// tell a live device from a closed one.
+  std::weak_ptr<const char> lifetime() const { return lifetime_; }
 
 protected:
   Device(std::string name, DeviceKind kind,
@@ -74,7 +113,12 @@ private:
   std::string name_;
   DeviceKind kind_;
   std::unique_ptr<CachingAllocator> allocator_;
+  std::shared_ptr<const char> lifetime_ = std::make_shared<const char>(0);
   std::atomic<uint64_t> kernelsLaunched_{0};
+  std::atomic<uint64_t> graphLaunches_{0};
+  std::atomic<uint64_t> h2dBytes_{0};
+  std::atomic<uint64_t> d2hBytes_{0};
+  std::atomic<uint64_t> synchronizations_{0};
 };
 
 /// The CPU, with an aligned-malloc backend.

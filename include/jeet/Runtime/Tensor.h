@@ -7,7 +7,9 @@
 #include "jeet/Runtime/Status.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,13 +18,37 @@ namespace runtime {
 
 class Device;
 
+/// The static type of one argument or result: "2x3xf32".
+struct TensorType {
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32;
+
+  /// "2x3xf32", "f32" for a scalar.
+  std::string str() const;
+  int64_t numElements() const;
+  size_t byteSize() const;
+  /// Parses "2x3xf32" / "f32".
+  static StatusOr<TensorType> parse(const std::string &text);
+};
+
 /// Memory on a device, obtained from the device's caching allocator and given
-/// back to it when the last reference goes away. The device must outlive it.
+/// back to it when the last reference goes away, or memory owned by someone
+/// else (a DLPack producer) that the buffer keeps alive.
+///
+/// A buffer remembers the asynchronous work that last wrote it (a stream and
+/// a ticket of CudaDevice::noteSubmission): when that work fails, reading
+/// the buffer reports the failure instead of returning stale data. A buffer
+/// whose device was closed (setCudaOptions) reports that its memory is gone.
 class Buffer {
 public:
-  /// Allocates `bytes` on `device` for use on `stream`.
+  /// Allocates `bytes` on `device` for use on `stream` (the device's default
+  /// stream when null).
   static StatusOr<std::shared_ptr<Buffer>>
   allocate(Device &device, size_t bytes, void *stream = nullptr);
+  /// Wraps `bytes` of memory at `data` on `device` without copying;
+  /// `release` runs when the last reference goes away.
+  static std::shared_ptr<Buffer> wrap(Device &device, void *data, size_t bytes,
+                                      std::function<void()> release);
 
   ~Buffer();
   Buffer(const Buffer &) = delete;
@@ -31,13 +57,44 @@ public:
   void *data() const { return data_; }
   size_t bytes() const { return bytes_; }
   Device &device() const { return *device_; }
+  /// "cuda:0": the device's name, known even once the device is closed.
+  const std::string &deviceName() const { return deviceName_; }
+  /// False once the device was closed: the memory is gone.
+  bool deviceAlive() const { return !lifetime_.expired(); }
+  /// True when the runtime does not own the memory (Buffer::wrap).
+  bool external() const { return static_cast<bool>(release_); }
+
+  /// Asynchronous work queued on `stream` under `ticket` writes the buffer.
+  void markWritten(void *stream, uint64_t ticket);
+  /// The stream of the work that last wrote it (null: none known).
+  void *writeStream() const;
+  /// Work just queued on `stream`, another stream than the one the buffer
+  /// was allocated for, uses the buffer. Its memory goes back to the
+  /// allocator only behind that work: the buffer keeps an event recorded on
+  /// `stream` now, which the allocation stream waits for (on the device, not
+  /// the host) when the buffer is freed; the caching allocator's ordering on
+  /// the allocation stream then covers `stream` too.
+  Status markUsedOn(void *stream);
+  /// Ok when the buffer can be read or used: its device is alive and the
+  /// asynchronous work that wrote it has not failed (as far as known: a
+  /// failure is known once the stream was waited for).
+  Status readable() const;
 
 private:
-  Buffer(Device *device, void *data, size_t bytes)
-      : device_(device), data_(data), bytes_(bytes) {}
+  Buffer(Device *device, void *data, size_t bytes);
   Device *device_;
+  std::string deviceName_;
+  std::weak_ptr<const char> lifetime_;
   void *data_;
   size_t bytes_;
+  std::function<void()> release_;
+  /// The stream the memory was allocated for (null: wrapped memory).
+  void *allocationStream_ = nullptr;
+  mutable std::mutex writeMutex_;
+  void *writeStream_ = nullptr;
+  uint64_t writeTicket_ = 0;
+  /// (stream, event) of each other stream that used the buffer.
+  std::vector<std::pair<void *, void *>> foreignUses_;
 };
 
 /// A C-contiguous (row-major) tensor. Copies share the buffer.

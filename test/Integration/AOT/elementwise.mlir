@@ -17,8 +17,8 @@
 // RUN: llvm-nm -D --defined-only %t/unfused.so | FileCheck %s --check-prefix=EXPORTS
 // RUN: llvm-readelf -d %t/unfused.so | FileCheck %s --check-prefix=NEEDED
 
-// SIG: v1 entry=main device=cpu inputs=2x3xf32,3xf32 outputs=2x3xf32 kernels={{[1-4]}}{{$}}
-// UNFUSED: v1 entry=main device=cpu inputs=2x3xf32,3xf32 outputs=2x3xf32 kernels=4
+// SIG: v2 entry=main device=cpu inputs=2x3xf32,3xf32 outputs=2x3xf32 kernels={{[1-4]}} arena={{[0-9]+}}{{$}}
+// UNFUSED: v2 entry=main device=cpu inputs=2x3xf32,3xf32 outputs=2x3xf32 kernels=4 arena=0
 // CHECK: 2x3xf32={{\[\[}}11 22 33][14 25 36]]
 // STATS: device: host
 // STATS: kernels per execution: [[K:[1-4]]]

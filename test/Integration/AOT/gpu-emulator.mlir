@@ -3,7 +3,7 @@
 // signature says so (no chip or PTX version for the loader to check).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: jeet-compile %s -o %t/g.so --device=gpu --gpu-target=emulator --print-signature | FileCheck %s --check-prefix=SIG
-// SIG: v1 entry=main device=gpu inputs=4x8xf32,8xf32 outputs=4x8xf32,4xf32 kernels={{[1-9][0-9]*}} format=emulator{{$}}
+// SIG: v2 entry=main device=gpu inputs=4x8xf32,8xf32 outputs=4x8xf32,4xf32 kernels={{[1-9][0-9]*}} arena={{[0-9]+}} format=emulator{{$}}
 
 // RUN: %python %S/Inputs/artifact-emulator-object.py %t/g.so %t/kernels.so | FileCheck %s --check-prefix=EMBEDDED
 // RUN: llvm-nm -D --defined-only %t/kernels.so | FileCheck %s --check-prefix=KERNELS

@@ -3,7 +3,7 @@
 // needs one (elsewhere the runtime's reason is reported).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: jeet-compile %s -o %t/g.so --device=gpu --print-signature | FileCheck %s --check-prefix=SIG
-// SIG: v1 entry=main device=gpu inputs=4x8xf32,8xf32 outputs=4x8xf32,4xf32 kernels={{[1-9][0-9]*}} chip=sm_90 ptx=80 format=isa{{$}}
+// SIG: v2 entry=main device=gpu inputs=4x8xf32,8xf32 outputs=4x8xf32,4xf32 kernels={{[1-9][0-9]*}} arena={{[0-9]+}} chip=sm_90 ptx=80 format=isa{{$}}
 
 // As many PTX kernels as the signature counts, and PTX that ptxas accepts.
 // RUN: %python %S/Inputs/artifact-ptx.py %t/g.so | FileCheck %s --check-prefix=ENTRIES

@@ -5,12 +5,11 @@
 // RUN: %python %S/Inputs/reference.py gen %t/mlp mlp
 // RUN: jeet-runner %t/mlp.so --input=@%t/mlp/in0.npy --input=@%t/mlp/in1.npy --input=@%t/mlp/in2.npy --input=@%t/mlp/in3.npy --output=@%t/mlp/out.npy
 // RUN: %python %S/Inputs/reference.py check %t/mlp/out.npy %t/mlp/ref.npy | FileCheck %s
-// Intermediates come from the runtime's allocator, resolved from
-// libjeet_runtime when the artifact is loaded.
+// Intermediates live in the arena the runtime passes (its size is in the
+// signature): the artifact allocates nothing itself.
 // RUN: llvm-nm -D --undefined-only %t/mlp.so | FileCheck %s --check-prefix=IMPORTS
-// IMPORTS-DAG: U _mlir_memref_to_llvm_alloc
-// IMPORTS-DAG: U _mlir_memref_to_llvm_free
-// MLP: v1 entry=mlp device=cpu inputs=8x16xf32,16x32xf32,32xf32,32x4xf32 outputs=8x4xf32 kernels={{[2-4]}}
+// IMPORTS-NOT: _mlir_memref_to_llvm_alloc
+// MLP: v2 entry=mlp device=cpu inputs=8x16xf32,16x32xf32,32xf32,32x4xf32 outputs=8x4xf32 kernels={{[2-4]}} arena={{[1-9][0-9]*}}
 
 // RUN: jeet-compile %s --entry=softmax -o %t/softmax.so
 // RUN: %python %S/Inputs/reference.py gen %t/softmax softmax
@@ -26,7 +25,7 @@
 // Two results.
 // RUN: jeet-compile %s --entry=two -o %t/two.so --print-signature | FileCheck %s --check-prefix=TWO
 // RUN: jeet-runner %t/two.so --input=2x2xf32=1,2,3,4 | FileCheck %s --check-prefix=PAIR
-// TWO: v1 entry=two device=cpu inputs=2x2xf32 outputs=2xf32,2x2xf32 kernels=2
+// TWO: v2 entry=two device=cpu inputs=2x2xf32 outputs=2xf32,2x2xf32 kernels=2 arena={{[0-9]+}}
 // PAIR: 2xf32=[3 7]
 // PAIR-NEXT: 2x2xf32={{\[\[}}1 3][2 4]]
 

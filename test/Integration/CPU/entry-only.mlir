@@ -8,7 +8,7 @@
 // MAIN: kernels per execution: 1
 // OTHER: 4xf32=[-3 -3 -3 -3]
 // OTHER: kernels per execution: 2
-// SIG: kernels=1{{$}}
+// SIG: kernels=1 arena=0{{$}}
 
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = jeet.exp %a : tensor<4xf32>

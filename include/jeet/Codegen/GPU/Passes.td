@@ -138,4 +138,50 @@ def JeetGpuMergeModulesPass : Pass<"jeet-gpu-merge-modules", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Host code (lib/Codegen/GPU/CallerStream.cpp)
+//===----------------------------------------------------------------------===//
+
+def JeetGpuCallerStreamPass : Pass<"jeet-gpu-caller-stream", "::mlir::func::FuncOp"> {
+  let summary = "Makes a host function queue its GPU work on a stream its "
+                "caller gives and return without waiting";
+  let description = [{
+    Runs after `gpu-async-region`, on the public functions of the host:
+    there, the function creates a stream (`gpu.wait async` with no
+    dependency, which `gpu-to-llvm` lowers to `mgpuStreamCreate`), chains
+    every launch, copy and allocation on it, and waits for it at the end
+    (`gpu.wait` on the last token: `mgpuStreamSynchronize` and
+    `mgpuStreamDestroy`). This pass gives the function a new last argument,
+    `!gpu.async.token {jeet.stream}`, which `gpu-to-llvm` turns into the
+    stream pointer its caller passes; the chain starts from it, and the wait
+    at the end goes. The function then queues its work in order on the
+    caller's stream and returns at once: the caller decides when to wait,
+    and executions queued one after another on a stream need no host
+    synchronisation between them.
+
+    The host must not wait in the middle of the function (a `gpu.wait` that
+    is not its last op before `return`), and the work must form one chain
+    (no `gpu.wait async` joining several tokens): both are errors.
+
+    Before:
+    ```mlir
+    func.func @main(%a: memref<256xf32>, %out: memref<256xf32>) {
+      %0 = gpu.wait async
+      %1 = gpu.launch_func async [%0] @kernels::@k ... args(%a : memref<256xf32>, %out : memref<256xf32>)
+      gpu.wait [%1]
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%a: memref<256xf32>, %out: memref<256xf32>,
+                    %stream: !gpu.async.token {jeet.stream}) {
+      %1 = gpu.launch_func async [%stream] @kernels::@k ... args(%a : memref<256xf32>, %out : memref<256xf32>)
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // JEET_CODEGEN_GPU_PASSES_TD

@@ -13,6 +13,6 @@ while start != -1:
 if "--ptx" in sys.argv:
     print("\n".join(ptx))
 else:
-    sig = re.search(rb"v1 entry=[^\0]*", data).group(0).decode()
+    sig = re.search(rb"v[0-9]+ entry=[^\0]*", data).group(0).decode()
     entries = sum(len(re.findall(r"^\s*\.visible \.entry ", p, re.M)) for p in ptx)
     print(f"{sig}\nptx modules={len(ptx)} entries={entries}")

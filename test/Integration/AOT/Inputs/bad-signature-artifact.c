@@ -1,6 +1,6 @@
 /* A signature that does not parse. */
 const char jeet_artifact_signature[] =
-    "v1 entry=main device=cpu inputs=2xq99 outputs=2xf32 kernels=1";
+    "v2 entry=main device=cpu inputs=2xq99 outputs=2xf32 kernels=1 arena=0";
 void jeet_artifact_init(void) {}
 void jeet_artifact_fini(void) {}
 void jeet_artifact_run(void **args) { (void)args; }

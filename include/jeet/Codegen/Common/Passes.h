@@ -1,0 +1,32 @@
+//===- Passes.h - Code generation passes every device shares ----*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_CODEGEN_COMMON_PASSES_H
+#define JEET_CODEGEN_COMMON_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Pass/Pass.h"
+
+namespace jeet {
+
+/// The attribute jeet-plan-memory puts on each function it plans: a
+/// dictionary of `arena_bytes`, `intermediate_bytes`, `live_bytes_bound`
+/// and `buffers` (i64 each).
+inline constexpr llvm::StringLiteral kMemoryPlanAttr = "jeet.memory_plan";
+/// The unit attribute that marks the arena argument.
+inline constexpr llvm::StringLiteral kArenaArgAttr = "jeet.arena";
+
+#define GEN_PASS_DECL
+#include "jeet/Codegen/Common/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "jeet/Codegen/Common/Passes.h.inc"
+
+} // namespace jeet
+
+#endif // JEET_CODEGEN_COMMON_PASSES_H

@@ -8,6 +8,9 @@ LLVM_DIR ?= /usr/lib/llvm-22
 APT_PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
   llvm-22-tools libomp-22-dev libgtest-dev
 PIP_PACKAGES := numpy pytest nanobind scikit-build-core
+# Test dependencies of the frontends (jeet.onnx, jeet.torch; `import jeet`
+# needs none of them): onnx, onnxruntime for the comparison, torch.
+PIP_PACKAGES += onnx onnxruntime torch
 WHEEL_BUILD_DIR ?= build-wheel
 
 .PHONY: setup build test demo bench docs wheel wheel-check clean

@@ -1,0 +1,24 @@
+"""The frontends' tests: the ONNX importer, the torch.compile backend, the
+ONNX node tests, the example models."""
+
+import sys
+
+
+def pytest_terminal_summary(terminalreporter):
+    module = sys.modules.get("onnx_node_cases")
+    if module is None or not module.Stats.collected:
+        return
+    stats = module.Stats
+    out = sum(stats.out_of_scope.values())
+    write = terminalreporter.write_line
+    terminalreporter.section("ONNX backend node tests")
+    write(f"{stats.total} cases in onnx's node tests; {stats.in_scope} of "
+          f"ops Jeet claims: {stats.passed} passed, {len(stats.failed)} failed"
+          + (f" ({', '.join(stats.failed[:10])}{', ...' if len(stats.failed) > 10 else ''})"
+             if stats.failed else ""))
+    write(f"{out} unsupported:")
+    for reason, count in stats.out_of_scope.most_common():
+        write(f"  {count:5d}  {reason}")
+    if stats.unclaimed:
+        write(f"  ops not claimed ({len(stats.unclaimed)}): "
+              + " ".join(sorted(stats.unclaimed)))

@@ -9,6 +9,7 @@ import onnx
 
 from .. import _device, _dtypes, _jeet, _tensor
 from .._dtypes import ArgumentError
+from .._frontends import explain_graph
 from .._tensor import Tensor
 from ..errors import ShapeError
 from . import _importer, _types
@@ -518,10 +519,7 @@ class OnnxModel:
         imported = self._default or self._last
         if imported is None or imported.text is None:
             return "the model computes nothing in Jeet (outputs are inputs or constants)"
-        t = Tensor._new((), "f32", imported.device)
-        t._source = (imported.text, imported.device)
-        t._rt = True
-        return _tensor.explain(t)
+        return explain_graph(imported.text, imported.device)
 
     def __repr__(self):
         inputs = ", ".join(f"{n}: {_fmt(s)} {d}" for n, s, d in self.inputs)

@@ -9,7 +9,7 @@ import onnx
 
 from .. import _device, _dtypes, _jeet, _tensor
 from .._dtypes import ArgumentError
-from .._frontends import explain_graph
+from .._frontends import explain_graph, static_frontier
 from .._tensor import Tensor
 from ..errors import ShapeError
 from . import _importer, _types
@@ -234,7 +234,7 @@ class Imported:
                  "executable")
 
 
-def import_graph(model, specs, statics, options, device):
+def import_graph(model, specs, statics, options, device, prepare=False):
     """Converts the graph with `statics` (input name -> Static) for the
     inputs compiled by value; returns an Imported whose text is the jeet
     graph (inputs in the order of `specs` less the static ones, then the
@@ -254,6 +254,14 @@ def import_graph(model, specs, statics, options, device):
         runtime_inputs.append(index)
     outputs = importer.run(placeholders, statics)
     _check_declared_outputs(model, outputs)
+    if prepare:
+        # Work on initializers alone (weights transposed for a MatMul, batch
+        # norm's scale) runs once now, in Jeet; the graph then reads its
+        # results as bound arguments.
+        tensors = [o for o in outputs if isinstance(o, Tensor)]
+        frontier, _ = static_frontier(tensors)
+        if frontier:
+            _tensor.execute(*frontier)
 
     # Inputs of other types that nothing needed by value are not passed.
     runtime_inputs = [i for i in runtime_inputs
@@ -391,7 +399,7 @@ class OnnxModel:
             return imported
         try:
             imported = import_graph(self._model, self._specs, statics,
-                                    self._options, self.device)
+                                    self._options, self.device, prepare=True)
         except _importer.NeedsStatic as need:
             if need.input_name in statics:
                 raise

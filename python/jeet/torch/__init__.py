@@ -55,7 +55,7 @@ class Explanation:
 
     @property
     def num_kernels(self):
-        return sum(p.executable.num_kernels for p in self.partitions)
+        return sum(p.num_kernels for p in self.partitions)
 
     def __str__(self):
         lines = []

@@ -20,7 +20,8 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from .. import _jeet, _tensor
-from .._frontends import explain_graph
+from .._frontends import (explain_graph, placeholder_like, static_frontier,
+                          substitute)
 from .._tensor import Tensor
 from ..errors import JeetError
 from . import _aten, _dtypes
@@ -198,20 +199,21 @@ def _release_partitions():
 class JeetPartition(torch.nn.Module):
     """A fused submodule of supported nodes, compiled as one jeet graph;
     called with the partition's torch tensors, returns its results as torch
-    tensors (a tuple when the submodule returned one)."""
+    tensors (a tuple when the submodule returned one).
 
-    def __init__(self, submodule, name):
+    Inputs marked static (a model's parameters and buffers) feed a second,
+    preparation graph: the work that depends on them alone (weights
+    transposed for a matmul, batch norm's per-channel scale and shift) runs
+    once, and again only when one of them changes."""
+
+    def __init__(self, submodule, name, static_mask):
         super().__init__()
         self.name = name
-        self._cached = {}
-        placeholders, env = [], {}
-        self.input_dtypes = []
-        out_node = None
+        placeholders, env, out_node = [], {}, None
         for node in submodule.graph.nodes:
             if node.op == "placeholder":
                 t = _placeholder(node.meta["val"])
                 placeholders.append(t)
-                self.input_dtypes.append(t._dtype)
                 env[node] = t
             elif node.op == "call_function":
                 env[node] = _convert(node, env)
@@ -219,56 +221,106 @@ class JeetPartition(torch.nn.Module):
                 out_node = node
             else:
                 raise JeetError(f"unexpected {node.op} node in a Jeet partition")
+        self.input_dtypes = [p._dtype for p in placeholders]
         outputs = out_node.args[0]
         self.returns_tuple = isinstance(outputs, (tuple, list))
         outputs = list(outputs) if self.returns_tuple else [outputs]
         values = [env[o] for o in outputs]
-        index_of = {id(p): i for i, p in enumerate(placeholders)}
+        self.num_ops = sum(1 for n in submodule.graph.nodes if n.op == "call_function")
+
+        self.static_index = [i for i, s in enumerate(static_mask) if s]
+        static_args = [placeholders[i] for i in self.static_index]
+        frontier, dynamic = static_frontier(values, static_args)
+        self.prep_executable, self.prep_text, self.prep_leaves = None, None, []
+        prepared = []
+        if frontier:
+            reached = {id(n) for n in _tensor._topo_order(frontier)}
+            self.prep_index = [i for i in self.static_index
+                               if id(placeholders[i]) in reached]
+            prep = _tensor._build(frontier, [placeholders[i] for i in self.prep_index])
+            self.prep_text, self.prep_leaves = prep.text, prep.leaves
+            self.prep_executable = _tensor._compile(prep.text, prep.device)
+            prepared = [placeholder_like(f, "cpu") for f in frontier]
+            values = substitute(values, {id(f): p for f, p in zip(frontier, prepared)},
+                                dynamic)
+
+        index_of = {id(p): ("arg", i) for i, p in enumerate(placeholders)}
+        index_of.update({id(p): ("prep", k) for k, p in enumerate(prepared)})
         self.plan, nodes = [], []
         for v in values:
-            if id(v) in index_of:
-                self.plan.append(("arg", index_of[id(v)], v._dtype))
+            kind = index_of.get(id(v))
+            if kind is not None:
+                self.plan.append((kind[0], kind[1], v._dtype))
             else:
                 self.plan.append(("out", len(nodes), v._dtype))
                 nodes.append(v)
-        built = _tensor._build(nodes, placeholders)
-        self.graph_text = built.text
-        self.leaves = built.leaves
-        self.executable = _tensor._compile(built.text, built.device)
-        self.num_ops = sum(1 for n in submodule.graph.nodes if n.op == "call_function")
+        self.graph_text, self.leaves, self.executable = None, [], None
+        if nodes:
+            built = _tensor._build(nodes, placeholders + prepared)
+            self.graph_text, self.leaves = built.text, built.leaves
+            self.executable = _tensor._compile(built.text, built.device)
+        self._static_cache = {}
+        self._prepared = None
         _PARTITIONS.add(self)
 
     def release(self):
-        self.executable, self.leaves, self._cached = None, [], {}
+        self.executable, self.prep_executable = None, None
+        self.leaves, self.prep_leaves = [], []
+        self._static_cache, self._prepared = {}, None
 
-    def _runtime_inputs(self, tensors):
-        inputs = []
-        for i, (t, dtype) in enumerate(zip(tensors, self.input_dtypes)):
-            # Parameters come back unchanged call after call: their runtime
-            # copy is kept while the tensor is the same and unmodified.
-            cached = self._cached.get(i)
-            if (cached is not None and cached[0]() is t
-                    and cached[1] == t._version and cached[2] == t.data_ptr()):
-                inputs.append(cached[3])
-                continue
-            rt = to_runtime(t, dtype)
-            if isinstance(t, torch.nn.Parameter) or not t.requires_grad and t.is_leaf:
-                self._cached[i] = (weakref.ref(t), t._version, t.data_ptr(), rt)
-            inputs.append(rt)
-        return inputs
+    def _static_runtime(self, i, t):
+        # A static input's runtime copy is kept while the tensor is the same
+        # object, unmodified (its version counter) and at the same address.
+        cached = self._static_cache.get(i)
+        if (cached is not None and cached[0]() is t and cached[1] == t._version
+                and cached[2] == t.data_ptr()):
+            return cached[3], True
+        rt = to_runtime(t, self.input_dtypes[i])
+        self._static_cache[i] = (weakref.ref(t), t._version, t.data_ptr(), rt)
+        return rt, False
 
     def forward(self, *tensors):
-        inputs = self._runtime_inputs(tensors)
-        results = self.executable.run(inputs + [leaf._rt for leaf in self.leaves])
+        static = set(self.static_index)
+        inputs, all_cached = [], True
+        for i, (t, dtype) in enumerate(zip(tensors, self.input_dtypes)):
+            if i in static:
+                rt, hit = self._static_runtime(i, t)
+                all_cached &= hit
+            else:
+                rt = to_runtime(t, dtype)
+            inputs.append(rt)
+        if self.prep_executable is not None and (self._prepared is None or not all_cached):
+            self._prepared = self.prep_executable.run(
+                [inputs[i] for i in self.prep_index]
+                + [leaf._rt for leaf in self.prep_leaves])
+        prepared = list(self._prepared or [])
+        results = []
+        if self.executable is not None:
+            results = self.executable.run(
+                inputs + prepared + [leaf._rt for leaf in self.leaves])
         out = []
         for kind, index, dtype in self.plan:
-            out.append(tensors[index] if kind == "arg"
-                       else from_runtime(results[index], dtype))
+            if kind == "arg":
+                out.append(tensors[index])
+            elif kind == "prep":
+                out.append(from_runtime(prepared[index], dtype))
+            else:
+                out.append(from_runtime(results[index], dtype))
         return tuple(out) if self.returns_tuple else out[0]
 
+    @property
+    def num_kernels(self):
+        return self.executable.num_kernels if self.executable is not None else 0
+
     def explain(self):
-        """jeet.explain of the partition's graph (its kernels)."""
-        return explain_graph(self.graph_text, "cpu")
+        """jeet.explain of the partition's graph (its kernels), and of the
+        preparation graph when there is one."""
+        text = (explain_graph(self.graph_text, "cpu") if self.graph_text
+                else "no graph: every result is an input or prepared")
+        if self.prep_text:
+            text += ("\nprepared once from parameters and buffers (again when "
+                     "one changes):\n" + explain_graph(self.prep_text, "cpu"))
+        return text
 
 
 # --------------------------------------------------------------------------
@@ -280,7 +332,7 @@ class Specialization:
     """An ATen graph with static shapes, its Jeet partitions and the nodes
     left to torch."""
 
-    def __init__(self, graph_module):
+    def __init__(self, graph_module, static_positions=()):
         support = JeetSupport()
         partitioner = CapabilityBasedPartitioner(
             graph_module, support, allows_single_node_partition=True)
@@ -294,10 +346,18 @@ class Specialization:
         self.num_aten_ops = sum(1 for n in graph_module.graph.nodes
                                 if n.op == "call_function")
         fused = partitioner.fuse_partitions(partitions, prefix="jeet_partition_")
+        # Which inputs of each partition stay the same from call to call:
+        # graph inputs that are parameters or buffers, and constants.
+        static_nodes = {n for i, n in enumerate(
+            n for n in fused.graph.nodes if n.op == "placeholder")
+            if i in static_positions}
+        static_nodes.update(n for n in fused.graph.nodes if n.op == "get_attr")
+        calls = {n.target: n for n in fused.graph.nodes if n.op == "call_module"}
         self.partitions = []
         for name, module in list(fused.named_children()):
             if name.startswith("jeet_partition_"):
-                partition = JeetPartition(module, name)
+                mask = [a in static_nodes for a in calls[name].args]
+                partition = JeetPartition(module, name, mask)
                 setattr(fused, name, partition)
                 self.partitions.append(partition)
         self.module = fused
@@ -339,8 +399,10 @@ class CompiledGraph:
     """What the backend returns to AOT autograd: the ATen graph, compiled
     once per (shapes, dtypes) of its inputs."""
 
-    def __init__(self, graph_module, example_inputs, on_compile=None):
+    def __init__(self, graph_module, example_inputs, static_positions=(),
+                 on_compile=None):
         self.graph_module = graph_module
+        self.static_positions = set(static_positions)
         self.dynamic = _has_symbolic_shapes(graph_module)
         self.specializations = {}
         self._on_compile = on_compile
@@ -348,7 +410,7 @@ class CompiledGraph:
             self._add(_key(example_inputs), graph_module)
 
     def _add(self, key, graph_module):
-        spec = Specialization(graph_module)
+        spec = Specialization(graph_module, self.static_positions)
         self.specializations[key] = spec
         if self._on_compile is not None:
             self._on_compile(spec)
@@ -398,8 +460,19 @@ def backend(gm, example_inputs, on_compile=None, **options):
             f"the jeet backend takes no options, got {', '.join(sorted(options))}")
     _check_inference(gm, example_inputs)
 
+    # Parameters and buffers (dynamo marks them) are the same tensors call
+    # after call: work on them alone is prepared once.
+    static_positions = [
+        i for i, t in enumerate(example_inputs)
+        if getattr(t, "_dynamo_static_input_type", None) is not None
+        or isinstance(t, torch.nn.Parameter)]
+
     def compile_forward(graph_module, inputs):
-        return CompiledGraph(graph_module, inputs, on_compile)
+        placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
+        # AOT autograd passes an inference graph dynamo's inputs in order.
+        same = len(placeholders) == len(example_inputs)
+        return CompiledGraph(graph_module, inputs,
+                             static_positions if same else (), on_compile)
 
     return aot_module_simplified(
         gm, example_inputs, fw_compiler=compile_forward,

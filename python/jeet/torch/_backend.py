@@ -446,7 +446,7 @@ def _no_backward(graph_module, example_inputs):
     raise TrainingError(TRAINING_MESSAGE.format(what="a backward graph was requested"))
 
 
-def backend(gm, example_inputs, on_compile=None, **options):
+def backend(gm, example_inputs, on_compile=None, options=None, **unknown):
     """torch.compile(model, backend="jeet"): the backend function.
 
     Inference only (a graph that would be trained raises TrainingError).
@@ -455,9 +455,10 @@ def backend(gm, example_inputs, on_compile=None, **options):
     into one jeet graph (fused into kernels), and the rest runs in torch.
     `on_compile` (optional) is called with each Specialization compiled
     (jeet.torch.explain uses it)."""
-    if options:
-        raise JeetError(
-            f"the jeet backend takes no options, got {', '.join(sorted(options))}")
+    # torch.compile(..., options={...}) arrives as `options`.
+    names = sorted(set(options or {}) | set(unknown))
+    if names:
+        raise JeetError(f"the jeet backend takes no options, got {', '.join(names)}")
     _check_inference(gm, example_inputs)
 
     # Parameters and buffers (dynamo marks them) are the same tensors call

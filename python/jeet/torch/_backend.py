@@ -232,6 +232,7 @@ class JeetPartition(torch.nn.Module):
         static_args = [placeholders[i] for i in self.static_index]
         frontier, dynamic = static_frontier(values, static_args)
         self.prep_executable, self.prep_text, self.prep_leaves = None, None, []
+        self.prep_index = []
         prepared = []
         if frontier:
             reached = {id(n) for n in _tensor._topo_order(frontier)}
@@ -255,8 +256,13 @@ class JeetPartition(torch.nn.Module):
                 self.plan.append(("out", len(nodes), v._dtype))
                 nodes.append(v)
         self.graph_text, self.leaves, self.executable = None, [], None
+        # The graph takes the inputs it reads (a weight read only by the
+        # preparation graph is not passed again) and the prepared values.
+        reached = {id(n) for n in _tensor._topo_order(nodes)}
+        self.main_index = [i for i, p in enumerate(placeholders) if id(p) in reached]
         if nodes:
-            built = _tensor._build(nodes, placeholders + prepared)
+            built = _tensor._build(nodes, [placeholders[i] for i in self.main_index]
+                                   + prepared)
             self.graph_text, self.leaves = built.text, built.leaves
             self.executable = _tensor._compile(built.text, built.device)
         self._static_cache = {}
@@ -281,9 +287,12 @@ class JeetPartition(torch.nn.Module):
 
     def forward(self, *tensors):
         static = set(self.static_index)
+        needed = set(self.main_index) | set(self.prep_index)
         inputs, all_cached = [], True
         for i, (t, dtype) in enumerate(zip(tensors, self.input_dtypes)):
-            if i in static:
+            if i not in needed:
+                inputs.append(None)
+            elif i in static:
                 rt, hit = self._static_runtime(i, t)
                 all_cached &= hit
             else:
@@ -297,7 +306,8 @@ class JeetPartition(torch.nn.Module):
         results = []
         if self.executable is not None:
             results = self.executable.run(
-                inputs + prepared + [leaf._rt for leaf in self.leaves])
+                [inputs[i] for i in self.main_index] + prepared
+                + [leaf._rt for leaf in self.leaves])
         out = []
         for kind, index, dtype in self.plan:
             if kind == "arg":

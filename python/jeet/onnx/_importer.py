@@ -298,7 +298,7 @@ class Importer:
     def foldable(self, node):
         """Whether every input is a small integer Static value (Shape and
         Size need only the shape)."""
-        if node.op_type in ("Shape", "Size", "Constant", "ConstantOfShape"):
+        if is_static_producer(node.op_type):
             return True
         for i in range(node.num_inputs):
             if not node.has(i):
@@ -373,7 +373,9 @@ def newer_than_supported(proto, opset, schema):
 
 
 def is_static_producer(op_type):
-    return op_type in ("Shape", "Size", "Constant", "ConstantOfShape")
+    """Ops whose results are known from their inputs' shapes and their
+    attributes alone."""
+    return op_type in ("Shape", "Size", "Constant", "ConstantOfShape", "EyeLike")
 
 
 def scan_unsupported(model, converters, folders):

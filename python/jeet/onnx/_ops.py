@@ -440,9 +440,86 @@ def _fold_identity(n):
     return [(n.static(0, "input"), n.elem_type(0))]
 
 
+@converter("Tile")
+def _tile(n):
+    x = n.tensor(0)
+    repeats = n.static_ints(1, "the repeats")
+    if len(repeats) != x.ndim or any(r < 0 for r in repeats):
+        raise n.error(f"repeats {repeats} do not fit an input of rank {x.ndim}")
+    # Tile as a broadcast: (d0, d1, ...) -> (1, d0, 1, d1, ...) expanded to
+    # (r0, d0, r1, d1, ...), then merged into (r0 d0, r1 d1, ...).
+    spread = tuple(v for d in x.shape for v in (1, d))
+    expanded = tuple(v for r, d in zip(repeats, x.shape) for v in (r, d))
+    y = jt.broadcast_to(jt.reshape(x, spread), expanded)
+    return [jt.reshape(y, tuple(r * d for r, d in zip(repeats, x.shape)))]
+
+
+@converter("DepthToSpace")
+def _depth_to_space(n):
+    x = n.tensor(0)
+    if x.ndim != 4:
+        raise n.error(f"the input must be 4-D, got {x.shape}")
+    bs = int(n.attr("blocksize"))
+    b, c, h, w = x.shape
+    if c % (bs * bs):
+        raise n.error(f"{c} channels are not a multiple of blocksize^2 = {bs * bs}")
+    if n.attr("mode", "DCR") == "DCR":
+        y = jt.transpose(jt.reshape(x, (b, bs, bs, c // (bs * bs), h, w)), [0, 3, 4, 1, 5, 2])
+    else:
+        y = jt.transpose(jt.reshape(x, (b, c // (bs * bs), bs, bs, h, w)), [0, 1, 4, 2, 5, 3])
+    return [jt.reshape(y, (b, c // (bs * bs), h * bs, w * bs))]
+
+
+@converter("SpaceToDepth")
+def _space_to_depth(n):
+    x = n.tensor(0)
+    if x.ndim != 4:
+        raise n.error(f"the input must be 4-D, got {x.shape}")
+    bs = int(n.attr("blocksize"))
+    b, c, h, w = x.shape
+    if h % bs or w % bs:
+        raise n.error(f"height {h} and width {w} must be multiples of blocksize {bs}")
+    y = jt.transpose(jt.reshape(x, (b, c, h // bs, bs, w // bs, bs)), [0, 3, 5, 1, 2, 4])
+    return [jt.reshape(y, (b, c * bs * bs, h // bs, w // bs))]
+
+
 # --------------------------------------------------------------------------
 # Reductions and normalisations
 # --------------------------------------------------------------------------
+
+
+def _lp_norm(n, x, axes, p):
+    if p == 1:
+        return jt.sum(jt.abs(x), axes, True)
+    if p == 2:
+        return jt.sqrt(jt.sum(jt.mul(x, x), axes, True))
+    raise n.error(f"p must be 1 or 2, got {p}")
+
+
+# The smallest positive (subnormal) value of each float dtype: the least
+# non-zero norm there is.
+_SMALLEST = {"f32": float(np.finfo(np.float32).smallest_subnormal),
+             "f16": float(np.finfo(np.float16).smallest_subnormal),
+             "bf16": 2.0 ** -133}
+
+
+@converter("LpNormalization")
+def _lp_normalization(n):
+    x = n.tensor(0)
+    if x._dtype not in _SMALLEST:
+        raise n.unsupported(f"LpNormalization of {x.dtype}")
+    axis = _axis(n, int(n.attr("axis", -1)), x.ndim)
+    norm = _lp_norm(n, x, [axis], int(n.attr("p", 2)))
+    # A zero norm (x all zeros along the axis) gives 0, as ONNX's reference
+    # does: it is raised to the smallest subnormal, every other norm is at
+    # least that already.
+    return [jt.div(x, jt.maximum(norm, _SMALLEST[x._dtype]))]
+
+
+@converter("GlobalLpPool")
+def _global_lp_pool(n):
+    x = n.tensor(0)
+    return [_lp_norm(n, x, list(range(2, x.ndim)), int(n.attr("p", 2)))]
 
 
 def _reduce_axes(n, rank):
@@ -639,6 +716,16 @@ def _constant_of_shape(n):
     else:
         value, elem_type = 0.0, TensorProto.FLOAT
     return [(np.full(shape, value, _types.numpy_dtype(elem_type)), elem_type)]
+
+
+@folder("EyeLike")
+def _eye_like(n):
+    shape = n.shape(0)
+    if len(shape) != 2:
+        raise n.error(f"the input must be 2-D, got {shape}")
+    elem_type = n.attr("dtype", n.elem_type(0))
+    eye = np.eye(shape[0], shape[1], k=int(n.attr("k", 0)))
+    return [(eye.astype(_types.numpy_dtype(elem_type)), elem_type)]
 
 
 @folder("Shape")

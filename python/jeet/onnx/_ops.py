@@ -18,12 +18,20 @@ CONVERTERS = {}
 FOLDERS = {}
 
 
-def converter(*op_types):
+def converter(*op_types, needs=()):
+    """Registers fn as the converter of op_types, when this build of jeet
+    has the functions `needs` names."""
     def register(fn):
-        for op_type in op_types:
-            CONVERTERS[op_type] = fn
+        if all(hasattr(jt, name) for name in needs):
+            for op_type in op_types:
+                CONVERTERS[op_type] = fn
         return fn
     return register
+
+
+def _gelu_takes_approximate():
+    import inspect
+    return "approximate" in inspect.signature(jt.gelu).parameters
 
 
 def folder(*op_types):
@@ -218,10 +226,118 @@ def _gelu(n):
     if approximate not in ("none", "tanh"):
         raise n.error(f"approximate must be 'none' or 'tanh', got {approximate!r}")
     x = n.tensor(0)
+    if _gelu_takes_approximate():
+        return [jt.gelu(x, approximate=approximate)]
     if approximate == "tanh":
         return [jt.gelu(x)]
-    # The exact GELU needs erf, which Jeet lacks in this build.
     raise n.unsupported("approximate='none' (the exact, erf form of GELU)")
+
+
+# --------------------------------------------------------------------------
+# Comparisons, logic, selection
+# --------------------------------------------------------------------------
+
+_COMPARE = {"Equal": "eq", "Less": "lt", "LessOrEqual": "le", "Greater": "gt",
+            "GreaterOrEqual": "ge"}
+
+
+@converter(*_COMPARE, needs=tuple(_COMPARE.values()))
+def _compare(n):
+    return [getattr(jt, _COMPARE[n.op_type])(n.tensor(0), n.tensor(1))]
+
+
+_LOGICAL = {"And": "logical_and", "Or": "logical_or", "Xor": "logical_xor"}
+
+
+@converter(*_LOGICAL, needs=tuple(_LOGICAL.values()))
+def _logical(n):
+    return [getattr(jt, _LOGICAL[n.op_type])(n.tensor(0), n.tensor(1))]
+
+
+@converter("Not", needs=("logical_not",))
+def _not(n):
+    return [jt.logical_not(n.tensor(0))]
+
+
+_BITWISE = {"BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or",
+            "BitwiseXor": "bitwise_xor"}
+
+
+@converter(*_BITWISE, needs=tuple(_BITWISE.values()))
+def _bitwise(n):
+    return [getattr(jt, _BITWISE[n.op_type])(n.tensor(0), n.tensor(1))]
+
+
+@converter("BitwiseNot", needs=("bitwise_not",))
+def _bitwise_not(n):
+    return [jt.bitwise_not(n.tensor(0))]
+
+
+@converter("Where", needs=("where",))
+def _where(n):
+    return [jt.where(n.tensor(0), n.tensor(1), n.tensor(2))]
+
+
+@converter("Erf", needs=("erf",))
+def _erf(n):
+    return [jt.erf(n.tensor(0))]
+
+
+@converter("Sin", needs=("sin",))
+def _sin(n):
+    return [jt.sin(n.tensor(0))]
+
+
+@converter("Cos", needs=("cos",))
+def _cos(n):
+    return [jt.cos(n.tensor(0))]
+
+
+@converter("ThresholdedRelu", needs=("where", "gt"))
+def _thresholded_relu(n):
+    x = n.tensor(0)
+    alpha = float(n.attr("alpha", 1.0))
+    return [jt.where(jt.gt(x, _scalar(x, alpha)), x, _scalar(x, 0.0))]
+
+
+@converter("Shrink", needs=("where", "gt", "lt"))
+def _shrink(n):
+    x = n.tensor(0)
+    bias, lambd = float(n.attr("bias", 0.0)), float(n.attr("lambd", 0.5))
+    shrunk = jt.where(jt.gt(x, _scalar(x, lambd)), jt.sub(x, _scalar(x, bias)),
+                      _scalar(x, 0))
+    return [jt.where(jt.lt(x, _scalar(x, -lambd)), jt.add(x, _scalar(x, bias)), shrunk)]
+
+
+@converter("IsNaN", needs=("ne",))
+def _isnan(n):
+    x = n.tensor(0)
+    return [jt.ne(x, x)]
+
+
+@converter("IsInf", needs=("eq", "logical_or"))
+def _isinf(n):
+    x = n.tensor(0)
+    positive = jt.eq(x, _scalar(x, np.inf))
+    negative = jt.eq(x, _scalar(x, -np.inf))
+    detect_positive = n.attr("detect_positive", 1)
+    detect_negative = n.attr("detect_negative", 1)
+    if detect_positive and detect_negative:
+        return [jt.logical_or(positive, negative)]
+    if detect_positive:
+        return [positive]
+    if detect_negative:
+        return [negative]
+    # Neither: all false (no value is both infinities).
+    return [jt.logical_and(positive, negative)]
+
+
+@converter("Sign", needs=("where", "gt", "lt"))
+def _sign(n):
+    x = n.tensor(0)
+    # where(x > 0, 1, where(x < 0, -1, x)): zeros (and NaN) stay as they are.
+    return [jt.where(jt.gt(x, _scalar(x, 0)), _scalar(x, 1),
+                     jt.where(jt.lt(x, _scalar(x, 0)), _scalar(x, -1), x))]
 
 
 # --------------------------------------------------------------------------

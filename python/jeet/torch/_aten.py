@@ -25,13 +25,32 @@ CONVERTERS = {}
 Unsupported = _dtypes.Unsupported
 
 
-def converter(*ops):
+def converter(*ops, needs=()):
+    """Registers fn as the converter of the ATen overloads `ops`, when this
+    build of jeet has the functions `needs` names."""
     def register(fn):
-        for op in ops:
-            for overload in (op if isinstance(op, (list, tuple)) else [op]):
-                CONVERTERS[overload] = fn
+        if all(hasattr(jt, name) for name in needs):
+            for op in ops:
+                for overload in (op if isinstance(op, (list, tuple)) else [op]):
+                    CONVERTERS[overload] = fn
         return fn
     return register
+
+
+def _gelu_takes_approximate():
+    import inspect
+    return "approximate" in inspect.signature(jt.gelu).parameters
+
+
+def _meta(a):
+    """A node's argument as torch sees it: the fake tensor of a node, else
+    the Python value."""
+    return a.meta.get("val") if isinstance(a, torch.fx.Node) else a
+
+
+def common_dtype(node):
+    """The dtype torch computes a comparison's operands in."""
+    return _dtypes.jeet_dtype(torch.result_type(*[_meta(a) for a in node.args[:2]]))
 
 
 def _val(node):
@@ -174,9 +193,68 @@ def _pow(node, x, y):
 @converter(aten.gelu.default)
 def _gelu(node, x, approximate="none"):
     x = _operand(x, result_dtype(node))
+    if _gelu_takes_approximate():
+        return jt.gelu(x, approximate=approximate)
     if approximate == "tanh":
         return jt.gelu(x)
     raise Unsupported("the exact (erf) GELU needs erf, which this build of Jeet lacks")
+
+
+_COMPARE = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+
+
+@converter([getattr(aten, name).Tensor for name in _COMPARE]
+           + [getattr(aten, name).Scalar for name in _COMPARE],
+           needs=tuple(_COMPARE.values()))
+def _compare(node, x, y):
+    dtype = common_dtype(node)
+    name = node.target.overloadpacket.__name__
+    return getattr(jt, _COMPARE[name])(_operand(x, dtype), _operand(y, dtype))
+
+
+@converter([aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther,
+            aten.where.Scalar], needs=("where",))
+def _where(node, condition, x, y):
+    dtype = result_dtype(node)
+    return jt.where(condition, _operand(x, dtype), _operand(y, dtype))
+
+
+_LOGICAL = {aten.logical_and.default: "logical_and",
+            aten.logical_or.default: "logical_or",
+            aten.logical_xor.default: "logical_xor"}
+
+
+@converter(list(_LOGICAL), needs=tuple(_LOGICAL.values()))
+def _logical(node, x, y):
+    return getattr(jt, _LOGICAL[node.target])(x, y)
+
+
+@converter(aten.logical_not.default, needs=("logical_not",))
+def _logical_not(node, x):
+    return jt.logical_not(x)
+
+
+_BITWISE = {aten.bitwise_and.Tensor: "bitwise_and", aten.bitwise_or.Tensor: "bitwise_or",
+            aten.bitwise_xor.Tensor: "bitwise_xor"}
+
+
+@converter(list(_BITWISE), needs=tuple(_BITWISE.values()))
+def _bitwise(node, x, y):
+    dtype = result_dtype(node)
+    return getattr(jt, _BITWISE[node.target])(_operand(x, dtype), _operand(y, dtype))
+
+
+@converter(aten.bitwise_not.default, needs=("bitwise_not",))
+def _bitwise_not(node, x):
+    return jt.bitwise_not(x)
+
+
+_MATH = {aten.erf.default: "erf", aten.sin.default: "sin", aten.cos.default: "cos"}
+
+
+@converter(list(_MATH), needs=tuple(_MATH.values()))
+def _math(node, x):
+    return getattr(jt, _MATH[node.target])(_operand(x, result_dtype(node)))
 
 
 @converter(aten.leaky_relu.default)

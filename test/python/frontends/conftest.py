@@ -5,6 +5,23 @@ import sys
 
 
 def pytest_terminal_summary(terminalreporter):
+    _conformance_summary(terminalreporter)
+    _models_summary(terminalreporter)
+
+
+def _models_summary(terminalreporter):
+    """How each example model went through each frontend: matched eager, or
+    unsupported by this build with the ops it lacks."""
+    module = sys.modules.get("test_models")
+    report = getattr(module, "Report", None)
+    if report is None or not report.lines:
+        return
+    terminalreporter.section("Example models through the frontends")
+    for (name, frontend), text in sorted(report.lines.items()):
+        terminalreporter.write_line(f"{name:12s} {frontend:14s} {text}")
+
+
+def _conformance_summary(terminalreporter):
     module = sys.modules.get("onnx_node_cases")
     if module is None or not module.Stats.collected:
         return

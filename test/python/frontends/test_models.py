@@ -27,8 +27,10 @@ SIZES = {
     "cnn": dict(batch=2, size=16),
 }
 
-# ATen ops of each model that run in torch (Jeet has no converter for them
-# yet); every other node of the model must be in a Jeet partition.
+# ATen ops of each model that may run in torch: the ones whose Jeet ops are
+# not in every build (embedding lookup, slicing, exact GELU, convolution,
+# pooling). Every other node of the model must be in a Jeet partition; the
+# ones this build leaves to torch are listed in the summary at the end.
 TORCH_FALLBACKS = {
     "mlp": set(),
     "transformer": {"aten.embedding.default", "aten.gelu.default",
@@ -37,8 +39,21 @@ TORCH_FALLBACKS = {
             "aten.avg_pool2d.default"},
 }
 
-# The models whose ONNX export Jeet imports completely.
-ONNX_MODELS = ["mlp"]
+# ONNX ops of each model's export that a build of Jeet may not import yet
+# (their jeet ops are not in every build). A model whose import fails on
+# these alone is reported as unsupported by this build, with the ops; any
+# other import failure fails the test.
+ONNX_MAY_LACK = {
+    "mlp": set(),
+    "transformer": {"Gather", "Split", "Slice", "Erf", "Concat"},
+    "cnn": {"Conv", "MaxPool", "AveragePool"},
+}
+
+
+class Report:
+    """How each example model went, for the summary at the end (conftest.py):
+    (model, frontend) -> text."""
+    lines = {}
 
 
 def float64_reference(model, inputs):
@@ -75,15 +90,30 @@ def test_torch_compile_matches_eager(name):
     want = float64_reference(model, inputs)
     assert got.shape == want.shape and got.dtype == torch.float32
     np.testing.assert_allclose(got.numpy(), want.numpy(), **tolerance(want))
+    Report.lines[name, "torch.compile"] = (
+        f"matches eager; {report.num_kernels} kernel(s)" + (
+            f"; ATen ops left to torch in this build: "
+            + ", ".join(sorted(fallbacks)) if fallbacks else "; no op left to torch"))
 
 
-@pytest.mark.parametrize("name", ONNX_MODELS)
+@pytest.mark.parametrize("name", sorted(models.BUILDERS))
 def test_onnx_export_matches_eager(name, tmp_path):
     model, inputs = build(name)
     path = models.export_onnx(model, inputs, str(tmp_path / f"{name}.onnx"))
-    compiled = jeet.onnx.load(path, device="cpu")
+    try:
+        compiled = jeet.onnx.load(path, device="cpu")
+    except jeet.onnx.UnsupportedOpsError as error:
+        # Keys are op types, some qualified ("Gather (on values computed at
+        # run time)").
+        missing = sorted({op.split(" ")[0] for op in error.ops})
+        assert set(missing) <= ONNX_MAY_LACK[name], str(error)
+        text = ", ".join(sorted(error.ops))
+        Report.lines[name, "ONNX"] = f"UNSUPPORTED by this build: missing ops {text}"
+        pytest.skip(f"{name}: ONNX export not supported by this build of Jeet; "
+                    f"missing ops: {text}")
     (got,) = compiled(*[x.numpy() for x in inputs])
     want = float64_reference(model, inputs)
     np.testing.assert_allclose(np.asarray(got), want.numpy(), **tolerance(want))
     text = jeet.explain(got)
     assert "kernel 0:" in text and "jeet.matmul" in text
+    Report.lines[name, "ONNX"] = f"matches eager; {compiled.num_kernels} kernel(s)"

@@ -42,8 +42,9 @@ def run(name, workdir):
     path = models.export_onnx(model, inputs, os.path.join(workdir, f"{name}.onnx"))
     try:
         loaded = jeet.onnx.load(path)
-    except jeet.onnx.OnnxImportError as error:
-        print(f"ONNX: not imported: {error}")
+    except jeet.onnx.UnsupportedOpsError as error:
+        print(f"ONNX export + jeet.onnx.load: unsupported by this build of Jeet "
+              f"(missing ops: {', '.join(sorted(error.ops))})")
         return
     (got,) = loaded(*[x.numpy() for x in inputs])
     print(f"ONNX export + jeet.onnx.load: max relative error vs eager "

@@ -159,6 +159,11 @@ class JeetSupport(OperatorSupportBase):
             env = {}
             for arg in node.all_input_nodes:
                 if node.target is operator.getitem:
+                    # The partitioner asks about users before producers:
+                    # decide the producer first, or every getitem (of a
+                    # batch norm's tuple, say) would split the graph there.
+                    if arg not in self._results:
+                        self.is_node_supported(submodules, arg)
                     if self._results.get(arg) is None:
                         raise _aten.Unsupported("its producer runs in torch")
                     env[arg] = self._results[arg]

@@ -84,6 +84,23 @@ def test_unsupported_node_splits_the_graph(seed):
                                err_msg=f"seed {seed}")
 
 
+def test_ops_with_tuple_results_stay_in_one_partition(seed):
+    # Batch norm decomposes to an op with a tuple result and a getitem: the
+    # getitem must not split batch norm from the relu after it.
+    model = torch.nn.Sequential(torch.nn.BatchNorm1d(6), torch.nn.ReLU()).eval()
+    with torch.no_grad():
+        model[0].running_mean.normal_()
+        model[0].running_var.uniform_(0.5, 1.5)
+    x = torch.randn(4, 6)
+    report = jeet.torch.explain(model, x)
+    assert len(report.partitions) == 1 and not report.fallbacks, str(report)
+    with torch.no_grad():
+        got = torch.compile(model, backend="jeet")(x)
+        want = model.double()(x.double())
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5,
+                               err_msg=f"seed {seed}")
+
+
 def test_float64_runs_in_torch():
     def fn(x):
         return torch.exp(x) + 1

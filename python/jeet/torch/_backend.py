@@ -296,8 +296,10 @@ class JeetPartition(torch.nn.Module):
         inputs, all_cached = [], True
         for i, (t, dtype) in enumerate(zip(tensors, self.input_dtypes)):
             if i not in needed:
+                # Returned as it is, or read by no graph: nothing to copy.
                 inputs.append(None)
-            elif i in static:
+                continue
+            if i in static:
                 rt, hit = self._static_runtime(i, t)
                 all_cached &= hit
             else:

@@ -101,6 +101,25 @@ def test_ops_with_tuple_results_stay_in_one_partition(seed):
                                err_msg=f"seed {seed}")
 
 
+def test_inputs_returned_unchanged_are_not_passed_to_the_graph(seed):
+    # A partition that returns an input as it is (a clone) reads it in no
+    # graph: the inputs it does read keep their positions.
+    def fn(x, y, z):
+        return x.clone(), torch.relu(y) * z, z.clone(), torch.exp(x) - y
+
+    x, y, z = torch.randn(4, 5), torch.randn(4, 5), torch.randn(4, 5)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(x, y, z)
+    want = fn(x.double(), y.double(), z.double())
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6, atol=1e-6,
+                                   err_msg=f"seed {seed}")
+    with torch.no_grad():
+        got = torch.compile(lambda a, b: (a.clone(), torch.relu(b)),
+                            backend="jeet")(x, y)
+    assert torch.equal(got[0], x) and torch.equal(got[1], torch.relu(y))
+
+
 def test_float64_runs_in_torch():
     def fn(x):
         return torch.exp(x) + 1

@@ -230,3 +230,8 @@ def test_installed_package_declares_the_entry_point():
     target = table["torch_dynamo_backends"]["jeet"]
     module, _, name = target.partition(":")
     assert getattr(importlib.import_module(module), name) is jeet.torch.backend
+    # The frontends' packages are extras, never dependencies of `jeet`.
+    project = tomllib.loads(pyproject.read_text())["project"]
+    assert project["optional-dependencies"]["torch"] == ["torch"]
+    assert project["optional-dependencies"]["onnx"] == ["onnx"]
+    assert not {"torch", "onnx", "onnxruntime"} & set(project["dependencies"])

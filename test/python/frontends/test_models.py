@@ -20,6 +20,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "examples", "models"))
 import models  # noqa: E402
 
+import frontends_summary  # noqa: E402,F401 (prints Report at the end)
+
 # Small sizes: the tests check the frontends, bench/models.py the speed.
 SIZES = {
     "mlp": dict(batch=8, inputs=64, hidden=48),
@@ -51,8 +53,8 @@ ONNX_MAY_LACK = {
 
 
 class Report:
-    """How each example model went, for the summary at the end (conftest.py):
-    (model, frontend) -> text."""
+    """How each example model went, for the summary at the end
+    (frontends_summary.py): (model, frontend) -> text."""
     lines = {}
 
 

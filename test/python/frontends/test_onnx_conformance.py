@@ -13,6 +13,8 @@ import jeet.onnx  # noqa: E402
 
 import onnx_node_cases as cases  # noqa: E402
 
+import frontends_summary  # noqa: E402,F401 (prints the counts at the end)
+
 
 def pytest_generate_tests(metafunc):
     if "case" not in metafunc.fixturenames:

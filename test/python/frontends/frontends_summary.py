@@ -1,10 +1,13 @@
-"""The frontends' tests: the ONNX importer, the torch.compile backend, the
-ONNX node tests, the example models."""
+"""What the frontends' tests print at the end of the run: the ONNX node
+tests' counts and how each example model went. test/python/conftest.py's
+pytest_terminal_summary calls write() when a frontends test imported this
+module (a second conftest.py here would take the place of that one's module
+`conftest`, which the other tests import from)."""
 
 import sys
 
 
-def pytest_terminal_summary(terminalreporter):
+def write(terminalreporter):
     _conformance_summary(terminalreporter)
     _models_summary(terminalreporter)
 

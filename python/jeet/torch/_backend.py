@@ -175,7 +175,16 @@ class JeetSupport(OperatorSupportBase):
                 for v in (val if isinstance(val, (tuple, list)) else (val,)):
                     if isinstance(v, torch.Tensor):
                         _check_tensor_val(v, "the result")
-            self._results[node] = _convert(node, env)
+            result = _convert(node, env)
+            # The partitioner puts every getitem of a tuple result in its
+            # producer's partition: one that is read must have a value.
+            for user in node.users if isinstance(result, tuple) else ():
+                if (user.target is operator.getitem and user.users
+                        and result[user.args[1]] is None):
+                    raise _aten.Unsupported(
+                        f"its result {user.args[1]}, which '{user.name}' reads, "
+                        "is not computed by Jeet")
+            self._results[node] = result
         except (_aten.Unsupported, JeetError, TypeError, ValueError,
                 IndexError, KeyError) as error:
             self._results[node] = None
@@ -221,6 +230,8 @@ class JeetPartition(torch.nn.Module):
                 placeholders.append(t)
                 env[node] = t
             elif node.op == "call_function":
+                if node.target is operator.getitem and not node.users:
+                    continue  # a result nothing reads (batch norm's statistics)
                 env[node] = _convert(node, env)
             elif node.op == "output":
                 out_node = node

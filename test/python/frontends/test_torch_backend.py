@@ -92,6 +92,13 @@ def test_ops_with_tuple_results_stay_in_one_partition(seed):
         model[0].running_mean.normal_()
         model[0].running_var.uniform_(0.5, 1.5)
     x = torch.randn(4, 6)
+    # After another nn.Sequential called with another shape, dynamo traces
+    # this one again, with dynamic shapes, its parameters and buffers as
+    # inputs, and the getitems of batch norm's statistics (which Jeet does
+    # not compute and nothing reads) left in the graph.
+    other = torch.nn.Sequential(torch.nn.Linear(12, 20), torch.nn.LayerNorm(20)).eval()
+    with torch.no_grad():
+        torch.compile(other, backend="jeet")(torch.randn(5, 12))
     report = jeet.torch.explain(model, x)
     assert len(report.partitions) == 1 and not report.fallbacks, str(report)
     with torch.no_grad():
@@ -99,6 +106,25 @@ def test_ops_with_tuple_results_stay_in_one_partition(seed):
         want = model.double()(x.double())
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5,
                                err_msg=f"seed {seed}")
+
+
+def test_a_result_jeet_does_not_compute_leaves_its_op_to_torch(seed):
+    # Batch norm's converter computes its output, not its saved statistics:
+    # when one of those is read, the op runs in torch.
+    def fn(x, mean, var):
+        out, saved, _ = torch.ops.aten._native_batch_norm_legit_no_training(
+            x, None, None, mean, var, 0.1, 1e-5)
+        return torch.relu(out), saved
+
+    x, mean, var = torch.randn(4, 6), torch.randn(6), torch.rand(6) + 0.5
+    report = jeet.torch.explain(fn, x, mean, var)
+    reasons = {op: reason for op, _, reason in report.fallbacks}
+    assert "is not computed by Jeet" in reasons.get(
+        "aten._native_batch_norm_legit_no_training.default", ""), str(report)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(x, mean, var)
+    want = fn(x, mean, var)
+    assert torch.allclose(got[0], want[0], atol=1e-6) and torch.equal(got[1], want[1])
 
 
 def test_inputs_returned_unchanged_are_not_passed_to_the_graph(seed):

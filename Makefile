@@ -8,9 +8,13 @@ LLVM_DIR ?= /usr/lib/llvm-22
 APT_PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
   llvm-22-tools libomp-22-dev libgtest-dev
 PIP_PACKAGES := numpy pytest nanobind scikit-build-core
-# Test dependencies that may fail to install (a machine without PyPI): the
-# tests that need them are skipped, saying so. PyTorch: DLPack interop.
-PIP_TEST_PACKAGES := torch
+# Test dependencies of the frontends and of DLPack interop (jeet.onnx,
+# jeet.torch; `import jeet` needs none of them): onnx, onnxruntime for the
+# comparison, torch.
+PIP_PACKAGES += onnx onnxruntime torch
+# Optional test dependencies, installed when possible (the tests that need one
+# skip, saying so): none at present.
+PIP_TEST_PACKAGES :=
 WHEEL_BUILD_DIR ?= build-wheel
 
 .PHONY: setup build test demo bench docs wheel wheel-check clean

@@ -167,3 +167,12 @@ __all__ = [
     "CompilationError", "ArgumentError",
     "float32", "float16", "bfloat16", "int32",
 ]
+
+
+def __getattr__(name):
+    # The frontends jeet.onnx and jeet.torch load on first use: they need
+    # packages (onnx, torch) that `import jeet` does not.
+    if name in ("onnx", "torch"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'jeet' has no attribute {name!r}")

@@ -1,5 +1,7 @@
 """pytest setup for Jeet's Python package: run with PYTHONPATH=build/python."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,14 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "gpu: runs on the GPU; `make test` runs these tests again "
         "with JEET_CUDA_DRIVER set to the GPU emulator (-m gpu)")
+
+
+def pytest_terminal_summary(terminalreporter):
+    # The frontends' counts (test/python/frontends/frontends_summary.py),
+    # when their tests ran.
+    summary = sys.modules.get("frontends_summary")
+    if summary is not None:
+        summary.write(terminalreporter)
 
 
 def pytest_report_header(config):

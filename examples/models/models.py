@@ -1,0 +1,153 @@
+"""Three small models defined in torch, with fixed seeds: an MLP, a 2-layer
+transformer encoder and a small CNN. examples/models/run.py runs them
+through Jeet's two frontends; the tests (test/python/frontends) and
+bench/models.py use them too.
+
+Each builder returns (model in eval mode, example inputs as a tuple); the
+same seed gives the same weights and inputs.
+"""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    def __init__(self, inputs=784, hidden=256, classes=10):
+        super().__init__()
+        self.fc1 = nn.Linear(inputs, hidden)
+        self.fc2 = nn.Linear(hidden, hidden)
+        self.fc3 = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+class SelfAttention(nn.Module):
+    """Multi-head self-attention, written out: one projection for queries,
+    keys and values, scaled dot products, softmax, the output projection."""
+
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        batch, seq, dim = x.shape
+        head_dim = dim // self.heads
+        qkv = self.qkv(x).reshape(batch, seq, 3, self.heads, head_dim)
+        q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(head_dim))
+        context = torch.softmax(scores, dim=-1) @ v
+        return self.out(context.transpose(1, 2).reshape(batch, seq, dim))
+
+
+class EncoderLayer(nn.Module):
+    """Pre-norm transformer encoder layer: x + attention(LN(x)), then
+    x + MLP(LN(x)) with the exact (erf) GELU."""
+
+    def __init__(self, dim, heads, hidden):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attention = SelfAttention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, hidden)
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        x = x + self.attention(self.norm1(x))
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class TransformerEncoder(nn.Module):
+    """Token and position embeddings, two encoder layers, a final layer
+    norm; returns the hidden states."""
+
+    def __init__(self, vocab=1000, seq=64, dim=128, heads=4, hidden=512, layers=2):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, dim)
+        self.positions = nn.Embedding(seq, dim)
+        self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0),
+                             persistent=False)
+        self.layers = nn.ModuleList(
+            EncoderLayer(dim, heads, hidden) for _ in range(layers))
+        self.norm = nn.LayerNorm(dim)
+
+    def forward(self, ids):
+        x = self.tokens(ids) + self.positions(self.position_ids[:, :ids.shape[1]])
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x)
+
+
+class SmallCNN(nn.Module):
+    """Two conv-batchnorm-relu-pool stages and a linear classifier."""
+
+    def __init__(self, channels=3, classes=10, size=32):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, 16, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(16)
+        self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
+        self.bn2 = nn.BatchNorm2d(32)
+        self.fc = nn.Linear(32 * (size // 4) ** 2, classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
+        x = F.avg_pool2d(F.relu(self.bn2(self.conv2(x))), 2)
+        return self.fc(torch.flatten(x, 1))
+
+
+def _randomize_batchnorm(model, generator):
+    # Fresh BatchNorm layers hold mean 0, variance 1: give them statistics
+    # so that folding them for inference is tested for real.
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.copy_(torch.randn(m.num_features, generator=generator) * 0.1)
+            m.running_var.copy_(torch.rand(m.num_features, generator=generator) + 0.5)
+            m.weight.data.copy_(torch.rand(m.num_features, generator=generator) + 0.5)
+            m.bias.data.copy_(torch.randn(m.num_features, generator=generator) * 0.1)
+
+
+def mlp(batch=64, seed=0, **sizes):
+    torch.manual_seed(seed)
+    model = MLP(**sizes).eval()
+    x = torch.randn(batch, model.fc1.in_features)
+    return model, (x,)
+
+
+def transformer(batch=8, seq=64, seed=0, **sizes):
+    torch.manual_seed(seed)
+    model = TransformerEncoder(seq=seq, **sizes).eval()
+    ids = torch.randint(0, model.tokens.num_embeddings, (batch, seq))
+    return model, (ids,)
+
+
+def cnn(batch=8, size=32, seed=0, **sizes):
+    torch.manual_seed(seed)
+    model = SmallCNN(size=size, **sizes).eval()
+    generator = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        _randomize_batchnorm(model, generator)
+    x = torch.randn(batch, model.conv1.in_channels, size, size)
+    return model, (x,)
+
+
+BUILDERS = {"mlp": mlp, "transformer": transformer, "cnn": cnn}
+
+
+def export_onnx(model, inputs, path, opset=18):
+    """The model exported to ONNX (torch's TorchScript-based exporter, which
+    needs no further package), static shapes, inputs named input0, ...;
+    returns the path."""
+    import warnings
+    names = [f"input{i}" for i in range(len(inputs))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, inputs, path, dynamo=False, opset_version=opset,
+                          input_names=names, output_names=["output"])
+    return path

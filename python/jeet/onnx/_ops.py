@@ -1,0 +1,961 @@
+"""ONNX ops as jeet ops: one converter per op (or family), and the folders
+that compute integer shape arithmetic known when the model is loaded.
+
+A converter takes a Node (_importer.py) and returns the node's outputs as
+jeet tensors (None for an optional output it does not produce). Composite
+ONNX ops (LayerNormalization, LogSoftmax, Gemm, ...) become several jeet
+ops, which jeet-fuse groups into kernels like any other graph.
+"""
+
+import numpy as np
+from onnx import TensorProto
+
+from .. import _tensor as jt
+from . import _types
+from ._importer import Static
+
+CONVERTERS = {}
+FOLDERS = {}
+
+
+def converter(*op_types, needs=()):
+    """Registers fn as the converter of op_types, when this build of jeet
+    has the functions `needs` names."""
+    def register(fn):
+        if all(hasattr(jt, name) for name in needs):
+            for op_type in op_types:
+                CONVERTERS[op_type] = fn
+        return fn
+    return register
+
+
+def _gelu_takes_approximate():
+    import inspect
+    return "approximate" in inspect.signature(jt.gelu).parameters
+
+
+def folder(*op_types):
+    def register(fn):
+        for op_type in op_types:
+            FOLDERS[op_type] = fn
+        return fn
+    return register
+
+
+def _axis(n, axis, rank, what="axis"):
+    if not -rank <= axis < max(rank, 1):
+        raise n.error(f"{what} {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0
+
+
+def _axes(n, axes, rank):
+    out = []
+    for a in axes:
+        a = _axis(n, int(a), rank, "axis")
+        if a in out:
+            raise n.error(f"axis {a} repeated in {list(axes)}")
+        out.append(a)
+    return out
+
+
+def _scalar(x, value):
+    """A rank-0 constant of x's dtype."""
+    return jt._scalar_constant(value, x._dtype, "onnx")
+
+
+# --------------------------------------------------------------------------
+# Elementwise
+# --------------------------------------------------------------------------
+
+_UNARY = {
+    "Abs": jt.abs, "Neg": jt.neg, "Exp": jt.exp, "Log": jt.log,
+    "Sqrt": jt.sqrt, "Tanh": jt.tanh, "Sigmoid": jt.sigmoid, "Relu": jt.relu,
+}
+
+
+@converter(*_UNARY)
+def _unary(n):
+    return [_UNARY[n.op_type](n.tensor(0))]
+
+
+_BINARY = {"Add": jt.add, "Sub": jt.sub, "Mul": jt.mul, "Div": jt.div}
+
+
+@converter(*_BINARY)
+def _binary(n):
+    return [_BINARY[n.op_type](n.tensor(0), n.tensor(1))]
+
+
+@converter("Pow")
+def _pow(n):
+    base, exponent = n.tensor(0), n.tensor(1)
+    if exponent._dtype != base._dtype:
+        # ONNX lets the exponent have another type; the result has the
+        # base's.
+        exponent = jt.cast(exponent, base._dtype)
+    return [jt.pow(base, exponent)]
+
+
+_VARIADIC = {"Max": jt.maximum, "Min": jt.minimum, "Sum": jt.add, "Mean": jt.add}
+
+
+@converter(*_VARIADIC)
+def _variadic(n):
+    operands = n.tensors()
+    result = operands[0]
+    for other in operands[1:]:
+        result = _VARIADIC[n.op_type](result, other)
+    if n.op_type == "Mean" and len(operands) > 1:
+        result = jt.div(result, float(len(operands)))
+    return [result]
+
+
+@converter("Reciprocal")
+def _reciprocal(n):
+    return [jt.div(1.0, n.tensor(0))]
+
+
+@converter("Identity")
+def _identity(n):
+    return [n.value(0) if n.is_static(0) else n.tensor(0)]
+
+
+@converter("Dropout")
+def _dropout(n):
+    if n.has(2) and n.is_static(2) and bool(np.asarray(n.static(2, "training_mode")).item()):
+        raise n.unsupported("training_mode=true")
+    if n.has(2) and not n.is_static(2):
+        raise n.error("training_mode must be known when the model is loaded")
+    if n.output_used(1):
+        raise n.unsupported("the mask output")
+    return [n.tensor(0)]
+
+
+def _negative_part(x):
+    return jt.minimum(x, 0.0)
+
+
+@converter("LeakyRelu")
+def _leaky_relu(n):
+    x = n.tensor(0)
+    alpha = float(n.attr("alpha", 0.01))
+    return [jt.add(jt.relu(x), jt.mul(_negative_part(x), alpha))]
+
+
+@converter("PRelu")
+def _prelu(n):
+    x, slope = n.tensor(0), n.tensor(1)
+    return [jt.add(jt.relu(x), jt.mul(_negative_part(x), slope))]
+
+
+def _elu_core(x, alpha):
+    # relu(x) + alpha (exp(min(x, 0)) - 1): exactly x for x > 0.
+    return jt.add(jt.relu(x), jt.mul(jt.sub(jt.exp(_negative_part(x)), 1.0), alpha))
+
+
+@converter("Elu")
+def _elu(n):
+    return [_elu_core(n.tensor(0), float(n.attr("alpha", 1.0)))]
+
+
+@converter("Selu")
+def _selu(n):
+    alpha = float(n.attr("alpha", 1.67326319217681884765625))
+    gamma = float(n.attr("gamma", 1.05070102214813232421875))
+    return [jt.mul(_elu_core(n.tensor(0), alpha), gamma)]
+
+
+@converter("Celu")
+def _celu(n):
+    x = n.tensor(0)
+    alpha = float(n.attr("alpha", 1.0))
+    negative = jt.mul(jt.sub(jt.exp(jt.div(x, alpha)), 1.0), alpha)
+    return [jt.add(jt.relu(x), jt.minimum(negative, 0.0))]
+
+
+def _hard_sigmoid(x, alpha, beta):
+    return jt.minimum(jt.maximum(jt.add(jt.mul(x, alpha), beta), 0.0), 1.0)
+
+
+@converter("HardSigmoid")
+def _hard_sigmoid_op(n):
+    return [_hard_sigmoid(n.tensor(0), float(n.attr("alpha", 0.2)),
+                          float(n.attr("beta", 0.5)))]
+
+
+@converter("HardSwish")
+def _hard_swish(n):
+    x = n.tensor(0)
+    return [jt.mul(x, _hard_sigmoid(x, 1.0 / 6.0, 0.5))]
+
+
+def _softplus(x):
+    return jt.log(jt.add(jt.exp(x), 1.0))
+
+
+@converter("Softplus")
+def _softplus_op(n):
+    return [_softplus(n.tensor(0))]
+
+
+@converter("Softsign")
+def _softsign(n):
+    x = n.tensor(0)
+    return [jt.div(x, jt.add(jt.abs(x), 1.0))]
+
+
+@converter("Mish")
+def _mish(n):
+    x = n.tensor(0)
+    return [jt.mul(x, jt.tanh(_softplus(x)))]
+
+
+@converter("Clip")
+def _clip(n):
+    x = n.tensor(0)
+    if n.has(1):
+        x = jt.maximum(x, n.tensor(1))
+    if n.has(2):
+        x = jt.minimum(x, n.tensor(2))
+    return [x]
+
+
+@converter("Gelu")
+def _gelu(n):
+    approximate = n.attr("approximate", "none")
+    if approximate not in ("none", "tanh"):
+        raise n.error(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+    x = n.tensor(0)
+    if _gelu_takes_approximate():
+        return [jt.gelu(x, approximate=approximate)]
+    if approximate == "tanh":
+        return [jt.gelu(x)]
+    raise n.unsupported("approximate='none' (the exact, erf form of GELU)")
+
+
+# --------------------------------------------------------------------------
+# Comparisons, logic, selection
+# --------------------------------------------------------------------------
+
+_COMPARE = {"Equal": "eq", "Less": "lt", "LessOrEqual": "le", "Greater": "gt",
+            "GreaterOrEqual": "ge"}
+
+
+@converter(*_COMPARE, needs=tuple(_COMPARE.values()))
+def _compare(n):
+    return [getattr(jt, _COMPARE[n.op_type])(n.tensor(0), n.tensor(1))]
+
+
+_LOGICAL = {"And": "logical_and", "Or": "logical_or", "Xor": "logical_xor"}
+
+
+@converter(*_LOGICAL, needs=tuple(_LOGICAL.values()))
+def _logical(n):
+    return [getattr(jt, _LOGICAL[n.op_type])(n.tensor(0), n.tensor(1))]
+
+
+@converter("Not", needs=("logical_not",))
+def _not(n):
+    return [jt.logical_not(n.tensor(0))]
+
+
+_BITWISE = {"BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or",
+            "BitwiseXor": "bitwise_xor"}
+
+
+@converter(*_BITWISE, needs=tuple(_BITWISE.values()))
+def _bitwise(n):
+    return [getattr(jt, _BITWISE[n.op_type])(n.tensor(0), n.tensor(1))]
+
+
+@converter("BitwiseNot", needs=("bitwise_not",))
+def _bitwise_not(n):
+    return [jt.bitwise_not(n.tensor(0))]
+
+
+@converter("Where", needs=("where",))
+def _where(n):
+    return [jt.where(n.tensor(0), n.tensor(1), n.tensor(2))]
+
+
+@converter("Erf", needs=("erf",))
+def _erf(n):
+    return [jt.erf(n.tensor(0))]
+
+
+@converter("Sin", needs=("sin",))
+def _sin(n):
+    return [jt.sin(n.tensor(0))]
+
+
+@converter("Cos", needs=("cos",))
+def _cos(n):
+    return [jt.cos(n.tensor(0))]
+
+
+@converter("ThresholdedRelu", needs=("where", "gt"))
+def _thresholded_relu(n):
+    x = n.tensor(0)
+    alpha = float(n.attr("alpha", 1.0))
+    return [jt.where(jt.gt(x, _scalar(x, alpha)), x, _scalar(x, 0.0))]
+
+
+@converter("Shrink", needs=("where", "gt", "lt"))
+def _shrink(n):
+    x = n.tensor(0)
+    bias, lambd = float(n.attr("bias", 0.0)), float(n.attr("lambd", 0.5))
+    shrunk = jt.where(jt.gt(x, _scalar(x, lambd)), jt.sub(x, _scalar(x, bias)),
+                      _scalar(x, 0))
+    return [jt.where(jt.lt(x, _scalar(x, -lambd)), jt.add(x, _scalar(x, bias)), shrunk)]
+
+
+@converter("IsNaN", needs=("ne",))
+def _isnan(n):
+    x = n.tensor(0)
+    return [jt.ne(x, x)]
+
+
+@converter("IsInf", needs=("eq", "logical_or"))
+def _isinf(n):
+    x = n.tensor(0)
+    positive = jt.eq(x, _scalar(x, np.inf))
+    negative = jt.eq(x, _scalar(x, -np.inf))
+    detect_positive = n.attr("detect_positive", 1)
+    detect_negative = n.attr("detect_negative", 1)
+    if detect_positive and detect_negative:
+        return [jt.logical_or(positive, negative)]
+    if detect_positive:
+        return [positive]
+    if detect_negative:
+        return [negative]
+    # Neither: all false (no value is both infinities).
+    return [jt.logical_and(positive, negative)]
+
+
+@converter("Sign", needs=("where", "gt", "lt"))
+def _sign(n):
+    x = n.tensor(0)
+    # where(x > 0, 1, where(x < 0, -1, x)): zeros (and NaN) stay as they are.
+    return [jt.where(jt.gt(x, _scalar(x, 0)), _scalar(x, 1),
+                     jt.where(jt.lt(x, _scalar(x, 0)), _scalar(x, -1), x))]
+
+
+# --------------------------------------------------------------------------
+# Linear algebra
+# --------------------------------------------------------------------------
+
+
+def matmul(a, b):
+    """numpy.matmul: 1-D operands are promoted (and the added dimension
+    removed from the result)."""
+    squeeze = []
+    if a.ndim == 1:
+        a = jt.reshape(a, (1, a.shape[0]))
+        squeeze.append(-2)
+    if b.ndim == 1:
+        b = jt.reshape(b, (b.shape[0], 1))
+        squeeze.append(-1)
+    result = jt.matmul(a, b)
+    if squeeze:
+        shape = list(result.shape)
+        for axis in sorted((len(shape) + s for s in squeeze), reverse=True):
+            del shape[axis]
+        result = jt.reshape(result, tuple(shape))
+    return result
+
+
+@converter("MatMul")
+def _matmul(n):
+    return [matmul(n.tensor(0), n.tensor(1))]
+
+
+@converter("Gemm")
+def _gemm(n):
+    a, b = n.tensor(0), n.tensor(1)
+    if a.ndim != 2 or b.ndim != 2:
+        raise n.error(f"A and B must be 2-D, got {a.shape} and {b.shape}")
+    if n.attr("transA", 0):
+        a = jt.transpose(a)
+    if n.attr("transB", 0):
+        b = jt.transpose(b)
+    alpha, beta = float(n.attr("alpha", 1.0)), float(n.attr("beta", 1.0))
+    y = jt.matmul(a, b)
+    if alpha != 1.0:
+        y = jt.mul(y, alpha)
+    if n.has(2) and beta != 0.0:
+        c = n.tensor(2)
+        if beta != 1.0:
+            c = jt.mul(c, beta)
+        y = jt.add(y, c)
+    return [y]
+
+
+# --------------------------------------------------------------------------
+# Shapes
+# --------------------------------------------------------------------------
+
+
+def _reshape_target(n, shape, target, allowzero):
+    out = []
+    for i, d in enumerate(target):
+        if d == 0 and not allowzero:
+            if i >= len(shape):
+                raise n.error(f"shape {list(target)} copies dimension {i}, "
+                              f"but the input {tuple(shape)} has rank {len(shape)}")
+            d = shape[i]
+        out.append(int(d))
+    if out.count(-1) > 1:
+        raise n.error(f"shape {list(target)} has more than one -1")
+    if -1 in out:
+        known = int(np.prod([d for d in out if d != -1], dtype=np.int64))
+        total = int(np.prod(shape, dtype=np.int64))
+        if known == 0 or total % known:
+            raise n.error(f"cannot reshape {tuple(shape)} to {list(target)}")
+        out[out.index(-1)] = total // known
+    return tuple(out)
+
+
+@converter("Reshape")
+def _reshape(n):
+    x = n.tensor(0)
+    target = _reshape_target(n, x.shape, n.static_ints(1, "the shape"),
+                             n.attr("allowzero", 0))
+    return [jt.reshape(x, target)]
+
+
+@folder("Reshape")
+def _fold_reshape(n):
+    x = n.static(0, "data")
+    target = _reshape_target(n, x.shape, n.static_ints(1, "the shape"),
+                             n.attr("allowzero", 0))
+    return [(x.reshape(target), n.elem_type(0))]
+
+
+@converter("Flatten")
+def _flatten(n):
+    x = n.tensor(0)
+    axis = int(n.attr("axis", 1))
+    if not -x.ndim <= axis <= x.ndim:
+        raise n.error(f"axis {axis} is out of range for rank {x.ndim}")
+    if axis < 0:
+        axis += x.ndim
+    outer = int(np.prod(x.shape[:axis], dtype=np.int64))
+    return [jt.reshape(x, (outer, int(np.prod(x.shape[axis:], dtype=np.int64))))]
+
+
+@converter("Transpose")
+def _transpose(n):
+    x = n.tensor(0)
+    perm = n.ints("perm")
+    return [jt.transpose(x, perm)]
+
+
+def _squeezed_shape(n, shape, axes):
+    if axes is None:
+        return tuple(d for d in shape if d != 1)
+    axes = _axes(n, axes, len(shape))
+    for a in axes:
+        if shape[a] != 1:
+            raise n.error(f"cannot squeeze axis {a} of size {shape[a]} (shape {tuple(shape)})")
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _squeeze_axes(n):
+    if n.since >= 13:
+        return n.static_ints(1, "the axes") if n.has(1) else None
+    return n.ints("axes")
+
+
+@converter("Squeeze")
+def _squeeze(n):
+    x = n.tensor(0)
+    return [jt.reshape(x, _squeezed_shape(n, x.shape, _squeeze_axes(n)))]
+
+
+@folder("Squeeze")
+def _fold_squeeze(n):
+    x = n.static(0, "data")
+    return [(x.reshape(_squeezed_shape(n, x.shape, _squeeze_axes(n))), n.elem_type(0))]
+
+
+def _unsqueezed_shape(n, shape, axes):
+    rank = len(shape) + len(axes)
+    axes = _axes(n, axes, rank)
+    out, it = [], iter(shape)
+    for i in range(rank):
+        out.append(1 if i in axes else next(it))
+    return tuple(out)
+
+
+def _unsqueeze_axes(n):
+    return n.static_ints(1, "the axes") if n.since >= 13 else n.ints("axes")
+
+
+@converter("Unsqueeze")
+def _unsqueeze(n):
+    x = n.tensor(0)
+    return [jt.reshape(x, _unsqueezed_shape(n, x.shape, _unsqueeze_axes(n)))]
+
+
+@folder("Unsqueeze")
+def _fold_unsqueeze(n):
+    x = n.static(0, "data")
+    return [(x.reshape(_unsqueezed_shape(n, x.shape, _unsqueeze_axes(n))), n.elem_type(0))]
+
+
+def _broadcast_shapes(n, a, b):
+    try:
+        return tuple(np.broadcast_shapes(tuple(a), tuple(b)))
+    except ValueError:
+        raise n.error(f"shapes {tuple(a)} and {tuple(b)} do not broadcast") from None
+
+
+@converter("Expand")
+def _expand(n):
+    x = n.tensor(0)
+    shape = _broadcast_shapes(n, x.shape, n.static_ints(1, "the shape"))
+    return [jt.broadcast_to(x, shape)]
+
+
+@folder("Expand")
+def _fold_expand(n):
+    x = n.static(0, "data")
+    shape = _broadcast_shapes(n, x.shape, n.static_ints(1, "the shape"))
+    return [(np.broadcast_to(x, shape).copy(), n.elem_type(0))]
+
+
+def _cast_target(n, elem_type):
+    return _types.jeet_dtype(elem_type, f"{n.op_type} node '{n.name}' (its target type)",
+                             n._importer.options.cast_float64)
+
+
+@converter("Cast")
+def _cast(n):
+    return [jt.cast(n.tensor(0), _cast_target(n, n.attr("to")))]
+
+
+@converter("CastLike")
+def _cast_like(n):
+    return [jt.cast(n.tensor(0), _cast_target(n, n.elem_type(1)))]
+
+
+def _fold_cast_to(n, elem_type):
+    x = n.static(0, "input")
+    if elem_type == _types.FLOAT64 and n._importer.options.cast_float64:
+        elem_type = TensorProto.FLOAT
+    return [(x.astype(_types.numpy_dtype(elem_type)), elem_type)]
+
+
+@folder("Cast")
+def _fold_cast(n):
+    return _fold_cast_to(n, n.attr("to"))
+
+
+@folder("Identity")
+def _fold_identity(n):
+    return [(n.static(0, "input"), n.elem_type(0))]
+
+
+@converter("Tile")
+def _tile(n):
+    x = n.tensor(0)
+    repeats = n.static_ints(1, "the repeats")
+    if len(repeats) != x.ndim or any(r < 0 for r in repeats):
+        raise n.error(f"repeats {repeats} do not fit an input of rank {x.ndim}")
+    # Tile as a broadcast: (d0, d1, ...) -> (1, d0, 1, d1, ...) expanded to
+    # (r0, d0, r1, d1, ...), then merged into (r0 d0, r1 d1, ...).
+    spread = tuple(v for d in x.shape for v in (1, d))
+    expanded = tuple(v for r, d in zip(repeats, x.shape) for v in (r, d))
+    y = jt.broadcast_to(jt.reshape(x, spread), expanded)
+    return [jt.reshape(y, tuple(r * d for r, d in zip(repeats, x.shape)))]
+
+
+@converter("DepthToSpace")
+def _depth_to_space(n):
+    x = n.tensor(0)
+    if x.ndim != 4:
+        raise n.error(f"the input must be 4-D, got {x.shape}")
+    bs = int(n.attr("blocksize"))
+    b, c, h, w = x.shape
+    if c % (bs * bs):
+        raise n.error(f"{c} channels are not a multiple of blocksize^2 = {bs * bs}")
+    if n.attr("mode", "DCR") == "DCR":
+        y = jt.transpose(jt.reshape(x, (b, bs, bs, c // (bs * bs), h, w)), [0, 3, 4, 1, 5, 2])
+    else:
+        y = jt.transpose(jt.reshape(x, (b, c // (bs * bs), bs, bs, h, w)), [0, 1, 4, 2, 5, 3])
+    return [jt.reshape(y, (b, c // (bs * bs), h * bs, w * bs))]
+
+
+@converter("SpaceToDepth")
+def _space_to_depth(n):
+    x = n.tensor(0)
+    if x.ndim != 4:
+        raise n.error(f"the input must be 4-D, got {x.shape}")
+    bs = int(n.attr("blocksize"))
+    b, c, h, w = x.shape
+    if h % bs or w % bs:
+        raise n.error(f"height {h} and width {w} must be multiples of blocksize {bs}")
+    y = jt.transpose(jt.reshape(x, (b, c, h // bs, bs, w // bs, bs)), [0, 3, 5, 1, 2, 4])
+    return [jt.reshape(y, (b, c * bs * bs, h // bs, w // bs))]
+
+
+# --------------------------------------------------------------------------
+# Reductions and normalisations
+# --------------------------------------------------------------------------
+
+
+def _lp_norm(n, x, axes, p):
+    if p == 1:
+        return jt.sum(jt.abs(x), axes, True)
+    if p == 2:
+        return jt.sqrt(jt.sum(jt.mul(x, x), axes, True))
+    raise n.error(f"p must be 1 or 2, got {p}")
+
+
+# The smallest positive (subnormal) value of each float dtype: the least
+# non-zero norm there is.
+_SMALLEST = {"f32": float(np.finfo(np.float32).smallest_subnormal),
+             "f16": float(np.finfo(np.float16).smallest_subnormal),
+             "bf16": 2.0 ** -133}
+
+
+@converter("LpNormalization")
+def _lp_normalization(n):
+    x = n.tensor(0)
+    if x._dtype not in _SMALLEST:
+        raise n.unsupported(f"LpNormalization of {x.dtype}")
+    axis = _axis(n, int(n.attr("axis", -1)), x.ndim)
+    norm = _lp_norm(n, x, [axis], int(n.attr("p", 2)))
+    # A zero norm (x all zeros along the axis) gives 0, as ONNX's reference
+    # does: it is raised to the smallest subnormal, every other norm is at
+    # least that already.
+    return [jt.div(x, jt.maximum(norm, _SMALLEST[x._dtype]))]
+
+
+@converter("GlobalLpPool")
+def _global_lp_pool(n):
+    x = n.tensor(0)
+    return [_lp_norm(n, x, list(range(2, x.ndim)), int(n.attr("p", 2)))]
+
+
+def _reduce_axes(n, rank):
+    """The axes of a Reduce* node (an input from opset 18, and for ReduceSum
+    from 13; an attribute before), or None for all axes."""
+    if n.op_type == "ReduceSum" or n.since >= 18:
+        axes = n.static_ints(1, "the axes") if n.has(1) else []
+    else:
+        axes = n.ints("axes", [])
+    if not axes:
+        return "noop" if n.attr("noop_with_empty_axes", 0) else None
+    return _axes(n, axes, rank)
+
+
+_REDUCE = {
+    "ReduceSum": lambda x, a, k: jt.sum(x, a, k),
+    "ReduceMean": lambda x, a, k: jt.mean(x, a, k),
+    "ReduceMax": lambda x, a, k: jt.max(x, a, k),
+    "ReduceL1": lambda x, a, k: jt.sum(jt.abs(x), a, k),
+    "ReduceL2": lambda x, a, k: jt.sqrt(jt.sum(jt.mul(x, x), a, k)),
+    "ReduceSumSquare": lambda x, a, k: jt.sum(jt.mul(x, x), a, k),
+    "ReduceLogSum": lambda x, a, k: jt.log(jt.sum(x, a, k)),
+    "ReduceLogSumExp": lambda x, a, k: _log_sum_exp(x, a, k),
+}
+
+
+def _log_sum_exp(x, axes, keepdims):
+    m = jt.max(x, axes, True)
+    s = jt.log(jt.sum(jt.exp(jt.sub(x, m)), axes, True))
+    out = jt.add(s, m)
+    if not keepdims:
+        axes = range(x.ndim) if axes is None else axes
+        out = jt.reshape(out, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+    return out
+
+
+# The value of a reduction over no elements.
+_EMPTY_REDUCTION = {
+    "ReduceSum": 0.0, "ReduceL1": 0.0, "ReduceL2": 0.0, "ReduceSumSquare": 0.0,
+    "ReduceMean": np.nan, "ReduceMax": -np.inf, "ReduceLogSum": -np.inf,
+    "ReduceLogSumExp": -np.inf,
+}
+
+
+@converter(*_REDUCE)
+def _reduce(n):
+    x = n.tensor(0)
+    axes = _reduce_axes(n, x.ndim)
+    if axes == "noop":
+        return [x]
+    keepdims = bool(n.attr("keepdims", 1))
+    reduced = axes if axes is not None else range(x.ndim)
+    if any(x.shape[a] == 0 for a in reduced):
+        # No element is read: the result is the reduction's identity.
+        shape = [1 if i in reduced else d for i, d in enumerate(x.shape)
+                 if keepdims or i not in reduced]
+        value = _EMPTY_REDUCTION[n.op_type]
+        if x._dtype in ("i32", "i64") and not np.isfinite(value):
+            raise n.unsupported("an integer reduction over no elements")
+        return [Static(np.full(shape, value, _types.numpy_dtype(n.elem_type(0))),
+                       n.elem_type(0))]
+    return [_REDUCE[n.op_type](x, axes, keepdims)]
+
+
+@converter("Softmax")
+def _softmax(n):
+    x = n.tensor(0)
+    return [jt.softmax(x, _axis(n, int(n.attr("axis", -1)), x.ndim))]
+
+
+@converter("LogSoftmax")
+def _log_softmax(n):
+    x = n.tensor(0)
+    axis = _axis(n, int(n.attr("axis", -1)), x.ndim)
+    shifted = jt.sub(x, jt.max(x, axis, True))
+    return [jt.sub(shifted, jt.log(jt.sum(jt.exp(shifted), axis, True)))]
+
+
+def _normalize(x, axes, epsilon):
+    """(x - mean) / sqrt(var + epsilon) over `axes`, with the mean and
+    1/sqrt(var + epsilon) (keepdims)."""
+    mean = jt.mean(x, axes, True)
+    centered = jt.sub(x, mean)
+    variance = jt.mean(jt.mul(centered, centered), axes, True)
+    inv_std = jt.rsqrt(jt.add(variance, float(epsilon)))
+    return jt.mul(centered, inv_std), mean, inv_std
+
+
+@converter("LayerNormalization")
+def _layer_norm(n):
+    x = n.tensor(0)
+    axis = _axis(n, int(n.attr("axis", -1)), x.ndim)
+    dtype = x._dtype
+    stash = int(n.attr("stash_type", 1))
+    if stash == 1 and dtype in ("f16", "bf16"):
+        x = jt.cast(x, "f32")
+    y, mean, inv_std = _normalize(x, list(range(axis, x.ndim)),
+                                  n.attr("epsilon", 1e-5))
+    if y._dtype != dtype:
+        y = jt.cast(y, dtype)
+    y = jt.mul(y, n.tensor(1))
+    if n.has(2):
+        y = jt.add(y, n.tensor(2))
+    return [y, mean, inv_std]
+
+
+def _per_channel(param, rank):
+    """A (C,) parameter shaped to broadcast along axis 1 of a rank-`rank`
+    tensor."""
+    return jt.reshape(param, (param.shape[0],) + (1,) * (rank - 2))
+
+
+@converter("BatchNormalization")
+def _batch_norm(n):
+    if n.attr("training_mode", 0):
+        raise n.unsupported("training_mode=1 (Jeet imports inference graphs)")
+    for i in (1, 2):
+        if n.output_used(i):
+            raise n.unsupported(f"output {i} (running statistics of training)")
+    x = n.tensor(0)
+    if x.ndim < 2:
+        raise n.error(f"the input must have rank >= 2, got {x.shape}")
+    scale, bias, mean, var = (n.tensor(i) for i in range(1, 5))
+    # Inference: y = x * s + (b - mean * s) with s = scale / sqrt(var + eps),
+    # a per-channel scale and shift computed once per call from the
+    # parameters, which jeet-fuse folds into the producer's epilogue.
+    s = jt.mul(scale, jt.rsqrt(jt.add(var, float(n.attr("epsilon", 1e-5)))))
+    shift = jt.sub(bias, jt.mul(mean, s))
+    return [jt.add(jt.mul(x, _per_channel(s, x.ndim)), _per_channel(shift, x.ndim))]
+
+
+@converter("InstanceNormalization")
+def _instance_norm(n):
+    x = n.tensor(0)
+    if x.ndim < 3:
+        raise n.error(f"the input must have rank >= 3, got {x.shape}")
+    y, _, _ = _normalize(x, list(range(2, x.ndim)), n.attr("epsilon", 1e-5))
+    y = jt.mul(y, _per_channel(n.tensor(1), x.ndim))
+    return [jt.add(y, _per_channel(n.tensor(2), x.ndim))]
+
+
+@converter("MeanVarianceNormalization")
+def _mvn(n):
+    x = n.tensor(0)
+    axes = _axes(n, n.ints("axes", [0, 2, 3]), x.ndim)
+    mean = jt.mean(x, axes, True)
+    centered = jt.sub(x, mean)
+    # ONNX defines it as (x - E[x]) / sqrt(E[x^2] - E[x]^2) with epsilon 1e-9.
+    variance = jt.sub(jt.mean(jt.mul(x, x), axes, True), jt.mul(mean, mean))
+    return [jt.div(centered, jt.add(jt.sqrt(variance), 1e-9))]
+
+
+@converter("GlobalAveragePool", "GlobalMaxPool")
+def _global_pool(n):
+    x = n.tensor(0)
+    axes = list(range(2, x.ndim))
+    if n.op_type == "GlobalAveragePool":
+        return [jt.mean(x, axes, True)]
+    return [jt.max(x, axes, True)]
+
+
+# --------------------------------------------------------------------------
+# Values known when the model is loaded
+# --------------------------------------------------------------------------
+
+
+@folder("Constant")
+def _constant(n):
+    for name, elem_type in (("value_float", TensorProto.FLOAT),
+                            ("value_int", TensorProto.INT64)):
+        if n.has_attr(name):
+            return [(np.asarray(n.attr(name), _types.numpy_dtype(elem_type)), elem_type)]
+    for name, elem_type in (("value_floats", TensorProto.FLOAT),
+                            ("value_ints", TensorProto.INT64)):
+        if n.has_attr(name):
+            return [(np.asarray(n.attr(name), _types.numpy_dtype(elem_type)), elem_type)]
+    if n.has_attr("value"):
+        proto = n.attr("value")
+        array = _types.to_array(proto)
+        elem_type = proto.data_type
+        if elem_type == _types.FLOAT64 and n._importer.options.cast_float64:
+            array, elem_type = array.astype(np.float32), TensorProto.FLOAT
+        return [(array, elem_type)]
+    raise n.unsupported("a Constant without a tensor, float or int value "
+                        "(sparse and string constants)")
+
+
+@folder("ConstantOfShape")
+def _constant_of_shape(n):
+    shape = n.static_ints(0, "the shape")
+    if n.has_attr("value"):
+        proto = n.attr("value")
+        value, elem_type = _types.to_array(proto).reshape(-1)[0], proto.data_type
+    else:
+        value, elem_type = 0.0, TensorProto.FLOAT
+    return [(np.full(shape, value, _types.numpy_dtype(elem_type)), elem_type)]
+
+
+@folder("EyeLike")
+def _eye_like(n):
+    shape = n.shape(0)
+    if len(shape) != 2:
+        raise n.error(f"the input must be 2-D, got {shape}")
+    elem_type = n.attr("dtype", n.elem_type(0))
+    eye = np.eye(shape[0], shape[1], k=int(n.attr("k", 0)))
+    return [(eye.astype(_types.numpy_dtype(elem_type)), elem_type)]
+
+
+@folder("Shape")
+def _shape(n):
+    shape = list(n.shape(0))
+    start, end = int(n.attr("start", 0)), n.attr("end")
+    rank = len(shape)
+    start = min(max(start + rank if start < 0 else start, 0), rank)
+    end = rank if end is None else int(end)
+    end = min(max(end + rank if end < 0 else end, 0), rank)
+    return [(np.asarray(shape[start:end], np.int64), TensorProto.INT64)]
+
+
+@folder("Size")
+def _size(n):
+    return [(np.asarray(int(np.prod(n.shape(0), dtype=np.int64)), np.int64),
+             TensorProto.INT64)]
+
+
+def _fold_elementwise(fn):
+    def fold(n):
+        arrays = [n.static(i, f"input {i}") for i in range(n.num_inputs) if n.has(i)]
+        return [(np.asarray(fn(*arrays)).astype(arrays[0].dtype), n.elem_type(0))]
+    return fold
+
+
+def _int_div(a, b):
+    # Integer division of ONNX (C's): rounds toward zero.
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+for _op, _fn in {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply,
+                 "Div": _int_div, "Neg": np.negative, "Abs": np.abs}.items():
+    FOLDERS[_op] = _fold_elementwise(_fn)
+
+
+@folder("Max", "Min")
+def _fold_max_min(n):
+    arrays = [n.static(i, f"input {i}") for i in range(n.num_inputs) if n.has(i)]
+    fn = np.maximum if n.op_type == "Max" else np.minimum
+    result = arrays[0]
+    for a in arrays[1:]:
+        result = fn(result, a)
+    return [(result, n.elem_type(0))]
+
+
+@folder("Equal", "Less", "Greater")
+def _fold_compare(n):
+    fn = {"Equal": np.equal, "Less": np.less, "Greater": np.greater}[n.op_type]
+    return [(fn(n.static(0, "A"), n.static(1, "B")), TensorProto.BOOL)]
+
+
+@folder("Not")
+def _fold_not(n):
+    return [(np.logical_not(n.static(0, "X")), TensorProto.BOOL)]
+
+
+@folder("Where")
+def _fold_where(n):
+    return [(np.where(n.static(0, "condition"), n.static(1, "X"), n.static(2, "Y")),
+             n.elem_type(1))]
+
+
+@folder("Concat")
+def _fold_concat(n):
+    arrays = [n.static(i, f"input {i}") for i in range(n.num_inputs) if n.has(i)]
+    axis = _axis(n, int(n.attr("axis")), arrays[0].ndim)
+    return [(np.concatenate(arrays, axis=axis), n.elem_type(0))]
+
+
+@folder("Gather")
+def _fold_gather(n):
+    data, indices = n.static(0, "data"), n.static(1, "indices")
+    axis = _axis(n, int(n.attr("axis", 0)), data.ndim)
+    size = data.shape[axis]
+    if np.any(indices < -size) or np.any(indices >= size):
+        raise n.error(f"indices {indices.tolist()} out of range for axis {axis} of size {size}")
+    return [(np.take(data, indices, axis=axis), n.elem_type(0))]
+
+
+@folder("Slice")
+def _fold_slice(n):
+    data = n.static(0, "data")
+    starts = n.static_ints(1, "starts")
+    ends = n.static_ints(2, "ends")
+    axes = n.static_ints(3, "axes") if n.has(3) else list(range(len(starts)))
+    steps = n.static_ints(4, "steps") if n.has(4) else [1] * len(starts)
+    index = [slice(None)] * data.ndim
+    for s, e, a, st in zip(starts, ends, axes, steps):
+        index[_axis(n, a, data.ndim)] = slice(s, e, st)
+    return [(data[tuple(index)], n.elem_type(0))]
+
+
+@folder("Range")
+def _fold_range(n):
+    start, limit, delta = (n.static(i, name) for i, name in
+                           enumerate(("start", "limit", "delta")))
+    return [(np.arange(start, limit, delta).astype(start.dtype), n.elem_type(0))]
+
+
+@folder("ReduceProd")
+def _fold_reduce_prod(n):
+    data = n.static(0, "data")
+    if n.since >= 18:
+        axes = n.static_ints(1, "axes") if n.has(1) else None
+    else:
+        axes = n.ints("axes")
+    keepdims = bool(n.attr("keepdims", 1))
+    axis = None if not axes else tuple(_axes(n, axes, data.ndim))
+    return [(np.prod(data, axis=axis, keepdims=keepdims).astype(data.dtype), n.elem_type(0))]
+
+
+# Every folder's op that has no converter works only on values known when
+# the model is loaded; the importer says so when it meets one on run-time
+# data.
+SUPPORTED = sorted(CONVERTERS)

@@ -1,0 +1,471 @@
+"""ATen ops (what torch.compile's graphs hold after AOT autograd and the
+core ATen decompositions) as jeet ops: one converter per op or family.
+
+A converter takes the node's arguments with every tensor replaced by a jeet
+tensor (Python numbers, lists and None as they are) and the node itself (for
+its result's dtype and shape: node.meta['val']), and returns a jeet tensor,
+or a tuple of them for an op with several results. It raises Unsupported
+for a use of the op that Jeet does not compile; that node then runs in
+torch.
+"""
+
+import math
+import numbers
+
+import torch
+
+from .. import _tensor as jt
+from . import _dtypes
+
+aten = torch.ops.aten
+
+CONVERTERS = {}
+
+
+Unsupported = _dtypes.Unsupported
+
+
+def converter(*ops, needs=()):
+    """Registers fn as the converter of the ATen overloads `ops`, when this
+    build of jeet has the functions `needs` names."""
+    def register(fn):
+        if all(hasattr(jt, name) for name in needs):
+            for op in ops:
+                for overload in (op if isinstance(op, (list, tuple)) else [op]):
+                    CONVERTERS[overload] = fn
+        return fn
+    return register
+
+
+def _gelu_takes_approximate():
+    import inspect
+    return "approximate" in inspect.signature(jt.gelu).parameters
+
+
+def _meta(a):
+    """A node's argument as torch sees it: the fake tensor of a node, else
+    the Python value."""
+    return a.meta.get("val") if isinstance(a, torch.fx.Node) else a
+
+
+def common_dtype(node):
+    """The dtype torch computes a comparison's operands in."""
+    return _dtypes.jeet_dtype(torch.result_type(*[_meta(a) for a in node.args[:2]]))
+
+
+def _val(node):
+    return node.meta.get("val")
+
+
+def result_dtype(node):
+    val = _val(node)
+    if isinstance(val, (tuple, list)):
+        val = val[0]
+    return _dtypes.jeet_dtype(val.dtype)
+
+
+def _is_tensor(x):
+    return isinstance(x, jt.Tensor)
+
+
+def _operand(x, dtype):
+    """An operand of an elementwise op, as the node's result dtype (torch
+    promotes operands to it)."""
+    if _is_tensor(x):
+        return x if x._dtype == dtype else jt.cast(x, dtype)
+    if isinstance(x, bool):
+        x = int(x)
+    if isinstance(x, numbers.Number):
+        return jt._scalar_constant(x, dtype, "torch")
+    raise Unsupported(f"operand of type {type(x).__name__}")
+
+
+def _dims(dims, rank):
+    if dims is None:
+        return list(range(rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    return sorted({d % rank if rank else 0 for d in dims})
+
+
+# --------------------------------------------------------------------------
+# Elementwise
+# --------------------------------------------------------------------------
+
+_UNARY = {
+    aten.neg.default: jt.neg, aten.abs.default: jt.abs, aten.exp.default: jt.exp,
+    aten.log.default: jt.log, aten.sqrt.default: jt.sqrt,
+    aten.rsqrt.default: jt.rsqrt, aten.tanh.default: jt.tanh,
+    aten.sigmoid.default: jt.sigmoid, aten.relu.default: jt.relu,
+}
+
+
+@converter(list(_UNARY))
+def _unary(node, x):
+    return _UNARY[node.target](_operand(x, result_dtype(node)))
+
+
+@converter(aten.reciprocal.default)
+def _reciprocal(node, x):
+    return jt.div(1.0, _operand(x, result_dtype(node)))
+
+
+def _alpha(node, y, alpha, dtype):
+    if alpha is None or alpha == 1:
+        return _operand(y, dtype)
+    return jt.mul(_operand(y, dtype), _operand(alpha, dtype))
+
+
+@converter([aten.add.Tensor, aten.add.Scalar])
+def _add(node, x, y, alpha=1):
+    dtype = result_dtype(node)
+    return jt.add(_operand(x, dtype), _alpha(node, y, alpha, dtype))
+
+
+@converter([aten.sub.Tensor, aten.sub.Scalar])
+def _sub(node, x, y, alpha=1):
+    dtype = result_dtype(node)
+    return jt.sub(_operand(x, dtype), _alpha(node, y, alpha, dtype))
+
+
+@converter([aten.rsub.Scalar, aten.rsub.Tensor])
+def _rsub(node, x, y, alpha=1):
+    dtype = result_dtype(node)
+    return jt.sub(_operand(y, dtype), _alpha(node, x, alpha, dtype))
+
+
+@converter([aten.mul.Tensor, aten.mul.Scalar])
+def _mul(node, x, y):
+    dtype = result_dtype(node)
+    return jt.mul(_operand(x, dtype), _operand(y, dtype))
+
+
+@converter([aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode,
+            aten.div.Scalar_mode])
+def _div(node, x, y, rounding_mode=None):
+    if rounding_mode is not None:
+        raise Unsupported(f"division with rounding_mode={rounding_mode!r}")
+    dtype = result_dtype(node)
+    if dtype not in ("f32", "f16", "bf16"):
+        raise Unsupported("true division to an integer dtype")
+    return jt.div(_operand(x, dtype), _operand(y, dtype))
+
+
+@converter([aten.maximum.default, aten.minimum.default])
+def _max_min(node, x, y):
+    dtype = result_dtype(node)
+    fn = jt.maximum if node.target == aten.maximum.default else jt.minimum
+    return fn(_operand(x, dtype), _operand(y, dtype))
+
+
+@converter([aten.clamp.default, aten.clamp.Tensor])
+def _clamp(node, x, lo=None, hi=None):
+    dtype = result_dtype(node)
+    x = _operand(x, dtype)
+    if lo is not None:
+        x = jt.maximum(x, _operand(lo, dtype))
+    if hi is not None:
+        x = jt.minimum(x, _operand(hi, dtype))
+    return x
+
+
+@converter([aten.clamp_min.default, aten.clamp_min.Tensor])
+def _clamp_min(node, x, lo):
+    return _clamp(node, x, lo, None)
+
+
+@converter([aten.clamp_max.default, aten.clamp_max.Tensor])
+def _clamp_max(node, x, hi):
+    return _clamp(node, x, None, hi)
+
+
+@converter([aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor, aten.pow.Scalar])
+def _pow(node, x, y):
+    dtype = result_dtype(node)
+    if dtype not in ("f32", "f16", "bf16"):
+        raise Unsupported("integer pow")
+    if isinstance(y, numbers.Number) and y == 2:
+        x = _operand(x, dtype)
+        return jt.mul(x, x)
+    return jt.pow(_operand(x, dtype), _operand(y, dtype))
+
+
+@converter(aten.gelu.default)
+def _gelu(node, x, approximate="none"):
+    x = _operand(x, result_dtype(node))
+    if _gelu_takes_approximate():
+        return jt.gelu(x, approximate=approximate)
+    if approximate == "tanh":
+        return jt.gelu(x)
+    raise Unsupported("the exact (erf) GELU needs erf, which this build of Jeet lacks")
+
+
+_COMPARE = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+
+
+@converter([getattr(aten, name).Tensor for name in _COMPARE]
+           + [getattr(aten, name).Scalar for name in _COMPARE],
+           needs=tuple(_COMPARE.values()))
+def _compare(node, x, y):
+    dtype = common_dtype(node)
+    name = node.target.overloadpacket.__name__
+    return getattr(jt, _COMPARE[name])(_operand(x, dtype), _operand(y, dtype))
+
+
+@converter([aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther,
+            aten.where.Scalar], needs=("where",))
+def _where(node, condition, x, y):
+    dtype = result_dtype(node)
+    return jt.where(condition, _operand(x, dtype), _operand(y, dtype))
+
+
+_LOGICAL = {aten.logical_and.default: "logical_and",
+            aten.logical_or.default: "logical_or",
+            aten.logical_xor.default: "logical_xor"}
+
+
+@converter(list(_LOGICAL), needs=tuple(_LOGICAL.values()))
+def _logical(node, x, y):
+    return getattr(jt, _LOGICAL[node.target])(x, y)
+
+
+@converter(aten.logical_not.default, needs=("logical_not",))
+def _logical_not(node, x):
+    return jt.logical_not(x)
+
+
+_BITWISE = {aten.bitwise_and.Tensor: "bitwise_and", aten.bitwise_or.Tensor: "bitwise_or",
+            aten.bitwise_xor.Tensor: "bitwise_xor"}
+
+
+@converter(list(_BITWISE), needs=tuple(_BITWISE.values()))
+def _bitwise(node, x, y):
+    dtype = result_dtype(node)
+    return getattr(jt, _BITWISE[node.target])(_operand(x, dtype), _operand(y, dtype))
+
+
+@converter(aten.bitwise_not.default, needs=("bitwise_not",))
+def _bitwise_not(node, x):
+    return jt.bitwise_not(x)
+
+
+_MATH = {aten.erf.default: "erf", aten.sin.default: "sin", aten.cos.default: "cos"}
+
+
+@converter(list(_MATH), needs=tuple(_MATH.values()))
+def _math(node, x):
+    return getattr(jt, _MATH[node.target])(_operand(x, result_dtype(node)))
+
+
+@converter(aten.leaky_relu.default)
+def _leaky_relu(node, x, negative_slope=0.01):
+    x = _operand(x, result_dtype(node))
+    return jt.add(jt.relu(x), jt.mul(jt.minimum(x, 0.0), float(negative_slope)))
+
+
+@converter(aten.hardtanh.default)
+def _hardtanh(node, x, lo=-1.0, hi=1.0):
+    return _clamp(node, x, lo, hi)
+
+
+# --------------------------------------------------------------------------
+# Linear algebra
+# --------------------------------------------------------------------------
+
+
+@converter([aten.mm.default, aten.bmm.default])
+def _mm(node, a, b):
+    return jt.matmul(a, b)
+
+
+@converter(aten.addmm.default)
+def _addmm(node, bias, a, b, beta=1, alpha=1):
+    dtype = result_dtype(node)
+    y = jt.matmul(a, b)
+    if alpha != 1:
+        y = jt.mul(y, _operand(alpha, dtype))
+    if beta == 0:
+        return y
+    if beta != 1:
+        bias = jt.mul(_operand(bias, dtype), _operand(beta, dtype))
+    return jt.add(y, _operand(bias, dtype))
+
+
+# --------------------------------------------------------------------------
+# Views and copies (values: Jeet has no aliasing)
+# --------------------------------------------------------------------------
+
+
+def _shape_of(node):
+    return tuple(int(d) for d in _val(node).shape)
+
+
+@converter([aten.view.default, aten._unsafe_view.default, aten.reshape.default,
+            aten.view_copy.default, aten.expand.default, aten.expand_copy.default,
+            aten.unsqueeze.default, aten.unsqueeze_copy.default,
+            aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
+            aten.squeeze_copy.dim, aten.squeeze_copy.dims,
+            aten.squeeze_copy.default, aten.flatten.using_ints])
+def _reshape_like(node, x, *args):
+    shape = _shape_of(node)
+    if node.target in (aten.expand.default, aten.expand_copy.default):
+        return jt.broadcast_to(x, shape)
+    return jt.reshape(x, shape)
+
+
+@converter([aten.permute.default, aten.permute_copy.default])
+def _permute(node, x, dims):
+    return jt.transpose(x, [d % x.ndim for d in dims])
+
+
+@converter([aten.t.default, aten.t_copy.default])
+def _t(node, x):
+    return jt.transpose(x) if x.ndim == 2 else x
+
+
+@converter([aten.transpose.int, aten.transpose_copy.int])
+def _transpose(node, x, d0, d1):
+    perm = list(range(x.ndim))
+    d0, d1 = d0 % x.ndim, d1 % x.ndim
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return jt.transpose(x, perm)
+
+
+@converter([aten.clone.default, aten.alias.default, aten.alias_copy.default,
+            aten.detach.default, aten.lift_fresh_copy.default,
+            aten.contiguous.default])
+def _identity(node, x, *args, **kwargs):
+    return x
+
+
+@converter([aten._to_copy.default])
+def _to_copy(node, x, dtype=None, layout=None, device=None, pin_memory=None,
+             non_blocking=False, memory_format=None):
+    if device is not None and torch.device(device).type != "cpu":
+        raise Unsupported(f"a copy to device {device}")
+    target = result_dtype(node)
+    return x if x._dtype == target else jt.cast(x, target)
+
+
+# --------------------------------------------------------------------------
+# Reductions and normalisations
+# --------------------------------------------------------------------------
+
+
+def _reduce(fn, node, x, dims, keepdim, dtype):
+    if dtype is not None:
+        x = _operand(x, _dtypes.jeet_dtype(dtype))
+    dims = _dims(dims if dims not in ([], ()) else None, x.ndim)
+    return fn(x, dims, bool(keepdim))
+
+
+@converter([aten.sum.dim_IntList, aten.sum.default])
+def _sum(node, x, dims=None, keepdim=False, dtype=None):
+    return _reduce(jt.sum, node, x, dims, keepdim, dtype)
+
+
+@converter([aten.mean.dim, aten.mean.default])
+def _mean(node, x, dims=None, keepdim=False, dtype=None):
+    return _reduce(jt.mean, node, x, dims, keepdim, dtype)
+
+
+@converter(aten.amax.default)
+def _amax(node, x, dims=(), keepdim=False):
+    return _reduce(jt.max, node, x, dims, keepdim, None)
+
+
+@converter([aten.var.correction, aten.var.dim])
+def _var(node, x, dims=None, *args, correction=None, keepdim=False, **kwargs):
+    if node.target == aten.var.dim:
+        unbiased = args[0] if args else kwargs.get("unbiased", True)
+        correction = 1 if unbiased else 0
+        keepdim = args[1] if len(args) > 1 else keepdim
+    correction = 1 if correction is None else correction
+    dims = _dims(dims, x.ndim)
+    count = math.prod(x.shape[d] for d in dims)
+    mean = jt.mean(x, dims, True)
+    centered = jt.sub(x, mean)
+    total = jt.sum(jt.mul(centered, centered), dims, bool(keepdim))
+    return jt.div(total, float(count - correction))
+
+
+@converter(aten._softmax.default)
+def _softmax(node, x, dim, half_to_float):
+    if half_to_float:
+        x = jt.cast(x, "f32")
+    return jt.softmax(x, dim % x.ndim)
+
+
+@converter(aten._log_softmax.default)
+def _log_softmax(node, x, dim, half_to_float):
+    if half_to_float:
+        x = jt.cast(x, "f32")
+    dim = dim % x.ndim
+    shifted = jt.sub(x, jt.max(x, dim, True))
+    return jt.sub(shifted, jt.log(jt.sum(jt.exp(shifted), dim, True)))
+
+
+@converter(aten.native_layer_norm.default)
+def _layer_norm(node, x, normalized_shape, weight, bias, eps):
+    dims = list(range(x.ndim - len(normalized_shape), x.ndim))
+    mean = jt.mean(x, dims, True)
+    centered = jt.sub(x, mean)
+    variance = jt.mean(jt.mul(centered, centered), dims, True)
+    rstd = jt.rsqrt(jt.add(variance, float(eps)))
+    y = jt.mul(centered, rstd)
+    if weight is not None:
+        y = jt.mul(y, weight)
+    if bias is not None:
+        y = jt.add(y, bias)
+    return (y, mean, rstd)
+
+
+def _per_channel(v, rank):
+    return jt.reshape(v, (v.shape[0],) + (1,) * (rank - 2))
+
+
+def _batch_norm_inference(node, x, weight, bias, mean, var, eps):
+    if mean is None or var is None:
+        raise Unsupported("batch norm without running statistics")
+    # s = weight / sqrt(var + eps); y = x * s + (bias - mean * s): a
+    # per-channel scale and shift that jeet-fuse puts into the producer's
+    # epilogue (the convolution's), i.e. batch norm folded for inference.
+    s = jt.rsqrt(jt.add(var, float(eps)))
+    if weight is not None:
+        s = jt.mul(s, weight)
+    shift = jt.neg(jt.mul(mean, s))
+    if bias is not None:
+        shift = jt.add(shift, bias)
+    y = jt.add(jt.mul(x, _per_channel(s, x.ndim)), _per_channel(shift, x.ndim))
+    return (y, None, None)
+
+
+@converter(aten._native_batch_norm_legit_no_training.default)
+def _batch_norm_no_training(node, x, weight, bias, mean, var, momentum, eps):
+    return _batch_norm_inference(node, x, weight, bias, mean, var, eps)
+
+
+@converter([aten.native_batch_norm.default,
+            aten._native_batch_norm_legit_functional.default])
+def _native_batch_norm(node, x, weight, bias, mean, var, training, momentum, eps):
+    if training:
+        raise Unsupported("batch norm in training mode")
+    return _batch_norm_inference(node, x, weight, bias, mean, var, eps)
+
+
+# --------------------------------------------------------------------------
+# Creation
+# --------------------------------------------------------------------------
+
+
+@converter([aten.full.default])
+def _full(node, size, fill_value, **kwargs):
+    import numpy as np
+    dtype = result_dtype(node)
+    array = np.full(tuple(size), fill_value, _dtypes.numpy_storage_dtype(dtype))
+    return jt._constant(array, dtype)
+
+
+@converter([aten.scalar_tensor.default])
+def _scalar_tensor(node, value, **kwargs):
+    return jt._scalar_constant(value, result_dtype(node), "torch")

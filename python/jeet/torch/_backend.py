@@ -1,0 +1,508 @@
+"""The torch.compile backend: dynamo's FX graph -> AOT autograd (functional
+ATen ops after the core decompositions) -> partitions of the nodes Jeet
+compiles, each one jeet graph, compiled through Jeet's cache; the nodes
+between them run in torch.
+
+Jeet compiles static shapes: a graph is specialised to the shapes and
+dtypes of its inputs and the specialisation cached, so a graph that dynamo
+made dynamic compiles once per shape seen.
+"""
+
+import atexit
+import operator
+import weakref
+
+import numpy as np
+import torch
+from torch._decomp import core_aten_decompositions
+from torch._functorch.aot_autograd import aot_module_simplified
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+from .. import _jeet, _tensor
+from .._frontends import (explain_graph, placeholder_like, static_frontier,
+                          substitute)
+from .._tensor import Tensor
+from ..errors import JeetError
+from . import _aten, _dtypes
+
+DECOMPOSITIONS = core_aten_decompositions()
+
+# Ops that move no data in torch (views) or nothing at all: a partition of
+# only these is left to torch (running it in Jeet would copy for nothing).
+_NON_COMPUTE = {
+    torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
+    torch.ops.aten.reshape.default, torch.ops.aten.unsqueeze.default,
+    torch.ops.aten.squeeze.dim, torch.ops.aten.squeeze.dims,
+    torch.ops.aten.squeeze.default, torch.ops.aten.alias.default,
+    torch.ops.aten.detach.default, torch.ops.aten.clone.default,
+    torch.ops.aten.permute.default, torch.ops.aten.t.default,
+    torch.ops.aten.expand.default, torch.ops.aten.flatten.using_ints,
+    operator.getitem,
+}
+
+
+class TrainingError(JeetError, RuntimeError):
+    """Jeet's torch.compile backend compiles inference only."""
+
+
+TRAINING_MESSAGE = (
+    "the jeet backend of torch.compile compiles inference only, and this "
+    "graph would be trained: {what}. Run it under torch.no_grad() or "
+    "torch.inference_mode() (or call model.requires_grad_(False)), or "
+    "compile training with another backend")
+
+
+# --------------------------------------------------------------------------
+# Tensors across the boundary
+# --------------------------------------------------------------------------
+
+
+def to_runtime(t, dtype):
+    """A runtime tensor holding a CPU torch tensor's values (a copy)."""
+    t = t.detach()
+    if not t.is_contiguous():
+        t = t.contiguous()
+    if dtype == "bf16":
+        array = t.view(torch.int16).numpy().view(np.uint16)
+    elif dtype == "i1":
+        array = t.numpy()
+    else:
+        array = t.numpy()
+    return _jeet.RuntimeTensor.from_array(array, dtype, "cpu")
+
+
+def from_runtime(rt, dtype):
+    """A torch tensor of a runtime tensor's values."""
+    array = rt.numpy()
+    if dtype == "bf16":
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array)
+
+
+# --------------------------------------------------------------------------
+# Which nodes Jeet compiles
+# --------------------------------------------------------------------------
+
+
+def _fake_val(node):
+    return node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+
+
+def _check_tensor_val(val, what):
+    if not isinstance(val, torch.Tensor):
+        raise _aten.Unsupported(f"{what} is not a tensor")
+    if val.device.type != "cpu":
+        raise _aten.Unsupported(f"{what} is on {val.device} (Jeet's torch backend runs on the CPU)")
+    if any(not isinstance(d, int) for d in val.shape):
+        raise _aten.Unsupported(f"{what} has a symbolic shape")
+    _dtypes.jeet_dtype(val.dtype)
+
+
+def _placeholder(val):
+    return Tensor._new(tuple(int(d) for d in val.shape),
+                       _dtypes.jeet_dtype(val.dtype), "cpu", op="_arg")
+
+
+def _convert(node, env):
+    """Runs the node's converter on the jeet values of its arguments (env:
+    fx node -> jeet value) and checks the result against torch's."""
+    def lookup(a):
+        return env[a]
+    args = torch.fx.node.map_arg(node.args, lookup)
+    kwargs = torch.fx.node.map_arg(node.kwargs, lookup)
+    if node.target is operator.getitem:
+        value = args[0][args[1]]
+        if value is None:
+            raise _aten.Unsupported("this result of the op is not computed by Jeet")
+        return value
+    kwargs = {k: v for k, v in kwargs.items()
+              if k not in ("layout", "device", "pin_memory", "memory_format")
+              or node.target is torch.ops.aten._to_copy.default}
+    result = _aten.CONVERTERS[node.target](node, *args, **kwargs)
+    _check_result(node, result)
+    return result
+
+
+def _check_result(node, result):
+    val = node.meta.get("val")
+    vals = val if isinstance(val, (tuple, list)) else (val,)
+    results = result if isinstance(result, tuple) else (result,)
+    for v, r in zip(vals, results):
+        if r is None:
+            continue
+        shape = tuple(int(d) for d in v.shape)
+        if tuple(r.shape) != shape or r._dtype != _dtypes.jeet_dtype(v.dtype):
+            raise _aten.Unsupported(
+                f"Jeet's result {tuple(r.shape)} {r.dtype} differs from "
+                f"torch's {shape} {v.dtype}")
+
+
+class JeetSupport(OperatorSupportBase):
+    """A node is supported when its converter builds it on placeholders of
+    its operands' shapes and dtypes and gets torch's result; why the others
+    are not is kept in `reasons`."""
+
+    def __init__(self):
+        super().__init__()
+        self.reasons = {}
+        self._results = {}
+
+    def is_node_supported(self, submodules, node):
+        if node.op != "call_function":
+            return False
+        if node in self._results:
+            return self._results[node] is not None
+        try:
+            if node.target not in _aten.CONVERTERS and node.target is not operator.getitem:
+                raise _aten.Unsupported("no Jeet converter for this op")
+            env = {}
+            for arg in node.all_input_nodes:
+                if node.target is operator.getitem:
+                    # The partitioner asks about users before producers:
+                    # decide the producer first, or every getitem (of a
+                    # batch norm's tuple, say) would split the graph there.
+                    if arg not in self._results:
+                        self.is_node_supported(submodules, arg)
+                    if self._results.get(arg) is None:
+                        raise _aten.Unsupported("its producer runs in torch")
+                    env[arg] = self._results[arg]
+                    continue
+                _check_tensor_val(_fake_val(arg), f"operand '{arg.name}'")
+                env[arg] = _placeholder(_fake_val(arg))
+            if node.target is not operator.getitem:
+                val = node.meta.get("val")
+                for v in (val if isinstance(val, (tuple, list)) else (val,)):
+                    if isinstance(v, torch.Tensor):
+                        _check_tensor_val(v, "the result")
+            result = _convert(node, env)
+            # The partitioner puts every getitem of a tuple result in its
+            # producer's partition: one that is read must have a value.
+            for user in node.users if isinstance(result, tuple) else ():
+                if (user.target is operator.getitem and user.users
+                        and result[user.args[1]] is None):
+                    raise _aten.Unsupported(
+                        f"its result {user.args[1]}, which '{user.name}' reads, "
+                        "is not computed by Jeet")
+            self._results[node] = result
+        except (_aten.Unsupported, JeetError, TypeError, ValueError,
+                IndexError, KeyError) as error:
+            self._results[node] = None
+            self.reasons[node] = str(error) or type(error).__name__
+            return False
+        return True
+
+
+# --------------------------------------------------------------------------
+# One partition: one jeet graph
+# --------------------------------------------------------------------------
+
+
+# Every partition alive, so that their compiled graphs and runtime tensors
+# are released before the interpreter tears the extension down (torch's
+# compiled-code caches keep them until very late otherwise).
+_PARTITIONS = weakref.WeakSet()
+
+
+@atexit.register
+def _release_partitions():
+    for partition in list(_PARTITIONS):
+        partition.release()
+
+
+class JeetPartition(torch.nn.Module):
+    """A fused submodule of supported nodes, compiled as one jeet graph;
+    called with the partition's torch tensors, returns its results as torch
+    tensors (a tuple when the submodule returned one).
+
+    Inputs marked static (a model's parameters and buffers) feed a second,
+    preparation graph: the work that depends on them alone (weights
+    transposed for a matmul, batch norm's per-channel scale and shift) runs
+    once, and again only when one of them changes."""
+
+    def __init__(self, submodule, name, static_mask):
+        super().__init__()
+        self.name = name
+        placeholders, env, out_node = [], {}, None
+        for node in submodule.graph.nodes:
+            if node.op == "placeholder":
+                t = _placeholder(node.meta["val"])
+                placeholders.append(t)
+                env[node] = t
+            elif node.op == "call_function":
+                if node.target is operator.getitem and not node.users:
+                    continue  # a result nothing reads (batch norm's statistics)
+                env[node] = _convert(node, env)
+            elif node.op == "output":
+                out_node = node
+            else:
+                raise JeetError(f"unexpected {node.op} node in a Jeet partition")
+        self.input_dtypes = [p._dtype for p in placeholders]
+        outputs = out_node.args[0]
+        self.returns_tuple = isinstance(outputs, (tuple, list))
+        outputs = list(outputs) if self.returns_tuple else [outputs]
+        values = [env[o] for o in outputs]
+        self.num_ops = sum(1 for n in submodule.graph.nodes if n.op == "call_function")
+
+        self.static_index = [i for i, s in enumerate(static_mask) if s]
+        static_args = [placeholders[i] for i in self.static_index]
+        frontier, dynamic = static_frontier(values, static_args)
+        self.prep_executable, self.prep_text, self.prep_leaves = None, None, []
+        self.prep_index = []
+        prepared = []
+        if frontier:
+            reached = {id(n) for n in _tensor._topo_order(frontier)}
+            self.prep_index = [i for i in self.static_index
+                               if id(placeholders[i]) in reached]
+            prep = _tensor._build(frontier, [placeholders[i] for i in self.prep_index])
+            self.prep_text, self.prep_leaves = prep.text, prep.leaves
+            self.prep_executable = _tensor._compile(prep.text, prep.device)
+            prepared = [placeholder_like(f, "cpu") for f in frontier]
+            values = substitute(values, {id(f): p for f, p in zip(frontier, prepared)},
+                                dynamic)
+
+        index_of = {id(p): ("arg", i) for i, p in enumerate(placeholders)}
+        index_of.update({id(p): ("prep", k) for k, p in enumerate(prepared)})
+        self.plan, nodes = [], []
+        for v in values:
+            kind = index_of.get(id(v))
+            if kind is not None:
+                self.plan.append((kind[0], kind[1], v._dtype))
+            else:
+                self.plan.append(("out", len(nodes), v._dtype))
+                nodes.append(v)
+        self.graph_text, self.leaves, self.executable = None, [], None
+        # The graph takes the inputs it reads (a weight read only by the
+        # preparation graph is not passed again) and the prepared values.
+        reached = {id(n) for n in _tensor._topo_order(nodes)}
+        self.main_index = [i for i, p in enumerate(placeholders) if id(p) in reached]
+        if nodes:
+            built = _tensor._build(nodes, [placeholders[i] for i in self.main_index]
+                                   + prepared)
+            self.graph_text, self.leaves = built.text, built.leaves
+            self.executable = _tensor._compile(built.text, built.device)
+        self._static_cache = {}
+        self._prepared = None
+        _PARTITIONS.add(self)
+
+    def release(self):
+        self.executable, self.prep_executable = None, None
+        self.leaves, self.prep_leaves = [], []
+        self._static_cache, self._prepared = {}, None
+
+    def _static_runtime(self, i, t):
+        # A static input's runtime copy is kept while the tensor is the same
+        # object, unmodified (its version counter) and at the same address.
+        cached = self._static_cache.get(i)
+        if (cached is not None and cached[0]() is t and cached[1] == t._version
+                and cached[2] == t.data_ptr()):
+            return cached[3], True
+        rt = to_runtime(t, self.input_dtypes[i])
+        self._static_cache[i] = (weakref.ref(t), t._version, t.data_ptr(), rt)
+        return rt, False
+
+    def forward(self, *tensors):
+        static = set(self.static_index)
+        needed = set(self.main_index) | set(self.prep_index)
+        inputs, all_cached = [], True
+        for i, (t, dtype) in enumerate(zip(tensors, self.input_dtypes)):
+            if i not in needed:
+                # Returned as it is, or read by no graph: nothing to copy.
+                inputs.append(None)
+                continue
+            if i in static:
+                rt, hit = self._static_runtime(i, t)
+                all_cached &= hit
+            else:
+                rt = to_runtime(t, dtype)
+            inputs.append(rt)
+        if self.prep_executable is not None and (self._prepared is None or not all_cached):
+            self._prepared = self.prep_executable.run(
+                [inputs[i] for i in self.prep_index]
+                + [leaf._rt for leaf in self.prep_leaves])
+        prepared = list(self._prepared or [])
+        results = []
+        if self.executable is not None:
+            results = self.executable.run(
+                [inputs[i] for i in self.main_index] + prepared
+                + [leaf._rt for leaf in self.leaves])
+        out = []
+        for kind, index, dtype in self.plan:
+            if kind == "arg":
+                out.append(tensors[index])
+            elif kind == "prep":
+                out.append(from_runtime(prepared[index], dtype))
+            else:
+                out.append(from_runtime(results[index], dtype))
+        return tuple(out) if self.returns_tuple else out[0]
+
+    @property
+    def num_kernels(self):
+        return self.executable.num_kernels if self.executable is not None else 0
+
+    def explain(self):
+        """jeet.explain of the partition's graph (its kernels), and of the
+        preparation graph when there is one."""
+        text = (explain_graph(self.graph_text, "cpu") if self.graph_text
+                else "no graph: every result is an input or prepared")
+        if self.prep_text:
+            text += ("\nprepared once from parameters and buffers (again when "
+                     "one changes):\n" + explain_graph(self.prep_text, "cpu"))
+        return text
+
+
+# --------------------------------------------------------------------------
+# One graph specialised to its inputs' shapes
+# --------------------------------------------------------------------------
+
+
+class Specialization:
+    """An ATen graph with static shapes, its Jeet partitions and the nodes
+    left to torch."""
+
+    def __init__(self, graph_module, static_positions=()):
+        support = JeetSupport()
+        partitioner = CapabilityBasedPartitioner(
+            graph_module, support, allows_single_node_partition=True)
+        partitions = [
+            p for p in partitioner.propose_partitions()
+            if any(n.target not in _NON_COMPUTE for n in p.nodes)]
+        self.fallbacks = [
+            (str(n.target), n.name, support.reasons.get(n, "a view left to torch"))
+            for n in graph_module.graph.nodes
+            if n.op == "call_function" and not any(n in p.nodes for p in partitions)]
+        self.num_aten_ops = sum(1 for n in graph_module.graph.nodes
+                                if n.op == "call_function")
+        fused = partitioner.fuse_partitions(partitions, prefix="jeet_partition_")
+        # Which inputs of each partition stay the same from call to call:
+        # graph inputs that are parameters or buffers, and constants.
+        static_nodes = {n for i, n in enumerate(
+            n for n in fused.graph.nodes if n.op == "placeholder")
+            if i in static_positions}
+        static_nodes.update(n for n in fused.graph.nodes if n.op == "get_attr")
+        calls = {n.target: n for n in fused.graph.nodes if n.op == "call_module"}
+        self.partitions = []
+        for name, module in list(fused.named_children()):
+            if name.startswith("jeet_partition_"):
+                mask = [a in static_nodes for a in calls[name].args]
+                partition = JeetPartition(module, name, mask)
+                setattr(fused, name, partition)
+                self.partitions.append(partition)
+        self.module = fused
+
+    def __call__(self, *args):
+        return self.module(*args)
+
+
+def _has_symbolic_shapes(graph_module):
+    for node in graph_module.graph.nodes:
+        val = node.meta.get("val")
+        if isinstance(val, torch.Tensor) and any(
+                not isinstance(d, int) for d in val.shape):
+            return True
+        if isinstance(val, torch.SymInt):
+            return True
+    return False
+
+
+def _key(args):
+    return tuple((tuple(a.shape), a.dtype, a.device.type)
+                 if isinstance(a, torch.Tensor) else ("value", int(a))
+                 for a in args)
+
+
+def _specialize(graph_module, args):
+    """The graph re-traced on fake tensors of these concrete shapes (a
+    dynamic graph becomes a static one)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+    mode = FakeTensorMode(allow_non_fake_inputs=False)
+    fake = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else int(a)
+            for a in args]
+    with mode:
+        return make_fx(graph_module, tracing_mode="real")(*fake)
+
+
+class CompiledGraph:
+    """What the backend returns to AOT autograd: the ATen graph, compiled
+    once per (shapes, dtypes) of its inputs."""
+
+    def __init__(self, graph_module, example_inputs, static_positions=(),
+                 on_compile=None):
+        self.graph_module = graph_module
+        self.static_positions = set(static_positions)
+        self.dynamic = _has_symbolic_shapes(graph_module)
+        self.specializations = {}
+        self._on_compile = on_compile
+        if not self.dynamic:
+            self._add(_key(example_inputs), graph_module)
+
+    def _add(self, key, graph_module):
+        spec = Specialization(graph_module, self.static_positions)
+        self.specializations[key] = spec
+        if self._on_compile is not None:
+            self._on_compile(spec)
+        return spec
+
+    def __call__(self, *args):
+        key = _key(args)
+        spec = self.specializations.get(key)
+        if spec is None:
+            spec = self._add(key, _specialize(self.graph_module, args))
+        return spec(*args)
+
+
+# --------------------------------------------------------------------------
+# The backend
+# --------------------------------------------------------------------------
+
+
+def _check_inference(gm, example_inputs):
+    if not torch.is_grad_enabled():
+        return
+    for i, t in enumerate(example_inputs):
+        if isinstance(t, torch.Tensor) and t.requires_grad:
+            raise TrainingError(TRAINING_MESSAGE.format(
+                what=f"input {i} of shape {tuple(t.shape)} requires grad"))
+    for name, p in gm.named_parameters():
+        if p.requires_grad:
+            raise TrainingError(TRAINING_MESSAGE.format(
+                what=f"parameter '{name}' requires grad"))
+
+
+def _no_backward(graph_module, example_inputs):
+    raise TrainingError(TRAINING_MESSAGE.format(what="a backward graph was requested"))
+
+
+def backend(gm, example_inputs, on_compile=None, options=None, **unknown):
+    """torch.compile(model, backend="jeet"): the backend function.
+
+    Inference only (a graph that would be trained raises TrainingError).
+    Every FX graph goes through AOT autograd with the core ATen
+    decompositions; the nodes Jeet compiles form partitions, each compiled
+    into one jeet graph (fused into kernels), and the rest runs in torch.
+    `on_compile` (optional) is called with each Specialization compiled
+    (jeet.torch.explain uses it)."""
+    # torch.compile(..., options={...}) arrives as `options`.
+    names = sorted(set(options or {}) | set(unknown))
+    if names:
+        raise JeetError(f"the jeet backend takes no options, got {', '.join(names)}")
+    _check_inference(gm, example_inputs)
+
+    # Parameters and buffers (dynamo marks them) are the same tensors call
+    # after call: work on them alone is prepared once.
+    static_positions = [
+        i for i, t in enumerate(example_inputs)
+        if getattr(t, "_dynamo_static_input_type", None) is not None
+        or isinstance(t, torch.nn.Parameter)]
+
+    def compile_forward(graph_module, inputs):
+        placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
+        # AOT autograd passes an inference graph dynamo's inputs in order.
+        same = len(placeholders) == len(example_inputs)
+        return CompiledGraph(graph_module, inputs,
+                             static_positions if same else (), on_compile)
+
+    return aot_module_simplified(
+        gm, example_inputs, fw_compiler=compile_forward,
+        bw_compiler=_no_backward, decompositions=DECOMPOSITIONS)

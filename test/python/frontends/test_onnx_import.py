@@ -1,0 +1,383 @@
+"""jeet.onnx: importing ONNX models, calling them, and every error a user
+can meet (bad files, opsets, dynamic dimensions, dtypes, call-time
+mismatches, unsupported ops)."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+import jeet  # noqa: E402
+import jeet.onnx  # noqa: E402
+from jeet.onnx import OnnxImportError, UnsupportedOpsError  # noqa: E402
+
+BUILD = os.environ.get("JEET_BUILD_DIR", os.path.join(
+    os.path.dirname(__file__), "..", "..", "..", "build"))
+
+
+def make_model(nodes, inputs, outputs, initializers=(), opset=18, name="g"):
+    graph = helper.make_graph(nodes, name, inputs, outputs,
+                              initializer=list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def linear_model(rng, batch=3, features=5, hidden=7, opset=18):
+    """x (batch, features) -> softmax(relu(x @ W.T + b)), with W stored as
+    (hidden, features) as torch exports Linear (Gemm transB=1)."""
+    w = rng.standard_normal((hidden, features)).astype(np.float32)
+    b = rng.standard_normal(hidden).astype(np.float32)
+    nodes = [
+        helper.make_node("Gemm", ["x", "W", "b"], ["h"], name="fc", transB=1),
+        helper.make_node("Relu", ["h"], ["r"], name="act"),
+        helper.make_node("Softmax", ["r"], ["y"], name="sm", axis=-1),
+    ]
+    model = make_model(nodes, [f32("x", [batch, features])], [f32("y", [batch, hidden])],
+                       [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")],
+                       opset=opset)
+
+    def reference(x):
+        h = np.maximum(x.astype(np.float64) @ w.T.astype(np.float64) + b, 0)
+        e = np.exp(h - h.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+    return model, reference
+
+
+# --------------------------------------------------------------------------
+# Importing and calling
+# --------------------------------------------------------------------------
+
+
+def test_linear_model_matches_float64(rng):
+    model, reference = linear_model(rng)
+    compiled = jeet.onnx.load(model, device="cpu")
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    (y,) = compiled(x)
+    assert isinstance(y, jeet.Tensor)
+    np.testing.assert_allclose(np.asarray(y), reference(x), rtol=1e-5, atol=1e-6)
+    # By ONNX input name too, and a jeet tensor as the input.
+    (y2,) = compiled(x=jeet.tensor(x, device="cpu"))
+    np.testing.assert_allclose(np.asarray(y2), np.asarray(y), rtol=0, atol=0)
+    assert compiled.input_names == ["x"] and compiled.output_names == ["y"]
+    assert compiled.inputs == [("x", (3, 5), "float32")]
+
+
+def test_weights_are_prepared_once_and_kernels_fused(rng):
+    model, _ = linear_model(rng)
+    compiled = jeet.onnx.load(model, device="cpu")
+    (y,) = compiled(rng.standard_normal((3, 5)).astype(np.float32))
+    text = jeet.explain(y)
+    # The transpose of the initializer W ran once at load: no kernel of the
+    # graph transposes; the matmul takes the bias and relu as its epilogue.
+    assert "jeet.transpose" not in text
+    assert "jeet.matmul + jeet.add + jeet.relu" in text
+    assert compiled.explain() == text
+    assert compiled.num_kernels == compiled.compiled().num_kernels
+
+
+@pytest.mark.parametrize("mode", ["auto", "constant", "argument"])
+def test_initializer_modes_agree(rng, mode):
+    model, reference = linear_model(rng)
+    compiled = jeet.onnx.load(model, device="cpu", initializers=mode)
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(compiled(x)[0]), reference(x),
+                               rtol=1e-5, atol=1e-6)
+    text = compiled.graph_text
+    header = text.splitlines()[1]
+    if mode == "constant":
+        # x and W^T, prepared at load from the constant W; b is embedded.
+        assert header.count("%arg") == 2 and "jeet.constant" in text
+    if mode == "argument":
+        # x, the prepared W^T and b are arguments: no constant in the graph.
+        assert header.count("%arg") == 3 and "jeet.constant" not in text
+
+
+def test_import_model_text_and_bound_arguments(rng):
+    model, _ = linear_model(rng)
+    text, weights = jeet.onnx.import_model(model)
+    assert "func.func @main(%arg0: tensor<3x5xf32>)" in text
+    assert "jeet.matmul" in text and weights == []
+    text, weights = jeet.onnx.import_model(model, initializers="argument")
+    assert [w.shape for w in weights] == [(7, 5), (7,)]
+
+
+def test_shape_arithmetic_is_folded(rng):
+    # Flatten written the way exporters do: Shape -> Gather -> Unsqueeze ->
+    # Concat -> Reshape, all known when the model is loaded.
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Constant", [], ["zero"], value=numpy_helper.from_array(np.array(0, np.int64))),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Constant", [], ["axes"], value=numpy_helper.from_array(np.array([0], np.int64))),
+        helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+        helper.make_node("Constant", [], ["rest"], value=numpy_helper.from_array(np.array([-1], np.int64))),
+        helper.make_node("Concat", ["n1", "rest"], ["shape"], axis=0),
+        helper.make_node("Reshape", ["x", "shape"], ["y0"]),
+        helper.make_node("Exp", ["y0"], ["y"]),
+    ]
+    model = make_model(nodes, [f32("x", [2, 3, 4])], [f32("y", [2, 12])])
+    (y,) = jeet.onnx.load(model, device="cpu")(x)
+    np.testing.assert_allclose(np.asarray(y), np.exp(x.astype(np.float64)).reshape(2, 12),
+                               rtol=1e-6)
+
+
+def test_inputs_that_decide_shapes_compile_by_value(rng):
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["y0"]),
+             helper.make_node("Neg", ["y0"], ["y"])]
+    model = make_model(
+        nodes, [f32("x", [2, 6]), helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["a", "b"])])
+    compiled = jeet.onnx.load(model, device="cpu")
+    assert compiled.static_inputs == ["shape"]
+    x = rng.standard_normal((2, 6)).astype(np.float32)
+    for shape in ([3, 4], [12, 1], [3, 4]):
+        (y,) = compiled(x, np.array(shape, np.int64))
+        np.testing.assert_array_equal(np.asarray(y), -x.reshape(shape))
+    assert len(compiled._imports) == 2
+
+
+# --------------------------------------------------------------------------
+# Bad files, opsets, shapes, dtypes
+# --------------------------------------------------------------------------
+
+
+def test_missing_empty_garbage_and_truncated_files(tmp_path, rng):
+    with pytest.raises(OnnxImportError, match="no ONNX file at"):
+        jeet.onnx.load(str(tmp_path / "missing.onnx"))
+    empty = tmp_path / "empty.onnx"
+    empty.write_bytes(b"")
+    with pytest.raises(OnnxImportError, match="empty.onnx' is empty"):
+        jeet.onnx.load(str(empty))
+    garbage = tmp_path / "garbage.onnx"
+    garbage.write_bytes(b"\xff\xfe this is not protobuf \x00\x01" * 7)
+    with pytest.raises(OnnxImportError, match="garbage.onnx.*not a valid ONNX model"):
+        jeet.onnx.load(str(garbage))
+    model, _ = linear_model(rng)
+    data = model.SerializeToString()
+    for cut in (len(data) // 2, len(data) - 3, 5):
+        truncated = tmp_path / f"truncated{cut}.onnx"
+        truncated.write_bytes(data[:cut])
+        with pytest.raises(OnnxImportError, match=f"truncated{cut}.onnx"):
+            jeet.onnx.load(str(truncated))
+    with pytest.raises(jeet.ArgumentError, match="path, bytes or an onnx.ModelProto"):
+        jeet.onnx.load(42)
+
+
+def test_malformed_graph_is_named():
+    # A node reads a value that nothing defines.
+    model = make_model([helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
+                       [f32("x", [2])], [f32("y", [2])])
+    with pytest.raises(OnnxImportError, match="not a valid ONNX model.*nowhere"):
+        jeet.onnx.load(model)
+
+
+@pytest.mark.parametrize("opset,message", [
+    (12, "opset 12; Jeet imports opsets 13 to 21: convert it first"),
+    (99, "opset 99, newer than this onnx package knows"),
+])
+def test_opsets_out_of_range(opset, message):
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])],
+                       [f32("x", [2])], [f32("y", [2])], opset=opset)
+    with pytest.raises(OnnxImportError, match=message):
+        jeet.onnx.load(model)
+
+
+def test_newer_opset_reads_unchanged_ops(rng):
+    # Opset 22 redefined Relu's siblings only to add types: its nodes mean
+    # what they meant in opset 21.
+    model, reference = linear_model(rng, opset=22)
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(jeet.onnx.load(model, device="cpu")(x)[0]),
+                               reference(x), rtol=1e-5, atol=1e-6)
+
+
+def test_newer_attribute_is_refused():
+    # Cast gained `round_mode` after opset 21.
+    node = helper.make_node("Cast", ["x"], ["y"], name="c", to=TensorProto.FLOAT16,
+                            round_mode="up")
+    model = make_model([node], [f32("x", [2])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [2])],
+                       opset=onnx.defs.onnx_opset_version())
+    with pytest.raises(UnsupportedOpsError,
+                       match="Cast \\(attribute 'round_mode' is newer than opset 21\\): c"):
+        jeet.onnx.load(model)
+
+
+def test_dynamic_dimensions_name_the_input_and_the_fix(rng):
+    nodes = [helper.make_node("Relu", ["x"], ["y"])]
+    model = make_model(nodes, [f32("x", ["batch", 4])], [f32("y", ["batch", 4])])
+    with pytest.raises(OnnxImportError) as error:
+        jeet.onnx.load(model)
+    message = str(error.value)
+    assert "input 'x' has dynamic dimensions (batch, 4)" in message
+    assert "input_shapes={'x': (1, 4)}" in message
+    compiled = jeet.onnx.load(model, input_shapes={"x": (3, 4)}, device="cpu")
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(compiled(x)[0]), np.maximum(x, 0))
+    with pytest.raises(jeet.ShapeError, match=r"input_shapes\['x'\] = \(3, 5\) does not fit"):
+        jeet.onnx.load(model, input_shapes={"x": (3, 5)})
+    with pytest.raises(jeet.ArgumentError, match="'y', not an input of the model"):
+        jeet.onnx.load(model, input_shapes={"y": (3, 4)})
+
+
+def test_float64_is_an_error_or_an_explicit_cast(rng):
+    nodes = [helper.make_node("Exp", ["x"], ["y"], name="e")]
+    f64 = [helper.make_tensor_value_info(n, TensorProto.DOUBLE, [3]) for n in ("x", "y")]
+    model = make_model(nodes, f64[:1], f64[1:])
+    with pytest.raises(OnnxImportError,
+                       match="input 'x' has element type float64.*cast_float64=True"):
+        jeet.onnx.load(model)
+    compiled = jeet.onnx.load(model, cast_float64=True, device="cpu")
+    x = rng.standard_normal(3)
+    (y,) = compiled(x)
+    assert y.dtype == "float32"
+    np.testing.assert_allclose(np.asarray(y), np.exp(x), rtol=1e-6)
+
+
+def test_unsupported_element_type_is_named():
+    nodes = [helper.make_node("Abs", ["x"], ["y"])]
+    vi = [helper.make_tensor_value_info(n, TensorProto.INT8, [3]) for n in ("x", "y")]
+    with pytest.raises(OnnxImportError, match="input 'x' has element type int8"):
+        jeet.onnx.load(make_model(nodes, vi[:1], vi[1:]))
+
+
+def test_unsupported_ops_are_listed_in_one_error():
+    nodes = [
+        helper.make_node("Relu", ["x"], ["a"], name="ok"),
+        helper.make_node("Det", ["a"], ["b"], name="det1"),
+        helper.make_node("Custom", ["b"], ["c"], name="mine", domain="com.example"),
+        helper.make_node("Det", ["c"], ["d"], name="det2"),
+        helper.make_node("Hardmax", ["d"], ["y"], name="hm"),
+    ]
+    model = make_model(nodes, [f32("x", [2, 2])], [f32("y", [2, 2])])
+    model.opset_import.append(helper.make_opsetid("com.example", 1))
+    with pytest.raises(UnsupportedOpsError) as error:
+        jeet.onnx.load(model)
+    assert error.value.ops == {"Det": ["det1", "det2"], "Hardmax": ["hm"],
+                               "com.example.Custom": ["mine"]}
+    message = str(error.value)
+    assert "3 op(s) that Jeet does not import (4 node(s))" in message
+    assert "Det: det1, det2" in message and "com.example.Custom: mine" in message
+
+
+def test_node_errors_name_the_node_and_shapes():
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="proj")]
+    model = make_model(nodes, [f32("x", [2, 3]), f32("w", [4, 5])], [f32("y", [2, 5])])
+    with pytest.raises(OnnxImportError, match="MatMul node 'proj'.*'x' 2x3 float32, 'w' 4x5 float32"):
+        jeet.onnx.load(model)
+
+
+# --------------------------------------------------------------------------
+# Calls
+# --------------------------------------------------------------------------
+
+
+def test_call_time_mismatches(rng):
+    model, _ = linear_model(rng)
+    compiled = jeet.onnx.load(model, device="cpu")
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    with pytest.raises(jeet.ShapeError, match=r"input 'x' \(3, 5\) float32: expected shape \(3, 5\), got \(4, 5\)"):
+        compiled(np.zeros((4, 5), np.float32))
+    with pytest.raises(jeet.ShapeError, match="got a jeet tensor of shape \\(5, 3\\)"):
+        compiled(jeet.tensor(x.T, device="cpu"))
+    with pytest.raises(jeet.ArgumentError, match="expected dtype float32, got float64"):
+        compiled(x.astype(np.float64))
+    with pytest.raises(jeet.ArgumentError, match="takes 1 input.*got 2 positional"):
+        compiled(x, x)
+    with pytest.raises(jeet.ArgumentError, match="no input named 'z'"):
+        compiled(z=x)
+    with pytest.raises(jeet.ArgumentError, match="missing input\\(s\\) 'x'"):
+        compiled()
+    with pytest.raises(jeet.ArgumentError, match="input 'x' given twice"):
+        compiled(x, x=x)
+    with pytest.raises(jeet.ArgumentError, match="expected a NumPy array or a jeet tensor, got str"):
+        compiled("x")
+
+
+# --------------------------------------------------------------------------
+# The command line and the dependency
+# --------------------------------------------------------------------------
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [os.path.join(BUILD, "python")] + [p for p in [env.get("PYTHONPATH")] if p])
+    return env
+
+
+@pytest.mark.parametrize("command", ["module", "tool"])
+def test_command_line_writes_ir_that_jeet_run_runs(tmp_path, rng, command):
+    model, reference = linear_model(rng)
+    path = tmp_path / "linear.onnx"
+    onnx.save(model, str(path))
+    out = tmp_path / "linear.mlir"
+    launcher = ([sys.executable, "-m", "jeet.onnx"] if command == "module"
+                else [os.path.join(BUILD, "bin", "jeet-import-onnx")])
+    subprocess.run(launcher + [str(path), "-o", str(out)], check=True, env=_env())
+    text = out.read_text()
+    assert text.startswith("module {") and "jeet.matmul" in text
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    subprocess.run([os.path.join(BUILD, "bin", "jeet-run"), str(out), "--device=cpu",
+                    f"--input=@{tmp_path / 'x.npy'}", f"--output=@{tmp_path / 'y.npy'}"],
+                   check=True, capture_output=True)
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), reference(x),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_command_line_errors(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08")
+    result = subprocess.run([sys.executable, "-m", "jeet.onnx", str(bad)],
+                            capture_output=True, text=True, env=_env())
+    assert result.returncode == 1
+    assert "jeet-import-onnx: error:" in result.stderr and "bad.onnx" in result.stderr
+    result = subprocess.run([sys.executable, "-m", "jeet.onnx", str(bad),
+                             "--input-shape", "x=2,a"],
+                            capture_output=True, text=True, env=_env())
+    assert result.returncode != 0 and "values must be integers" in result.stderr
+
+
+def test_import_jeet_needs_neither_onnx_nor_torch():
+    # A meta-path finder that refuses onnx and torch stands for a machine
+    # without them.
+    code = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in ('onnx', 'onnxruntime', 'torch'):
+            raise ImportError('blocked: ' + name)
+sys.meta_path.insert(0, Block())
+import jeet
+assert float(jeet.tensor([1.0, 2.0]).sum()) == 3.0
+import jeet.onnx
+try:
+    jeet.onnx.load('model.onnx')
+except ImportError as e:
+    assert 'pip install onnx' in str(e), e
+else:
+    raise SystemExit('no error')
+try:
+    import jeet.torch
+except ImportError as e:
+    assert 'pip install torch' in str(e), e
+else:
+    raise SystemExit('no error')
+print('ok')
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            text=True, env=_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"

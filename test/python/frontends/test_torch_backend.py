@@ -1,0 +1,263 @@
+"""jeet.torch: torch.compile(backend="jeet") — numerics against float64,
+partitions around nodes Jeet does not compile, per-shape caching, the
+preparation of weights, inference only."""
+
+import functools
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import jeet  # noqa: E402
+import jeet.torch  # noqa: E402
+from jeet.torch import TrainingError  # noqa: E402
+
+
+@pytest.fixture
+def seed(rng):
+    """A fresh seed for torch's generator (named in failures)."""
+    value = int(rng.integers(0, 2**31))
+    torch.manual_seed(value)
+    return value
+
+
+def compile_counting(fn):
+    """torch.compile with the jeet backend, recording every specialisation
+    compiled (one per graph and input shapes)."""
+    compiled_specs = []
+    backend = functools.partial(jeet.torch.backend, on_compile=compiled_specs.append)
+    return torch.compile(fn, backend=backend), compiled_specs
+
+
+def test_backend_name_is_registered():
+    assert "jeet" in torch._dynamo.list_backends()
+    from torch._dynamo.backends.registry import lookup_backend
+    assert lookup_backend("jeet") is jeet.torch.backend
+
+
+def test_elementwise_and_reductions_match_float64(seed):
+    def fn(x, y):
+        z = torch.tanh(x * y + 1.5) - torch.sigmoid(y) / (x.abs() + 1)
+        return torch.softmax(z, dim=-1), z.sum(dim=0), z.mean(), torch.relu(z).amax(1)
+
+    x, y = torch.randn(6, 9), torch.randn(6, 9)
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        got = compiled(x, y)
+    want = fn(x.double(), y.double())
+    for g, w in zip(got, want):
+        assert g.dtype == torch.float32 and g.shape == w.shape
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6,
+                                   err_msg=f"seed {seed}")
+
+
+def test_linear_layers_and_layer_norm(seed):
+    model = torch.nn.Sequential(torch.nn.Linear(12, 20), torch.nn.LayerNorm(20),
+                                torch.nn.ReLU(), torch.nn.Linear(20, 3)).eval()
+    x = torch.randn(5, 12)
+    compiled = torch.compile(model, backend="jeet")
+    with torch.no_grad():
+        got = compiled(x)
+        want = model.double()(x.double())
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5,
+                               err_msg=f"seed {seed}")
+
+
+def test_unsupported_node_splits_the_graph(seed):
+    def fn(x):
+        a = torch.exp(x) * 2.0
+        b = torch.cumsum(a, dim=1)    # Jeet has no scan: runs in torch
+        return torch.relu(b - 1.0).sum(dim=1)
+
+    x = torch.randn(4, 8)
+    report = jeet.torch.explain(fn, x)
+    fallbacks = [op for op, _, _ in report.fallbacks]
+    assert fallbacks == ["aten.cumsum.default"], str(report)
+    assert "no Jeet converter for this op" in report.fallbacks[0][2]
+    assert len(report.partitions) == 2
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        got = compiled(x)
+    want = fn(x.double())
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5,
+                               err_msg=f"seed {seed}")
+
+
+def test_ops_with_tuple_results_stay_in_one_partition(seed):
+    # Batch norm decomposes to an op with a tuple result and a getitem: the
+    # getitem must not split batch norm from the relu after it.
+    model = torch.nn.Sequential(torch.nn.BatchNorm1d(6), torch.nn.ReLU()).eval()
+    with torch.no_grad():
+        model[0].running_mean.normal_()
+        model[0].running_var.uniform_(0.5, 1.5)
+    x = torch.randn(4, 6)
+    # After another nn.Sequential called with another shape, dynamo traces
+    # this one again, with dynamic shapes, its parameters and buffers as
+    # inputs, and the getitems of batch norm's statistics (which Jeet does
+    # not compute and nothing reads) left in the graph.
+    other = torch.nn.Sequential(torch.nn.Linear(12, 20), torch.nn.LayerNorm(20)).eval()
+    with torch.no_grad():
+        torch.compile(other, backend="jeet")(torch.randn(5, 12))
+    report = jeet.torch.explain(model, x)
+    assert len(report.partitions) == 1 and not report.fallbacks, str(report)
+    with torch.no_grad():
+        got = torch.compile(model, backend="jeet")(x)
+        want = model.double()(x.double())
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5,
+                               err_msg=f"seed {seed}")
+
+
+def test_a_result_jeet_does_not_compute_leaves_its_op_to_torch(seed):
+    # Batch norm's converter computes its output, not its saved statistics:
+    # when one of those is read, the op runs in torch.
+    def fn(x, mean, var):
+        out, saved, _ = torch.ops.aten._native_batch_norm_legit_no_training(
+            x, None, None, mean, var, 0.1, 1e-5)
+        return torch.relu(out), saved
+
+    x, mean, var = torch.randn(4, 6), torch.randn(6), torch.rand(6) + 0.5
+    report = jeet.torch.explain(fn, x, mean, var)
+    reasons = {op: reason for op, _, reason in report.fallbacks}
+    assert "is not computed by Jeet" in reasons.get(
+        "aten._native_batch_norm_legit_no_training.default", ""), str(report)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(x, mean, var)
+    want = fn(x, mean, var)
+    assert torch.allclose(got[0], want[0], atol=1e-6) and torch.equal(got[1], want[1])
+
+
+def test_inputs_returned_unchanged_are_not_passed_to_the_graph(seed):
+    # A partition that returns an input as it is (a clone) reads it in no
+    # graph: the inputs it does read keep their positions.
+    def fn(x, y, z):
+        return x.clone(), torch.relu(y) * z, z.clone(), torch.exp(x) - y
+
+    x, y, z = torch.randn(4, 5), torch.randn(4, 5), torch.randn(4, 5)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(x, y, z)
+    want = fn(x.double(), y.double(), z.double())
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6, atol=1e-6,
+                                   err_msg=f"seed {seed}")
+    with torch.no_grad():
+        got = torch.compile(lambda a, b: (a.clone(), torch.relu(b)),
+                            backend="jeet")(x, y)
+    assert torch.equal(got[0], x) and torch.equal(got[1], torch.relu(y))
+
+
+def test_float64_runs_in_torch():
+    def fn(x):
+        return torch.exp(x) + 1
+
+    x = torch.randn(3, dtype=torch.float64)
+    report = jeet.torch.explain(fn, x)
+    assert not report.partitions
+    assert all("not a Jeet dtype" in reason for _, _, reason in report.fallbacks)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(x)
+    assert got.dtype == torch.float64
+    np.testing.assert_allclose(got.numpy(), fn(x).numpy(), rtol=1e-12)
+
+
+def test_half_precision(seed):
+    def fn(x, y):
+        return torch.relu(x @ y) * 0.5
+
+    x = torch.randn(8, 16, dtype=torch.float16)
+    y = torch.randn(16, 4, dtype=torch.float16)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(x, y)
+    assert got.dtype == torch.float16
+    want = fn(x.double(), y.double())
+    np.testing.assert_allclose(got.double().numpy(), want.numpy(), rtol=1e-2,
+                               atol=1e-2, err_msg=f"seed {seed}")
+
+
+def test_non_contiguous_inputs(seed):
+    def fn(x):
+        return x * 3.0 + 1.0
+
+    x = torch.randn(5, 7).t()
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(x)
+    np.testing.assert_allclose(got.numpy(), (x.double() * 3.0 + 1.0).numpy(),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_compiled_once_per_shape():
+    def fn(x):
+        return torch.sigmoid(x) * x - 0.25
+
+    compiled, specs = compile_counting(fn)
+    before = jeet.cache_stats()["compilations"]
+    shapes = [(4, 13), (4, 13), (6, 13), (4, 13), (6, 13), (9, 13), (9, 13)]
+    with torch.no_grad():
+        for shape in shapes:
+            x = torch.randn(*shape)
+            np.testing.assert_allclose(compiled(x).numpy(), (fn(x.double())).numpy(),
+                                       rtol=1e-6, atol=1e-6)
+    # Jeet compiles one graph per distinct shape, whether dynamo traced the
+    # graph statically or made it dynamic after the second shape (a dynamic
+    # graph is specialised per shape; equal specialisations share the
+    # compiled graph through Jeet's cache).
+    assert jeet.cache_stats()["compilations"] - before == 3
+    assert {tuple(s.partitions[0].executable.inputs[0][0]) for s in specs} == {
+        (4, 13), (6, 13), (9, 13)}
+
+
+def test_weights_are_prepared_once_and_again_when_changed(seed):
+    model = torch.nn.Linear(6, 4).eval()
+    x = torch.randn(2, 6)
+    report = jeet.torch.explain(model, x)
+    (partition,) = report.partitions
+    # The transposed weight is prepared: the graph's only kernel is the
+    # matmul with its bias epilogue.
+    assert partition.prep_executable is not None
+    assert [k for k in partition.executable.kernel_ops] == [["jeet.matmul", "jeet.add"]]
+    assert "prepared once from parameters" in str(report)
+    compiled = torch.compile(model, backend="jeet")
+    with torch.no_grad():
+        np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
+        model.weight.mul_(2.0)        # in place: the preparation runs again
+        np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_training_is_refused_with_a_clear_error():
+    model = torch.nn.Linear(3, 2)
+    compiled = torch.compile(model, backend="jeet")
+    with pytest.raises(Exception) as error:
+        compiled(torch.randn(4, 3))
+    assert isinstance(error.value, TrainingError) or isinstance(
+        error.value.__cause__, TrainingError) or "TrainingError" in str(error.value)
+    assert "compiles inference only" in str(error.value)
+    assert "torch.no_grad()" in str(error.value)
+
+
+def test_inputs_that_require_grad_are_refused():
+    def fn(x):
+        return x * 2
+
+    with pytest.raises(Exception, match="compiles inference only.*requires grad"):
+        torch.compile(fn, backend="jeet")(torch.randn(3, requires_grad=True))
+
+
+def test_backend_options_are_refused():
+    with pytest.raises(Exception, match="takes no options, got fuse"):
+        torch.compile(lambda x: x + 1, backend="jeet", options={"fuse": False})(torch.randn(2))
+
+
+def test_installed_package_declares_the_entry_point():
+    import importlib
+    import pathlib
+    import tomllib
+    pyproject = pathlib.Path(__file__).resolve().parents[3] / "python" / "pyproject.toml"
+    table = tomllib.loads(pyproject.read_text())["project"]["entry-points"]
+    target = table["torch_dynamo_backends"]["jeet"]
+    module, _, name = target.partition(":")
+    assert getattr(importlib.import_module(module), name) is jeet.torch.backend
+    # The frontends' packages are extras, never dependencies of `jeet`.
+    project = tomllib.loads(pyproject.read_text())["project"]
+    assert project["optional-dependencies"]["torch"] == ["torch"]
+    assert project["optional-dependencies"]["onnx"] == ["onnx"]
+    assert not {"torch", "onnx", "onnxruntime"} & set(project["dependencies"])

@@ -10,7 +10,7 @@ APT_PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
 PIP_PACKAGES := numpy pytest nanobind scikit-build-core
 WHEEL_BUILD_DIR ?= build-wheel
 
-.PHONY: setup build test demo bench docs wheel wheel-check clean
+.PHONY: setup build test demo bench bench-setup docs wheel wheel-check clean
 
 setup:
 	@bash scripts/setup.sh "$(PYTHON)" "$(APT_PACKAGES)" "$(PIP_PACKAGES)"
@@ -32,10 +32,15 @@ test: build
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR) "$(PYTHON)"
 
-# Benchmarks (tables side by side with numpy; never part of the tests).
-bench: build
+# Benchmarks (tables side by side with numpy and the peers; never part of
+# the tests). bench-setup installs the optional peers of bench/peers.py.
+bench: build bench-setup
 	$(PYTHON) bench/matmul.py --build-dir $(BUILD_DIR)
 	$(PYTHON) bench/elementwise.py --build-dir $(BUILD_DIR)
+	$(PYTHON) bench/peers.py --build-dir $(BUILD_DIR)
+
+bench-setup:
+	@bash scripts/bench-setup.sh "$(PYTHON)"
 
 # Regenerates the dialect and pass reference in docs/ from ODS.
 docs: build

@@ -7,6 +7,7 @@
 #include "jeet/Compiler/Compiler.h"
 
 #include "CompilerSupport.h"
+#include "DiskCache.h"
 
 #include "jeet/InitAllJeet.h"
 #include "jeet/Pipelines/CpuPipeline.h"
@@ -31,6 +32,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -111,6 +114,12 @@ struct Executable::Impl {
   std::vector<std::string> stageNames;
   llvm::StringMap<std::string> stageIR;
   std::unique_ptr<ExecutionEngine> engine;
+  /// A graph loaded from the disk cache: its object, linked (instead of
+  /// `engine`).
+  std::unique_ptr<llvm::orc::LLJIT> linked;
+  /// The object code of the JIT'ed module, kept for the disk cache when it
+  /// is on.
+  std::string object;
   /// The packed entry point: `void(void **args)`.
   void (*entry)(void **) = nullptr;
   /// GPU: looks the entry point up on the first execution, which runs the
@@ -231,6 +240,7 @@ struct Compiler::Impl {
   runtime::LRUCache<Executable> cache;
   int64_t compilations = 0;
   int64_t cacheHits = 0;
+  int64_t diskHits = 0;
 };
 
 Compiler::Compiler() : impl(std::make_unique<Impl>()) {}
@@ -302,6 +312,31 @@ static void registerHostSymbols(ExecutionEngine &engine) {
   });
 }
 
+/// The runtime's host ABI (mgpu*) as (name, address) pairs.
+static std::vector<std::pair<std::string, void *>> hostSymbolList() {
+  std::vector<std::pair<std::string, void *>> symbols;
+  size_t count = 0;
+  const runtime::HostSymbol *table = runtime::getHostABISymbols(&count);
+  for (size_t i = 0; i < count; ++i)
+    symbols.push_back({table[i].name, const_cast<void *>(table[i].address)});
+  return symbols;
+}
+
+/// Reads the object that `engine` (created with enableObjectDump) compiled.
+static llvm::Expected<std::string> takeObject(ExecutionEngine &engine) {
+  llvm::SmallString<128> path;
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile("jeet-graph", "o", path))
+    return llvm::createStringError(error, "no temporary file for the object");
+  engine.dumpToObjectFile(path);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  llvm::sys::fs::remove(path);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read the JIT's object");
+  return (*buffer)->getBuffer().str();
+}
+
 /// JIT-compiles `module`, lowered by jeet-gpu-pipeline, for this CPU: the
 /// host code that launches the kernels (PTX or emulator objects, loaded by
 /// the runtime's driver on the first execution). The executable's inputs and
@@ -338,16 +373,18 @@ static llvm::Error jitForGpu(ModuleOp module, Executable::Impl &impl) {
 }
 
 /// JIT-compiles `module`, lowered by jeet-cpu-pipeline, for this CPU.
-static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl) {
+static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl,
+                             bool captureObject) {
   auto targetMachine = jeet::detail::createHostTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
-  auto transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get());
+  auto transformer = jeet::detail::makeKernelTransformer(targetMachine->get());
 
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // The disk cache keeps the object.
+  engineOptions.enableObjectDump = captureObject;
   llvm::SmallVector<llvm::StringRef, 1> libraries;
   if (impl.options.parallel)
     libraries.push_back(JEET_OPENMP_LIBRARY);
@@ -362,8 +399,46 @@ static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl) {
   if (!entry)
     return entry.takeError();
   impl.entry = *entry;
+  if (captureObject) {
+    llvm::Expected<std::string> object = takeObject(**engine);
+    if (object)
+      impl.object = std::move(*object);
+    else
+      jeet::detail::reportCacheEvent(llvm::toString(object.takeError()));
+  }
   impl.engine = std::move(*engine);
   return llvm::Error::success();
+}
+
+/// An executable from a disk cache entry: the object linked, nothing
+/// compiled.
+static llvm::Expected<std::unique_ptr<Executable::Impl>>
+linkCached(jeet::detail::CachedExecutable entry,
+           const CompileOptions &options) {
+  auto impl = std::make_unique<Executable::Impl>();
+  impl->options = options;
+  impl->inputs = std::move(entry.inputs);
+  impl->outputs = std::move(entry.outputs);
+  impl->kernelOps = std::move(entry.kernelOps);
+  impl->peakIntermediateBytes = entry.peakIntermediateBytes;
+  impl->stageNames = std::move(entry.stageNames);
+  llvm::SmallVector<llvm::StringRef, 1> libraries;
+  std::string openmp;
+  if (options.parallel) {
+    openmp = JEET_OPENMP_LIBRARY;
+    libraries.push_back(openmp);
+  }
+  auto jit =
+      jeet::detail::linkCachedObject(entry.object, libraries, hostSymbolList());
+  if (!jit)
+    return jit.takeError();
+  // ExecutionEngine's packed wrapper of the entry function.
+  auto entryPoint = (*jit)->lookup("_mlir_" + options.entry);
+  if (!entryPoint)
+    return entryPoint.takeError();
+  impl->entry = entryPoint->toPtr<void (*)(void **)>();
+  impl->linked = std::move(*jit);
+  return impl;
 }
 
 /// The pipeline that compiles for `options.device`.
@@ -442,8 +517,11 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
   impl->stageIR = runner.takeStageIR();
 
   auto start = std::chrono::steady_clock::now();
-  if (llvm::Error error = options.device == "gpu" ? jitForGpu(*module, *impl)
-                                                  : jitForCpu(*module, *impl))
+  bool captureObject = options.device == "cpu" && !options.keepIR &&
+                       jeet::detail::DiskCache::global().enabled();
+  if (llvm::Error error = options.device == "gpu"
+                              ? jitForGpu(*module, *impl)
+                              : jitForCpu(*module, *impl, captureObject))
     return std::move(error);
   runner.reportStep("jit", std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - start)
@@ -473,10 +551,50 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
     ++impl->cacheHits;
     return hit;
   }
+  // CPU graphs persist on disk (their IR, kept with keepIR, does not).
+  jeet::detail::DiskCache &disk = jeet::detail::DiskCache::global();
+  bool onDisk = resolved.device == "cpu" && !resolved.keepIR && disk.enabled();
+  if (onDisk) {
+    auto start = std::chrono::steady_clock::now();
+    auto msSince = [](std::chrono::steady_clock::time_point from) {
+      return std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now() - from)
+          .count();
+    };
+    if (std::optional<jeet::detail::CachedExecutable> entry = disk.load(key)) {
+      double readMs = msSince(start);
+      auto linkStart = std::chrono::steady_clock::now();
+      auto linked = linkCached(std::move(*entry), resolved);
+      if (linked) {
+        jeet::detail::reportCacheEvent(
+            llvm::formatv("loaded {0} (read and checked in {1:f2} ms, linked "
+                          "in {2:f2} ms)",
+                          disk.pathFor(key), readMs, msSince(linkStart)));
+        auto executable = std::make_shared<Executable>(std::move(*linked));
+        impl->cache.insert(key, executable);
+        std::lock_guard<std::mutex> lock(impl->mutex);
+        ++impl->diskHits;
+        return executable;
+      }
+      jeet::detail::reportCacheEvent(
+          "cannot link the cached object of " + disk.pathFor(key) + ": " +
+          llvm::toString(linked.takeError()) + "; compiling again");
+    }
+  }
   auto compiled = compile(source, "<graph>", resolved);
   if (!compiled)
     return compiled.takeError();
   impl->cache.insert(key, *compiled);
+  if (onDisk && !(*compiled)->impl->object.empty()) {
+    const Executable::Impl &state = *(*compiled)->impl;
+    jeet::detail::CachedExecutable entry{
+        state.inputs,     state.outputs,
+        state.kernelOps,  state.peakIntermediateBytes,
+        state.stageNames, state.object};
+    disk.store(key, entry);
+    // The object is on disk; the executable does not need its copy.
+    (*compiled)->impl->object.clear();
+  }
   return compiled;
 }
 
@@ -485,6 +603,7 @@ Compiler::CacheStats Compiler::cacheStats() const {
   CacheStats stats;
   stats.compilations = impl->compilations;
   stats.cacheHits = impl->cacheHits;
+  stats.diskHits = impl->diskHits;
   stats.entries = impl->cache.stats().size;
   return stats;
 }

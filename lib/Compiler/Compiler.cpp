@@ -30,10 +30,12 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -322,21 +324,6 @@ static std::vector<std::pair<std::string, void *>> hostSymbolList() {
   return symbols;
 }
 
-/// Reads the object that `engine` (created with enableObjectDump) compiled.
-static llvm::Expected<std::string> takeObject(ExecutionEngine &engine) {
-  llvm::SmallString<128> path;
-  if (std::error_code error =
-          llvm::sys::fs::createTemporaryFile("jeet-graph", "o", path))
-    return llvm::createStringError(error, "no temporary file for the object");
-  engine.dumpToObjectFile(path);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-  llvm::sys::fs::remove(path);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read the JIT's object");
-  return (*buffer)->getBuffer().str();
-}
-
 /// JIT-compiles `module`, lowered by jeet-gpu-pipeline, for this CPU: the
 /// host code that launches the kernels (PTX or emulator objects, loaded by
 /// the runtime's driver on the first execution). The executable's inputs and
@@ -372,41 +359,106 @@ static llvm::Error jitForGpu(ModuleOp module, Executable::Impl &impl) {
   return llvm::Error::success();
 }
 
-/// JIT-compiles `module`, lowered by jeet-cpu-pipeline, for this CPU.
-static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl,
-                             bool captureObject) {
+/// Adds `void _mlir_<entry>(void **args)` to `module`, the packed form of
+/// the entry function (as MLIR's ExecutionEngine makes it): it loads each
+/// argument through the pointer args[i] points to and calls the entry, whose
+/// results are out-parameters.
+static llvm::Error addPackedEntry(llvm::Module &module, llvm::StringRef entry) {
+  llvm::Function *function = module.getFunction(entry);
+  if (!function || function->isDeclaration())
+    return llvm::createStringError("the graph has no function '" + entry.str() +
+                                   "' to run");
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> builder(context);
+  auto *type = llvm::FunctionType::get(builder.getVoidTy(), builder.getPtrTy(),
+                                       /*isVarArg=*/false);
+  auto *packed = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                        "_mlir_" + entry, module);
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", packed));
+  llvm::Value *argList = packed->getArg(0);
+  llvm::SmallVector<llvm::Value *> args;
+  for (auto [index, arg] : llvm::enumerate(function->args())) {
+    llvm::Value *slot =
+        builder.CreateGEP(builder.getPtrTy(), argList, builder.getInt64(index));
+    llvm::Value *pointer = builder.CreateLoad(builder.getPtrTy(), slot);
+    args.push_back(builder.CreateLoad(arg.getType(), pointer));
+  }
+  llvm::Value *result = builder.CreateCall(function, args);
+  if (!result->getType()->isVoidTy()) {
+    llvm::Value *slot = builder.CreateGEP(builder.getPtrTy(), argList,
+                                          builder.getInt64(args.size()));
+    builder.CreateStore(result, builder.CreateLoad(builder.getPtrTy(), slot));
+  }
+  builder.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+/// Compiles `module`, lowered by jeet-cpu-pipeline, to an object file for
+/// this CPU, in memory.
+static llvm::Expected<std::string> compileToObject(ModuleOp module,
+                                                   llvm::StringRef entry) {
   auto targetMachine = jeet::detail::createHostTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
-  auto transformer = jeet::detail::makeKernelTransformer(targetMachine->get());
+  (*targetMachine)->setOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context, "jeet-graph");
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
+                                                  targetMachine->get());
+  if (llvm::Error error = addPackedEntry(*llvmModule, entry))
+    return std::move(error);
+  if (llvm::Error error = jeet::detail::makeKernelTransformer(
+          targetMachine->get())(llvmModule.get()))
+    return std::move(error);
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if ((*targetMachine)
+          ->addPassesToEmitFile(codegen, os, nullptr,
+                                llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError(
+        "the target machine cannot emit object files");
+  codegen.run(*llvmModule);
+  return std::string(object.begin(), object.end());
+}
 
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  // The disk cache keeps the object.
-  engineOptions.enableObjectDump = captureObject;
+/// Links the object of a graph compiled for the CPU into a JIT of its own,
+/// with the runtime's host ABI and (for parallel code) libomp, and finds its
+/// entry point. Compilation and the disk cache both come here.
+static llvm::Error linkObject(llvm::StringRef object, Executable::Impl &impl) {
   llvm::SmallVector<llvm::StringRef, 1> libraries;
-  if (impl.options.parallel)
-    libraries.push_back(JEET_OPENMP_LIBRARY);
-  engineOptions.sharedLibPaths = libraries;
-  auto engine =
-      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
-  if (!engine)
-    return engine.takeError();
-  registerHostSymbols(**engine);
-  (*engine)->initialize();
-  auto entry = (*engine)->lookupPacked(impl.options.entry);
-  if (!entry)
-    return entry.takeError();
-  impl.entry = *entry;
-  if (captureObject) {
-    llvm::Expected<std::string> object = takeObject(**engine);
-    if (object)
-      impl.object = std::move(*object);
-    else
-      jeet::detail::reportCacheEvent(llvm::toString(object.takeError()));
+  std::string openmp;
+  if (impl.options.parallel) {
+    openmp = JEET_OPENMP_LIBRARY;
+    libraries.push_back(openmp);
   }
-  impl.engine = std::move(*engine);
+  auto jit =
+      jeet::detail::linkCachedObject(object, libraries, hostSymbolList());
+  if (!jit)
+    return jit.takeError();
+  auto entryPoint = (*jit)->lookup("_mlir_" + impl.options.entry);
+  if (!entryPoint)
+    return entryPoint.takeError();
+  impl.entry = entryPoint->toPtr<void (*)(void **)>();
+  impl.linked = std::move(*jit);
+  return llvm::Error::success();
+}
+
+/// JIT-compiles `module`, lowered by jeet-cpu-pipeline, for this CPU; keeps
+/// the object for the disk cache when `keepObject`.
+static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl,
+                             bool keepObject) {
+  llvm::Expected<std::string> object =
+      compileToObject(module, impl.options.entry);
+  if (!object)
+    return object.takeError();
+  if (llvm::Error error = linkObject(*object, impl))
+    return error;
+  if (keepObject)
+    impl.object = std::move(*object);
   return llvm::Error::success();
 }
 
@@ -422,22 +474,8 @@ linkCached(jeet::detail::CachedExecutable entry,
   impl->kernelOps = std::move(entry.kernelOps);
   impl->peakIntermediateBytes = entry.peakIntermediateBytes;
   impl->stageNames = std::move(entry.stageNames);
-  llvm::SmallVector<llvm::StringRef, 1> libraries;
-  std::string openmp;
-  if (options.parallel) {
-    openmp = JEET_OPENMP_LIBRARY;
-    libraries.push_back(openmp);
-  }
-  auto jit =
-      jeet::detail::linkCachedObject(entry.object, libraries, hostSymbolList());
-  if (!jit)
-    return jit.takeError();
-  // ExecutionEngine's packed wrapper of the entry function.
-  auto entryPoint = (*jit)->lookup("_mlir_" + options.entry);
-  if (!entryPoint)
-    return entryPoint.takeError();
-  impl->entry = entryPoint->toPtr<void (*)(void **)>();
-  impl->linked = std::move(*jit);
+  if (llvm::Error error = linkObject(entry.object, *impl))
+    return std::move(error);
   return impl;
 }
 
@@ -517,11 +555,11 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
   impl->stageIR = runner.takeStageIR();
 
   auto start = std::chrono::steady_clock::now();
-  bool captureObject = options.device == "cpu" && !options.keepIR &&
-                       jeet::detail::DiskCache::global().enabled();
+  bool keepObject = options.device == "cpu" && !options.keepIR &&
+                    jeet::detail::DiskCache::global().enabled();
   if (llvm::Error error = options.device == "gpu"
                               ? jitForGpu(*module, *impl)
-                              : jitForCpu(*module, *impl, captureObject))
+                              : jitForCpu(*module, *impl, keepObject))
     return std::move(error);
   runner.reportStep("jit", std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - start)

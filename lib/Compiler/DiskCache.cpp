@@ -8,7 +8,7 @@
 //
 //   JEETCACHE 1
 //   key <sha256 of the key text>
-//   version <Jeet version>
+//   version <Jeet version> build <compiler library's size.mtime>
 //   cpu <host cpu and features>
 //   inputs <spec>,<spec>,...        (IREE-style, e.g. 256x1024xf32)
 //   outputs <spec>,...
@@ -41,6 +41,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 
 using namespace jeet;
 using namespace jeet::detail;
@@ -67,6 +68,24 @@ std::string jeet::detail::hostCpuDescription() {
   for (const std::string &feature : enabled)
     text += " +" + feature;
   return text;
+}
+
+/// Jeet's version and the identity of the compiler library that holds this
+/// code (its size and modification time): a rebuilt compiler of the same
+/// version may generate other code, so its entries must not be reused.
+static const std::string &compilerBuild() {
+  static const std::string build = [] {
+    std::string text = JEET_VERSION_STRING;
+    Dl_info info;
+    llvm::sys::fs::file_status status;
+    if (dladdr(reinterpret_cast<void *>(&reportCacheEvent), &info) &&
+        info.dli_fname && !llvm::sys::fs::status(info.dli_fname, status))
+      text += " build " + llvm::utohexstr(status.getSize()) + "." +
+              llvm::utohexstr(
+                  status.getLastModificationTime().time_since_epoch().count());
+    return text;
+  }();
+  return build;
 }
 
 static std::string sha256Hex(llvm::StringRef data) {
@@ -177,7 +196,7 @@ static std::string formatEntry(llvm::StringRef keyHash,
   llvm::raw_string_ostream os(text);
   os << kMagic << "\n"
      << "key " << keyHash << "\n"
-     << "version " << JEET_VERSION_STRING << "\n"
+     << "version " << compilerBuild() << "\n"
      << "cpu " << hostCpuDescription() << "\n"
      << "inputs " << joinSpecs(entry.inputs) << "\n"
      << "outputs " << joinSpecs(entry.outputs) << "\n"
@@ -217,7 +236,7 @@ static llvm::Expected<CachedExecutable> parseEntry(llvm::StringRef data,
   if (!key || *key != keyHash)
     return bad("it holds another graph");
   std::optional<llvm::StringRef> version = field("version");
-  if (!version || *version != JEET_VERSION_STRING)
+  if (!version || *version != compilerBuild())
     return bad("it was written by Jeet " +
                (version ? version->str() : std::string("?")));
   std::optional<llvm::StringRef> cpu = field("cpu");

@@ -125,6 +125,9 @@ def test_corrupt_or_foreign_file_is_replaced(tmp_path, damage, why):
 
 @pytest.mark.parametrize("field, value, why", [
     (b"version", b"0.0.0-old", "written by Jeet 0.0.0-old"),
+    # The same version from another build of the compiler.
+    (b"version", jeet.__version__.encode() + b" build 0.0",
+     "written by Jeet " + jeet.__version__ + " build 0.0"),
     (b"cpu", b"some-other-cpu +x", "another CPU"),
     (b"key", b"0" * 64, "another graph"),
 ])

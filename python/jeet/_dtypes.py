@@ -86,7 +86,8 @@ def f32_to_bf16_bits(values):
     even; NaN stays NaN."""
     a = np.asarray(values, dtype=np.float32, order="C")
     u = a.view(np.uint32).astype(np.uint64)
-    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    # np.asarray keeps a 0-d result (a scalar operand) an array to write to.
+    rounded = np.asarray(((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16))
     rounded[np.isnan(a)] = 0x7FC0
     return rounded
 

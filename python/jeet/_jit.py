@@ -11,8 +11,8 @@ from .errors import JeetError
 
 
 def _arg_key(arg):
-    if isinstance(arg, Tensor):
-        return ("tensor", arg._shape, arg._dtype, arg.device)
+    if type(arg) is Tensor or isinstance(arg, Tensor):
+        return ("tensor", arg._shape, arg._dtype, arg._device or "cpu")
     if isinstance(arg, (numbers.Number, np.generic, str, type(None))):
         return ("static", type(arg).__name__, arg)
     if isinstance(arg, (tuple, list)):
@@ -31,7 +31,8 @@ class _Trace:
     """One traced specialisation: the compiled graph and how to assemble the
     function's results."""
 
-    __slots__ = ("executable", "captured", "plan", "structure", "device", "text")
+    __slots__ = ("executable", "captured", "plan", "structure", "device", "text",
+                 "out_types")
 
 
 class _JitFunction:
@@ -89,6 +90,9 @@ class _JitFunction:
         trace.captured = []
         trace.device = tensors[0].device if tensors else None
         trace.text = None
+        # The results' shapes and dtypes are known from the trace: a call
+        # wraps the runtime's tensors without asking them.
+        trace.out_types = [(n._shape, n._dtype) for n in nodes]
         if nodes:
             built = _tensor._build(nodes, placeholders)
             trace.executable = _tensor._compile(built.text, built.device)
@@ -99,30 +103,37 @@ class _JitFunction:
 
     def __call__(self, *args, **kwargs):
         key = (
-            tuple(_arg_key(a) for a in args),
-            tuple(sorted((k, _arg_key(v)) for k, v in kwargs.items())),
+            tuple([_arg_key(a) for a in args]),
+            tuple(sorted((k, _arg_key(v)) for k, v in kwargs.items()))
+            if kwargs else (),
         )
         trace = self._traces.get(key)
         if trace is None:
             trace = self._trace(args, kwargs)
             self._traces[key] = trace
-        tensors = [a for a in args if isinstance(a, Tensor)]
+        tensors = [a for a in args if type(a) is Tensor or isinstance(a, Tensor)]
         results = []
         if trace.executable is not None:
+            inputs = []
             for t in tensors:
                 if t._rt is None:
                     t.execute()
-            inputs = [t._rt for t in tensors] + [c._rt for c in trace.captured]
+                inputs.append(t._rt)
+            for c in trace.captured:
+                inputs.append(c._rt)
             results = trace.executable.run(inputs)
         values = []
+        source = (trace.text, trace.device)
         for kind, what in trace.plan:
             if kind == "arg":
                 values.append(tensors[what])
             elif kind == "const":
                 values.append(what)
             else:
-                t = Tensor._wrap(results[what], trace.device)
-                t._source = (trace.text, trace.device)
+                shape, dtype = trace.out_types[what]
+                t = Tensor._new((), dtype, trace.device, rt=results[what])
+                t._shape = shape
+                t._source = source
                 values.append(t)
         if trace.structure == "single":
             return values[0]

@@ -343,9 +343,14 @@ def _node(opname, op, inputs, attrs=None, result=None):
         device = inputs[0]._device
     else:
         device = _common_device(opname, inputs)
-    attrs_key = _attrs_key(attrs)
-    memo = (op, tuple([(t._shape, t._dtype) for t in inputs]), attrs_key,
-            None if result is None else (tuple(result[0]), result[1]))
+    attrs_key = _attrs_key(attrs) if attrs else ()
+    if len(inputs) == 2 and result is None:
+        first, second = inputs
+        memo = (op, first._shape, first._dtype, second._shape, second._dtype,
+                attrs_key)
+    else:
+        memo = (op, tuple([(t._shape, t._dtype) for t in inputs]), attrs_key,
+                None if result is None else (tuple(result[0]), result[1]))
     inferred = _INFERRED.get(memo)
     if inferred is None:
         inferred = _infer(opname, op, inputs, attrs, result)
@@ -391,8 +396,10 @@ def _infer(opname, op, inputs, attrs, result):
 
 
 def _binary(opname, x, y):
+    if type(x) is Tensor and type(y) is Tensor:
+        return _node(opname, _BINARY_OPS[opname], (x, y))
     a, b = _as_operands(opname, x, y)
-    return _node(opname, _BINARY_OPS[opname], [a, b])
+    return _node(opname, _BINARY_OPS[opname], (a, b))
 
 
 def _unary(opname, x):
@@ -891,22 +898,45 @@ def _graph_key(outputs):
     and adds which node feeds which, so equal keys mean equal graph text and
     no MLIR is built or printed to find a graph compiled before."""
     parts = []
-    index = {}
+    index = {}  # id -> number, once the node's part is made
     leaves = []
     devices = set()
-    for node in _topo_order(outputs):
-        index[id(node)] = len(parts)
-        if node._device is not None:
-            devices.add(node._device)
-        if node._rt is not None:
-            parts.append((node._shape, node._dtype))
-            leaves.append(node)
-        elif node._inputs:
-            parts.append((node._key, tuple([index[id(i)] for i in node._inputs])))
-        elif node._key is not None:
-            parts.append(node._key)
-        else:
-            return None  # a jit argument outside its trace
+    seen = set()
+    ident = id
+    for root in outputs:
+        if ident(root) in seen:
+            continue
+        # _topo_order's walk, making each node's part as it is ordered.
+        stack = [(root, False)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, expanded = pop()
+            inputs = node._inputs
+            if expanded:
+                index[ident(node)] = len(parts)
+                if node._device is not None:
+                    devices.add(node._device)
+                if node._rt is not None:
+                    parts.append((node._shape, node._dtype))
+                    leaves.append(node)
+                elif len(inputs) == 1:
+                    parts.append((node._key, index[ident(inputs[0])]))
+                elif inputs:
+                    parts.append((node._key,
+                                  tuple([index[ident(i)] for i in inputs])))
+                elif node._key is not None:
+                    parts.append(node._key)
+                else:
+                    return None  # a jit argument outside its trace
+                continue
+            if ident(node) in seen:
+                continue
+            seen.add(ident(node))
+            push((node, True))
+            if node._rt is None:
+                for inp in reversed(inputs):
+                    if ident(inp) not in seen:
+                        push((inp, False))
     if len(devices) > 1:
         return None
     device = devices.pop() if devices else _device.resolve("auto")

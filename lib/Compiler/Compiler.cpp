@@ -223,14 +223,22 @@ llvm::Error Executable::run(llvm::ArrayRef<const void *> inputs,
 static constexpr size_t kCacheCapacity = 256;
 
 struct Compiler::Impl {
-  Impl() : cache(kCacheCapacity) {
-    DialectRegistry registry;
-    registerAllJeetDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    // Compilation holds the lock, so the context itself need not be
-    // thread-safe.
-    context.disableMultithreading();
+  Impl() : cache(kCacheCapacity) {}
+
+  /// The context of every compilation, made on the first one: loading all
+  /// the dialects takes ~25 ms, which a process that only finds its graphs
+  /// in the caches never needs. Compilation holds the lock.
+  MLIRContext &getContext() {
+    if (!context) {
+      DialectRegistry registry;
+      registerAllJeetDialects(registry);
+      context = std::make_unique<MLIRContext>(registry);
+      context->loadAllAvailableDialects();
+      // Compilation holds the lock, so the context itself need not be
+      // thread-safe.
+      context->disableMultithreading();
+    }
+    return *context;
   }
 
   llvm::Expected<std::shared_ptr<Executable>>
@@ -238,7 +246,7 @@ struct Compiler::Impl {
           const CompileOptions &options);
 
   std::mutex mutex;
-  MLIRContext context;
+  std::unique_ptr<MLIRContext> context;
   runtime::LRUCache<Executable> cache;
   int64_t compilations = 0;
   int64_t cacheHits = 0;
@@ -519,6 +527,7 @@ static void inspectStage(llvm::StringRef name, ModuleOp module,
 llvm::Expected<std::shared_ptr<Executable>>
 Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
                         const CompileOptions &options) {
+  MLIRContext &context = getContext();
   jeet::detail::DiagnosticCollector diagnostics(context, source, sourceName);
   auto fail = [&](llvm::StringRef what) { return diagnostics.fail(what); };
 

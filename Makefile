@@ -17,7 +17,7 @@ PIP_PACKAGES += onnx onnxruntime torch
 PIP_TEST_PACKAGES :=
 WHEEL_BUILD_DIR ?= build-wheel
 
-.PHONY: setup build test demo bench docs wheel wheel-check clean
+.PHONY: setup build test demo bench bench-setup docs wheel wheel-check clean
 
 setup:
 	@bash scripts/setup.sh "$(PYTHON)" "$(APT_PACKAGES)" "$(PIP_PACKAGES)" "$(PIP_TEST_PACKAGES)"
@@ -39,11 +39,16 @@ test: build
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR) "$(PYTHON)"
 
-# Benchmarks (tables side by side with numpy; never part of the tests).
-bench: build
+# Benchmarks (tables side by side with numpy and the peers; never part of
+# the tests). bench-setup installs the optional peers of bench/peers.py.
+bench: build bench-setup
 	$(PYTHON) bench/matmul.py --build-dir $(BUILD_DIR)
 	$(PYTHON) bench/elementwise.py --build-dir $(BUILD_DIR)
 	$(PYTHON) bench/residency.py --build-dir $(BUILD_DIR)
+	$(PYTHON) bench/peers.py --build-dir $(BUILD_DIR)
+
+bench-setup:
+	@bash scripts/bench-setup.sh "$(PYTHON)"
 
 # Regenerates the dialect and pass reference in docs/ from ODS.
 docs: build

@@ -401,8 +401,7 @@ emitObject(ModuleOp module, llvm::StringRef sourceName, ArtifactInfo &info,
   finishArtifactModule(*llvmModule);
   llvmModule->setDataLayout((*machine)->createDataLayout());
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0, machine->get());
+  auto transformer = jeet::detail::makeKernelTransformer(machine->get());
   if (llvm::Error error = transformer(llvmModule.get()))
     return std::move(error);
   std::string verifyErrors;

@@ -7,6 +7,7 @@
 #include "jeet/Compiler/Compiler.h"
 
 #include "CompilerSupport.h"
+#include "DiskCache.h"
 
 #include "jeet/Codegen/Common/Passes.h"
 #include "jeet/InitAllJeet.h"
@@ -31,8 +32,12 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -114,6 +119,12 @@ struct Executable::Impl {
   std::vector<std::string> stageNames;
   llvm::StringMap<std::string> stageIR;
   std::unique_ptr<ExecutionEngine> engine;
+  /// A graph loaded from the disk cache: its object, linked (instead of
+  /// `engine`).
+  std::unique_ptr<llvm::orc::LLJIT> linked;
+  /// The object code of the JIT'ed module, kept for the disk cache when it
+  /// is on.
+  std::string object;
   /// The packed entry point: `void(void **args)`.
   void (*packed)(void **) = nullptr;
   /// Binds the packed entry to its device on the first execution: a GPU
@@ -261,14 +272,22 @@ Executable::run(llvm::ArrayRef<const runtime::Tensor *> inputs,
 static constexpr size_t kCacheCapacity = 256;
 
 struct Compiler::Impl {
-  Impl() : cache(kCacheCapacity) {
-    DialectRegistry registry;
-    registerAllJeetDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    // Compilation holds the lock, so the context itself need not be
-    // thread-safe.
-    context.disableMultithreading();
+  Impl() : cache(kCacheCapacity) {}
+
+  /// The context of every compilation, made on the first one: loading all
+  /// the dialects takes ~25 ms, which a process that only finds its graphs
+  /// in the caches never needs. Compilation holds the lock.
+  MLIRContext &getContext() {
+    if (!context) {
+      DialectRegistry registry;
+      registerAllJeetDialects(registry);
+      context = std::make_unique<MLIRContext>(registry);
+      context->loadAllAvailableDialects();
+      // Compilation holds the lock, so the context itself need not be
+      // thread-safe.
+      context->disableMultithreading();
+    }
+    return *context;
   }
 
   llvm::Expected<std::shared_ptr<Executable>>
@@ -276,10 +295,11 @@ struct Compiler::Impl {
           const CompileOptions &options);
 
   std::mutex mutex;
-  MLIRContext context;
+  std::unique_ptr<MLIRContext> context;
   runtime::LRUCache<Executable> cache;
   int64_t compilations = 0;
   int64_t cacheHits = 0;
+  int64_t diskHits = 0;
 };
 
 Compiler::Compiler() : impl(std::make_unique<Impl>()) {}
@@ -344,6 +364,16 @@ static void registerHostSymbols(ExecutionEngine &engine) {
   });
 }
 
+/// The runtime's host ABI (mgpu*) as (name, address) pairs.
+static std::vector<std::pair<std::string, void *>> hostSymbolList() {
+  std::vector<std::pair<std::string, void *>> symbols;
+  size_t count = 0;
+  const runtime::HostSymbol *table = runtime::getHostABISymbols(&count);
+  for (size_t i = 0; i < count; ++i)
+    symbols.push_back({table[i].name, const_cast<void *>(table[i].address)});
+  return symbols;
+}
+
 /// JIT-compiles `module`, lowered by jeet-gpu-pipeline, for this CPU: the
 /// host code that launches the kernels (PTX or emulator objects, loaded by
 /// the runtime's driver on the first execution). The executable's inputs and
@@ -394,32 +424,91 @@ static llvm::Error jitForGpu(ModuleOp module, Executable::Impl &impl) {
   return llvm::Error::success();
 }
 
-/// JIT-compiles `module`, lowered by jeet-cpu-pipeline, for this CPU.
-static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl) {
+/// Adds `void _mlir_<entry>(void **args)` to `module`, the packed form of
+/// the entry function (as MLIR's ExecutionEngine makes it): it loads each
+/// argument through the pointer args[i] points to and calls the entry, whose
+/// results are out-parameters.
+static llvm::Error addPackedEntry(llvm::Module &module, llvm::StringRef entry) {
+  llvm::Function *function = module.getFunction(entry);
+  if (!function || function->isDeclaration())
+    return llvm::createStringError("the graph has no function '" + entry.str() +
+                                   "' to run");
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> builder(context);
+  auto *type = llvm::FunctionType::get(builder.getVoidTy(), builder.getPtrTy(),
+                                       /*isVarArg=*/false);
+  auto *packed = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                        "_mlir_" + entry, module);
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", packed));
+  llvm::Value *argList = packed->getArg(0);
+  llvm::SmallVector<llvm::Value *> args;
+  for (auto [index, arg] : llvm::enumerate(function->args())) {
+    llvm::Value *slot =
+        builder.CreateGEP(builder.getPtrTy(), argList, builder.getInt64(index));
+    llvm::Value *pointer = builder.CreateLoad(builder.getPtrTy(), slot);
+    args.push_back(builder.CreateLoad(arg.getType(), pointer));
+  }
+  llvm::Value *result = builder.CreateCall(function, args);
+  if (!result->getType()->isVoidTy()) {
+    llvm::Value *slot = builder.CreateGEP(builder.getPtrTy(), argList,
+                                          builder.getInt64(args.size()));
+    builder.CreateStore(result, builder.CreateLoad(builder.getPtrTy(), slot));
+  }
+  builder.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+/// Compiles `module`, lowered by jeet-cpu-pipeline, to an object file for
+/// this CPU, in memory.
+static llvm::Expected<std::string> compileToObject(ModuleOp module,
+                                                   llvm::StringRef entry) {
   auto targetMachine = jeet::detail::createHostTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
-  auto transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get());
+  (*targetMachine)->setOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context, "jeet-graph");
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
+                                                  targetMachine->get());
+  if (llvm::Error error = addPackedEntry(*llvmModule, entry))
+    return std::move(error);
+  if (llvm::Error error = jeet::detail::makeKernelTransformer(
+          targetMachine->get())(llvmModule.get()))
+    return std::move(error);
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if ((*targetMachine)
+          ->addPassesToEmitFile(codegen, os, nullptr,
+                                llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError(
+        "the target machine cannot emit object files");
+  codegen.run(*llvmModule);
+  return std::string(object.begin(), object.end());
+}
 
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+/// Links the object of a graph compiled for the CPU into a JIT of its own,
+/// with the runtime's host ABI and (for parallel code) libomp, and finds its
+/// entry point. Compilation and the disk cache both come here.
+static llvm::Error linkObject(llvm::StringRef object, Executable::Impl &impl) {
   llvm::SmallVector<llvm::StringRef, 1> libraries;
-  if (impl.options.parallel)
-    libraries.push_back(JEET_OPENMP_LIBRARY);
-  engineOptions.sharedLibPaths = libraries;
-  auto engine =
-      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
-  if (!engine)
-    return engine.takeError();
-  registerHostSymbols(**engine);
-  (*engine)->initialize();
-  auto packed = (*engine)->lookupPacked(impl.options.entry);
-  if (!packed)
-    return packed.takeError();
-  impl.packed = *packed;
-  impl.engine = std::move(*engine);
+  std::string openmp;
+  if (impl.options.parallel) {
+    openmp = JEET_OPENMP_LIBRARY;
+    libraries.push_back(openmp);
+  }
+  auto jit =
+      jeet::detail::linkCachedObject(object, libraries, hostSymbolList());
+  if (!jit)
+    return jit.takeError();
+  auto entryPoint = (*jit)->lookup("_mlir_" + impl.options.entry);
+  if (!entryPoint)
+    return entryPoint.takeError();
+  impl.packed = entryPoint->toPtr<void (*)(void **)>();
+  impl.linked = std::move(*jit);
   Executable::Impl *state = &impl;
   impl.lazyInit = [state]() -> llvm::Error {
     state->entry = std::make_unique<runtime::CompiledEntry>(
@@ -427,6 +516,38 @@ static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl) {
     return llvm::Error::success();
   };
   return llvm::Error::success();
+}
+
+/// JIT-compiles `module`, lowered by jeet-cpu-pipeline, for this CPU; keeps
+/// the object for the disk cache when `keepObject`.
+static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl,
+                             bool keepObject) {
+  llvm::Expected<std::string> object =
+      compileToObject(module, impl.options.entry);
+  if (!object)
+    return object.takeError();
+  if (llvm::Error error = linkObject(*object, impl))
+    return error;
+  if (keepObject)
+    impl.object = std::move(*object);
+  return llvm::Error::success();
+}
+
+/// An executable from a disk cache entry: the object linked, nothing
+/// compiled.
+static llvm::Expected<std::unique_ptr<Executable::Impl>>
+linkCached(jeet::detail::CachedExecutable entry,
+           const CompileOptions &options) {
+  auto impl = std::make_unique<Executable::Impl>();
+  impl->options = options;
+  impl->inputs = std::move(entry.inputs);
+  impl->outputs = std::move(entry.outputs);
+  impl->kernelOps = std::move(entry.kernelOps);
+  impl->memoryPlan = entry.memoryPlan;
+  impl->stageNames = std::move(entry.stageNames);
+  if (llvm::Error error = linkObject(entry.object, *impl))
+    return std::move(error);
+  return impl;
 }
 
 /// The pipeline that compiles for `options.device`.
@@ -467,6 +588,7 @@ static void inspectStage(llvm::StringRef name, ModuleOp module,
 llvm::Expected<std::shared_ptr<Executable>>
 Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
                         const CompileOptions &options) {
+  MLIRContext &context = getContext();
   jeet::detail::DiagnosticCollector diagnostics(context, source, sourceName);
   auto fail = [&](llvm::StringRef what) { return diagnostics.fail(what); };
 
@@ -503,8 +625,11 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
   impl->stageIR = runner.takeStageIR();
 
   auto start = std::chrono::steady_clock::now();
-  if (llvm::Error error = options.device == "gpu" ? jitForGpu(*module, *impl)
-                                                  : jitForCpu(*module, *impl))
+  bool keepObject = options.device == "cpu" && !options.keepIR &&
+                    jeet::detail::DiskCache::global().enabled();
+  if (llvm::Error error = options.device == "gpu"
+                              ? jitForGpu(*module, *impl)
+                              : jitForCpu(*module, *impl, keepObject))
     return std::move(error);
   runner.reportStep("jit", std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - start)
@@ -534,10 +659,50 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
     ++impl->cacheHits;
     return hit;
   }
+  // CPU graphs persist on disk (their IR, kept with keepIR, does not).
+  jeet::detail::DiskCache &disk = jeet::detail::DiskCache::global();
+  bool onDisk = resolved.device == "cpu" && !resolved.keepIR && disk.enabled();
+  if (onDisk) {
+    auto start = std::chrono::steady_clock::now();
+    auto msSince = [](std::chrono::steady_clock::time_point from) {
+      return std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now() - from)
+          .count();
+    };
+    if (std::optional<jeet::detail::CachedExecutable> entry = disk.load(key)) {
+      double readMs = msSince(start);
+      auto linkStart = std::chrono::steady_clock::now();
+      auto linked = linkCached(std::move(*entry), resolved);
+      if (linked) {
+        jeet::detail::reportCacheEvent(
+            llvm::formatv("loaded {0} (read and checked in {1:f2} ms, linked "
+                          "in {2:f2} ms)",
+                          disk.pathFor(key), readMs, msSince(linkStart)));
+        auto executable = std::make_shared<Executable>(std::move(*linked));
+        impl->cache.insert(key, executable);
+        std::lock_guard<std::mutex> lock(impl->mutex);
+        ++impl->diskHits;
+        return executable;
+      }
+      jeet::detail::reportCacheEvent(
+          "cannot link the cached object of " + disk.pathFor(key) + ": " +
+          llvm::toString(linked.takeError()) + "; compiling again");
+    }
+  }
   auto compiled = compile(source, "<graph>", resolved);
   if (!compiled)
     return compiled.takeError();
   impl->cache.insert(key, *compiled);
+  if (onDisk && !(*compiled)->impl->object.empty()) {
+    const Executable::Impl &state = *(*compiled)->impl;
+    jeet::detail::CachedExecutable entry{
+        state.inputs,     state.outputs,
+        state.kernelOps,  state.memoryPlan,
+        state.stageNames, state.object};
+    disk.store(key, entry);
+    // The object is on disk; the executable does not need its copy.
+    (*compiled)->impl->object.clear();
+  }
   return compiled;
 }
 
@@ -546,6 +711,7 @@ Compiler::CacheStats Compiler::cacheStats() const {
   CacheStats stats;
   stats.compilations = impl->compilations;
   stats.cacheHits = impl->cacheHits;
+  stats.diskHits = impl->diskHits;
   stats.entries = impl->cache.stats().size;
   return stats;
 }

@@ -11,6 +11,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <mutex>
@@ -133,4 +135,26 @@ jeet::detail::createHostTargetMachine() {
   if (!machineBuilder)
     return machineBuilder.takeError();
   return machineBuilder->createTargetMachine();
+}
+
+std::function<llvm::Error(llvm::Module *)>
+jeet::detail::makeKernelTransformer(llvm::TargetMachine *targetMachine) {
+  return [targetMachine](llvm::Module *module) -> llvm::Error {
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopUnrolling = false;
+    tuning.LoopInterleaving = false;
+    llvm::PassBuilder builder(targetMachine, tuning);
+    llvm::LoopAnalysisManager loops;
+    llvm::FunctionAnalysisManager functions;
+    llvm::CGSCCAnalysisManager cgscc;
+    llvm::ModuleAnalysisManager modules;
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(cgscc);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, cgscc, modules);
+    builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+        .run(*module, modules);
+    return llvm::Error::success();
+  };
 }

@@ -92,7 +92,8 @@ jeet::getJeetCpuPipeline(const CpuPipelineOptions &options) {
   pipeline.stages = {
       {stage::kFused.str(),
        [copy](OpPassManager &pm) {
-         buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps);
+         buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps,
+                                /*multiReduction=*/true);
        }},
       {stage::kLinalg.str(), buildJeetLowerToLinalgPipeline},
       {stage::kBufferized.str(),

@@ -35,7 +35,7 @@ std::vector<std::string> jeet::StagedPipeline::stageNames() const {
 }
 
 void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
-                                  int64_t maxFusionOps) {
+                                  int64_t maxFusionOps, bool multiReduction) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createJeetDecomposePass());
@@ -44,6 +44,7 @@ void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
   JeetFusePassOptions fuseOptions;
   fuseOptions.enable = fuse;
   fuseOptions.maxOps = maxFusionOps;
+  fuseOptions.multiReduction = multiReduction;
   pm.addNestedPass<func::FuncOp>(createJeetFusePass(fuseOptions));
 }
 

@@ -68,7 +68,7 @@ from .errors import (
     OutOfMemoryError,
     ShapeError,
 )
-from . import _device
+from . import _device, _tensor
 
 from ._version import __version__  # generated from the VERSION file
 
@@ -140,14 +140,20 @@ def set_memory_limit(nbytes, device="cpu"):
 
 def cache_stats():
     """The compiled-graph cache's counters: compilations (graphs compiled)
-    and cache_hits (executions that reused a compiled graph), plus entries."""
+    and cache_hits (executions that reused a compiled graph), plus entries,
+    disk_hits (graphs read from JEET_CACHE_DIR) and key_hits (the cache hits
+    of redefined graphs found by their structural key, before any MLIR was
+    made)."""
     stats = dict(_jeet.cache_stats())
     stats["compilations"] -= _device.probe_compilations
+    stats["key_hits"] = _tensor.key_hits
+    stats["cache_hits"] += _tensor.key_hits
     return stats
 
 
 def clear_cache():
     """Forgets every compiled graph (the next execution compiles again)."""
+    _tensor.clear_graph_keys()
     _jeet.clear_cache()
 
 

@@ -53,6 +53,8 @@ class Tensor:
         "_dtype",       # canonical dtype name
         "_device",      # 'cpu', 'gpu', or None (constants)
         "_source",      # (graph text, device) that produced a materialised one
+        "_key",         # op and constant nodes: what the node adds to a
+                        # graph's structural key (see _graph_key)
         "__weakref__",
     )
 
@@ -65,7 +67,8 @@ class Tensor:
         )
 
     @classmethod
-    def _new(cls, shape, dtype, device, rt=None, op=None, inputs=(), attrs=None):
+    def _new(cls, shape, dtype, device, rt=None, op=None, inputs=(), attrs=None,
+             key=None):
         t = object.__new__(cls)
         t._rt = rt
         t._op = op
@@ -75,6 +78,7 @@ class Tensor:
         t._dtype = dtype
         t._device = device
         t._source = None
+        t._key = key
         return t
 
     @classmethod
@@ -291,13 +295,33 @@ class Tensor:
 # --------------------------------------------------------------------------
 
 
+def _constant_key(storage, dtype):
+    """A constant's part of a structural key: its dtype, shape and every
+    value (as bytes: -0.0 and 0.0, or two NaNs, are told apart)."""
+    return ("constant", dtype, storage.shape, storage.dtype.str,
+            storage.tobytes())
+
+
 def _constant(value, dtype):
     """A constant node (no device: it joins the device of its users)."""
     storage = _dtypes.to_storage(value, dtype)
-    return Tensor._new(storage.shape, dtype, None, op="constant", attrs=storage)
+    return Tensor._new(storage.shape, dtype, None, op="constant", attrs=storage,
+                       key=_constant_key(storage, dtype))
+
+
+# Scalar operands recur (x * 2.0 in every call): their read-only storage and
+# key, by (dtype, type, repr) -- repr tells -0.0 from 0.0 and NaN from NaN.
+_SCALAR_CONSTANTS = {}
+_MAX_SCALAR_CONSTANTS = 4096
 
 
 def _scalar_constant(value, dtype, opname):
+    memo = (dtype, type(value), repr(value))
+    known = _SCALAR_CONSTANTS.get(memo)
+    if known is not None:
+        storage, key = known
+        return Tensor._new((), dtype, None, op="constant", attrs=storage,
+                           key=key)
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
     if dtype == "i32" and not float(value).is_integer():
@@ -305,7 +329,12 @@ def _scalar_constant(value, dtype, opname):
             f"{opname}: the scalar {value!r} is not an integer but the tensor "
             "is int32 (cast the tensor to a float dtype first)"
         )
-    return _constant(np.asarray(value), dtype)
+    node = _constant(np.asarray(value), dtype)
+    node._attrs.flags.writeable = False
+    if len(_SCALAR_CONSTANTS) >= _MAX_SCALAR_CONSTANTS:
+        _SCALAR_CONSTANTS.clear()
+    _SCALAR_CONSTANTS[memo] = (node._attrs, node._key)
+    return node
 
 
 def _is_scalar(x):
@@ -338,6 +367,12 @@ def _as_operands(opname, *xs):
 
 
 def _common_device(opname, inputs):
+    if len(inputs) == 2:
+        first, second = inputs[0]._device, inputs[1]._device
+        if second is None or first == second:
+            return first
+        if first is None:
+            return second
     devices = {t._device for t in inputs if t._device is not None}
     if len(devices) > 1:
         raise JeetError(
@@ -348,9 +383,70 @@ def _common_device(opname, inputs):
     return devices.pop() if devices else None
 
 
+def _freeze(value):
+    """An attribute value as a hashable key that tells apart whatever the
+    graph would print differently (True from 1, 0.0 from -0.0)."""
+    kind = type(value)
+    if kind in (list, tuple):
+        return (kind.__name__,) + tuple(_freeze(v) for v in value)
+    if kind is float:
+        return ("float", value.hex())
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, np.generic):
+        return ("scalar", value.dtype.str, value.tobytes())
+    return (kind.__name__, value)
+
+
+def _attrs_key(attrs):
+    if not attrs:
+        return ()
+    return tuple(sorted((name, _freeze(value)) for name, value in attrs.items()))
+
+
+# The graph's type inference, by (op, operand types, attributes, given
+# result): recording an op the process has seen before asks C++ nothing.
+_INFERRED = {}
+_MAX_INFERRED = 65536
+
+
 def _node(opname, op, inputs, attrs=None, result=None):
     """A lazy node, shape-checked now by the graph's own type inference."""
-    device = _common_device(opname, inputs)
+    if len(inputs) == 1:
+        device = inputs[0]._device
+    else:
+        device = _common_device(opname, inputs)
+    attrs_key = _attrs_key(attrs) if attrs else ()
+    if len(inputs) == 2 and result is None:
+        first, second = inputs
+        memo = (op, first._shape, first._dtype, second._shape, second._dtype,
+                attrs_key)
+    else:
+        memo = (op, tuple([(t._shape, t._dtype) for t in inputs]), attrs_key,
+                None if result is None else (tuple(result[0]), result[1]))
+    inferred = _INFERRED.get(memo)
+    if inferred is None:
+        inferred = _infer(opname, op, inputs, attrs, result)
+        if len(_INFERRED) >= _MAX_INFERRED:
+            _INFERRED.clear()
+        _INFERRED[memo] = inferred
+    shape, dtype = inferred
+    t = object.__new__(Tensor)
+    t._rt = None
+    t._op = op
+    t._inputs = tuple(inputs)
+    t._attrs = attrs
+    t._shape = shape
+    t._dtype = dtype
+    t._device = device
+    t._source = None
+    t._key = (op, attrs_key, shape, dtype)
+    return t
+
+
+def _infer(opname, op, inputs, attrs, result):
+    """(shape tuple, dtype) of `op` on `inputs`, or a ShapeError naming the
+    op and its operands."""
     operands = [(list(t._shape), t._dtype) for t in inputs]
     result_shape = list(result[0]) if result is not None else None
     result_dtype = result[1] if result is not None else None
@@ -369,12 +465,14 @@ def _node(opname, op, inputs, attrs=None, result=None):
             f"jeet.{opname}: invalid operand{'s' if len(inputs) > 1 else ''} "
             f"{shapes}{target}: {error}"
         ) from None
-    return Tensor._new(shape, dtype, device, op=op, inputs=inputs, attrs=attrs)
+    return tuple(int(d) for d in shape), dtype
 
 
 def _binary(opname, x, y):
+    if type(x) is Tensor and type(y) is Tensor:
+        return _node(opname, _BINARY_OPS[opname], (x, y))
     a, b = _as_operands(opname, x, y)
-    return _node(opname, _BINARY_OPS[opname], [a, b])
+    return _node(opname, _BINARY_OPS[opname], (a, b))
 
 
 def _unary(opname, x):
@@ -890,6 +988,76 @@ def _build(outputs, placeholders=()):
     return _Built(graph.print(), device, leaves, list(placeholders))
 
 
+def _graph_key(outputs):
+    """The structural key of the graph computing `outputs` (lazy nodes), with
+    the tensors that feed its inputs in _build's order -- or None when only
+    _build can say what is wrong with the graph.
+
+    Each node's part was made when it was recorded (op, attributes, result
+    shape and dtype; a constant's values); this walk only numbers the nodes
+    and adds which node feeds which, so equal keys mean equal graph text and
+    no MLIR is built or printed to find a graph compiled before."""
+    parts = []
+    index = {}  # id -> number, once the node's part is made
+    leaves = []
+    devices = set()
+    seen = set()
+    ident = id
+    for root in outputs:
+        if ident(root) in seen:
+            continue
+        # _topo_order's walk, making each node's part as it is ordered.
+        stack = [(root, False)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, expanded = pop()
+            inputs = node._inputs
+            if expanded:
+                index[ident(node)] = len(parts)
+                if node._device is not None:
+                    devices.add(node._device)
+                if node._rt is not None:
+                    parts.append((node._shape, node._dtype))
+                    leaves.append(node)
+                elif len(inputs) == 1:
+                    parts.append((node._key, index[ident(inputs[0])]))
+                elif inputs:
+                    parts.append((node._key,
+                                  tuple([index[ident(i)] for i in inputs])))
+                elif node._key is not None:
+                    parts.append(node._key)
+                else:
+                    return None  # a jit argument outside its trace
+                continue
+            if ident(node) in seen:
+                continue
+            seen.add(ident(node))
+            push((node, True))
+            if node._rt is None:
+                for inp in reversed(inputs):
+                    if ident(inp) not in seen:
+                        push((inp, False))
+    if len(devices) > 1:
+        return None
+    device = devices.pop() if devices else _device.resolve("auto")
+    # The compile options that change the executable are part of the key.
+    key = (device, _options["cuda_graphs"], tuple(parts),
+           tuple([index[id(out)] for out in outputs]))
+    return key, leaves
+
+
+# Compiled graphs by structural key: (executable, graph text, device).
+_BY_KEY = {}
+_MAX_BY_KEY = 1024
+key_hits = 0  # executions that found their graph by its structural key
+
+
+def clear_graph_keys():
+    """Forgets every graph found by structural key (jeet.clear_cache; the
+    counters go on, as the compiler's do)."""
+    _BY_KEY.clear()
+
+
 def _compile(text, device, keep_ir=False, gpu_target="auto"):
     return _jeet.compile(text, device=device, keep_ir=keep_ir,
                          gpu_target=gpu_target,
@@ -916,13 +1084,27 @@ def execute(*tensors):
             continue
         pending.append(t)
     if pending:
-        built = _build(pending)
-        executable = _compile(built.text, built.device)
-        results = executable.run([leaf._rt for leaf in built.leaves])
+        global key_hits
+        keyed = _graph_key(pending)
+        found = _BY_KEY.get(keyed[0]) if keyed is not None else None
+        if found is not None:
+            key_hits += 1
+            executable, text, device = found
+            leaves = keyed[1]
+        else:
+            built = _build(pending)
+            text, device, leaves = built.text, built.device, built.leaves
+            executable = _compile(text, device)
+            if keyed is not None:
+                if len(_BY_KEY) >= _MAX_BY_KEY:
+                    _BY_KEY.pop(next(iter(_BY_KEY)))
+                _BY_KEY[keyed[0]] = (executable, text, device)
+        results = executable.run([leaf._rt for leaf in leaves])
+        source = (text, device)
         for t, rt in zip(pending, results):
             t._rt = rt
-            t._device = built.device
-            t._source = (built.text, built.device)
+            t._device = device
+            t._source = source
             # The inputs are no longer needed: let them go.
             t._op, t._inputs, t._attrs = None, (), None
     return tensors[0] if len(tensors) == 1 else tensors

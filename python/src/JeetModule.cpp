@@ -546,6 +546,7 @@ void bindCompiler(nb::module_ &m) {
     nb::dict dict;
     dict["compilations"] = stats.compilations;
     dict["cache_hits"] = stats.cacheHits;
+    dict["disk_hits"] = stats.diskHits;
     dict["entries"] = stats.entries;
     return dict;
   });

@@ -1,11 +1,17 @@
 """pytest setup for Jeet's Python package: run with PYTHONPATH=build/python."""
 
+import os
 import sys
 
 import numpy as np
 import pytest
 
-import jeet
+# No compiled graph from the user's disk cache or an earlier run: every test
+# compiles what it executes (test_disk_cache.py gives its child processes a
+# cache directory of their own).
+os.environ["JEET_CACHE_DIR"] = ""
+
+import jeet  # noqa: E402
 
 
 @pytest.fixture

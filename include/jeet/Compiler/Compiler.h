@@ -149,6 +149,7 @@ public:
       void *stream = nullptr) const;
 
 private:
+  friend class Compiler;
   std::unique_ptr<Impl> impl;
 };
 
@@ -166,13 +167,20 @@ public:
           const CompileOptions &options);
 
   /// Compiles through the cache: the same graph text and options give the
-  /// same Executable without compiling again.
+  /// same Executable without compiling again. CPU graphs are also kept on
+  /// disk, under JEET_CACHE_DIR (default: $XDG_CACHE_HOME/jeet or
+  /// ~/.cache/jeet; empty: off), keyed by the graph, the options, the Jeet
+  /// version and the host CPU: a new process links the stored object
+  /// instead of compiling. A cache file that cannot be used never fails a
+  /// compilation (JEET_DEBUG says why it was not used).
   llvm::Expected<std::shared_ptr<Executable>>
   compileCached(llvm::StringRef source, const CompileOptions &options);
 
   struct CacheStats {
     int64_t compilations = 0;
     int64_t cacheHits = 0;
+    /// Graphs loaded from the disk cache instead of compiled.
+    int64_t diskHits = 0;
     int64_t entries = 0;
   };
   CacheStats cacheStats() const;

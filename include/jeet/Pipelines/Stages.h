@@ -85,9 +85,10 @@ struct StagedPipeline {
 //===----------------------------------------------------------------------===//
 
 /// Graph-level passes: canonicalize, decompose composites, fuse into
-/// jeet.fusion groups.
+/// jeet.fusion groups (with jeet-fuse's multi-reduction groups when
+/// `multiReduction`: the CPU lowering tiles them over blocks of rows).
 void buildJeetGraphPipeline(mlir::OpPassManager &pm, bool fuse,
-                            int64_t maxFusionOps);
+                            int64_t maxFusionOps, bool multiReduction = false);
 
 /// Lowers jeet (with fusion groups) to linalg on tensors.
 void buildJeetLowerToLinalgPipeline(mlir::OpPassManager &pm);

@@ -6,17 +6,25 @@
 //
 // Rewrites `linalg.matmul` / `linalg.batch_matmul` (and batched contractions
 // whose batch dimensions broadcast) with an f32 accumulator on buffers into
-// the classic blocked loop nest of a BLAS kernel:
+// the blocked loop nest of a BLAS kernel (the order of BLIS, with the row
+// blocks outermost so that they are the parallel loop):
 //
-//   for i0 in rows, step row-block             (scf.parallel)
-//     for j0 in columns, step col-block        B block in L2
-//       for k0 in 0..K, step k-block
-//         for i in i0.., step register-rows    A panel in L1
-//           for j in j0.., step register-cols
-//             C tile in registers; for k in k0..: rank-1 update with FMAs
+//   pack B into (panel, k, register-cols)          once per matmul
+//   for i0 in rows, step row-block                 (scf.parallel)
+//     for k0 in 0..K, step k-block
+//       pack A[i0.., k0..] into (tile, k, register-rows)   block in L2
+//       for j in columns, step register-cols       B micro-panel in L1
+//         for i in i0.., step register-rows
+//           C tile in registers; for k in k0..: rank-1 update with FMAs
 //
-// Remainder rows and columns get kernels of their own static size, so that
-// every tile is a static vector shape and every shape is computed exactly.
+// The k-block is sized so that a micro-panel of B (k-block x register-cols)
+// fills about two thirds of the L1 data cache, the row block so that the
+// packed block of A fits in half of the L2 cache (and there are a few blocks
+// per thread). A matmul inside a parallel loop whose B is a column slice of
+// a buffer defined outside the loop (the tiles of a matmul with an epilogue)
+// reads the panels that one copy of the whole buffer, made before the loop,
+// holds. Remainder rows and columns get kernels of their own static size, so
+// that every tile is a static vector shape and every shape is exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +34,8 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/TypeUtilities.h"
+
+#include <unistd.h>
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUMATMULPASS
@@ -37,7 +47,50 @@ using namespace mlir;
 namespace {
 
 struct TileSizes {
-  int64_t registerRows, registerCols, rowBlock, colBlock, kBlock;
+  int64_t registerRows, registerCols, rowBlock, kBlock;
+};
+
+/// Data cache sizes assumed where the system does not report them.
+constexpr int64_t kDefaultL1Bytes = 32 * 1024;
+constexpr int64_t kDefaultL2Bytes = 1024 * 1024;
+
+/// The host's L1 data and L2 cache sizes in bytes (per core).
+std::pair<int64_t, int64_t> hostCacheSizes() {
+  int64_t l1 = kDefaultL1Bytes, l2 = kDefaultL2Bytes;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+  if (long size = sysconf(_SC_LEVEL1_DCACHE_SIZE); size > 0)
+    l1 = size;
+  if (long size = sysconf(_SC_LEVEL2_CACHE_SIZE); size > 0)
+    l2 = size;
+#endif
+  return {l1, l2};
+}
+
+/// The cache blocks for `registerCols`-wide f32 panels when the options
+/// leave them at 0: a k-block whose micro-panel of B takes two thirds of L1
+/// (a multiple of 16 steps, 32 to 512), and row blocks whose packed A block
+/// (rows x k-block) takes at most half of L2.
+TileSizes chooseCacheBlocks(TileSizes sizes) {
+  constexpr int64_t kFloatBytes = 4, kKStep = 16, kMinK = 32, kMaxK = 512,
+                    kMaxRows = 512;
+  auto [l1, l2] = hostCacheSizes();
+  if (sizes.kBlock <= 0) {
+    int64_t k = 2 * l1 / 3 / (sizes.registerCols * kFloatBytes);
+    sizes.kBlock = std::clamp(k / kKStep * kKStep, kMinK, kMaxK);
+  }
+  if (sizes.rowBlock <= 0) {
+    int64_t rows = l2 / 2 / (sizes.kBlock * kFloatBytes);
+    sizes.rowBlock = std::clamp(rows, sizes.registerRows, kMaxRows);
+  }
+  return sizes;
+}
+
+/// B's full panels, packed before the matmul's loops: a
+/// (panel, k, register-cols) buffer, and the index of the matmul's first
+/// column panel in it.
+struct PackedPanels {
+  Value buffer;
+  Value firstPanel;
 };
 
 /// Emits `C += A * B` for 2-D f32 memrefs of static shape at the builder's
@@ -45,8 +98,14 @@ struct TileSizes {
 class MatmulEmitter {
 public:
   MatmulEmitter(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc,
-                const TileSizes &sizes)
+                const TileSizes &sizes,
+                std::optional<PackedPanels> prepacked = std::nullopt)
       : b(b), loc(loc), lhs(lhs), rhs(rhs), acc(acc), sizes(sizes) {
+    if (prepacked) {
+      packed = prepacked->buffer;
+      firstPanel = prepacked->firstPanel;
+      ownsPacked = false;
+    }
     auto lhsType = cast<MemRefType>(lhs.getType());
     auto accType = cast<MemRefType>(acc.getType());
     m = accType.getDimSize(0);
@@ -67,15 +126,29 @@ public:
     int64_t fullRows = m / mr * mr;
     // B's full column panels are copied once into a contiguous buffer that
     // every row block then reads in order (see packRhs).
-    if (m >= kPackMinRows && n >= nr)
-      packRhs();
+    if (!packed && m >= kPackMinRows && n >= nr) {
+      packed = packRhs(b, loc, rhs, nr);
+      firstPanel = cst(0);
+    }
+    // Row blocks: a multiple of the register tile, and small enough that
+    // there are a few blocks per core to balance.
+    int64_t rowBlock = std::max(mr, sizes.rowBlock / mr * mr);
+    int64_t balanced =
+        llvm::divideCeil(llvm::divideCeil(fullRows, kRowBlocksToBalance), mr) *
+        mr;
+    rowBlock = std::max(mr, std::min(rowBlock, balanced));
+    // A is packed where each of its tiles meets several panels of B; each
+    // row block (and the remainder rows) packs into a slot of its own.
+    if (packed && n / nr >= kMinPanelsToPackLhs) {
+      int64_t slots = llvm::divideCeil(fullRows, rowBlock) + 1;
+      lhsPacked = memref::AllocOp::create(
+          b, loc,
+          MemRefType::get({slots, rowBlock / mr, std::min(sizes.kBlock, k), mr},
+                          getElementTypeOrSelf(lhs.getType())),
+          b.getI64IntegerAttr(kPackAlignment));
+      lhsRowBlock = rowBlock;
+    }
     if (fullRows > 0) {
-      // Row blocks: a multiple of the register tile, and small enough that
-      // there are a few blocks per core to balance.
-      int64_t rowBlock = std::max(mr, sizes.rowBlock / mr * mr);
-      int64_t balanced =
-          llvm::divideCeil(llvm::divideCeil(fullRows, 8), mr) * mr;
-      rowBlock = std::max(mr, std::min(rowBlock, balanced));
       auto body = [&](OpBuilder &nested, Location, Value i0) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(),
@@ -96,38 +169,28 @@ public:
     }
     if (m > fullRows)
       emitRows(m - fullRows, cst(fullRows), cst(m));
-    if (packed)
+    if (packed && ownsPacked)
       memref::DeallocOp::create(b, loc, packed);
+    if (lhsPacked)
+      memref::DeallocOp::create(b, loc, lhsPacked);
   }
 
-private:
-  static constexpr int64_t kFewRowBlocks = 4;
-  static constexpr int64_t kPanelsPerMatmul = 8;
-  static constexpr int64_t kPackMinRows = 64;
-
-  /// The power-of-two vector segments of `width` columns (28 columns are
-  /// 16 + 8 + 4), as (offset, width) pairs.
-  static SmallVector<std::pair<int64_t, int64_t>> segmentsOf(int64_t width) {
-    SmallVector<std::pair<int64_t, int64_t>> segments;
-    for (int64_t offset = 0, size = 16; offset < width; size /= 2)
-      for (; offset + size <= width; offset += size)
-        segments.push_back({offset, size});
-    return segments;
-  }
-
-  /// Copies B's full panels of `register-cols` columns into `packed`
-  /// (panel, k, column): a kernel then reads its panel of B as one
-  /// contiguous stream instead of rows a whole B row apart, which alias in
-  /// L1 when that stride is a multiple of 4 KiB and cross pages at every
-  /// step. The panels are copied in parallel (unless the matmul is itself
-  /// inside a parallel loop), once per matmul.
-  void packRhs() {
-    int64_t nr = sizes.registerCols;
-    int64_t panels = n / nr;
-    Type rhsElement = getElementTypeOrSelf(rhs.getType());
-    packed = memref::AllocOp::create(
+  /// Copies B's full panels of `nr` columns into a new (panel, k, column)
+  /// buffer: a kernel then reads its panel of B as one contiguous stream
+  /// instead of rows a whole B row apart, which alias in L1 when that stride
+  /// is a multiple of 4 KiB and cross pages at every step. The panels are
+  /// copied in parallel (an scf.parallel; nested in another parallel loop it
+  /// runs in sequence). The caller frees the buffer.
+  static Value packRhs(OpBuilder &b, Location loc, Value rhs, int64_t nr) {
+    auto type = cast<MemRefType>(rhs.getType());
+    int64_t k = type.getDimSize(0), panels = type.getDimSize(1) / nr;
+    Type rhsElement = type.getElementType();
+    Value packed = memref::AllocOp::create(
         b, loc, MemRefType::get({panels, k, nr}, rhsElement),
-        b.getI64IntegerAttr(64));
+        b.getI64IntegerAttr(kPackAlignment));
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
     // The constants first: the body builder below is `b` itself.
     Value zero = cst(0), one = cst(1), count = cst(panels), width = cst(nr),
           depth = cst(k);
@@ -152,6 +215,28 @@ private:
                 scf::YieldOp::create(body, bodyLoc);
               });
         });
+    return packed;
+  }
+
+private:
+  static constexpr int64_t kFewRowBlocks = 4;
+  static constexpr int64_t kPanelsPerMatmul = 8;
+  static constexpr int64_t kPackMinRows = 64;
+  /// Row blocks per matmul at least, so that threads can balance them.
+  static constexpr int64_t kRowBlocksToBalance = 8;
+  /// A tile of A is packed when it meets at least this many panels of B.
+  static constexpr int64_t kMinPanelsToPackLhs = 2;
+  /// Packed buffers start on a cache line.
+  static constexpr int64_t kPackAlignment = 64;
+
+  /// The power-of-two vector segments of `width` columns (28 columns are
+  /// 16 + 8 + 4), as (offset, width) pairs.
+  static SmallVector<std::pair<int64_t, int64_t>> segmentsOf(int64_t width) {
+    SmallVector<std::pair<int64_t, int64_t>> segments;
+    for (int64_t offset = 0, size = 16; offset < width; size /= 2)
+      for (; offset + size <= width; offset += size)
+        segments.push_back({offset, size});
+    return segments;
   }
 
   /// Columns in panels of a multiple of the register tile, a few per
@@ -204,42 +289,59 @@ private:
     fn(loop.getInductionVar());
   }
 
-  /// Rows [i0, i1), a multiple of `mr` rows, all columns.
+  /// Rows [i0, i1), a multiple of `mr` rows, all columns: per k-block, the
+  /// block of A is packed (when lhsPacked is set), then each panel of B
+  /// meets every register tile of rows while it is in L1.
   void emitRows(int64_t mr, Value i0, Value i1) {
     int64_t nr = sizes.registerCols;
     int64_t fullCols = n / nr * nr;
-    int64_t colBlock = std::max(nr, sizes.colBlock / nr * nr);
     int64_t kBlock = std::max<int64_t>(1, sizes.kBlock);
-    auto kBlocks = [&](llvm::function_ref<void(Value, Value)> fn) {
-      forLoop(cst(0), cst(k), kBlock,
-              [&](Value k0) { fn(k0, min(add(k0, cst(kBlock)), cst(k))); });
-    };
-    if (fullCols > 0) {
-      forLoop(cst(0), cst(fullCols), colBlock, [&](Value j0) {
-        Value j1 = min(add(j0, cst(colBlock)), cst(fullCols));
-        kBlocks([&](Value k0, Value k1) {
-          forLoop(i0, i1, mr, [&](Value i) {
-            forLoop(j0, j1, nr,
-                    [&](Value j) { emitKernel(mr, nr, i, j, k0, k1); });
-          });
+    forLoop(cst(0), cst(k), kBlock, [&](Value k0) {
+      Value k1 = min(add(k0, cst(kBlock)), cst(k));
+      Value slot;
+      if (lhsPacked) {
+        slot = arith::DivUIOp::create(b, loc, i0, cst(lhsRowBlock));
+        packLhs(mr, slot, i0, i1, k0, k1);
+      }
+      if (fullCols > 0) {
+        forLoop(cst(0), cst(fullCols), nr, [&](Value j) {
+          forLoop(i0, i1, mr,
+                  [&](Value i) { emitKernel(mr, nr, i, j, k0, k1, i0, slot); });
         });
-      });
-    }
-    if (n > fullCols) {
-      kBlocks([&](Value k0, Value k1) {
+      }
+      if (n > fullCols) {
         forLoop(i0, i1, mr, [&](Value i) {
-          emitKernel(mr, n - fullCols, i, cst(fullCols), k0, k1);
+          emitKernel(mr, n - fullCols, i, cst(fullCols), k0, k1, i0, slot);
         });
+      }
+    });
+  }
+
+  /// Copies A[i0:i1, k0:k1] into lhsPacked[slot] as (tile, k, row): the
+  /// kernel of each `mr`-row tile then reads its A values for one step of k
+  /// from one cache line instead of `mr` rows a whole A row apart.
+  void packLhs(int64_t mr, Value slot, Value i0, Value i1, Value k0, Value k1) {
+    forLoop(i0, i1, mr, [&](Value i) {
+      Value tile = arith::DivUIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, i, i0), cst(mr));
+      forLoop(k0, k1, 1, [&](Value kk) {
+        Value kRel = arith::SubIOp::create(b, loc, kk, k0);
+        for (int64_t r = 0; r < mr; ++r) {
+          Value value = memref::LoadOp::create(
+              b, loc, lhs, ValueRange{r == 0 ? i : add(i, cst(r)), kk});
+          memref::StoreOp::create(b, loc, value, lhsPacked,
+                                  ValueRange{slot, tile, kRel, cst(r)});
+        }
       });
-    }
+    });
   }
 
   /// C[i:i+mr, j:j+nr] += A[i:i+mr, k0:k1] * B[k0:k1, j:j+nr], with the
   /// C tile in registers: each row as vectors of power-of-two widths (a
   /// remainder of 28 columns is 16 + 8 + 4), which LLVM maps onto whole
   /// registers.
-  void emitKernel(int64_t mr, int64_t nr, Value i, Value j, Value k0,
-                  Value k1) {
+  void emitKernel(int64_t mr, int64_t nr, Value i, Value j, Value k0, Value k1,
+                  Value i0, Value slot) {
     SmallVector<std::pair<Value, VectorType>> segments;
     SmallVector<int64_t> offsets;
     for (auto [offset, width] : segmentsOf(nr)) {
@@ -247,10 +349,15 @@ private:
                           VectorType::get({width}, elementType)});
       offsets.push_back(offset);
     }
-    // A full panel of B is read from its packed copy.
+    // A full panel of B is read from its packed copy, and A from its packed
+    // block when there is one.
     Value panel;
     if (packed && nr == sizes.registerCols)
-      panel = arith::DivUIOp::create(b, loc, j, cst(nr));
+      panel = add(firstPanel, arith::DivUIOp::create(b, loc, j, cst(nr)));
+    Value lhsTile;
+    if (slot)
+      lhsTile = arith::DivUIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, i, i0), cst(mr));
     SmallVector<Value> rows, tile;
     for (int64_t r = 0; r < mr; ++r) {
       rows.push_back(r == 0 ? i : add(i, cst(r)));
@@ -285,9 +392,16 @@ private:
             rhsRow.push_back(widen(row));
           }
           SmallVector<Value> next;
+          Value kRel;
+          if (lhsTile)
+            kRel = arith::SubIOp::create(nested, nestedLoc, kk, k0);
           for (int64_t r = 0; r < mr; ++r) {
-            Value a = widen(memref::LoadOp::create(nested, nestedLoc, lhs,
-                                                   ValueRange{rows[r], kk}));
+            Value a = widen(
+                lhsTile ? memref::LoadOp::create(
+                              nested, nestedLoc, lhsPacked,
+                              ValueRange{slot, lhsTile, kRel, cst(r)})
+                        : memref::LoadOp::create(nested, nestedLoc, lhs,
+                                                 ValueRange{rows[r], kk}));
             for (auto [s, segment] : llvm::enumerate(segments)) {
               Value splat = vector::BroadcastOp::create(nested, nestedLoc,
                                                         segment.second, a);
@@ -307,8 +421,14 @@ private:
   OpBuilder &b;
   Location loc;
   Value lhs, rhs, acc;
-  /// B's full column panels, contiguous (see packRhs), or null.
-  Value packed;
+  /// B's full column panels, contiguous (see packRhs), or null; the index
+  /// of this matmul's first panel in it; whether this emitter frees it.
+  Value packed, firstPanel;
+  bool ownsPacked = true;
+  /// A's blocks, packed per row block (see packLhs), or null, and the rows
+  /// of a block.
+  Value lhsPacked;
+  int64_t lhsRowBlock = 0;
   TileSizes sizes;
   int64_t m, n, k;
   Type elementType;
@@ -427,14 +547,93 @@ matchBroadcastContraction(linalg::GenericOp op) {
   return result;
 }
 
+/// The outermost scf.parallel around `op`, or null.
+static scf::ParallelOp outermostParallel(Operation *op) {
+  scf::ParallelOp outermost;
+  for (auto loop = op->getParentOfType<scf::ParallelOp>(); loop;
+       loop = loop->getParentOfType<scf::ParallelOp>())
+    outermost = loop;
+  return outermost;
+}
+
+/// For a matmul in the tile `outermost` of a matmul with an epilogue: its B
+/// when it is `subview %base[0, %j] [K, w] [1, 1]` of a buffer defined
+/// outside the loop, with %j an induction variable of a parallel loop that
+/// starts at 0 and steps by a multiple of `nr`, and w a multiple of `nr`.
+/// Then every panel of the slice is a full panel of the base, so the
+/// slice's panels can be read from one packed copy of the whole base.
+/// Returns the base and the value of %j.
+static std::optional<std::pair<Value, Value>>
+hoistableRhs(Value rhs, int64_t nr, scf::ParallelOp outermost) {
+  auto slice = rhs.getDefiningOp<memref::SubViewOp>();
+  if (!slice || slice.getSourceType().getRank() != 2)
+    return std::nullopt;
+  Value base = slice.getSource();
+  auto baseType = cast<MemRefType>(base.getType());
+  if (!baseType.hasStaticShape() || !baseType.getLayout().isIdentity())
+    return std::nullopt;
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  if (!isConstantIntValue(offsets[0], 0) ||
+      sizes[0] != baseType.getDimSize(0) || ShapedType::isDynamic(sizes[1]) ||
+      sizes[1] % nr != 0 ||
+      !llvm::all_of(slice.getStaticStrides(),
+                    [](int64_t stride) { return stride == 1; }))
+    return std::nullopt;
+  auto column = dyn_cast_if_present<Value>(offsets[1]);
+  auto iv = dyn_cast_or_null<BlockArgument>(column);
+  if (!iv)
+    return std::nullopt;
+  auto loop = dyn_cast<scf::ParallelOp>(iv.getOwner()->getParentOp());
+  if (!loop)
+    return std::nullopt;
+  unsigned dim = iv.getArgNumber();
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[dim]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
+  if (!lb || *lb != 0 || !step || *step % nr != 0)
+    return std::nullopt;
+  Operation *owner = base.getDefiningOp();
+  if (!owner)
+    owner = cast<BlockArgument>(base).getOwner()->getParentOp();
+  if (outermost->isAncestor(owner))
+    return std::nullopt;
+  return std::make_pair(base, column);
+}
+
 struct JeetCpuMatmulPass
     : public jeet::impl::JeetCpuMatmulPassBase<JeetCpuMatmulPass> {
   using Base::Base;
 
+  /// B's panels packed once before the tile loop `outermost`, for a matmul
+  /// of one of its tiles (see hoistableRhs), or nothing.
+  std::optional<PackedPanels> hoistPacking(OpBuilder &b, Location loc,
+                                           Value rhs, int64_t nr) {
+    scf::ParallelOp outermost = outermostParallel(&*b.getInsertionPoint());
+    if (!outermost)
+      return std::nullopt;
+    auto hoistable = hoistableRhs(rhs, nr, outermost);
+    if (!hoistable)
+      return std::nullopt;
+    auto [base, column] = *hoistable;
+    Value &buffer = hoistedPanels[{outermost, base}];
+    if (!buffer) {
+      OpBuilder before(outermost);
+      buffer = MatmulEmitter::packRhs(before, loc, base, nr);
+      OpBuilder after(outermost->getContext());
+      after.setInsertionPointAfter(outermost);
+      memref::DeallocOp::create(after, loc, buffer);
+    }
+    Value first = arith::DivUIOp::create(
+        b, loc, column, arith::ConstantIndexOp::create(b, loc, nr));
+    return PackedPanels{buffer, first};
+  }
+
+  DenseMap<std::pair<Operation *, Value>, Value> hoistedPanels;
+
   void runOnOperation() override {
-    TileSizes sizes{std::max<int64_t>(1, registerRows),
-                    std::max<int64_t>(1, registerCols), rowBlock, colBlock,
-                    kBlock};
+    TileSizes sizes = chooseCacheBlocks({std::max<int64_t>(1, registerRows),
+                                         std::max<int64_t>(1, registerCols),
+                                         rowBlock, kBlock});
     // Each matmul with, per operand, the loops that index its batch
     // dimensions (none for linalg.matmul).
     SmallVector<std::pair<linalg::LinalgOp, BroadcastContraction>> matmuls;
@@ -466,7 +665,11 @@ struct JeetCpuMatmulPass
                     op->getParentOfType<scf::ForallOp>();
       bool runParallel = parallel && !nested;
       if (batching.numBatch == 0) {
-        MatmulEmitter(b, loc, lhs, rhs, acc, sizes).emit(runParallel);
+        std::optional<PackedPanels> prepacked;
+        if (nested)
+          prepacked = hoistPacking(b, loc, rhs, sizes.registerCols);
+        MatmulEmitter(b, loc, lhs, rhs, acc, sizes, prepacked)
+            .emit(runParallel);
         op->erase();
         continue;
       }

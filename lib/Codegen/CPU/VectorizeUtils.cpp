@@ -7,6 +7,7 @@
 #include "VectorizeUtils.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -143,6 +144,25 @@ IRMapping jeet::cpu::cloneBodyAt(
   return mapping;
 }
 
+/// Whether loops over these bounds may run more than one iteration: a loop
+/// of one iteration as a parallel region only wakes the thread team (tens of
+/// microseconds on a loaded machine) for work one thread does anyway.
+static bool hasSeveralIterations(ValueRange lbs, ValueRange ubs,
+                                 ValueRange steps) {
+  int64_t iterations = 1;
+  for (auto [lb, ub, step] : llvm::zip(lbs, ubs, steps)) {
+    std::optional<int64_t> low = getConstantIntValue(lb);
+    std::optional<int64_t> high = getConstantIntValue(ub);
+    std::optional<int64_t> stride = getConstantIntValue(step);
+    if (!low || !high || !stride || *stride <= 0)
+      return true;
+    iterations *= std::max<int64_t>(0, llvm::divideCeil(*high - *low, *stride));
+    if (iterations > 1)
+      return true;
+  }
+  return false;
+}
+
 void jeet::cpu::buildLoops(
     OpBuilder &b, Location loc, ValueRange lbs, ValueRange ubs,
     ValueRange steps, bool parallel,
@@ -150,7 +170,7 @@ void jeet::cpu::buildLoops(
   auto build = [&](OpBuilder &nested, Location, ValueRange ivs) {
     body(nested, ivs);
   };
-  if (parallel)
+  if (parallel && hasSeveralIterations(lbs, ubs, steps))
     scf::ParallelOp::create(b, loc, lbs, ubs, steps, build);
   else
     scf::buildLoopNest(b, loc, lbs, ubs, steps, build);

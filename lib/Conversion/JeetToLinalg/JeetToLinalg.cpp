@@ -785,17 +785,11 @@ static int64_t chooseTileSize(int64_t range, int64_t tileSize) {
   return best;
 }
 
-static LogicalResult tileEpilogue(RewriterBase &rewriter,
-                                  linalg::GenericOp generic, int64_t tileSize) {
-  unsigned rank = generic.getNumLoops();
-  if (rank == 0)
-    return failure();
-  // Batch dimensions one at a time; the two innermost in tiles that divide
-  // them, so that every tile has a static shape.
-  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-  SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));
-  for (unsigned i = rank >= 2 ? rank - 2 : 0; i < rank; ++i)
-    sizes[i] = rewriter.getIndexAttr(chooseTileSize(ranges[i], tileSize));
+/// Tiles `generic` by `sizes` (0: not tiled) into an scf.forall and fuses
+/// its producers into each tile.
+static LogicalResult tileAndFuseProducers(RewriterBase &rewriter,
+                                          linalg::GenericOp generic,
+                                          ArrayRef<OpFoldResult> sizes) {
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(sizes).setLoopType(
       scf::SCFTilingOptions::LoopType::ForallOp);
@@ -836,15 +830,94 @@ static LogicalResult tileEpilogue(RewriterBase &rewriter,
   return success();
 }
 
+static LogicalResult tileEpilogue(RewriterBase &rewriter,
+                                  linalg::GenericOp generic, int64_t tileSize) {
+  unsigned rank = generic.getNumLoops();
+  if (rank == 0)
+    return failure();
+  // Batch dimensions one at a time; the two innermost in tiles that divide
+  // them, so that every tile has a static shape.
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));
+  for (unsigned i = rank >= 2 ? rank - 2 : 0; i < rank; ++i)
+    sizes[i] = rewriter.getIndexAttr(chooseTileSize(ranges[i], tileSize));
+  return tileAndFuseProducers(rewriter, generic, sizes);
+}
+
+/// The number of leading (row) dimensions of a multi-reduction group: its
+/// one result and the input of every reduction have the same shape, and
+/// every reduction reduces the same trailing dimensions. 0 when the group is
+/// not such a group (no reduction, or anything else).
+static unsigned rowGroupLeadingDims(FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  if (fusion->getNumResults() != 1)
+    return 0;
+  auto type = dyn_cast<RankedTensorType>(fusion->getResult(0).getType());
+  if (!type || type.getRank() < 2 || !type.hasStaticShape())
+    return 0;
+  unsigned leading = 0;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<MatmulOp>(op))
+      return 0;
+    auto reduction = dyn_cast<ReductionOpInterface>(&op);
+    if (!reduction)
+      continue;
+    if (reduction.getInput().getType().getShape() != type.getShape())
+      return 0;
+    ArrayRef<int64_t> axes = reduction.getAxes();
+    unsigned first = type.getRank() - axes.size();
+    for (auto [i, axis] : llvm::enumerate(axes))
+      if (axis != static_cast<int64_t>(first + i))
+        return 0;
+    if (first == 0 || (leading && leading != first))
+      return 0;
+    leading = first;
+  }
+  return leading;
+}
+
+/// Tiles the last row op of a multi-reduction group over blocks of rows of
+/// about `rowBlockBytes` and fuses the reductions and row ops into each
+/// block: the rows are read from memory once, then again from the cache.
+static LogicalResult tileRows(RewriterBase &rewriter, linalg::GenericOp generic,
+                              unsigned leading, int64_t rowBlockBytes) {
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  if (ranges.size() < leading + 1 ||
+      llvm::any_of(generic.getIteratorTypesArray(), [](auto type) {
+        return type != utils::IteratorType::parallel;
+      }))
+    return failure();
+  int64_t rowBytes =
+      llvm::divideCeil(getElementTypeOrSelf(generic->getResult(0).getType())
+                           .getIntOrFloatBitWidth(),
+                       8);
+  for (unsigned i = leading; i < ranges.size(); ++i)
+    rowBytes *= ranges[i];
+  int64_t rows =
+      std::max<int64_t>(1, rowBlockBytes / std::max<int64_t>(rowBytes, 1));
+  // Outer row dimensions one at a time, the innermost in blocks that divide
+  // it (static shapes); the reduced dimensions whole.
+  SmallVector<OpFoldResult> sizes(ranges.size(), rewriter.getIndexAttr(0));
+  for (unsigned i = 0; i + 1 < leading; ++i)
+    sizes[i] = rewriter.getIndexAttr(1);
+  int64_t block = chooseTileSize(ranges[leading - 1], rows);
+  if (leading == 1 && block == ranges[0])
+    return failure(); // one block: nothing to gain
+  sizes[leading - 1] = rewriter.getIndexAttr(block);
+  return tileAndFuseProducers(rewriter, generic, sizes);
+}
+
 LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
                                           FusionOp fusion,
-                                          int64_t epilogueTileSize) {
+                                          int64_t epilogueTileSize,
+                                          int64_t rowBlockBytes) {
   Block &body = fusion.getBody().front();
   // Cannot happen: the fusion's verifier checks its terminator.
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
     return fusion.emitOpError("cannot be lowered to linalg: no jeet.yield");
 
+  unsigned rowDims = rowBlockBytes > 0 ? rowGroupLeadingDims(fusion) : 0;
   rewriter.setInsertionPoint(fusion);
   GroupLowering group(rewriter, fusion.getLoc());
   for (auto [arg, input] :
@@ -862,16 +935,22 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
   if (epilogueTileSize > 0 && group.numAnchors == 1 && group.hasMatmul &&
       !group.anchorIsRoot && group.rootGenerics.size() == 1)
     (void)tileEpilogue(rewriter, group.rootGenerics.front(), epilogueTileSize);
+  // Reductions and the row ops that read them: per block of rows.
+  if (rowDims > 0 && group.numAnchors >= 1 && !group.hasMatmul &&
+      !group.anchorIsRoot && group.rootGenerics.size() == 1)
+    (void)tileRows(rewriter, group.rootGenerics.front(), rowDims,
+                   rowBlockBytes);
   return success();
 }
 
-LogicalResult jeet::lowerJeetToLinalg(Operation *root,
-                                      int64_t epilogueTileSize) {
+LogicalResult jeet::lowerJeetToLinalg(Operation *root, int64_t epilogueTileSize,
+                                      int64_t rowBlockBytes) {
   IRRewriter rewriter(root->getContext());
   SmallVector<FusionOp> fusions;
   root->walk([&](FusionOp fusion) { fusions.push_back(fusion); });
   for (FusionOp fusion : fusions)
-    if (failed(lowerFusionOpToLinalg(rewriter, fusion, epilogueTileSize)))
+    if (failed(lowerFusionOpToLinalg(rewriter, fusion, epilogueTileSize,
+                                     rowBlockBytes)))
       return failure();
 
   SmallVector<Operation *> ops;
@@ -896,6 +975,11 @@ LogicalResult jeet::lowerJeetToLinalg(Operation *root,
 
 namespace {
 
+/// The bytes of one block of rows of a multi-reduction group: the block is
+/// read up to three times (max or mean, sum or variance, the row ops), so it
+/// should stay in a core's L2 (1-2 MiB on current x86) with room to spare.
+constexpr int64_t kRowBlockBytes = 256 * 1024;
+
 struct JeetLowerToLinalgPass
     : jeet::impl::JeetLowerToLinalgPassBase<JeetLowerToLinalgPass> {
   using Base::Base;
@@ -907,7 +991,8 @@ struct JeetLowerToLinalgPass
 
   void runOnOperation() override {
     if (failed(lowerJeetToLinalg(getOperation(),
-                                 std::max<int64_t>(epilogueTileSize, 0))))
+                                 std::max<int64_t>(epilogueTileSize, 0),
+                                 kRowBlockBytes)))
       signalPassFailure();
   }
 };

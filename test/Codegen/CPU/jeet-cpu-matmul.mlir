@@ -171,8 +171,11 @@ func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300
 
 // With 64 rows or more, B's full 64-column panels are first copied, in
 // parallel, into a contiguous (panel, k, column) buffer; the kernels read
-// their panel of B from it, the 2 columns left over from B itself. The copy is
-// freed after the last kernel.
+// their panel of B from it, the 2 columns left over from B itself. B has two
+// panels, so each row block (12 rows here: 60 rows in 8 blocks or fewer) also
+// copies its block of A into (tile, k, row) order, in a slot of its own
+// (5 blocks and the remainder rows), and the kernels broadcast A from there.
+// The copies are freed after the last kernel.
 // CHECK-LABEL: func.func @packed
 // CHECK-SAME: (%[[A:.*]]: memref<64x8xf32>, %[[B:.*]]: memref<8x130xf32>, %[[C:.*]]: memref<64x130xf32>)
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x64xf32>
@@ -180,14 +183,74 @@ func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300
 // CHECK: scf.for %[[K:.*]] =
 // CHECK: %[[ROW:.*]] = vector.load %[[B]][%[[K]], %{{.*}}] : memref<8x130xf32>, vector<16xf32>
 // CHECK: vector.store %[[ROW]], %[[P]][%[[PANEL]], %[[K]], %{{.*}}] : memref<2x8x64xf32>, vector<16xf32>
+// CHECK: %[[PA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<6x2x8x6xf32>
 // CHECK: scf.parallel
+// CHECK: %[[AV:.*]] = memref.load %[[A]]
+// CHECK: memref.store %[[AV]], %[[PA]]
 // CHECK: vector.load %[[P]][{{.*}}] : memref<2x8x64xf32>, vector<16xf32>
+// CHECK: memref.load %[[PA]]
 // CHECK: vector.fma
 // CHECK: vector.load %[[B]][{{.*}}] : memref<8x130xf32>, vector<2xf32>
-// CHECK: memref.dealloc %[[P]] : memref<2x8x64xf32>
-// CHECK-NEXT: return
+// CHECK-DAG: memref.dealloc %[[P]] : memref<2x8x64xf32>
+// CHECK-DAG: memref.dealloc %[[PA]] : memref<6x2x8x6xf32>
+// CHECK: return
 func.func @packed(%a: memref<64x8xf32>, %b: memref<8x130xf32>, %c: memref<64x130xf32>) {
   linalg.matmul ins(%a, %b : memref<64x8xf32>, memref<8x130xf32>) outs(%c : memref<64x130xf32>)
+  return
+}
+
+// -----
+
+// The tiles of a matmul with an epilogue: each tile's B is a 64-column slice
+// of %b at a multiple of 64, so B's panels are copied once, before the tile
+// loop, and each tile reads its panel (column / 64) from that copy; the copy
+// is freed after the loop.
+// CHECK-LABEL: func.func @tiles
+// CHECK-SAME: (%[[A:.*]]: memref<128x32xf32>, %[[B:.*]]: memref<32x128xf32>,
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x64xf32>
+// CHECK: scf.parallel
+// CHECK: vector.load %[[B]]
+// CHECK: vector.store {{.*}}, %[[P]]
+// CHECK: scf.parallel (%{{.*}}, %[[J:.*]]) =
+// CHECK-NOT: memref.alloc() {alignment = 64 : i64} : memref<1x32x64xf32>
+// CHECK: %[[FIRST:.*]] = arith.divui %[[J]], %c64
+// CHECK: vector.load %[[P]][%[[FIRST]], {{.*}}] : memref<2x32x64xf32>, vector<16xf32>
+// CHECK: vector.fma
+// CHECK: scf.reduce
+// CHECK: memref.dealloc %[[P]]
+// CHECK-NEXT: return
+func.func @tiles(%a: memref<128x32xf32>, %b: memref<32x128xf32>, %c: memref<128x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c128, %c128) step (%c64, %c64) {
+    %sa = memref.subview %a[%i, 0] [64, 32] [1, 1] : memref<128x32xf32> to memref<64x32xf32, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [32, 64] [1, 1] : memref<32x128xf32> to memref<32x64xf32, strided<[128, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul ins(%sa, %sb : memref<64x32xf32, strided<[32, 1], offset: ?>>, memref<32x64xf32, strided<[128, 1], offset: ?>>) outs(%sc : memref<64x64xf32, strided<[128, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A tile loop whose step is not a multiple of the panels (96 columns) keeps
+// a copy of its one full panel per tile.
+// CHECK-LABEL: func.func @unaligned_tiles
+// CHECK: scf.parallel (%{{.*}}) =
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<1x32x64xf32>
+func.func @unaligned_tiles(%a: memref<96x32xf32>, %b: memref<32x192xf32>, %c: memref<96x192xf32>) {
+  %c0 = arith.constant 0 : index
+  %c96 = arith.constant 96 : index
+  %c192 = arith.constant 192 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c96, %c192) step (%c96, %c96) {
+    %sa = memref.subview %a[%i, 0] [96, 32] [1, 1] : memref<96x32xf32> to memref<96x32xf32, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [32, 96] [1, 1] : memref<32x192xf32> to memref<32x96xf32, strided<[192, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [96, 96] [1, 1] : memref<96x192xf32> to memref<96x96xf32, strided<[192, 1], offset: ?>>
+    linalg.matmul ins(%sa, %sb : memref<96x32xf32, strided<[32, 1], offset: ?>>, memref<32x96xf32, strided<[192, 1], offset: ?>>) outs(%sc : memref<96x96xf32, strided<[192, 1], offset: ?>>)
+    scf.reduce
+  }
   return
 }
 

@@ -25,22 +25,31 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
   let description = [{
     Rewrites every `linalg.matmul` and `linalg.batch_matmul` on memrefs with
     static shapes, an f32 result and f32, f16 or bf16 operands (widened to
-    f32 as they are loaded) into a loop nest that blocks the rows, columns
-    and reduction for the caches (`row-block`, `col-block`, `k-block`) and
-    computes each `register-rows` x `register-cols` tile of the result in
-    vector registers: per step of the reduction, one row of B is loaded as
-    vectors, each element of the A column is broadcast, and one `vector.fma`
-    per row and vector accumulates. The result tile is loaded before and
-    stored after each reduction block. Sizes that the tiles do not divide
-    are computed by kernels of the remainder's (static) size, and each row
-    of a tile is split into vectors of power-of-two widths (28 columns are
-    16 + 8 + 4), so every shape is exact and maps onto whole registers.
+    f32 as they are loaded) into a loop nest that blocks the rows and the
+    reduction for the caches (`row-block`, `k-block`; by default sized from
+    the host's L1 and L2 caches) and computes each `register-rows` x
+    `register-cols` tile of the result in vector registers: per step of the
+    reduction, one row of B is loaded as vectors, each element of the A
+    column is broadcast, and one `vector.fma` per row and vector
+    accumulates. Per reduction block, each panel of B meets every register
+    tile of the row block's rows while it is in L1. The result tile is
+    loaded before and stored after each reduction block. Sizes that the
+    tiles do not divide are computed by kernels of the remainder's (static)
+    size, and each row of a tile is split into vectors of power-of-two
+    widths (28 columns are 16 + 8 + 4), so every shape is exact and maps
+    onto whole registers.
 
     A matmul of 64 rows or more first copies B's full panels of
     `register-cols` columns into one contiguous `(panel, k, column)` buffer
     (in parallel, freed after the last kernel), so that each kernel streams
     its panel of B instead of reading rows a whole B row apart (which alias
-    in L1 when that stride is a multiple of 4 KiB).
+    in L1 when that stride is a multiple of 4 KiB); when B has two panels or
+    more, each row block also copies its block of A per reduction block into
+    `(tile, k, row)` order, so that a kernel reads the A values of one step
+    from one cache line. A matmul in a parallel loop whose B is a column
+    slice, aligned to the panels, of a buffer defined outside the loop (the
+    tiles of a matmul with an epilogue) reads its panels from one copy of
+    the whole buffer made before the loop, instead of copying its own.
 
     A `linalg.generic` that is a batched f32 contraction whose batch
     dimensions broadcast (loops `(batch..., m, n, k)`, A indexed by some of
@@ -83,12 +92,12 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
     Option<"registerCols", "register-cols", "int64_t", /*default=*/"64",
            "Columns of the result tile kept in registers (6 x 64 f32 are "
            "24 of the 32 AVX-512 registers)">,
-    Option<"rowBlock", "row-block", "int64_t", /*default=*/"128",
-           "Rows of A per cache block (rounded to register-rows)">,
-    Option<"colBlock", "col-block", "int64_t", /*default=*/"1024",
-           "Columns of B per cache block (rounded to register-cols)">,
-    Option<"kBlock", "k-block", "int64_t", /*default=*/"128",
-           "Reduction steps per cache block">,
+    Option<"rowBlock", "row-block", "int64_t", /*default=*/"0",
+           "Rows of A per cache block (rounded to register-rows); 0: the "
+           "most whose packed block takes half of the L2 cache">,
+    Option<"kBlock", "k-block", "int64_t", /*default=*/"0",
+           "Reduction steps per cache block; 0: the most whose micro-panel "
+           "of B takes two thirds of the L1 data cache">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",

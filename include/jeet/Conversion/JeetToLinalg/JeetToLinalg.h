@@ -51,16 +51,21 @@ lowerJeetOpToLinalg(mlir::OpBuilder &builder, mlir::Operation *op,
 /// it: elementwise groups become one `linalg.generic`, a reduction computes
 /// its elementwise prologue in its own body, and a matmul's elementwise
 /// epilogue is tiled by `epilogueTileSize` (0: not tiled) with the matmul
-/// fused into each tile. Any other group is lowered op by op.
+/// fused into each tile; a multi-reduction group (reductions of the same
+/// trailing dimensions and row ops that read them) is tiled over blocks of
+/// rows of about `rowBlockBytes` (0: not tiled) with the reductions fused
+/// into each block. Any other group is lowered op by op.
 mlir::LogicalResult lowerFusionOpToLinalg(mlir::RewriterBase &rewriter,
                                           FusionOp fusion,
-                                          int64_t epilogueTileSize = 64);
+                                          int64_t epilogueTileSize = 64,
+                                          int64_t rowBlockBytes = 0);
 
 /// Lowers every jeet op nested in `root`: fusion groups first, then the ops
 /// outside any group. Stops at the first op that cannot be lowered, with a
 /// diagnostic naming it.
 mlir::LogicalResult lowerJeetToLinalg(mlir::Operation *root,
-                                      int64_t epilogueTileSize = 64);
+                                      int64_t epilogueTileSize = 64,
+                                      int64_t rowBlockBytes = 0);
 
 } // namespace jeet
 

@@ -19,6 +19,12 @@
 //     reduction's input, possibly yielded too), the reduction, and an
 //     epilogue of elementwise ops with the reduction's result shape that read
 //     the reduction or other epilogue ops (e.g. mean = sum / N).
+// With multi-reduction fusion (the CPU pipeline's choice), a reduction group
+// also takes the ops that read its reductions broadcast back over the rows
+// they reduced (row ops: softmax's x - max, exp, / sum; layernorm's x - mean,
+// * rsqrt(var + eps)), and further reductions over the same axes of such rows
+// (softmax's sum, layernorm's variance): one kernel per row-wise
+// normalisation, which the lowering tiles over blocks of rows.
 // transpose, reshape, softmax and any other op is a group of its own. A merge
 // is made only if the contracted graph of groups stays acyclic, so the groups
 // can always be ordered.
@@ -63,8 +69,9 @@ constexpr unsigned kMaxRecomputeOps = 3;
 enum class OpKind { Elementwise, Matmul, Reduction, Opaque };
 
 /// The part an op plays in its group. Groups without anchor hold only
-/// prologue ops.
-enum class Role { Prologue, Anchor, Epilogue };
+/// prologue ops. Row ops (multi-reduction fusion only) run over the reduced
+/// input's shape and read the group's reductions broadcast back over it.
+enum class Role { Prologue, Anchor, Epilogue, Rows };
 
 /// The kind of a jeet op, from its family (JeetInterfaces.td); broadcasts
 /// and casts are elementwise ops too.
@@ -107,8 +114,14 @@ struct Group {
   SmallVector<unsigned> members;
   /// Op indices, sorted: ops of other groups recomputed in this one.
   SmallVector<unsigned> clones;
-  /// The matmul or reduction, if any.
+  /// The matmul or reduction, if any (the latest reduction of a
+  /// multi-reduction group).
   std::optional<unsigned> anchor;
+  /// Reduction groups: the shape of the reduced input, the reduced axes and
+  /// keepdims, which every further reduction of the group shares.
+  std::vector<int64_t> rowShape;
+  std::vector<int64_t> reducedAxes;
+  bool keepdims = false;
   /// Set when the group was merged into another one.
   bool merged = false;
 
@@ -119,8 +132,9 @@ struct Group {
 /// index in the block, so every iteration follows program order.
 class BlockFuser {
 public:
-  BlockFuser(Block &block, bool enable, int64_t maxOps)
-      : block(block), enable(enable), maxOps(maxOps) {}
+  BlockFuser(Block &block, bool enable, int64_t maxOps, bool multiReduction)
+      : block(block), enable(enable), maxOps(maxOps),
+        multiReduction(multiReduction) {}
 
   LogicalResult run();
 
@@ -134,6 +148,8 @@ private:
   bool staysAcyclic(unsigned group, std::optional<unsigned> other, unsigned op);
   void fuseElementwise(unsigned op);
   void fuseReduction(unsigned op);
+  void setAnchor(unsigned group, unsigned op);
+  bool joinsAsFurtherReduction(unsigned group, unsigned op) const;
   void formGroups();
   bool isInGroup(unsigned group, unsigned op) const;
   bool recomputeCone(unsigned op, SmallVectorImpl<unsigned> &cone) const;
@@ -146,6 +162,7 @@ private:
   Block &block;
   bool enable;
   int64_t maxOps;
+  bool multiReduction;
 
   /// Every op of the block in order, and its index.
   SmallVector<Operation *> ops;
@@ -204,11 +221,40 @@ std::optional<unsigned> BlockFuser::producerIndex(Value value) const {
 unsigned BlockFuser::newGroup(unsigned op, OpKind kind, Role role) {
   Group group;
   group.kind = kind;
-  if (role == Role::Anchor)
-    group.anchor = op;
   groups.push_back(std::move(group));
+  if (role == Role::Anchor)
+    setAnchor(groups.size() - 1, op);
   addToGroup(groups.size() - 1, op, role);
   return groups.size() - 1;
+}
+
+/// Makes `op` the group's (latest) anchor; a reduction's input shape, axes
+/// and keepdims become the group's rows.
+void BlockFuser::setAnchor(unsigned group, unsigned op) {
+  Group &g = groups[group];
+  g.anchor = op;
+  if (auto reduction = dyn_cast<ReductionOpInterface>(ops[op])) {
+    g.rowShape.assign(shapeOf(reduction.getInput()).begin(),
+                      shapeOf(reduction.getInput()).end());
+    g.reducedAxes.assign(reduction.getAxes().begin(),
+                         reduction.getAxes().end());
+    g.keepdims = reduction.getKeepdims();
+  }
+}
+
+/// Multi-reduction fusion: whether reduction `op` joins `group` as a further
+/// reduction -- its input is a row op or prologue value of the group, over
+/// the same rows, reduced over the same axes.
+bool BlockFuser::joinsAsFurtherReduction(unsigned group, unsigned op) const {
+  const Group &g = groups[group];
+  auto reduction = cast<ReductionOpInterface>(ops[op]);
+  std::optional<unsigned> producer = producerIndex(reduction.getInput());
+  return multiReduction && g.kind == OpKind::Reduction && producer &&
+         (roles[*producer] == Role::Rows ||
+          roles[*producer] == Role::Prologue) &&
+         shapeOf(reduction.getInput()) == ArrayRef<int64_t>(g.rowShape) &&
+         reduction.getAxes() == ArrayRef<int64_t>(g.reducedAxes) &&
+         reduction.getKeepdims() == g.keepdims;
 }
 
 void BlockFuser::addToGroup(unsigned group, unsigned op, Role role) {
@@ -245,10 +291,15 @@ std::optional<Role> BlockFuser::roleIn(unsigned group, unsigned op) const {
   if (readsAnchorOrEpilogue) {
     // An epilogue runs over the anchor's result: same shape, and nothing of
     // the prologue, which runs over the reduction's input.
-    if (readsPrologue ||
-        shapeOf(ops[op]->getResult(0)) != shapeOf(ops[*g.anchor]->getResult(0)))
-      return std::nullopt;
-    return Role::Epilogue;
+    ArrayRef<int64_t> shape = shapeOf(ops[op]->getResult(0));
+    if (!readsPrologue && shape == shapeOf(ops[*g.anchor]->getResult(0)))
+      return Role::Epilogue;
+    // A row op runs over the reduced input's shape, reading the prologue,
+    // the reductions and their epilogues broadcast back over the rows.
+    if (multiReduction && g.kind == OpKind::Reduction &&
+        shape == ArrayRef<int64_t>(g.rowShape))
+      return Role::Rows;
+    return std::nullopt;
   }
   // A matmul group has no prologue: its operands are read from memory.
   if (g.kind == OpKind::Matmul)
@@ -363,17 +414,20 @@ void BlockFuser::fuseElementwise(unsigned op) {
     newGroup(op, OpKind::Elementwise, Role::Prologue);
 }
 
-/// Rule 3: a reduction absorbs the elementwise group that produces its input.
+/// Rule 3: a reduction absorbs the elementwise group that produces its input
+/// (or, with multi-reduction fusion, joins the reduction group whose rows it
+/// reduces again).
 void BlockFuser::fuseReduction(unsigned op) {
   std::optional<unsigned> producer = producerIndex(ops[op]->getOperand(0));
   if (producer) {
     unsigned group = groupOf[*producer];
-    if (groups[group].kind == OpKind::Elementwise &&
+    if ((groups[group].kind == OpKind::Elementwise ||
+         joinsAsFurtherReduction(group, op)) &&
         static_cast<int64_t>(groups[group].size()) + 1 <= maxOps &&
         staysAcyclic(group, std::nullopt, op)) {
       addToGroup(group, op, Role::Anchor);
       groups[group].kind = OpKind::Reduction;
-      groups[group].anchor = op;
+      setAnchor(group, op);
       return;
     }
   }
@@ -655,7 +709,7 @@ struct JeetFusePass : jeet::impl::JeetFusePassBase<JeetFusePass> {
       return WalkResult::advance();
     });
     for (Block *block : blocks)
-      if (failed(BlockFuser(*block, enable, maxOps).run()))
+      if (failed(BlockFuser(*block, enable, maxOps, multiReduction).run()))
         return signalPassFailure();
   }
 };

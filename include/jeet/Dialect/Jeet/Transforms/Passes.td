@@ -65,6 +65,14 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     recomputed copies included. Merges that would create a cycle between
     groups are refused, and the output does not depend on pointer order.
 
+    With `multi-reduction`, a reduction group also takes row ops: elementwise
+    ops with the reduced input's shape that read the group's reductions (or
+    their epilogues) broadcast back over the rows, with the group's prologue
+    and other row ops; and further reductions of row ops or prologue values
+    over the same axes, with the same keepdims. Softmax (max; x - max, exp;
+    sum; / sum) and layernorm (mean; x - mean, square; mean; + eps, rsqrt;
+    scale) each become one group.
+
     Before:
     ```mlir
     %0 = jeet.add %a, %b : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
@@ -86,6 +94,10 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     Option<"maxOps", "max-ops", "int64_t",
            /*default=*/"::jeet::kDefaultMaxFusionOps",
            "The largest number of ops in one group (at least 1)">,
+    Option<"multiReduction", "multi-reduction", "bool", /*default=*/"false",
+           "A reduction group also takes the ops that read its reductions "
+           "broadcast back over the reduced rows, and further reductions of "
+           "those rows over the same axes (softmax, layernorm: one group)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];
 }

@@ -1,0 +1,108 @@
+//===- DiskCache.h - Compiled graphs kept on disk ---------------*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+// Internal to lib/Compiler. The persistent compiled-graph cache: a graph
+// compiled for the CPU is kept as its object code and what the Executable
+// reports, in one file per (graph, options, Jeet version, host CPU) under
+// JEET_CACHE_DIR (default: $XDG_CACHE_HOME/jeet, else ~/.cache/jeet; set to
+// an empty string to switch the cache off). A new process that compiles the
+// same graph links the object instead of running the pipelines and LLVM.
+//
+// A file is written under a temporary name and renamed into place, so
+// readers never see a partial one and two processes writing the same entry
+// leave one of them whole. Every file ends with a SHA-256 of its contents
+// and names its key, version and CPU: a truncated, corrupt, foreign or stale
+// file is ignored (and replaced by the next store). Nothing the cache does
+// fails a compilation: an unusable directory, a full disk or a bad file only
+// cost a compilation, and JEET_DEBUG says why.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_LIB_COMPILER_DISKCACHE_H
+#define JEET_LIB_COMPILER_DISKCACHE_H
+
+#include "jeet/Compiler/Compiler.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jeet::detail {
+
+/// The environment variable that names the cache directory.
+inline constexpr llvm::StringLiteral kCacheDirEnvVar = "JEET_CACHE_DIR";
+
+/// What a cache file holds: the object code of the host module and what
+/// Executable reports about the graph.
+struct CachedExecutable {
+  std::vector<TensorSpec> inputs, outputs;
+  std::vector<std::vector<std::string>> kernelOps;
+  /// The static memory plan the object's entry expects (its arena size).
+  MemoryPlan memoryPlan;
+  std::vector<std::string> stageNames;
+  /// The relocatable object file (ELF) that the JIT produced.
+  std::string object;
+};
+
+class DiskCache {
+public:
+  /// The cache of this process, configured from the environment when first
+  /// used.
+  static DiskCache &global();
+
+  /// Reads JEET_CACHE_DIR (or the XDG default) again: tests and tools that
+  /// change it at run time.
+  void configureFromEnvironment();
+
+  bool enabled() const;
+  std::string directory() const;
+
+  /// The entry for `keyText` (options and graph text), or nothing; a file
+  /// that cannot be used is reported (JEET_DEBUG) and left for store() to
+  /// replace.
+  std::optional<CachedExecutable> load(llvm::StringRef keyText);
+
+  /// Writes the entry for `keyText`; failures are reported (JEET_DEBUG)
+  /// and otherwise ignored.
+  void store(llvm::StringRef keyText, const CachedExecutable &entry);
+
+  /// The file that holds `keyText`'s entry.
+  std::string pathFor(llvm::StringRef keyText) const;
+
+  struct Stats {
+    int64_t hits = 0, misses = 0, stores = 0, rejected = 0, failedStores = 0;
+  };
+  Stats stats() const;
+
+private:
+  DiskCache() = default;
+  mutable std::mutex mutex;
+  std::string dir;
+  bool configured = false;
+  Stats counters;
+};
+
+/// Says `message` on stderr when JEET_DEBUG asks for it.
+void reportCacheEvent(const llvm::Twine &message);
+
+/// Links `object` (from CachedExecutable) into a new JIT for the host with
+/// `symbols` defined, the process's own symbols visible and `libraries`
+/// loaded, and runs its initializers.
+llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+linkCachedObject(llvm::StringRef object,
+                 llvm::ArrayRef<llvm::StringRef> libraries,
+                 const std::vector<std::pair<std::string, void *>> &symbols);
+
+/// "<cpu name> <feature list>" of the host: part of every key.
+std::string hostCpuDescription();
+
+} // namespace jeet::detail
+
+#endif // JEET_LIB_COMPILER_DISKCACHE_H

@@ -1,0 +1,197 @@
+"""The persistent compiled-graph cache (JEET_CACHE_DIR): hits across
+processes, and files, directories and writes that cannot be used, which must
+never break a run (the graph compiles again and JEET_DEBUG says why)."""
+
+import hashlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import jeet
+
+# Children import the same jeet as this process, whatever their directory.
+PACKAGE_PATH = str(pathlib.Path(jeet.__file__).resolve().parents[1])
+
+
+def child_env(cache_dir):
+    env = dict(os.environ, JEET_CACHE_DIR=str(cache_dir))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [PACKAGE_PATH] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env.pop("JEET_DEBUG", None)
+    return env
+
+# A child process: builds a small MLP-like graph with jeet.jit on fixed
+# inputs, runs it, and prints the result's checksum and the cache counters as
+# JSON. Arguments: seed for the data, and "limit" to cap the size of files it
+# may write (a full disk).
+CHILD = textwrap.dedent("""
+    import json, resource, signal, sys
+    import numpy as np
+    import jeet
+    if "limit" in sys.argv:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512))
+    rng = np.random.default_rng(int(sys.argv[1]))
+    x = rng.standard_normal((8, 16), dtype=np.float32)
+    w = rng.standard_normal((16, 32), dtype=np.float32)
+    b = rng.standard_normal((32,), dtype=np.float32)
+
+    @jeet.jit
+    def layer(x, w, b):
+        return jeet.relu(jeet.matmul(x, w) + b) * 2.0
+
+    out = layer(*(jeet.from_numpy(a, device="cpu") for a in (x, w, b)))
+    expected = np.maximum(x.astype(np.float64) @ w + b, 0) * 2.0
+    error = float(np.max(np.abs(out.numpy() - expected)))
+    print(json.dumps(dict(jeet.cache_stats(), error=error)))
+""")
+
+
+def run_child(cache_dir, *args, debug=True):
+    env = child_env(cache_dir)
+    if debug:
+        env["JEET_DEBUG"] = "1"
+    proc = subprocess.run([sys.executable, "-c", CHILD, "0", *args], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert stats["error"] < 1e-4, stats
+    messages = [line for line in proc.stderr.splitlines()
+                if "disk cache" in line]
+    return stats, messages
+
+
+def cache_files(cache_dir):
+    return sorted(pathlib.Path(cache_dir).glob("*.jeetc"))
+
+
+def test_hit_across_processes(tmp_path):
+    stats, messages = run_child(tmp_path)
+    assert stats["compilations"] == 1 and stats["disk_hits"] == 0
+    assert len(cache_files(tmp_path)) == 1
+    assert any("stored" in m for m in messages)
+    stats, messages = run_child(tmp_path)
+    assert stats["compilations"] == 0 and stats["disk_hits"] == 1, stats
+    assert any("loaded" in m for m in messages)
+
+
+def test_off_when_empty(tmp_path):
+    env = child_env("")
+    proc = subprocess.run([sys.executable, "-c", CHILD, "0"], env=env,
+                          capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["compilations"] == 1
+    assert not list(tmp_path.rglob("*.jeetc"))
+
+
+def checksum_line(body):
+    return b"sha256 " + hashlib.sha256(body).hexdigest().encode() + b"\n"
+
+
+def rewrite(path, transform):
+    """Applies `transform` to the file's body and writes it back with a
+    valid checksum, so that only the check being tested can reject it."""
+    data = path.read_bytes()
+    body = data[:data.rindex(b"\nsha256 ") + 1]
+    body = transform(body)
+    path.write_bytes(body + checksum_line(body))
+
+
+@pytest.mark.parametrize("damage, why", [
+    (lambda data: data[:len(data) // 2], "truncated"),
+    (lambda data: data[:-40] + bytes(b ^ 0xFF for b in data[-40:-30]) +
+     data[-30:], "checksum"),
+    (lambda data: b"\x7fELF" + os.urandom(200), "not a Jeet cache file"),
+    (lambda data: b"", "truncated"),
+])
+def test_corrupt_or_foreign_file_is_replaced(tmp_path, damage, why):
+    run_child(tmp_path)
+    (path,) = cache_files(tmp_path)
+    path.write_bytes(damage(path.read_bytes()))
+    stats, messages = run_child(tmp_path)
+    assert stats["compilations"] == 1 and stats["disk_hits"] == 0
+    assert any("ignoring" in m and why in m for m in messages), messages
+    # Replaced by a good one.
+    stats, _ = run_child(tmp_path)
+    assert stats["disk_hits"] == 1 and stats["compilations"] == 0
+
+
+@pytest.mark.parametrize("field, value, why", [
+    (b"version", b"0.0.0-old", "written by Jeet 0.0.0-old"),
+    # The same version from another build of the compiler.
+    (b"version", jeet.__version__.encode() + b" build 0.0",
+     "written by Jeet " + jeet.__version__ + " build 0.0"),
+    (b"cpu", b"some-other-cpu +x", "another CPU"),
+    (b"key", b"0" * 64, "another graph"),
+])
+def test_stale_entry_is_ignored(tmp_path, field, value, why):
+    run_child(tmp_path)
+    (path,) = cache_files(tmp_path)
+
+    def change(body):
+        lines = body.split(b"\n")
+        for i, line in enumerate(lines):
+            if line.startswith(field + b" "):
+                lines[i] = field + b" " + value
+                break
+        return b"\n".join(lines)
+
+    rewrite(path, change)
+    stats, messages = run_child(tmp_path)
+    assert stats["compilations"] == 1 and stats["disk_hits"] == 0
+    assert any(why in m for m in messages), messages
+
+
+def test_object_that_does_not_link(tmp_path):
+    run_child(tmp_path)
+    (path,) = cache_files(tmp_path)
+
+    def garble_object(body):
+        head, _, obj = body.partition(b"\nobject ")
+        size, _, data = obj.partition(b"\n")
+        junk = b"\x7fELF" + b"\x00" * (len(data) - 5) + b"\n"
+        return head + b"\nobject " + size + b"\n" + junk
+
+    rewrite(path, garble_object)
+    stats, messages = run_child(tmp_path)
+    assert stats["compilations"] == 1 and stats["disk_hits"] == 0
+    assert any("cannot link" in m for m in messages), messages
+
+
+def test_unusable_directory(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache directory would go")
+    stats, messages = run_child(blocker / "cache")
+    assert stats["compilations"] == 1
+    assert any("cannot store" in m for m in messages), messages
+
+
+def test_full_disk(tmp_path):
+    # RLIMIT_FSIZE makes every write past 512 bytes fail, as a full disk.
+    stats, messages = run_child(tmp_path, "limit")
+    assert stats["compilations"] == 1
+    assert any("cannot store" in m for m in messages), messages
+    assert not cache_files(tmp_path)
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_processes_sharing_the_cache(tmp_path):
+    env = child_env(tmp_path)
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, "0"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(4)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        assert json.loads(out)["error"] < 1e-4
+    assert len(cache_files(tmp_path)) == 1
+    assert not list(tmp_path.glob("*.tmp"))
+    stats, _ = run_child(tmp_path)
+    assert stats["disk_hits"] == 1 and stats["compilations"] == 0

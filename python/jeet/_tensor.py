@@ -227,10 +227,16 @@ def _constant(value, dtype):
 def _scalar_constant(value, dtype, opname):
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
-    if dtype == "i32" and not float(value).is_integer():
+    if dtype in _dtypes.INTEGER_DTYPES and not float(value).is_integer():
         raise ArgumentError(
             f"{opname}: the scalar {value!r} is not an integer but the tensor "
-            "is int32 (cast the tensor to a float dtype first)"
+            f"is {_dtypes.LONG_NAMES[dtype]} (cast the tensor to a float dtype "
+            "first)"
+        )
+    if dtype == "i1" and value not in (0, 1):
+        raise ArgumentError(
+            f"{opname}: the scalar {value!r} is not a boolean but the tensor "
+            "is bool (cast the tensor to a number dtype first)"
         )
     return _constant(np.asarray(value), dtype)
 
@@ -581,7 +587,9 @@ def broadcast_to(x, shape):
 
 
 def cast(x, dtype):
-    """Converts the element type ('float32', 'float16', 'bfloat16', 'int32')."""
+    """Converts the element type ('float32', 'float16', 'bfloat16', 'int32',
+    'int64', 'bool'): floats to integers truncate toward zero, numbers to
+    bool are `x != 0`, bool to numbers 0 or 1."""
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.cast: expected a jeet.Tensor, got {type(x).__name__}")
     dtype = _dtypes.canonical(dtype)
@@ -635,7 +643,7 @@ def tensor(shape_or_data, dtype="float32", device="auto"):
 
 def from_numpy(array, device="auto"):
     """A tensor with a copy of a NumPy array's data; the dtype follows the
-    array's (float64 -> float32, int64 -> int32)."""
+    array's (float64 -> float32; int8, int16, uint8, uint16 -> int32)."""
     array = np.asarray(array)
     dtype = _dtypes.from_numpy_dtype(array.dtype)
     if dtype == "i32" and array.dtype.kind in "iu" and array.size:
@@ -679,7 +687,7 @@ def rand(*shape, dtype="float32", device="auto"):
     """Uniform random values in [0, 1) (input data, drawn by NumPy)."""
     shape = _shape_from_args("rand", shape)
     dtype = _dtypes.canonical(dtype)
-    if dtype == "i32":
+    if dtype not in _dtypes.FLOAT_DTYPES:
         raise ArgumentError("jeet.rand: dtype must be a float type")
     return _materialised(_rng.random(shape, dtype=np.float32), dtype, _device.resolve(device))
 
@@ -688,7 +696,7 @@ def randn(*shape, dtype="float32", device="auto"):
     """Standard normal random values (input data, drawn by NumPy)."""
     shape = _shape_from_args("randn", shape)
     dtype = _dtypes.canonical(dtype)
-    if dtype == "i32":
+    if dtype not in _dtypes.FLOAT_DTYPES:
         raise ArgumentError("jeet.randn: dtype must be a float type")
     return _materialised(
         _rng.standard_normal(shape, dtype=np.float32), dtype, _device.resolve(device))

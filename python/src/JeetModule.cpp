@@ -106,7 +106,8 @@ DType parseDType(const std::string &name) {
   if (!dtype.ok())
     raise(errors().base, "unknown dtype '" + name +
                              "' (expected float32/f32, float16/f16, "
-                             "bfloat16/bf16 or int32/i32)");
+                             "bfloat16/bf16, int32/i32, int64/i64 or "
+                             "bool/i1)");
   return *dtype;
 }
 

@@ -62,7 +62,11 @@ def test_creation_functions(rng):
     assert f.dtype == "float32"
     np.testing.assert_array_equal(f.numpy(), a)
     assert jeet.from_numpy(np.ones(3, np.float16), device="cpu").dtype == "float16"
-    assert jeet.from_numpy(np.arange(3), device="cpu").dtype == "int32"
+    assert jeet.from_numpy(np.arange(3, dtype=np.int64), device="cpu").dtype == "int64"
+    assert jeet.from_numpy(np.arange(3, dtype=np.int16), device="cpu").dtype == "int32"
+    b = jeet.from_numpy(np.array([True, False]), device="cpu")
+    assert b.dtype == "bool" and b.numpy().dtype == np.bool_
+    np.testing.assert_array_equal(b.numpy(), [True, False])
 
 
 def test_numpy_interop(rng):

@@ -58,7 +58,8 @@ public:
   Graph &operator=(const Graph &) = delete;
 
   /// Adds a graph input (a `@main` argument). dtype: "f32", "f16", "bf16",
-  /// "i32" (also "float32", "float16", "bfloat16", "int32").
+  /// "i32", "i64", "i1" (also "float32", "float16", "bfloat16", "int32",
+  /// "int64", "bool").
   llvm::Expected<ValueId> addInput(llvm::ArrayRef<int64_t> shape,
                                    llvm::StringRef dtype);
 
@@ -98,8 +99,8 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-/// Canonical MLIR dtype name ("f32", "f16", "bf16", "i32") for any accepted
-/// spelling, or an error naming the bad one.
+/// Canonical MLIR dtype name ("f32", "f16", "bf16", "i32", "i64", "i1") for
+/// any accepted spelling, or an error naming the bad one.
 llvm::Expected<std::string> canonicalDType(llvm::StringRef dtype);
 
 } // namespace jeet

@@ -42,6 +42,21 @@ Value jeet::buildScalarConversion(OpBuilder &builder, Location loc, Value value,
   Type from = value.getType();
   if (from == to)
     return value;
+  // Booleans as numpy converts them: a number is true when it is not zero
+  // (NaN is true), and true is 1.
+  if (to.isInteger(1)) {
+    Value zero = buildScalarConstant(builder, loc, from, 0);
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNE,
+                                   value, zero);
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, value,
+                                 zero);
+  }
+  if (from.isInteger(1)) {
+    if (isa<FloatType>(to))
+      return arith::UIToFPOp::create(builder, loc, to, value);
+    return arith::ExtUIOp::create(builder, loc, to, value);
+  }
   auto fromFloat = dyn_cast<FloatType>(from);
   auto toFloat = dyn_cast<FloatType>(to);
   if (fromFloat && toFloat) {

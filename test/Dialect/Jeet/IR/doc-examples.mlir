@@ -27,9 +27,11 @@ func.func @broadcast_to(%x: tensor<3xf32>) -> tensor<4x3xf32> {
 
 // CHECK-LABEL: func.func @cast
 // CHECK: jeet.cast %{{.*}} : tensor<4xf32> -> tensor<4xf16>
-func.func @cast(%x: tensor<4xf32>) -> tensor<4xf16> {
+// CHECK: jeet.cast %{{.*}} : tensor<4xi64> -> tensor<4xi1>
+func.func @cast(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf16>, tensor<4xi1>) {
   %h = jeet.cast %x : tensor<4xf32> -> tensor<4xf16>
-  return %h : tensor<4xf16>
+  %b = jeet.cast %i : tensor<4xi64> -> tensor<4xi1>
+  return %h, %b : tensor<4xf16>, tensor<4xi1>
 }
 
 // CHECK-LABEL: func.func @constant

@@ -62,7 +62,7 @@ def Jeet_ConstantOp : Jeet_Op<"constant",
 // `floatOp` and `intOp` name them; otherwise the op defines `buildScalar`.
 class Jeet_BinaryElementwiseOp<string mnemonic, string what,
                                string floatOp = "", string intOp = "",
-                               Type tensorType = Jeet_Tensor>
+                               Type tensorType = Jeet_NumericTensor>
     : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
                          DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Elementwise " # what # " with numpy broadcasting";
@@ -157,12 +157,13 @@ class Jeet_UnaryMathOp<string mnemonic, string what, string mathOp>
     : Jeet_UnaryElementwiseOp<mnemonic, what, Jeet_FloatTensor, mathOp>;
 
 let hasFolder = 1 in {
-def Jeet_NegOp : Jeet_UnaryElementwiseOp<"neg", "the negation", Jeet_Tensor>;
+def Jeet_NegOp : Jeet_UnaryElementwiseOp<"neg", "the negation",
+                                         Jeet_NumericTensor>;
 def Jeet_AbsOp : Jeet_UnaryElementwiseOp<"abs", "the absolute value",
-                                         Jeet_Tensor>;
+                                         Jeet_NumericTensor>;
 def Jeet_ReluOp : Jeet_UnaryElementwiseOp<"relu",
     "the rectifier `max(x, 0)` (NaN stays NaN, -0.0 becomes +0.0)",
-    Jeet_Tensor>;
+    Jeet_NumericTensor>;
 }
 def Jeet_ExpOp : Jeet_UnaryMathOp<"exp", "the exponential",
                                   "::mlir::math::ExpOp">;
@@ -197,8 +198,8 @@ def Jeet_MatmulOp : Jeet_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
     %c = jeet.matmul %a, %b : tensor<8x64x32xf32>, tensor<32x16xf32> -> tensor<8x64x16xf32>
     ```
   }];
-  let arguments = (ins Jeet_Tensor:$lhs, Jeet_Tensor:$rhs);
-  let results = (outs Jeet_Tensor:$result);
+  let arguments = (ins Jeet_NumericTensor:$lhs, Jeet_NumericTensor:$rhs);
+  let results = (outs Jeet_NumericTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
@@ -271,7 +272,7 @@ def Jeet_BroadcastToOp : Jeet_Op<"broadcast_to",
 // of elements.
 class Jeet_ReductionOp<string mnemonic, string what, string floatCombiner,
                        string intCombiner, bit widensLowPrecision,
-                       bit mean = 0, Type tensorType = Jeet_Tensor,
+                       bit mean = 0, Type tensorType = Jeet_NumericTensor,
                        list<Trait> traits = []>
     : Jeet_Op<mnemonic, traits # [Pure, InferTypeOpAdaptor,
                          DeclareOpInterfaceMethods<Jeet_ReductionOpInterface>]> {
@@ -360,10 +361,14 @@ def Jeet_CastOp : Jeet_Op<"cast",
   let description = [{
     Converts every element to the result's element type: floats round to
     nearest even, float to integer truncates toward zero, integer to float
-    rounds to nearest. Shapes must agree.
+    rounds to nearest, a wider integer wraps to a narrower one (`i64` to
+    `i32` keeps the low 32 bits). As numpy does, a number becomes the
+    boolean `x != 0` (NaN is true) and a boolean becomes 0 or 1. Shapes must
+    agree.
 
     ```mlir
     %h = jeet.cast %x : tensor<4xf32> -> tensor<4xf16>
+    %b = jeet.cast %i : tensor<4xi64> -> tensor<4xi1>
     ```
   }];
   let arguments = (ins Jeet_Tensor:$input);

@@ -25,20 +25,36 @@ from ._tensor import (
     broadcast_to,
     cast,
     compile,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    cos,
     div,
+    eq,
+    erf,
     execute,
     exp,
     explain,
     from_numpy,
     full,
+    ge,
     gelu,
+    gt,
+    le,
     log,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
     matmul,
     max,
     maximum,
     mean,
     minimum,
     mul,
+    ne,
     neg,
     ones,
     pow,
@@ -49,6 +65,7 @@ from ._tensor import (
     rsqrt,
     seed,
     sigmoid,
+    sin,
     softmax,
     sqrt,
     sub,
@@ -56,6 +73,7 @@ from ._tensor import (
     tanh,
     tensor,
     transpose,
+    where,
     zeros,
 )
 from .errors import (
@@ -73,6 +91,8 @@ float32 = "float32"
 float16 = "float16"
 bfloat16 = "bfloat16"
 int32 = "int32"
+int64 = "int64"
+bool = "bool"  # jeet.bool; not in __all__, which would shadow the builtin
 
 
 def devices():
@@ -144,6 +164,10 @@ __all__ = [
     "tensor", "zeros", "ones", "full", "rand", "randn", "arange", "from_numpy", "seed",
     "add", "sub", "mul", "div", "maximum", "minimum", "pow",
     "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu",
+    "erf", "sin", "cos",
+    "eq", "ne", "lt", "le", "gt", "ge", "where",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "logical_and", "logical_or", "logical_xor", "logical_not",
     "matmul", "transpose", "reshape", "broadcast_to", "sum", "max", "mean",
     "softmax", "cast",
     "execute", "compile", "jit", "explain",
@@ -151,5 +175,5 @@ __all__ = [
     "reset_peak_memory_stats", "set_memory_limit", "cache_stats", "clear_cache",
     "JeetError", "ShapeError", "DeviceUnavailableError", "OutOfMemoryError",
     "CompilationError", "ArgumentError",
-    "float32", "float16", "bfloat16", "int32",
+    "float32", "float16", "bfloat16", "int32", "int64",
 ]

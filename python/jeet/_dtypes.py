@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .errors import JeetError
+from .errors import JeetError, ShapeError
 
 
 class ArgumentError(JeetError, ValueError):
@@ -126,3 +126,28 @@ def from_storage(array, dtype):
     if dtype == "bf16":
         return bf16_bits_to_f32(array)
     return array
+
+
+# The kinds numpy promotes between: booleans, then integers, then floats.
+_KINDS = {"i1": 0, "i32": 1, "i64": 1, "f16": 2, "bf16": 2, "f32": 2}
+
+
+def promote_types(a, b, what):
+    """The dtype that values of dtypes `a` and `b` are computed in, as numpy
+    promotes them (bfloat16, which numpy lacks, as PyTorch does: with
+    float16 it gives float32). Where numpy's answer is float64 (a float32 or
+    float16 with an int32 or int64), which Jeet does not have, a ShapeError
+    (the error of invalid operands) names both dtypes and how to fix it."""
+    if a == b:
+        return a
+    ka, kb = _KINDS[a], _KINDS[b]
+    if ka != kb:
+        if min(ka, kb) == 0:
+            return a if ka > kb else b
+        raise ShapeError(
+            f"{what}: operands of dtypes {LONG_NAMES[a]} and {LONG_NAMES[b]}: "
+            "NumPy promotes them to float64, which Jeet does not have; cast "
+            "one operand first (e.g. x.astype('float32'))"
+        )
+    # Same kind, different widths: the wider; two 16-bit floats give f32.
+    return "i64" if ka == 1 else "f32"

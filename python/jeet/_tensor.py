@@ -179,6 +179,60 @@ class Tensor:
     def __neg__(self):
         return neg(self)
 
+    # Comparisons return bool tensors (so tensors hash by identity, as
+    # NumPy arrays cannot).
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        return eq(self, other)
+
+    def __ne__(self, other):
+        return ne(self, other)
+
+    def __lt__(self, other):
+        return lt(self, other)
+
+    def __le__(self, other):
+        return le(self, other)
+
+    def __gt__(self, other):
+        return gt(self, other)
+
+    def __ge__(self, other):
+        return ge(self, other)
+
+    def __and__(self, other):
+        return bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return bitwise_and(other, self)
+
+    def __or__(self, other):
+        return bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return bitwise_or(other, self)
+
+    def __xor__(self, other):
+        return bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return bitwise_xor(other, self)
+
+    def __invert__(self):
+        return bitwise_not(self)
+
+    def __bool__(self):
+        # As NumPy and PyTorch: the truth of one element (computed now);
+        # a tensor of several has none.
+        if self.size != 1:
+            raise ValueError(
+                f"the truth value of a tensor of shape {_fmt_shape(self._shape)} "
+                "is ambiguous (it has more than one element): use .any(), "
+                ".all() or compare elements explicitly"
+            )
+        return bool(self.item())
+
     def __pos__(self):
         return self
 
@@ -245,24 +299,30 @@ def _is_scalar(x):
     return isinstance(x, (numbers.Number, np.generic)) and not isinstance(x, Tensor)
 
 
-def _as_operands(opname, *xs):
-    """Tensors for the operands of a binary op: Python/NumPy scalars become
-    rank-0 constants of the other operand's dtype, arrays and lists become
-    tensors on its device."""
-    like = next((x for x in xs if isinstance(x, Tensor)), None)
-    if like is None:
+def _as_operands(opname, *xs, promote=True):
+    """Tensors for the operands of an elementwise op: tensors of different
+    dtypes are promoted as numpy promotes them (jeet.cast), Python/NumPy
+    scalars become rank-0 constants of the tensors' dtype, arrays and lists
+    become tensors on their device."""
+    tensors = [x for x in xs if isinstance(x, Tensor)]
+    if not tensors:
         raise ArgumentError(
             f"{opname}: at least one operand must be a jeet.Tensor "
             f"(got {', '.join(type(x).__name__ for x in xs)})"
         )
+    like = tensors[0]
+    dtype = like._dtype
+    if promote:
+        for t in tensors[1:]:
+            dtype = _dtypes.promote_types(dtype, t._dtype, f"jeet.{opname}")
     out = []
     for x in xs:
         if isinstance(x, Tensor):
-            out.append(x)
+            out.append(x if not promote else cast(x, dtype))
         elif _is_scalar(x):
-            out.append(_scalar_constant(x, like._dtype, opname))
+            out.append(_scalar_constant(x, dtype, opname))
         elif isinstance(x, (np.ndarray, list, tuple)):
-            out.append(tensor(np.asarray(x), dtype=like._dtype, device=like.device))
+            out.append(tensor(np.asarray(x), dtype=dtype, device=like.device))
         else:
             raise TypeError(
                 f"{opname}: unsupported operand type {type(x).__name__}"
@@ -307,7 +367,8 @@ def _node(opname, op, inputs, attrs=None, result=None):
 
 def _binary(opname, x, y):
     a, b = _as_operands(opname, x, y)
-    return _node(opname, _BINARY_OPS[opname], [a, b])
+    op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
+    return _node(opname, op, [a, b])
 
 
 def _unary(opname, x):
@@ -333,7 +394,10 @@ _UNARY_OPS = {
     "tanh": "jeet.tanh",
     "sigmoid": "jeet.sigmoid",
     "relu": "jeet.relu",
-    "gelu": "jeet.gelu",
+    "erf": "jeet.erf",
+    "sin": "jeet.sin",
+    "cos": "jeet.cos",
+    "bitwise_not": "jeet.not",
 }
 _BINARY_OPS = {
     "add": "jeet.add",
@@ -343,13 +407,25 @@ _BINARY_OPS = {
     "maximum": "jeet.max",
     "minimum": "jeet.min",
     "pow": "jeet.pow",
+    "bitwise_and": "jeet.and",
+    "bitwise_or": "jeet.or",
+    "bitwise_xor": "jeet.xor",
+}
+# Comparisons: binary ops whose result is a bool tensor.
+_COMPARISONS = {
+    "eq": "jeet.eq",
+    "ne": "jeet.ne",
+    "lt": "jeet.lt",
+    "le": "jeet.le",
+    "gt": "jeet.gt",
+    "ge": "jeet.ge",
 }
 _REDUCTIONS = {
     "sum": "jeet.reduce_sum",
     "max": "jeet.reduce_max",
     "mean": "jeet.reduce_mean",
 }
-_FAMILIES = (_UNARY_OPS, _BINARY_OPS, _REDUCTIONS)
+_FAMILIES = (_UNARY_OPS, _BINARY_OPS, _COMPARISONS, _REDUCTIONS)
 
 
 def add(x, y):
@@ -434,9 +510,134 @@ def relu(x):
     return _unary("relu", x)
 
 
-def gelu(x):
-    """GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    return _unary("gelu", x)
+def erf(x):
+    """The error function, elementwise."""
+    return _unary("erf", x)
+
+
+def sin(x):
+    """The sine, elementwise."""
+    return _unary("sin", x)
+
+
+def cos(x):
+    """The cosine, elementwise."""
+    return _unary("cos", x)
+
+
+def gelu(x, approximate="none"):
+    """GELU as torch.nn.functional.gelu computes it: approximate='none' (the
+    default) is the exact 0.5 x (1 + erf(x / sqrt(2))), 'tanh' the
+    approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.gelu: expected a jeet.Tensor, got {type(x).__name__}")
+    if approximate not in ("none", "tanh"):
+        raise ArgumentError(
+            f"jeet.gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    attrs = {"approximate": approximate} if approximate != "none" else None
+    return _node("gelu", "jeet.gelu", [x], attrs)
+
+
+# Comparisons (bool results; operands promoted as numpy promotes them).
+
+
+def eq(x, y):
+    """x == y, elementwise, with NumPy broadcasting (a bool tensor)."""
+    return _binary("eq", x, y)
+
+
+def ne(x, y):
+    """x != y, elementwise (NaN != NaN is True)."""
+    return _binary("ne", x, y)
+
+
+def lt(x, y):
+    """x < y, elementwise."""
+    return _binary("lt", x, y)
+
+
+def le(x, y):
+    """x <= y, elementwise."""
+    return _binary("le", x, y)
+
+
+def gt(x, y):
+    """x > y, elementwise."""
+    return _binary("gt", x, y)
+
+
+def ge(x, y):
+    """x >= y, elementwise."""
+    return _binary("ge", x, y)
+
+
+# Bitwise ops (the operators & | ^ ~): logical on bool tensors, bitwise on
+# integers, like NumPy's.
+
+
+def bitwise_and(x, y):
+    """x & y: logical and of bool tensors, bitwise and of integers."""
+    return _binary("bitwise_and", x, y)
+
+
+def bitwise_or(x, y):
+    """x | y: logical or of bool tensors, bitwise or of integers."""
+    return _binary("bitwise_or", x, y)
+
+
+def bitwise_xor(x, y):
+    """x ^ y: exclusive or, logical or bitwise."""
+    return _binary("bitwise_xor", x, y)
+
+
+def bitwise_not(x):
+    """~x: logical not of a bool tensor, bitwise not of integers."""
+    return _unary("bitwise_not", x)
+
+
+def _as_bool(opname, x):
+    """x as a bool tensor (x != 0, as NumPy's truth values)."""
+    if not isinstance(x, Tensor):
+        if _is_scalar(x):
+            return bool(x)
+        raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
+    return x if x._dtype == "i1" else cast(x, "bool")
+
+
+def logical_and(x, y):
+    """The truth values of x and y (x != 0) combined with and: a bool
+    tensor, as numpy.logical_and."""
+    return bitwise_and(_as_bool("logical_and", x), _as_bool("logical_and", y))
+
+
+def logical_or(x, y):
+    """The truth values of x and y combined with or (numpy.logical_or)."""
+    return bitwise_or(_as_bool("logical_or", x), _as_bool("logical_or", y))
+
+
+def logical_xor(x, y):
+    """The truth values of x and y combined with xor (numpy.logical_xor)."""
+    return bitwise_xor(_as_bool("logical_xor", x), _as_bool("logical_xor", y))
+
+
+def logical_not(x):
+    """The negated truth values of x (numpy.logical_not)."""
+    return bitwise_not(_as_bool("logical_not", x))
+
+
+def where(condition, x, y):
+    """x where `condition` (a tensor, its truth values) holds, else y,
+    elementwise, with NumPy broadcasting of all three; x and y are tensors
+    or scalars, promoted as NumPy promotes them."""
+    condition = _as_bool("where", condition)
+    if not isinstance(condition, Tensor):
+        raise TypeError("jeet.where: the condition must be a jeet.Tensor")
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        # Both scalars: the dtype NumPy gives a pair of Python scalars.
+        dtype = _dtypes.from_numpy_dtype(np.result_type(x, y))
+        x = _scalar_constant(x, dtype, "where")
+    a, b = _as_operands("where", x, y)
+    return _node("where", "jeet.select", [condition, a, b])
 
 
 def matmul(x, y):
@@ -502,6 +703,10 @@ def mean(x, axis=None, keepdims=False):
 for _family in _FAMILIES:
     for _name in _family:
         setattr(Tensor, _name, globals()[_name])
+# Ops outside the tables that are methods too.
+for _name in ("gelu", "logical_and", "logical_or", "logical_xor",
+              "logical_not"):
+    setattr(Tensor, _name, globals()[_name])
 del _family, _name
 
 

@@ -208,7 +208,7 @@ nb::dict statsDict(jeet::runtime::Device &device) {
 //===----------------------------------------------------------------------===//
 
 /// Attributes from a dict: a list/tuple of ints is an i64 array, a bool a
-/// bool, an int an i64.
+/// bool, an int an i64, a str a string.
 std::vector<jeet::GraphAttr> parseAttrs(const nb::dict &attrs) {
   std::vector<jeet::GraphAttr> result;
   for (auto [key, value] : attrs) {
@@ -223,9 +223,13 @@ std::vector<jeet::GraphAttr> parseAttrs(const nb::dict &attrs) {
       for (nb::handle item : value)
         ints.push_back(nb::cast<int64_t>(item));
       result.push_back(jeet::GraphAttr::i64Array(name, std::move(ints)));
+    } else if (nb::isinstance<nb::str>(value)) {
+      result.push_back(
+          jeet::GraphAttr::string(name, nb::cast<std::string>(value)));
     } else {
-      raise(errors().base, "attribute '" + name +
-                               "' must be a bool, an int or a list of ints");
+      raise(errors().base,
+            "attribute '" + name +
+                "' must be a bool, an int, a list of ints or a string");
     }
   }
   return result;

@@ -39,7 +39,16 @@ def f64(x):
     return np.asarray(x, dtype=np.float64)
 
 
+erf_ref = np.vectorize(math.erf)
+
+
 def gelu_ref(x):
+    """GELU's default (exact) form, as torch's."""
+    x = f64(x)
+    return 0.5 * x * (1 + erf_ref(x / math.sqrt(2)))
+
+
+def gelu_tanh_ref(x):
     x = f64(x)
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
 
@@ -55,6 +64,9 @@ UNARY = {
     "sigmoid": (randn, lambda x: 1 / (1 + np.exp(-x))),
     "relu": (randn, lambda x: np.maximum(x, 0)),
     "gelu": (randn, gelu_ref),
+    "erf": (randn, lambda x: erf_ref(f64(x))),
+    "sin": (randn, np.sin),
+    "cos": (randn, np.cos),
 }
 
 
@@ -221,3 +233,12 @@ def test_mlp_block(rng):
     h = gelu_ref(f64(x) @ f64(w) + f64(bias))
     e = np.exp(h - h.max(axis=-1, keepdims=True))
     check(y, (e / e.sum(axis=-1, keepdims=True)).sum(axis=0), rtol=1e-4, atol=1e-5)
+
+
+def test_gelu_forms(rng):
+    x = randn(rng, *SHAPE) * 3
+    check(jeet.gelu(t(x)), gelu_ref(x))
+    check(jeet.gelu(t(x), approximate="none"), gelu_ref(x))
+    check(jeet.gelu(t(x), approximate="tanh"), gelu_tanh_ref(x))
+    with pytest.raises(jeet.ArgumentError, match="approximate must be 'none' or 'tanh'"):
+        jeet.gelu(t(x), approximate="erf")

@@ -14,6 +14,8 @@
 #include "jeet/Dialect/Jeet/IR/JeetInterfaces.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
+#include "OpSupport.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -90,6 +92,25 @@ Value jeet::buildInF32(OpBuilder &builder, Location loc, ValueRange operands,
   return arith::TruncFOp::create(builder, loc, type, fn(wide));
 }
 
+Value jeet::detail::buildComparison(OpBuilder &builder, Location loc,
+                                    ValueRange operands,
+                                    arith::CmpFPredicate floatPredicate,
+                                    arith::CmpIPredicate intPredicate,
+                                    arith::CmpIPredicate boolPredicate) {
+  Value lhs = operands[0], rhs = operands[1];
+  Type type = lhs.getType();
+  if (isa<FloatType>(type)) {
+    if (isa<Float16Type, BFloat16Type>(type)) {
+      Type f32 = builder.getF32Type();
+      lhs = arith::ExtFOp::create(builder, loc, f32, lhs);
+      rhs = arith::ExtFOp::create(builder, loc, f32, rhs);
+    }
+    return arith::CmpFOp::create(builder, loc, floatPredicate, lhs, rhs);
+  }
+  return arith::CmpIOp::create(
+      builder, loc, type.isInteger(1) ? boolPredicate : intPredicate, lhs, rhs);
+}
+
 //===----------------------------------------------------------------------===//
 // GELU, written once
 //===----------------------------------------------------------------------===//
@@ -115,6 +136,7 @@ struct ScalarArithmetic {
     return arith::MulFOp::create(builder, loc, x, y);
   }
   Value tanh(Value x) { return math::TanhOp::create(builder, loc, x); }
+  Value erf(Value x) { return math::ErfOp::create(builder, loc, x); }
 };
 
 /// A rank-0 jeet constant of `elementType`, which broadcasts against
@@ -139,6 +161,7 @@ struct TensorArithmetic {
   Value add(Value x, Value y) { return AddOp::create(builder, loc, x, y); }
   Value mul(Value x, Value y) { return MulOp::create(builder, loc, x, y); }
   Value tanh(Value x) { return TanhOp::create(builder, loc, x); }
+  Value erf(Value x) { return ErfOp::create(builder, loc, x); }
 };
 
 } // namespace
@@ -147,7 +170,8 @@ struct TensorArithmetic {
 /// arithmetic of `Arithmetic`: on scalars it is the scalar function of
 /// `jeet.gelu`, on tensors its decomposition, so both compute the same
 /// operations in the same order.
-template <typename Arithmetic> static Value buildGelu(Arithmetic &a, Value x) {
+template <typename Arithmetic>
+static Value buildGeluTanh(Arithmetic &a, Value x) {
   Value x3 = a.mul(a.mul(x, x), x);
   Value inner = a.add(x, a.mul(a.constant(kGeluCubicCoefficient), x3));
   Value scaled = a.mul(a.constant(std::sqrt(2.0 / M_PI)), inner);
@@ -155,6 +179,23 @@ template <typename Arithmetic> static Value buildGelu(Arithmetic &a, Value x) {
   Value onePlusTanh = a.add(a.constant(1.0), tanh);
   Value halfX = a.mul(a.constant(0.5), x);
   return a.mul(halfX, onePlusTanh);
+}
+
+/// gelu(x) = 0.5 x (1 + erf(x / sqrt(2))), the exact form, likewise.
+template <typename Arithmetic>
+static Value buildGeluExact(Arithmetic &a, Value x) {
+  Value scaled = a.mul(x, a.constant(M_SQRT1_2));
+  Value onePlusErf = a.add(a.constant(1.0), a.erf(scaled));
+  Value halfX = a.mul(a.constant(0.5), x);
+  return a.mul(halfX, onePlusErf);
+}
+
+/// The form of GELU that `op` names.
+template <typename Arithmetic>
+static Value buildGelu(GeluOp op, Arithmetic &a, Value x) {
+  if (op.getApproximate() == GeluOp::kTanhApproximation)
+    return buildGeluTanh(a, x);
+  return buildGeluExact(a, x);
 }
 
 //===----------------------------------------------------------------------===//
@@ -214,8 +255,25 @@ Value GeluOp::buildScalar(OpBuilder &builder, Location loc,
                           ValueRange operands) {
   return buildInF32(builder, loc, operands, [&](ValueRange wide) {
     ScalarArithmetic arithmetic{builder, loc, wide[0].getType()};
-    return buildGelu(arithmetic, wide[0]);
+    return buildGelu(*this, arithmetic, wide[0]);
   });
+}
+
+Value SelectOp::buildScalar(OpBuilder &builder, Location loc,
+                            ValueRange operands) {
+  return arith::SelectOp::create(builder, loc, operands[0], operands[1],
+                                 operands[2]);
+}
+
+Value NotOp::buildScalar(OpBuilder &builder, Location loc,
+                         ValueRange operands) {
+  Value x = operands[0];
+  // All ones: true for booleans, ~x for integers.
+  Value ones = arith::ConstantOp::create(
+      builder, loc,
+      builder.getIntegerAttr(
+          x.getType(), APInt::getAllOnes(x.getType().getIntOrFloatBitWidth())));
+  return arith::XOrIOp::create(builder, loc, x, ones);
 }
 
 Value CastOp::buildScalar(OpBuilder &builder, Location loc,
@@ -235,7 +293,7 @@ Value BroadcastToOp::buildScalar(OpBuilder &, Location, ValueRange operands) {
 
 FailureOr<Value> GeluOp::decompose(OpBuilder &builder, ValueRange operands) {
   TensorArithmetic arithmetic{builder, getLoc(), getType().getElementType()};
-  return buildGelu(arithmetic, operands[0]);
+  return buildGelu(*this, arithmetic, operands[0]);
 }
 
 /// softmax(x) = exp(x - max(x)) / sum(exp(x - max(x))) along the axis:

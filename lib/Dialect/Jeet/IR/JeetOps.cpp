@@ -217,12 +217,15 @@ static bool isIdentity(Attribute attr, int64_t value, bool negativeZero) {
 using FloatFn =
     function_ref<std::optional<APFloat>(const APFloat &, const APFloat &)>;
 using IntFn = function_ref<std::optional<APInt>(const APInt &, const APInt &)>;
+/// The result element (of `elementType`) of two operand elements, or null
+/// when it is not folded.
+using ElementFn =
+    function_ref<Attribute(Attribute lhs, Attribute rhs, Type elementType)>;
 
 /// Folds a binary op whose operands are both constants, element by element
 /// with numpy broadcasting. Only small constants are folded (any splat).
-static Attribute foldBinaryConstants(Attribute lhsAttr, Attribute rhsAttr,
-                                     Type resultType, FloatFn floatFn,
-                                     IntFn intFn) {
+static Attribute foldBinaryElements(Attribute lhsAttr, Attribute rhsAttr,
+                                    Type resultType, ElementFn fn) {
   auto lhs = dyn_cast_or_null<DenseElementsAttr>(lhsAttr);
   auto rhs = dyn_cast_or_null<DenseElementsAttr>(rhsAttr);
   auto type = dyn_cast<RankedTensorType>(resultType);
@@ -255,23 +258,54 @@ static Attribute foldBinaryConstants(Attribute lhsAttr, Attribute rhsAttr,
   SmallVector<Attribute> values;
   Type elementType = type.getElementType();
   for (int64_t i = 0; i < n; ++i) {
-    Attribute a = at(lhs, i), b = at(rhs, i);
-    if (auto fa = dyn_cast<FloatAttr>(a)) {
-      auto r = floatFn(fa.getValue(), cast<FloatAttr>(b).getValue());
-      if (!r)
-        return {};
-      values.push_back(FloatAttr::get(elementType, *r));
-    } else {
-      auto r = intFn(cast<IntegerAttr>(a).getValue(),
-                     cast<IntegerAttr>(b).getValue());
-      if (!r)
-        return {};
-      values.push_back(IntegerAttr::get(elementType, *r));
-    }
+    Attribute value = fn(at(lhs, i), at(rhs, i), elementType);
+    if (!value)
+      return {};
+    values.push_back(value);
   }
   if (splat)
     return DenseElementsAttr::get(type, values.front());
   return DenseElementsAttr::get(type, values);
+}
+
+/// foldBinaryElements for an op whose result elements have the operands'
+/// type: `floatFn` on floats, `intFn` on integers.
+static Attribute foldBinaryConstants(Attribute lhsAttr, Attribute rhsAttr,
+                                     Type resultType, FloatFn floatFn,
+                                     IntFn intFn) {
+  return foldBinaryElements(
+      lhsAttr, rhsAttr, resultType,
+      [&](Attribute a, Attribute b, Type elementType) -> Attribute {
+        if (auto fa = dyn_cast<FloatAttr>(a)) {
+          auto r = floatFn(fa.getValue(), cast<FloatAttr>(b).getValue());
+          return r ? FloatAttr::get(elementType, *r) : Attribute();
+        }
+        auto r = intFn(cast<IntegerAttr>(a).getValue(),
+                       cast<IntegerAttr>(b).getValue());
+        return r ? IntegerAttr::get(elementType, *r) : Attribute();
+      });
+}
+
+OpFoldResult jeet::detail::foldComparison(Attribute lhs, Attribute rhs,
+                                          Type resultType,
+                                          arith::CmpFPredicate floatPredicate,
+                                          arith::CmpIPredicate intPredicate,
+                                          arith::CmpIPredicate boolPredicate) {
+  return foldBinaryElements(
+      lhs, rhs, resultType,
+      [&](Attribute a, Attribute b, Type elementType) -> Attribute {
+        bool result;
+        if (auto fa = dyn_cast<FloatAttr>(a)) {
+          result = arith::applyCmpPredicate(floatPredicate, fa.getValue(),
+                                            cast<FloatAttr>(b).getValue());
+        } else {
+          auto ia = cast<IntegerAttr>(a);
+          result = arith::applyCmpPredicate(
+              ia.getType().isInteger(1) ? boolPredicate : intPredicate,
+              ia.getValue(), cast<IntegerAttr>(b).getValue());
+        }
+        return IntegerAttr::get(elementType, result);
+      });
 }
 
 /// Folds a unary op on a small constant, element by element.
@@ -428,6 +462,119 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+/// `x op value` folds to `x` when `value` is a splat of the integer `identity`
+/// (all ones: -1) and to the splat `absorbing` when it is that: the two
+/// operands are tried in turn.
+static OpFoldResult foldLogical(Value lhs, Value rhs, Attribute lhsAttr,
+                                Attribute rhsAttr, Type resultType,
+                                std::optional<int64_t> identity,
+                                std::optional<int64_t> absorbing) {
+  for (auto [other, attr] :
+       {std::make_pair(lhs, rhsAttr), std::make_pair(rhs, lhsAttr)}) {
+    if (identity && isSplatInt(attr, *identity))
+      if (auto r = foldToOperandIfSameType(other, resultType))
+        return r;
+    if (absorbing && isSplatInt(attr, *absorbing))
+      return DenseElementsAttr::get(cast<ShapedType>(resultType),
+                                    *getSplat(attr));
+  }
+  return {};
+}
+
+/// No float operand reaches a logical op (the verifier allows integers and
+/// booleans only).
+static std::optional<APFloat> noFloatFold(const APFloat &, const APFloat &) {
+  return std::nullopt;
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldLogical(getLhs(), getRhs(), adaptor.getLhs(), adaptor.getRhs(),
+                      getType(), /*identity=*/-1, /*absorbing=*/0))
+    return r;
+  return foldBinaryConstants(
+      adaptor.getLhs(), adaptor.getRhs(), getType(), noFloatFold,
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a & b;
+      });
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldLogical(getLhs(), getRhs(), adaptor.getLhs(), adaptor.getRhs(),
+                      getType(), /*identity=*/0, /*absorbing=*/-1))
+    return r;
+  return foldBinaryConstants(
+      adaptor.getLhs(), adaptor.getRhs(), getType(), noFloatFold,
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a | b;
+      });
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldLogical(getLhs(), getRhs(), adaptor.getLhs(), adaptor.getRhs(),
+                      getType(), /*identity=*/0, /*absorbing=*/std::nullopt))
+    return r;
+  return foldBinaryConstants(
+      adaptor.getLhs(), adaptor.getRhs(), getType(), noFloatFold,
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a ^ b;
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// SelectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  Type conditionType = adaptor.getCondition().getType(),
+       trueType = adaptor.getTrueValue().getType(),
+       falseType = adaptor.getFalseValue().getType();
+  auto tensors = getStaticTensors(getOperationName(), loc,
+                                  {conditionType, trueType, falseType});
+  if (failed(tensors))
+    return failure();
+  auto [condition, onTrue, onFalse] =
+      std::make_tuple((*tensors)[0], (*tensors)[1], (*tensors)[2]);
+  if (!condition.getElementType().isInteger(1))
+    return emitOptionalError(
+        loc,
+        "'jeet.select' op condition must be a tensor of booleans (i1), "
+        "got ",
+        conditionType);
+  if (onTrue.getElementType() != onFalse.getElementType())
+    return emitOptionalError(loc,
+                             "'jeet.select' op the two values' element types "
+                             "differ: ",
+                             trueType, " and ", falseType);
+  auto values = broadcastShapes(onTrue.getShape(), onFalse.getShape());
+  std::optional<SmallVector<int64_t>> shape;
+  if (values)
+    shape = broadcastShapes(condition.getShape(), *values);
+  if (!shape)
+    return emitOptionalError(loc,
+                             "'jeet.select' op operand shapes are not "
+                             "broadcast-compatible: ",
+                             conditionType, ", ", trueType, " and ", falseType);
+  results.push_back(RankedTensorType::get(*shape, onTrue.getElementType()));
+  return success();
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  if (getTrueValue() == getFalseValue())
+    if (auto r = foldToOperandIfSameType(getTrueValue(), getType()))
+      return r;
+  if (isSplatInt(adaptor.getCondition(), -1))
+    return foldToOperandIfSameType(getTrueValue(), getType());
+  if (isSplatInt(adaptor.getCondition(), 0))
+    return foldToOperandIfSameType(getFalseValue(), getType());
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // Unary elementwise ops
 //===----------------------------------------------------------------------===//
@@ -460,6 +607,23 @@ OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
       [](const APInt &v) {
         return v.isNegative() ? APInt::getZero(v.getBitWidth()) : v;
       });
+}
+
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getInput().getDefiningOp<NotOp>())
+    return inner.getInput();
+  return foldUnaryConstant(
+      adaptor.getInput(), getType(), [](const APFloat &v) { return v; },
+      [](const APInt &v) { return ~v; });
+}
+
+LogicalResult GeluOp::verify() {
+  StringRef approximate = getApproximate();
+  if (approximate != kExactForm && approximate != kTanhApproximation)
+    return emitOpError("approximate must be \"")
+           << kExactForm << "\" or \"" << kTanhApproximation << "\", got \""
+           << approximate << "\"";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -36,6 +36,24 @@ inferReductionResultType(llvm::StringRef opName,
 /// they are.
 mlir::Type widenLowPrecisionFloat(mlir::Type type);
 
+/// The scalar function of a comparison: `floatPredicate` on floats (f16 and
+/// bf16 widened to f32, which is exact), `intPredicate` on integers,
+/// `boolPredicate` on booleans (i1, whose true is 1: unsigned).
+mlir::Value buildComparison(mlir::OpBuilder &builder, mlir::Location loc,
+                            mlir::ValueRange operands,
+                            mlir::arith::CmpFPredicate floatPredicate,
+                            mlir::arith::CmpIPredicate intPredicate,
+                            mlir::arith::CmpIPredicate boolPredicate);
+
+/// Folds a comparison of two constants (small ones, or splats) into a
+/// constant of booleans of `resultType`, with the predicates of
+/// buildComparison.
+mlir::OpFoldResult foldComparison(mlir::Attribute lhs, mlir::Attribute rhs,
+                                  mlir::Type resultType,
+                                  mlir::arith::CmpFPredicate floatPredicate,
+                                  mlir::arith::CmpIPredicate intPredicate,
+                                  mlir::arith::CmpIPredicate boolPredicate);
+
 /// The scalar function of a binary op that is `FloatOp` on floats and
 /// `IntOp` on integers.
 template <typename FloatOp, typename IntOp>

@@ -18,6 +18,13 @@ func.func @add(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
   return %r : tensor<4x3xf32>
 }
 
+// CHECK-LABEL: func.func @and
+// CHECK: jeet.and %{{.*}}, %{{.*}} : tensor<4x3xi1>, tensor<3xi1> -> tensor<4x3xi1>
+func.func @and(%a: tensor<4x3xi1>, %b: tensor<3xi1>) -> tensor<4x3xi1> {
+  %r = jeet.and %a, %b : tensor<4x3xi1>, tensor<3xi1> -> tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
+}
+
 // CHECK-LABEL: func.func @broadcast_to
 // CHECK: jeet.broadcast_to %{{.*}} : tensor<3xf32> -> tensor<4x3xf32>
 func.func @broadcast_to(%x: tensor<3xf32>) -> tensor<4x3xf32> {
@@ -41,10 +48,31 @@ func.func @constant() -> tensor<2xf32> {
   return %0 : tensor<2xf32>
 }
 
+// CHECK-LABEL: func.func @cos
+// CHECK: jeet.cos %{{.*}} : tensor<4x3xf32>
+func.func @cos(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.cos %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: func.func @div
 // CHECK: jeet.div %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
 func.func @div(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
   %r = jeet.div %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @eq
+// CHECK: jeet.eq %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+func.func @eq(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xi1> {
+  %r = jeet.eq %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
+}
+
+// CHECK-LABEL: func.func @erf
+// CHECK: jeet.erf %{{.*}} : tensor<4x3xf32>
+func.func @erf(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.erf %x : tensor<4x3xf32>
   return %r : tensor<4x3xf32>
 }
 
@@ -70,11 +98,34 @@ func.func @fusion(%a: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<16xf32> {
   return %r : tensor<16xf32>
 }
 
+// CHECK-LABEL: func.func @ge
+// CHECK: jeet.ge %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+func.func @ge(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xi1> {
+  %r = jeet.ge %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
+}
+
 // CHECK-LABEL: func.func @gelu
 // CHECK: jeet.gelu %{{.*}} : tensor<4x3xf32>
-func.func @gelu(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+// CHECK: jeet.gelu %{{.*}} {approximate = "tanh"} : tensor<4x3xf32>
+func.func @gelu(%x: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
   %r = jeet.gelu %x : tensor<4x3xf32>
-  return %r : tensor<4x3xf32>
+  %t = jeet.gelu %x {approximate = "tanh"} : tensor<4x3xf32>
+  return %r, %t : tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @gt
+// CHECK: jeet.gt %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+func.func @gt(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xi1> {
+  %r = jeet.gt %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
+}
+
+// CHECK-LABEL: func.func @le
+// CHECK: jeet.le %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+func.func @le(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xi1> {
+  %r = jeet.le %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
 }
 
 // CHECK-LABEL: func.func @log
@@ -82,6 +133,13 @@ func.func @gelu(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 func.func @log(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %r = jeet.log %x : tensor<4x3xf32>
   return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @lt
+// CHECK: jeet.lt %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+func.func @lt(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xi1> {
+  %r = jeet.lt %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
 }
 
 // CHECK-LABEL: func.func @matmul
@@ -112,11 +170,32 @@ func.func @mul(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
   return %r : tensor<4x3xf32>
 }
 
+// CHECK-LABEL: func.func @ne
+// CHECK: jeet.ne %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+func.func @ne(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xi1> {
+  %r = jeet.ne %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
+}
+
 // CHECK-LABEL: func.func @neg
 // CHECK: jeet.neg %{{.*}} : tensor<4x3xf32>
 func.func @neg(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %r = jeet.neg %x : tensor<4x3xf32>
   return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @not
+// CHECK: jeet.not %{{.*}} : tensor<4x3xi1>
+func.func @not(%x: tensor<4x3xi1>) -> tensor<4x3xi1> {
+  %r = jeet.not %x : tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
+}
+
+// CHECK-LABEL: func.func @or
+// CHECK: jeet.or %{{.*}}, %{{.*}} : tensor<4x3xi1>, tensor<3xi1> -> tensor<4x3xi1>
+func.func @or(%a: tensor<4x3xi1>, %b: tensor<3xi1>) -> tensor<4x3xi1> {
+  %r = jeet.or %a, %b : tensor<4x3xi1>, tensor<3xi1> -> tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
 }
 
 // CHECK-LABEL: func.func @pow
@@ -168,10 +247,24 @@ func.func @rsqrt(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   return %r : tensor<4x3xf32>
 }
 
+// CHECK-LABEL: func.func @select
+// CHECK: jeet.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x3xi1>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+func.func @select(%c: tensor<4x3xi1>, %a: tensor<4x3xf32>, %b: tensor<f32>) -> tensor<4x3xf32> {
+  %r = jeet.select %c, %a, %b : tensor<4x3xi1>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: func.func @sigmoid
 // CHECK: jeet.sigmoid %{{.*}} : tensor<4x3xf32>
 func.func @sigmoid(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %r = jeet.sigmoid %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @sin
+// CHECK: jeet.sin %{{.*}} : tensor<4x3xf32>
+func.func @sin(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.sin %x : tensor<4x3xf32>
   return %r : tensor<4x3xf32>
 }
 
@@ -208,6 +301,13 @@ func.func @tanh(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 func.func @transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %t = jeet.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
   return %t : tensor<3x2xf32>
+}
+
+// CHECK-LABEL: func.func @xor
+// CHECK: jeet.xor %{{.*}}, %{{.*}} : tensor<4x3xi1>, tensor<3xi1> -> tensor<4x3xi1>
+func.func @xor(%a: tensor<4x3xi1>, %b: tensor<3xi1>) -> tensor<4x3xi1> {
+  %r = jeet.xor %a, %b : tensor<4x3xi1>, tensor<3xi1> -> tensor<4x3xi1>
+  return %r : tensor<4x3xi1>
 }
 
 // CHECK-LABEL: func.func @yield

@@ -34,7 +34,7 @@ func.func @softmax_f16_axis0(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
 // -----
 
 // gelu in its tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
-// CHECK-LABEL: func.func @gelu
+// CHECK-LABEL: func.func @gelu_tanh
 // CHECK-SAME: (%[[X:.*]]: tensor<16xf32>)
 // CHECK-DAG: %[[HALF:.*]] = jeet.constant dense<5.000000e-01> : tensor<f32>
 // CHECK-DAG: %[[ONE:.*]] = jeet.constant dense<1.000000e+00> : tensor<f32>
@@ -49,6 +49,25 @@ func.func @softmax_f16_axis0(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
 // CHECK-NEXT: %[[T1:.*]] = jeet.add %[[ONE]], %[[T]]
 // CHECK-NEXT: %[[HX:.*]] = jeet.mul %[[HALF]], %[[X]]
 // CHECK-NEXT: %[[R:.*]] = jeet.mul %[[HX]], %[[T1]] : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @gelu_tanh(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = jeet.gelu %x {approximate = "tanh"} : tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+// gelu in its exact form (the default): 0.5 x (1 + erf(x / sqrt(2))).
+// CHECK-LABEL: func.func @gelu
+// CHECK-SAME: (%[[X:.*]]: tensor<16xf32>)
+// CHECK-DAG: %[[HALF:.*]] = jeet.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-DAG: %[[ONE:.*]] = jeet.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[K:.*]] = jeet.constant dense<0.707106769> : tensor<f32>
+// CHECK: %[[SC:.*]] = jeet.mul %[[X]], %[[K]]
+// CHECK-NEXT: %[[E:.*]] = jeet.erf %[[SC]] : tensor<16xf32>
+// CHECK-NEXT: %[[E1:.*]] = jeet.add %[[ONE]], %[[E]]
+// CHECK-NEXT: %[[HX:.*]] = jeet.mul %[[HALF]], %[[X]]
+// CHECK-NEXT: %[[R:.*]] = jeet.mul %[[HX]], %[[E1]] : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
 // CHECK-NEXT: return %[[R]]
 func.func @gelu(%x: tensor<16xf32>) -> tensor<16xf32> {
   %0 = jeet.gelu %x : tensor<16xf32>
@@ -66,7 +85,7 @@ func.func @gelu(%x: tensor<16xf32>) -> tensor<16xf32> {
 // CHECK: jeet.tanh %{{.*}} : tensor<2x8xf16>
 // CHECK-NOT: jeet.gelu
 func.func @gelu_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
-  %0 = jeet.gelu %x : tensor<2x8xf16>
+  %0 = jeet.gelu %x {approximate = "tanh"} : tensor<2x8xf16>
   return %0 : tensor<2x8xf16>
 }
 

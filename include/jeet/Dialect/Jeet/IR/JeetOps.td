@@ -62,7 +62,8 @@ def Jeet_ConstantOp : Jeet_Op<"constant",
 // `floatOp` and `intOp` name them; otherwise the op defines `buildScalar`.
 class Jeet_BinaryElementwiseOp<string mnemonic, string what,
                                string floatOp = "", string intOp = "",
-                               Type tensorType = Jeet_NumericTensor>
+                               Type tensorType = Jeet_NumericTensor,
+                               string exampleType = "f32">
     : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
                          DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Elementwise " # what # " with numpy broadcasting";
@@ -72,7 +73,8 @@ class Jeet_BinaryElementwiseOp<string mnemonic, string what,
     size 1 stretches) and must have the same element type.
 
     ```mlir
-    %r = jeet.}] # mnemonic # [{ %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+    %r = jeet.}] # mnemonic # [{ %a, %b : tensor<4x3x}] # exampleType #
+    [{>, tensor<3x}] # exampleType # [{> -> tensor<4x3x}] # exampleType # [{>
     ```
   }];
   let arguments = (ins tensorType:$lhs, tensorType:$rhs);
@@ -117,6 +119,113 @@ def Jeet_MinOp : Jeet_BinaryElementwiseOp<"min",
 def Jeet_PowOp : Jeet_BinaryElementwiseOp<"pow", "power `lhs ** rhs`",
     "", "", Jeet_FloatTensor>;
 
+// Logical ops on booleans, bitwise on integers (as numpy's `&`, `|`, `^`).
+def Jeet_AndOp : Jeet_BinaryElementwiseOp<"and",
+    "logical and (bitwise on integers)",
+    "::mlir::arith::AndIOp", "::mlir::arith::AndIOp", Jeet_LogicalTensor,
+    "i1">;
+def Jeet_OrOp : Jeet_BinaryElementwiseOp<"or",
+    "logical or (bitwise on integers)",
+    "::mlir::arith::OrIOp", "::mlir::arith::OrIOp", Jeet_LogicalTensor, "i1">;
+def Jeet_XorOp : Jeet_BinaryElementwiseOp<"xor",
+    "logical exclusive or (bitwise on integers)",
+    "::mlir::arith::XOrIOp", "::mlir::arith::XOrIOp", Jeet_LogicalTensor,
+    "i1">;
+
+//===----------------------------------------------------------------------===//
+// Comparisons
+//===----------------------------------------------------------------------===//
+
+// A comparison of two tensors of one element type, broadcast with numpy's
+// rules, whose result is a tensor of booleans (i1). `floatPredicate` is an
+// arith::CmpFPredicate, `intPredicate` an arith::CmpIPredicate for signed
+// integers; booleans compare as 0 and 1 (false < true).
+class Jeet_CompareOp<string mnemonic, string what, string floatPredicate,
+                     string intPredicate, string boolPredicate>
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
+  let summary = "Elementwise comparison `" # what #
+                "` with numpy broadcasting";
+  let description = [{
+    Compares two tensors element by element, `}] # what # [{`, as numpy
+    does: the operands broadcast with numpy's rules and must have the same
+    element type; the result is a tensor of booleans (`i1`). A comparison
+    with NaN is false, except `ne`, which is true. Integers compare as
+    signed numbers, booleans as 0 and 1. Floats of 16 bits compare exactly
+    (as f32).
+
+    ```mlir
+    %r = jeet.}] # mnemonic # [{ %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$lhs, Jeet_Tensor:$rhs);
+  let results = (outs Jeet_BoolTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      if (::mlir::failed(::jeet::detail::inferBroadcastResultType(
+              getOperationName(), location, adaptor.getLhs().getType(),
+              adaptor.getRhs().getType(), results)))
+        return ::mlir::failure();
+      results.back() = ::llvm::cast<::mlir::RankedTensorType>(results.back())
+                           .clone(::mlir::IntegerType::get(context, 1));
+      return ::mlir::success();
+    }
+    ::mlir::Value $cppClass::buildScalar(::mlir::OpBuilder &builder,
+                                         ::mlir::Location loc,
+                                         ::mlir::ValueRange operands) {
+      return ::jeet::detail::buildComparison(builder, loc, operands,
+          ::mlir::arith::CmpFPredicate::}] # floatPredicate # [{,
+          ::mlir::arith::CmpIPredicate::}] # intPredicate # [{,
+          ::mlir::arith::CmpIPredicate::}] # boolPredicate # [{);
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::jeet::detail::foldComparison(
+          adaptor.getLhs(), adaptor.getRhs(), getType(),
+          ::mlir::arith::CmpFPredicate::}] # floatPredicate # [{,
+          ::mlir::arith::CmpIPredicate::}] # intPredicate # [{,
+          ::mlir::arith::CmpIPredicate::}] # boolPredicate # [{);
+    }
+  }];
+}
+
+def Jeet_EqOp : Jeet_CompareOp<"eq", "lhs == rhs", "OEQ", "eq", "eq">;
+def Jeet_NeOp : Jeet_CompareOp<"ne", "lhs != rhs", "UNE", "ne", "ne">;
+def Jeet_LtOp : Jeet_CompareOp<"lt", "lhs < rhs", "OLT", "slt", "ult">;
+def Jeet_LeOp : Jeet_CompareOp<"le", "lhs <= rhs", "OLE", "sle", "ule">;
+def Jeet_GtOp : Jeet_CompareOp<"gt", "lhs > rhs", "OGT", "sgt", "ugt">;
+def Jeet_GeOp : Jeet_CompareOp<"ge", "lhs >= rhs", "OGE", "sge", "uge">;
+
+def Jeet_SelectOp : Jeet_Op<"select",
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
+  let summary = "Chooses elements of two tensors by a boolean tensor";
+  let description = [{
+    `condition ? true_value : false_value` element by element, numpy's
+    `where`: the three operands broadcast with numpy's rules, the condition
+    is a tensor of booleans (`i1`) and the two values have the same element
+    type, which is the result's.
+
+    ```mlir
+    %r = jeet.select %c, %a, %b : tensor<4x3xi1>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_BoolTensor:$condition, Jeet_Tensor:$true_value,
+                       Jeet_Tensor:$false_value);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    type($condition) `,` type($true_value) `,` type($false_value) `->`
+    type($result)
+  }];
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Unary elementwise ops
 //===----------------------------------------------------------------------===//
@@ -127,7 +236,8 @@ def Jeet_PowOp : Jeet_BinaryElementwiseOp<"pow", "power `lhs ** rhs`",
 // `buildScalar`.
 class Jeet_UnaryElementwiseOp<string mnemonic, string what,
                               Type tensorType = Jeet_FloatTensor,
-                              string mathOp = "", list<Trait> traits = []>
+                              string mathOp = "", list<Trait> traits = [],
+                              string exampleType = "f32">
     : Jeet_Op<mnemonic, traits # [Pure, InferTypeOpAdaptor,
                          DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Computes " # what # " elementwise";
@@ -136,7 +246,7 @@ class Jeet_UnaryElementwiseOp<string mnemonic, string what,
     operand's type.
 
     ```mlir
-    %r = jeet.}] # mnemonic # [{ %x : tensor<4x3xf32>
+    %r = jeet.}] # mnemonic # [{ %x : tensor<4x3x}] # exampleType # [{>
     ```
   }];
   let arguments = (ins tensorType:$input);
@@ -164,6 +274,9 @@ def Jeet_AbsOp : Jeet_UnaryElementwiseOp<"abs", "the absolute value",
 def Jeet_ReluOp : Jeet_UnaryElementwiseOp<"relu",
     "the rectifier `max(x, 0)` (NaN stays NaN, -0.0 becomes +0.0)",
     Jeet_NumericTensor>;
+def Jeet_NotOp : Jeet_UnaryElementwiseOp<"not",
+    "the logical negation (bitwise on integers, numpy's `~`)",
+    Jeet_LogicalTensor, "", [], "i1">;
 }
 def Jeet_ExpOp : Jeet_UnaryMathOp<"exp", "the exponential",
                                   "::mlir::math::ExpOp">;
@@ -175,13 +288,42 @@ def Jeet_RsqrtOp : Jeet_UnaryMathOp<"rsqrt", "the reciprocal square root",
                                     "::mlir::math::RsqrtOp">;
 def Jeet_TanhOp : Jeet_UnaryMathOp<"tanh", "the hyperbolic tangent",
                                    "::mlir::math::TanhOp">;
+def Jeet_ErfOp : Jeet_UnaryMathOp<"erf", "the error function",
+                                  "::mlir::math::ErfOp">;
+def Jeet_SinOp : Jeet_UnaryMathOp<"sin", "the sine", "::mlir::math::SinOp">;
+def Jeet_CosOp : Jeet_UnaryMathOp<"cos", "the cosine", "::mlir::math::CosOp">;
 def Jeet_SigmoidOp : Jeet_UnaryElementwiseOp<"sigmoid",
     "the logistic sigmoid `1 / (1 + exp(-x))`">;
-def Jeet_GeluOp : Jeet_UnaryElementwiseOp<"gelu",
-    "the GELU activation in its tanh form "
-    "`0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`",
+def Jeet_GeluOp : Jeet_UnaryElementwiseOp<"gelu", "the GELU activation",
     Jeet_FloatTensor, "",
-    [DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]>;
+    [DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let description = [{
+    Computes the GELU activation of every element in one of the two forms
+    of PyTorch's `gelu` (and ONNX's `Gelu`), chosen by `approximate`:
+
+    - `"none"` (the default, as in PyTorch and ONNX), the exact form
+      `0.5 x (1 + erf(x / sqrt(2)))`;
+    - `"tanh"`, the approximation
+      `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
+
+    Before `approximate` existed, `jeet.gelu` was the tanh form: IR written
+    then means the exact form now unless it says `approximate = "tanh"`.
+    The result has the operand's type.
+
+    ```mlir
+    %r = jeet.gelu %x : tensor<4x3xf32>
+    %t = jeet.gelu %x {approximate = "tanh"} : tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_FloatTensor:$input,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The values of `approximate`.
+    static constexpr ::llvm::StringLiteral kExactForm = "none";
+    static constexpr ::llvm::StringLiteral kTanhApproximation = "tanh";
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Linear algebra

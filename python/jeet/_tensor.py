@@ -424,6 +424,8 @@ _REDUCTIONS = {
     "sum": "jeet.reduce_sum",
     "max": "jeet.reduce_max",
     "mean": "jeet.reduce_mean",
+    "min": "jeet.reduce_min",
+    "prod": "jeet.reduce_prod",
 }
 _FAMILIES = (_UNARY_OPS, _BINARY_OPS, _COMPARISONS, _REDUCTIONS)
 
@@ -698,6 +700,72 @@ def mean(x, axis=None, keepdims=False):
     return _reduce("mean", x, axis, keepdims)
 
 
+def min(x, axis=None, keepdims=False):
+    """Minimum over `axis` (an int, a tuple of ints, or None for all axes).
+    For the elementwise minimum of two tensors use jeet.minimum."""
+    return _reduce("min", x, axis, keepdims)
+
+
+def prod(x, axis=None, keepdims=False):
+    """Product over `axis` (an int, a tuple of ints, or None for all axes);
+    float16 and bfloat16 multiply in float32."""
+    return _reduce("prod", x, axis, keepdims)
+
+
+def _arg_reduce(opname, x, axis, keepdims):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
+    if x._dtype == "i1":
+        x = cast(x, "int32")
+    if axis is None:
+        # As numpy: the index into the flattened tensor.
+        x = reshape(x, (x.size,))
+        axis = 0
+        if keepdims:
+            raise ArgumentError(f"jeet.{opname}: keepdims needs an axis")
+    if x.ndim == 0:
+        raise ShapeError(f"jeet.{opname}: needs a tensor of rank >= 1, got shape ()")
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise ArgumentError(f"jeet.{opname}: axis must be an int, got {axis!r}")
+    (axis,) = _normalize_axes(opname, x, axis)
+    if x.shape[axis] == 0:
+        raise ShapeError(
+            f"jeet.{opname}: attempt to get {opname} of an empty sequence "
+            f"(axis {axis} of shape {_fmt_shape(x.shape)} has size 0)")
+    return _node(opname, f"jeet.{opname}", [x],
+                 {"axis": axis, "keepdims": bool(keepdims)})
+
+
+def argmax(x, axis=None, keepdims=False):
+    """Index (int64) of the maximum along `axis` (None: of the flattened
+    tensor), as numpy.argmax: the first one on ties, the first NaN if any."""
+    return _arg_reduce("argmax", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    """Index (int64) of the minimum along `axis`, as numpy.argmin."""
+    return _arg_reduce("argmin", x, axis, keepdims)
+
+
+def iota(shape, axis=0, dtype="int64"):
+    """A tensor of `shape` whose elements are their index along `axis`,
+    computed in the graph (jeet.iota) on the device of the ops that use it."""
+    shape = tuple(int(d) for d in shape)
+    if not shape:
+        raise ShapeError("jeet.iota: needs a shape of rank >= 1, got ()")
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise ArgumentError(f"jeet.iota: axis must be an int, got {axis!r}")
+    if not -len(shape) <= axis < len(shape):
+        raise ShapeError(
+            f"jeet.iota: axis {axis} is out of range for shape "
+            f"{_fmt_shape(shape)} (rank {len(shape)})")
+    dtype = _dtypes.canonical(dtype)
+    if dtype == "i1":
+        raise ArgumentError("jeet.iota: dtype must be a number type, not bool")
+    return _node("iota", "jeet.iota", [], {"axis": int(axis) % len(shape)},
+                 result=(shape, dtype))
+
+
 # Each op of the families is a Tensor method as well: x.exp() is jeet.exp(x),
 # x.maximum(y) is jeet.maximum(x, y), x.sum(axis) is jeet.sum(x, axis).
 for _family in _FAMILIES:
@@ -705,7 +773,7 @@ for _family in _FAMILIES:
         setattr(Tensor, _name, globals()[_name])
 # Ops outside the tables that are methods too.
 for _name in ("gelu", "logical_and", "logical_or", "logical_xor",
-              "logical_not"):
+              "logical_not", "argmax", "argmin"):
     setattr(Tensor, _name, globals()[_name])
 del _family, _name
 

@@ -616,12 +616,38 @@ FailureOr<Value> GroupLowering::lowerComposite(CompositeOpInterface op,
   return results->front();
 }
 
+/// A parallel generic whose elements are their index along the iota's axis.
+static Value emitIota(OpBuilder &b, IotaOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = op.getType();
+  Type elementType = type.getElementType();
+  int64_t rank = type.getRank();
+  Value init = emptyTensor(b, loc, type.getShape(), elementType);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{}, init, identity, iterators,
+             [&](OpBuilder &body, Location bodyLoc, ValueRange) {
+               Value index =
+                   linalg::IndexOp::create(body, bodyLoc, op.getAxis());
+               Value i64 = arith::IndexCastOp::create(body, bodyLoc,
+                                                      body.getI64Type(), index);
+               linalg::YieldOp::create(
+                   body, bodyLoc,
+                   buildScalarConversion(body, bodyLoc, i64, elementType));
+             })
+      .getResult(0);
+}
+
 /// Lowers an op that has a loop structure of its own.
 FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
   if (auto reduction = dyn_cast<ReductionOpInterface>(op))
     return lowerReduction(reduction);
   if (auto matmul = dyn_cast<MatmulOp>(op))
     return lowerMatmul(matmul);
+  if (auto iota = dyn_cast<IotaOp>(op))
+    return Leaf{emitIota(b, iota), iota.getType().getElementType(), 0};
   // Cannot happen for the ops of the dialect: every other op is elementwise
   // (lowered in the loop nest of its readers) or handled below.
   if (!isa<TransposeOp, ReshapeOp, CompositeOpInterface>(op))

@@ -309,6 +309,37 @@ FailureOr<Value> SoftmaxOp::decompose(OpBuilder &builder, ValueRange operands) {
   return DivOp::create(builder, loc, exp, sum).getResult();
 }
 
+FailureOr<Value>
+jeet::detail::decomposeArgReduction(OpBuilder &builder, Location loc, Value x,
+                                    int64_t axis, bool keepdims, bool maximum) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> axes = {axis};
+  Value extreme =
+      maximum ? ReduceMaxOp::create(builder, loc, x, axes, /*keepdims=*/true)
+                    .getResult()
+              : ReduceMinOp::create(builder, loc, x, axes, /*keepdims=*/true)
+                    .getResult();
+  // The positions of the extreme value; where a slice has a NaN, its extreme
+  // is NaN (maximumf/minimumf propagate it) and the positions are its NaNs.
+  Value hit = EqOp::create(builder, loc, x, extreme);
+  if (isa<FloatType>(type.getElementType()))
+    hit = OrOp::create(builder, loc, hit, NeOp::create(builder, loc, x, x));
+  // Indices along the axis only (size 1 elsewhere): they broadcast.
+  Type i64 = builder.getI64Type();
+  SmallVector<int64_t> indexShape(type.getRank(), 1);
+  indexShape[axis] = type.getDimSize(axis);
+  Value indices = IotaOp::create(builder, loc,
+                                 RankedTensorType::get(indexShape, i64), axis);
+  auto scalarType = RankedTensorType::get({}, i64);
+  Value none = ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(scalarType,
+                             builder.getI64IntegerAttr(indexShape[axis])));
+  Value candidates = SelectOp::create(builder, loc, hit, indices, none);
+  return ReduceMinOp::create(builder, loc, candidates, axes, keepdims)
+      .getResult();
+}
+
 /// Is `value` exactly representable in the float type `type`?
 static bool isExactIn(Type type, int64_t value) {
   APFloat f(cast<FloatType>(type).getFloatSemantics());

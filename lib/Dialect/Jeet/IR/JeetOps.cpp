@@ -799,6 +799,61 @@ LogicalResult jeet::detail::inferReductionResultType(
   return success();
 }
 
+LogicalResult jeet::detail::inferArgReductionResultType(
+    StringRef opName, std::optional<Location> loc, Type inputType,
+    IntegerAttr axis, bool keepdims, SmallVectorImpl<Type> &results) {
+  auto tensors = getStaticTensors(opName, loc, inputType);
+  if (failed(tensors))
+    return failure();
+  RankedTensorType input = tensors->front();
+  if (!axis)
+    return missingAttribute(opName, loc, "axis");
+  int64_t axes[] = {axis.getInt()};
+  if (failed(verifyAxes(opName, loc, "axis", axes, input,
+                        /*allowEmpty=*/false)))
+    return failure();
+  results.push_back(
+      RankedTensorType::get(reducedShape(input.getShape(), axes, keepdims),
+                            IntegerType::get(input.getContext(), 64)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  RankedTensorType type = getType();
+  int64_t rank = type.getRank();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ")
+           << axis << " out of range [0, " << rank << ") for " << type;
+  return success();
+}
+
+OpFoldResult IotaOp::fold(FoldAdaptor) {
+  RankedTensorType type = getType();
+  if (type.getNumElements() > kMaxFoldedElements)
+    return {};
+  Type elementType = type.getElementType();
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t axis = getAxis();
+  // The stride of `axis` in the row-major order of the elements.
+  int64_t stride = 1;
+  for (int64_t size : shape.drop_front(axis + 1))
+    stride *= size;
+  SmallVector<Attribute> values;
+  for (int64_t i = 0, n = type.getNumElements(); i < n; ++i) {
+    int64_t index = (i / stride) % shape[axis];
+    if (isa<FloatType>(elementType))
+      values.push_back(FloatAttr::get(elementType, static_cast<double>(index)));
+    else
+      values.push_back(IntegerAttr::get(elementType, index));
+  }
+  return DenseElementsAttr::get(type, values);
+}
+
 //===----------------------------------------------------------------------===//
 // SoftmaxOp
 //===----------------------------------------------------------------------===//

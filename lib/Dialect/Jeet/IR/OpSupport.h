@@ -32,6 +32,23 @@ inferReductionResultType(llvm::StringRef opName,
                          mlir::DenseI64ArrayAttr axes, bool keepdims,
                          llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// The result type of an argmax/argmin of `input` along `axis`: the
+/// reduction's shape, of i64 indices.
+llvm::LogicalResult
+inferArgReductionResultType(llvm::StringRef opName,
+                            std::optional<mlir::Location> loc, mlir::Type input,
+                            mlir::IntegerAttr axis, bool keepdims,
+                            llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// The decomposition of argmax (`maximum`) or argmin of `input` along `axis`:
+/// m = reduce_max/min(x, keepdims); the least iota index where x == m (or x
+/// is NaN), the axis size elsewhere (reduce_min of a select).
+mlir::FailureOr<mlir::Value> decomposeArgReduction(mlir::OpBuilder &builder,
+                                                   mlir::Location loc,
+                                                   mlir::Value input,
+                                                   int64_t axis, bool keepdims,
+                                                   bool maximum);
+
 /// f32 for f16 and bf16 (sums of them accumulate in f32); other types as
 /// they are.
 mlir::Type widenLowPrecisionFloat(mlir::Type type);

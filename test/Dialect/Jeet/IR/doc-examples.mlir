@@ -25,6 +25,20 @@ func.func @and(%a: tensor<4x3xi1>, %b: tensor<3xi1>) -> tensor<4x3xi1> {
   return %r : tensor<4x3xi1>
 }
 
+// CHECK-LABEL: func.func @argmax
+// CHECK: jeet.argmax %{{.*}} {axis = 1 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+func.func @argmax(%x: tensor<4x8xf32>) -> tensor<4xi64> {
+  %i = jeet.argmax %x {axis = 1 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+  return %i : tensor<4xi64>
+}
+
+// CHECK-LABEL: func.func @argmin
+// CHECK: jeet.argmin %{{.*}} {axis = 1 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+func.func @argmin(%x: tensor<4x8xf32>) -> tensor<4xi64> {
+  %i = jeet.argmin %x {axis = 1 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+  return %i : tensor<4xi64>
+}
+
 // CHECK-LABEL: func.func @broadcast_to
 // CHECK: jeet.broadcast_to %{{.*}} : tensor<3xf32> -> tensor<4x3xf32>
 func.func @broadcast_to(%x: tensor<3xf32>) -> tensor<4x3xf32> {
@@ -119,6 +133,13 @@ func.func @gelu(%x: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
 func.func @gt(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xi1> {
   %r = jeet.gt %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
   return %r : tensor<4x3xi1>
+}
+
+// CHECK-LABEL: func.func @iota
+// CHECK: jeet.iota {axis = 1 : i64} : tensor<2x3xi64>
+func.func @iota() -> tensor<2x3xi64> {
+  %i = jeet.iota {axis = 1 : i64} : tensor<2x3xi64>
+  return %i : tensor<2x3xi64>
 }
 
 // CHECK-LABEL: func.func @le
@@ -216,6 +237,20 @@ func.func @reduce_max(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
 // CHECK: jeet.reduce_mean %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
 func.func @reduce_mean(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
   %s = jeet.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  return %s : tensor<4x1xf32>
+}
+
+// CHECK-LABEL: func.func @reduce_min
+// CHECK: jeet.reduce_min %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+func.func @reduce_min(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %s = jeet.reduce_min %x {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  return %s : tensor<4x1xf32>
+}
+
+// CHECK-LABEL: func.func @reduce_prod
+// CHECK: jeet.reduce_prod %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+func.func @reduce_prod(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %s = jeet.reduce_prod %x {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
   return %s : tensor<4x1xf32>
 }
 

@@ -157,3 +157,36 @@ func.func @primitives(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   %1 = jeet.exp %0 : tensor<4xf32>
   return %1 : tensor<4xf32>
 }
+
+// -----
+
+// argmax: the row maximum, the positions that hold it or a NaN, their
+// indices (the axis size elsewhere), and the least of them. The iota, small,
+// folds into a constant.
+// CHECK-LABEL: func.func @argmax
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-DAG: %[[N:.*]] = jeet.constant dense<8> : tensor<i64>
+// CHECK-DAG: %[[IOTA:.*]] = jeet.constant dense<{{\[\[}}0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>
+// CHECK: %[[MAX:.*]] = jeet.reduce_max %[[X]] {axes = array<i64: 1>, keepdims = true}
+// CHECK: %[[EQ:.*]] = jeet.eq %[[X]], %[[MAX]]
+// CHECK: %[[NAN:.*]] = jeet.ne %[[X]], %[[X]]
+// CHECK: %[[HIT:.*]] = jeet.or %[[EQ]], %[[NAN]]
+// CHECK: %[[SEL:.*]] = jeet.select %[[HIT]], %[[IOTA]], %[[N]]
+// CHECK: jeet.reduce_min %[[SEL]] {axes = array<i64: 1>} : tensor<4x8xi64> -> tensor<4xi64>
+func.func @argmax(%x: tensor<4x8xf32>) -> tensor<4xi64> {
+  %0 = jeet.argmax %x {axis = 1 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// argmin of integers (no NaN), keeping the axis.
+// CHECK-LABEL: func.func @argmin
+// CHECK: jeet.constant dense<{{\[\[}}0], [1], [2], [3], [4], [5]]> : tensor<6x1xi64>
+// CHECK: %[[MIN:.*]] = jeet.reduce_min %{{.*}} {axes = array<i64: 0>, keepdims = true}
+// CHECK-NOT: jeet.ne
+// CHECK: jeet.reduce_min %{{.*}} {axes = array<i64: 0>, keepdims = true} : tensor<6x3xi64> -> tensor<1x3xi64>
+func.func @argmin(%x: tensor<6x3xi32>) -> tensor<1x3xi64> {
+  %0 = jeet.argmin %x {axis = 0 : i64, keepdims = true} : tensor<6x3xi32> -> tensor<1x3xi64>
+  return %0 : tensor<1x3xi64>
+}

@@ -469,6 +469,86 @@ def Jeet_ReduceMaxOp : Jeet_ReductionOp<"reduce_max", "maximum", "maximumf",
 def Jeet_ReduceMeanOp : Jeet_ReductionOp<"reduce_mean", "mean", "addf", "",
     /*widensLowPrecision=*/1, /*mean=*/1, Jeet_FloatTensor,
     [DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]>;
+def Jeet_ReduceMinOp : Jeet_ReductionOp<"reduce_min", "minimum", "minimumf",
+                                        "mins", /*widensLowPrecision=*/0>;
+def Jeet_ReduceProdOp : Jeet_ReductionOp<"reduce_prod", "product", "mulf",
+                                         "muli", /*widensLowPrecision=*/1>;
+
+// Indices are i64, as in numpy, PyTorch and ONNX.
+def Jeet_IndexTensor : StaticShapeTensorOf<[I64]>;
+
+// The index of the extreme element along one axis, defined by its
+// decomposition: the extreme value, the positions that hold it (or NaN),
+// and the least of those positions.
+class Jeet_ArgReductionOp<string mnemonic, string what>
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let summary = "The index of the " # what # " along one axis";
+  let description = [{
+    The index (`i64`) along `axis` (in `[0, rank)`) of the }] # what #
+    [{ of each slice, as numpy's `arg}] # !substr(mnemonic, 3) # [{`: the
+    first such index where several elements are equal, and the first NaN
+    where the slice has one. With `keepdims` the axis stays as size 1;
+    otherwise it is dropped. `jeet-decompose` rewrites it as
+    `reduce_}] # !substr(mnemonic, 3) # [{`, a comparison that marks the
+    positions of the result (or NaN), a `select` of their `iota` indices
+    (others: the axis size) and a `reduce_min`.
+
+    ```mlir
+    %i = jeet.}] # mnemonic # [{ %x {axis = 1 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins Jeet_NumericTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs Jeet_IndexTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, ::std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::jeet::detail::inferArgReductionResultType(
+          getOperationName(), location, adaptor.getInput().getType(),
+          adaptor.getAxisAttr(), adaptor.getKeepdims(), results);
+    }
+    ::mlir::FailureOr<::mlir::Value>
+    $cppClass::decompose(::mlir::OpBuilder &builder,
+                         ::mlir::ValueRange operands) {
+      return ::jeet::detail::decomposeArgReduction(
+          builder, getLoc(), operands[0], getAxis(), getKeepdims(),
+          /*maximum=*/}] # !if(!eq(mnemonic, "argmax"), "true", "false") # [{);
+    }
+  }];
+}
+
+def Jeet_ArgmaxOp : Jeet_ArgReductionOp<"argmax", "maximum">;
+def Jeet_ArgminOp : Jeet_ArgReductionOp<"argmin", "minimum">;
+
+//===----------------------------------------------------------------------===//
+// Generators
+//===----------------------------------------------------------------------===//
+
+def Jeet_IotaOp : Jeet_Op<"iota", [Pure]> {
+  let summary = "The indices along one axis";
+  let description = [{
+    A tensor whose every element is its own index along `axis` (in
+    `[0, rank)`), converted to the element type: `iota` of
+    `tensor<2x3xi64>` along axis 1 is `[[0, 1, 2], [0, 1, 2]]`. Small ones
+    (at most 1024 elements) fold to constants.
+
+    ```mlir
+    %i = jeet.iota {axis = 1 : i64} : tensor<2x3xi64>
+    ```
+  }];
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs Jeet_NumericTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The largest iota folded into a constant.
+    static constexpr int64_t kMaxFoldedElements = 1024;
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Composites

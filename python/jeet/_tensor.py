@@ -643,7 +643,9 @@ def where(condition, x, y):
 
 
 def matmul(x, y):
-    """Matrix product (..., M, K) @ (..., K, N) with broadcast batch dims."""
+    """Matrix product (..., M, K) @ (..., K, N) with broadcast batch dims;
+    a 1-D operand is promoted as numpy.matmul promotes it (vector @ matrix,
+    matrix @ vector, vector @ vector, vector against a batch)."""
     a, b = _as_operands("matmul", x, y)
     return _node("matmul", "jeet.matmul", [a, b])
 

@@ -242,3 +242,24 @@ def test_gelu_forms(rng):
     check(jeet.gelu(t(x), approximate="tanh"), gelu_tanh_ref(x))
     with pytest.raises(jeet.ArgumentError, match="approximate must be 'none' or 'tanh'"):
         jeet.gelu(t(x), approximate="erf")
+
+
+@pytest.mark.parametrize("shapes", [((5,), (5, 3)), ((4, 5), (5,)),
+                                    ((5,), (5,)), ((2, 4, 5), (5,)),
+                                    ((5,), (3, 5, 2))], ids=str)
+def test_matmul_promotes_vectors(shapes):
+    # As numpy.matmul: a 1-D lhs is a row, a 1-D rhs a column, and the
+    # promoted dimension is dropped.
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(shapes[0]).astype(np.float32)
+    b = rng.standard_normal(shapes[1]).astype(np.float32)
+    got = jeet.tensor(a, device="cpu") @ jeet.tensor(b, device="cpu")
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_rank0_error():
+    x = jeet.tensor(np.ones((3, 2), np.float32), device="cpu")
+    with pytest.raises(jeet.ShapeError, match="rank 1 or more"):
+        jeet.matmul(x, 2.0)

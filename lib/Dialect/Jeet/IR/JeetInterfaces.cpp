@@ -340,6 +340,27 @@ jeet::detail::decomposeArgReduction(OpBuilder &builder, Location loc, Value x,
       .getResult();
 }
 
+/// A product with a 1-D operand is one of matrices between reshapes: the
+/// vector becomes a row or a column, and the result loses that dimension.
+FailureOr<Value> MatmulOp::decompose(OpBuilder &builder, ValueRange operands) {
+  auto lhsType = cast<RankedTensorType>(operands[0].getType());
+  auto rhsType = cast<RankedTensorType>(operands[1].getType());
+  if (lhsType.getRank() > 1 && rhsType.getRank() > 1)
+    return failure();
+  Location loc = getLoc();
+  auto promote = [&](Value operand, RankedTensorType type,
+                     bool isLhs) -> Value {
+    if (type.getRank() > 1)
+      return operand;
+    return ReshapeOp::create(
+        builder, loc, type.clone(promoteMatmulOperand(type, isLhs)), operand);
+  };
+  Value lhs = promote(operands[0], lhsType, /*isLhs=*/true);
+  Value rhs = promote(operands[1], rhsType, /*isLhs=*/false);
+  Value product = MatmulOp::create(builder, loc, lhs, rhs);
+  return ReshapeOp::create(builder, loc, getType(), product).getResult();
+}
+
 /// Is `value` exactly representable in the float type `type`?
 static bool isExactIn(Type type, int64_t value) {
   APFloat f(cast<FloatType>(type).getFloatSemantics());

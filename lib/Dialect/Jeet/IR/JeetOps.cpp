@@ -644,26 +644,40 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(
         loc, "'jeet.matmul' op operand element types differ: ", lhsType,
         " and ", rhsType);
-  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+  if (lhs.getRank() < 1 || rhs.getRank() < 1)
     return emitOptionalError(
-        loc, "'jeet.matmul' op operands must have rank 2 or more, got ",
+        loc, "'jeet.matmul' op operands must have rank 1 or more, got ",
         lhsType, " and ", rhsType);
-  ArrayRef<int64_t> a = lhs.getShape(), b = rhs.getShape();
+  // A 1-D operand is a row (lhs) or a column (rhs), as in numpy.
+  SmallVector<int64_t> a = promoteMatmulOperand(lhs, /*isLhs=*/true),
+                       b = promoteMatmulOperand(rhs, /*isLhs=*/false);
   int64_t k1 = a[a.size() - 1], k2 = b[b.size() - 2];
   if (k1 != k2)
     return emitOptionalError(
         loc, "'jeet.matmul' op contraction dimensions differ: ", lhsType,
         " has K = ", k1, " but ", rhsType, " has K = ", k2);
-  auto batch = broadcastShapes(a.drop_back(2), b.drop_back(2));
+  auto batch = broadcastShapes(ArrayRef<int64_t>(a).drop_back(2),
+                               ArrayRef<int64_t>(b).drop_back(2));
   if (!batch)
     return emitOptionalError(
         loc, "'jeet.matmul' op batch dimensions are not broadcast-compatible: ",
         lhsType, " and ", rhsType);
   SmallVector<int64_t> shape = *batch;
-  shape.push_back(a[a.size() - 2]);
-  shape.push_back(b[b.size() - 1]);
+  // The promoted dimensions are dropped again.
+  if (lhs.getRank() > 1)
+    shape.push_back(a[a.size() - 2]);
+  if (rhs.getRank() > 1)
+    shape.push_back(b[b.size() - 1]);
   results.push_back(RankedTensorType::get(shape, lhs.getElementType()));
   return success();
+}
+
+SmallVector<int64_t> jeet::promoteMatmulOperand(RankedTensorType type,
+                                                bool isLhs) {
+  SmallVector<int64_t> shape(type.getShape());
+  if (shape.size() == 1)
+    shape.insert(isLhs ? shape.begin() : shape.end(), 1);
+  return shape;
 }
 
 Type MatmulOp::getAccumulatorType() {

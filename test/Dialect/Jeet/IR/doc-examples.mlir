@@ -165,9 +165,11 @@ func.func @lt(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xi1> {
 
 // CHECK-LABEL: func.func @matmul
 // CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<8x64x32xf32>, tensor<32x16xf32> -> tensor<8x64x16xf32>
-func.func @matmul(%a: tensor<8x64x32xf32>, %b: tensor<32x16xf32>) -> tensor<8x64x16xf32> {
+// CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<8x64x32xf32>, tensor<32xf32> -> tensor<8x64xf32>
+func.func @matmul(%a: tensor<8x64x32xf32>, %b: tensor<32x16xf32>, %x: tensor<32xf32>) -> (tensor<8x64x16xf32>, tensor<8x64xf32>) {
   %c = jeet.matmul %a, %b : tensor<8x64x32xf32>, tensor<32x16xf32> -> tensor<8x64x16xf32>
-  return %c : tensor<8x64x16xf32>
+  %v = jeet.matmul %a, %x : tensor<8x64x32xf32>, tensor<32xf32> -> tensor<8x64xf32>
+  return %c, %v : tensor<8x64x16xf32>, tensor<8x64xf32>
 }
 
 // CHECK-LABEL: func.func @max

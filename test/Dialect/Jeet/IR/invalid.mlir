@@ -132,11 +132,31 @@ func.func @matmul_batch(%a: tensor<2x4x3xf32>, %b: tensor<3x3x5xf32>) {
 
 // -----
 
-// matmul operands need rank 2 or more.
-func.func @matmul_rank1(%a: tensor<3xf32>, %b: tensor<3x5xf32>) {
-  // expected-error @+2 {{'jeet.matmul' op operands must have rank 2 or more, got 'tensor<3xf32>' and 'tensor<3x5xf32>'}}
+// matmul operands need rank 1 or more.
+func.func @matmul_rank0(%a: tensor<f32>, %b: tensor<3x5xf32>) {
+  // expected-error @+2 {{'jeet.matmul' op operands must have rank 1 or more, got 'tensor<f32>' and 'tensor<3x5xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = jeet.matmul %a, %b : tensor<3xf32>, tensor<3x5xf32> -> tensor<5xf32>
+  %0 = jeet.matmul %a, %b : tensor<f32>, tensor<3x5xf32> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+// A 1-D operand's length is its K.
+func.func @matmul_vector_k(%a: tensor<4xf32>, %b: tensor<3x5xf32>) {
+  // expected-error @+2 {{'jeet.matmul' op contraction dimensions differ: 'tensor<4xf32>' has K = 4 but 'tensor<3x5xf32>' has K = 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = jeet.matmul %a, %b : tensor<4xf32>, tensor<3x5xf32> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+// The promoted dimension is dropped from the result.
+func.func @matmul_vector_result(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{'jeet.matmul' op inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2x1xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = jeet.matmul %a, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x1xf32>
   return
 }
 

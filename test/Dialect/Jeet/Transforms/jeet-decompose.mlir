@@ -190,3 +190,30 @@ func.func @argmin(%x: tensor<6x3xi32>) -> tensor<1x3xi64> {
   %0 = jeet.argmin %x {axis = 0 : i64, keepdims = true} : tensor<6x3xi32> -> tensor<1x3xi64>
   return %0 : tensor<1x3xi64>
 }
+
+// -----
+
+// A matmul with a 1-D operand is one of matrices between reshapes; one of
+// matrices stays.
+// CHECK-LABEL: func.func @matmul_vectors
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<2x4x3xf32>, %[[V:[^:]*]]: tensor<3xf32>, %[[W:[^:]*]]: tensor<4xf32>
+// CHECK: %[[COL:.*]] = jeet.reshape %[[V]] : tensor<3xf32> -> tensor<3x1xf32>
+// CHECK: %[[MV:.*]] = jeet.matmul %[[A]], %[[COL]] : tensor<2x4x3xf32>, tensor<3x1xf32> -> tensor<2x4x1xf32>
+// CHECK: %[[R0:.*]] = jeet.reshape %[[MV]] : tensor<2x4x1xf32> -> tensor<2x4xf32>
+// CHECK: %[[ROW:.*]] = jeet.reshape %[[W]] : tensor<4xf32> -> tensor<1x4xf32>
+// CHECK: %[[VM:.*]] = jeet.matmul %[[ROW]], %[[A2:.*]] : tensor<1x4xf32>, tensor<4x3xf32> -> tensor<1x3xf32>
+// CHECK: %[[R1:.*]] = jeet.reshape %[[VM]] : tensor<1x3xf32> -> tensor<3xf32>
+// CHECK: %[[ROW2:.*]] = jeet.reshape %[[V]] : tensor<3xf32> -> tensor<1x3xf32>
+// CHECK: %[[COL2:.*]] = jeet.reshape %[[V]] : tensor<3xf32> -> tensor<3x1xf32>
+// CHECK: %[[DOT:.*]] = jeet.matmul %[[ROW2]], %[[COL2]] : tensor<1x3xf32>, tensor<3x1xf32> -> tensor<1x1xf32>
+// CHECK: %[[R2:.*]] = jeet.reshape %[[DOT]] : tensor<1x1xf32> -> tensor<f32>
+// CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<2x4x3xf32>, tensor<3x4xf32> -> tensor<2x4x4xf32>
+// CHECK: return %[[R0]], %[[R1]], %[[R2]]
+func.func @matmul_vectors(%a: tensor<2x4x3xf32>, %v: tensor<3xf32>, %w: tensor<4xf32>, %m: tensor<4x3xf32>, %n: tensor<3x4xf32>)
+    -> (tensor<2x4xf32>, tensor<3xf32>, tensor<f32>, tensor<2x4x4xf32>) {
+  %0 = jeet.matmul %a, %v : tensor<2x4x3xf32>, tensor<3xf32> -> tensor<2x4xf32>
+  %1 = jeet.matmul %w, %m : tensor<4xf32>, tensor<4x3xf32> -> tensor<3xf32>
+  %2 = jeet.matmul %v, %v : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
+  %3 = jeet.matmul %a, %n : tensor<2x4x3xf32>, tensor<3x4xf32> -> tensor<2x4x4xf32>
+  return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<3xf32>, tensor<f32>, tensor<2x4x4xf32>
+}

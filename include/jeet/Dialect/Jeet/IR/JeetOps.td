@@ -329,15 +329,23 @@ def Jeet_GeluOp : Jeet_UnaryElementwiseOp<"gelu", "the GELU activation",
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def Jeet_MatmulOp : Jeet_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+def Jeet_MatmulOp : Jeet_Op<"matmul",
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
   let summary = "Matrix product with broadcast batch dimensions";
   let description = [{
     Multiplies `(..., M, K)` by `(..., K, N)` giving `(..., M, N)`, as numpy's
-    `matmul` does for operands of rank 2 or more: the leading batch
-    dimensions broadcast with numpy's rules.
+    `matmul` does: the leading batch dimensions broadcast with numpy's
+    rules. A 1-D operand is promoted as numpy promotes it: a `(K)` lhs is a
+    row `(1, K)` and a `(K)` rhs a column `(K, 1)`, and the promoted
+    dimension is dropped from the result (vector-matrix `(K) x (K, N)` is
+    `(N)`, matrix-vector `(..., M, K) x (K)` is `(..., M)`, a dot product of
+    two vectors is a 0-d tensor). `jeet-decompose` rewrites a product with a
+    1-D operand as one of matrices between reshapes.
 
     ```mlir
     %c = jeet.matmul %a, %b : tensor<8x64x32xf32>, tensor<32x16xf32> -> tensor<8x64x16xf32>
+    %v = jeet.matmul %a, %x : tensor<8x64x32xf32>, tensor<32xf32> -> tensor<8x64xf32>
     ```
   }];
   let arguments = (ins Jeet_NumericTensor:$lhs, Jeet_NumericTensor:$rhs);

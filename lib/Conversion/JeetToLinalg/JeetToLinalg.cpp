@@ -25,6 +25,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Conversion/JeetToLinalg/JeetToLinalg.h"
+
+#include "DataMovement.h"
+
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
@@ -660,7 +663,8 @@ FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
     return Leaf{emitIota(b, iota), iota.getType().getElementType(), 0};
   // Cannot happen for the ops of the dialect: every other op is elementwise
   // (lowered in the loop nest of its readers) or handled below.
-  if (!isa<TransposeOp, ReshapeOp, CompositeOpInterface>(op))
+  if (!isa<TransposeOp, ReshapeOp, ConcatOp, SliceOp, GatherOp, PadOp,
+           CompositeOpInterface>(op))
     return op->emitOpError("cannot be lowered to linalg: unsupported op");
 
   SmallVector<Value> inputs;
@@ -686,6 +690,13 @@ FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
           .Case([&](ReshapeOp) {
             return reshapeTensor(b, opLoc, input, resultType);
           })
+          .Case([&](ConcatOp concat) { return emitConcat(b, concat, inputs); })
+          .Case([&](SliceOp slice) { return emitSlice(b, slice, input); })
+          .Case([&](GatherOp gather) {
+            return emitGather(b, gather, inputs[0], inputs[1]);
+          })
+          .Case(
+              [&](PadOp pad) { return emitPad(b, pad, inputs[0], inputs[1]); })
           .Case([&](CompositeOpInterface composite) {
             return lowerComposite(composite, inputs);
           })

@@ -15,6 +15,8 @@
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace jeet;
 
@@ -866,6 +868,210 @@ OpFoldResult IotaOp::fold(FoldAdaptor) {
       values.push_back(IntegerAttr::get(elementType, index));
   }
   return DenseElementsAttr::get(type, values);
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  SmallVector<Type> types(adaptor.getInputs().getTypes());
+  if (types.empty())
+    return emitOptionalError(loc, "'", name, "' op needs at least one input");
+  auto tensors = getStaticTensors(name, loc, types);
+  if (failed(tensors))
+    return failure();
+  if (!adaptor.getAxisAttr())
+    return missingAttribute(name, loc, "axis");
+  RankedTensorType first = tensors->front();
+  int64_t axes[] = {static_cast<int64_t>(adaptor.getAxis())};
+  if (failed(verifyAxes(name, loc, "axis", axes, first, /*allowEmpty=*/false)))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axes[0]] = 0;
+  for (RankedTensorType tensor : *tensors) {
+    if (tensor.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "'", name,
+                               "' op input element types differ: ", first,
+                               " and ", tensor);
+    bool sameSizes = tensor.getRank() == first.getRank();
+    for (int64_t d = 0; sameSizes && d < first.getRank(); ++d)
+      sameSizes = d == axes[0] || tensor.getDimSize(d) == shape[d];
+    if (!sameSizes)
+      return emitOptionalError(loc, "'", name, "' op inputs ", first, " and ",
+                               tensor, " differ outside axis ", axes[0]);
+    shape[axes[0]] += tensor.getDimSize(axes[0]);
+  }
+  results.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1)
+    return foldToOperandIfSameType(getInputs().front(), getType());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+SliceBounds jeet::getSliceBounds(int64_t size, int64_t start, int64_t stop,
+                                 int64_t step) {
+  // Python's slice.indices: negative bounds count from the end, then both
+  // are clamped to [0, size] (forwards) or [-1, size - 1] (backwards).
+  int64_t lower = step > 0 ? 0 : -1;
+  int64_t upper = step > 0 ? size : size - 1;
+  auto clamp = [&](int64_t bound) {
+    if (bound < 0)
+      bound = bound < -size ? lower : bound + size;
+    return std::clamp(bound, lower, upper);
+  };
+  int64_t first = clamp(start), last = clamp(stop);
+  int64_t span = step > 0 ? last - first : first - last;
+  int64_t stride = step > 0 ? step : -step;
+  int64_t count = span > 0 ? (span + stride - 1) / stride : 0;
+  return {first, count};
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  Type inputType = adaptor.getInput().getType();
+  auto tensors = getStaticTensors(name, loc, inputType);
+  if (failed(tensors))
+    return failure();
+  RankedTensorType input = tensors->front();
+  for (auto [attr, present] :
+       {std::make_pair("starts", bool(adaptor.getStartsAttr())),
+        std::make_pair("stops", bool(adaptor.getStopsAttr())),
+        std::make_pair("steps", bool(adaptor.getStepsAttr()))})
+    if (!present)
+      return missingAttribute(name, loc, attr);
+  ArrayRef<int64_t> starts = adaptor.getStarts(), stops = adaptor.getStops(),
+                    steps = adaptor.getSteps();
+  int64_t rank = input.getRank();
+  for (auto [attr, values] :
+       {std::make_pair("starts", starts), std::make_pair("stops", stops),
+        std::make_pair("steps", steps)})
+    if (static_cast<int64_t>(values.size()) != rank)
+      return emitOptionalError(loc, "'", name, "' op ", attr, " ",
+                               formatList(values), " has ", values.size(),
+                               " entries but ", inputType, " has rank ", rank);
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (steps[d] == 0)
+      return emitOptionalError(loc, "'", name, "' op steps ", formatList(steps),
+                               " has a step of 0 (dimension ", d, ")");
+    shape.push_back(
+        getSliceBounds(input.getDimSize(d), starts[d], stops[d], steps[d])
+            .count);
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  // The whole input, forwards.
+  RankedTensorType input = getInput().getType();
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    SliceBounds bounds = getSliceBounds(input.getDimSize(d), getStarts()[d],
+                                        getStops()[d], getSteps()[d]);
+    if (bounds.start != 0 || getSteps()[d] != 1 ||
+        bounds.count != input.getDimSize(d))
+      return {};
+  }
+  return foldToOperandIfSameType(getInput(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  Type dataType = adaptor.getData().getType(),
+       indicesType = adaptor.getIndices().getType();
+  auto tensors = getStaticTensors(name, loc, {dataType, indicesType});
+  if (failed(tensors))
+    return failure();
+  RankedTensorType data = (*tensors)[0], indices = (*tensors)[1];
+  if (!adaptor.getAxisAttr())
+    return missingAttribute(name, loc, "axis");
+  int64_t axis = adaptor.getAxis();
+  int64_t axes[] = {axis};
+  if (failed(verifyAxes(name, loc, "axis", axes, data, /*allowEmpty=*/false)))
+    return failure();
+  if (data.getDimSize(axis) == 0 && indices.getNumElements() != 0)
+    return emitOptionalError(loc, "'", name, "' op cannot take indices ",
+                             indicesType, " from axis ", axis, " of ", dataType,
+                             ", which is empty");
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  results.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  Type inputType = adaptor.getInput().getType(),
+       valueType = adaptor.getValue().getType();
+  auto tensors = getStaticTensors(name, loc, {inputType, valueType});
+  if (failed(tensors))
+    return failure();
+  RankedTensorType input = (*tensors)[0], value = (*tensors)[1];
+  if (value.getRank() != 0 || value.getElementType() != input.getElementType())
+    return emitOptionalError(loc, "'", name,
+                             "' op the value must be a 0-d tensor of the "
+                             "input's element type: ",
+                             valueType, " for ", inputType);
+  for (auto [attr, present] :
+       {std::make_pair("low", bool(adaptor.getLowAttr())),
+        std::make_pair("high", bool(adaptor.getHighAttr()))})
+    if (!present)
+      return missingAttribute(name, loc, attr);
+  ArrayRef<int64_t> low = adaptor.getLow(), high = adaptor.getHigh();
+  int64_t rank = input.getRank();
+  SmallVector<int64_t> shape;
+  for (auto [attr, values] :
+       {std::make_pair("low", low), std::make_pair("high", high)}) {
+    if (static_cast<int64_t>(values.size()) != rank)
+      return emitOptionalError(loc, "'", name, "' op ", attr, " ",
+                               formatList(values), " has ", values.size(),
+                               " entries but ", inputType, " has rank ", rank);
+    if (llvm::any_of(values, [](int64_t v) { return v < 0; }))
+      return emitOptionalError(loc, "'", name, "' op ", attr, " ",
+                               formatList(values),
+                               " has a negative entry (crop with jeet.slice)");
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(input.getDimSize(d) + low[d] + high[d]);
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (llvm::all_of(getLow(), [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(getHigh(), [](int64_t v) { return v == 0; }))
+    return foldToOperandIfSameType(getInput(), getType());
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

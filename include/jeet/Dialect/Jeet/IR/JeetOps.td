@@ -395,6 +395,93 @@ def Jeet_ReshapeOp : Jeet_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
+def Jeet_ConcatOp : Jeet_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Joins tensors along one axis";
+  let description = [{
+    The inputs one after the other along `axis` (in `[0, rank)`), as numpy's
+    `concatenate`: they have one rank and one element type, and the same
+    sizes in every other dimension.
+
+    ```mlir
+    %c = jeet.concat %a, %b {axis = 0 : i64} : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<6x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Jeet_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Jeet_SliceOp : Jeet_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "A strided slice of a tensor";
+  let description = [{
+    Element `i` of dimension `d` of the result is element
+    `start[d] + i * step[d]` of the input, as Python's and numpy's
+    `x[start:stop:step]` in every dimension: `starts`, `stops` and `steps`
+    have one entry per dimension; a negative start or stop counts from the
+    end, and both are clamped to the dimension (so any value beyond it means
+    "to the end"); a step is not 0, and a negative one walks backwards
+    (`starts = -1, stops = INT64_MIN, steps = -1` reverses a dimension).
+
+    ```mlir
+    %s = jeet.slice %x {starts = array<i64: 1, -1>, stops = array<i64: 3, -9223372036854775808>, steps = array<i64: 1, -2>} : tensor<4x6xf32> -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$stops, DenseI64ArrayAttr:$steps);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
+}
+
+def Jeet_GatherOp : Jeet_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Takes the slices of a tensor that indices name";
+  let description = [{
+    Numpy's `take(data, indices, axis)` and ONNX's `Gather` (an embedding
+    lookup along axis 0): the result has the shape
+    `data.shape[:axis] + indices.shape + data.shape[axis + 1:]`, and its
+    element at `(i..., j..., k...)` is `data[i..., indices[j...], k...]`.
+    Indices are `i32` or `i64`; one in `[-n, 0)` counts from the end (`n`
+    the size of `axis`), and one outside `[-n, n)` is clamped to the
+    nearest valid index (below `-n`: 0; at or above `n`: `n - 1`), so every
+    index reads an element of `data` and the result is always defined.
+
+    ```mlir
+    %e = jeet.gather %table, %ids {axis = 0 : i64} : tensor<1000x64xf32>, tensor<8x16xi64> -> tensor<8x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$data, Jeet_IntegerTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices attr-dict `:` type($data) `,` type($indices) `->`
+    type($result)
+  }];
+}
+
+def Jeet_PadOp : Jeet_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Pads a tensor with a constant";
+  let description = [{
+    Adds `low[d]` elements before and `high[d]` after dimension `d` (both
+    at least 0, one entry per dimension), all equal to `value`, a 0-d tensor
+    of the input's element type: numpy's `pad` in `constant` mode.
+
+    ```mlir
+    %p = jeet.pad %x, %zero {low = array<i64: 0, 1>, high = array<i64: 2, 1>} : tensor<2x3xf32>, tensor<f32> -> tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input, Jeet_Tensor:$value,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $value attr-dict `:` type($input) `,` type($value) `->`
+    type($result)
+  }];
+  let hasFolder = 1;
+}
+
 def Jeet_BroadcastToOp : Jeet_Op<"broadcast_to",
     [Pure, DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Broadcasts a tensor to a shape";

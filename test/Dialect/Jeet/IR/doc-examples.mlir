@@ -55,6 +55,13 @@ func.func @cast(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf16>, tensor<
   return %h, %b : tensor<4xf16>, tensor<4xi1>
 }
 
+// CHECK-LABEL: func.func @concat
+// CHECK: jeet.concat %{{.*}}, %{{.*}} {axis
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> tensor<6x3xf32> {
+  %c = jeet.concat %a, %b {axis = 0 : i64} : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<6x3xf32>
+  return %c : tensor<6x3xf32>
+}
+
 // CHECK-LABEL: func.func @constant
 // CHECK: jeet.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
 func.func @constant() -> tensor<2xf32> {
@@ -110,6 +117,13 @@ func.func @fusion(%a: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<16xf32> {
     jeet.yield %t : tensor<16xf32>
   }
   return %r : tensor<16xf32>
+}
+
+// CHECK-LABEL: func.func @gather
+// CHECK: jeet.gather %{{.*}}, %{{.*}} {axis
+func.func @gather(%table: tensor<1000x64xf32>, %ids: tensor<8x16xi64>) -> tensor<8x16x64xf32> {
+  %e = jeet.gather %table, %ids {axis = 0 : i64} : tensor<1000x64xf32>, tensor<8x16xi64> -> tensor<8x16x64xf32>
+  return %e : tensor<8x16x64xf32>
 }
 
 // CHECK-LABEL: func.func @ge
@@ -221,6 +235,13 @@ func.func @or(%a: tensor<4x3xi1>, %b: tensor<3xi1>) -> tensor<4x3xi1> {
   return %r : tensor<4x3xi1>
 }
 
+// CHECK-LABEL: func.func @pad
+// CHECK: jeet.pad %{{.*}}, %{{.*}} {high = array<i64: 2, 1>, low = array<i64: 0, 1>} : tensor<2x3xf32>, tensor<f32> -> tensor<4x5xf32>
+func.func @pad(%x: tensor<2x3xf32>, %zero: tensor<f32>) -> tensor<4x5xf32> {
+  %p = jeet.pad %x, %zero {low = array<i64: 0, 1>, high = array<i64: 2, 1>} : tensor<2x3xf32>, tensor<f32> -> tensor<4x5xf32>
+  return %p : tensor<4x5xf32>
+}
+
 // CHECK-LABEL: func.func @pow
 // CHECK: jeet.pow %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
 func.func @pow(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
@@ -303,6 +324,13 @@ func.func @sigmoid(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 func.func @sin(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %r = jeet.sin %x : tensor<4x3xf32>
   return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @slice
+// CHECK: jeet.slice %{{.*}} {starts = array<i64: 1, -1>, steps = array<i64: 1, -2>, stops = array<i64: 3, -9223372036854775808>} : tensor<4x6xf32> -> tensor<2x3xf32>
+func.func @slice(%x: tensor<4x6xf32>) -> tensor<2x3xf32> {
+  %s = jeet.slice %x {starts = array<i64: 1, -1>, stops = array<i64: 3, -9223372036854775808>, steps = array<i64: 1, -2>} : tensor<4x6xf32> -> tensor<2x3xf32>
+  return %s : tensor<2x3xf32>
 }
 
 // CHECK-LABEL: func.func @softmax

@@ -258,6 +258,9 @@ class Tensor:
     def cast(self, dtype):
         return cast(self, dtype)
 
+    def __getitem__(self, key):
+        return _getitem(self, key)
+
     astype = cast
 
     def matmul(self, other):
@@ -859,6 +862,130 @@ def broadcast_to(x, shape):
     if shape == x.shape:
         return x
     return _node("broadcast_to", "jeet.broadcast_to", [x], result=(shape, x._dtype))
+
+
+_INT64_MAX = 2**63 - 1
+_INT64_MIN = -(2**63)
+
+
+def _getitem(x, key):
+    """Basic indexing as numpy's: ints, slices (any start, stop and step)
+    and one Ellipsis; an int drops its dimension."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    if [k is Ellipsis for k in key].count(True) > 1:
+        raise IndexError("jeet.Tensor: an index can only have a single ellipsis ('...')")
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        fill = x.ndim - (len(key) - 1)
+        key = key[:at] + (slice(None),) * (fill if fill > 0 else 0) + key[at + 1:]
+    if len(key) > x.ndim:
+        raise IndexError(
+            f"jeet.Tensor: too many indices for a tensor of rank {x.ndim}: "
+            f"{len(key)} were given")
+    key = key + (slice(None),) * (x.ndim - len(key))
+    starts, stops, steps, shape = [], [], [], []
+    for d, k in enumerate(key):
+        size = x.shape[d]
+        if isinstance(k, slice):
+            step = 1 if k.step is None else int(k.step)
+            if step == 0:
+                raise ValueError("jeet.Tensor: slice step cannot be zero")
+            starts.append((0 if step > 0 else -1) if k.start is None else int(k.start))
+            stops.append((_INT64_MAX if step > 0 else _INT64_MIN)
+                         if k.stop is None else int(k.stop))
+            steps.append(step)
+            shape.append(len(range(*k.indices(size))))
+        elif isinstance(k, numbers.Integral) and not isinstance(k, bool):
+            if not -size <= int(k) < size:
+                raise IndexError(
+                    f"jeet.Tensor: index {int(k)} is out of bounds for axis {d} "
+                    f"with size {size}")
+            i = int(k) % size
+            starts.append(i)
+            stops.append(i + 1)
+            steps.append(1)
+        else:
+            raise IndexError(
+                "jeet.Tensor: only integers, slices and '...' are valid "
+                f"indices (for an array of indices use jeet.take), got {k!r}")
+    sliced = _node("slice", "jeet.slice", [x],
+                   {"starts": starts, "stops": stops, "steps": steps})
+    if tuple(shape) != sliced.shape:
+        sliced = reshape(sliced, tuple(shape))
+    return sliced
+
+
+def concatenate(tensors, axis=0):
+    """The tensors joined along `axis`, as numpy.concatenate (one dtype,
+    promoted as numpy promotes them; equal sizes in the other dimensions)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ArgumentError("jeet.concatenate: needs at least one tensor")
+    tensors = _as_operands("concatenate", *tensors)
+    rank = tensors[0].ndim
+    if rank == 0:
+        raise ShapeError("jeet.concatenate: zero-dimensional tensors cannot be concatenated")
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise ArgumentError(f"jeet.concatenate: axis must be an int, got {axis!r}")
+    (axis,) = _normalize_axes("concatenate", tensors[0], axis)
+    return _node("concatenate", "jeet.concat", tensors, {"axis": axis})
+
+
+concat = concatenate
+
+
+def take(x, indices, axis=0):
+    """Elements or slices of `x` along `axis` at `indices` (an int tensor,
+    array or list), as numpy.take: the result has the shape
+    x.shape[:axis] + indices.shape + x.shape[axis+1:]. Negative indices count
+    from the end; indices outside [-n, n) are clamped to the nearest valid
+    index (numpy raises instead: check them first if that matters)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.take: expected a jeet.Tensor, got {type(x).__name__}")
+    if not isinstance(indices, Tensor):
+        values = np.asarray(indices)
+        if values.dtype.kind not in "iu":
+            raise ArgumentError(
+                f"jeet.take: indices must be integers, got dtype {values.dtype}")
+        indices = tensor(values.astype(np.int64), dtype="int64", device=x.device)
+    elif indices._dtype not in ("i32", "i64"):
+        raise ArgumentError(
+            "jeet.take: indices must be an int32 or int64 tensor, got "
+            f"{_dtypes.LONG_NAMES[indices._dtype]}")
+    if x.ndim == 0:
+        raise ShapeError("jeet.take: needs a tensor of rank >= 1, got shape ()")
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise ArgumentError(f"jeet.take: axis must be an int, got {axis!r}")
+    (axis,) = _normalize_axes("take", x, axis)
+    return _node("take", "jeet.gather", [x, indices], {"axis": axis})
+
+
+gather = take
+
+
+def pad(x, pad_width, constant_values=0):
+    """`x` padded with `constant_values`, as numpy.pad in 'constant' mode:
+    pad_width is an int, a (before, after) pair for every dimension, or one
+    pair per dimension."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.pad: expected a jeet.Tensor, got {type(x).__name__}")
+    try:
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64),
+                                 (x.ndim, 2))
+    except ValueError:
+        raise ArgumentError(
+            f"jeet.pad: pad_width {pad_width!r} does not fit a tensor of rank "
+            f"{x.ndim} (give an int, a (before, after) pair, or one pair per "
+            "dimension)") from None
+    if (widths < 0).any():
+        raise ArgumentError(f"jeet.pad: pad_width {pad_width!r} has a negative entry")
+    if not _is_scalar(constant_values):
+        raise ArgumentError("jeet.pad: constant_values must be a scalar")
+    value = _scalar_constant(constant_values, x._dtype, "pad")
+    return _node("pad", "jeet.pad", [x, value],
+                 {"low": [int(w) for w in widths[:, 0]],
+                  "high": [int(w) for w in widths[:, 1]]})
 
 
 def cast(x, dtype):

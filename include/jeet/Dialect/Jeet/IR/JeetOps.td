@@ -669,6 +669,94 @@ def Jeet_SoftmaxOp : Jeet_Op<"softmax",
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+// The windows of these ops are defined as in ONNX and PyTorch: `strides` and
+// `dilations` have one entry per spatial dimension (H, W), each at least 1;
+// `padding` is `[top, left, bottom, right]`, each at least 0; an output
+// dimension has `(in + begin + end - dilation * (kernel - 1) - 1) / stride +
+// 1` elements (rounded down), at least 1.
+def Jeet_Conv2dOp : Jeet_Op<"conv2d",
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let summary = "2-D convolution, NCHW input and OIHW filter";
+  let description = [{
+    The cross-correlation of PyTorch's `conv2d` and ONNX's `Conv`: an input
+    `(N, C, H, W)` and a filter `(O, C / groups, KH, KW)` of one element type
+    give `(N, O, OH, OW)`; the channels split into `groups` (which divides
+    `C` and `O`), and output channel `o` sees the input channels of its
+    group. The input is padded with zeros. f16 and bf16 accumulate in f32.
+    `jeet-decompose` rewrites it as a zero `pad`, a `gather` of the windows
+    (im2col) and a `matmul` between reshapes, so the CPU and GPU matmul
+    kernels compute it.
+
+    ```mlir
+    %y = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_NumericTensor:$input, Jeet_NumericTensor:$filter,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$groups);
+  let results = (outs Jeet_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter attr-dict `:` type($input) `,` type($filter) `->`
+    type($result)
+  }];
+}
+
+class Jeet_Pool2dOp<string mnemonic, string what>
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let summary = "2-D " # what # " pooling of an NCHW tensor";
+  let arguments = (ins Jeet_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations);
+  let results = (outs Jeet_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Jeet_MaxPool2dOp : Jeet_Pool2dOp<"max_pool2d", "max"> {
+  let description = [{
+    The maximum of each `kernel_shape` window of each channel of an input
+    `(N, C, H, W)`, as PyTorch's `max_pool2d` and ONNX's `MaxPool`: padding
+    is never the maximum (it is -inf), and NaN propagates.
+    `jeet-decompose` rewrites it as a `pad`, a `gather` of the windows and a
+    `reduce_max`.
+
+    ```mlir
+    %y = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+    ```
+  }];
+}
+
+def Jeet_AvgPool2dOp : Jeet_Op<"avg_pool2d",
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let summary = "2-D average pooling of an NCHW tensor";
+  let description = [{
+    The mean of each `kernel_shape` window of each channel of an input
+    `(N, C, H, W)`, as PyTorch's `avg_pool2d` and ONNX's `AveragePool`
+    (`dilations` as the max pooling's): with `count_include_pad` (PyTorch's
+    default) the padding counts as zeros in the mean; without it (ONNX's
+    default) only the window's input elements count. f16 and bf16 sum in
+    f32. `jeet-decompose` rewrites it as a zero `pad`, a `gather` of the
+    windows, a `reduce_sum` and a division.
+
+    ```mlir
+    %y = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_FloatTensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad);
+  let results = (outs Jeet_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
 // Conversion
 //===----------------------------------------------------------------------===//
 

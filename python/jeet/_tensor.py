@@ -988,6 +988,73 @@ def pad(x, pad_width, constant_values=0):
                   "high": [int(w) for w in widths[:, 1]]})
 
 
+def _pair(name, opname, value, minimum):
+    """An int or a pair of ints (H, W), each at least `minimum`."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = (value, value)
+    value = tuple(value)
+    if len(value) != 2 or not all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool)
+            and v >= minimum for v in value):
+        raise ArgumentError(
+            f"jeet.{opname}: {name} must be an int or a pair of ints of at "
+            f"least {minimum}, got {value!r}")
+    return [int(v) for v in value]
+
+
+def _window_padding(opname, padding):
+    """PyTorch's padding (an int or (pad_h, pad_w), the same on both sides)
+    as jeet's [top, left, bottom, right]."""
+    pad_h, pad_w = _pair("padding", opname, padding, 0)
+    return [pad_h, pad_w, pad_h, pad_w]
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution as torch.nn.functional.conv2d: x (N, C, H, W), weight
+    (O, C / groups, KH, KW), an optional bias (O,); stride, padding and
+    dilation are ints or (H, W) pairs (padding on both sides)."""
+    x, weight = _as_operands("conv2d", x, weight)
+    if not isinstance(groups, numbers.Integral) or isinstance(groups, bool):
+        raise ArgumentError(f"jeet.conv2d: groups must be an int, got {groups!r}")
+    y = _node("conv2d", "jeet.conv2d", [x, weight], {
+        "strides": _pair("stride", "conv2d", stride, 1),
+        "padding": _window_padding("conv2d", padding),
+        "dilations": _pair("dilation", "conv2d", dilation, 1),
+        "groups": int(groups)})
+    if bias is not None:
+        bias = _as_operands("conv2d", bias, y)[0]
+        if bias.ndim != 1 or bias.shape[0] != y.shape[1]:
+            raise ShapeError(
+                f"jeet.conv2d: bias of shape {_fmt_shape(bias.shape)} does not "
+                f"match the {y.shape[1]} output channels")
+        y = add(y, reshape(bias, (y.shape[1], 1, 1)))
+    return y
+
+
+def _pool(opname, x, kernel_size, stride, padding, dilation, attrs=None):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
+    kernel = _pair("kernel_size", opname, kernel_size, 1)
+    strides = kernel if stride is None else _pair("stride", opname, stride, 1)
+    return _node(opname, f"jeet.{opname}", [x], {
+        "kernel_shape": kernel, "strides": strides,
+        "padding": _window_padding(opname, padding),
+        "dilations": _pair("dilation", opname, dilation, 1), **(attrs or {})})
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
+    """2-D max pooling of (N, C, H, W) as torch.nn.functional.max_pool2d
+    (stride defaults to the kernel size)."""
+    return _pool("max_pool2d", x, kernel_size, stride, padding, dilation)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
+    """2-D average pooling of (N, C, H, W) as
+    torch.nn.functional.avg_pool2d (stride defaults to the kernel size)."""
+    return _pool("avg_pool2d", x, kernel_size, stride, padding, 1,
+                 {"count_include_pad": bool(count_include_pad)})
+
+
 def cast(x, dtype):
     """Converts the element type ('float32', 'float16', 'bfloat16', 'int32',
     'int64', 'bool'): floats to integers truncate toward zero, numbers to

@@ -232,16 +232,15 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
   Value windows = gatherWindows(
       builder, loc, x, window,
       cast<TypedAttr>(builder.getZeroAttr(inputType.getElementType())));
-  Value product;
-  if (g == 1) {
-    product =
-        MatmulOp::create(builder, loc, reshape(builder, loc, filter, {o, k}),
-                         reshape(builder, loc, windows, {n, k, positions}));
-  } else {
-    product = MatmulOp::create(
-        builder, loc, reshape(builder, loc, filter, {g, o / g, k}),
-        reshape(builder, loc, windows, {n, g, k, positions}));
+  // Without groups, no group dimension: (O, K) x (N, K, OH * OW).
+  SmallVector<int64_t> filterShape = {o, k}, windowsShape = {n, k, positions};
+  if (g != 1) {
+    filterShape = {g, o / g, k};
+    windowsShape = {n, g, k, positions};
   }
+  Value lhs = reshape(builder, loc, filter, filterShape);
+  Value rhs = reshape(builder, loc, windows, windowsShape);
+  Value product = MatmulOp::create(builder, loc, lhs, rhs);
   return reshape(builder, loc, product, getType().getShape());
 }
 

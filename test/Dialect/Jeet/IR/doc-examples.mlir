@@ -39,6 +39,13 @@ func.func @argmin(%x: tensor<4x8xf32>) -> tensor<4xi64> {
   return %i : tensor<4xi64>
 }
 
+// CHECK-LABEL: func.func @avg_pool2d
+// CHECK: jeet.avg_pool2d %{{.*}} {count_include_pad = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
+func.func @avg_pool2d(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> {
+  %y = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
+  return %y : tensor<1x3x8x8xf32>
+}
+
 // CHECK-LABEL: func.func @broadcast_to
 // CHECK: jeet.broadcast_to %{{.*}} : tensor<3xf32> -> tensor<4x3xf32>
 func.func @broadcast_to(%x: tensor<3xf32>) -> tensor<4x3xf32> {
@@ -67,6 +74,13 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> tensor<6x3xf32> {
 func.func @constant() -> tensor<2xf32> {
   %0 = jeet.constant dense<[1.0, 2.0]> : tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @conv2d
+// CHECK: jeet.conv2d %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+func.func @conv2d(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  %y = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
 }
 
 // CHECK-LABEL: func.func @cos
@@ -191,6 +205,13 @@ func.func @matmul(%a: tensor<8x64x32xf32>, %b: tensor<32x16xf32>, %x: tensor<32x
 func.func @max(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
   %r = jeet.max %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
   return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @max_pool2d
+// CHECK: jeet.max_pool2d %{{.*}} {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+func.func @max_pool2d(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
+  %y = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
 }
 
 // CHECK-LABEL: func.func @min

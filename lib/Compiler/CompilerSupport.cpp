@@ -32,8 +32,9 @@ Type jeet::detail::graphElementType(MLIRContext *context,
   case runtime::DType::I32:
     return IntegerType::get(context, 32);
   case runtime::DType::I64:
+    return IntegerType::get(context, 64);
   case runtime::DType::I1:
-    return nullptr;
+    return IntegerType::get(context, 1);
   }
   return nullptr;
 }
@@ -65,7 +66,8 @@ LogicalResult jeet::detail::readSignature(func::FuncOp func,
       return func.emitError() << what << " #" << index << " of '"
                               << func.getName() << "' has type " << type
                               << "; Jeet graphs take and return statically "
-                                 "shaped tensors of f32, f16, bf16 or i32";
+                                 "shaped tensors of f32, f16, bf16, i32, "
+                                 "i64 or i1";
     specs.push_back(TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
                                                     tensor.getShape().end()),
                                *dtype});

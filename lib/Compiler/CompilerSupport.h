@@ -31,14 +31,16 @@
 namespace jeet {
 namespace detail {
 
-/// The MLIR element type of `dtype`, or null for the dtypes that Jeet graphs
-/// do not take (i64, i1): graphs take f32, f16, bf16 and i32.
+/// The MLIR element type of `dtype`, or null for a dtype that Jeet graphs
+/// do not take: graphs take every runtime dtype (f32, f16, bf16, i32, i64,
+/// i1).
 mlir::Type graphElementType(mlir::MLIRContext *context, runtime::DType dtype);
 
 /// The dtype of an element type that Jeet graphs take.
 std::optional<runtime::DType> graphDType(mlir::Type type);
 
-/// "f32", "f16", "bf16" or "i32" for the element types Jeet graphs take.
+/// "f32", "f16", "bf16", "i32", "i64" or "i1" for the element types Jeet
+/// graphs take.
 std::optional<std::string> dtypeName(mlir::Type type);
 
 /// Checks that a graph's function has a signature Jeet can run (statically

@@ -53,6 +53,12 @@ GraphAttr GraphAttr::i64(std::string name, int64_t value) {
   return attr;
 }
 
+GraphAttr GraphAttr::string(std::string name, std::string value) {
+  GraphAttr attr{std::move(name), Kind::String};
+  attr.stringValue = std::move(value);
+  return attr;
+}
+
 /// The context all graphs are built in: the jeet and func dialects only.
 /// Graphs are printed to text and parsed again by the compiler's own context,
 /// so nothing built here is shared with it.
@@ -300,7 +306,9 @@ llvm::Expected<Graph::ValueId> Graph::addConstant(llvm::ArrayRef<int64_t> shape,
   auto type = impl->tensorType(shape, dtype);
   if (!type)
     return type.takeError();
-  int64_t elementBytes = type->getElementTypeBitWidth() / 8;
+  // Booleans are one byte each, as in runtime tensors and NumPy arrays.
+  bool isBool = type->getElementType().isInteger(1);
+  int64_t elementBytes = isBool ? 1 : type->getElementTypeBitWidth() / 8;
   uint64_t expected = type->getNumElements() * elementBytes;
   if (bytes != expected)
     return llvm::createStringError(
@@ -309,8 +317,16 @@ llvm::Expected<Graph::ValueId> Graph::addConstant(llvm::ArrayRef<int64_t> shape,
         " bytes of data, got " + std::to_string(bytes));
   if (!data && bytes)
     return llvm::createStringError("constant data is null");
-  DenseElementsAttr value = DenseElementsAttr::getFromRawBuffer(
-      *type, llvm::ArrayRef<char>(static_cast<const char *>(data), bytes));
+  DenseElementsAttr value;
+  if (isBool) {
+    // MLIR packs booleans into bits: build them one by one.
+    const auto *bytesIn = static_cast<const uint8_t *>(data);
+    SmallVector<bool> bools(bytesIn, bytesIn + bytes);
+    value = DenseElementsAttr::get(*type, ArrayRef<bool>(bools));
+  } else {
+    value = DenseElementsAttr::getFromRawBuffer(
+        *type, llvm::ArrayRef<char>(static_cast<const char *>(data), bytes));
+  }
   NamedAttribute attr(StringAttr::get(&impl->context, "value"), value);
   return impl->build(ConstantOp::getOperationName(), {}, {attr}, Type());
 }
@@ -344,6 +360,9 @@ llvm::Expected<Graph::ValueId> Graph::addOp(llvm::StringRef opName,
       break;
     case GraphAttr::Kind::I64:
       value = IntegerAttr::get(IntegerType::get(context, 64), attr.intValue);
+      break;
+    case GraphAttr::Kind::String:
+      value = StringAttr::get(context, attr.stringValue);
       break;
     }
     namedAttrs.emplace_back(StringAttr::get(context, attr.name), value);

@@ -256,6 +256,60 @@ class Tensor:
     def __neg__(self):
         return neg(self)
 
+    # Comparisons return bool tensors (so tensors hash by identity, as
+    # NumPy arrays cannot).
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        return eq(self, other)
+
+    def __ne__(self, other):
+        return ne(self, other)
+
+    def __lt__(self, other):
+        return lt(self, other)
+
+    def __le__(self, other):
+        return le(self, other)
+
+    def __gt__(self, other):
+        return gt(self, other)
+
+    def __ge__(self, other):
+        return ge(self, other)
+
+    def __and__(self, other):
+        return bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return bitwise_and(other, self)
+
+    def __or__(self, other):
+        return bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return bitwise_or(other, self)
+
+    def __xor__(self, other):
+        return bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return bitwise_xor(other, self)
+
+    def __invert__(self):
+        return bitwise_not(self)
+
+    def __bool__(self):
+        # As NumPy and PyTorch: the truth of one element (computed now);
+        # a tensor of several has none.
+        if self.size != 1:
+            raise ValueError(
+                f"the truth value of a tensor of shape {_fmt_shape(self._shape)} "
+                "is ambiguous (it has more than one element): use .any(), "
+                ".all() or compare elements explicitly"
+            )
+        return bool(self.item())
+
     def __pos__(self):
         return self
 
@@ -280,6 +334,9 @@ class Tensor:
 
     def cast(self, dtype):
         return cast(self, dtype)
+
+    def __getitem__(self, key):
+        return _getitem(self, key)
 
     astype = cast
 
@@ -324,10 +381,16 @@ def _scalar_constant(value, dtype, opname):
                            key=key)
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
-    if dtype == "i32" and not float(value).is_integer():
+    if dtype in _dtypes.INTEGER_DTYPES and not float(value).is_integer():
         raise ArgumentError(
             f"{opname}: the scalar {value!r} is not an integer but the tensor "
-            "is int32 (cast the tensor to a float dtype first)"
+            f"is {_dtypes.LONG_NAMES[dtype]} (cast the tensor to a float dtype "
+            "first)"
+        )
+    if dtype == "i1" and value not in (0, 1):
+        raise ArgumentError(
+            f"{opname}: the scalar {value!r} is not a boolean but the tensor "
+            "is bool (cast the tensor to a number dtype first)"
         )
     node = _constant(np.asarray(value), dtype)
     node._attrs.flags.writeable = False
@@ -341,24 +404,30 @@ def _is_scalar(x):
     return isinstance(x, (numbers.Number, np.generic)) and not isinstance(x, Tensor)
 
 
-def _as_operands(opname, *xs):
-    """Tensors for the operands of a binary op: Python/NumPy scalars become
-    rank-0 constants of the other operand's dtype, arrays and lists become
-    tensors on its device."""
-    like = next((x for x in xs if isinstance(x, Tensor)), None)
-    if like is None:
+def _as_operands(opname, *xs, promote=True):
+    """Tensors for the operands of an elementwise op: tensors of different
+    dtypes are promoted as numpy promotes them (jeet.cast), Python/NumPy
+    scalars become rank-0 constants of the tensors' dtype, arrays and lists
+    become tensors on their device."""
+    tensors = [x for x in xs if isinstance(x, Tensor)]
+    if not tensors:
         raise ArgumentError(
             f"{opname}: at least one operand must be a jeet.Tensor "
             f"(got {', '.join(type(x).__name__ for x in xs)})"
         )
+    like = tensors[0]
+    dtype = like._dtype
+    if promote:
+        for t in tensors[1:]:
+            dtype = _dtypes.promote_types(dtype, t._dtype, f"jeet.{opname}")
     out = []
     for x in xs:
         if isinstance(x, Tensor):
-            out.append(x)
+            out.append(x if not promote else cast(x, dtype))
         elif _is_scalar(x):
-            out.append(_scalar_constant(x, like._dtype, opname))
+            out.append(_scalar_constant(x, dtype, opname))
         elif isinstance(x, (np.ndarray, list, tuple)):
-            out.append(tensor(np.asarray(x), dtype=like._dtype, device=like.device))
+            out.append(tensor(np.asarray(x), dtype=dtype, device=like.device))
         else:
             raise TypeError(
                 f"{opname}: unsupported operand type {type(x).__name__}"
@@ -469,10 +538,12 @@ def _infer(opname, op, inputs, attrs, result):
 
 
 def _binary(opname, x, y):
-    if type(x) is Tensor and type(y) is Tensor:
-        return _node(opname, _BINARY_OPS[opname], (x, y))
+    op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
+    # The common case, two tensors of one dtype, needs no promotion.
+    if type(x) is Tensor and type(y) is Tensor and x._dtype == y._dtype:
+        return _node(opname, op, (x, y))
     a, b = _as_operands(opname, x, y)
-    return _node(opname, _BINARY_OPS[opname], (a, b))
+    return _node(opname, op, (a, b))
 
 
 def _unary(opname, x):
@@ -498,7 +569,10 @@ _UNARY_OPS = {
     "tanh": "jeet.tanh",
     "sigmoid": "jeet.sigmoid",
     "relu": "jeet.relu",
-    "gelu": "jeet.gelu",
+    "erf": "jeet.erf",
+    "sin": "jeet.sin",
+    "cos": "jeet.cos",
+    "bitwise_not": "jeet.not",
 }
 _BINARY_OPS = {
     "add": "jeet.add",
@@ -508,13 +582,27 @@ _BINARY_OPS = {
     "maximum": "jeet.max",
     "minimum": "jeet.min",
     "pow": "jeet.pow",
+    "bitwise_and": "jeet.and",
+    "bitwise_or": "jeet.or",
+    "bitwise_xor": "jeet.xor",
+}
+# Comparisons: binary ops whose result is a bool tensor.
+_COMPARISONS = {
+    "eq": "jeet.eq",
+    "ne": "jeet.ne",
+    "lt": "jeet.lt",
+    "le": "jeet.le",
+    "gt": "jeet.gt",
+    "ge": "jeet.ge",
 }
 _REDUCTIONS = {
     "sum": "jeet.reduce_sum",
     "max": "jeet.reduce_max",
     "mean": "jeet.reduce_mean",
+    "min": "jeet.reduce_min",
+    "prod": "jeet.reduce_prod",
 }
-_FAMILIES = (_UNARY_OPS, _BINARY_OPS, _REDUCTIONS)
+_FAMILIES = (_UNARY_OPS, _BINARY_OPS, _COMPARISONS, _REDUCTIONS)
 
 
 def add(x, y):
@@ -599,13 +687,140 @@ def relu(x):
     return _unary("relu", x)
 
 
-def gelu(x):
-    """GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    return _unary("gelu", x)
+def erf(x):
+    """The error function, elementwise."""
+    return _unary("erf", x)
+
+
+def sin(x):
+    """The sine, elementwise."""
+    return _unary("sin", x)
+
+
+def cos(x):
+    """The cosine, elementwise."""
+    return _unary("cos", x)
+
+
+def gelu(x, approximate="none"):
+    """GELU as torch.nn.functional.gelu computes it: approximate='none' (the
+    default) is the exact 0.5 x (1 + erf(x / sqrt(2))), 'tanh' the
+    approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.gelu: expected a jeet.Tensor, got {type(x).__name__}")
+    if approximate not in ("none", "tanh"):
+        raise ArgumentError(
+            f"jeet.gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    attrs = {"approximate": approximate} if approximate != "none" else None
+    return _node("gelu", "jeet.gelu", [x], attrs)
+
+
+# Comparisons (bool results; operands promoted as numpy promotes them).
+
+
+def eq(x, y):
+    """x == y, elementwise, with NumPy broadcasting (a bool tensor)."""
+    return _binary("eq", x, y)
+
+
+def ne(x, y):
+    """x != y, elementwise (NaN != NaN is True)."""
+    return _binary("ne", x, y)
+
+
+def lt(x, y):
+    """x < y, elementwise."""
+    return _binary("lt", x, y)
+
+
+def le(x, y):
+    """x <= y, elementwise."""
+    return _binary("le", x, y)
+
+
+def gt(x, y):
+    """x > y, elementwise."""
+    return _binary("gt", x, y)
+
+
+def ge(x, y):
+    """x >= y, elementwise."""
+    return _binary("ge", x, y)
+
+
+# Bitwise ops (the operators & | ^ ~): logical on bool tensors, bitwise on
+# integers, like NumPy's.
+
+
+def bitwise_and(x, y):
+    """x & y: logical and of bool tensors, bitwise and of integers."""
+    return _binary("bitwise_and", x, y)
+
+
+def bitwise_or(x, y):
+    """x | y: logical or of bool tensors, bitwise or of integers."""
+    return _binary("bitwise_or", x, y)
+
+
+def bitwise_xor(x, y):
+    """x ^ y: exclusive or, logical or bitwise."""
+    return _binary("bitwise_xor", x, y)
+
+
+def bitwise_not(x):
+    """~x: logical not of a bool tensor, bitwise not of integers."""
+    return _unary("bitwise_not", x)
+
+
+def _as_bool(opname, x):
+    """x as a bool tensor (x != 0, as NumPy's truth values)."""
+    if not isinstance(x, Tensor):
+        if _is_scalar(x):
+            return bool(x)
+        raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
+    return x if x._dtype == "i1" else cast(x, "bool")
+
+
+def logical_and(x, y):
+    """The truth values of x and y (x != 0) combined with and: a bool
+    tensor, as numpy.logical_and."""
+    return bitwise_and(_as_bool("logical_and", x), _as_bool("logical_and", y))
+
+
+def logical_or(x, y):
+    """The truth values of x and y combined with or (numpy.logical_or)."""
+    return bitwise_or(_as_bool("logical_or", x), _as_bool("logical_or", y))
+
+
+def logical_xor(x, y):
+    """The truth values of x and y combined with xor (numpy.logical_xor)."""
+    return bitwise_xor(_as_bool("logical_xor", x), _as_bool("logical_xor", y))
+
+
+def logical_not(x):
+    """The negated truth values of x (numpy.logical_not)."""
+    return bitwise_not(_as_bool("logical_not", x))
+
+
+def where(condition, x, y):
+    """x where `condition` (a tensor, its truth values) holds, else y,
+    elementwise, with NumPy broadcasting of all three; x and y are tensors
+    or scalars, promoted as NumPy promotes them."""
+    condition = _as_bool("where", condition)
+    if not isinstance(condition, Tensor):
+        raise TypeError("jeet.where: the condition must be a jeet.Tensor")
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        # Both scalars: the dtype NumPy gives a pair of Python scalars.
+        dtype = _dtypes.from_numpy_dtype(np.result_type(x, y))
+        x = _scalar_constant(x, dtype, "where")
+    a, b = _as_operands("where", x, y)
+    return _node("where", "jeet.select", [condition, a, b])
 
 
 def matmul(x, y):
-    """Matrix product (..., M, K) @ (..., K, N) with broadcast batch dims."""
+    """Matrix product (..., M, K) @ (..., K, N) with broadcast batch dims;
+    a 1-D operand is promoted as numpy.matmul promotes it (vector @ matrix,
+    matrix @ vector, vector @ vector, vector against a batch)."""
     a, b = _as_operands("matmul", x, y)
     return _node("matmul", "jeet.matmul", [a, b])
 
@@ -662,11 +877,81 @@ def mean(x, axis=None, keepdims=False):
     return _reduce("mean", x, axis, keepdims)
 
 
+def min(x, axis=None, keepdims=False):
+    """Minimum over `axis` (an int, a tuple of ints, or None for all axes).
+    For the elementwise minimum of two tensors use jeet.minimum."""
+    return _reduce("min", x, axis, keepdims)
+
+
+def prod(x, axis=None, keepdims=False):
+    """Product over `axis` (an int, a tuple of ints, or None for all axes);
+    float16 and bfloat16 multiply in float32."""
+    return _reduce("prod", x, axis, keepdims)
+
+
+def _arg_reduce(opname, x, axis, keepdims):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
+    if x._dtype == "i1":
+        x = cast(x, "int32")
+    if axis is None:
+        # As numpy: the index into the flattened tensor.
+        x = reshape(x, (x.size,))
+        axis = 0
+        if keepdims:
+            raise ArgumentError(f"jeet.{opname}: keepdims needs an axis")
+    if x.ndim == 0:
+        raise ShapeError(f"jeet.{opname}: needs a tensor of rank >= 1, got shape ()")
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise ArgumentError(f"jeet.{opname}: axis must be an int, got {axis!r}")
+    (axis,) = _normalize_axes(opname, x, axis)
+    if x.shape[axis] == 0:
+        raise ShapeError(
+            f"jeet.{opname}: attempt to get {opname} of an empty sequence "
+            f"(axis {axis} of shape {_fmt_shape(x.shape)} has size 0)")
+    return _node(opname, f"jeet.{opname}", [x],
+                 {"axis": axis, "keepdims": bool(keepdims)})
+
+
+def argmax(x, axis=None, keepdims=False):
+    """Index (int64) of the maximum along `axis` (None: of the flattened
+    tensor), as numpy.argmax: the first one on ties, the first NaN if any."""
+    return _arg_reduce("argmax", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    """Index (int64) of the minimum along `axis`, as numpy.argmin."""
+    return _arg_reduce("argmin", x, axis, keepdims)
+
+
+def iota(shape, axis=0, dtype="int64"):
+    """A tensor of `shape` whose elements are their index along `axis`,
+    computed in the graph (jeet.iota) on the device of the ops that use it."""
+    shape = tuple(int(d) for d in shape)
+    if not shape:
+        raise ShapeError("jeet.iota: needs a shape of rank >= 1, got ()")
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise ArgumentError(f"jeet.iota: axis must be an int, got {axis!r}")
+    if not -len(shape) <= axis < len(shape):
+        raise ShapeError(
+            f"jeet.iota: axis {axis} is out of range for shape "
+            f"{_fmt_shape(shape)} (rank {len(shape)})")
+    dtype = _dtypes.canonical(dtype)
+    if dtype == "i1":
+        raise ArgumentError("jeet.iota: dtype must be a number type, not bool")
+    return _node("iota", "jeet.iota", [], {"axis": int(axis) % len(shape)},
+                 result=(shape, dtype))
+
+
 # Each op of the families is a Tensor method as well: x.exp() is jeet.exp(x),
 # x.maximum(y) is jeet.maximum(x, y), x.sum(axis) is jeet.sum(x, axis).
 for _family in _FAMILIES:
     for _name in _family:
         setattr(Tensor, _name, globals()[_name])
+# Ops outside the tables that are methods too.
+for _name in ("gelu", "logical_and", "logical_or", "logical_xor",
+              "logical_not", "argmax", "argmin"):
+    setattr(Tensor, _name, globals()[_name])
 del _family, _name
 
 
@@ -751,8 +1036,201 @@ def broadcast_to(x, shape):
     return _node("broadcast_to", "jeet.broadcast_to", [x], result=(shape, x._dtype))
 
 
+_INT64_MAX = 2**63 - 1
+_INT64_MIN = -(2**63)
+
+
+def _getitem(x, key):
+    """Basic indexing as numpy's: ints, slices (any start, stop and step)
+    and one Ellipsis; an int drops its dimension."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    if [k is Ellipsis for k in key].count(True) > 1:
+        raise IndexError("jeet.Tensor: an index can only have a single ellipsis ('...')")
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        fill = x.ndim - (len(key) - 1)
+        key = key[:at] + (slice(None),) * (fill if fill > 0 else 0) + key[at + 1:]
+    if len(key) > x.ndim:
+        raise IndexError(
+            f"jeet.Tensor: too many indices for a tensor of rank {x.ndim}: "
+            f"{len(key)} were given")
+    key = key + (slice(None),) * (x.ndim - len(key))
+    starts, stops, steps, shape = [], [], [], []
+    for d, k in enumerate(key):
+        size = x.shape[d]
+        if isinstance(k, slice):
+            step = 1 if k.step is None else int(k.step)
+            if step == 0:
+                raise ValueError("jeet.Tensor: slice step cannot be zero")
+            starts.append((0 if step > 0 else -1) if k.start is None else int(k.start))
+            stops.append((_INT64_MAX if step > 0 else _INT64_MIN)
+                         if k.stop is None else int(k.stop))
+            steps.append(step)
+            shape.append(len(range(*k.indices(size))))
+        elif isinstance(k, numbers.Integral) and not isinstance(k, bool):
+            if not -size <= int(k) < size:
+                raise IndexError(
+                    f"jeet.Tensor: index {int(k)} is out of bounds for axis {d} "
+                    f"with size {size}")
+            i = int(k) % size
+            starts.append(i)
+            stops.append(i + 1)
+            steps.append(1)
+        else:
+            raise IndexError(
+                "jeet.Tensor: only integers, slices and '...' are valid "
+                f"indices (for an array of indices use jeet.take), got {k!r}")
+    sliced = _node("slice", "jeet.slice", [x],
+                   {"starts": starts, "stops": stops, "steps": steps})
+    if tuple(shape) != sliced.shape:
+        sliced = reshape(sliced, tuple(shape))
+    return sliced
+
+
+def concatenate(tensors, axis=0):
+    """The tensors joined along `axis`, as numpy.concatenate (one dtype,
+    promoted as numpy promotes them; equal sizes in the other dimensions)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ArgumentError("jeet.concatenate: needs at least one tensor")
+    tensors = _as_operands("concatenate", *tensors)
+    rank = tensors[0].ndim
+    if rank == 0:
+        raise ShapeError("jeet.concatenate: zero-dimensional tensors cannot be concatenated")
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise ArgumentError(f"jeet.concatenate: axis must be an int, got {axis!r}")
+    (axis,) = _normalize_axes("concatenate", tensors[0], axis)
+    return _node("concatenate", "jeet.concat", tensors, {"axis": axis})
+
+
+concat = concatenate
+
+
+def take(x, indices, axis=0):
+    """Elements or slices of `x` along `axis` at `indices` (an int tensor,
+    array or list), as numpy.take: the result has the shape
+    x.shape[:axis] + indices.shape + x.shape[axis+1:]. Negative indices count
+    from the end; indices outside [-n, n) are clamped to the nearest valid
+    index (numpy raises instead: check them first if that matters)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.take: expected a jeet.Tensor, got {type(x).__name__}")
+    if not isinstance(indices, Tensor):
+        values = np.asarray(indices)
+        if values.dtype.kind not in "iu":
+            raise ArgumentError(
+                f"jeet.take: indices must be integers, got dtype {values.dtype}")
+        indices = tensor(values.astype(np.int64), dtype="int64", device=x.device)
+    elif indices._dtype not in ("i32", "i64"):
+        raise ArgumentError(
+            "jeet.take: indices must be an int32 or int64 tensor, got "
+            f"{_dtypes.LONG_NAMES[indices._dtype]}")
+    if x.ndim == 0:
+        raise ShapeError("jeet.take: needs a tensor of rank >= 1, got shape ()")
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise ArgumentError(f"jeet.take: axis must be an int, got {axis!r}")
+    (axis,) = _normalize_axes("take", x, axis)
+    return _node("take", "jeet.gather", [x, indices], {"axis": axis})
+
+
+gather = take
+
+
+def pad(x, pad_width, constant_values=0):
+    """`x` padded with `constant_values`, as numpy.pad in 'constant' mode:
+    pad_width is an int, a (before, after) pair for every dimension, or one
+    pair per dimension."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.pad: expected a jeet.Tensor, got {type(x).__name__}")
+    try:
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64),
+                                 (x.ndim, 2))
+    except ValueError:
+        raise ArgumentError(
+            f"jeet.pad: pad_width {pad_width!r} does not fit a tensor of rank "
+            f"{x.ndim} (give an int, a (before, after) pair, or one pair per "
+            "dimension)") from None
+    if (widths < 0).any():
+        raise ArgumentError(f"jeet.pad: pad_width {pad_width!r} has a negative entry")
+    if not _is_scalar(constant_values):
+        raise ArgumentError("jeet.pad: constant_values must be a scalar")
+    value = _scalar_constant(constant_values, x._dtype, "pad")
+    return _node("pad", "jeet.pad", [x, value],
+                 {"low": [int(w) for w in widths[:, 0]],
+                  "high": [int(w) for w in widths[:, 1]]})
+
+
+def _pair(name, opname, value, minimum):
+    """An int or a pair of ints (H, W), each at least `minimum`."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = (value, value)
+    value = tuple(value)
+    if len(value) != 2 or not all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool)
+            and v >= minimum for v in value):
+        raise ArgumentError(
+            f"jeet.{opname}: {name} must be an int or a pair of ints of at "
+            f"least {minimum}, got {value!r}")
+    return [int(v) for v in value]
+
+
+def _window_padding(opname, padding):
+    """PyTorch's padding (an int or (pad_h, pad_w), the same on both sides)
+    as jeet's [top, left, bottom, right]."""
+    pad_h, pad_w = _pair("padding", opname, padding, 0)
+    return [pad_h, pad_w, pad_h, pad_w]
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution as torch.nn.functional.conv2d: x (N, C, H, W), weight
+    (O, C / groups, KH, KW), an optional bias (O,); stride, padding and
+    dilation are ints or (H, W) pairs (padding on both sides)."""
+    x, weight = _as_operands("conv2d", x, weight)
+    if not isinstance(groups, numbers.Integral) or isinstance(groups, bool):
+        raise ArgumentError(f"jeet.conv2d: groups must be an int, got {groups!r}")
+    y = _node("conv2d", "jeet.conv2d", [x, weight], {
+        "strides": _pair("stride", "conv2d", stride, 1),
+        "padding": _window_padding("conv2d", padding),
+        "dilations": _pair("dilation", "conv2d", dilation, 1),
+        "groups": int(groups)})
+    if bias is not None:
+        bias = _as_operands("conv2d", bias, y)[0]
+        if bias.ndim != 1 or bias.shape[0] != y.shape[1]:
+            raise ShapeError(
+                f"jeet.conv2d: bias of shape {_fmt_shape(bias.shape)} does not "
+                f"match the {y.shape[1]} output channels")
+        y = add(y, reshape(bias, (y.shape[1], 1, 1)))
+    return y
+
+
+def _pool(opname, x, kernel_size, stride, padding, dilation, attrs=None):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
+    kernel = _pair("kernel_size", opname, kernel_size, 1)
+    strides = kernel if stride is None else _pair("stride", opname, stride, 1)
+    return _node(opname, f"jeet.{opname}", [x], {
+        "kernel_shape": kernel, "strides": strides,
+        "padding": _window_padding(opname, padding),
+        "dilations": _pair("dilation", opname, dilation, 1), **(attrs or {})})
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
+    """2-D max pooling of (N, C, H, W) as torch.nn.functional.max_pool2d
+    (stride defaults to the kernel size)."""
+    return _pool("max_pool2d", x, kernel_size, stride, padding, dilation)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
+    """2-D average pooling of (N, C, H, W) as
+    torch.nn.functional.avg_pool2d (stride defaults to the kernel size)."""
+    return _pool("avg_pool2d", x, kernel_size, stride, padding, 1,
+                 {"count_include_pad": bool(count_include_pad)})
+
+
 def cast(x, dtype):
-    """Converts the element type ('float32', 'float16', 'bfloat16', 'int32')."""
+    """Converts the element type ('float32', 'float16', 'bfloat16', 'int32',
+    'int64', 'bool'): floats to integers truncate toward zero, numbers to
+    bool are `x != 0`, bool to numbers 0 or 1."""
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.cast: expected a jeet.Tensor, got {type(x).__name__}")
     dtype = _dtypes.canonical(dtype)
@@ -806,7 +1284,7 @@ def tensor(shape_or_data, dtype="float32", device="auto"):
 
 def from_numpy(array, device="auto"):
     """A tensor with a copy of a NumPy array's data; the dtype follows the
-    array's (float64 -> float32, int64 -> int32)."""
+    array's (float64 -> float32; int8, int16, uint8, uint16 -> int32)."""
     array = np.asarray(array)
     dtype = _dtypes.from_numpy_dtype(array.dtype)
     if dtype == "i32" and array.dtype.kind in "iu" and array.size:
@@ -877,7 +1355,7 @@ def rand(*shape, dtype="float32", device="auto"):
     """Uniform random values in [0, 1) (input data, drawn by NumPy)."""
     shape = _shape_from_args("rand", shape)
     dtype = _dtypes.canonical(dtype)
-    if dtype == "i32":
+    if dtype not in _dtypes.FLOAT_DTYPES:
         raise ArgumentError("jeet.rand: dtype must be a float type")
     return _materialised(_rng.random(shape, dtype=np.float32), dtype, _device.resolve(device))
 
@@ -886,7 +1364,7 @@ def randn(*shape, dtype="float32", device="auto"):
     """Standard normal random values (input data, drawn by NumPy)."""
     shape = _shape_from_args("randn", shape)
     dtype = _dtypes.canonical(dtype)
-    if dtype == "i32":
+    if dtype not in _dtypes.FLOAT_DTYPES:
         raise ArgumentError("jeet.randn: dtype must be a float type")
     return _materialised(
         _rng.standard_normal(shape, dtype=np.float32), dtype, _device.resolve(device))

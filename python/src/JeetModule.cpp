@@ -95,7 +95,8 @@ DType parseDType(const std::string &name) {
   if (!dtype.ok())
     raise(errors().base, "unknown dtype '" + name +
                              "' (expected float32/f32, float16/f16, "
-                             "bfloat16/bf16 or int32/i32)");
+                             "bfloat16/bf16, int32/i32, int64/i64 or "
+                             "bool/i1)");
   return *dtype;
 }
 
@@ -206,7 +207,7 @@ nb::dict statsDict(jeet::runtime::Device &device) {
 //===----------------------------------------------------------------------===//
 
 /// Attributes from a dict: a list/tuple of ints is an i64 array, a bool a
-/// bool, an int an i64.
+/// bool, an int an i64, a str a string.
 std::vector<jeet::GraphAttr> parseAttrs(const nb::dict &attrs) {
   std::vector<jeet::GraphAttr> result;
   for (auto [key, value] : attrs) {
@@ -221,9 +222,13 @@ std::vector<jeet::GraphAttr> parseAttrs(const nb::dict &attrs) {
       for (nb::handle item : value)
         ints.push_back(nb::cast<int64_t>(item));
       result.push_back(jeet::GraphAttr::i64Array(name, std::move(ints)));
+    } else if (nb::isinstance<nb::str>(value)) {
+      result.push_back(
+          jeet::GraphAttr::string(name, nb::cast<std::string>(value)));
     } else {
-      raise(errors().base, "attribute '" + name +
-                               "' must be a bool, an int or a list of ints");
+      raise(errors().base,
+            "attribute '" + name +
+                "' must be a bool, an int, a list of ints or a string");
     }
   }
   return result;

@@ -43,7 +43,8 @@ def driver_env(driver):
         env["JEET_CUDA_DRIVER"] = str(EMULATOR)
     return env
 
-MLIR_TYPES = {np.float32: "f32", np.float16: "f16", np.int32: "i32"}
+MLIR_TYPES = {np.float32: "f32", np.float16: "f16", np.int32: "i32",
+              np.int64: "i64", np.bool_: "i1"}
 
 
 def mlir_type(shape, dtype):

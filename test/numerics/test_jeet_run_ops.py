@@ -33,7 +33,8 @@ def binary_graph(op, a_shape, b_shape, out_shape, dtype=F32):
 
 
 def gelu(x):
-    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    """jeet.gelu's default (exact) form."""
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
 
 
 UNARY = {

@@ -1,4 +1,4 @@
-"""Accuracy of exp, log and tanh on the CPU, over their whole f32 range.
+"""Accuracy of exp, log, tanh and erf on the CPU, over their whole f32 range.
 
 jeet-cpu-approximate-math computes them with polynomial approximations (so
 they vectorise) instead of libm. These tests bound the error in units in the
@@ -7,8 +7,11 @@ reference, on fresh random inputs spread over every exponent, and check the
 IEEE special values exactly. Measured maxima over 2 million points per
 range: exp 1.0 ULP on [-87, 80], 5.3 on [80, 88.72] (next to the overflow
 threshold), 1.8 on [-103.9, -87] (computed as exp(x / 2)^2); log 0.8; tanh
-4.7. The bounds leave room for the points a random sample has not met.
+4.7; erf 4.6 (near x = 1.85). The bounds leave room for the points a random
+sample has not met.
 """
+import math
+
 import numpy as np
 import pytest
 
@@ -55,6 +58,10 @@ CASES = {
                      ("uniform", 0.5, 2.0)], {0: 2, 1: 2}),
     "tanh": (np.tanh, [("uniform", -10.0, 10.0), ("log10", -40.0, 1.3),
                        ("uniform", -1.0, 1.0)], {0: 8, 1: 8, 2: 8}),
+    "erf": (np.vectorize(math.erf), [("uniform", -6.0, 6.0),
+                                     ("log10", -40.0, 0.7),
+                                     ("uniform", -1.0, 1.0)],
+            {0: 8, 1: 8, 2: 6}),
 }
 
 
@@ -66,7 +73,7 @@ def test_ulp_error_over_the_range(tmp_path, rng, op):
             x = rng.uniform(low, high, 50000)
         else:
             x = 10.0 ** rng.uniform(low, high, 50000)
-            if op == "tanh":
+            if op in ("tanh", "erf"):
                 x *= rng.choice([-1.0, 1.0], x.size)
         x = x.astype(F32)
         out = run(tmp_path, op, x)
@@ -83,6 +90,9 @@ SPECIAL = {
     "tanh": [(0.0, 0.0), (-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0),
              (np.nan, np.nan), (20.0, 1.0), (-20.0, -1.0), (1e-30, 1e-30),
              (-1e-45, -1e-45)],
+    "erf": [(0.0, 0.0), (-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0),
+            (np.nan, np.nan), (10.0, 1.0), (-10.0, -1.0),
+            (1e-30, math.erf(1e-30)), (-1e-30, -math.erf(1e-30))],
 }
 
 

@@ -62,7 +62,11 @@ def test_creation_functions(rng):
     assert f.dtype == "float32"
     np.testing.assert_array_equal(f.numpy(), a)
     assert jeet.from_numpy(np.ones(3, np.float16), device="cpu").dtype == "float16"
-    assert jeet.from_numpy(np.arange(3), device="cpu").dtype == "int32"
+    assert jeet.from_numpy(np.arange(3, dtype=np.int64), device="cpu").dtype == "int64"
+    assert jeet.from_numpy(np.arange(3, dtype=np.int16), device="cpu").dtype == "int32"
+    b = jeet.from_numpy(np.array([True, False]), device="cpu")
+    assert b.dtype == "bool" and b.numpy().dtype == np.bool_
+    np.testing.assert_array_equal(b.numpy(), [True, False])
 
 
 def test_numpy_interop(rng):
@@ -376,7 +380,11 @@ def test_shape_error_matmul_is_eager():
     lambda: jeet.transpose(jeet.zeros(2, 3, device="cpu"), (0, 0)),
     lambda: jeet.sum(jeet.zeros(2, 3, device="cpu"), axis=2),
     lambda: jeet.softmax(jeet.zeros(2, 3, device="cpu"), axis=5),
-    lambda: jeet.matmul(jeet.zeros(3, device="cpu"), jeet.zeros(3, 3, device="cpu")),
+    # A vector is promoted as numpy's matmul promotes it; its K must agree.
+    lambda: jeet.matmul(jeet.zeros(4, device="cpu"), jeet.zeros(3, 3, device="cpu")),
+    lambda: jeet.concatenate([jeet.zeros(2, 3, device="cpu"), jeet.zeros(2, 4, device="cpu")]),
+    lambda: jeet.take(jeet.zeros(2, 3, device="cpu"), [0], axis=2),
+    lambda: jeet.argmax(jeet.zeros(2, 3, device="cpu"), axis=-3),
     lambda: jeet.add(jeet.zeros(2, device="cpu"), jeet.zeros(2, dtype="i32", device="cpu")),
 ])
 def test_shape_errors(make):

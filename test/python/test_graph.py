@@ -99,11 +99,13 @@ def test_missing_attributes_and_graph_dtypes():
         g.add_op("softmax", [a])
     with pytest.raises(jeet.ShapeError, match="unknown jeet op 'jeet.yield'"):
         g.add_op("yield", [a])
-    # The runtime's dtype spellings; dtypes the runtime has but graphs do not
-    # take are named as such.
+    # The runtime's dtype spellings, every one of which graphs take; others
+    # are named with the list of the valid ones.
     assert g.type(g.add_input([2], "half")) == ((2,), "f16")
-    with pytest.raises(jeet.JeetError, match="'int64' cannot be used in a graph"):
-        g.add_input([2], "int64")
+    assert g.type(g.add_input([2], "int64")) == ((2,), "i64")
+    assert g.type(g.add_input([2], "bool")) == ((2,), "i1")
+    with pytest.raises(jeet.JeetError, match="unknown dtype 'float64'.*i64.*i1"):
+        g.add_input([2], "float64")
 
 
 def test_graph_without_outputs():

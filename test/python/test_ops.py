@@ -39,7 +39,16 @@ def f64(x):
     return np.asarray(x, dtype=np.float64)
 
 
+erf_ref = np.vectorize(math.erf)
+
+
 def gelu_ref(x):
+    """GELU's default (exact) form, as torch's."""
+    x = f64(x)
+    return 0.5 * x * (1 + erf_ref(x / math.sqrt(2)))
+
+
+def gelu_tanh_ref(x):
     x = f64(x)
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
 
@@ -55,6 +64,9 @@ UNARY = {
     "sigmoid": (randn, lambda x: 1 / (1 + np.exp(-x))),
     "relu": (randn, lambda x: np.maximum(x, 0)),
     "gelu": (randn, gelu_ref),
+    "erf": (randn, lambda x: erf_ref(f64(x))),
+    "sin": (randn, np.sin),
+    "cos": (randn, np.cos),
 }
 
 
@@ -221,3 +233,33 @@ def test_mlp_block(rng):
     h = gelu_ref(f64(x) @ f64(w) + f64(bias))
     e = np.exp(h - h.max(axis=-1, keepdims=True))
     check(y, (e / e.sum(axis=-1, keepdims=True)).sum(axis=0), rtol=1e-4, atol=1e-5)
+
+
+def test_gelu_forms(rng):
+    x = randn(rng, *SHAPE) * 3
+    check(jeet.gelu(t(x)), gelu_ref(x))
+    check(jeet.gelu(t(x), approximate="none"), gelu_ref(x))
+    check(jeet.gelu(t(x), approximate="tanh"), gelu_tanh_ref(x))
+    with pytest.raises(jeet.ArgumentError, match="approximate must be 'none' or 'tanh'"):
+        jeet.gelu(t(x), approximate="erf")
+
+
+@pytest.mark.parametrize("shapes", [((5,), (5, 3)), ((4, 5), (5,)),
+                                    ((5,), (5,)), ((2, 4, 5), (5,)),
+                                    ((5,), (3, 5, 2))], ids=str)
+def test_matmul_promotes_vectors(shapes):
+    # As numpy.matmul: a 1-D lhs is a row, a 1-D rhs a column, and the
+    # promoted dimension is dropped.
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(shapes[0]).astype(np.float32)
+    b = rng.standard_normal(shapes[1]).astype(np.float32)
+    got = jeet.tensor(a, device="cpu") @ jeet.tensor(b, device="cpu")
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_rank0_error():
+    x = jeet.tensor(np.ones((3, 2), np.float32), device="cpu")
+    with pytest.raises(jeet.ShapeError, match="rank 1 or more"):
+        jeet.matmul(x, 2.0)

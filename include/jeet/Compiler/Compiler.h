@@ -63,7 +63,7 @@ std::string resolveGpuTarget(const CompileOptions &options);
 /// The static type of one graph argument or result.
 struct TensorSpec {
   std::vector<int64_t> shape;
-  /// "f32", "f16", "bf16" or "i32".
+  /// "f32", "f16", "bf16", "i32", "i64" or "i1".
   std::string dtype;
 
   int64_t numElements() const;

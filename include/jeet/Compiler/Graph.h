@@ -30,19 +30,21 @@
 namespace jeet {
 
 /// An attribute of an op added to a Graph, in the form the dialect's generic
-/// syntax uses: `array<i64: ...>`, a bool, or an i64 integer.
+/// syntax uses: `array<i64: ...>`, a bool, an i64 integer or a string.
 struct GraphAttr {
-  enum class Kind { I64Array, Bool, I64 };
+  enum class Kind { I64Array, Bool, I64, String };
 
   std::string name;
   Kind kind = Kind::I64;
   std::vector<int64_t> ints; ///< Kind::I64Array
   bool boolValue = false;    ///< Kind::Bool
   int64_t intValue = 0;      ///< Kind::I64
+  std::string stringValue;   ///< Kind::String
 
   static GraphAttr i64Array(std::string name, std::vector<int64_t> values);
   static GraphAttr boolean(std::string name, bool value);
   static GraphAttr i64(std::string name, int64_t value);
+  static GraphAttr string(std::string name, std::string value);
 };
 
 /// A jeet graph under construction. Values are identified by dense ids
@@ -58,7 +60,8 @@ public:
   Graph &operator=(const Graph &) = delete;
 
   /// Adds a graph input (a `@main` argument). dtype: "f32", "f16", "bf16",
-  /// "i32" (also "float32", "float16", "bfloat16", "int32").
+  /// "i32", "i64", "i1" (also "float32", "float16", "bfloat16", "int32",
+  /// "int64", "bool").
   llvm::Expected<ValueId> addInput(llvm::ArrayRef<int64_t> shape,
                                    llvm::StringRef dtype);
 
@@ -98,8 +101,8 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-/// Canonical MLIR dtype name ("f32", "f16", "bf16", "i32") for any accepted
-/// spelling, or an error naming the bad one.
+/// Canonical MLIR dtype name ("f32", "f16", "bf16", "i32", "i64", "i1") for
+/// any accepted spelling, or an error naming the bad one.
 llvm::Expected<std::string> canonicalDType(llvm::StringRef dtype);
 
 } // namespace jeet

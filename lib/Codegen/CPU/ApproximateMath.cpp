@@ -1,4 +1,4 @@
-//===- CpuApproximateMath.cpp - Vectorisable exp, log and tanh ------------===//
+//===- CpuApproximateMath.cpp - Vectorisable exp, log, tanh and erf -------===//
 //
 // Part of the Jeet project.
 //
@@ -45,8 +45,8 @@ static Value f32Constant(OpBuilder &b, Location loc, Type type, float value) {
 ///                     0; x / 2 is exact and the square rounds once)
 ///   log(x), 0 < x < 2^-126:  log(x * 2^23) - 23 ln 2 (the approximation
 ///                     reads the exponent field, which a subnormal lacks)
-///   tanh(x):          copysign(tanh(x), x) (tanh(-0) = -0)
-/// The new exp/log/tanh op is left for the approximation patterns.
+///   tanh(x), erf(x):  copysign(f(x), x) (f(-0) = -0)
+/// The new exp/log/tanh/erf op is left for the approximation patterns.
 static void guard(Operation *op) {
   OpBuilder b(op);
   Location loc = op->getLoc();
@@ -79,8 +79,10 @@ static void guard(Operation *op) {
         f32Constant(b, loc, type, 0.0f));
     result = arith::AddFOp::create(b, loc, log, correction);
   } else {
-    Value tanh = math::TanhOp::create(b, loc, x);
-    result = math::CopySignOp::create(b, loc, tanh, x);
+    // tanh and erf are odd: the sign of x, also for -0.
+    Value odd = isa<math::TanhOp>(op) ? Value(math::TanhOp::create(b, loc, x))
+                                      : Value(math::ErfOp::create(b, loc, x));
+    result = math::CopySignOp::create(b, loc, odd, x);
   }
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
@@ -92,7 +94,8 @@ struct JeetCpuApproximateMathPass
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
-    static constexpr llvm::StringLiteral kSupported[] = {"exp", "log", "tanh"};
+    static constexpr llvm::StringLiteral kSupported[] = {"exp", "log", "tanh",
+                                                         "erf"};
     if (functions.empty()) {
       for (llvm::StringRef name : kSupported)
         selected.insert(name);
@@ -102,7 +105,7 @@ struct JeetCpuApproximateMathPass
       if (!llvm::is_contained(kSupported, name))
         return emitError(UnknownLoc::get(context))
                << "jeet-cpu-approximate-math: unknown function '" << name
-               << "' in 'functions' (supported: exp, log, tanh)";
+               << "' in 'functions' (supported: exp, log, tanh, erf)";
       selected.insert(name);
     }
     return success();
@@ -116,7 +119,7 @@ struct JeetCpuApproximateMathPass
           !selected.contains(op->getName().stripDialect()))
         return;
       anySelected = true;
-      if (isa<math::ExpOp, math::LogOp, math::TanhOp>(op) &&
+      if (isa<math::ExpOp, math::LogOp, math::TanhOp, math::ErfOp>(op) &&
           getElementTypeOrSelf(op->getResult(0).getType()).isF32())
         guarded.push_back(op);
     });

@@ -25,6 +25,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Conversion/JeetToLinalg/JeetToLinalg.h"
+
+#include "DataMovement.h"
+
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
@@ -282,7 +285,7 @@ private:
   FailureOr<Leaf> lowerAnchor(Operation *op);
   FailureOr<Leaf> lowerReduction(ReductionOpInterface op);
   FailureOr<Leaf> lowerMatmul(MatmulOp op);
-  FailureOr<Value> lowerComposite(CompositeOpInterface op, Value input);
+  FailureOr<Value> lowerComposite(CompositeOpInterface op, ValueRange inputs);
   FailureOr<Value> materialize(Value value);
   Value materializeLeaf(const Leaf &leaf);
 
@@ -592,23 +595,25 @@ struct CreatedOps : OpBuilder::Listener {
 /// the axis, in three loop nests where only the maximum and the sum are
 /// materialised). Those ops exist only while they are lowered.
 FailureOr<Value> GroupLowering::lowerComposite(CompositeOpInterface op,
-                                               Value input) {
+                                               ValueRange inputs) {
   CreatedOps created;
   OpBuilder builder(b.getContext(), &created);
   builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
-  FailureOr<Value> decomposed = op.decompose(builder, input);
+  FailureOr<Value> decomposed = op.decompose(builder, inputs);
   auto eraseDecomposition = [&] {
     for (Operation *temporary : llvm::reverse(created.ops))
       temporary->erase();
   };
-  // Cannot happen: the composites lowered here (softmax) always decompose;
-  // a mean, which may not, is lowered as a reduction.
+  // Cannot happen: the composites lowered here (softmax, argmax, a matmul
+  // with a 1-D operand) always decompose; a mean, which may not, is lowered
+  // as a reduction, and a matmul of matrices as a matmul.
   if (failed(decomposed)) {
     eraseDecomposition();
     return op->emitOpError("cannot be lowered to linalg: no decomposition");
   }
   GroupLowering group(b, op->getLoc());
-  group.addInput(input, input);
+  for (Value input : inputs)
+    group.addInput(input, input);
   FailureOr<SmallVector<Value>> results = group.run(created.ops, *decomposed);
   eraseDecomposition();
   if (failed(results))
@@ -616,20 +621,60 @@ FailureOr<Value> GroupLowering::lowerComposite(CompositeOpInterface op,
   return results->front();
 }
 
+/// A parallel generic whose elements are their index along the iota's axis.
+static Value emitIota(OpBuilder &b, IotaOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = op.getType();
+  Type elementType = type.getElementType();
+  int64_t rank = type.getRank();
+  Value init = emptyTensor(b, loc, type.getShape(), elementType);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{}, init, identity, iterators,
+             [&](OpBuilder &body, Location bodyLoc, ValueRange) {
+               Value index =
+                   linalg::IndexOp::create(body, bodyLoc, op.getAxis());
+               Value i64 = arith::IndexCastOp::create(body, bodyLoc,
+                                                      body.getI64Type(), index);
+               linalg::YieldOp::create(
+                   body, bodyLoc,
+                   buildScalarConversion(body, bodyLoc, i64, elementType));
+             })
+      .getResult(0);
+}
+
+/// Whether a matmul has a 1-D operand, which numpy promotes (lowered as its
+/// decomposition, a matmul of matrices between reshapes).
+static bool hasVectorOperand(MatmulOp op) {
+  return op.getLhs().getType().getRank() < 2 ||
+         op.getRhs().getType().getRank() < 2;
+}
+
 /// Lowers an op that has a loop structure of its own.
 FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
   if (auto reduction = dyn_cast<ReductionOpInterface>(op))
     return lowerReduction(reduction);
-  if (auto matmul = dyn_cast<MatmulOp>(op))
+  auto matmul = dyn_cast<MatmulOp>(op);
+  if (matmul && !hasVectorOperand(matmul))
     return lowerMatmul(matmul);
+  if (auto iota = dyn_cast<IotaOp>(op))
+    return Leaf{emitIota(b, iota), iota.getType().getElementType(), 0};
   // Cannot happen for the ops of the dialect: every other op is elementwise
   // (lowered in the loop nest of its readers) or handled below.
-  if (!isa<TransposeOp, ReshapeOp, CompositeOpInterface>(op))
+  if (!isa<TransposeOp, ReshapeOp, ConcatOp, SliceOp, GatherOp, PadOp,
+           CompositeOpInterface>(op))
     return op->emitOpError("cannot be lowered to linalg: unsupported op");
 
-  FailureOr<Value> input = materialize(op->getOperand(0));
-  if (failed(input))
-    return failure();
+  SmallVector<Value> inputs;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> tensor = materialize(operand);
+    if (failed(tensor))
+      return failure();
+    inputs.push_back(*tensor);
+  }
+  Value input = inputs.front();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Location opLoc = op->getLoc();
   FailureOr<Value> result =
@@ -637,16 +682,23 @@ FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
           .Case([&](TransposeOp transpose) -> Value {
             Value init = emptyTensor(b, opLoc, resultType.getShape(),
                                      resultType.getElementType());
-            return linalg::TransposeOp::create(b, opLoc, *input, init,
+            return linalg::TransposeOp::create(b, opLoc, input, init,
                                                transpose.getPermutation())
                 .getResult()
                 .front();
           })
           .Case([&](ReshapeOp) {
-            return reshapeTensor(b, opLoc, *input, resultType);
+            return reshapeTensor(b, opLoc, input, resultType);
           })
+          .Case([&](ConcatOp concat) { return emitConcat(b, concat, inputs); })
+          .Case([&](SliceOp slice) { return emitSlice(b, slice, input); })
+          .Case([&](GatherOp gather) {
+            return emitGather(b, gather, inputs[0], inputs[1]);
+          })
+          .Case(
+              [&](PadOp pad) { return emitPad(b, pad, inputs[0], inputs[1]); })
           .Case([&](CompositeOpInterface composite) {
-            return lowerComposite(composite, *input);
+            return lowerComposite(composite, inputs);
           })
           .Default([](Operation *) { return failure(); });
   if (failed(result))

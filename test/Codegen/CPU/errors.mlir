@@ -5,7 +5,7 @@
 // what they cannot rewrite.
 
 // An unknown function in 'functions' is named, with the supported ones.
-// expected-error@unknown {{jeet-cpu-approximate-math: unknown function 'sin' in 'functions' (supported: exp, log, tanh)}}
+// expected-error@unknown {{jeet-cpu-approximate-math: unknown function 'sin' in 'functions' (supported: exp, log, tanh, erf)}}
 func.func @unknown_function(%x: memref<4xf32>) {
   return
 }

@@ -109,7 +109,7 @@ func.func @sigmoid(%a: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // gelu in its tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
-// CHECK-LABEL: func.func @gelu
+// CHECK-LABEL: func.func @gelu_tanh
 // CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
 // CHECK: %[[X2:.*]] = arith.mulf %[[X]], %[[X]]
 // CHECK: %[[X3:.*]] = arith.mulf %[[X2]], %[[X]]
@@ -123,9 +123,57 @@ func.func @sigmoid(%a: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: %[[H:.*]] = arith.mulf %{{.*}}, %[[X]]
 // CHECK: %[[R:.*]] = arith.mulf %[[H]], %[[T1]]
 // CHECK: linalg.yield %[[R]]
-func.func @gelu(%a: tensor<4xf32>) -> tensor<4xf32> {
+func.func @gelu_tanh(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jeet.gelu %a {approximate = "tanh"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// gelu in its exact form (the default): 0.5 x (1 + erf(x / sqrt(2))).
+// CHECK-LABEL: func.func @gelu_exact
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[K:.*]] = arith.constant 0.707106769
+// CHECK: %[[S:.*]] = arith.mulf %[[X]], %[[K]]
+// CHECK: %[[E:.*]] = math.erf %[[S]]
+// CHECK: %[[E1:.*]] = arith.addf %{{.*}}, %[[E]]
+// CHECK: %[[H:.*]] = arith.mulf %{{.*}}, %[[X]]
+// CHECK: %[[R:.*]] = arith.mulf %[[H]], %[[E1]]
+// CHECK: linalg.yield %[[R]]
+func.func @gelu_exact(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = jeet.gelu %a : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// A comparison and a select in one loop nest: NaN compares false (ordered
+// predicates) except in `ne`; f16 compares in f32; booleans unsigned.
+// CHECK-LABEL: func.func @compare_select
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[H:.*]]: f16, %[[P:.*]]: i1, %{{.*}}: f32, %{{.*}}: i1, %{{.*}}: i1):
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %[[A]], %[[B]] : f32
+// CHECK: %[[S:.*]] = arith.select %[[LT]], %[[A]], %[[B]] : f32
+// CHECK: %[[W:.*]] = arith.extf %[[H]] : f16 to f32
+// CHECK: %[[W2:.*]] = arith.extf %[[H]] : f16 to f32
+// CHECK: %[[NE:.*]] = arith.cmpf une, %[[W]], %[[W2]] : f32
+// CHECK: %[[GT:.*]] = arith.cmpi ugt, %[[P]], %[[NE]] : i1
+// CHECK: linalg.yield %[[S]], %[[NE]], %[[GT]]
+func.func @compare_select(%a: tensor<4xf32>, %b: tensor<4xf32>, %h: tensor<4xf16>, %p: tensor<4xi1>) -> (tensor<4xf32>, tensor<4xi1>, tensor<4xi1>) {
+  %f:3 = jeet.fusion (%a, %b, %h, %p) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xi1>) -> (tensor<4xf32>, tensor<4xi1>, tensor<4xi1>) {
+  ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>, %z: tensor<4xf16>, %q: tensor<4xi1>):
+    %0 = jeet.lt %x, %y : tensor<4xf32>, tensor<4xf32> -> tensor<4xi1>
+    %1 = jeet.select %0, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %2 = jeet.ne %z, %z : tensor<4xf16>, tensor<4xf16> -> tensor<4xi1>
+    %3 = jeet.gt %q, %2 : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+    jeet.yield %1, %2, %3 : tensor<4xf32>, tensor<4xi1>, tensor<4xi1>
+  }
+  return %f#0, %f#1, %f#2 : tensor<4xf32>, tensor<4xi1>, tensor<4xi1>
+}
+
+// not is xor with all ones.
+// CHECK-LABEL: func.func @not
+// CHECK: %[[ONES:.*]] = arith.constant -1 : i32
+// CHECK: arith.xori %{{.*}}, %[[ONES]] : i32
+func.func @not(%a: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = jeet.not %a : tensor<4xi32>
+  return %0 : tensor<4xi32>
 }
 
 // Transcendental functions of f16/bf16 are computed in f32; plain arithmetic

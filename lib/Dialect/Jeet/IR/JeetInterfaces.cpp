@@ -14,6 +14,8 @@
 #include "jeet/Dialect/Jeet/IR/JeetInterfaces.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
+#include "OpSupport.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -42,6 +44,21 @@ Value jeet::buildScalarConversion(OpBuilder &builder, Location loc, Value value,
   Type from = value.getType();
   if (from == to)
     return value;
+  // Booleans as numpy converts them: a number is true when it is not zero
+  // (NaN is true), and true is 1.
+  if (to.isInteger(1)) {
+    Value zero = buildScalarConstant(builder, loc, from, 0);
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNE,
+                                   value, zero);
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, value,
+                                 zero);
+  }
+  if (from.isInteger(1)) {
+    if (isa<FloatType>(to))
+      return arith::UIToFPOp::create(builder, loc, to, value);
+    return arith::ExtUIOp::create(builder, loc, to, value);
+  }
   auto fromFloat = dyn_cast<FloatType>(from);
   auto toFloat = dyn_cast<FloatType>(to);
   if (fromFloat && toFloat) {
@@ -75,6 +92,25 @@ Value jeet::buildInF32(OpBuilder &builder, Location loc, ValueRange operands,
   return arith::TruncFOp::create(builder, loc, type, fn(wide));
 }
 
+Value jeet::detail::buildComparison(OpBuilder &builder, Location loc,
+                                    ValueRange operands,
+                                    arith::CmpFPredicate floatPredicate,
+                                    arith::CmpIPredicate intPredicate,
+                                    arith::CmpIPredicate boolPredicate) {
+  Value lhs = operands[0], rhs = operands[1];
+  Type type = lhs.getType();
+  if (isa<FloatType>(type)) {
+    if (isa<Float16Type, BFloat16Type>(type)) {
+      Type f32 = builder.getF32Type();
+      lhs = arith::ExtFOp::create(builder, loc, f32, lhs);
+      rhs = arith::ExtFOp::create(builder, loc, f32, rhs);
+    }
+    return arith::CmpFOp::create(builder, loc, floatPredicate, lhs, rhs);
+  }
+  return arith::CmpIOp::create(
+      builder, loc, type.isInteger(1) ? boolPredicate : intPredicate, lhs, rhs);
+}
+
 //===----------------------------------------------------------------------===//
 // GELU, written once
 //===----------------------------------------------------------------------===//
@@ -100,6 +136,7 @@ struct ScalarArithmetic {
     return arith::MulFOp::create(builder, loc, x, y);
   }
   Value tanh(Value x) { return math::TanhOp::create(builder, loc, x); }
+  Value erf(Value x) { return math::ErfOp::create(builder, loc, x); }
 };
 
 /// A rank-0 jeet constant of `elementType`, which broadcasts against
@@ -124,6 +161,7 @@ struct TensorArithmetic {
   Value add(Value x, Value y) { return AddOp::create(builder, loc, x, y); }
   Value mul(Value x, Value y) { return MulOp::create(builder, loc, x, y); }
   Value tanh(Value x) { return TanhOp::create(builder, loc, x); }
+  Value erf(Value x) { return ErfOp::create(builder, loc, x); }
 };
 
 } // namespace
@@ -132,7 +170,8 @@ struct TensorArithmetic {
 /// arithmetic of `Arithmetic`: on scalars it is the scalar function of
 /// `jeet.gelu`, on tensors its decomposition, so both compute the same
 /// operations in the same order.
-template <typename Arithmetic> static Value buildGelu(Arithmetic &a, Value x) {
+template <typename Arithmetic>
+static Value buildGeluTanh(Arithmetic &a, Value x) {
   Value x3 = a.mul(a.mul(x, x), x);
   Value inner = a.add(x, a.mul(a.constant(kGeluCubicCoefficient), x3));
   Value scaled = a.mul(a.constant(std::sqrt(2.0 / M_PI)), inner);
@@ -140,6 +179,23 @@ template <typename Arithmetic> static Value buildGelu(Arithmetic &a, Value x) {
   Value onePlusTanh = a.add(a.constant(1.0), tanh);
   Value halfX = a.mul(a.constant(0.5), x);
   return a.mul(halfX, onePlusTanh);
+}
+
+/// gelu(x) = 0.5 x (1 + erf(x / sqrt(2))), the exact form, likewise.
+template <typename Arithmetic>
+static Value buildGeluExact(Arithmetic &a, Value x) {
+  Value scaled = a.mul(x, a.constant(M_SQRT1_2));
+  Value onePlusErf = a.add(a.constant(1.0), a.erf(scaled));
+  Value halfX = a.mul(a.constant(0.5), x);
+  return a.mul(halfX, onePlusErf);
+}
+
+/// The form of GELU that `op` names.
+template <typename Arithmetic>
+static Value buildGelu(GeluOp op, Arithmetic &a, Value x) {
+  if (op.getApproximate() == GeluOp::kTanhApproximation)
+    return buildGeluTanh(a, x);
+  return buildGeluExact(a, x);
 }
 
 //===----------------------------------------------------------------------===//
@@ -199,8 +255,25 @@ Value GeluOp::buildScalar(OpBuilder &builder, Location loc,
                           ValueRange operands) {
   return buildInF32(builder, loc, operands, [&](ValueRange wide) {
     ScalarArithmetic arithmetic{builder, loc, wide[0].getType()};
-    return buildGelu(arithmetic, wide[0]);
+    return buildGelu(*this, arithmetic, wide[0]);
   });
+}
+
+Value SelectOp::buildScalar(OpBuilder &builder, Location loc,
+                            ValueRange operands) {
+  return arith::SelectOp::create(builder, loc, operands[0], operands[1],
+                                 operands[2]);
+}
+
+Value NotOp::buildScalar(OpBuilder &builder, Location loc,
+                         ValueRange operands) {
+  Value x = operands[0];
+  // All ones: true for booleans, ~x for integers.
+  Value ones = arith::ConstantOp::create(
+      builder, loc,
+      builder.getIntegerAttr(
+          x.getType(), APInt::getAllOnes(x.getType().getIntOrFloatBitWidth())));
+  return arith::XOrIOp::create(builder, loc, x, ones);
 }
 
 Value CastOp::buildScalar(OpBuilder &builder, Location loc,
@@ -220,7 +293,7 @@ Value BroadcastToOp::buildScalar(OpBuilder &, Location, ValueRange operands) {
 
 FailureOr<Value> GeluOp::decompose(OpBuilder &builder, ValueRange operands) {
   TensorArithmetic arithmetic{builder, getLoc(), getType().getElementType()};
-  return buildGelu(arithmetic, operands[0]);
+  return buildGelu(*this, arithmetic, operands[0]);
 }
 
 /// softmax(x) = exp(x - max(x)) / sum(exp(x - max(x))) along the axis:
@@ -234,6 +307,58 @@ FailureOr<Value> SoftmaxOp::decompose(OpBuilder &builder, ValueRange operands) {
   Value exp = ExpOp::create(builder, loc, shifted);
   Value sum = ReduceSumOp::create(builder, loc, exp, axes, /*keepdims=*/true);
   return DivOp::create(builder, loc, exp, sum).getResult();
+}
+
+FailureOr<Value>
+jeet::detail::decomposeArgReduction(OpBuilder &builder, Location loc, Value x,
+                                    int64_t axis, bool keepdims, bool maximum) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> axes = {axis};
+  Value extreme =
+      maximum ? ReduceMaxOp::create(builder, loc, x, axes, /*keepdims=*/true)
+                    .getResult()
+              : ReduceMinOp::create(builder, loc, x, axes, /*keepdims=*/true)
+                    .getResult();
+  // The positions of the extreme value; where a slice has a NaN, its extreme
+  // is NaN (maximumf/minimumf propagate it) and the positions are its NaNs.
+  Value hit = EqOp::create(builder, loc, x, extreme);
+  if (isa<FloatType>(type.getElementType()))
+    hit = OrOp::create(builder, loc, hit, NeOp::create(builder, loc, x, x));
+  // Indices along the axis only (size 1 elsewhere): they broadcast.
+  Type i64 = builder.getI64Type();
+  SmallVector<int64_t> indexShape(type.getRank(), 1);
+  indexShape[axis] = type.getDimSize(axis);
+  Value indices = IotaOp::create(builder, loc,
+                                 RankedTensorType::get(indexShape, i64), axis);
+  auto scalarType = RankedTensorType::get({}, i64);
+  Value none = ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(scalarType,
+                             builder.getI64IntegerAttr(indexShape[axis])));
+  Value candidates = SelectOp::create(builder, loc, hit, indices, none);
+  return ReduceMinOp::create(builder, loc, candidates, axes, keepdims)
+      .getResult();
+}
+
+/// A product with a 1-D operand is one of matrices between reshapes: the
+/// vector becomes a row or a column, and the result loses that dimension.
+FailureOr<Value> MatmulOp::decompose(OpBuilder &builder, ValueRange operands) {
+  auto lhsType = cast<RankedTensorType>(operands[0].getType());
+  auto rhsType = cast<RankedTensorType>(operands[1].getType());
+  if (lhsType.getRank() > 1 && rhsType.getRank() > 1)
+    return failure();
+  Location loc = getLoc();
+  auto promote = [&](Value operand, RankedTensorType type,
+                     bool isLhs) -> Value {
+    if (type.getRank() > 1)
+      return operand;
+    return ReshapeOp::create(
+        builder, loc, type.clone(promoteMatmulOperand(type, isLhs)), operand);
+  };
+  Value lhs = promote(operands[0], lhsType, /*isLhs=*/true);
+  Value rhs = promote(operands[1], rhsType, /*isLhs=*/false);
+  Value product = MatmulOp::create(builder, loc, lhs, rhs);
+  return ReshapeOp::create(builder, loc, getType(), product).getResult();
 }
 
 /// Is `value` exactly representable in the float type `type`?

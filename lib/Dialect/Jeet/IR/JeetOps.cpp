@@ -15,6 +15,8 @@
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace jeet;
 
@@ -217,12 +219,15 @@ static bool isIdentity(Attribute attr, int64_t value, bool negativeZero) {
 using FloatFn =
     function_ref<std::optional<APFloat>(const APFloat &, const APFloat &)>;
 using IntFn = function_ref<std::optional<APInt>(const APInt &, const APInt &)>;
+/// The result element (of `elementType`) of two operand elements, or null
+/// when it is not folded.
+using ElementFn =
+    function_ref<Attribute(Attribute lhs, Attribute rhs, Type elementType)>;
 
 /// Folds a binary op whose operands are both constants, element by element
 /// with numpy broadcasting. Only small constants are folded (any splat).
-static Attribute foldBinaryConstants(Attribute lhsAttr, Attribute rhsAttr,
-                                     Type resultType, FloatFn floatFn,
-                                     IntFn intFn) {
+static Attribute foldBinaryElements(Attribute lhsAttr, Attribute rhsAttr,
+                                    Type resultType, ElementFn fn) {
   auto lhs = dyn_cast_or_null<DenseElementsAttr>(lhsAttr);
   auto rhs = dyn_cast_or_null<DenseElementsAttr>(rhsAttr);
   auto type = dyn_cast<RankedTensorType>(resultType);
@@ -255,23 +260,54 @@ static Attribute foldBinaryConstants(Attribute lhsAttr, Attribute rhsAttr,
   SmallVector<Attribute> values;
   Type elementType = type.getElementType();
   for (int64_t i = 0; i < n; ++i) {
-    Attribute a = at(lhs, i), b = at(rhs, i);
-    if (auto fa = dyn_cast<FloatAttr>(a)) {
-      auto r = floatFn(fa.getValue(), cast<FloatAttr>(b).getValue());
-      if (!r)
-        return {};
-      values.push_back(FloatAttr::get(elementType, *r));
-    } else {
-      auto r = intFn(cast<IntegerAttr>(a).getValue(),
-                     cast<IntegerAttr>(b).getValue());
-      if (!r)
-        return {};
-      values.push_back(IntegerAttr::get(elementType, *r));
-    }
+    Attribute value = fn(at(lhs, i), at(rhs, i), elementType);
+    if (!value)
+      return {};
+    values.push_back(value);
   }
   if (splat)
     return DenseElementsAttr::get(type, values.front());
   return DenseElementsAttr::get(type, values);
+}
+
+/// foldBinaryElements for an op whose result elements have the operands'
+/// type: `floatFn` on floats, `intFn` on integers.
+static Attribute foldBinaryConstants(Attribute lhsAttr, Attribute rhsAttr,
+                                     Type resultType, FloatFn floatFn,
+                                     IntFn intFn) {
+  return foldBinaryElements(
+      lhsAttr, rhsAttr, resultType,
+      [&](Attribute a, Attribute b, Type elementType) -> Attribute {
+        if (auto fa = dyn_cast<FloatAttr>(a)) {
+          auto r = floatFn(fa.getValue(), cast<FloatAttr>(b).getValue());
+          return r ? FloatAttr::get(elementType, *r) : Attribute();
+        }
+        auto r = intFn(cast<IntegerAttr>(a).getValue(),
+                       cast<IntegerAttr>(b).getValue());
+        return r ? IntegerAttr::get(elementType, *r) : Attribute();
+      });
+}
+
+OpFoldResult jeet::detail::foldComparison(Attribute lhs, Attribute rhs,
+                                          Type resultType,
+                                          arith::CmpFPredicate floatPredicate,
+                                          arith::CmpIPredicate intPredicate,
+                                          arith::CmpIPredicate boolPredicate) {
+  return foldBinaryElements(
+      lhs, rhs, resultType,
+      [&](Attribute a, Attribute b, Type elementType) -> Attribute {
+        bool result;
+        if (auto fa = dyn_cast<FloatAttr>(a)) {
+          result = arith::applyCmpPredicate(floatPredicate, fa.getValue(),
+                                            cast<FloatAttr>(b).getValue());
+        } else {
+          auto ia = cast<IntegerAttr>(a);
+          result = arith::applyCmpPredicate(
+              ia.getType().isInteger(1) ? boolPredicate : intPredicate,
+              ia.getValue(), cast<IntegerAttr>(b).getValue());
+        }
+        return IntegerAttr::get(elementType, result);
+      });
 }
 
 /// Folds a unary op on a small constant, element by element.
@@ -428,6 +464,119 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+/// `x op value` folds to `x` when `value` is a splat of the integer `identity`
+/// (all ones: -1) and to the splat `absorbing` when it is that: the two
+/// operands are tried in turn.
+static OpFoldResult foldLogical(Value lhs, Value rhs, Attribute lhsAttr,
+                                Attribute rhsAttr, Type resultType,
+                                std::optional<int64_t> identity,
+                                std::optional<int64_t> absorbing) {
+  for (auto [other, attr] :
+       {std::make_pair(lhs, rhsAttr), std::make_pair(rhs, lhsAttr)}) {
+    if (identity && isSplatInt(attr, *identity))
+      if (auto r = foldToOperandIfSameType(other, resultType))
+        return r;
+    if (absorbing && isSplatInt(attr, *absorbing))
+      return DenseElementsAttr::get(cast<ShapedType>(resultType),
+                                    *getSplat(attr));
+  }
+  return {};
+}
+
+/// No float operand reaches a logical op (the verifier allows integers and
+/// booleans only).
+static std::optional<APFloat> noFloatFold(const APFloat &, const APFloat &) {
+  return std::nullopt;
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldLogical(getLhs(), getRhs(), adaptor.getLhs(), adaptor.getRhs(),
+                      getType(), /*identity=*/-1, /*absorbing=*/0))
+    return r;
+  return foldBinaryConstants(
+      adaptor.getLhs(), adaptor.getRhs(), getType(), noFloatFold,
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a & b;
+      });
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldLogical(getLhs(), getRhs(), adaptor.getLhs(), adaptor.getRhs(),
+                      getType(), /*identity=*/0, /*absorbing=*/-1))
+    return r;
+  return foldBinaryConstants(
+      adaptor.getLhs(), adaptor.getRhs(), getType(), noFloatFold,
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a | b;
+      });
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldLogical(getLhs(), getRhs(), adaptor.getLhs(), adaptor.getRhs(),
+                      getType(), /*identity=*/0, /*absorbing=*/std::nullopt))
+    return r;
+  return foldBinaryConstants(
+      adaptor.getLhs(), adaptor.getRhs(), getType(), noFloatFold,
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a ^ b;
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// SelectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  Type conditionType = adaptor.getCondition().getType(),
+       trueType = adaptor.getTrueValue().getType(),
+       falseType = adaptor.getFalseValue().getType();
+  auto tensors = getStaticTensors(getOperationName(), loc,
+                                  {conditionType, trueType, falseType});
+  if (failed(tensors))
+    return failure();
+  auto [condition, onTrue, onFalse] =
+      std::make_tuple((*tensors)[0], (*tensors)[1], (*tensors)[2]);
+  if (!condition.getElementType().isInteger(1))
+    return emitOptionalError(
+        loc,
+        "'jeet.select' op condition must be a tensor of booleans (i1), "
+        "got ",
+        conditionType);
+  if (onTrue.getElementType() != onFalse.getElementType())
+    return emitOptionalError(loc,
+                             "'jeet.select' op the two values' element types "
+                             "differ: ",
+                             trueType, " and ", falseType);
+  auto values = broadcastShapes(onTrue.getShape(), onFalse.getShape());
+  std::optional<SmallVector<int64_t>> shape;
+  if (values)
+    shape = broadcastShapes(condition.getShape(), *values);
+  if (!shape)
+    return emitOptionalError(loc,
+                             "'jeet.select' op operand shapes are not "
+                             "broadcast-compatible: ",
+                             conditionType, ", ", trueType, " and ", falseType);
+  results.push_back(RankedTensorType::get(*shape, onTrue.getElementType()));
+  return success();
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  if (getTrueValue() == getFalseValue())
+    if (auto r = foldToOperandIfSameType(getTrueValue(), getType()))
+      return r;
+  if (isSplatInt(adaptor.getCondition(), -1))
+    return foldToOperandIfSameType(getTrueValue(), getType());
+  if (isSplatInt(adaptor.getCondition(), 0))
+    return foldToOperandIfSameType(getFalseValue(), getType());
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // Unary elementwise ops
 //===----------------------------------------------------------------------===//
@@ -462,6 +611,23 @@ OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getInput().getDefiningOp<NotOp>())
+    return inner.getInput();
+  return foldUnaryConstant(
+      adaptor.getInput(), getType(), [](const APFloat &v) { return v; },
+      [](const APInt &v) { return ~v; });
+}
+
+LogicalResult GeluOp::verify() {
+  StringRef approximate = getApproximate();
+  if (approximate != kExactForm && approximate != kTanhApproximation)
+    return emitOpError("approximate must be \"")
+           << kExactForm << "\" or \"" << kTanhApproximation << "\", got \""
+           << approximate << "\"";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
@@ -480,26 +646,40 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(
         loc, "'jeet.matmul' op operand element types differ: ", lhsType,
         " and ", rhsType);
-  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+  if (lhs.getRank() < 1 || rhs.getRank() < 1)
     return emitOptionalError(
-        loc, "'jeet.matmul' op operands must have rank 2 or more, got ",
+        loc, "'jeet.matmul' op operands must have rank 1 or more, got ",
         lhsType, " and ", rhsType);
-  ArrayRef<int64_t> a = lhs.getShape(), b = rhs.getShape();
+  // A 1-D operand is a row (lhs) or a column (rhs), as in numpy.
+  SmallVector<int64_t> a = promoteMatmulOperand(lhs, /*isLhs=*/true),
+                       b = promoteMatmulOperand(rhs, /*isLhs=*/false);
   int64_t k1 = a[a.size() - 1], k2 = b[b.size() - 2];
   if (k1 != k2)
     return emitOptionalError(
         loc, "'jeet.matmul' op contraction dimensions differ: ", lhsType,
         " has K = ", k1, " but ", rhsType, " has K = ", k2);
-  auto batch = broadcastShapes(a.drop_back(2), b.drop_back(2));
+  auto batch = broadcastShapes(ArrayRef<int64_t>(a).drop_back(2),
+                               ArrayRef<int64_t>(b).drop_back(2));
   if (!batch)
     return emitOptionalError(
         loc, "'jeet.matmul' op batch dimensions are not broadcast-compatible: ",
         lhsType, " and ", rhsType);
   SmallVector<int64_t> shape = *batch;
-  shape.push_back(a[a.size() - 2]);
-  shape.push_back(b[b.size() - 1]);
+  // The promoted dimensions are dropped again.
+  if (lhs.getRank() > 1)
+    shape.push_back(a[a.size() - 2]);
+  if (rhs.getRank() > 1)
+    shape.push_back(b[b.size() - 1]);
   results.push_back(RankedTensorType::get(shape, lhs.getElementType()));
   return success();
+}
+
+SmallVector<int64_t> jeet::promoteMatmulOperand(RankedTensorType type,
+                                                bool isLhs) {
+  SmallVector<int64_t> shape(type.getShape());
+  if (shape.size() == 1)
+    shape.insert(isLhs ? shape.begin() : shape.end(), 1);
+  return shape;
 }
 
 Type MatmulOp::getAccumulatorType() {
@@ -633,6 +813,265 @@ LogicalResult jeet::detail::inferReductionResultType(
       reducedShape(input.getShape(), axes.asArrayRef(), keepdims),
       input.getElementType()));
   return success();
+}
+
+LogicalResult jeet::detail::inferArgReductionResultType(
+    StringRef opName, std::optional<Location> loc, Type inputType,
+    IntegerAttr axis, bool keepdims, SmallVectorImpl<Type> &results) {
+  auto tensors = getStaticTensors(opName, loc, inputType);
+  if (failed(tensors))
+    return failure();
+  RankedTensorType input = tensors->front();
+  if (!axis)
+    return missingAttribute(opName, loc, "axis");
+  int64_t axes[] = {axis.getInt()};
+  if (failed(verifyAxes(opName, loc, "axis", axes, input,
+                        /*allowEmpty=*/false)))
+    return failure();
+  results.push_back(
+      RankedTensorType::get(reducedShape(input.getShape(), axes, keepdims),
+                            IntegerType::get(input.getContext(), 64)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  RankedTensorType type = getType();
+  int64_t rank = type.getRank();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ")
+           << axis << " out of range [0, " << rank << ") for " << type;
+  return success();
+}
+
+OpFoldResult IotaOp::fold(FoldAdaptor) {
+  RankedTensorType type = getType();
+  if (type.getNumElements() > kMaxFoldedElements)
+    return {};
+  Type elementType = type.getElementType();
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t axis = getAxis();
+  // The stride of `axis` in the row-major order of the elements.
+  int64_t stride = 1;
+  for (int64_t size : shape.drop_front(axis + 1))
+    stride *= size;
+  SmallVector<Attribute> values;
+  for (int64_t i = 0, n = type.getNumElements(); i < n; ++i) {
+    int64_t index = (i / stride) % shape[axis];
+    if (isa<FloatType>(elementType))
+      values.push_back(FloatAttr::get(elementType, static_cast<double>(index)));
+    else
+      values.push_back(IntegerAttr::get(elementType, index));
+  }
+  return DenseElementsAttr::get(type, values);
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  SmallVector<Type> types(adaptor.getInputs().getTypes());
+  if (types.empty())
+    return emitOptionalError(loc, "'", name, "' op needs at least one input");
+  auto tensors = getStaticTensors(name, loc, types);
+  if (failed(tensors))
+    return failure();
+  if (!adaptor.getAxisAttr())
+    return missingAttribute(name, loc, "axis");
+  RankedTensorType first = tensors->front();
+  int64_t axes[] = {static_cast<int64_t>(adaptor.getAxis())};
+  if (failed(verifyAxes(name, loc, "axis", axes, first, /*allowEmpty=*/false)))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axes[0]] = 0;
+  for (RankedTensorType tensor : *tensors) {
+    if (tensor.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "'", name,
+                               "' op input element types differ: ", first,
+                               " and ", tensor);
+    bool sameSizes = tensor.getRank() == first.getRank();
+    for (int64_t d = 0; sameSizes && d < first.getRank(); ++d)
+      sameSizes = d == axes[0] || tensor.getDimSize(d) == shape[d];
+    if (!sameSizes)
+      return emitOptionalError(loc, "'", name, "' op inputs ", first, " and ",
+                               tensor, " differ outside axis ", axes[0]);
+    shape[axes[0]] += tensor.getDimSize(axes[0]);
+  }
+  results.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1)
+    return foldToOperandIfSameType(getInputs().front(), getType());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+SliceBounds jeet::getSliceBounds(int64_t size, int64_t start, int64_t stop,
+                                 int64_t step) {
+  // Python's slice.indices: negative bounds count from the end, then both
+  // are clamped to [0, size] (forwards) or [-1, size - 1] (backwards).
+  int64_t lower = step > 0 ? 0 : -1;
+  int64_t upper = step > 0 ? size : size - 1;
+  auto clamp = [&](int64_t bound) {
+    if (bound < 0)
+      bound = bound < -size ? lower : bound + size;
+    return std::clamp(bound, lower, upper);
+  };
+  int64_t first = clamp(start), last = clamp(stop);
+  int64_t span = step > 0 ? last - first : first - last;
+  int64_t stride = step > 0 ? step : -step;
+  int64_t count = span > 0 ? (span + stride - 1) / stride : 0;
+  return {first, count};
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  Type inputType = adaptor.getInput().getType();
+  auto tensors = getStaticTensors(name, loc, inputType);
+  if (failed(tensors))
+    return failure();
+  RankedTensorType input = tensors->front();
+  for (auto [attr, present] :
+       {std::make_pair("starts", bool(adaptor.getStartsAttr())),
+        std::make_pair("stops", bool(adaptor.getStopsAttr())),
+        std::make_pair("steps", bool(adaptor.getStepsAttr()))})
+    if (!present)
+      return missingAttribute(name, loc, attr);
+  ArrayRef<int64_t> starts = adaptor.getStarts(), stops = adaptor.getStops(),
+                    steps = adaptor.getSteps();
+  int64_t rank = input.getRank();
+  for (auto [attr, values] :
+       {std::make_pair("starts", starts), std::make_pair("stops", stops),
+        std::make_pair("steps", steps)})
+    if (static_cast<int64_t>(values.size()) != rank)
+      return emitOptionalError(loc, "'", name, "' op ", attr, " ",
+                               formatList(values), " has ", values.size(),
+                               " entries but ", inputType, " has rank ", rank);
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (steps[d] == 0)
+      return emitOptionalError(loc, "'", name, "' op steps ", formatList(steps),
+                               " has a step of 0 (dimension ", d, ")");
+    shape.push_back(
+        getSliceBounds(input.getDimSize(d), starts[d], stops[d], steps[d])
+            .count);
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  // The whole input, forwards.
+  RankedTensorType input = getInput().getType();
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    SliceBounds bounds = getSliceBounds(input.getDimSize(d), getStarts()[d],
+                                        getStops()[d], getSteps()[d]);
+    if (bounds.start != 0 || getSteps()[d] != 1 ||
+        bounds.count != input.getDimSize(d))
+      return {};
+  }
+  return foldToOperandIfSameType(getInput(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  Type dataType = adaptor.getData().getType(),
+       indicesType = adaptor.getIndices().getType();
+  auto tensors = getStaticTensors(name, loc, {dataType, indicesType});
+  if (failed(tensors))
+    return failure();
+  RankedTensorType data = (*tensors)[0], indices = (*tensors)[1];
+  if (!adaptor.getAxisAttr())
+    return missingAttribute(name, loc, "axis");
+  int64_t axis = adaptor.getAxis();
+  int64_t axes[] = {axis};
+  if (failed(verifyAxes(name, loc, "axis", axes, data, /*allowEmpty=*/false)))
+    return failure();
+  if (data.getDimSize(axis) == 0 && indices.getNumElements() != 0)
+    return emitOptionalError(loc, "'", name, "' op cannot take indices ",
+                             indicesType, " from axis ", axis, " of ", dataType,
+                             ", which is empty");
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  results.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  Type inputType = adaptor.getInput().getType(),
+       valueType = adaptor.getValue().getType();
+  auto tensors = getStaticTensors(name, loc, {inputType, valueType});
+  if (failed(tensors))
+    return failure();
+  RankedTensorType input = (*tensors)[0], value = (*tensors)[1];
+  if (value.getRank() != 0 || value.getElementType() != input.getElementType())
+    return emitOptionalError(loc, "'", name,
+                             "' op the value must be a 0-d tensor of the "
+                             "input's element type: ",
+                             valueType, " for ", inputType);
+  for (auto [attr, present] :
+       {std::make_pair("low", bool(adaptor.getLowAttr())),
+        std::make_pair("high", bool(adaptor.getHighAttr()))})
+    if (!present)
+      return missingAttribute(name, loc, attr);
+  ArrayRef<int64_t> low = adaptor.getLow(), high = adaptor.getHigh();
+  int64_t rank = input.getRank();
+  SmallVector<int64_t> shape;
+  for (auto [attr, values] :
+       {std::make_pair("low", low), std::make_pair("high", high)}) {
+    if (static_cast<int64_t>(values.size()) != rank)
+      return emitOptionalError(loc, "'", name, "' op ", attr, " ",
+                               formatList(values), " has ", values.size(),
+                               " entries but ", inputType, " has rank ", rank);
+    if (llvm::any_of(values, [](int64_t v) { return v < 0; }))
+      return emitOptionalError(loc, "'", name, "' op ", attr, " ",
+                               formatList(values),
+                               " has a negative entry (crop with jeet.slice)");
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(input.getDimSize(d) + low[d] + high[d]);
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (llvm::all_of(getLow(), [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(getHigh(), [](int64_t v) { return v == 0; }))
+    return foldToOperandIfSameType(getInput(), getType());
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

@@ -32,9 +32,44 @@ inferReductionResultType(llvm::StringRef opName,
                          mlir::DenseI64ArrayAttr axes, bool keepdims,
                          llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// The result type of an argmax/argmin of `input` along `axis`: the
+/// reduction's shape, of i64 indices.
+llvm::LogicalResult
+inferArgReductionResultType(llvm::StringRef opName,
+                            std::optional<mlir::Location> loc, mlir::Type input,
+                            mlir::IntegerAttr axis, bool keepdims,
+                            llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// The decomposition of argmax (`maximum`) or argmin of `input` along `axis`:
+/// m = reduce_max/min(x, keepdims); the least iota index where x == m (or x
+/// is NaN), the axis size elsewhere (reduce_min of a select).
+mlir::FailureOr<mlir::Value> decomposeArgReduction(mlir::OpBuilder &builder,
+                                                   mlir::Location loc,
+                                                   mlir::Value input,
+                                                   int64_t axis, bool keepdims,
+                                                   bool maximum);
+
 /// f32 for f16 and bf16 (sums of them accumulate in f32); other types as
 /// they are.
 mlir::Type widenLowPrecisionFloat(mlir::Type type);
+
+/// The scalar function of a comparison: `floatPredicate` on floats (f16 and
+/// bf16 widened to f32, which is exact), `intPredicate` on integers,
+/// `boolPredicate` on booleans (i1, whose true is 1: unsigned).
+mlir::Value buildComparison(mlir::OpBuilder &builder, mlir::Location loc,
+                            mlir::ValueRange operands,
+                            mlir::arith::CmpFPredicate floatPredicate,
+                            mlir::arith::CmpIPredicate intPredicate,
+                            mlir::arith::CmpIPredicate boolPredicate);
+
+/// Folds a comparison of two constants (small ones, or splats) into a
+/// constant of booleans of `resultType`, with the predicates of
+/// buildComparison.
+mlir::OpFoldResult foldComparison(mlir::Attribute lhs, mlir::Attribute rhs,
+                                  mlir::Type resultType,
+                                  mlir::arith::CmpFPredicate floatPredicate,
+                                  mlir::arith::CmpIPredicate intPredicate,
+                                  mlir::arith::CmpIPredicate boolPredicate);
 
 /// The scalar function of a binary op that is `FloatOp` on floats and
 /// `IntOp` on integers.

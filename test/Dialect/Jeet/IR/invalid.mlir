@@ -78,7 +78,7 @@ func.func @softmax_i32(%a: tensor<4x2xi32>) {
 
 // Dynamic shapes are not supported.
 func.func @dynamic_shape(%a: tensor<?x3xf32>) {
-  // expected-error @+1 {{'jeet.relu' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<?x3xf32>'}}
+  // expected-error @+1 {{'jeet.relu' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<?x3xf32>'}}
   %0 = jeet.relu %a : tensor<?x3xf32>
   return
 }
@@ -87,7 +87,7 @@ func.func @dynamic_shape(%a: tensor<?x3xf32>) {
 
 // Unranked tensors are not supported.
 func.func @unranked(%a: tensor<*xf32>) {
-  // expected-error @+1 {{'jeet.add' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{'jeet.add' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<*xf32>'}}
   %0 = "jeet.add"(%a, %a) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
   return
 }
@@ -96,7 +96,7 @@ func.func @unranked(%a: tensor<*xf32>) {
 
 // Element types outside f32, f16, bf16 and i32 are rejected.
 func.func @f64(%a: tensor<4xf64>) {
-  // expected-error @+1 {{'jeet.neg' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{'jeet.neg' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf64>'}}
   %0 = jeet.neg %a : tensor<4xf64>
   return
 }
@@ -105,7 +105,7 @@ func.func @f64(%a: tensor<4xf64>) {
 
 // memrefs are not jeet values.
 func.func @memref(%a: memref<4xf32>) {
-  // expected-error @+1 {{'jeet.abs' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'memref<4xf32>'}}
+  // expected-error @+1 {{'jeet.abs' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'memref<4xf32>'}}
   %0 = "jeet.abs"(%a) : (memref<4xf32>) -> memref<4xf32>
   return
 }
@@ -132,11 +132,31 @@ func.func @matmul_batch(%a: tensor<2x4x3xf32>, %b: tensor<3x3x5xf32>) {
 
 // -----
 
-// matmul operands need rank 2 or more.
-func.func @matmul_rank1(%a: tensor<3xf32>, %b: tensor<3x5xf32>) {
-  // expected-error @+2 {{'jeet.matmul' op operands must have rank 2 or more, got 'tensor<3xf32>' and 'tensor<3x5xf32>'}}
+// matmul operands need rank 1 or more.
+func.func @matmul_rank0(%a: tensor<f32>, %b: tensor<3x5xf32>) {
+  // expected-error @+2 {{'jeet.matmul' op operands must have rank 1 or more, got 'tensor<f32>' and 'tensor<3x5xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = jeet.matmul %a, %b : tensor<3xf32>, tensor<3x5xf32> -> tensor<5xf32>
+  %0 = jeet.matmul %a, %b : tensor<f32>, tensor<3x5xf32> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+// A 1-D operand's length is its K.
+func.func @matmul_vector_k(%a: tensor<4xf32>, %b: tensor<3x5xf32>) {
+  // expected-error @+2 {{'jeet.matmul' op contraction dimensions differ: 'tensor<4xf32>' has K = 4 but 'tensor<3x5xf32>' has K = 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = jeet.matmul %a, %b : tensor<4xf32>, tensor<3x5xf32> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+// The promoted dimension is dropped from the result.
+func.func @matmul_vector_result(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{'jeet.matmul' op inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<2x1xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = jeet.matmul %a, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x1xf32>
   return
 }
 
@@ -343,7 +363,7 @@ func.func @constant_sparse() {
 
 // A constant's value is a tensor, not a vector.
 func.func @constant_vector() {
-  // expected-error @+1 {{'jeet.constant' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values, but got 'vector<2xf32>'}}
+  // expected-error @+1 {{'jeet.constant' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values, but got 'vector<2xf32>'}}
   %0 = "jeet.constant"() {value = dense<1.0> : vector<2xf32>} : () -> vector<2xf32>
   return
 }

@@ -34,7 +34,7 @@ func.func @softmax_f16_axis0(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
 // -----
 
 // gelu in its tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
-// CHECK-LABEL: func.func @gelu
+// CHECK-LABEL: func.func @gelu_tanh
 // CHECK-SAME: (%[[X:.*]]: tensor<16xf32>)
 // CHECK-DAG: %[[HALF:.*]] = jeet.constant dense<5.000000e-01> : tensor<f32>
 // CHECK-DAG: %[[ONE:.*]] = jeet.constant dense<1.000000e+00> : tensor<f32>
@@ -49,6 +49,25 @@ func.func @softmax_f16_axis0(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
 // CHECK-NEXT: %[[T1:.*]] = jeet.add %[[ONE]], %[[T]]
 // CHECK-NEXT: %[[HX:.*]] = jeet.mul %[[HALF]], %[[X]]
 // CHECK-NEXT: %[[R:.*]] = jeet.mul %[[HX]], %[[T1]] : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @gelu_tanh(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = jeet.gelu %x {approximate = "tanh"} : tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+// gelu in its exact form (the default): 0.5 x (1 + erf(x / sqrt(2))).
+// CHECK-LABEL: func.func @gelu
+// CHECK-SAME: (%[[X:.*]]: tensor<16xf32>)
+// CHECK-DAG: %[[HALF:.*]] = jeet.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-DAG: %[[ONE:.*]] = jeet.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[K:.*]] = jeet.constant dense<0.707106769> : tensor<f32>
+// CHECK: %[[SC:.*]] = jeet.mul %[[X]], %[[K]]
+// CHECK-NEXT: %[[E:.*]] = jeet.erf %[[SC]] : tensor<16xf32>
+// CHECK-NEXT: %[[E1:.*]] = jeet.add %[[ONE]], %[[E]]
+// CHECK-NEXT: %[[HX:.*]] = jeet.mul %[[HALF]], %[[X]]
+// CHECK-NEXT: %[[R:.*]] = jeet.mul %[[HX]], %[[E1]] : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
 // CHECK-NEXT: return %[[R]]
 func.func @gelu(%x: tensor<16xf32>) -> tensor<16xf32> {
   %0 = jeet.gelu %x : tensor<16xf32>
@@ -66,7 +85,7 @@ func.func @gelu(%x: tensor<16xf32>) -> tensor<16xf32> {
 // CHECK: jeet.tanh %{{.*}} : tensor<2x8xf16>
 // CHECK-NOT: jeet.gelu
 func.func @gelu_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
-  %0 = jeet.gelu %x : tensor<2x8xf16>
+  %0 = jeet.gelu %x {approximate = "tanh"} : tensor<2x8xf16>
   return %0 : tensor<2x8xf16>
 }
 
@@ -137,4 +156,101 @@ func.func @primitives(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   %0 = jeet.reduce_sum %x {axes = array<i64: 1>} : tensor<4x8xf32> -> tensor<4xf32>
   %1 = jeet.exp %0 : tensor<4xf32>
   return %1 : tensor<4xf32>
+}
+
+// -----
+
+// argmax: the row maximum, the positions that hold it or a NaN, their
+// indices (the axis size elsewhere), and the least of them. The iota, small,
+// folds into a constant.
+// CHECK-LABEL: func.func @argmax
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-DAG: %[[N:.*]] = jeet.constant dense<8> : tensor<i64>
+// CHECK-DAG: %[[IOTA:.*]] = jeet.constant dense<{{\[\[}}0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>
+// CHECK: %[[MAX:.*]] = jeet.reduce_max %[[X]] {axes = array<i64: 1>, keepdims = true}
+// CHECK: %[[EQ:.*]] = jeet.eq %[[X]], %[[MAX]]
+// CHECK: %[[NAN:.*]] = jeet.ne %[[X]], %[[X]]
+// CHECK: %[[HIT:.*]] = jeet.or %[[EQ]], %[[NAN]]
+// CHECK: %[[SEL:.*]] = jeet.select %[[HIT]], %[[IOTA]], %[[N]]
+// CHECK: jeet.reduce_min %[[SEL]] {axes = array<i64: 1>} : tensor<4x8xi64> -> tensor<4xi64>
+func.func @argmax(%x: tensor<4x8xf32>) -> tensor<4xi64> {
+  %0 = jeet.argmax %x {axis = 1 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// argmin of integers (no NaN), keeping the axis.
+// CHECK-LABEL: func.func @argmin
+// CHECK: jeet.constant dense<{{\[\[}}0], [1], [2], [3], [4], [5]]> : tensor<6x1xi64>
+// CHECK: %[[MIN:.*]] = jeet.reduce_min %{{.*}} {axes = array<i64: 0>, keepdims = true}
+// CHECK-NOT: jeet.ne
+// CHECK: jeet.reduce_min %{{.*}} {axes = array<i64: 0>, keepdims = true} : tensor<6x3xi64> -> tensor<1x3xi64>
+func.func @argmin(%x: tensor<6x3xi32>) -> tensor<1x3xi64> {
+  %0 = jeet.argmin %x {axis = 0 : i64, keepdims = true} : tensor<6x3xi32> -> tensor<1x3xi64>
+  return %0 : tensor<1x3xi64>
+}
+
+// -----
+
+// A matmul with a 1-D operand is one of matrices between reshapes; one of
+// matrices stays.
+// CHECK-LABEL: func.func @matmul_vectors
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<2x4x3xf32>, %[[V:[^:]*]]: tensor<3xf32>, %[[W:[^:]*]]: tensor<4xf32>
+// CHECK: %[[COL:.*]] = jeet.reshape %[[V]] : tensor<3xf32> -> tensor<3x1xf32>
+// CHECK: %[[MV:.*]] = jeet.matmul %[[A]], %[[COL]] : tensor<2x4x3xf32>, tensor<3x1xf32> -> tensor<2x4x1xf32>
+// CHECK: %[[R0:.*]] = jeet.reshape %[[MV]] : tensor<2x4x1xf32> -> tensor<2x4xf32>
+// CHECK: %[[ROW:.*]] = jeet.reshape %[[W]] : tensor<4xf32> -> tensor<1x4xf32>
+// CHECK: %[[VM:.*]] = jeet.matmul %[[ROW]], %[[A2:.*]] : tensor<1x4xf32>, tensor<4x3xf32> -> tensor<1x3xf32>
+// CHECK: %[[R1:.*]] = jeet.reshape %[[VM]] : tensor<1x3xf32> -> tensor<3xf32>
+// CHECK: %[[ROW2:.*]] = jeet.reshape %[[V]] : tensor<3xf32> -> tensor<1x3xf32>
+// CHECK: %[[COL2:.*]] = jeet.reshape %[[V]] : tensor<3xf32> -> tensor<3x1xf32>
+// CHECK: %[[DOT:.*]] = jeet.matmul %[[ROW2]], %[[COL2]] : tensor<1x3xf32>, tensor<3x1xf32> -> tensor<1x1xf32>
+// CHECK: %[[R2:.*]] = jeet.reshape %[[DOT]] : tensor<1x1xf32> -> tensor<f32>
+// CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<2x4x3xf32>, tensor<3x4xf32> -> tensor<2x4x4xf32>
+// CHECK: return %[[R0]], %[[R1]], %[[R2]]
+func.func @matmul_vectors(%a: tensor<2x4x3xf32>, %v: tensor<3xf32>, %w: tensor<4xf32>, %m: tensor<4x3xf32>, %n: tensor<3x4xf32>)
+    -> (tensor<2x4xf32>, tensor<3xf32>, tensor<f32>, tensor<2x4x4xf32>) {
+  %0 = jeet.matmul %a, %v : tensor<2x4x3xf32>, tensor<3xf32> -> tensor<2x4xf32>
+  %1 = jeet.matmul %w, %m : tensor<4xf32>, tensor<4x3xf32> -> tensor<3xf32>
+  %2 = jeet.matmul %v, %v : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
+  %3 = jeet.matmul %a, %n : tensor<2x4x3xf32>, tensor<3x4xf32> -> tensor<2x4x4xf32>
+  return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<3xf32>, tensor<f32>, tensor<2x4x4xf32>
+}
+
+// -----
+
+// conv2d: a zero pad (none here: it folds), the windows gathered at constant
+// indices (kernel-major: row (kh, kw), column (oh, ow)), and a matmul with
+// the filter as (O, C*KH*KW).
+// CHECK-LABEL: func.func @conv2d
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x2x4x4xf32>, %[[W:[^:]*]]: tensor<3x2x2x2xf32>)
+// CHECK-DAG: %[[IDX:.*]] = jeet.constant dense<{{\[\[}}0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 14], [5, 7, 13, 15]]> : tensor<4x4xi64>
+// CHECK-NOT: jeet.pad
+// CHECK: %[[F:.*]] = jeet.reshape %[[X]] : tensor<1x2x4x4xf32> -> tensor<1x2x16xf32>
+// CHECK: %[[G:.*]] = jeet.gather %[[F]], %[[IDX]] {axis = 2 : i64} : tensor<1x2x16xf32>, tensor<4x4xi64> -> tensor<1x2x4x4xf32>
+// CHECK: %[[WF:.*]] = jeet.reshape %[[W]] : tensor<3x2x2x2xf32> -> tensor<3x8xf32>
+// CHECK: %[[COLS:.*]] = jeet.reshape %[[G]] : tensor<1x2x4x4xf32> -> tensor<1x8x4xf32>
+// CHECK: %[[M:.*]] = jeet.matmul %[[WF]], %[[COLS]] : tensor<3x8xf32>, tensor<1x8x4xf32> -> tensor<1x3x4xf32>
+// CHECK: jeet.reshape %[[M]] : tensor<1x3x4xf32> -> tensor<1x3x2x2xf32>
+func.func @conv2d(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x2x2xf32>) -> tensor<1x3x2x2xf32> {
+  %0 = jeet.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : tensor<1x2x4x4xf32>, tensor<3x2x2x2xf32> -> tensor<1x3x2x2xf32>
+  return %0 : tensor<1x3x2x2xf32>
+}
+
+// -----
+
+// max_pool2d pads with -inf and reduces the window dimension; avg_pool2d
+// without count_include_pad divides by each window's count of input
+// elements.
+// CHECK-LABEL: func.func @pools
+// CHECK-DAG: jeet.constant dense<[4.000000e+00, 6.000000e+00, 4.000000e+00, 6.000000e+00, 9.000000e+00, 6.000000e+00, 4.000000e+00, 6.000000e+00, 4.000000e+00]> : tensor<9xf32>
+// CHECK-DAG: jeet.constant dense<0xFF800000> : tensor<f32>
+// CHECK: jeet.reduce_max %{{.*}} {axes = array<i64: 2>} : tensor<1x1x9x9xf32> -> tensor<1x1x9xf32>
+// CHECK: jeet.reduce_sum %{{.*}} {axes = array<i64: 2>} : tensor<1x1x9x9xf32> -> tensor<1x1x9xf32>
+// CHECK: jeet.div %{{.*}}, %{{.*}} : tensor<1x1x9xf32>, tensor<9xf32> -> tensor<1x1x9xf32>
+func.func @pools(%x: tensor<1x1x3x3xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) {
+  %0 = jeet.max_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x3x3xf32> -> tensor<1x1x3x3xf32>
+  %1 = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x1x3x3xf32> -> tensor<1x1x3x3xf32>
+  return %0, %1 : tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>
 }

@@ -367,3 +367,34 @@ func.func @softmax_of_matmul(%a: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> ten
   %1 = jeet.softmax %0 {axis = 1 : i64} : tensor<8x16xf32>
   return %1 : tensor<8x16xf32>
 }
+
+// -----
+
+// Comparisons, selects and the logical ops are elementwise: a matmul takes a
+// leaky relu written with them (and a mask combined with `and`) as its
+// epilogue, one group.
+// CHECK-LABEL: func.func @compare_select_epilogue
+// SOFTMAX-LABEL: func.func @compare_select_epilogue
+// CHECK: jeet.fusion
+// CHECK: jeet.matmul
+// CHECK-NEXT: jeet.gt
+// CHECK-NEXT: jeet.mul
+// CHECK-NEXT: jeet.select
+// CHECK-NEXT: jeet.lt
+// CHECK-NEXT: jeet.and
+// CHECK-NEXT: jeet.select
+// CHECK-NEXT: jeet.yield
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+func.func @compare_select_epilogue(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %m: tensor<4xi1>) -> tensor<8x4xf32> {
+  %z = jeet.constant dense<0.0> : tensor<f32>
+  %s = jeet.constant dense<0.1> : tensor<f32>
+  %0 = jeet.matmul %x, %w : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %1 = jeet.gt %0, %z : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xi1>
+  %2 = jeet.mul %0, %s : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %3 = jeet.select %1, %0, %2 : tensor<8x4xi1>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %4 = jeet.lt %3, %s : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xi1>
+  %5 = jeet.and %4, %m : tensor<8x4xi1>, tensor<4xi1> -> tensor<8x4xi1>
+  %6 = jeet.select %5, %z, %3 : tensor<8x4xi1>, tensor<f32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  return %6 : tensor<8x4xf32>
+}

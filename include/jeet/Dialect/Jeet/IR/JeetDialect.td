@@ -17,9 +17,10 @@ def Jeet_Dialect : Dialect {
     The `jeet` dialect captures a tensor graph as it was declared by a
     frontend: elementwise arithmetic with numpy broadcasting, matrix products,
     shape manipulation, reductions and a few composites. Every op works on
-    statically shaped builtin ranked tensors of `f32`, `f16`, `bf16` or `i32`
-    and has value semantics. `jeet.fusion` groups ops into one kernel; it is
-    made by the `jeet-fuse` pass.
+    statically shaped builtin ranked tensors of `f32`, `f16`, `bf16`, `i32`,
+    `i64` or `i1` (booleans: the results of comparisons) and has value
+    semantics; each op says which of these it takes. `jeet.fusion` groups
+    ops into one kernel; it is made by the `jeet-fuse` pass.
   }];
   let cppNamespace = "::jeet";
   let hasConstantMaterializer = 1;
@@ -29,7 +30,15 @@ def Jeet_Dialect : Dialect {
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-def Jeet_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32]>;
+// Every element type of the dialect: ops that move or convert elements
+// (shape ops, constants, cast, select, concat, ...) take all of them.
+def Jeet_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64, I1]>;
+// Numbers: the element types of arithmetic.
+def Jeet_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I64]>;
 def Jeet_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
+def Jeet_IntegerTensor : StaticShapeTensorOf<[I32, I64]>;
+// Booleans, and integers for the bitwise form of the logical ops.
+def Jeet_LogicalTensor : StaticShapeTensorOf<[I1, I32, I64]>;
+def Jeet_BoolTensor : StaticShapeTensorOf<[I1]>;
 
 #endif // JEET_DIALECT_JEET_IR_JEETDIALECT_TD

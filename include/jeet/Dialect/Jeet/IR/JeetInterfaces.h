@@ -29,7 +29,8 @@ mlir::Value buildScalarConstant(mlir::OpBuilder &builder, mlir::Location loc,
 /// Converts the scalar `value` to the element type `to` as `jeet.cast`
 /// converts elements: floats round to nearest even (f16 <-> bf16 through
 /// f32), float to integer truncates toward zero, integer to float rounds to
-/// nearest.
+/// nearest, wider integers wrap to narrower ones; a number becomes the
+/// boolean `x != 0` (NaN is true) and a boolean the number 0 or 1.
 mlir::Value buildScalarConversion(mlir::OpBuilder &builder, mlir::Location loc,
                                   mlir::Value value, mlir::Type to);
 

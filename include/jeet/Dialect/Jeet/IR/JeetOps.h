@@ -41,6 +41,21 @@ llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,
                                         llvm::ArrayRef<int64_t> axes,
                                         bool keepdims);
 
+/// The elements a slice `start:stop:step` of a dimension of `size` takes
+/// (Python's and numpy's semantics): the first one and how many.
+struct SliceBounds {
+  int64_t start;
+  int64_t count;
+};
+SliceBounds getSliceBounds(int64_t size, int64_t start, int64_t stop,
+                           int64_t step);
+
+/// The shape a matmul operand of `type` is multiplied as: a 1-D lhs `(K)` is
+/// the row `(1, K)`, a 1-D rhs the column `(K, 1)`, as numpy promotes them;
+/// other shapes as they are.
+llvm::SmallVector<int64_t> promoteMatmulOperand(mlir::RankedTensorType type,
+                                                bool isLhs);
+
 } // namespace jeet
 
 #endif // JEET_DIALECT_JEET_IR_JEETOPS_H

@@ -62,7 +62,8 @@ def Jeet_ConstantOp : Jeet_Op<"constant",
 // `floatOp` and `intOp` name them; otherwise the op defines `buildScalar`.
 class Jeet_BinaryElementwiseOp<string mnemonic, string what,
                                string floatOp = "", string intOp = "",
-                               Type tensorType = Jeet_Tensor>
+                               Type tensorType = Jeet_NumericTensor,
+                               string exampleType = "f32">
     : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
                          DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Elementwise " # what # " with numpy broadcasting";
@@ -72,7 +73,8 @@ class Jeet_BinaryElementwiseOp<string mnemonic, string what,
     size 1 stretches) and must have the same element type.
 
     ```mlir
-    %r = jeet.}] # mnemonic # [{ %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+    %r = jeet.}] # mnemonic # [{ %a, %b : tensor<4x3x}] # exampleType #
+    [{>, tensor<3x}] # exampleType # [{> -> tensor<4x3x}] # exampleType # [{>
     ```
   }];
   let arguments = (ins tensorType:$lhs, tensorType:$rhs);
@@ -117,6 +119,113 @@ def Jeet_MinOp : Jeet_BinaryElementwiseOp<"min",
 def Jeet_PowOp : Jeet_BinaryElementwiseOp<"pow", "power `lhs ** rhs`",
     "", "", Jeet_FloatTensor>;
 
+// Logical ops on booleans, bitwise on integers (as numpy's `&`, `|`, `^`).
+def Jeet_AndOp : Jeet_BinaryElementwiseOp<"and",
+    "logical and (bitwise on integers)",
+    "::mlir::arith::AndIOp", "::mlir::arith::AndIOp", Jeet_LogicalTensor,
+    "i1">;
+def Jeet_OrOp : Jeet_BinaryElementwiseOp<"or",
+    "logical or (bitwise on integers)",
+    "::mlir::arith::OrIOp", "::mlir::arith::OrIOp", Jeet_LogicalTensor, "i1">;
+def Jeet_XorOp : Jeet_BinaryElementwiseOp<"xor",
+    "logical exclusive or (bitwise on integers)",
+    "::mlir::arith::XOrIOp", "::mlir::arith::XOrIOp", Jeet_LogicalTensor,
+    "i1">;
+
+//===----------------------------------------------------------------------===//
+// Comparisons
+//===----------------------------------------------------------------------===//
+
+// A comparison of two tensors of one element type, broadcast with numpy's
+// rules, whose result is a tensor of booleans (i1). `floatPredicate` is an
+// arith::CmpFPredicate, `intPredicate` an arith::CmpIPredicate for signed
+// integers; booleans compare as 0 and 1 (false < true).
+class Jeet_CompareOp<string mnemonic, string what, string floatPredicate,
+                     string intPredicate, string boolPredicate>
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
+  let summary = "Elementwise comparison `" # what #
+                "` with numpy broadcasting";
+  let description = [{
+    Compares two tensors element by element, `}] # what # [{`, as numpy
+    does: the operands broadcast with numpy's rules and must have the same
+    element type; the result is a tensor of booleans (`i1`). A comparison
+    with NaN is false, except `ne`, which is true. Integers compare as
+    signed numbers, booleans as 0 and 1. Floats of 16 bits compare exactly
+    (as f32).
+
+    ```mlir
+    %r = jeet.}] # mnemonic # [{ %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xi1>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$lhs, Jeet_Tensor:$rhs);
+  let results = (outs Jeet_BoolTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      if (::mlir::failed(::jeet::detail::inferBroadcastResultType(
+              getOperationName(), location, adaptor.getLhs().getType(),
+              adaptor.getRhs().getType(), results)))
+        return ::mlir::failure();
+      results.back() = ::llvm::cast<::mlir::RankedTensorType>(results.back())
+                           .clone(::mlir::IntegerType::get(context, 1));
+      return ::mlir::success();
+    }
+    ::mlir::Value $cppClass::buildScalar(::mlir::OpBuilder &builder,
+                                         ::mlir::Location loc,
+                                         ::mlir::ValueRange operands) {
+      return ::jeet::detail::buildComparison(builder, loc, operands,
+          ::mlir::arith::CmpFPredicate::}] # floatPredicate # [{,
+          ::mlir::arith::CmpIPredicate::}] # intPredicate # [{,
+          ::mlir::arith::CmpIPredicate::}] # boolPredicate # [{);
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::jeet::detail::foldComparison(
+          adaptor.getLhs(), adaptor.getRhs(), getType(),
+          ::mlir::arith::CmpFPredicate::}] # floatPredicate # [{,
+          ::mlir::arith::CmpIPredicate::}] # intPredicate # [{,
+          ::mlir::arith::CmpIPredicate::}] # boolPredicate # [{);
+    }
+  }];
+}
+
+def Jeet_EqOp : Jeet_CompareOp<"eq", "lhs == rhs", "OEQ", "eq", "eq">;
+def Jeet_NeOp : Jeet_CompareOp<"ne", "lhs != rhs", "UNE", "ne", "ne">;
+def Jeet_LtOp : Jeet_CompareOp<"lt", "lhs < rhs", "OLT", "slt", "ult">;
+def Jeet_LeOp : Jeet_CompareOp<"le", "lhs <= rhs", "OLE", "sle", "ule">;
+def Jeet_GtOp : Jeet_CompareOp<"gt", "lhs > rhs", "OGT", "sgt", "ugt">;
+def Jeet_GeOp : Jeet_CompareOp<"ge", "lhs >= rhs", "OGE", "sge", "uge">;
+
+def Jeet_SelectOp : Jeet_Op<"select",
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
+  let summary = "Chooses elements of two tensors by a boolean tensor";
+  let description = [{
+    `condition ? true_value : false_value` element by element, numpy's
+    `where`: the three operands broadcast with numpy's rules, the condition
+    is a tensor of booleans (`i1`) and the two values have the same element
+    type, which is the result's.
+
+    ```mlir
+    %r = jeet.select %c, %a, %b : tensor<4x3xi1>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_BoolTensor:$condition, Jeet_Tensor:$true_value,
+                       Jeet_Tensor:$false_value);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    type($condition) `,` type($true_value) `,` type($false_value) `->`
+    type($result)
+  }];
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Unary elementwise ops
 //===----------------------------------------------------------------------===//
@@ -127,7 +236,8 @@ def Jeet_PowOp : Jeet_BinaryElementwiseOp<"pow", "power `lhs ** rhs`",
 // `buildScalar`.
 class Jeet_UnaryElementwiseOp<string mnemonic, string what,
                               Type tensorType = Jeet_FloatTensor,
-                              string mathOp = "", list<Trait> traits = []>
+                              string mathOp = "", list<Trait> traits = [],
+                              string exampleType = "f32">
     : Jeet_Op<mnemonic, traits # [Pure, InferTypeOpAdaptor,
                          DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Computes " # what # " elementwise";
@@ -136,7 +246,7 @@ class Jeet_UnaryElementwiseOp<string mnemonic, string what,
     operand's type.
 
     ```mlir
-    %r = jeet.}] # mnemonic # [{ %x : tensor<4x3xf32>
+    %r = jeet.}] # mnemonic # [{ %x : tensor<4x3x}] # exampleType # [{>
     ```
   }];
   let arguments = (ins tensorType:$input);
@@ -157,12 +267,16 @@ class Jeet_UnaryMathOp<string mnemonic, string what, string mathOp>
     : Jeet_UnaryElementwiseOp<mnemonic, what, Jeet_FloatTensor, mathOp>;
 
 let hasFolder = 1 in {
-def Jeet_NegOp : Jeet_UnaryElementwiseOp<"neg", "the negation", Jeet_Tensor>;
+def Jeet_NegOp : Jeet_UnaryElementwiseOp<"neg", "the negation",
+                                         Jeet_NumericTensor>;
 def Jeet_AbsOp : Jeet_UnaryElementwiseOp<"abs", "the absolute value",
-                                         Jeet_Tensor>;
+                                         Jeet_NumericTensor>;
 def Jeet_ReluOp : Jeet_UnaryElementwiseOp<"relu",
     "the rectifier `max(x, 0)` (NaN stays NaN, -0.0 becomes +0.0)",
-    Jeet_Tensor>;
+    Jeet_NumericTensor>;
+def Jeet_NotOp : Jeet_UnaryElementwiseOp<"not",
+    "the logical negation (bitwise on integers, numpy's `~`)",
+    Jeet_LogicalTensor, "", [], "i1">;
 }
 def Jeet_ExpOp : Jeet_UnaryMathOp<"exp", "the exponential",
                                   "::mlir::math::ExpOp">;
@@ -174,31 +288,68 @@ def Jeet_RsqrtOp : Jeet_UnaryMathOp<"rsqrt", "the reciprocal square root",
                                     "::mlir::math::RsqrtOp">;
 def Jeet_TanhOp : Jeet_UnaryMathOp<"tanh", "the hyperbolic tangent",
                                    "::mlir::math::TanhOp">;
+def Jeet_ErfOp : Jeet_UnaryMathOp<"erf", "the error function",
+                                  "::mlir::math::ErfOp">;
+def Jeet_SinOp : Jeet_UnaryMathOp<"sin", "the sine", "::mlir::math::SinOp">;
+def Jeet_CosOp : Jeet_UnaryMathOp<"cos", "the cosine", "::mlir::math::CosOp">;
 def Jeet_SigmoidOp : Jeet_UnaryElementwiseOp<"sigmoid",
     "the logistic sigmoid `1 / (1 + exp(-x))`">;
-def Jeet_GeluOp : Jeet_UnaryElementwiseOp<"gelu",
-    "the GELU activation in its tanh form "
-    "`0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`",
+def Jeet_GeluOp : Jeet_UnaryElementwiseOp<"gelu", "the GELU activation",
     Jeet_FloatTensor, "",
-    [DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]>;
+    [DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let description = [{
+    Computes the GELU activation of every element in one of the two forms
+    of PyTorch's `gelu` (and ONNX's `Gelu`), chosen by `approximate`:
+
+    - `"none"` (the default, as in PyTorch and ONNX), the exact form
+      `0.5 x (1 + erf(x / sqrt(2)))`;
+    - `"tanh"`, the approximation
+      `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
+
+    Before `approximate` existed, `jeet.gelu` was the tanh form: IR written
+    then means the exact form now unless it says `approximate = "tanh"`.
+    The result has the operand's type.
+
+    ```mlir
+    %r = jeet.gelu %x : tensor<4x3xf32>
+    %t = jeet.gelu %x {approximate = "tanh"} : tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_FloatTensor:$input,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The values of `approximate`.
+    static constexpr ::llvm::StringLiteral kExactForm = "none";
+    static constexpr ::llvm::StringLiteral kTanhApproximation = "tanh";
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def Jeet_MatmulOp : Jeet_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+def Jeet_MatmulOp : Jeet_Op<"matmul",
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
   let summary = "Matrix product with broadcast batch dimensions";
   let description = [{
     Multiplies `(..., M, K)` by `(..., K, N)` giving `(..., M, N)`, as numpy's
-    `matmul` does for operands of rank 2 or more: the leading batch
-    dimensions broadcast with numpy's rules.
+    `matmul` does: the leading batch dimensions broadcast with numpy's
+    rules. A 1-D operand is promoted as numpy promotes it: a `(K)` lhs is a
+    row `(1, K)` and a `(K)` rhs a column `(K, 1)`, and the promoted
+    dimension is dropped from the result (vector-matrix `(K) x (K, N)` is
+    `(N)`, matrix-vector `(..., M, K) x (K)` is `(..., M)`, a dot product of
+    two vectors is a 0-d tensor). `jeet-decompose` rewrites a product with a
+    1-D operand as one of matrices between reshapes.
 
     ```mlir
     %c = jeet.matmul %a, %b : tensor<8x64x32xf32>, tensor<32x16xf32> -> tensor<8x64x16xf32>
+    %v = jeet.matmul %a, %x : tensor<8x64x32xf32>, tensor<32xf32> -> tensor<8x64xf32>
     ```
   }];
-  let arguments = (ins Jeet_Tensor:$lhs, Jeet_Tensor:$rhs);
-  let results = (outs Jeet_Tensor:$result);
+  let arguments = (ins Jeet_NumericTensor:$lhs, Jeet_NumericTensor:$rhs);
+  let results = (outs Jeet_NumericTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
@@ -244,6 +395,93 @@ def Jeet_ReshapeOp : Jeet_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
+def Jeet_ConcatOp : Jeet_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Joins tensors along one axis";
+  let description = [{
+    The inputs one after the other along `axis` (in `[0, rank)`), as numpy's
+    `concatenate`: they have one rank and one element type, and the same
+    sizes in every other dimension.
+
+    ```mlir
+    %c = jeet.concat %a, %b {axis = 0 : i64} : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<6x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Jeet_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Jeet_SliceOp : Jeet_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "A strided slice of a tensor";
+  let description = [{
+    Element `i` of dimension `d` of the result is element
+    `start[d] + i * step[d]` of the input, as Python's and numpy's
+    `x[start:stop:step]` in every dimension: `starts`, `stops` and `steps`
+    have one entry per dimension; a negative start or stop counts from the
+    end, and both are clamped to the dimension (so any value beyond it means
+    "to the end"); a step is not 0, and a negative one walks backwards
+    (`starts = -1, stops = INT64_MIN, steps = -1` reverses a dimension).
+
+    ```mlir
+    %s = jeet.slice %x {starts = array<i64: 1, -1>, stops = array<i64: 3, -9223372036854775808>, steps = array<i64: 1, -2>} : tensor<4x6xf32> -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$stops, DenseI64ArrayAttr:$steps);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
+}
+
+def Jeet_GatherOp : Jeet_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Takes the slices of a tensor that indices name";
+  let description = [{
+    Numpy's `take(data, indices, axis)` and ONNX's `Gather` (an embedding
+    lookup along axis 0): the result has the shape
+    `data.shape[:axis] + indices.shape + data.shape[axis + 1:]`, and its
+    element at `(i..., j..., k...)` is `data[i..., indices[j...], k...]`.
+    Indices are `i32` or `i64`; one in `[-n, 0)` counts from the end (`n`
+    the size of `axis`), and one outside `[-n, n)` is clamped to the
+    nearest valid index (below `-n`: 0; at or above `n`: `n - 1`), so every
+    index reads an element of `data` and the result is always defined.
+
+    ```mlir
+    %e = jeet.gather %table, %ids {axis = 0 : i64} : tensor<1000x64xf32>, tensor<8x16xi64> -> tensor<8x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$data, Jeet_IntegerTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices attr-dict `:` type($data) `,` type($indices) `->`
+    type($result)
+  }];
+}
+
+def Jeet_PadOp : Jeet_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Pads a tensor with a constant";
+  let description = [{
+    Adds `low[d]` elements before and `high[d]` after dimension `d` (both
+    at least 0, one entry per dimension), all equal to `value`, a 0-d tensor
+    of the input's element type: numpy's `pad` in `constant` mode.
+
+    ```mlir
+    %p = jeet.pad %x, %zero {low = array<i64: 0, 1>, high = array<i64: 2, 1>} : tensor<2x3xf32>, tensor<f32> -> tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input, Jeet_Tensor:$value,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $value attr-dict `:` type($input) `,` type($value) `->`
+    type($result)
+  }];
+  let hasFolder = 1;
+}
+
 def Jeet_BroadcastToOp : Jeet_Op<"broadcast_to",
     [Pure, DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Broadcasts a tensor to a shape";
@@ -271,7 +509,7 @@ def Jeet_BroadcastToOp : Jeet_Op<"broadcast_to",
 // of elements.
 class Jeet_ReductionOp<string mnemonic, string what, string floatCombiner,
                        string intCombiner, bit widensLowPrecision,
-                       bit mean = 0, Type tensorType = Jeet_Tensor,
+                       bit mean = 0, Type tensorType = Jeet_NumericTensor,
                        list<Trait> traits = []>
     : Jeet_Op<mnemonic, traits # [Pure, InferTypeOpAdaptor,
                          DeclareOpInterfaceMethods<Jeet_ReductionOpInterface>]> {
@@ -326,6 +564,86 @@ def Jeet_ReduceMaxOp : Jeet_ReductionOp<"reduce_max", "maximum", "maximumf",
 def Jeet_ReduceMeanOp : Jeet_ReductionOp<"reduce_mean", "mean", "addf", "",
     /*widensLowPrecision=*/1, /*mean=*/1, Jeet_FloatTensor,
     [DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]>;
+def Jeet_ReduceMinOp : Jeet_ReductionOp<"reduce_min", "minimum", "minimumf",
+                                        "mins", /*widensLowPrecision=*/0>;
+def Jeet_ReduceProdOp : Jeet_ReductionOp<"reduce_prod", "product", "mulf",
+                                         "muli", /*widensLowPrecision=*/1>;
+
+// Indices are i64, as in numpy, PyTorch and ONNX.
+def Jeet_IndexTensor : StaticShapeTensorOf<[I64]>;
+
+// The index of the extreme element along one axis, defined by its
+// decomposition: the extreme value, the positions that hold it (or NaN),
+// and the least of those positions.
+class Jeet_ArgReductionOp<string mnemonic, string what>
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let summary = "The index of the " # what # " along one axis";
+  let description = [{
+    The index (`i64`) along `axis` (in `[0, rank)`) of the }] # what #
+    [{ of each slice, as numpy's `arg}] # !substr(mnemonic, 3) # [{`: the
+    first such index where several elements are equal, and the first NaN
+    where the slice has one. With `keepdims` the axis stays as size 1;
+    otherwise it is dropped. `jeet-decompose` rewrites it as
+    `reduce_}] # !substr(mnemonic, 3) # [{`, a comparison that marks the
+    positions of the result (or NaN), a `select` of their `iota` indices
+    (others: the axis size) and a `reduce_min`.
+
+    ```mlir
+    %i = jeet.}] # mnemonic # [{ %x {axis = 1 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins Jeet_NumericTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs Jeet_IndexTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, ::std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::jeet::detail::inferArgReductionResultType(
+          getOperationName(), location, adaptor.getInput().getType(),
+          adaptor.getAxisAttr(), adaptor.getKeepdims(), results);
+    }
+    ::mlir::FailureOr<::mlir::Value>
+    $cppClass::decompose(::mlir::OpBuilder &builder,
+                         ::mlir::ValueRange operands) {
+      return ::jeet::detail::decomposeArgReduction(
+          builder, getLoc(), operands[0], getAxis(), getKeepdims(),
+          /*maximum=*/}] # !if(!eq(mnemonic, "argmax"), "true", "false") # [{);
+    }
+  }];
+}
+
+def Jeet_ArgmaxOp : Jeet_ArgReductionOp<"argmax", "maximum">;
+def Jeet_ArgminOp : Jeet_ArgReductionOp<"argmin", "minimum">;
+
+//===----------------------------------------------------------------------===//
+// Generators
+//===----------------------------------------------------------------------===//
+
+def Jeet_IotaOp : Jeet_Op<"iota", [Pure]> {
+  let summary = "The indices along one axis";
+  let description = [{
+    A tensor whose every element is its own index along `axis` (in
+    `[0, rank)`), converted to the element type: `iota` of
+    `tensor<2x3xi64>` along axis 1 is `[[0, 1, 2], [0, 1, 2]]`. Small ones
+    (at most 1024 elements) fold to constants.
+
+    ```mlir
+    %i = jeet.iota {axis = 1 : i64} : tensor<2x3xi64>
+    ```
+  }];
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs Jeet_NumericTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The largest iota folded into a constant.
+    static constexpr int64_t kMaxFoldedElements = 1024;
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Composites
@@ -351,6 +669,94 @@ def Jeet_SoftmaxOp : Jeet_Op<"softmax",
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+// The windows of these ops are defined as in ONNX and PyTorch: `strides` and
+// `dilations` have one entry per spatial dimension (H, W), each at least 1;
+// `padding` is `[top, left, bottom, right]`, each at least 0; an output
+// dimension has `(in + begin + end - dilation * (kernel - 1) - 1) / stride +
+// 1` elements (rounded down), at least 1.
+def Jeet_Conv2dOp : Jeet_Op<"conv2d",
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let summary = "2-D convolution, NCHW input and OIHW filter";
+  let description = [{
+    The cross-correlation of PyTorch's `conv2d` and ONNX's `Conv`: an input
+    `(N, C, H, W)` and a filter `(O, C / groups, KH, KW)` of one element type
+    give `(N, O, OH, OW)`; the channels split into `groups` (which divides
+    `C` and `O`), and output channel `o` sees the input channels of its
+    group. The input is padded with zeros. f16 and bf16 accumulate in f32.
+    `jeet-decompose` rewrites it as a zero `pad`, a `gather` of the windows
+    (im2col) and a `matmul` between reshapes, so the CPU and GPU matmul
+    kernels compute it.
+
+    ```mlir
+    %y = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_NumericTensor:$input, Jeet_NumericTensor:$filter,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$groups);
+  let results = (outs Jeet_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter attr-dict `:` type($input) `,` type($filter) `->`
+    type($result)
+  }];
+}
+
+class Jeet_Pool2dOp<string mnemonic, string what>
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let summary = "2-D " # what # " pooling of an NCHW tensor";
+  let arguments = (ins Jeet_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations);
+  let results = (outs Jeet_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Jeet_MaxPool2dOp : Jeet_Pool2dOp<"max_pool2d", "max"> {
+  let description = [{
+    The maximum of each `kernel_shape` window of each channel of an input
+    `(N, C, H, W)`, as PyTorch's `max_pool2d` and ONNX's `MaxPool`: padding
+    is never the maximum (it is -inf), and NaN propagates.
+    `jeet-decompose` rewrites it as a `pad`, a `gather` of the windows and a
+    `reduce_max`.
+
+    ```mlir
+    %y = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+    ```
+  }];
+}
+
+def Jeet_AvgPool2dOp : Jeet_Op<"avg_pool2d",
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
+  let summary = "2-D average pooling of an NCHW tensor";
+  let description = [{
+    The mean of each `kernel_shape` window of each channel of an input
+    `(N, C, H, W)`, as PyTorch's `avg_pool2d` and ONNX's `AveragePool`
+    (`dilations` as the max pooling's): with `count_include_pad` (PyTorch's
+    default) the padding counts as zeros in the mean; without it (ONNX's
+    default) only the window's input elements count. f16 and bf16 sum in
+    f32. `jeet-decompose` rewrites it as a zero `pad`, a `gather` of the
+    windows, a `reduce_sum` and a division.
+
+    ```mlir
+    %y = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_FloatTensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad);
+  let results = (outs Jeet_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
 // Conversion
 //===----------------------------------------------------------------------===//
 
@@ -360,10 +766,14 @@ def Jeet_CastOp : Jeet_Op<"cast",
   let description = [{
     Converts every element to the result's element type: floats round to
     nearest even, float to integer truncates toward zero, integer to float
-    rounds to nearest. Shapes must agree.
+    rounds to nearest, a wider integer wraps to a narrower one (`i64` to
+    `i32` keeps the low 32 bits). As numpy does, a number becomes the
+    boolean `x != 0` (NaN is true) and a boolean becomes 0 or 1. Shapes must
+    agree.
 
     ```mlir
     %h = jeet.cast %x : tensor<4xf32> -> tensor<4xf16>
+    %b = jeet.cast %i : tensor<4xi64> -> tensor<4xi1>
     ```
   }];
   let arguments = (ins Jeet_Tensor:$input);

@@ -1,0 +1,30 @@
+//===- DataMovement.h - concat, slice, gather and pad as linalg -*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+// Internal to lib/Conversion/JeetToLinalg: the lowering of the ops that move
+// elements, given the tensors of their operands.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_LIB_CONVERSION_JEETTOLINALG_DATAMOVEMENT_H
+#define JEET_LIB_CONVERSION_JEETTOLINALG_DATAMOVEMENT_H
+
+#include "mlir/IR/Builders.h"
+
+namespace jeet {
+class ConcatOp;
+class GatherOp;
+class PadOp;
+class SliceOp;
+
+mlir::Value emitSlice(mlir::OpBuilder &b, SliceOp op, mlir::Value input);
+mlir::Value emitConcat(mlir::OpBuilder &b, ConcatOp op,
+                       mlir::ValueRange inputs);
+mlir::Value emitGather(mlir::OpBuilder &b, GatherOp op, mlir::Value data,
+                       mlir::Value indices);
+mlir::Value emitPad(mlir::OpBuilder &b, PadOp op, mlir::Value input,
+                    mlir::Value value);
+} // namespace jeet
+
+#endif // JEET_LIB_CONVERSION_JEETTOLINALG_DATAMOVEMENT_H

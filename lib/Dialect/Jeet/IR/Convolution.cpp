@@ -1,0 +1,342 @@
+//===- Convolution.cpp - conv2d and 2-D pooling as im2col -----------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// conv2d, max_pool2d and avg_pool2d: type inference and their decomposition
+// into other jeet ops. All three gather the windows of the padded input
+// (im2col): the spatial dimensions are flattened, and one jeet.gather with a
+// constant index per (window element, output position) gives
+// (N, C, KH * KW, OH * OW), kernel-major, so that a convolution is a matmul
+// of the filter (O, C * KH * KW) with it, and a pooling a reduction over
+// its third dimension. The CPU and GPU code generators then compute them
+// with their matmul and reduction kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Dialect/Jeet/IR/JeetOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace jeet;
+
+namespace {
+
+/// The number of spatial dimensions, and of entries of `padding`.
+constexpr int64_t kSpatialDims = 2;
+constexpr int64_t kPaddingEntries = 2 * kSpatialDims;
+/// NCHW and OIHW.
+constexpr int64_t kRank = 4;
+
+/// The geometry of the windows of a 2-D convolution or pooling.
+struct Window {
+  int64_t kernel[kSpatialDims];
+  int64_t strides[kSpatialDims];
+  int64_t dilations[kSpatialDims];
+  /// top, left, bottom, right.
+  int64_t padding[kPaddingEntries];
+  /// The input's and the output's spatial sizes.
+  int64_t in[kSpatialDims];
+  int64_t out[kSpatialDims];
+
+  int64_t padded(int64_t d) const {
+    return in[d] + padding[d] + padding[d + kSpatialDims];
+  }
+};
+
+std::string formatList(ArrayRef<int64_t> values) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(values, os);
+  return text + "]";
+}
+
+/// Checks the window attributes against the input type (rank 4) and fills
+/// `window`; emits an error naming the op otherwise.
+LogicalResult getWindow(StringRef name, std::optional<Location> loc,
+                        RankedTensorType input, ArrayRef<int64_t> kernel,
+                        DenseI64ArrayAttr strides, DenseI64ArrayAttr padding,
+                        DenseI64ArrayAttr dilations, Window &window) {
+  if (!strides || !padding || !dilations)
+    return emitOptionalError(loc, "'", name, "' op requires attributes ",
+                             "'strides', 'padding' and 'dilations'");
+  if (input.getRank() != kRank)
+    return emitOptionalError(
+        loc, "'", name, "' op expects an NCHW input of rank 4, got ", input);
+  struct Entries {
+    const char *what;
+    ArrayRef<int64_t> values;
+    int64_t count;
+    int64_t min;
+  } entries[] = {{"strides", strides.asArrayRef(), kSpatialDims, 1},
+                 {"padding", padding.asArrayRef(), kPaddingEntries, 0},
+                 {"dilations", dilations.asArrayRef(), kSpatialDims, 1}};
+  for (const Entries &e : entries) {
+    if (static_cast<int64_t>(e.values.size()) != e.count ||
+        llvm::any_of(e.values, [&](int64_t v) { return v < e.min; }))
+      return emitOptionalError(loc, "'", name, "' op ", e.what, " ",
+                               formatList(e.values), " must have ", e.count,
+                               " entries of at least ", e.min);
+  }
+  for (int64_t d = 0; d < kSpatialDims; ++d) {
+    window.kernel[d] = kernel[d];
+    window.strides[d] = strides[d];
+    window.dilations[d] = dilations[d];
+    window.padding[d] = padding[d];
+    window.padding[d + kSpatialDims] = padding[d + kSpatialDims];
+    window.in[d] = input.getDimSize(d + kRank - kSpatialDims);
+    int64_t span = window.dilations[d] * (window.kernel[d] - 1) + 1;
+    int64_t room = window.padded(d) - span;
+    if (window.kernel[d] < 1 || room < 0)
+      return emitOptionalError(
+          loc, "'", name, "' op a window of ", formatList(kernel),
+          " (dilations ", formatList(dilations.asArrayRef()),
+          ") does not fit the padded input ", input, " (padding ",
+          formatList(padding.asArrayRef()), ")");
+    window.out[d] = room / window.strides[d] + 1;
+  }
+  return success();
+}
+
+/// A rank-0 jeet constant.
+Value scalarConstant(OpBuilder &b, Location loc, TypedAttr value) {
+  auto type = RankedTensorType::get({}, value.getType());
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
+}
+
+Value reshape(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(x.getType());
+  return ReshapeOp::create(b, loc, type.clone(shape), x);
+}
+
+/// The windows of `x` (N, C, H, W) padded with `padValue`:
+/// (N, C, KH * KW, OH * OW), element (n, c, kh * KW + kw, oh * OW + ow)
+/// being padded x at (oh * sh + kh * dh, ow * sw + kw * dw).
+Value gatherWindows(OpBuilder &b, Location loc, Value x, const Window &w,
+                    TypedAttr padValue) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  SmallVector<int64_t> low = {0, 0, w.padding[0], w.padding[1]};
+  SmallVector<int64_t> high = {0, 0, w.padding[2], w.padding[3]};
+  Value padded =
+      PadOp::create(b, loc, x, scalarConstant(b, loc, padValue), low, high);
+  int64_t paddedWidth = w.padded(1);
+  Value flat = reshape(b, loc, padded, {n, c, w.padded(0) * paddedWidth});
+  SmallVector<int64_t> indices;
+  for (int64_t kh = 0; kh < w.kernel[0]; ++kh)
+    for (int64_t kw = 0; kw < w.kernel[1]; ++kw)
+      for (int64_t oh = 0; oh < w.out[0]; ++oh)
+        for (int64_t ow = 0; ow < w.out[1]; ++ow)
+          indices.push_back((oh * w.strides[0] + kh * w.dilations[0]) *
+                                paddedWidth +
+                            ow * w.strides[1] + kw * w.dilations[1]);
+  int64_t windowSize = w.kernel[0] * w.kernel[1];
+  int64_t positions = w.out[0] * w.out[1];
+  auto indexType =
+      RankedTensorType::get({windowSize, positions}, b.getI64Type());
+  Value indexConstant = ConstantOp::create(
+      b, loc, DenseElementsAttr::get(indexType, ArrayRef<int64_t>(indices)));
+  return GatherOp::create(b, loc, flat, indexConstant, /*axis=*/2);
+}
+
+template <typename PoolOp>
+LogicalResult inferPool(std::optional<Location> loc,
+                        typename PoolOp::Adaptor adaptor,
+                        SmallVectorImpl<Type> &results, Window &window) {
+  StringRef name = PoolOp::getOperationName();
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input || !input.hasStaticShape())
+    return emitOptionalError(loc, "'", name,
+                             "' op expects a statically shaped tensor");
+  if (!adaptor.getKernelShapeAttr() ||
+      adaptor.getKernelShape().size() != kSpatialDims)
+    return emitOptionalError(loc, "'", name,
+                             "' op kernel_shape must have 2 entries");
+  if (failed(getWindow(name, loc, input, adaptor.getKernelShape(),
+                       adaptor.getStridesAttr(), adaptor.getPaddingAttr(),
+                       adaptor.getDilationsAttr(), window)))
+    return failure();
+  results.push_back(input.clone({input.getDimSize(0), input.getDimSize(1),
+                                 window.out[0], window.out[1]}));
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Conv2dOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto filter = dyn_cast<RankedTensorType>(adaptor.getFilter().getType());
+  if (!input || !filter || !input.hasStaticShape() || !filter.hasStaticShape())
+    return emitOptionalError(loc, "'", name,
+                             "' op expects statically shaped tensors");
+  if (input.getElementType() != filter.getElementType())
+    return emitOptionalError(
+        loc, "'", name, "' op input and filter element types differ: ", input,
+        " and ", filter);
+  if (filter.getRank() != kRank)
+    return emitOptionalError(
+        loc, "'", name, "' op expects an OIHW filter of rank 4, got ", filter);
+  if (!adaptor.getGroupsAttr())
+    return emitOptionalError(loc, "'", name,
+                             "' op requires attribute 'groups'");
+  int64_t groups = adaptor.getGroups();
+  Window window;
+  if (failed(getWindow(name, loc, input, filter.getShape().drop_front(2),
+                       adaptor.getStridesAttr(), adaptor.getPaddingAttr(),
+                       adaptor.getDilationsAttr(), window)))
+    return failure();
+  int64_t channels = input.getDimSize(1), outChannels = filter.getDimSize(0);
+  if (groups < 1 || channels % groups != 0 || outChannels % groups != 0 ||
+      filter.getDimSize(1) * groups != channels)
+    return emitOptionalError(
+        loc, "'", name, "' op input ", input, " and filter ", filter,
+        " do not agree with groups = ", groups,
+        " (the filter needs C / groups input channels, and groups must divide "
+        "C and O)");
+  results.push_back(input.clone(
+      {input.getDimSize(0), outChannels, window.out[0], window.out[1]}));
+  return success();
+}
+
+/// y = reshape(matmul(filter as (g, O/g, C/g * KH * KW), windows as
+/// (N, g, C/g * KH * KW, OH * OW))), with g = groups (no g dimension when it
+/// is 1).
+FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
+  Location loc = getLoc();
+  Value x = operands[0], filter = operands[1];
+  auto inputType = cast<RankedTensorType>(x.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  Window window;
+  if (failed(getWindow(getOperationName(), std::nullopt, inputType,
+                       filterType.getShape().drop_front(2), getStridesAttr(),
+                       getPaddingAttr(), getDilationsAttr(), window)))
+    return failure();
+  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
+  int64_t o = filterType.getDimSize(0), g = getGroups();
+  int64_t k = (c / g) * window.kernel[0] * window.kernel[1];
+  int64_t positions = window.out[0] * window.out[1];
+  Value windows = gatherWindows(
+      builder, loc, x, window,
+      cast<TypedAttr>(builder.getZeroAttr(inputType.getElementType())));
+  // Without groups, no group dimension: (O, K) x (N, K, OH * OW).
+  SmallVector<int64_t> filterShape = {o, k}, windowsShape = {n, k, positions};
+  if (g != 1) {
+    filterShape = {g, o / g, k};
+    windowsShape = {n, g, k, positions};
+  }
+  Value lhs = reshape(builder, loc, filter, filterShape);
+  Value rhs = reshape(builder, loc, windows, windowsShape);
+  Value product = MatmulOp::create(builder, loc, lhs, rhs);
+  return reshape(builder, loc, product, getType().getShape());
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  Window window;
+  return inferPool<MaxPool2dOp>(loc, adaptor, results, window);
+}
+
+LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  Window window;
+  return inferPool<AvgPool2dOp>(loc, adaptor, results, window);
+}
+
+/// The windows of a pooling op: its input, its attributes, its result type.
+template <typename PoolOp>
+static FailureOr<Window> poolWindow(PoolOp op, Value input) {
+  Window window;
+  if (failed(getWindow(PoolOp::getOperationName(), std::nullopt,
+                       cast<RankedTensorType>(input.getType()),
+                       op.getKernelShape(), op.getStridesAttr(),
+                       op.getPaddingAttr(), op.getDilationsAttr(), window)))
+    return failure();
+  return window;
+}
+
+/// reduce_max over the window dimension of the windows padded with -inf.
+FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
+                                        ValueRange operands) {
+  FailureOr<Window> window = poolWindow(*this, operands[0]);
+  if (failed(window))
+    return failure();
+  Location loc = getLoc();
+  auto type = cast<FloatType>(getType().getElementType());
+  auto negativeInfinity = builder.getFloatAttr(
+      type, APFloat::getInf(type.getFloatSemantics(), /*Negative=*/true));
+  Value windows =
+      gatherWindows(builder, loc, operands[0], *window, negativeInfinity);
+  SmallVector<int64_t> axes = {2};
+  Value max = ReduceMaxOp::create(builder, loc, windows, axes,
+                                  /*keepdims=*/false);
+  return reshape(builder, loc, max, getType().getShape());
+}
+
+/// reduce_sum over the window dimension of the windows padded with 0,
+/// divided by the window size or, without count_include_pad, by the number
+/// of input elements in each window (a constant per output position).
+FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
+                                        ValueRange operands) {
+  FailureOr<Window> window = poolWindow(*this, operands[0]);
+  if (failed(window))
+    return failure();
+  const Window &w = *window;
+  Location loc = getLoc();
+  Type elementType = getType().getElementType();
+  Value windows =
+      gatherWindows(builder, loc, operands[0], w,
+                    cast<TypedAttr>(builder.getZeroAttr(elementType)));
+  SmallVector<int64_t> axes = {2};
+  Value sum = ReduceSumOp::create(builder, loc, windows, axes,
+                                  /*keepdims=*/false);
+  Value divisor;
+  if (getCountIncludePad()) {
+    divisor = scalarConstant(
+        builder, loc,
+        builder.getFloatAttr(elementType,
+                             static_cast<double>(w.kernel[0] * w.kernel[1])));
+  } else {
+    // How many of a window's rows (columns) lie in the input.
+    auto inside = [&](int64_t d, int64_t position) {
+      int64_t count = 0;
+      for (int64_t k = 0; k < w.kernel[d]; ++k) {
+        int64_t at =
+            position * w.strides[d] + k * w.dilations[d] - w.padding[d];
+        count += at >= 0 && at < w.in[d];
+      }
+      return count;
+    };
+    SmallVector<Attribute> counts;
+    for (int64_t oh = 0; oh < w.out[0]; ++oh)
+      for (int64_t ow = 0; ow < w.out[1]; ++ow)
+        counts.push_back(builder.getFloatAttr(
+            elementType, static_cast<double>(inside(0, oh) * inside(1, ow))));
+    auto countType = RankedTensorType::get({w.out[0] * w.out[1]}, elementType);
+    divisor = ConstantOp::create(builder, loc,
+                                 DenseElementsAttr::get(countType, counts));
+  }
+  Value mean = DivOp::create(builder, loc, sum, divisor);
+  return reshape(builder, loc, mean, getType().getShape());
+}

@@ -1,0 +1,143 @@
+"""conv2d (NCHW/OIHW; strides, padding, dilations, groups) and 2-D max and
+average pooling through jeet-run on the CPU and the GPU (the `run` fixture),
+on fresh random inputs, against float64 numpy references written here."""
+import numpy as np
+import pytest
+
+from jeetrun import assert_close, mlir_type
+
+
+def windows(x, kernel, strides, padding, dilations, pad_value):
+    """(N, C, KH, KW, OH, OW): the windows of x padded with pad_value."""
+    n, c, h, w = x.shape
+    top, left, bottom, right = padding
+    xp = np.full((n, c, h + top + bottom, w + left + right), pad_value,
+                 dtype=np.float64)
+    xp[:, :, top:top + h, left:left + w] = x
+    kh, kw = kernel
+    oh = (xp.shape[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (xp.shape[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    out = np.empty((n, c, kh, kw, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            r0, c0 = i * dilations[0], j * dilations[1]
+            out[:, :, i, j] = xp[:, :, r0:r0 + strides[0] * (oh - 1) + 1:strides[0],
+                                 c0:c0 + strides[1] * (ow - 1) + 1:strides[1]]
+    return out
+
+
+def conv2d_reference(x, w, strides, padding, dilations, groups):
+    o, cg, kh, kw = w.shape
+    win = windows(x.astype(np.float64), (kh, kw), strides, padding, dilations, 0.0)
+    n, c = x.shape[:2]
+    win = win.reshape(n, groups, cg, kh, kw, *win.shape[-2:])
+    wg = w.astype(np.float64).reshape(groups, o // groups, cg, kh, kw)
+    y = np.einsum("ngcijhw,gocij->ngohw", win, wg)
+    return y.reshape(n, o, *y.shape[-2:])
+
+
+def attrs(strides, padding, dilations):
+    def arr(v):
+        return f"array<i64: {', '.join(map(str, v))}>"
+    return (f"strides = {arr(strides)}, padding = {arr(padding)}, "
+            f"dilations = {arr(dilations)}")
+
+
+CONVS = [
+    # (N, C, H, W), (O, C/g, KH, KW), strides, padding, dilations, groups
+    ((2, 3, 9, 9), (4, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((1, 4, 11, 10), (6, 2, 3, 2), (2, 3), (0, 1, 2, 0), (1, 1), 2),
+    ((2, 6, 12, 12), (6, 1, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 6),
+    ((1, 8, 7, 7), (16, 8, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ((1, 3, 16, 16), (8, 3, 5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 1),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16],
+                         ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("case", CONVS, ids=str)
+def test_conv2d(run, rng, case, dtype):
+    x_shape, w_shape, strides, padding, dilations, groups = case
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+    expected = conv2d_reference(x, w, strides, padding, dilations, groups)
+    tx, tw = mlir_type(x_shape, dtype), mlir_type(w_shape, dtype)
+    to = mlir_type(expected.shape, dtype)
+    graph = (f"func.func @main(%x: {tx}, %w: {tw}) -> {to} {{\n"
+             f"  %0 = jeet.conv2d %x, %w {{{attrs(strides, padding, dilations)}, "
+             f"groups = {groups} : i64}} : {tx}, {tw} -> {to}\n"
+             f"  return %0 : {to}\n}}\n")
+    (out,) = run(graph, [x, w])
+    k = np.prod(w_shape[1:])
+    tol = (2e-6 if dtype == np.float32 else 1e-3) * np.sqrt(k) * 4
+    assert_close(out, expected, rtol=tol, atol=tol, what=str(case))
+
+
+def test_conv2d_int32_with_epilogue(run, rng):
+    # Integer convolution (exact) followed by a bias and relu.
+    x = rng.integers(-5, 6, (1, 2, 6, 6)).astype(np.int32)
+    w = rng.integers(-3, 4, (3, 2, 3, 3)).astype(np.int32)
+    b = rng.integers(-10, 11, (3, 1, 1)).astype(np.int32)
+    expected = conv2d_reference(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 1) + b
+    expected = np.maximum(expected, 0).astype(np.int32)
+    graph = (
+        "func.func @main(%x: tensor<1x2x6x6xi32>, %w: tensor<3x2x3x3xi32>, %b: tensor<3x1x1xi32>) -> tensor<1x3x6x6xi32> {\n"
+        f"  %0 = jeet.conv2d %x, %w {{{attrs((1, 1), (1, 1, 1, 1), (1, 1))}, groups = 1 : i64}} : tensor<1x2x6x6xi32>, tensor<3x2x3x3xi32> -> tensor<1x3x6x6xi32>\n"
+        "  %1 = jeet.add %0, %b : tensor<1x3x6x6xi32>, tensor<3x1x1xi32> -> tensor<1x3x6x6xi32>\n"
+        "  %2 = jeet.relu %1 : tensor<1x3x6x6xi32>\n"
+        "  return %2 : tensor<1x3x6x6xi32>\n}\n")
+    (out,) = run(graph, [x, w, b])
+    np.testing.assert_array_equal(out, expected)
+
+
+POOLS = [
+    # (N, C, H, W), kernel, strides, padding, dilations
+    ((2, 3, 8, 8), (2, 2), (2, 2), (0, 0, 0, 0), (1, 1)),
+    ((1, 4, 9, 11), (3, 3), (1, 2), (1, 1, 1, 1), (1, 1)),
+    ((1, 2, 10, 10), (3, 2), (2, 1), (1, 0, 1, 1), (2, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16],
+                         ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("case", POOLS, ids=str)
+def test_max_pool2d(run, rng, case, dtype):
+    shape, kernel, strides, padding, dilations = case
+    x = rng.standard_normal(shape).astype(dtype)
+    x.reshape(-1)[5] = np.nan  # propagates to the windows holding it
+    win = windows(x, kernel, strides, padding, dilations, -np.inf)
+    expected = win.max(axis=(2, 3))
+    t, to = mlir_type(shape, dtype), mlir_type(expected.shape, dtype)
+    k = f"array<i64: {kernel[0]}, {kernel[1]}>"
+    graph = (f"func.func @main(%x: {t}) -> {to} {{\n"
+             f"  %0 = jeet.max_pool2d %x {{kernel_shape = {k}, "
+             f"{attrs(strides, padding, dilations)}}} : {t} -> {to}\n"
+             f"  return %0 : {to}\n}}\n")
+    (out,) = run(graph, [x])
+    np.testing.assert_array_equal(out, expected.astype(dtype))
+
+
+@pytest.mark.parametrize("count_include_pad", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16],
+                         ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("case", POOLS, ids=str)
+def test_avg_pool2d(run, rng, case, dtype, count_include_pad):
+    shape, kernel, strides, padding, dilations = case
+    x = rng.standard_normal(shape).astype(dtype)
+    win = windows(x, kernel, strides, padding, dilations, 0.0)
+    if count_include_pad:
+        expected = win.mean(axis=(2, 3))
+    else:
+        ones = windows(np.ones((1, 1) + shape[2:]), kernel, strides, padding,
+                       dilations, 0.0)
+        expected = win.sum(axis=(2, 3)) / ones.sum(axis=(2, 3))
+    t, to = mlir_type(shape, dtype), mlir_type(expected.shape, dtype)
+    k = f"array<i64: {kernel[0]}, {kernel[1]}>"
+    graph = (f"func.func @main(%x: {t}) -> {to} {{\n"
+             f"  %0 = jeet.avg_pool2d %x {{kernel_shape = {k}, "
+             f"{attrs(strides, padding, dilations)}, count_include_pad = "
+             f"{str(count_include_pad).lower()}}} : {t} -> {to}\n"
+             f"  return %0 : {to}\n}}\n")
+    (out,) = run(graph, [x])
+    tol = 1e-6 if dtype == np.float32 else 2e-3
+    assert_close(out, expected, rtol=tol, atol=tol, what=str(case))

@@ -1,0 +1,143 @@
+"""int64 and bool tensors end to end (graph arguments and results, .npy
+files, inline literals) and jeet.cast between every pair of dtypes, through
+jeet-run on the CPU and the GPU (the `run` fixture), against numpy."""
+import numpy as np
+import pytest
+
+from jeetrun import JEET_RUN, mlir_type
+
+# The dtypes of graph arguments and results that .npy files carry (bfloat16,
+# which numpy lacks, is checked as an intermediate step below).
+DTYPES = [np.float32, np.float16, np.int32, np.int64, np.bool_]
+
+
+def source_values(rng, dtype, target, n=64):
+    """Values of `dtype` whose conversion to `target` numpy defines the way
+    jeet.cast does: in range, truncation toward zero for floats, NaN only
+    where the result is a float or a bool."""
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=n).astype(np.bool_)
+    # float16 holds integers exactly up to 2048.
+    limit = 2000 if np.float16 in (dtype, target) else 100000
+    if np.issubdtype(dtype, np.integer):
+        x = rng.integers(-limit, limit, size=n).astype(dtype)
+        x[:4] = [0, 1, -1, 0]
+        if dtype == np.int64 and target == np.int32:
+            # Wider integers wrap to narrower ones, as numpy's astype does.
+            x[4:8] = [2**31, -2**31 - 1, 2**40 + 7, -2**35]
+        return x
+    x = (rng.uniform(-limit, limit, size=n)).astype(dtype)
+    x[:6] = [0.0, -0.0, 0.5, -0.5, 1.75, -1.75]
+    if target in (np.float32, np.float16, np.bool_):
+        x[6:9] = [np.nan, np.inf, -np.inf]
+    return x
+
+
+@pytest.mark.parametrize("target", DTYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("source", DTYPES, ids=lambda t: np.dtype(t).name)
+def test_cast(run, rng, source, target):
+    x = source_values(rng, source, target)
+    a, b = mlir_type(x.shape, source), mlir_type(x.shape, target)
+    graph = (f"func.func @main(%x: {a}) -> {b} {{\n"
+             f"  %0 = jeet.cast %x : {a} -> {b}\n  return %0 : {b}\n}}\n")
+    (out,) = run(graph, [x])
+    assert out.dtype == np.dtype(target)
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = x.astype(target)
+    np.testing.assert_array_equal(out, expected, err_msg=f"{x}")
+
+
+@pytest.mark.parametrize("target", [np.float32, np.int32, np.int64, np.bool_],
+                         ids=lambda t: np.dtype(t).name)
+def test_cast_through_bfloat16(run, rng, target):
+    # f32 -> bf16 rounds to nearest even; bf16 -> target as above.
+    x = rng.integers(-200, 200, size=32).astype(np.float32) / 4
+    x[:3] = [0.0, -0.0, 3.0]
+    a, m, b = (mlir_type(x.shape, t) for t in (np.float32, np.float32, target))
+    m = m.replace("f32", "bf16")
+    graph = (f"func.func @main(%x: {a}) -> {b} {{\n"
+             f"  %0 = jeet.cast %x : {a} -> {m}\n"
+             f"  %1 = jeet.cast %0 : {m} -> {b}\n  return %1 : {b}\n}}\n")
+    (out,) = run(graph, [x])
+    np.testing.assert_array_equal(out, x.astype(target))
+
+
+@pytest.mark.parametrize("op,fn", [("add", np.add), ("sub", np.subtract),
+                                   ("mul", np.multiply), ("max", np.maximum),
+                                   ("min", np.minimum)])
+def test_int64_arithmetic(run, rng, op, fn):
+    # Values beyond int32, products that wrap around as numpy's do.
+    a = rng.integers(-2**40, 2**40, size=(3, 5), dtype=np.int64)
+    b = rng.integers(-2**40, 2**40, size=(5,), dtype=np.int64)
+    ta, tb = mlir_type(a.shape, np.int64), mlir_type(b.shape, np.int64)
+    graph = (f"func.func @main(%a: {ta}, %b: {tb}) -> {ta} {{\n"
+             f"  %0 = jeet.{op} %a, %b : {ta}, {tb} -> {ta}\n"
+             f"  return %0 : {ta}\n}}\n")
+    (out,) = run(graph, [a, b])
+    assert out.dtype == np.int64
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(out, fn(a, b))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["i32", "i64"])
+def test_integer_division_and_unary(run, rng, dtype):
+    a = rng.integers(-10**6, 10**6, size=(64,)).astype(dtype)
+    b = rng.integers(1, 1000, size=(64,)).astype(dtype) * rng.choice(
+        [-1, 1], size=64).astype(dtype)
+    t = mlir_type(a.shape, dtype)
+    graph = (f"func.func @main(%a: {t}, %b: {t}) -> ({t}, {t}, {t}, {t}) {{\n"
+             f"  %0 = jeet.div %a, %b : {t}, {t} -> {t}\n"
+             f"  %1 = jeet.neg %a : {t}\n"
+             f"  %2 = jeet.abs %a : {t}\n"
+             f"  %3 = jeet.relu %a : {t}\n"
+             f"  return %0, %1, %2, %3 : {t}, {t}, {t}, {t}\n}}\n")
+    q, n, ab, r = run(graph, [a, b])
+    # Integer division rounds toward zero (C, not numpy's floor).
+    np.testing.assert_array_equal(q, (np.abs(a) // np.abs(b)) * np.sign(a) * np.sign(b))
+    np.testing.assert_array_equal(n, -a)
+    np.testing.assert_array_equal(ab, np.abs(a))
+    np.testing.assert_array_equal(r, np.maximum(a, 0))
+
+
+def test_int64_and_bool_reductions(run, rng):
+    x = rng.integers(-2**40, 2**40, size=(6, 7), dtype=np.int64)
+    t, r = mlir_type(x.shape, np.int64), mlir_type((6,), np.int64)
+    graph = (f"func.func @main(%x: {t}) -> ({r}, {r}) {{\n"
+             f"  %0 = jeet.reduce_sum %x {{axes = array<i64: 1>}} : {t} -> {r}\n"
+             f"  %1 = jeet.reduce_max %x {{axes = array<i64: 1>}} : {t} -> {r}\n"
+             f"  return %0, %1 : {r}, {r}\n}}\n")
+    s, m = run(graph, [x])
+    np.testing.assert_array_equal(s, x.sum(axis=1))
+    np.testing.assert_array_equal(m, x.max(axis=1))
+
+
+def test_bool_arguments_and_results_large(run, rng):
+    # Large enough that the CPU and GPU code generators vectorise the float
+    # part of the kernel: booleans are bytes in memory, never packed bits.
+    x = rng.standard_normal((33, 129)).astype(np.float32)
+    c = rng.integers(0, 2, size=(33, 129)).astype(np.bool_)
+    tf, tb = mlir_type(x.shape, np.float32), mlir_type(x.shape, np.bool_)
+    graph = (f"func.func @main(%x: {tf}, %c: {tb}) -> ({tb}, {tf}) {{\n"
+             f"  %0 = jeet.cast %x : {tf} -> {tb}\n"
+             f"  %1 = jeet.cast %c : {tb} -> {tf}\n"
+             f"  %2 = jeet.add %1, %x : {tf}, {tf} -> {tf}\n"
+             f"  return %0, %2 : {tb}, {tf}\n}}\n")
+    b, y = run(graph, [x, c])
+    np.testing.assert_array_equal(b, x != 0)
+    np.testing.assert_array_equal(y, c.astype(np.float32) + x)
+
+
+def test_inline_literals(tmp_path):
+    import subprocess
+    graph = tmp_path / "g.mlir"
+    graph.write_text(
+        "func.func @main(%a: tensor<3xi64>, %b: tensor<3xi1>) -> tensor<3xi64> {\n"
+        "  %0 = jeet.cast %b : tensor<3xi1> -> tensor<3xi64>\n"
+        "  %1 = jeet.add %a, %0 : tensor<3xi64>, tensor<3xi64> -> tensor<3xi64>\n"
+        "  return %1 : tensor<3xi64>\n}\n")
+    proc = subprocess.run(
+        [str(JEET_RUN), str(graph), "--device=cpu",
+         "--input=3xi64=5000000000,-1,7", "--input=3xi1=1,0,1"],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "3xi64=[5000000001 -1 8]" in proc.stdout

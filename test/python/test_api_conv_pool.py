@@ -1,0 +1,72 @@
+"""jeet.conv2d, jeet.max_pool2d and jeet.avg_pool2d from Python (PyTorch's
+signatures) against float64 references computed here, and their errors."""
+
+import numpy as np
+import pytest
+
+import jeet
+
+
+def t(x):
+    return jeet.tensor(x, dtype=x.dtype, device="cpu")
+
+
+def conv_reference(x, w, b, stride, pad, dilation, groups):
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    oh = (h + 2 * pad - dilation * (kh - 1) - 1) // stride + 1
+    ow = (wd + 2 * pad - dilation * (kw - 1) - 1) // stride + 1
+    y = np.zeros((n, o, oh, ow))
+    for oc in range(o):
+        g = oc // (o // groups)
+        for i in range(kh):
+            for j in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg,
+                           i * dilation:i * dilation + stride * (oh - 1) + 1:stride,
+                           j * dilation:j * dilation + stride * (ow - 1) + 1:stride]
+                y[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, i, j])
+    return y + b[None, :, None, None]
+
+
+@pytest.mark.parametrize("stride,pad,dilation,groups",
+                         [(1, 1, 1, 1), (2, 0, 1, 2), (1, 2, 2, 4)])
+def test_conv2d(rng, stride, pad, dilation, groups):
+    x = rng.standard_normal((2, 4, 9, 8)).astype(np.float32)
+    w = rng.standard_normal((8, 4 // groups, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    got = jeet.conv2d(t(x), t(w), t(b), stride=stride, padding=pad,
+                      dilation=dilation, groups=groups)
+    np.testing.assert_allclose(
+        got.numpy(), conv_reference(x, w, b, stride, pad, dilation, groups),
+        rtol=1e-5, atol=1e-4)
+
+
+def test_pools(rng):
+    x = rng.standard_normal((1, 2, 6, 6)).astype(np.float32)
+    windows = x.reshape(1, 2, 3, 2, 3, 2).astype(np.float64)
+    np.testing.assert_array_equal(jeet.max_pool2d(t(x), 2).numpy(),
+                                  windows.max(axis=(3, 5)))
+    np.testing.assert_allclose(jeet.avg_pool2d(t(x), 2).numpy(),
+                               windows.mean(axis=(3, 5)), rtol=1e-6)
+    # Padding counts as zeros by default (PyTorch), or not at all.
+    ones = np.ones((1, 1, 2, 2), np.float32)
+    np.testing.assert_allclose(
+        jeet.avg_pool2d(t(ones), 2, stride=1, padding=1).numpy()[0, 0],
+        [[0.25, 0.5, 0.25], [0.5, 1.0, 0.5], [0.25, 0.5, 0.25]])
+    np.testing.assert_allclose(
+        jeet.avg_pool2d(t(ones), 2, stride=1, padding=1,
+                        count_include_pad=False).numpy(), np.ones((1, 1, 3, 3)))
+
+
+def test_errors():
+    x = t(np.zeros((1, 4, 5, 5), np.float32))
+    with pytest.raises(jeet.ShapeError, match="groups = 3"):
+        jeet.conv2d(x, t(np.zeros((6, 1, 3, 3), np.float32)), groups=3)
+    with pytest.raises(jeet.ArgumentError, match="stride must be an int or a pair"):
+        jeet.conv2d(x, t(np.zeros((6, 4, 3, 3), np.float32)), stride=0)
+    with pytest.raises(jeet.ShapeError, match="does not fit the padded input"):
+        jeet.max_pool2d(x, 7)
+    with pytest.raises(jeet.ShapeError, match="bias of shape"):
+        jeet.conv2d(x, t(np.zeros((6, 4, 3, 3), np.float32)),
+                    t(np.zeros(5, np.float32)))

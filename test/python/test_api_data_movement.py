@@ -1,0 +1,86 @@
+"""Indexing (x[...]), jeet.concatenate, jeet.take and jeet.pad from Python,
+against NumPy, and their errors."""
+
+import numpy as np
+import pytest
+
+import jeet
+
+
+def t(x, dtype=None):
+    x = np.asarray(x)
+    return jeet.tensor(x, dtype=dtype or x.dtype, device="cpu")
+
+
+KEYS = [np.s_[1], np.s_[-1, 2:], np.s_[::-1], np.s_[1:5:2, ::-3],
+        np.s_[..., 1], np.s_[2, ..., -2:0:-1], np.s_[100:], np.s_[:, 3, 1],
+        np.s_[-100:100, ::7]]
+
+
+@pytest.mark.parametrize("key", KEYS, ids=str)
+def test_getitem(key):
+    x = np.arange(6 * 5 * 4, dtype=np.float32).reshape(6, 5, 4)
+    got = t(x)[key]
+    expected = x[key]
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got.numpy(), expected)
+
+
+def test_getitem_errors():
+    x = t(np.zeros((2, 3), np.float32))
+    with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):
+        x[2]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0]
+    with pytest.raises(ValueError, match="step cannot be zero"):
+        x[::0]
+    with pytest.raises(IndexError, match="jeet.take"):
+        x[[0, 1]]
+
+
+def test_concatenate(rng):
+    a = rng.standard_normal((2, 3)).astype(np.float32)
+    b = rng.standard_normal((4, 3)).astype(np.float32)
+    np.testing.assert_array_equal(jeet.concatenate([t(a), t(b)]).numpy(),
+                                  np.concatenate([a, b]))
+    np.testing.assert_array_equal(
+        jeet.concat((t(a), t(a)), axis=-1).numpy(), np.concatenate([a, a], axis=-1))
+    # Mixed dtypes promote as numpy's.
+    i = np.arange(6, dtype=np.int32).reshape(2, 3)
+    got = jeet.concatenate([t(i), t(i.astype(np.int64))])
+    assert got.dtype == "int64"
+    with pytest.raises(jeet.ShapeError, match="differ outside axis 0"):
+        jeet.concatenate([t(a), t(a.T)])
+    with pytest.raises(jeet.ArgumentError, match="at least one"):
+        jeet.concatenate([])
+
+
+def test_take(rng):
+    table = rng.standard_normal((50, 8)).astype(np.float32)
+    ids = rng.integers(-50, 50, (3, 4))
+    np.testing.assert_array_equal(jeet.take(t(table), ids).numpy(),
+                                  np.take(table, ids, axis=0))
+    np.testing.assert_array_equal(
+        jeet.gather(t(table), t(ids.astype(np.int32)), axis=0).numpy(),
+        np.take(table, ids, axis=0))
+    np.testing.assert_array_equal(jeet.take(t(table), [1, -1], axis=1).numpy(),
+                                  np.take(table, [1, -1], axis=1))
+    # Out of range: clamped, as documented.
+    np.testing.assert_array_equal(jeet.take(t(table), [50, -51, 1000]).numpy(),
+                                  table[[49, 0, 49]])
+    with pytest.raises(jeet.ArgumentError, match="indices must be integers"):
+        jeet.take(t(table), [0.5])
+
+
+def test_pad(rng):
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    for width in [1, (1, 2), [(0, 1), (2, 0)]]:
+        np.testing.assert_array_equal(
+            jeet.pad(t(x), width, constant_values=-2.5).numpy(),
+            np.pad(x, width, constant_values=-2.5))
+    i = np.arange(4, dtype=np.int64)
+    np.testing.assert_array_equal(jeet.pad(t(i), (2, 1)).numpy(), np.pad(i, (2, 1)))
+    with pytest.raises(jeet.ArgumentError, match="negative"):
+        jeet.pad(t(x), -1)
+    with pytest.raises(jeet.ArgumentError, match="does not fit a tensor of rank 2"):
+        jeet.pad(t(x), [(1, 1)] * 3)

@@ -1,0 +1,138 @@
+"""Comparisons, where, the logical and bitwise ops (functions and operators),
+truth values, and NumPy's dtype promotion between tensors."""
+
+import numpy as np
+import pytest
+
+import jeet
+
+
+def t(x, dtype=None):
+    x = np.asarray(x)
+    return jeet.tensor(x, dtype=dtype or x.dtype, device="cpu")
+
+
+def floats(rng, *shape):
+    """Values with ties and NaN."""
+    x = rng.integers(-3, 4, shape).astype(np.float32)
+    x.reshape(-1)[0] = np.nan
+    return x
+
+
+OPERATORS = {
+    "==": (lambda a, b: a == b, np.equal),
+    "!=": (lambda a, b: a != b, np.not_equal),
+    "<": (lambda a, b: a < b, np.less),
+    "<=": (lambda a, b: a <= b, np.less_equal),
+    ">": (lambda a, b: a > b, np.greater),
+    ">=": (lambda a, b: a >= b, np.greater_equal),
+}
+
+
+@pytest.mark.parametrize("op", sorted(OPERATORS))
+def test_comparison_operators(op, rng):
+    apply, reference = OPERATORS[op]
+    a, b = floats(rng, 5, 7), floats(rng, 7)
+    got = apply(t(a), t(b))
+    assert isinstance(got, jeet.Tensor) and got.dtype == "bool"
+    np.testing.assert_array_equal(got.numpy(), reference(a, b))
+    # With a scalar on either side.
+    np.testing.assert_array_equal(apply(t(a), 1.0).numpy(), reference(a, 1.0))
+    np.testing.assert_array_equal(apply(2, t(a)).numpy(), reference(2, a))
+
+
+@pytest.mark.parametrize("name", ["eq", "ne", "lt", "le", "gt", "ge"])
+def test_comparison_functions(name, rng):
+    a = rng.integers(-5, 5, (4, 6)).astype(np.int64)
+    b = rng.integers(-5, 5, (6,)).astype(np.int64)
+    reference = {"eq": np.equal, "ne": np.not_equal, "lt": np.less,
+                 "le": np.less_equal, "gt": np.greater,
+                 "ge": np.greater_equal}[name]
+    np.testing.assert_array_equal(getattr(jeet, name)(t(a), t(b)).numpy(),
+                                  reference(a, b))
+    np.testing.assert_array_equal(getattr(t(a), name)(t(b)).numpy(),
+                                  reference(a, b))
+
+
+def test_where(rng):
+    x, y = floats(rng, 4, 5), rng.standard_normal(5).astype(np.float32)
+    c = x > 0
+    np.testing.assert_array_equal(jeet.where(t(x) > 0, t(x), t(y)).numpy(),
+                                  np.where(c, x, y))
+    # Scalars on either side take the tensor's dtype; a non-bool condition
+    # is its truth value (x != 0).
+    np.testing.assert_array_equal(jeet.where(t(x) > 0, t(x), 0.0).numpy(),
+                                  np.where(c, x, np.float32(0)))
+    np.testing.assert_array_equal(jeet.where(t(x), 1.0, t(y)).numpy(),
+                                  np.where(x != 0, np.float32(1), y))
+    both = jeet.where(t(c), 1, 0)
+    assert both.dtype == "int64"
+    np.testing.assert_array_equal(both.numpy(), np.where(c, 1, 0))
+
+
+def test_bitwise_operators(rng):
+    a = rng.integers(-100, 100, (3, 8)).astype(np.int32)
+    b = rng.integers(-100, 100, (8,)).astype(np.int32)
+    A, B = t(a), t(b)
+    np.testing.assert_array_equal((A & B).numpy(), a & b)
+    np.testing.assert_array_equal((A | B).numpy(), a | b)
+    np.testing.assert_array_equal((A ^ B).numpy(), a ^ b)
+    np.testing.assert_array_equal((~A).numpy(), ~a)
+    np.testing.assert_array_equal((7 & A).numpy(), 7 & a)
+    p, q = a > 0, b < 10
+    P, Q = A > 0, B < 10
+    np.testing.assert_array_equal((P & Q).numpy(), p & q)
+    np.testing.assert_array_equal((P | Q).numpy(), p | q)
+    np.testing.assert_array_equal((P ^ Q).numpy(), p ^ q)
+    np.testing.assert_array_equal((~P).numpy(), ~p)
+    np.testing.assert_array_equal((P & True).numpy(), p)
+
+
+def test_logical_functions(rng):
+    # The logical functions take truth values: integers are not bitwise.
+    a = rng.integers(-2, 3, (5, 6)).astype(np.int64)
+    b = rng.integers(-2, 3, (6,)).astype(np.int32)
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        got = getattr(jeet, name)(t(a), t(b))
+        assert got.dtype == "bool"
+        np.testing.assert_array_equal(got.numpy(), getattr(np, name)(a, b))
+    np.testing.assert_array_equal(jeet.logical_not(t(a)).numpy(),
+                                  np.logical_not(a))
+
+
+def test_truth_value():
+    assert bool(t(np.array([3.0], np.float32)) > 2)
+    assert not bool(t(np.array(0, np.int32)))
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(t(np.ones(3, np.float32)) > 0)
+    # Tensors still hash by identity (sets, dict keys).
+    a = t(np.ones(2, np.float32))
+    assert a in {a: 1}
+
+
+def test_promotion(rng):
+    # NumPy's promotion between tensors of different dtypes.
+    i32 = t(rng.integers(-9, 9, 6).astype(np.int32))
+    i64 = t(rng.integers(-9, 9, 6).astype(np.int64))
+    f16 = t(rng.standard_normal(6).astype(np.float16))
+    f32 = t(rng.standard_normal(6).astype(np.float32))
+    b = t(rng.integers(0, 2, 6).astype(np.bool_))
+    assert (i32 + i64).dtype == "int64"
+    np.testing.assert_array_equal((i32 + i64).numpy(), i32.numpy() + i64.numpy())
+    assert (f16 * f32).dtype == "float32"
+    np.testing.assert_allclose((f16 * f32).numpy(),
+                               f16.numpy().astype(np.float32) * f32.numpy())
+    assert (b + i32).dtype == "int32"
+    np.testing.assert_array_equal((b + i32).numpy(), b.numpy() + i32.numpy())
+    assert (i32 < i64).dtype == "bool"
+    # numpy gives float64 for a float with an int32/int64: an error naming
+    # both dtypes.
+    with pytest.raises(jeet.ShapeError,
+                       match="jeet.pow: operands of dtypes float32 and int64: "
+                             "NumPy promotes them to float64"):
+        jeet.pow(f32, i64)
+    with pytest.raises(jeet.ShapeError, match="float16 and int32"):
+        f16 + i32
+    # Python scalars keep the tensor's dtype, as in NumPy.
+    assert (f16 * 2).dtype == "float16" and (i64 + 1).dtype == "int64"
+    assert (f32 ** 2).dtype == "float32"

@@ -301,7 +301,7 @@ def test_call_time_mismatches(rng):
         compiled()
     with pytest.raises(jeet.ArgumentError, match="input 'x' given twice"):
         compiled(x, x=x)
-    with pytest.raises(jeet.ArgumentError, match="expected a NumPy array or a jeet tensor, got str"):
+    with pytest.raises(jeet.ArgumentError, match="expected a NumPy array, a jeet tensor or a DLPack tensor \\(torch\\), got str"):
         compiled("x")
 
 

@@ -9,7 +9,7 @@ import onnx
 
 from .. import _device, _dtypes, _jeet, _tensor
 from .._dtypes import ArgumentError
-from .._frontends import explain_graph, static_frontier
+from .._frontends import explain_graph, static_frontier, substitute
 from .._tensor import Tensor
 from ..errors import JeetError, ShapeError
 from . import _importer, _types
@@ -234,11 +234,14 @@ class Imported:
                  "executable")
 
 
-def import_graph(model, specs, statics, options, device, prepare=False):
+def import_graph(model, specs, statics, options, device, prepare=False,
+                 embed_prepared=False):
     """Converts the graph with `statics` (input name -> Static) for the
     inputs compiled by value; returns an Imported whose text is the jeet
     graph (inputs in the order of `specs` less the static ones, then the
-    bound arguments)."""
+    bound arguments). With `prepare`, the work on initializers alone runs
+    now; its results are bound arguments, or with `embed_prepared`
+    constants of the graph."""
     importer = _importer.Importer(model, CONVERTERS, FOLDERS, options, device)
     placeholders = {}
     runtime_inputs = []
@@ -259,9 +262,15 @@ def import_graph(model, specs, statics, options, device, prepare=False):
         # norm's scale) runs once now, in Jeet; the graph then reads its
         # results as bound arguments.
         tensors = [o for o in outputs if isinstance(o, Tensor)]
-        frontier, _ = static_frontier(tensors)
+        frontier, dynamic = static_frontier(tensors)
         if frontier:
             _tensor.execute(*frontier)
+        if frontier and embed_prepared:
+            replacements = {id(f): _tensor._constant(f.numpy(), f._dtype)
+                            for f in frontier}
+            rebuilt = iter(substitute(tensors, replacements, dynamic))
+            outputs = [next(rebuilt) if isinstance(o, Tensor) else o
+                       for o in outputs]
 
     # Inputs of other types that nothing needed by value are not passed.
     runtime_inputs = [i for i in runtime_inputs
@@ -606,7 +615,12 @@ def import_text(source, *, input_shapes=None, initializers="constant",
         statics[name] = _importer.Static(
             np.asarray(value).astype(spec.numpy_dtype), spec.declared)
     try:
-        imported = import_graph(model, specs, statics, options, device)
+        # The written IR holds the initializers' prepared forms (a Gemm's
+        # transposed weight, a batch norm's scale), not the work that makes
+        # them, which jeet-run would redo at every run.
+        imported = import_graph(model, specs, statics, options, device,
+                                prepare=True,
+                                embed_prepared=initializers == "constant")
     except _importer.NeedsStatic as need:
         raise OnnxImportError(
             f"input '{need.input_name}' decides a shape or an attribute of the "

@@ -108,7 +108,9 @@ def test_import_model_text_and_bound_arguments(rng):
     assert "func.func @main(%arg0: tensor<3x5xf32>)" in text
     assert "jeet.matmul" in text and weights == []
     text, weights = jeet.onnx.import_model(model, initializers="argument")
-    assert [w.shape for w in weights] == [(7, 5), (7,)]
+    # The bound weight is W.T, prepared at import (not W and a transpose).
+    assert [w.shape for w in weights] == [(5, 7), (7,)]
+    assert "jeet.transpose" not in text
 
 
 def test_shape_arithmetic_is_folded(rng):
@@ -408,10 +410,35 @@ def test_command_line_writes_ir_that_jeet_run_runs(tmp_path, rng, command):
     subprocess.run(launcher + [str(path), "-o", str(out)], check=True, env=_env())
     text = out.read_text()
     assert text.startswith("module {") and "jeet.matmul" in text
+    # The Gemm's transposed weight is folded at import (embedded as the
+    # transposed constant), not redone by every run of the IR.
+    assert "jeet.transpose" not in text and "tensor<5x7xf32>" in text
     x = rng.standard_normal((3, 5)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     subprocess.run([os.path.join(BUILD, "bin", "jeet-run"), str(out), "--device=cpu",
                     f"--input=@{tmp_path / 'x.npy'}", f"--output=@{tmp_path / 'y.npy'}"],
+                   check=True, capture_output=True)
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), reference(x),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_command_line_bound_weights_are_prepared(tmp_path, rng):
+    model, reference = linear_model(rng)
+    path = tmp_path / "linear.onnx"
+    onnx.save(model, str(path))
+    out, weights = tmp_path / "linear.mlir", tmp_path / "weights"
+    subprocess.run([sys.executable, "-m", "jeet.onnx", str(path), "-o", str(out),
+                    "--initializers=argument", "--weights-dir", str(weights)],
+                   check=True, env=_env())
+    text = out.read_text()
+    assert "jeet.transpose" not in text
+    assert np.load(weights / "arg0.npy").shape == (5, 7)   # W.T, prepared
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    subprocess.run([os.path.join(BUILD, "bin", "jeet-run"), str(out), "--device=cpu",
+                    f"--input=@{tmp_path / 'x.npy'}",
+                    f"--input=@{weights / 'arg0.npy'}", f"--input=@{weights / 'arg1.npy'}",
+                    f"--output=@{tmp_path / 'y.npy'}"],
                    check=True, capture_output=True)
     np.testing.assert_allclose(np.load(tmp_path / "y.npy"), reference(x),
                                rtol=1e-5, atol=1e-6)

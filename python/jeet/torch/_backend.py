@@ -17,6 +17,8 @@ from torch._decomp import core_aten_decompositions
 from torch._functorch.aot_autograd import aot_module_simplified
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
+from torch.utils.dlpack import from_dlpack as _from_dlpack
+from torch.utils.dlpack import to_dlpack as _to_dlpack
 
 from .. import _jeet, _tensor
 from .._frontends import (explain_graph, placeholder_like, static_frontier,
@@ -66,14 +68,16 @@ def to_runtime(t):
     t = t.detach()
     if not t.is_contiguous():
         t = t.contiguous()  # the explicit copy: DLPack cannot take the strides
-    return _tensor.from_dlpack(t)._rt
+    # The capsule functions directly: the __dlpack__ protocol's Python-level
+    # checks cost more than copying a small tensor.
+    return _jeet.from_dlpack_capsule(_to_dlpack(t))
 
 
 def from_runtime(rt):
     """A torch tensor over a runtime tensor's memory, shared through DLPack
     (no copy): the torch tensor keeps Jeet's buffer alive, and the buffer
     goes back to Jeet's allocator when torch frees it."""
-    return torch.from_dlpack(Tensor._wrap(rt, "cpu"))
+    return _from_dlpack(rt.dlpack(None, False, False))
 
 
 # --------------------------------------------------------------------------

@@ -183,6 +183,14 @@ def test_non_contiguous_inputs(seed):
         got = torch.compile(fn, backend="jeet")(x)
     np.testing.assert_allclose(got.numpy(), (x.double() * 3.0 + 1.0).numpy(),
                                rtol=1e-6, atol=1e-6)
+    # A slice of rows is contiguous at an offset into its base (shared, not
+    # copied); one of columns is not (copied).
+    base = torch.randn(9, 7)
+    for view in (base[3:], base[:, 2:]):
+        with torch.no_grad():
+            got = torch.compile(fn, backend="jeet")(view)
+        np.testing.assert_allclose(got.numpy(), (view.double() * 3.0 + 1.0).numpy(),
+                                   rtol=1e-6, atol=1e-6, err_msg=f"seed {seed}")
 
 
 def test_compiled_once_per_shape():

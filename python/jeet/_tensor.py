@@ -187,6 +187,27 @@ class Tensor:
         return (_DL_CUDA, 0) if self.device == "gpu" else (_DL_CPU, 0)
 
     def __array__(self, dtype=None, copy=None):
+        """np.asarray(t): a read-only view of a CPU tensor's memory (no
+        copy; np.array(t) and t.numpy() copy, and are writable); a GPU or
+        bfloat16 tensor (NumPy has no bfloat16) is converted into a new
+        array, and copy=False is then an error, as NumPy asks."""
+        if self._rt is None:
+            self.execute()
+        if not copy and self.device == "cpu" and self._dtype != "bf16":
+            array = np.from_dlpack(self)
+            # Jeet tensors are immutable; writes go through a copy.
+            array.flags.writeable = False
+            if dtype is not None and np.dtype(dtype) != array.dtype:
+                if copy is False:
+                    raise ValueError(
+                        f"jeet: a {self.dtype} tensor cannot be viewed as "
+                        f"{np.dtype(dtype)} without a copy")
+                array = array.astype(dtype)
+            return array
+        if copy is False:
+            raise ValueError(
+                f"jeet: a {self.dtype} tensor on {self.device} cannot be "
+                f"converted to a NumPy array without a copy")
         array = self.numpy()
         if dtype is not None:
             array = array.astype(dtype, copy=False)

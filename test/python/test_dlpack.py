@@ -61,6 +61,25 @@ def test_jeet_to_numpy_shares_memory_and_keeps_the_buffer(rng):
     assert host_allocated() < before                  # now it is given back
 
 
+def test_asarray_is_a_read_only_view(rng):
+    # np.asarray of a CPU tensor reads Jeet's memory (no copy); writes need
+    # a copy (np.array, .numpy()); bfloat16 (none in NumPy) converts.
+    t = jeet.tensor(rng.standard_normal((4, 5)).astype(np.float32), device="cpu") * 2
+    view = np.asarray(t)
+    assert view.ctypes.data == np.from_dlpack(t).ctypes.data == np.asarray(t).ctypes.data
+    assert not view.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        view[0, 0] = 1.0
+    copied = np.array(t)
+    assert copied.flags.writeable and copied.ctypes.data != view.ctypes.data
+    np.testing.assert_array_equal(copied, view)
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+    b = jeet.tensor([1.5, -2.0], dtype="bfloat16", device="cpu")
+    np.testing.assert_array_equal(np.asarray(b), [1.5, -2.0])
+    with pytest.raises(ValueError, match="bfloat16 tensor on cpu cannot be converted.*without a copy"):
+        np.asarray(b, copy=False)
+
+
 def test_lazy_tensor_is_computed_for_export():
     t = jeet.ones(3, device="cpu") * 4
     assert not t.is_materialized

@@ -2,8 +2,8 @@
 
     import jeet.onnx
     model = jeet.onnx.load("model.onnx")       # imports and compiles
-    (y,) = model(x)                            # NumPy arrays or jeet tensors in,
-    print(np.asarray(y))                       # jeet tensors out
+    (y,) = model(x)                            # NumPy arrays, torch or jeet tensors in,
+    print(np.asarray(y))                       # jeet tensors out (no copies on the CPU)
 
 The importer reads the model with the `onnx` package (parsing only) and
 builds the jeet graph op by op with Jeet's graph builder; `jeet-import-onnx
@@ -48,8 +48,10 @@ def load(model, *, device="auto", input_shapes=None, initializers="auto",
         inputs not given here are compiled for each value seen in calls.
 
     The callable takes the graph's inputs positionally or by ONNX input name
-    (NumPy arrays of the declared dtype and shape, or jeet tensors) and
-    returns the list of the graph's outputs as jeet tensors. It has
+    (NumPy arrays of the declared dtype and shape, torch or other DLPack
+    tensors, or jeet tensors; read in place on the CPU when C-contiguous)
+    and returns the list of the graph's outputs as jeet tensors
+    (np.asarray views them without a copy). It has
     input_names, output_names, inputs, compiled() (a jeet.CompiledGraph)
     and explain(); jeet.explain(output) shows the kernels too.
     """

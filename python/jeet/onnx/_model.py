@@ -9,9 +9,9 @@ import onnx
 
 from .. import _device, _dtypes, _jeet, _tensor
 from .._dtypes import ArgumentError
-from .._frontends import explain_graph, static_frontier
+from .._frontends import explain_graph, static_frontier, substitute
 from .._tensor import Tensor
-from ..errors import ShapeError
+from ..errors import JeetError, ShapeError
 from . import _importer, _types
 from ._errors import OnnxImportError
 from ._ops import CONVERTERS, FOLDERS
@@ -234,11 +234,14 @@ class Imported:
                  "executable")
 
 
-def import_graph(model, specs, statics, options, device, prepare=False):
+def import_graph(model, specs, statics, options, device, prepare=False,
+                 embed_prepared=False):
     """Converts the graph with `statics` (input name -> Static) for the
     inputs compiled by value; returns an Imported whose text is the jeet
     graph (inputs in the order of `specs` less the static ones, then the
-    bound arguments)."""
+    bound arguments). With `prepare`, the work on initializers alone runs
+    now; its results are bound arguments, or with `embed_prepared`
+    constants of the graph."""
     importer = _importer.Importer(model, CONVERTERS, FOLDERS, options, device)
     placeholders = {}
     runtime_inputs = []
@@ -259,9 +262,15 @@ def import_graph(model, specs, statics, options, device, prepare=False):
         # norm's scale) runs once now, in Jeet; the graph then reads its
         # results as bound arguments.
         tensors = [o for o in outputs if isinstance(o, Tensor)]
-        frontier, _ = static_frontier(tensors)
+        frontier, dynamic = static_frontier(tensors)
         if frontier:
             _tensor.execute(*frontier)
+        if frontier and embed_prepared:
+            replacements = {id(f): _tensor._constant(f.numpy(), f._dtype)
+                            for f in frontier}
+            rebuilt = iter(substitute(tensors, replacements, dynamic))
+            outputs = [next(rebuilt) if isinstance(o, Tensor) else o
+                       for o in outputs]
 
     # Inputs of other types that nothing needed by value are not passed.
     runtime_inputs = [i for i in runtime_inputs
@@ -452,7 +461,12 @@ class OnnxModel:
         return values
 
     def _runtime_tensor(self, spec, value):
-        device_name = _device.runtime_name(self.device)
+        """The runtime tensor of one input. Jeet tensors, and NumPy arrays or
+        other DLPack producers (a torch tensor) that are C-contiguous, of the
+        input's dtype and on the model's device, are passed as they are (no
+        copy). Otherwise one explicit copy: other strides, a CPU array for a
+        GPU model, bfloat16 from NumPy (which has none), float64 cast to
+        float32 with cast_float64=True."""
         if isinstance(value, Tensor):
             if tuple(value.shape) != tuple(spec.shape) or value._dtype != spec.dtype:
                 raise ShapeError(
@@ -470,14 +484,13 @@ class OnnxModel:
             array = value
         elif isinstance(value, (numbers.Number, np.generic, list, tuple)):
             array = np.asarray(value, dtype=spec.numpy_dtype)
+        elif hasattr(value, "__dlpack__"):
+            return self._dlpack_input(spec, value)
         else:
             raise ArgumentError(
-                f"input '{spec.name}': expected a NumPy array or a jeet tensor, "
-                f"got {type(value).__name__}")
-        if tuple(array.shape) != tuple(spec.shape):
-            raise ShapeError(
-                f"input {spec}: expected shape {_fmt(spec.shape)}, got "
-                f"{_fmt(array.shape)}")
+                f"input '{spec.name}': expected a NumPy array, a jeet tensor "
+                f"or a DLPack tensor (torch), got {type(value).__name__}")
+        self._check_shape(spec, array.shape)
         if spec.dtype == "bf16" and array.dtype.name == "bfloat16":
             # ml_dtypes' bfloat16 (what onnx gives): exact in float32.
             array = array.astype(np.float32)
@@ -487,8 +500,48 @@ class OnnxModel:
                 f"{array.dtype} (convert with .astype(np.{spec.numpy_dtype}))")
         if spec.declared == _types.FLOAT64:
             array = array.astype(np.float32)
+        if (self.device == "cpu" and spec.dtype != "bf16"
+                and array.flags.c_contiguous):
+            return _tensor.from_dlpack(array)._rt
         storage = _dtypes.to_storage(array, spec.dtype)
-        return _jeet.RuntimeTensor.from_array(storage, spec.dtype, device_name)
+        return _jeet.RuntimeTensor.from_array(storage, spec.dtype,
+                                              _device.runtime_name(self.device))
+
+    def _check_shape(self, spec, shape):
+        if tuple(shape) != tuple(spec.shape):
+            raise ShapeError(
+                f"input {spec}: expected shape {_fmt(spec.shape)}, got "
+                f"{_fmt(shape)}")
+
+    def _dlpack_input(self, spec, value):
+        """A torch (or other DLPack) tensor's memory as the input, shared;
+        a non-contiguous torch tensor is copied into a contiguous one and
+        float64 (with cast_float64=True) cast to float32 first."""
+        self._check_shape(spec, getattr(value, "shape", ()))
+        if hasattr(value, "detach"):  # torch
+            value = value.detach()
+            if spec.declared == _types.FLOAT64 and str(value.dtype) == "torch.float64":
+                value = value.float()  # the explicit cast
+            if not value.is_contiguous():
+                value = value.contiguous()  # the explicit copy
+        try:
+            tensor = _tensor.from_dlpack(value)
+        except JeetError as error:
+            raise ArgumentError(
+                f"input {spec}: {getattr(value, 'dtype', '')} "
+                f"{type(value).__name__} cannot be passed to the model: "
+                f"{error}") from None
+        if tensor._dtype != spec.dtype:
+            raise ArgumentError(
+                f"input {spec}: expected dtype {_dtypes.LONG_NAMES[spec.dtype]}, "
+                f"got {tensor.dtype}")
+        if tensor.device != self.device:
+            if self.device == "cpu":
+                raise ArgumentError(
+                    f"input '{spec.name}' is on {tensor.device}, the model on "
+                    f"the cpu (move it to the host first)")
+            return tensor.to(self.device)._rt  # host to GPU: the one copy
+        return tensor._rt
 
     def __call__(self, *args, **kwargs):
         values = self._bind(args, kwargs)
@@ -562,7 +615,12 @@ def import_text(source, *, input_shapes=None, initializers="constant",
         statics[name] = _importer.Static(
             np.asarray(value).astype(spec.numpy_dtype), spec.declared)
     try:
-        imported = import_graph(model, specs, statics, options, device)
+        # The written IR holds the initializers' prepared forms (a Gemm's
+        # transposed weight, a batch norm's scale), not the work that makes
+        # them, which jeet-run would redo at every run.
+        imported = import_graph(model, specs, statics, options, device,
+                                prepare=True,
+                                embed_prepared=initializers == "constant")
     except _importer.NeedsStatic as need:
         raise OnnxImportError(
             f"input '{need.input_name}' decides a shape or an attribute of the "

@@ -12,12 +12,13 @@ import atexit
 import operator
 import weakref
 
-import numpy as np
 import torch
 from torch._decomp import core_aten_decompositions
 from torch._functorch.aot_autograd import aot_module_simplified
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
+from torch.utils.dlpack import from_dlpack as _from_dlpack
+from torch.utils.dlpack import to_dlpack as _to_dlpack
 
 from .. import _jeet, _tensor
 from .._frontends import (explain_graph, placeholder_like, static_frontier,
@@ -58,26 +59,25 @@ TRAINING_MESSAGE = (
 # --------------------------------------------------------------------------
 
 
-def to_runtime(t, dtype):
-    """A runtime tensor holding a CPU torch tensor's values (a copy)."""
+def to_runtime(t):
+    """A runtime tensor over a CPU torch tensor's memory, shared through
+    DLPack (no copy). Jeet tensors are row-major and dense: a tensor with
+    other strides (a transposed or sliced view) is first copied into a
+    contiguous one, the only copy on the way in. Partitions take only dtypes
+    Jeet has (the partitioner checks every input's)."""
     t = t.detach()
     if not t.is_contiguous():
-        t = t.contiguous()
-    if dtype == "bf16":
-        array = t.view(torch.int16).numpy().view(np.uint16)
-    elif dtype == "i1":
-        array = t.numpy()
-    else:
-        array = t.numpy()
-    return _jeet.RuntimeTensor.from_array(array, dtype, "cpu")
+        t = t.contiguous()  # the explicit copy: DLPack cannot take the strides
+    # The capsule functions directly: the __dlpack__ protocol's Python-level
+    # checks cost more than copying a small tensor.
+    return _jeet.from_dlpack_capsule(_to_dlpack(t))
 
 
-def from_runtime(rt, dtype):
-    """A torch tensor of a runtime tensor's values."""
-    array = rt.numpy()
-    if dtype == "bf16":
-        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(array)
+def from_runtime(rt):
+    """A torch tensor over a runtime tensor's memory, shared through DLPack
+    (no copy): the torch tensor keeps Jeet's buffer alive, and the buffer
+    goes back to Jeet's allocator when torch frees it."""
+    return _from_dlpack(rt.dlpack(None, False, False))
 
 
 # --------------------------------------------------------------------------
@@ -291,13 +291,14 @@ class JeetPartition(torch.nn.Module):
         self._static_cache, self._prepared = {}, None
 
     def _static_runtime(self, i, t):
-        # A static input's runtime copy is kept while the tensor is the same
-        # object, unmodified (its version counter) and at the same address.
+        # A static input's runtime tensor (over its memory) is kept while the
+        # tensor is the same object, unmodified (its version counter) and at
+        # the same address; a change reruns the preparation graph.
         cached = self._static_cache.get(i)
         if (cached is not None and cached[0]() is t and cached[1] == t._version
                 and cached[2] == t.data_ptr()):
             return cached[3], True
-        rt = to_runtime(t, self.input_dtypes[i])
+        rt = to_runtime(t)
         self._static_cache[i] = (weakref.ref(t), t._version, t.data_ptr(), rt)
         return rt, False
 
@@ -305,7 +306,7 @@ class JeetPartition(torch.nn.Module):
         static = set(self.static_index)
         needed = set(self.main_index) | set(self.prep_index)
         inputs, all_cached = [], True
-        for i, (t, dtype) in enumerate(zip(tensors, self.input_dtypes)):
+        for i, t in enumerate(tensors):
             if i not in needed:
                 # Returned as it is, or read by no graph: nothing to copy.
                 inputs.append(None)
@@ -314,7 +315,7 @@ class JeetPartition(torch.nn.Module):
                 rt, hit = self._static_runtime(i, t)
                 all_cached &= hit
             else:
-                rt = to_runtime(t, dtype)
+                rt = to_runtime(t)
             inputs.append(rt)
         if self.prep_executable is not None and (self._prepared is None or not all_cached):
             self._prepared = self.prep_executable.run(
@@ -327,13 +328,15 @@ class JeetPartition(torch.nn.Module):
                 [inputs[i] for i in self.main_index] + prepared
                 + [leaf._rt for leaf in self.leaves])
         out = []
-        for kind, index, dtype in self.plan:
+        for kind, index, _ in self.plan:
             if kind == "arg":
                 out.append(tensors[index])
             elif kind == "prep":
-                out.append(from_runtime(prepared[index], dtype))
+                # Kept for the calls to come: the caller gets its own copy,
+                # which it may modify in place.
+                out.append(from_runtime(prepared[index]).clone())
             else:
-                out.append(from_runtime(results[index], dtype))
+                out.append(from_runtime(results[index]))
         return tuple(out) if self.returns_tuple else out[0]
 
     @property

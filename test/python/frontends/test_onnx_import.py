@@ -108,7 +108,9 @@ def test_import_model_text_and_bound_arguments(rng):
     assert "func.func @main(%arg0: tensor<3x5xf32>)" in text
     assert "jeet.matmul" in text and weights == []
     text, weights = jeet.onnx.import_model(model, initializers="argument")
-    assert [w.shape for w in weights] == [(7, 5), (7,)]
+    # The bound weight is W.T, prepared at import (not W and a transpose).
+    assert [w.shape for w in weights] == [(5, 7), (7,)]
+    assert "jeet.transpose" not in text
 
 
 def test_shape_arithmetic_is_folded(rng):
@@ -301,8 +303,88 @@ def test_call_time_mismatches(rng):
         compiled()
     with pytest.raises(jeet.ArgumentError, match="input 'x' given twice"):
         compiled(x, x=x)
-    with pytest.raises(jeet.ArgumentError, match="expected a NumPy array or a jeet tensor, got str"):
+    with pytest.raises(jeet.ArgumentError, match="expected a NumPy array, a jeet tensor or a DLPack tensor \\(torch\\), got str"):
         compiled("x")
+
+
+# --------------------------------------------------------------------------
+# Tensors in and out without copies (DLPack)
+# --------------------------------------------------------------------------
+
+
+def _pointer(array):
+    return np.asarray(array).__array_interface__["data"][0]
+
+
+def passthrough_model(shape):
+    """y = exp(x), z = x: z is the input itself."""
+    nodes = [helper.make_node("Exp", ["x"], ["y"], name="e"),
+             helper.make_node("Identity", ["x"], ["z"], name="i")]
+    return make_model(nodes, [f32("x", list(shape))],
+                      [f32("y", list(shape)), f32("z", list(shape))])
+
+
+def test_inputs_and_results_are_not_copied(rng):
+    compiled = jeet.onnx.load(passthrough_model((64, 32)), device="cpu")
+    x = rng.standard_normal((64, 32)).astype(np.float32)
+    y, z = compiled(x)
+    # The input is the caller's memory, and np.asarray of a result is a
+    # read-only view of Jeet's (the same memory each time).
+    assert _pointer(z) == _pointer(x)
+    assert _pointer(y) == _pointer(y) == _pointer(np.from_dlpack(y))
+    assert not np.asarray(y).flags.writeable and np.array(y).flags.writeable
+    assert _pointer(np.array(y)) != _pointer(y)      # np.array copies
+    np.testing.assert_allclose(np.asarray(y), np.exp(x.astype(np.float64)), rtol=1e-6)
+
+    # A large input reduced to a small result: Jeet allocates the result only.
+    nodes = [helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="s", keepdims=0)]
+    reduce = make_model(nodes, [f32("x", [1024, 1024])], [f32("y", [1024])],
+                        [numpy_helper.from_array(np.array([1], np.int64), "axes")])
+    compiled = jeet.onnx.load(reduce, device="cpu")
+    big = rng.standard_normal((1024, 1024)).astype(np.float32)
+    compiled(big)
+    before = jeet.memory_stats("cpu")["allocated_bytes"]
+    jeet.reset_peak_memory_stats("cpu")
+    (total,) = compiled(big)
+    peak = jeet.memory_stats("cpu")["peak_allocated_bytes"] - before
+    assert peak < big.nbytes // 8, f"Jeet allocated {peak} bytes for a {big.nbytes}-byte input"
+    np.testing.assert_allclose(np.asarray(total), big.astype(np.float64).sum(1),
+                               rtol=1e-4, atol=1e-3)
+
+
+def test_torch_tensors_are_passed_without_copies(rng):
+    torch = pytest.importorskip("torch")
+    compiled = jeet.onnx.load(passthrough_model((8, 6)), device="cpu")
+    x = torch.from_numpy(rng.standard_normal((8, 6)).astype(np.float32))
+    y, z = compiled(x)
+    assert _pointer(z) == x.data_ptr()
+    assert torch.from_dlpack(y).data_ptr() == _pointer(y)
+    np.testing.assert_allclose(np.asarray(y), np.exp(x.double().numpy()), rtol=1e-6)
+    # Strides DLPack cannot take: one explicit contiguous copy, right values.
+    xt = torch.from_numpy(rng.standard_normal((6, 8)).astype(np.float32)).t()
+    y, z = compiled(xt)
+    assert _pointer(z) != xt.data_ptr()
+    np.testing.assert_array_equal(np.asarray(z), xt.numpy())
+    # A NumPy view with other strides too.
+    y, z = compiled(xt.numpy())
+    np.testing.assert_array_equal(np.asarray(z), xt.numpy())
+    with pytest.raises(jeet.ArgumentError, match="input 'x' .*float32.*int64"):
+        compiled(torch.zeros(8, 6, dtype=torch.int64))
+    with pytest.raises(jeet.ShapeError, match=r"expected shape \(8, 6\), got \(6, 8\)"):
+        compiled(torch.zeros(6, 8))
+    with pytest.raises(jeet.ArgumentError, match="expected dtype float32, got float16"):
+        compiled(torch.zeros(8, 6, dtype=torch.float16))
+
+
+def test_torch_float64_with_cast_float64(rng):
+    torch = pytest.importorskip("torch")
+    nodes = [helper.make_node("Exp", ["x"], ["y"], name="e")]
+    f64 = [helper.make_tensor_value_info(n, TensorProto.DOUBLE, [3]) for n in ("x", "y")]
+    compiled = jeet.onnx.load(make_model(nodes, f64[:1], f64[1:]), cast_float64=True,
+                              device="cpu")
+    x = torch.from_numpy(rng.standard_normal(3))
+    (y,) = compiled(x)
+    np.testing.assert_allclose(np.asarray(y), np.exp(x.numpy()), rtol=1e-6)
 
 
 # --------------------------------------------------------------------------
@@ -328,10 +410,35 @@ def test_command_line_writes_ir_that_jeet_run_runs(tmp_path, rng, command):
     subprocess.run(launcher + [str(path), "-o", str(out)], check=True, env=_env())
     text = out.read_text()
     assert text.startswith("module {") and "jeet.matmul" in text
+    # The Gemm's transposed weight is folded at import (embedded as the
+    # transposed constant), not redone by every run of the IR.
+    assert "jeet.transpose" not in text and "tensor<5x7xf32>" in text
     x = rng.standard_normal((3, 5)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     subprocess.run([os.path.join(BUILD, "bin", "jeet-run"), str(out), "--device=cpu",
                     f"--input=@{tmp_path / 'x.npy'}", f"--output=@{tmp_path / 'y.npy'}"],
+                   check=True, capture_output=True)
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), reference(x),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_command_line_bound_weights_are_prepared(tmp_path, rng):
+    model, reference = linear_model(rng)
+    path = tmp_path / "linear.onnx"
+    onnx.save(model, str(path))
+    out, weights = tmp_path / "linear.mlir", tmp_path / "weights"
+    subprocess.run([sys.executable, "-m", "jeet.onnx", str(path), "-o", str(out),
+                    "--initializers=argument", "--weights-dir", str(weights)],
+                   check=True, env=_env())
+    text = out.read_text()
+    assert "jeet.transpose" not in text
+    assert np.load(weights / "arg0.npy").shape == (5, 7)   # W.T, prepared
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    subprocess.run([os.path.join(BUILD, "bin", "jeet-run"), str(out), "--device=cpu",
+                    f"--input=@{tmp_path / 'x.npy'}",
+                    f"--input=@{weights / 'arg0.npy'}", f"--input=@{weights / 'arg1.npy'}",
+                    f"--output=@{tmp_path / 'y.npy'}"],
                    check=True, capture_output=True)
     np.testing.assert_allclose(np.load(tmp_path / "y.npy"), reference(x),
                                rtol=1e-5, atol=1e-6)

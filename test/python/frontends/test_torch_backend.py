@@ -183,6 +183,14 @@ def test_non_contiguous_inputs(seed):
         got = torch.compile(fn, backend="jeet")(x)
     np.testing.assert_allclose(got.numpy(), (x.double() * 3.0 + 1.0).numpy(),
                                rtol=1e-6, atol=1e-6)
+    # A slice of rows is contiguous at an offset into its base (shared, not
+    # copied); one of columns is not (copied).
+    base = torch.randn(9, 7)
+    for view in (base[3:], base[:, 2:]):
+        with torch.no_grad():
+            got = torch.compile(fn, backend="jeet")(view)
+        np.testing.assert_allclose(got.numpy(), (view.double() * 3.0 + 1.0).numpy(),
+                                   rtol=1e-6, atol=1e-6, err_msg=f"seed {seed}")
 
 
 def test_compiled_once_per_shape():
@@ -261,3 +269,85 @@ def test_installed_package_declares_the_entry_point():
     assert project["optional-dependencies"]["torch"] == ["torch"]
     assert project["optional-dependencies"]["onnx"] == ["onnx"]
     assert not {"torch", "onnx", "onnxruntime"} & set(project["dependencies"])
+
+
+# --------------------------------------------------------------------------
+# Tensors across the boundary (DLPack, no copies)
+# --------------------------------------------------------------------------
+
+
+def _allocated():
+    return jeet.memory_stats("cpu")["allocated_bytes"]
+
+
+def test_inputs_are_not_copied_into_jeet(seed):
+    # A 4 MiB input reduced to 4 KiB: a copy of the input would be in Jeet's
+    # allocator during the call (its peak); shared through DLPack, Jeet
+    # allocates the result alone.
+    def fn(x):
+        return (x * x).sum(dim=1)
+
+    x = torch.randn(1024, 1024)
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        compiled(x)
+        before = _allocated()
+        jeet.reset_peak_memory_stats("cpu")
+        got = compiled(x)
+    peak = jeet.memory_stats("cpu")["peak_allocated_bytes"] - before
+    assert peak < x.nbytes // 8, f"Jeet allocated {peak} bytes for a {x.nbytes}-byte input"
+    np.testing.assert_allclose(got.numpy(), fn(x.double()).numpy(), rtol=1e-5,
+                               err_msg=f"seed {seed}")
+
+
+def test_results_are_jeet_memory_shared_with_torch(seed):
+    # The torch result is Jeet's buffer: it stays allocated in Jeet's
+    # allocator while torch holds it (a copy would have freed it), and goes
+    # back when torch drops it.
+    def fn(x):
+        return torch.exp(x) * 2.0
+
+    x = torch.randn(256, 256)
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        compiled(x)
+        before = _allocated()
+        y = compiled(x)
+    assert _allocated() - before >= y.nbytes
+    np.testing.assert_allclose(y.numpy(), fn(x.double()).numpy(), rtol=1e-6,
+                               err_msg=f"seed {seed}")
+    y.fill_(0.0)                      # the caller's own memory: no other call sees it
+    with torch.no_grad():
+        np.testing.assert_allclose(compiled(x).numpy(), fn(x.double()).numpy(),
+                                   rtol=1e-6)
+    del y
+    assert _allocated() == before
+
+
+def test_parameters_are_read_in_place(seed):
+    # The runtime tensors of parameters are their torch memory (kept while
+    # unchanged, so no per-call import), and a result computed from
+    # parameters alone, kept for the calls to come, is copied for the caller.
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(6, 4)
+
+        def forward(self, x):
+            return self.linear(x), self.linear.weight.t() * 2.0
+
+    model = Model().eval()
+    x = torch.randn(3, 6)
+    compiled, specs = compile_counting(model)
+    with torch.no_grad():
+        got, doubled = compiled(x)
+        (partition,) = specs[0].partitions
+        pointers = {np.from_dlpack(jeet.Tensor._wrap(entry[3], "cpu")).ctypes.data
+                    for entry in partition._static_cache.values()}
+        doubled.fill_(0.0)
+        again = compiled(x)
+        want = model(x)
+    assert pointers and pointers <= {p.data_ptr() for p in model.parameters()}
+    np.testing.assert_allclose(got.numpy(), want[0].numpy(), rtol=1e-5, atol=1e-6,
+                               err_msg=f"seed {seed}")
+    np.testing.assert_allclose(again[1].numpy(), want[1].numpy(), rtol=1e-6)

@@ -42,3 +42,38 @@ docs: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# --------------------------------------------------------------------------
+# Reliability (docs/Reliability.md): fuzzing, sanitizers, soak, planted
+# faults, compile-time scaling. The fuzz and sanitizer builds live in build
+# directories of their own; the main build stays as it is.
+.PHONY: fuzz test-sanitize test-tsan soak mutation-check bench-compile-time
+
+FUZZ_BUILD_DIR ?= build-fuzz
+ASAN_BUILD_DIR ?= build-asan
+TSAN_BUILD_DIR ?= build-tsan
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang-14
+FUZZ_CXX ?= clang++-14
+FUZZ_APT_PACKAGES := clang-14 libclang-rt-14-dev
+CMAKE_COMMON = -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
+	  $$(command -v ld.lld >/dev/null && echo -DLLVM_USE_LINKER=lld) \
+	  $$(command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache) \
+	  -DPython_EXECUTABLE=$$(command -v $(PYTHON))
+
+# libFuzzer over every fuzz target for FUZZ_SECONDS each (the corpora grow in
+# $(FUZZ_BUILD_DIR)/fuzz/live), then the Python graph-builder fuzzer; a table
+# of executions per target at the end. Runs at the lowest priority.
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined \
+  -fno-sanitize-recover=undefined -fno-omit-frame-pointer -gline-tables-only
+$(FUZZ_BUILD_DIR)/build.ninja:
+	CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B $(FUZZ_BUILD_DIR) $(CMAKE_COMMON) \
+	  -DCMAKE_BUILD_TYPE=Release -DJEET_LIBFUZZER=ON \
+	  -DCMAKE_C_FLAGS="$(FUZZ_FLAGS)" -DCMAKE_CXX_FLAGS="$(FUZZ_FLAGS)"
+
+fuzz: build
+	@bash scripts/setup.sh "$(PYTHON)" "$(FUZZ_APT_PACKAGES)" ""
+	$(MAKE) $(FUZZ_BUILD_DIR)/build.ninja
+	nice -n 19 ninja -C $(FUZZ_BUILD_DIR) -j$(JOBS) jeet-fuzz
+	@bash scripts/fuzz.sh $(FUZZ_BUILD_DIR) $(BUILD_DIR) $(FUZZ_SECONDS) "$(PYTHON)"

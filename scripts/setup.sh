@@ -21,7 +21,7 @@ fi
 
 modules=""
 for p in $pip_packages; do modules="$modules,$p"; done
-if ! "$python" -c "import ${modules#,}" >/dev/null 2>&1; then
+if [ -n "$modules" ] && ! "$python" -c "import ${modules#,}" >/dev/null 2>&1; then
   echo "setup: pip installing $pip_packages"
   "$python" -m pip install -q $pip_packages
 fi

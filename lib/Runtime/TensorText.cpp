@@ -203,6 +203,10 @@ std::string jeet::runtime::formatTensor(const Tensor &tensor) {
   const uint8_t *data = bytes->data();
   if (tensor.rank() == 0)
     return out + formatElement(data, tensor.dtype());
+  // No elements: "[]", without walking the other dimensions (one of them
+  // may be huge: 9223372036854775807x0xf32).
+  if (tensor.numElements() == 0)
+    return out + "[]";
   formatDims(out, data, tensor.shape(), 0, tensor.dtype());
   return out;
 }

@@ -49,8 +49,9 @@ StatusOr<TensorType> TensorType::parse(const std::string &text) {
       break;
     std::string dim = text.substr(start, x - start);
     char *end = nullptr;
+    errno = 0;
     long long value = std::strtoll(dim.c_str(), &end, 10);
-    if (dim.empty() || *end != '\0' || value < 0)
+    if (dim.empty() || *end != '\0' || value < 0 || errno == ERANGE)
       return invalidArgument("bad dimension '" + dim + "' in '" + text + "'");
     type.shape.push_back(value);
     start = x + 1;

@@ -53,9 +53,9 @@ FUZZ_BUILD_DIR ?= build-fuzz
 ASAN_BUILD_DIR ?= build-asan
 TSAN_BUILD_DIR ?= build-tsan
 FUZZ_SECONDS ?= 60
-FUZZ_CC ?= clang-14
-FUZZ_CXX ?= clang++-14
-FUZZ_APT_PACKAGES := clang-14 libclang-rt-14-dev
+FUZZ_CC ?= $(LLVM_DIR)/bin/clang
+FUZZ_CXX ?= $(LLVM_DIR)/bin/clang++
+FUZZ_APT_PACKAGES := clang-22 libclang-rt-22-dev
 CMAKE_COMMON = -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
 	  -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
 	  $$(command -v ld.lld >/dev/null && echo -DLLVM_USE_LINKER=lld) \

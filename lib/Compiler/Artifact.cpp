@@ -12,12 +12,10 @@
 
 #include "CompilerSupport.h"
 
-#include "jeet/Dialect/Jeet/IR/JeetOps.h"
 #include "jeet/InitAllJeet.h"
-#include "jeet/Pipelines/Pipelines.h"
-#if __has_include("jeet/Pipelines/GpuPipeline.h")
+#include "jeet/Pipelines/CpuPipeline.h"
 #include "jeet/Pipelines/GpuPipeline.h"
-#endif
+#include "jeet/Pipelines/PipelineRunner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -51,6 +49,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 
@@ -250,6 +249,9 @@ createTargetMachine(llvm::StringRef cpu) {
   return std::move(*machine);
 }
 
+/// How long the C compiler may take to link an artifact.
+static constexpr unsigned kLinkTimeoutSeconds = 120;
+
 /// Links `object` into the shared object `output` with the C compiler; with
 /// `openmp`, against libomp, whose folder is recorded as the RUNPATH.
 static llvm::Error linkSharedObject(llvm::StringRef linker,
@@ -311,7 +313,7 @@ static llvm::Error linkSharedObject(llvm::StringRef linker,
   std::string error;
   bool executionFailed = false;
   int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects,
-                                     /*SecondsToWait=*/120, /*MemoryLimit=*/0,
+                                     kLinkTimeoutSeconds, /*MemoryLimit=*/0,
                                      &error, &executionFailed);
   if (rc != 0 || executionFailed) {
     std::string message =
@@ -326,68 +328,23 @@ static llvm::Error linkSharedObject(llvm::StringRef linker,
   return llvm::Error::success();
 }
 
-llvm::Expected<ArtifactInfo>
-jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
-                      const ArtifactOptions &options,
-                      llvm::StringRef outputPath) {
+/// The PTX ISA version in a features string ("+ptx80" -> 80), or 0.
+static unsigned ptxVersionOf(llvm::StringRef features) {
+  size_t at = features.find("+ptx");
+  unsigned version = 0;
+  if (at == llvm::StringRef::npos ||
+      features.drop_front(at + 4).consumeInteger(10, version))
+    return 0;
+  return version;
+}
+
+/// The pipeline of the artifact's device, and for a GPU artifact the
+/// signature fields the loader checks against the GPU and its driver
+/// (`gpuFields`) and the chip (`info.gpuChip`).
+static llvm::Expected<StagedPipeline>
+getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
+                    std::string &gpuFields) {
   const CompileOptions &compile = options.compile;
-  if (compile.device != "cpu" && compile.device != "gpu")
-    return llvm::createStringError("unknown device '" + compile.device +
-                                   "' (expected cpu or gpu)");
-#if !__has_include("jeet/Pipelines/GpuPipeline.h")
-  if (compile.device == "gpu")
-    return llvm::createStringError(
-        "GPU artifacts need jeet-gpu-pipeline, which this build of Jeet does "
-        "not have yet (use --device=cpu)");
-#endif
-
-  MLIRContext context(MLIRContext::Threading::DISABLED);
-  {
-    DialectRegistry registry;
-    registerAllJeetDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-  jeet::detail::DiagnosticCollector diagnostics(context, source, sourceName);
-  auto fail = [&](llvm::StringRef what) { return diagnostics.fail(what); };
-
-  ArtifactInfo info;
-  std::string error;
-  OwningOpRef<ModuleOp> module =
-      jeet::detail::parseGraph(context, diagnostics.getSourceMgr(), sourceName,
-                               compile.entry, info.inputs, info.outputs, error);
-  if (!module)
-    return fail(error);
-  auto func = module->lookupSymbol<func::FuncOp>(compile.entry);
-
-  // The artifact holds the entry and what it calls, nothing else: other
-  // graphs of the file are neither compiled nor counted.
-  bool erased = true;
-  while (erased) {
-    erased = false;
-    for (auto other :
-         llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-      if (other != func &&
-          SymbolTable::symbolKnownUseEmpty(other, module->getOperation())) {
-        other.erase();
-        erased = true;
-      }
-  }
-
-  auto runStage =
-      [&](llvm::function_ref<void(OpPassManager &)> build) -> LogicalResult {
-    PassManager pm = PassManager::on<ModuleOp>(&context);
-    build(pm);
-    return pm.run(*module);
-  };
-
-  if (failed(runStage([&](OpPassManager &pm) {
-        buildJeetGraphPipeline(pm, compile.fuse, compile.maxFusionOps);
-      })))
-    return fail("graph passes failed");
-  module->walk([&](FusionOp) { ++info.numKernels; });
-
-  std::string gpuFields;
   if (compile.device == "cpu") {
     CpuPipelineOptions cpuOptions;
     cpuOptions.fuse = compile.fuse;
@@ -396,57 +353,31 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     cpuOptions.parallel = options.openmp;
     // Intermediates come from the runtime's caching allocator.
     cpuOptions.runtimeAllocator = true;
-    if (failed(runStage([&](OpPassManager &pm) {
-          buildJeetLowerToLinalgPipeline(pm);
-          buildJeetBufferizePipeline(pm);
-          buildJeetCpuCodegenPipeline(pm, cpuOptions);
-        })))
-      return fail("lowering to LLVM failed");
-  } else {
-#if __has_include("jeet/Pipelines/GpuPipeline.h")
-    GpuPipelineOptions gpuOptions;
-    gpuOptions.fuse = compile.fuse;
-    gpuOptions.maxFusionOps = compile.maxFusionOps;
-    if (!options.gpuChip.empty())
-      gpuOptions.chip = options.gpuChip;
-    if (!options.gpuFormat.empty())
-      gpuOptions.format = options.gpuFormat;
-    if (llvm::Error error = verifyGpuPipelineOptions(gpuOptions))
-      return std::move(error);
-    info.gpuChip = gpuOptions.chip;
-    // What the loader checks against the GPU and its driver.
-    std::string featureText = gpuOptions.features;
-    llvm::StringRef features = featureText;
-    size_t ptx = features.find("+ptx");
-    unsigned ptxVersion = 0;
-    if (ptx != llvm::StringRef::npos) {
-      llvm::StringRef digits = features.substr(ptx + 4);
-      if (digits.consumeInteger(10, ptxVersion))
-        ptxVersion = 0;
-    }
-    gpuFields = " chip=" + gpuOptions.chip;
-    if (ptxVersion)
-      gpuFields += " ptx=" + std::to_string(ptxVersion);
-    gpuFields += " format=" + gpuOptions.format;
-    if (failed(runStage([&](OpPassManager &pm) {
-          buildJeetGpuKernelPipeline(pm, gpuOptions);
-          buildJeetGpuCodegenPipeline(pm, gpuOptions);
-        })))
-      return fail("lowering for the GPU failed");
-#endif
+    return getJeetCpuPipeline(cpuOptions);
   }
+  GpuPipelineOptions gpuOptions;
+  gpuOptions.fuse = compile.fuse;
+  gpuOptions.maxFusionOps = compile.maxFusionOps;
+  if (!options.gpuChip.empty())
+    gpuOptions.chip = options.gpuChip;
+  if (!options.gpuFormat.empty())
+    gpuOptions.format = options.gpuFormat;
+  if (llvm::Error error = verifyGpuPipelineOptions(gpuOptions))
+    return std::move(error);
+  info.gpuChip = gpuOptions.chip;
+  gpuFields = " chip=" + gpuOptions.chip;
+  if (unsigned ptxVersion = ptxVersionOf(gpuOptions.features))
+    gpuFields += " ptx=" + std::to_string(ptxVersion);
+  gpuFields += " format=" + gpuOptions.format;
+  return getJeetGpuPipeline(gpuOptions);
+}
 
-  info.signature =
-      formatArtifactSignature(compile.entry, compile.device, info.inputs,
-                              info.outputs, info.numKernels) +
-      gpuFields;
-  if (failed(addArtifactABI(*module, compile.entry, info.signature)))
-    return fail("cannot add the artifact ABI");
-
-  // LLVM IR, optimised for the target CPU.
-  info.targetCpu = options.targetCpu.empty()
-                       ? (compile.device == "cpu" ? "host" : "generic")
-                       : options.targetCpu;
+/// Translates `module` (the LLVM dialect with the artifact ABI) to LLVM IR,
+/// optimises it for `targetCpu` and emits an object file. `info.targetCpu`
+/// becomes the CPU's name.
+static llvm::Expected<llvm::SmallVector<char, 0>>
+emitObject(ModuleOp module, llvm::StringRef sourceName, ArtifactInfo &info,
+           jeet::detail::DiagnosticCollector &diagnostics) {
   auto machine = createTargetMachine(info.targetCpu);
   if (!machine)
     return machine.takeError();
@@ -454,9 +385,9 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     info.targetCpu = llvm::sys::getHostCPUName().str();
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(*module, llvmContext, sourceName);
+      translateModuleToLLVMIR(module, llvmContext, sourceName);
   if (!llvmModule)
-    return fail("translation to LLVM IR failed");
+    return diagnostics.fail("translation to LLVM IR failed");
   finishArtifactModule(*llvmModule);
   llvmModule->setDataLayout((*machine)->createDataLayout());
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
@@ -470,17 +401,21 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     return llvm::createStringError("the artifact's LLVM IR does not verify: " +
                                    verifyErrors);
 
-  // The object file, in memory, then on disk for the linker.
   llvm::SmallVector<char, 0> object;
-  {
-    llvm::raw_svector_ostream os(object);
-    llvm::legacy::PassManager codegen;
-    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
-                                        llvm::CodeGenFileType::ObjectFile))
-      return llvm::createStringError(
-          "the target machine cannot emit object files");
-    codegen.run(*llvmModule);
-  }
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                      llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError(
+        "the target machine cannot emit object files");
+  codegen.run(*llvmModule);
+  return std::move(object);
+}
+
+/// Writes `object` to a temporary file and links it into `outputPath`.
+static llvm::Error writeArtifact(llvm::ArrayRef<char> object,
+                                 const ArtifactOptions &options,
+                                 llvm::StringRef outputPath) {
   TempFile objectFile;
   int fd;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
@@ -501,13 +436,86 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
   partial += ".partial";
   if (llvm::Error error =
           linkSharedObject(options.linker, objectFile.path, partial,
-                           options.openmp && compile.device == "cpu")) {
+                           options.openmp && options.compile.device == "cpu")) {
     llvm::sys::fs::remove(partial);
-    return std::move(error);
+    return error;
   }
   if (std::error_code ec = llvm::sys::fs::rename(partial, outputPath)) {
     llvm::sys::fs::remove(partial);
     return llvm::createStringError(ec, "cannot write " + outputPath.str());
   }
+  return llvm::Error::success();
+}
+
+/// Seconds since `start`.
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+llvm::Expected<ArtifactInfo>
+jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
+                      const ArtifactOptions &options,
+                      llvm::StringRef outputPath) {
+  const CompileOptions &compile = options.compile;
+  if (compile.device != "cpu" && compile.device != "gpu")
+    return llvm::createStringError("unknown device '" + compile.device +
+                                   "' (expected cpu or gpu)");
+
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  {
+    DialectRegistry registry;
+    registerAllJeetDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+  jeet::detail::DiagnosticCollector diagnostics(context, source, sourceName);
+  auto fail = [&](llvm::StringRef what) { return diagnostics.fail(what); };
+
+  ArtifactInfo info;
+  std::string error;
+  OwningOpRef<ModuleOp> module =
+      jeet::detail::parseGraph(context, diagnostics.getSourceMgr(), sourceName,
+                               compile.entry, info.inputs, info.outputs, error);
+  if (!module)
+    return fail(error);
+  jeet::detail::keepOnlyEntry(
+      *module, module->lookupSymbol<func::FuncOp>(compile.entry));
+
+  std::string gpuFields;
+  llvm::Expected<StagedPipeline> pipeline =
+      getArtifactPipeline(options, info, gpuFields);
+  if (!pipeline)
+    return pipeline.takeError();
+  PipelineRunner runner(*pipeline, compile.entry + "-" + compile.device,
+                        /*keepIR=*/false);
+  if (failed(runner.run(*module, [&](llvm::StringRef name, ModuleOp fused) {
+        if (name == stage::kFused)
+          info.numKernels = listFusionGroups(fused).size();
+      })))
+    return fail("the " + runner.failedStage().str() + " stage of " +
+                pipeline->description + " failed");
+
+  info.signature =
+      formatArtifactSignature(compile.entry, compile.device, info.inputs,
+                              info.outputs, info.numKernels) +
+      gpuFields;
+  if (failed(addArtifactABI(*module, compile.entry, info.signature)))
+    return fail("cannot add the artifact ABI");
+
+  // LLVM IR, optimised for the target CPU, and the object file in memory.
+  info.targetCpu = options.targetCpu.empty()
+                       ? (compile.device == "cpu" ? "host" : "generic")
+                       : options.targetCpu;
+  auto start = std::chrono::steady_clock::now();
+  auto object = emitObject(*module, sourceName, info, diagnostics);
+  if (!object)
+    return object.takeError();
+  runner.reportStep("object", secondsSince(start));
+
+  start = std::chrono::steady_clock::now();
+  if (llvm::Error error = writeArtifact(*object, options, outputPath))
+    return std::move(error);
+  runner.reportStep("link", secondsSince(start));
   return info;
 }

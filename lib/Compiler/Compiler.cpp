@@ -8,10 +8,10 @@
 
 #include "CompilerSupport.h"
 
-#include "jeet/Dialect/Jeet/IR/JeetOps.h"
 #include "jeet/InitAllJeet.h"
+#include "jeet/Pipelines/CpuPipeline.h"
 #include "jeet/Pipelines/GpuPipeline.h"
-#include "jeet/Pipelines/Pipelines.h"
+#include "jeet/Pipelines/PipelineRunner.h"
 #include "jeet/Runtime/Cache.h"
 #include "jeet/Runtime/HostABI.h"
 
@@ -32,6 +32,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <chrono>
 #include <functional>
 #include <mutex>
 
@@ -79,6 +80,9 @@ struct Executable::Impl {
   /// For each kernel (fusion group), the names of the jeet ops it fuses.
   std::vector<std::vector<std::string>> kernelOps;
   int64_t peakIntermediateBytes = 0;
+  /// The stages of the pipeline that compiled it; the IR of each, with
+  /// CompileOptions::keepIR.
+  std::vector<std::string> stageNames;
   llvm::StringMap<std::string> stageIR;
   std::unique_ptr<ExecutionEngine> engine;
   /// The packed entry point: `void(void **args)`.
@@ -111,10 +115,8 @@ int64_t Executable::peakIntermediateBytes() const {
   return impl->peakIntermediateBytes;
 }
 
-const std::vector<std::string> &Executable::stageNames() {
-  static const std::vector<std::string> names = {"jeet", "fused", "linalg",
-                                                 "bufferized", "llvm"};
-  return names;
+const std::vector<std::string> &Executable::stageNames() const {
+  return impl->stageNames;
 }
 
 std::string Executable::ir(llvm::StringRef stage) const {
@@ -180,8 +182,11 @@ llvm::Error Executable::run(llvm::ArrayRef<const void *> inputs,
 // Compiler
 //===----------------------------------------------------------------------===//
 
+/// The most compiled graphs the cache keeps (least recently used go first).
+static constexpr size_t kCacheCapacity = 256;
+
 struct Compiler::Impl {
-  Impl() : cache(/*capacity=*/256) {
+  Impl() : cache(kCacheCapacity) {
     DialectRegistry registry;
     registerAllJeetDialects(registry);
     context.appendDialectRegistry(registry);
@@ -208,13 +213,6 @@ Compiler::~Compiler() = default;
 Compiler &Compiler::global() {
   static Compiler *compiler = new Compiler();
   return *compiler;
-}
-
-static std::string printOp(Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  op->print(os);
-  return text;
 }
 
 /// The most bytes of buffers allocated in the function and alive at once,
@@ -278,62 +276,11 @@ static void registerHostSymbols(ExecutionEngine &engine) {
   });
 }
 
-/// For each fusion group of `module` (each becomes one kernel), the names of
-/// the jeet ops it fuses, constants aside.
-static std::vector<std::vector<std::string>> kernelOpsOf(ModuleOp module) {
-  std::vector<std::vector<std::string>> kernels;
-  module.walk([&](FusionOp fusion) {
-    std::vector<std::string> names;
-    for (Operation &op : fusion.getBody().front().without_terminator())
-      if (!isa<ConstantOp>(op))
-        names.push_back(op.getName().getStringRef().str());
-    kernels.push_back(std::move(names));
-  });
-  return kernels;
-}
-
-/// Compiles the parsed graph `module` for the GPU with jeet-gpu-pipeline:
-/// one kernel per fusion group (PTX, loaded by the runtime's driver JIT on
-/// the first execution), host code JIT-compiled for this CPU. The
-/// executable's inputs and outputs are device buffers. `impl` (which
-/// `runStage` records the IR of each stage into) is moved into the
-/// executable at the end.
-static llvm::Expected<std::shared_ptr<Executable>> compileForGpu(
-    ModuleOp module, std::unique_ptr<Executable::Impl> &impl,
-    const CompileOptions &options,
-    llvm::function_ref<LogicalResult(llvm::StringRef,
-                                     llvm::function_ref<void(OpPassManager &)>)>
-        runStage,
-    llvm::function_ref<llvm::Error(llvm::StringRef)> fail) {
-  GpuPipelineOptions gpuOptions;
-  gpuOptions.fuse = options.fuse;
-  gpuOptions.maxFusionOps = options.maxFusionOps;
-  if (llvm::Error error = verifyGpuPipelineOptions(gpuOptions))
-    return std::move(error);
-
-  if (failed(runStage("fused", [&](OpPassManager &pm) {
-        buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
-      })))
-    return fail("graph passes failed");
-  impl->kernelOps = kernelOpsOf(module);
-
-  if (failed(runStage("kernels", [&](OpPassManager &pm) {
-        buildJeetGpuKernelPipeline(pm, gpuOptions);
-      })))
-    return fail("forming GPU kernels failed");
-  if (auto host = module.lookupSymbol<func::FuncOp>(options.entry))
-    impl->peakIntermediateBytes = estimatePeakDeviceBytes(host);
-  if (failed(runStage("llvm", [&](OpPassManager &pm) {
-        buildJeetGpuCodegenPipeline(pm, gpuOptions);
-      })))
-    return fail("lowering to NVVM/PTX and LLVM failed");
-  if (options.keepIR) {
-    std::string ptx;
-    llvm::raw_string_ostream os(ptx);
-    if (succeeded(printGpuBinariesAsPTX(module, os)))
-      impl->stageIR["ptx"] = std::move(ptx);
-  }
-
+/// JIT-compiles `module`, lowered by jeet-gpu-pipeline, for this CPU: the
+/// host code that launches the kernels (PTX, loaded by the runtime's driver
+/// JIT on the first execution). The executable's inputs and outputs are
+/// device buffers.
+static llvm::Error jitForGpu(ModuleOp module, Executable::Impl &impl) {
   auto targetMachine = jeet::detail::createHostTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
@@ -346,10 +293,10 @@ static llvm::Expected<std::shared_ptr<Executable>> compileForGpu(
   if (!engine)
     return engine.takeError();
   registerHostSymbols(**engine);
-  impl->engine = std::move(*engine);
-  Executable::Impl *state = impl.get();
-  std::string entryName = options.entry;
-  impl->lazyInit = [state, entryName]() -> llvm::Error {
+  impl.engine = std::move(*engine);
+  Executable::Impl *state = &impl;
+  std::string entryName = impl.options.entry;
+  impl.lazyInit = [state, entryName]() -> llvm::Error {
     state->engine->initialize();
     runtime::Status status = runtime::takeLastError();
     if (!status.ok())
@@ -361,7 +308,72 @@ static llvm::Expected<std::shared_ptr<Executable>> compileForGpu(
     state->entry = *entry;
     return llvm::Error::success();
   };
-  return std::make_shared<Executable>(std::move(impl));
+  return llvm::Error::success();
+}
+
+/// JIT-compiles `module`, lowered by jeet-cpu-pipeline, for this CPU.
+static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl) {
+  auto targetMachine = jeet::detail::createHostTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  auto transformer = makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get());
+
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  llvm::SmallVector<llvm::StringRef, 1> libraries;
+  if (impl.options.parallel)
+    libraries.push_back(JEET_OPENMP_LIBRARY);
+  engineOptions.sharedLibPaths = libraries;
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
+  if (!engine)
+    return engine.takeError();
+  registerHostSymbols(**engine);
+  (*engine)->initialize();
+  auto entry = (*engine)->lookupPacked(impl.options.entry);
+  if (!entry)
+    return entry.takeError();
+  impl.entry = *entry;
+  impl.engine = std::move(*engine);
+  return llvm::Error::success();
+}
+
+/// The pipeline that compiles for `options.device`.
+static llvm::Expected<StagedPipeline>
+getPipeline(const CompileOptions &options) {
+  if (options.device == "gpu") {
+    GpuPipelineOptions gpuOptions;
+    gpuOptions.fuse = options.fuse;
+    gpuOptions.maxFusionOps = options.maxFusionOps;
+    if (llvm::Error error = verifyGpuPipelineOptions(gpuOptions))
+      return std::move(error);
+    return getJeetGpuPipeline(gpuOptions);
+  }
+  CpuPipelineOptions cpuOptions;
+  cpuOptions.fuse = options.fuse;
+  cpuOptions.maxFusionOps = options.maxFusionOps;
+  cpuOptions.parallel = options.parallel;
+  // Intermediates come from the runtime's caching allocator, which counts
+  // them and recycles their memory across executions.
+  cpuOptions.runtimeAllocator = true;
+  return getJeetCpuPipeline(cpuOptions);
+}
+
+/// Reads what the executable reports from the IR after `stage`: the ops of
+/// each kernel once fused, and the buffer plan once buffers are placed.
+static void inspectStage(llvm::StringRef name, ModuleOp module,
+                         Executable::Impl &impl) {
+  if (name == stage::kFused)
+    impl.kernelOps = listFusionGroups(module);
+  auto host = module.lookupSymbol<func::FuncOp>(impl.options.entry);
+  if (!host)
+    return;
+  if (name == stage::kBufferized)
+    impl.peakIntermediateBytes = estimatePeakBytes(host);
+  else if (name == stage::kKernels)
+    impl.peakIntermediateBytes = estimatePeakDeviceBytes(host);
 }
 
 llvm::Expected<std::shared_ptr<Executable>>
@@ -382,81 +394,29 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
       impl->inputs, impl->outputs, error);
   if (!module)
     return fail(error);
+  jeet::detail::keepOnlyEntry(
+      *module, module->lookupSymbol<func::FuncOp>(options.entry));
 
-  // Keep only the entry and what it calls: other functions are not compiled.
-  auto keep = [&](llvm::StringRef stage) {
-    if (options.keepIR)
-      impl->stageIR[stage] = printOp(*module);
-  };
-  keep("jeet");
-
-  auto runStage =
-      [&](llvm::StringRef stage,
-          llvm::function_ref<void(OpPassManager &)> build) -> LogicalResult {
-    PassManager pm = PassManager::on<ModuleOp>(&context);
-    build(pm);
-    if (failed(pm.run(*module)))
-      return failure();
-    keep(stage);
-    return success();
-  };
-
-  if (options.device == "gpu")
-    return compileForGpu(*module, impl, options, runStage, fail);
-
-  CpuPipelineOptions cpuOptions;
-  cpuOptions.fuse = options.fuse;
-  cpuOptions.maxFusionOps = options.maxFusionOps;
-  cpuOptions.parallel = options.parallel;
-  // Intermediates come from the runtime's caching allocator, which counts
-  // them and recycles their memory across executions.
-  cpuOptions.runtimeAllocator = true;
-
-  if (failed(runStage("fused", [&](OpPassManager &pm) {
-        buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
+  llvm::Expected<StagedPipeline> pipeline = getPipeline(options);
+  if (!pipeline)
+    return pipeline.takeError();
+  impl->stageNames = pipeline->stageNames();
+  PipelineRunner runner(*pipeline, options.entry + "-" + options.device,
+                        options.keepIR);
+  if (failed(runner.run(*module, [&](llvm::StringRef name, ModuleOp lowered) {
+        inspectStage(name, lowered, *impl);
       })))
-    return fail("graph passes failed");
-  impl->kernelOps = kernelOpsOf(*module);
+    return fail("the " + runner.failedStage().str() + " stage of " +
+                pipeline->description + " failed");
+  impl->stageIR = runner.takeStageIR();
 
-  if (failed(runStage("linalg", [&](OpPassManager &pm) {
-        buildJeetLowerToLinalgPipeline(pm);
-      })))
-    return fail("lowering to linalg failed");
-  if (failed(runStage("bufferized", [&](OpPassManager &pm) {
-        buildJeetBufferizePipeline(pm);
-      })))
-    return fail("bufferization failed");
-  if (auto bufferized = module->lookupSymbol<func::FuncOp>(options.entry))
-    impl->peakIntermediateBytes = estimatePeakBytes(bufferized);
-  if (failed(runStage("llvm", [&](OpPassManager &pm) {
-        buildJeetCpuCodegenPipeline(pm, cpuOptions);
-      })))
-    return fail("lowering to LLVM failed");
-
-  auto targetMachine = jeet::detail::createHostTargetMachine();
-  if (!targetMachine)
-    return targetMachine.takeError();
-  auto transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get());
-
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  llvm::SmallVector<llvm::StringRef, 1> libraries;
-  if (options.parallel)
-    libraries.push_back(JEET_OPENMP_LIBRARY);
-  engineOptions.sharedLibPaths = libraries;
-  auto engine = ExecutionEngine::create(*module, engineOptions,
-                                        std::move(*targetMachine));
-  if (!engine)
-    return engine.takeError();
-  registerHostSymbols(**engine);
-  (*engine)->initialize();
-  auto entry = (*engine)->lookupPacked(options.entry);
-  if (!entry)
-    return entry.takeError();
-  impl->entry = *entry;
-  impl->engine = std::move(*engine);
+  auto start = std::chrono::steady_clock::now();
+  if (llvm::Error error = options.device == "gpu" ? jitForGpu(*module, *impl)
+                                                  : jitForCpu(*module, *impl))
+    return std::move(error);
+  runner.reportStep("jit", std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - start)
+                               .count());
   return std::make_shared<Executable>(std::move(impl));
 }
 

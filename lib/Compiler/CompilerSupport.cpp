@@ -7,6 +7,7 @@
 #include "CompilerSupport.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -17,15 +18,35 @@
 using namespace mlir;
 using namespace jeet;
 
+Type jeet::detail::graphElementType(MLIRContext *context,
+                                    runtime::DType dtype) {
+  switch (dtype) {
+  case runtime::DType::F32:
+    return Float32Type::get(context);
+  case runtime::DType::F16:
+    return Float16Type::get(context);
+  case runtime::DType::BF16:
+    return BFloat16Type::get(context);
+  case runtime::DType::I32:
+    return IntegerType::get(context, 32);
+  case runtime::DType::I64:
+  case runtime::DType::I1:
+    return nullptr;
+  }
+  return nullptr;
+}
+
+std::optional<runtime::DType> jeet::detail::graphDType(Type type) {
+  for (runtime::DType dtype : runtime::kDTypes)
+    if (Type candidate = graphElementType(type.getContext(), dtype);
+        candidate && candidate == type)
+      return dtype;
+  return std::nullopt;
+}
+
 std::optional<std::string> jeet::detail::dtypeName(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isSignlessInteger(32))
-    return "i32";
+  if (std::optional<runtime::DType> dtype = graphDType(type))
+    return runtime::dtypeName(*dtype);
   return std::nullopt;
 }
 
@@ -86,6 +107,19 @@ jeet::detail::parseGraph(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     return nullptr;
   }
   return module;
+}
+
+void jeet::detail::keepOnlyEntry(ModuleOp module, func::FuncOp entry) {
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (other != entry &&
+          SymbolTable::symbolKnownUseEmpty(other, module.getOperation())) {
+        other.erase();
+        erased = true;
+      }
+  }
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>

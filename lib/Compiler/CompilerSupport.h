@@ -12,6 +12,7 @@
 #define JEET_LIB_COMPILER_COMPILERSUPPORT_H
 
 #include "jeet/Compiler/Compiler.h"
+#include "jeet/Runtime/DType.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -28,6 +29,13 @@
 
 namespace jeet {
 namespace detail {
+
+/// The MLIR element type of `dtype`, or null for the dtypes that Jeet graphs
+/// do not take (i64, i1): graphs take f32, f16, bf16 and i32.
+mlir::Type graphElementType(mlir::MLIRContext *context, runtime::DType dtype);
+
+/// The dtype of an element type that Jeet graphs take.
+std::optional<runtime::DType> graphDType(mlir::Type type);
 
 /// "f32", "f16", "bf16" or "i32" for the element types Jeet graphs take.
 std::optional<std::string> dtypeName(mlir::Type type);
@@ -48,6 +56,10 @@ parseGraph(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
            llvm::StringRef sourceName, llvm::StringRef entry,
            std::vector<TensorSpec> &inputs, std::vector<TensorSpec> &outputs,
            std::string &error);
+
+/// Erases every function of `module` but `entry` and what it calls: other
+/// graphs of the file are neither compiled nor counted.
+void keepOnlyEntry(mlir::ModuleOp module, mlir::func::FuncOp entry);
 
 /// A target machine for the host CPU (the native target is initialised once).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();

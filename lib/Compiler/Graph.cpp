@@ -36,54 +36,64 @@ using namespace jeet;
 //===----------------------------------------------------------------------===//
 
 GraphAttr GraphAttr::i64Array(std::string name, std::vector<int64_t> values) {
-  GraphAttr attr;
-  attr.name = std::move(name);
-  attr.kind = Kind::I64Array;
+  GraphAttr attr{std::move(name), Kind::I64Array};
   attr.ints = std::move(values);
   return attr;
 }
 
 GraphAttr GraphAttr::boolean(std::string name, bool value) {
-  GraphAttr attr;
-  attr.name = std::move(name);
-  attr.kind = Kind::Bool;
+  GraphAttr attr{std::move(name), Kind::Bool};
   attr.boolValue = value;
   return attr;
 }
 
 GraphAttr GraphAttr::i64(std::string name, int64_t value) {
-  GraphAttr attr;
-  attr.name = std::move(name);
-  attr.kind = Kind::I64;
+  GraphAttr attr{std::move(name), Kind::I64};
   attr.intValue = value;
   return attr;
 }
 
-llvm::Expected<std::string> jeet::canonicalDType(llvm::StringRef dtype) {
-  if (dtype == "f32" || dtype == "float32")
-    return std::string("f32");
-  if (dtype == "f16" || dtype == "float16")
-    return std::string("f16");
-  if (dtype == "bf16" || dtype == "bfloat16")
-    return std::string("bf16");
-  if (dtype == "i32" || dtype == "int32")
-    return std::string("i32");
-  return llvm::createStringError(
-      "unknown dtype '" + dtype.str() +
-      "' (expected one of float32/f32, float16/f16, bfloat16/bf16, "
-      "int32/i32)");
+/// The context all graphs are built in: the jeet and func dialects only.
+/// Graphs are printed to text and parsed again by the compiler's own context,
+/// so nothing built here is shared with it.
+static MLIRContext &graphContext() {
+  static MLIRContext *context = [] {
+    DialectRegistry registry;
+    registry.insert<JeetDialect, func::FuncDialect>();
+    auto *context = new MLIRContext(registry);
+    context->loadAllAvailableDialects();
+    return context;
+  }();
+  return *context;
 }
 
-static Type elementType(MLIRContext *context, llvm::StringRef dtype) {
-  if (dtype == "f32")
-    return Float32Type::get(context);
-  if (dtype == "f16")
-    return Float16Type::get(context);
-  if (dtype == "bf16")
-    return BFloat16Type::get(context);
-  if (dtype == "i32")
-    return IntegerType::get(context, 32);
-  return nullptr;
+/// The dtype that `dtype` spells (in any of the runtime's spellings) if
+/// graphs take it, else an error listing the ones they take.
+static llvm::Expected<runtime::DType> parseGraphDType(llvm::StringRef dtype) {
+  runtime::StatusOr<runtime::DType> parsed =
+      runtime::parseDType(std::string_view(dtype.data(), dtype.size()));
+  if (parsed.ok() && jeet::detail::graphElementType(&graphContext(), *parsed))
+    return *parsed;
+  std::string expected;
+  for (runtime::DType candidate : runtime::kDTypes) {
+    if (!jeet::detail::graphElementType(&graphContext(), candidate))
+      continue;
+    if (!expected.empty())
+      expected += ", ";
+    expected += std::string(runtime::dtypeLongName(candidate)) + "/" +
+                runtime::dtypeName(candidate);
+  }
+  std::string what =
+      parsed.ok() ? "dtype '" + dtype.str() + "' cannot be used in a graph"
+                  : "unknown dtype '" + dtype.str() + "'";
+  return llvm::createStringError(what + " (expected one of " + expected + ")");
+}
+
+llvm::Expected<std::string> jeet::canonicalDType(llvm::StringRef dtype) {
+  llvm::Expected<runtime::DType> parsed = parseGraphDType(dtype);
+  if (!parsed)
+    return parsed.takeError();
+  return std::string(runtime::dtypeName(*parsed));
 }
 
 static std::string dtypeOf(Type type) {
@@ -101,20 +111,6 @@ static std::string formatShape(llvm::ArrayRef<int64_t> shape) {
                         shape, [](int64_t d) { return std::to_string(d); }),
                     ", ") +
          "]";
-}
-
-/// The context all graphs are built in: the jeet and func dialects only.
-/// Graphs are printed to text and parsed again by the compiler's own context,
-/// so nothing built here is shared with it.
-static MLIRContext &graphContext() {
-  static MLIRContext *context = [] {
-    DialectRegistry registry;
-    registry.insert<JeetDialect, func::FuncDialect>();
-    auto *context = new MLIRContext(registry);
-    context->loadAllAvailableDialects();
-    return context;
-  }();
-  return *context;
 }
 
 namespace {
@@ -170,14 +166,15 @@ struct Graph::Impl {
 
   llvm::Expected<RankedTensorType> tensorType(llvm::ArrayRef<int64_t> shape,
                                               llvm::StringRef dtype) {
-    auto name = canonicalDType(dtype);
-    if (!name)
-      return name.takeError();
+    llvm::Expected<runtime::DType> parsed = parseGraphDType(dtype);
+    if (!parsed)
+      return parsed.takeError();
     for (int64_t d : shape)
       if (d < 0)
         return llvm::createStringError("invalid shape " + formatShape(shape) +
                                        ": dimensions must be >= 0");
-    return RankedTensorType::get(shape, elementType(&context, *name));
+    return RankedTensorType::get(
+        shape, jeet::detail::graphElementType(&context, *parsed));
   }
 
   ValueId add(Value value) {
@@ -199,45 +196,24 @@ struct Graph::Impl {
   std::vector<ValueId> outputs;
 };
 
-/// The attributes each op cannot do without (checked before type inference
-/// reads them).
-static llvm::ArrayRef<llvm::StringLiteral>
-requiredAttributes(llvm::StringRef opName) {
-  static const llvm::StringLiteral permutation[] = {"permutation"};
-  static const llvm::StringLiteral axes[] = {"axes"};
-  static const llvm::StringLiteral axis[] = {"axis"};
-  static const llvm::StringLiteral value[] = {"value"};
-  if (opName == "jeet.transpose")
-    return permutation;
-  if (opName == "jeet.reduce_sum" || opName == "jeet.reduce_max" ||
-      opName == "jeet.reduce_mean")
-    return axes;
-  if (opName == "jeet.softmax")
-    return axis;
-  if (opName == "jeet.constant")
-    return value;
-  return {};
-}
-
 llvm::Expected<Graph::ValueId>
 Graph::Impl::build(llvm::StringRef opName, llvm::ArrayRef<Value> operands,
                    llvm::ArrayRef<NamedAttribute> attrs, Type result) {
   std::optional<RegisteredOperationName> name =
       RegisteredOperationName::lookup(opName, &context);
+  // Ops with regions and terminators (jeet.fusion, jeet.yield) are made by
+  // passes, not written in graphs.
   if (!name || name->getDialectNamespace() != "jeet" ||
-      opName == "jeet.fusion" || opName == "jeet.yield")
+      !name->hasTrait<OpTrait::ZeroRegions>() ||
+      name->hasTrait<OpTrait::IsTerminator>())
     return llvm::createStringError("unknown jeet op '" + opName.str() + "'");
 
   DiagnosticCapture diagnostics(context);
   Location loc = UnknownLoc::get(&context);
 
-  // Attribute kinds and presence, before anything reads them.
+  // Attribute kinds, before anything reads them. A missing attribute is
+  // reported by type inference where it needs it, else by the verifier.
   NamedAttrList attrList(attrs);
-  for (llvm::StringLiteral required : requiredAttributes(opName))
-    if (!attrList.get(required))
-      return llvm::createStringError("'" + opName.str() +
-                                     "' needs the attribute '" +
-                                     required.str() + "'");
   if (failed(name->verifyInherentAttrs(attrList, [&] {
         return emitError(loc) << "'" << opName << "' op ";
       })))
@@ -336,7 +312,7 @@ llvm::Expected<Graph::ValueId> Graph::addConstant(llvm::ArrayRef<int64_t> shape,
   DenseElementsAttr value = DenseElementsAttr::getFromRawBuffer(
       *type, llvm::ArrayRef<char>(static_cast<const char *>(data), bytes));
   NamedAttribute attr(StringAttr::get(&impl->context, "value"), value);
-  return impl->build("jeet.constant", {}, {attr}, Type());
+  return impl->build(ConstantOp::getOperationName(), {}, {attr}, Type());
 }
 
 llvm::Expected<Graph::ValueId> Graph::addOp(llvm::StringRef opName,
@@ -345,7 +321,7 @@ llvm::Expected<Graph::ValueId> Graph::addOp(llvm::StringRef opName,
                                             std::optional<TensorSpec> result) {
   std::string fullName =
       opName.starts_with("jeet.") ? opName.str() : "jeet." + opName.str();
-  if (fullName == "jeet.constant")
+  if (fullName == ConstantOp::getOperationName())
     return llvm::createStringError(
         "add constants with Graph::addConstant, not addOp");
   SmallVector<Value> values;

@@ -4,14 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "jeet/Conversion/Passes.h"
+#include "jeet/Pipelines/CpuPipeline.h"
+
 #include "jeet/Codegen/CPU/Passes.h"
-#include "jeet/Dialect/Jeet/Transforms/Passes.h"
-#include "jeet/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -19,52 +16,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <memory>
+
 using namespace mlir;
-
-void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
-                                  int64_t maxFusionOps) {
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createJeetDecomposePass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  JeetFusePassOptions fuseOptions;
-  fuseOptions.enable = fuse;
-  fuseOptions.maxOps = maxFusionOps;
-  pm.addNestedPass<func::FuncOp>(createJeetFusePass(fuseOptions));
-}
-
-void jeet::buildJeetLowerToLinalgPipeline(OpPassManager &pm) {
-  pm.addPass(createJeetLowerToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-}
-
-void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
-  // Each result gets a buffer of its own (a value returned twice is copied).
-  pm.addNestedPass<func::FuncOp>(createJeetDistinctResultsPass());
-  bufferization::OneShotBufferizePassOptions bufferizeOptions;
-  bufferizeOptions.bufferizeFunctionBoundaries = true;
-  bufferizeOptions.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
-
-  // Results become out-parameters that the caller owns; a result computed in
-  // a fresh buffer is written straight into the caller's.
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-
-  // Ownership-based deallocation frees every intermediate; the liveness
-  // optimisation then moves each free right after the buffer's last use.
-  bufferization::BufferDeallocationPipelineOptions deallocOptions;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(
-      bufferization::createOptimizeAllocationLivenessPass());
-}
 
 void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
                                        const CpuPipelineOptions &options) {
@@ -127,21 +81,33 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-void jeet::buildJeetCpuPipeline(OpPassManager &pm,
-                                const CpuPipelineOptions &options) {
-  buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
-  buildJeetLowerToLinalgPipeline(pm);
-  buildJeetBufferizePipeline(pm);
-  buildJeetCpuCodegenPipeline(pm, options);
+jeet::StagedPipeline
+jeet::getJeetCpuPipeline(const CpuPipelineOptions &options) {
+  // The stages' builders outlive `options`: they hold a copy.
+  auto copy = std::make_shared<CpuPipelineOptions>();
+  copy->copyOptionValuesFrom(options);
+  StagedPipeline pipeline;
+  pipeline.description = describePipeline("jeet-cpu-pipeline", options);
+  pipeline.stages = {
+      {stage::kFused.str(),
+       [copy](OpPassManager &pm) {
+         buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps);
+       }},
+      {stage::kLinalg.str(), buildJeetLowerToLinalgPipeline},
+      {stage::kBufferized.str(), buildJeetBufferizePipeline},
+      {stage::kLLVM.str(),
+       [copy](OpPassManager &pm) { buildJeetCpuCodegenPipeline(pm, *copy); }},
+  };
+  return pipeline;
 }
 
-void jeet::registerJeetPipelines() {
+void jeet::buildJeetCpuPipeline(OpPassManager &pm,
+                                const CpuPipelineOptions &options) {
+  getJeetCpuPipeline(options).build(pm);
+}
+
+void jeet::registerJeetCpuPipelines() {
   registerJeetCpuPasses();
-  PassPipelineRegistration<>(
-      "jeet-bufferize-pipeline",
-      "Bufferizes linalg on tensors: results become out-parameters, and "
-      "every intermediate buffer is freed right after its last use",
-      buildJeetBufferizePipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "jeet-cpu-pipeline",
       "Compiles a jeet graph for the host CPU: decompose, fuse, lower to "

@@ -15,7 +15,7 @@
 #include "jeet/Pipelines/GpuPipeline.h"
 
 #include "jeet/Codegen/GPU/Passes.h"
-#include "jeet/Pipelines/Pipelines.h"
+#include "jeet/Pipelines/PipelineRunner.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,8 +25,16 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <memory>
 
 using namespace mlir;
+
+/// Threads of a warp, and the most threads a block may have, on every chip
+/// the pipeline supports: a block is whole warps.
+static constexpr int64_t kWarpSize = 32;
+static constexpr int64_t kMaxThreadsPerBlock = 1024;
 
 llvm::ArrayRef<llvm::StringRef> jeet::getSupportedGpuChips() {
   static const llvm::StringRef chips[] = {"sm_80", "sm_86", "sm_89", "sm_90"};
@@ -43,11 +51,14 @@ llvm::Error jeet::verifyGpuPipelineOptions(const GpuPipelineOptions &options) {
     return llvm::createStringError("unsupported GPU binary format '" +
                                    options.format +
                                    "'; supported formats: isa, bin, fatbin");
-  if (options.blockSize < 32 || options.blockSize > 1024 ||
-      options.blockSize % 32 != 0)
+  if (options.blockSize < kWarpSize ||
+      options.blockSize > kMaxThreadsPerBlock ||
+      options.blockSize % kWarpSize != 0)
     return llvm::createStringError(
-        "block-size must be a multiple of 32 between 32 and 1024, got " +
-        std::to_string(options.blockSize));
+        llvm::formatv(
+            "block-size must be a multiple of {0} between {0} and {1}, got {2}",
+            kWarpSize, kMaxThreadsPerBlock, options.blockSize)
+            .str());
   return llvm::Error::success();
 }
 
@@ -108,11 +119,30 @@ void jeet::buildJeetGpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+jeet::StagedPipeline
+jeet::getJeetGpuPipeline(const GpuPipelineOptions &options) {
+  // The stages' builders outlive `options`: they hold a copy.
+  auto copy = std::make_shared<GpuPipelineOptions>();
+  copy->copyOptionValuesFrom(options);
+  StagedPipeline pipeline;
+  pipeline.description = describePipeline("jeet-gpu-pipeline", options);
+  pipeline.stages = {
+      {stage::kFused.str(),
+       [copy](OpPassManager &pm) {
+         buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps);
+       }},
+      {stage::kKernels.str(),
+       [copy](OpPassManager &pm) { buildJeetGpuKernelPipeline(pm, *copy); }},
+      {stage::kLLVM.str(),
+       [copy](OpPassManager &pm) { buildJeetGpuCodegenPipeline(pm, *copy); }},
+  };
+  pipeline.products = {{stage::kPTX.str(), "ptx", getGpuBinariesPTX}};
+  return pipeline;
+}
+
 void jeet::buildJeetGpuPipeline(OpPassManager &pm,
                                 const GpuPipelineOptions &options) {
-  buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
-  buildJeetGpuKernelPipeline(pm, options);
-  buildJeetGpuCodegenPipeline(pm, options);
+  getJeetGpuPipeline(options).build(pm);
 }
 
 /// Registers a pipeline built from checked GpuPipelineOptions.
@@ -138,8 +168,7 @@ static void registerGpuPipeline(
 
 static void buildGraphAndKernels(OpPassManager &pm,
                                  const jeet::GpuPipelineOptions &options) {
-  jeet::buildJeetGraphPipeline(pm, options.fuse, options.maxFusionOps);
-  jeet::buildJeetGpuKernelPipeline(pm, options);
+  jeet::getJeetGpuPipeline(options).build(pm, jeet::stage::kKernels);
 }
 
 void jeet::registerJeetGpuPipelines() {
@@ -158,14 +187,17 @@ void jeet::registerJeetGpuPipelines() {
       buildGraphAndKernels);
 }
 
-LogicalResult jeet::printGpuBinariesAsPTX(ModuleOp module, raw_ostream &os) {
+/// Appends the PTX of every kernel held by the gpu.binary ops of `module` to
+/// `os`; the first binary that holds no PTX text stops the walk.
+static WalkResult
+walkGpuBinariesPTX(ModuleOp module, raw_ostream &os,
+                   function_ref<void(gpu::BinaryOp)> notText) {
   bool found = false;
   WalkResult result = module.walk([&](gpu::BinaryOp binary) {
     for (Attribute attr : binary.getObjects()) {
       auto object = cast<gpu::ObjectAttr>(attr);
       if (object.getFormat() != gpu::CompilationTarget::Assembly) {
-        binary.emitError("holds a binary object, not PTX text (compile with "
-                         "format=isa)");
+        notText(binary);
         return WalkResult::interrupt();
       }
       os << "// kernels of gpu.module @" << binary.getName() << " for "
@@ -175,11 +207,25 @@ LogicalResult jeet::printGpuBinariesAsPTX(ModuleOp module, raw_ostream &os) {
     }
     return WalkResult::advance();
   });
-  if (result.wasInterrupted())
-    return failure();
-  if (!found)
+  if (!result.wasInterrupted() && !found)
     os << "// no kernels\n";
-  return success();
+  return result;
+}
+
+LogicalResult jeet::printGpuBinariesAsPTX(ModuleOp module, raw_ostream &os) {
+  WalkResult result = walkGpuBinariesPTX(module, os, [](gpu::BinaryOp binary) {
+    binary.emitError("holds a binary object, not PTX text (compile with "
+                     "format=isa)");
+  });
+  return failure(result.wasInterrupted());
+}
+
+std::optional<std::string> jeet::getGpuBinariesPTX(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (walkGpuBinariesPTX(module, os, [](gpu::BinaryOp) {}).wasInterrupted())
+    return std::nullopt;
+  return text;
 }
 
 LogicalResult jeet::translateJeetToPTX(ModuleOp module, raw_ostream &os,
@@ -189,9 +235,9 @@ LogicalResult jeet::translateJeetToPTX(ModuleOp module, raw_ostream &os,
   ptxOptions.format = "isa";
   if (llvm::Error error = verifyGpuPipelineOptions(ptxOptions))
     return mlir::emitError(module.getLoc(), llvm::toString(std::move(error)));
-  PassManager pm = PassManager::on<ModuleOp>(module.getContext());
-  buildJeetGpuPipeline(pm, ptxOptions);
-  if (failed(pm.run(module)))
+  StagedPipeline pipeline = getJeetGpuPipeline(ptxOptions);
+  PipelineRunner runner(pipeline, "jeet-to-ptx", /*keepIR=*/false);
+  if (failed(runner.run(module)))
     return failure();
   return printGpuBinariesAsPTX(module, os);
 }

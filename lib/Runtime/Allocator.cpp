@@ -10,6 +10,8 @@
 using namespace jeet::runtime;
 
 AllocatorBackend::~AllocatorBackend() = default;
+void AllocatorBackend::blockAllocated(void *, size_t, void *) {}
+void AllocatorBackend::blockFreed(void *, void *) {}
 
 //===----------------------------------------------------------------------===//
 // AllocatorStats
@@ -237,6 +239,7 @@ StatusOr<void *> CachingAllocator::allocate(size_t bytes, void *stream) {
   block->allocated = true;
   block->stream = stream;
   allocated_[block->ptr] = block;
+  backend_->blockAllocated(block->ptr, bytes, stream);
   ++stats_.num_allocs;
   stats_.allocated_bytes += block->size;
   stats_.peak_allocated_bytes =
@@ -256,6 +259,7 @@ Status CachingAllocator::freeLocked(void *ptr, void *stream, bool useStream) {
   block->allocated = false;
   if (useStream)
     block->stream = stream;
+  backend_->blockFreed(block->ptr, block->stream);
   ++stats_.num_frees;
   stats_.allocated_bytes -= block->size;
   insertFree(block);
@@ -305,21 +309,6 @@ void CachingAllocator::streamSynchronized(void *stream) {
   }
 }
 
-void CachingAllocator::allStreamsSynchronized() {
-  std::vector<void *> streams;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (Block *head : segments_)
-      for (Block *block = head; block; block = block->next)
-        if (!block->allocated && block->stream &&
-            std::find(streams.begin(), streams.end(), block->stream) ==
-                streams.end())
-          streams.push_back(block->stream);
-  }
-  for (void *stream : streams)
-    streamSynchronized(stream);
-}
-
 void CachingAllocator::releaseFreeSegmentsLocked() {
   std::vector<Block *> kept;
   for (Block *head : segments_) {
@@ -360,13 +349,6 @@ AllocatorStats CachingAllocator::stats() const {
 
 void CachingAllocator::resetPeak() {
   std::lock_guard<std::mutex> lock(mutex_);
-  stats_.peak_allocated_bytes = stats_.allocated_bytes;
-}
-
-void CachingAllocator::resetCounters() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  stats_.num_allocs = stats_.num_frees = stats_.cache_hits = 0;
-  stats_.device_mallocs = stats_.device_frees = 0;
   stats_.peak_allocated_bytes = stats_.allocated_bytes;
 }
 

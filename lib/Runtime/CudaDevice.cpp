@@ -2,6 +2,8 @@
 
 #include "jeet/Runtime/CudaDevice.h"
 
+#include "jeet/Emulator/Emulator.h"
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -73,6 +75,20 @@ public:
           static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr)));
   }
 
+  // The emulator checks kernel accesses against the tensors' blocks, not
+  // the allocator's segments (a real driver is not told).
+  void blockAllocated(void *ptr, size_t bytes, void *stream) override {
+    const CudaDriver &driver = device_.driver();
+    if (driver.jeetEmulatorRegisterRegion)
+      driver.jeetEmulatorRegisterRegion(ptr, bytes, stream);
+  }
+
+  void blockFreed(void *ptr, void *stream) override {
+    const CudaDriver &driver = device_.driver();
+    if (driver.jeetEmulatorUnregisterRegion)
+      driver.jeetEmulatorUnregisterRegion(ptr, stream);
+  }
+
 private:
   CudaDevice &device_;
 };
@@ -105,6 +121,13 @@ CudaDevice::open(const CudaOptions &options) {
     return deviceUnavailable(driver->check(result, call).message());
   };
 
+  if (driver->isEmulator() &&
+      driver->jeetEmulatorVersion() != JEET_EMULATOR_VERSION)
+    return deviceUnavailable(
+        "the Jeet GPU emulator " + options.driverPath + " has interface " +
+        "version " + std::to_string(driver->jeetEmulatorVersion()) +
+        ", this runtime expects " + std::to_string(JEET_EMULATOR_VERSION) +
+        " (use the emulator built with this runtime)");
   if (CUresult result = driver->cuInit(0))
     return unavailable(result, "cuInit");
   int version = 0;
@@ -184,8 +207,12 @@ CudaDevice::~CudaDevice() {
 }
 
 std::string CudaDevice::description() const {
-  return deviceName_ + ", sm_" + std::to_string(computeCapability_) +
-         ", driver " + formatDriverVersion(driverVersion_);
+  std::string text = deviceName_ + ", sm_" +
+                     std::to_string(computeCapability_) + ", driver " +
+                     formatDriverVersion(driverVersion_);
+  if (isEmulator())
+    text += " (emulated: kernels run on the host CPU; no GPU speed)";
+  return text;
 }
 
 Status CudaDevice::activate() {

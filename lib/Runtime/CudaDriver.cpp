@@ -62,9 +62,21 @@ CudaDriver::load(const std::string &path) {
   JEET_RESOLVE(cuEventElapsedTime);
   JEET_RESOLVE(cuGetErrorName);
   JEET_RESOLVE(cuGetErrorString);
-#undef JEET_RESOLVE
   if (!missing.empty())
     return deviceUnavailable("no CUDA driver: " + path + " lacks " + missing);
+  // The emulator's additions (include/jeet/Emulator/Emulator.h); a real
+  // driver has none of them.
+  std::string absent;
+  resolve(handle, "jeetEmulatorVersion", driver->jeetEmulatorVersion, absent);
+  if (driver->jeetEmulatorVersion) {
+    JEET_RESOLVE(jeetEmulatorLastError);
+    JEET_RESOLVE(jeetEmulatorRegisterRegion);
+    JEET_RESOLVE(jeetEmulatorUnregisterRegion);
+    if (!missing.empty())
+      return deviceUnavailable("no CUDA driver: the emulator " + path +
+                               " lacks " + missing);
+  }
+#undef JEET_RESOLVE
   // The library stays loaded: modules, streams and pointers may outlive us.
   return driver;
 }
@@ -93,5 +105,8 @@ Status CudaDriver::check(CUresult result, const char *call,
   if (!context.empty())
     message += " " + context;
   message += ": " + errorName(result) + " (" + errorString(result) + ")";
+  if (jeetEmulatorLastError)
+    if (const char *report = jeetEmulatorLastError(); report && *report)
+      message += "\n" + std::string(report);
   return driverError(std::move(message));
 }

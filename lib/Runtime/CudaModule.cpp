@@ -41,13 +41,33 @@ size_t CudaModule::numDriverLookups() const {
 // Loading
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// e_machine (ELF header offset 18, little endian) of the host objects the
+/// GPU emulation target writes.
+#if defined(__aarch64__)
+constexpr uint16_t kMachineHost = 183;
+constexpr const char *kHostCode = "AArch64 host code";
+#else
+constexpr uint16_t kMachineHost = 62;
+constexpr const char *kHostCode = "x86-64 host code";
+#endif
+constexpr size_t kElfMachineOffset = 18;
+} // namespace
+
 static ModuleFormat detectFormat(const void *data, size_t size) {
   const unsigned char *bytes = static_cast<const unsigned char *>(data);
   if (size >= 4 && std::memcmp(bytes,
                                "\x7f"
                                "ELF",
-                               4) == 0)
-    return ModuleFormat::Cubin;
+                               4) == 0) {
+    uint16_t machine = 0;
+    if (size >= kElfMachineOffset + 2)
+      machine = static_cast<uint16_t>(bytes[kElfMachineOffset] |
+                                      bytes[kElfMachineOffset + 1] << 8);
+    // Cubins (e_machine 190, EM_CUDA) and anything else go to the driver.
+    return machine == kMachineHost ? ModuleFormat::Emulator
+                                   : ModuleFormat::Cubin;
+  }
   if (size >= 4 && bytes[0] == 0x50 && bytes[1] == 0xed && bytes[2] == 0x55 &&
       bytes[3] == 0xba)
     return ModuleFormat::Fatbin;
@@ -62,6 +82,8 @@ static const char *formatName(ModuleFormat format) {
     return "cubin";
   case ModuleFormat::Fatbin:
     return "fatbin";
+  case ModuleFormat::Emulator:
+    return "emulator object";
   case ModuleFormat::Auto:
     break;
   }
@@ -77,6 +99,12 @@ StatusOr<CudaModule *> CudaDevice::loadModule(const void *data, size_t size,
                            "': no data given");
   if (format == ModuleFormat::Auto)
     format = detectFormat(data, size);
+  if (format == ModuleFormat::Emulator && !isEmulator())
+    return invalidArgument(
+        "module '" + name + "' was compiled for the Jeet GPU emulator (" +
+        kHostCode + "), not for this GPU (" + description() +
+        "); compile with target=ptx, or run it on the emulator "
+        "(JEET_CUDA_DRIVER=<build>/lib/libjeet_cuda_emulator.so)");
   // PTX must be NUL-terminated for the driver.
   std::string ptx;
   const void *image = data;

@@ -3,65 +3,64 @@
 #include "jeet/Runtime/DType.h"
 
 #include <cstring>
+#include <iterator>
 #include <string>
 
 using namespace jeet::runtime;
 
-const char *jeet::runtime::dtypeName(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return "f32";
-  case DType::F16:
-    return "f16";
-  case DType::BF16:
-    return "bf16";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
-  case DType::I1:
-    return "i1";
-  }
-  return "?";
+namespace {
+/// What the runtime knows of each dtype: its spellings and its size.
+struct DTypeInfo {
+  DType dtype;
+  const char *name;
+  const char *longName;
+  /// Another accepted spelling, or null.
+  const char *alias;
+  size_t size;
+};
+
+constexpr DTypeInfo kDTypeInfo[] = {
+    {DType::F32, "f32", "float32", "float", 4},
+    {DType::F16, "f16", "float16", "half", 2},
+    {DType::BF16, "bf16", "bfloat16", nullptr, 2},
+    {DType::I32, "i32", "int32", nullptr, 4},
+    {DType::I64, "i64", "int64", nullptr, 8},
+    {DType::I1, "i1", "bool", nullptr, 1},
+};
+
+const DTypeInfo &info(DType dtype) {
+  for (const DTypeInfo &entry : kDTypeInfo)
+    if (entry.dtype == dtype)
+      return entry;
+  return kDTypeInfo[0]; // unreachable: every enumerator has an entry
+}
+} // namespace
+
+const char *jeet::runtime::dtypeName(DType dtype) { return info(dtype).name; }
+
+const char *jeet::runtime::dtypeLongName(DType dtype) {
+  return info(dtype).longName;
 }
 
-size_t jeet::runtime::dtypeSize(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-  case DType::I32:
-    return 4;
-  case DType::F16:
-  case DType::BF16:
-    return 2;
-  case DType::I64:
-    return 8;
-  case DType::I1:
-    return 1;
-  }
-  return 0;
-}
+size_t jeet::runtime::dtypeSize(DType dtype) { return info(dtype).size; }
 
 bool jeet::runtime::isFloatingPoint(DType dtype) {
   return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
 }
 
 StatusOr<DType> jeet::runtime::parseDType(std::string_view text) {
-  struct Spelling {
-    const char *text;
-    DType dtype;
-  };
-  static const Spelling spellings[] = {
-      {"f32", DType::F32},   {"float32", DType::F32},   {"float", DType::F32},
-      {"f16", DType::F16},   {"float16", DType::F16},   {"half", DType::F16},
-      {"bf16", DType::BF16}, {"bfloat16", DType::BF16}, {"i32", DType::I32},
-      {"int32", DType::I32}, {"i64", DType::I64},       {"int64", DType::I64},
-      {"i1", DType::I1},     {"bool", DType::I1},
-  };
-  for (const Spelling &s : spellings)
-    if (text == s.text)
-      return s.dtype;
+  for (const DTypeInfo &entry : kDTypeInfo)
+    if (text == entry.name || text == entry.longName ||
+        (entry.alias && text == entry.alias))
+      return entry.dtype;
+  std::string expected;
+  for (size_t i = 0, e = std::size(kDTypeInfo); i < e; ++i)
+    expected += std::string(i == 0       ? ""
+                            : i + 1 == e ? " or "
+                                         : ", ") +
+                kDTypeInfo[i].name;
   return invalidArgument("unknown dtype '" + std::string(text) +
-                         "' (expected f32, f16, bf16, i32, i64 or i1)");
+                         "' (expected " + expected + ")");
 }
 
 static uint32_t floatBits(float value) {

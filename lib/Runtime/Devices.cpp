@@ -92,8 +92,8 @@ std::vector<DeviceInfo> jeet::runtime::listDevices() {
     StatusOr<CudaDevice *> device = getCudaDevice(ordinal);
     std::string name = "cuda:" + std::to_string(ordinal);
     if (device.ok())
-      infos.push_back(
-          {name, DeviceKind::Cuda, true, "", (*device)->description()});
+      infos.push_back({name, DeviceKind::Cuda, true, "",
+                       (*device)->description(), (*device)->isEmulator()});
     else
       infos.push_back(
           {name, DeviceKind::Cuda, false, device.status().message(), ""});

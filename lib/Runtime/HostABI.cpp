@@ -58,7 +58,11 @@ static std::string moduleName(const void *data, size_t size) {
                                "\x7f"
                                "ELF",
                                4) == 0)
-    return "cubin module";
+    // e_machine 190 (EM_CUDA): a cubin; else a host object of the GPU
+    // emulation target.
+    return size > 18 && static_cast<unsigned char>(text[18]) == 190
+               ? "cubin module"
+               : "emulator module";
   std::string_view ptx(text, size ? size : std::strlen(text));
   std::string names;
   for (size_t pos = ptx.find(".entry"); pos != std::string_view::npos;

@@ -13,6 +13,7 @@
 #include "jeet/Runtime/CudaDevice.h"
 #include "jeet/Runtime/Device.h"
 #include "jeet/Runtime/Npy.h"
+#include "jeet/Tools/PassManagerOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -22,33 +23,47 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 using namespace jeet;
 namespace cl = llvm::cl;
 
 namespace {
 
+constexpr double kMillisecondsPerSecond = 1e3;
+
+/// What the command line asks for.
+struct RunFlags {
+  std::string inputFile;
+  std::string device;
+  std::vector<std::string> inputs, outputs;
+  unsigned benchmark = 0;
+  bool printStats = false;
+  CompileOptions compile;
+};
+
+/// The device chosen to run on.
+struct RunTarget {
+  runtime::Device *device = nullptr;
+  bool onGpu = false;
+};
+
+/// What the timed runs measured.
+struct RunMeasurements {
+  std::vector<double> seconds;
+  runtime::AllocatorStats before, after;
+};
+
 int fail(const llvm::Twine &message) {
   llvm::errs() << "jeet-run: error: " << message << "\n";
   return 1;
 }
 
-/// Reads one `--input`: `@file.npy` or an inline `2x3xf32=1,2,3,4,5,6`.
-runtime::StatusOr<runtime::Tensor> readInput(const std::string &text) {
-  if (!text.empty() && text[0] == '@')
-    return runtime::loadNpy(text.substr(1));
-  return runtime::parseTensorLiteral(text);
-}
-
-std::string specOf(const runtime::Tensor &tensor) {
-  return tensor.typeString();
-}
-
-} // namespace
-
-int jeet::jeetRunMain(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
-  cl::OptionCategory category("jeet-run options");
+RunFlags parseFlags(int argc, char **argv) {
+  // Options keep pointers to their categories: these outlive the parse.
+  static cl::OptionCategory category("jeet-run options");
+  static cl::OptionCategory mlirCategory(
+      "MLIR pass-manager options (applied to every stage of the pipeline)");
   cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.mlir>"),
                                  cl::Required, cl::cat(category));
   cl::opt<std::string> entry("entry", cl::desc("The function to run"),
@@ -78,166 +93,254 @@ int jeet::jeetRunMain(int argc, char **argv) {
                      cl::init(true), cl::cat(category));
   cl::opt<int64_t> maxFusionOps(
       "max-fusion-ops", cl::desc("The largest number of ops in one kernel"),
-      cl::init(64), cl::cat(category));
+      cl::init(kDefaultMaxFusionOps), cl::cat(category));
   cl::opt<bool> parallel("parallel",
                          cl::desc("Use all cores on the CPU (default true)"),
                          cl::init(true), cl::cat(category));
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "jeet-run: compile and execute a jeet graph\n");
+  registerPassManagerOptions(mlirCategory);
+  cl::HideUnrelatedOptions({&category, &mlirCategory});
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "jeet-run: compile and execute a jeet graph\n\n"
+      "JEET_DEBUG=1 prints each stage of the compilation with its time and "
+      "the fusion groups; JEET_DUMP_DIR=<dir> writes the IR after each "
+      "stage.\n");
 
-  // Choose the device: `gpu` fails with the runtime's reason where no GPU is
-  // usable; `auto` takes the GPU when it is usable, else the CPU.
-  if (device != "cpu" && device != "gpu" && device != "auto")
-    return fail("unknown device '" + device + "' (expected cpu, gpu or auto)");
-  runtime::Device *target = &runtime::getHostDevice();
+  RunFlags flags;
+  flags.inputFile = inputFile;
+  flags.device = device;
+  flags.inputs = inputs;
+  flags.outputs = outputs;
+  flags.benchmark = benchmark;
+  flags.printStats = printStats;
+  flags.compile.entry = entry;
+  flags.compile.fuse = fuse;
+  flags.compile.maxFusionOps = maxFusionOps;
+  flags.compile.parallel = parallel;
+  return flags;
+}
+
+/// `gpu` fails with the runtime's reason where no GPU is usable; `auto`
+/// takes the GPU when it is usable, else the CPU.
+std::optional<RunTarget> chooseDevice(llvm::StringRef device) {
+  if (device != "cpu" && device != "gpu" && device != "auto") {
+    fail("unknown device '" + device + "' (expected cpu, gpu or auto)");
+    return std::nullopt;
+  }
+  RunTarget target{&runtime::getHostDevice(), false};
   if (device != "cpu") {
     auto cuda = runtime::getCudaDevice();
-    if (cuda.ok())
-      target = *cuda;
-    else if (device == "gpu")
-      return fail("device 'gpu' is unavailable: " + cuda.status().message());
+    if (cuda.ok()) {
+      target = {*cuda, true};
+    } else if (device == "gpu") {
+      fail("device 'gpu' is unavailable: " + cuda.status().message());
+      return std::nullopt;
+    }
   }
-  bool onGpu = target != &runtime::getHostDevice();
-  runtime::setCurrentDevice(target);
-  CompileOptions options;
-  options.entry = entry;
-  options.device = onGpu ? "gpu" : "cpu";
-  options.fuse = fuse;
-  options.maxFusionOps = maxFusionOps;
-  options.parallel = parallel;
+  runtime::setCurrentDevice(target.device);
+  return target;
+}
 
-  auto file = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
-  if (!file)
-    return fail("cannot read '" + inputFile +
-                "': " + file.getError().message());
+/// Reads one `--input`: `@file.npy` or an inline `2x3xf32=1,2,3,4,5,6`.
+runtime::StatusOr<runtime::Tensor> readInput(const std::string &text) {
+  if (!text.empty() && text[0] == '@')
+    return runtime::loadNpy(text.substr(1));
+  return runtime::parseTensorLiteral(text);
+}
 
-  auto compiled =
-      Compiler::global().compile((*file)->getBuffer(), inputFile, options);
-  if (!compiled) {
-    llvm::errs() << llvm::toString(compiled.takeError());
-    llvm::errs() << "jeet-run: error: compilation of '" << inputFile
-                 << "' failed\n";
-    return 1;
+/// The inputs, one per argument, checked against the graph's signature and
+/// moved to the device; and the --output paths checked.
+std::optional<std::vector<runtime::Tensor>>
+readInputs(const RunFlags &flags, const Executable &exe,
+           const RunTarget &target) {
+  const std::string &entry = flags.compile.entry;
+  if (flags.inputs.size() != exe.inputs().size()) {
+    fail(llvm::formatv("'{0}' takes {1} arguments but {2} --input given", entry,
+                       exe.inputs().size(), flags.inputs.size()));
+    return std::nullopt;
   }
-  const Executable &exe = **compiled;
-
-  // Inputs: one per argument, checked against the graph's signature.
-  if (inputs.size() != exe.inputs().size())
-    return fail(llvm::formatv("'{0}' takes {1} arguments but {2} --input "
-                              "given",
-                              entry, exe.inputs().size(), inputs.size()));
-  std::vector<runtime::Tensor> inputTensors;
-  for (auto [i, text] : llvm::enumerate(inputs)) {
+  std::vector<runtime::Tensor> tensors;
+  for (auto [i, text] : llvm::enumerate(flags.inputs)) {
     auto tensor = readInput(text);
-    if (!tensor.ok())
-      return fail(
-          llvm::formatv("--input #{0}: {1}", i, tensor.status().message()));
+    if (!tensor.ok()) {
+      fail(llvm::formatv("--input #{0}: {1}", i, tensor.status().message()));
+      return std::nullopt;
+    }
     const TensorSpec &spec = exe.inputs()[i];
-    if (specOf(*tensor) != spec.str())
-      return fail(llvm::formatv("argument #{0} of '{1}' expects {2}, given "
-                                "{3}",
-                                i, entry, spec.str(), specOf(*tensor)));
-    if (onGpu) {
-      auto onDevice = tensor->to(*target);
-      if (!onDevice.ok())
-        return fail(
+    if (tensor->typeString() != spec.str()) {
+      fail(llvm::formatv("argument #{0} of '{1}' expects {2}, given {3}", i,
+                         entry, spec.str(), tensor->typeString()));
+      return std::nullopt;
+    }
+    if (target.onGpu) {
+      auto onDevice = tensor->to(*target.device);
+      if (!onDevice.ok()) {
+        fail(
             llvm::formatv("--input #{0}: {1}", i, onDevice.status().message()));
+        return std::nullopt;
+      }
       tensor = std::move(onDevice);
     }
-    inputTensors.push_back(std::move(*tensor));
+    tensors.push_back(std::move(*tensor));
   }
-  if (!outputs.empty() && outputs.size() != exe.outputs().size())
-    return fail(llvm::formatv("'{0}' returns {1} results but {2} --output "
-                              "given",
-                              entry, exe.outputs().size(), outputs.size()));
-  for (const std::string &out : outputs)
-    if (out.empty() || out[0] != '@')
-      return fail("--output '" + out + "': expected @path.npy");
+  if (!flags.outputs.empty() && flags.outputs.size() != exe.outputs().size()) {
+    fail(llvm::formatv("'{0}' returns {1} results but {2} --output given",
+                       entry, exe.outputs().size(), flags.outputs.size()));
+    return std::nullopt;
+  }
+  for (const std::string &out : flags.outputs) {
+    if (out.empty() || out[0] != '@') {
+      fail("--output '" + out + "': expected @path.npy");
+      return std::nullopt;
+    }
+  }
+  return tensors;
+}
 
-  runtime::Device &host = runtime::getHostDevice();
-  runtime::Device &dev = *target;
-  std::vector<runtime::Tensor> outputTensors;
-  for (const TensorSpec &spec : exe.outputs()) {
-    auto dtype = runtime::parseDType(spec.dtype);
-    auto tensor = dtype.ok()
-                      ? runtime::Tensor::empty(dev, spec.shape, *dtype)
-                      : runtime::StatusOr<runtime::Tensor>(dtype.status());
-    if (!tensor.ok())
-      return fail(tensor.status().message());
-    outputTensors.push_back(std::move(*tensor));
-  }
+/// Runs the graph `runs` times, waiting for each run, and measures the
+/// allocator around the runs.
+std::optional<RunMeasurements>
+runTimed(const Executable &exe, runtime::Device &dev, unsigned runs,
+         const std::vector<runtime::Tensor> &inputs,
+         const std::vector<runtime::Tensor> &outputs) {
   std::vector<const void *> inputData;
-  for (const runtime::Tensor &t : inputTensors)
+  for (const runtime::Tensor &t : inputs)
     inputData.push_back(t.data());
   std::vector<void *> outputData;
-  for (const runtime::Tensor &t : outputTensors)
+  for (const runtime::Tensor &t : outputs)
     outputData.push_back(t.data());
 
+  RunMeasurements measured;
   dev.allocator().resetPeak();
   dev.resetExecutionStats();
-  runtime::AllocatorStats before = dev.allocator().stats();
-  unsigned runs = std::max(1u, static_cast<unsigned>(benchmark));
-  std::vector<double> times;
+  measured.before = dev.allocator().stats();
   for (unsigned r = 0; r < runs; ++r) {
     auto start = std::chrono::steady_clock::now();
-    if (llvm::Error error = exe.run(inputData, outputData))
-      return fail("execution failed: " + llvm::toString(std::move(error)));
-    if (runtime::Status status = dev.synchronize(); !status.ok())
-      return fail("execution failed: " + status.message());
-    times.push_back(
+    if (llvm::Error error = exe.run(inputData, outputData)) {
+      fail("execution failed: " + llvm::toString(std::move(error)));
+      return std::nullopt;
+    }
+    if (runtime::Status status = dev.synchronize(); !status.ok()) {
+      fail("execution failed: " + status.message());
+      return std::nullopt;
+    }
+    measured.seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count());
   }
-  runtime::AllocatorStats after = dev.allocator().stats();
+  measured.after = dev.allocator().stats();
+  return measured;
+}
 
-  if (onGpu) {
-    for (runtime::Tensor &t : outputTensors) {
-      auto onHost = t.to(host);
+/// Brings the results to the host and prints them, or writes each to its
+/// --output file.
+int writeResults(const RunFlags &flags, const RunTarget &target,
+                 std::vector<runtime::Tensor> &results) {
+  if (target.onGpu) {
+    for (runtime::Tensor &t : results) {
+      auto onHost = t.to(runtime::getHostDevice());
       if (!onHost.ok())
         return fail(onHost.status().message());
       t = std::move(*onHost);
     }
   }
-  if (outputs.empty()) {
-    for (const runtime::Tensor &t : outputTensors)
+  if (flags.outputs.empty()) {
+    for (const runtime::Tensor &t : results)
       llvm::outs() << runtime::formatTensor(t) << "\n";
-  } else {
-    for (auto [path, t] : llvm::zip(outputs, outputTensors)) {
-      runtime::Status status = runtime::saveNpy(path.substr(1), t);
-      if (!status.ok())
-        return fail(status.message());
-    }
+    return 0;
   }
-
-  if (benchmark > 0) {
-    std::sort(times.begin(), times.end());
-    llvm::outs() << llvm::formatv("benchmark: {0} runs, median {1:f3} ms, "
-                                  "min {2:f3} ms\n",
-                                  runs, times[runs / 2] * 1e3,
-                                  times.front() * 1e3);
-  }
-  if (printStats) {
-    llvm::outs() << "device: " << (onGpu ? "gpu (" + dev.name() + ")" : "cpu")
-                 << "\n";
-    llvm::outs() << "kernels per execution: " << exe.numKernels() << "\n";
-    uint64_t launched = dev.executionStats().kernels_launched;
-    llvm::outs() << "kernels executed: "
-                 << (onGpu ? launched : exe.numKernels() * runs)
-                 << (onGpu ? " (launched)" : "") << "\n";
-    llvm::outs() << "planned peak intermediate bytes: "
-                 << exe.peakIntermediateBytes() << "\n";
-    llvm::outs() << "peak intermediate bytes: "
-                 << (after.peak_allocated_bytes - before.allocated_bytes)
-                 << "\n";
-    llvm::outs() << "intermediate allocations: "
-                 << after.num_allocs - before.num_allocs << " ("
-                 << after.cache_hits - before.cache_hits << " from the cache, "
-                 << after.device_mallocs - before.device_mallocs
-                 << " from the system)\n";
-    for (auto [name, value] : after.items())
-      llvm::outs() << (onGpu ? "gpu." : "host.") << name << ": " << value
-                   << "\n";
+  for (auto [path, t] : llvm::zip(flags.outputs, results)) {
+    runtime::Status status = runtime::saveNpy(path.substr(1), t);
+    if (!status.ok())
+      return fail(status.message());
   }
   return 0;
+}
+
+void printBenchmark(std::vector<double> seconds) {
+  std::sort(seconds.begin(), seconds.end());
+  llvm::outs() << llvm::formatv(
+      "benchmark: {0} runs, median {1:f3} ms, min {2:f3} ms\n", seconds.size(),
+      seconds[seconds.size() / 2] * kMillisecondsPerSecond,
+      seconds.front() * kMillisecondsPerSecond);
+}
+
+void printStats(const Executable &exe, const RunTarget &target,
+                const RunMeasurements &measured) {
+  runtime::Device &dev = *target.device;
+  const runtime::AllocatorStats &before = measured.before;
+  const runtime::AllocatorStats &after = measured.after;
+  llvm::raw_ostream &os = llvm::outs();
+  os << "device: " << (target.onGpu ? "gpu (" + dev.name() + ")" : "cpu")
+     << "\n";
+  os << "kernels per execution: " << exe.numKernels() << "\n";
+  uint64_t launched = dev.executionStats().kernels_launched;
+  os << "kernels executed: "
+     << (target.onGpu ? launched : exe.numKernels() * measured.seconds.size())
+     << (target.onGpu ? " (launched)" : "") << "\n";
+  os << "planned peak intermediate bytes: " << exe.peakIntermediateBytes()
+     << "\n";
+  os << "peak intermediate bytes: "
+     << (after.peak_allocated_bytes - before.allocated_bytes) << "\n";
+  os << "intermediate allocations: " << after.num_allocs - before.num_allocs
+     << " (" << after.cache_hits - before.cache_hits << " from the cache, "
+     << after.device_mallocs - before.device_mallocs << " from the system)\n";
+  for (auto [name, value] : after.items())
+    os << (target.onGpu ? "gpu." : "host.") << name << ": " << value << "\n";
+}
+
+/// Allocates the outputs on the device, runs, and reports.
+int execute(const RunFlags &flags, const Executable &exe,
+            const RunTarget &target,
+            const std::vector<runtime::Tensor> &inputs) {
+  std::vector<runtime::Tensor> outputs;
+  for (const TensorSpec &spec : exe.outputs()) {
+    auto dtype = runtime::parseDType(spec.dtype);
+    auto tensor =
+        dtype.ok() ? runtime::Tensor::empty(*target.device, spec.shape, *dtype)
+                   : runtime::StatusOr<runtime::Tensor>(dtype.status());
+    if (!tensor.ok())
+      return fail(tensor.status().message());
+    outputs.push_back(std::move(*tensor));
+  }
+  unsigned runs = std::max(1u, flags.benchmark);
+  std::optional<RunMeasurements> measured =
+      runTimed(exe, *target.device, runs, inputs, outputs);
+  if (!measured)
+    return 1;
+  if (int rc = writeResults(flags, target, outputs))
+    return rc;
+  if (flags.benchmark > 0)
+    printBenchmark(measured->seconds);
+  if (flags.printStats)
+    printStats(exe, target, *measured);
+  return 0;
+}
+
+} // namespace
+
+int jeet::jeetRunMain(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  RunFlags flags = parseFlags(argc, argv);
+  std::optional<RunTarget> target = chooseDevice(flags.device);
+  if (!target)
+    return 1;
+  flags.compile.device = target->onGpu ? "gpu" : "cpu";
+
+  auto file = llvm::MemoryBuffer::getFileOrSTDIN(flags.inputFile);
+  if (!file)
+    return fail("cannot read '" + flags.inputFile +
+                "': " + file.getError().message());
+  auto compiled = Compiler::global().compile((*file)->getBuffer(),
+                                             flags.inputFile, flags.compile);
+  if (!compiled) {
+    llvm::errs() << llvm::toString(compiled.takeError());
+    return fail("compilation of '" + flags.inputFile + "' failed");
+  }
+  const Executable &exe = **compiled;
+  std::optional<std::vector<runtime::Tensor>> inputs =
+      readInputs(flags, exe, *target);
+  if (!inputs)
+    return 1;
+  return execute(flags, exe, *target, *inputs);
 }

@@ -15,10 +15,6 @@ from . import _device, _dtypes, _jeet
 from ._dtypes import ArgumentError
 from .errors import JeetError, ShapeError
 
-# Ops whose result type the graph cannot infer: the node records it.
-_NEEDS_RESULT = ("jeet.reshape", "jeet.broadcast_to", "jeet.cast")
-
-
 def _fmt_shape(shape):
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
@@ -202,15 +198,6 @@ class Tensor:
     def broadcast_to(self, shape):
         return broadcast_to(self, shape)
 
-    def sum(self, axis=None, keepdims=False):
-        return sum(self, axis, keepdims)
-
-    def max(self, axis=None, keepdims=False):
-        return max(self, axis, keepdims)
-
-    def mean(self, axis=None, keepdims=False):
-        return mean(self, axis, keepdims)
-
     def softmax(self, axis=-1):
         return softmax(self, axis)
 
@@ -222,44 +209,8 @@ class Tensor:
     def matmul(self, other):
         return matmul(self, other)
 
-    def maximum(self, other):
-        return maximum(self, other)
-
-    def minimum(self, other):
-        return minimum(self, other)
-
-    def pow(self, other):
-        return pow(self, other)
-
-    def neg(self):
-        return neg(self)
-
-    def abs(self):
-        return abs(self)
-
-    def exp(self):
-        return exp(self)
-
-    def log(self):
-        return log(self)
-
-    def sqrt(self):
-        return sqrt(self)
-
-    def rsqrt(self):
-        return rsqrt(self)
-
-    def tanh(self):
-        return tanh(self)
-
-    def sigmoid(self):
-        return sigmoid(self)
-
-    def relu(self):
-        return relu(self)
-
-    def gelu(self):
-        return gelu(self)
+    # The elementwise ops and reductions are methods too (x.exp(),
+    # x.maximum(y), x.sum(axis)): see _FAMILIES below.
 
 
 # --------------------------------------------------------------------------
@@ -348,90 +299,138 @@ def _node(opname, op, inputs, attrs=None, result=None):
     return Tensor._new(shape, dtype, device, op=op, inputs=inputs, attrs=attrs)
 
 
-def _binary(opname, op, x, y):
+def _binary(opname, x, y):
     a, b = _as_operands(opname, x, y)
-    return _node(opname, op, [a, b])
+    return _node(opname, _BINARY_OPS[opname], [a, b])
 
 
-def _unary(opname, op, x):
+def _unary(opname, x):
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
-    return _node(opname, op, [x])
+    return _node(opname, _UNARY_OPS[opname], [x])
 
 
 # --------------------------------------------------------------------------
 # Ops
 # --------------------------------------------------------------------------
 
+# The op families of the API, a table each: the Python name of every
+# elementwise op and reduction (a function below and a Tensor method) and the
+# jeet op it adds to the graph.
+_UNARY_OPS = {
+    "neg": "jeet.neg",
+    "abs": "jeet.abs",
+    "exp": "jeet.exp",
+    "log": "jeet.log",
+    "sqrt": "jeet.sqrt",
+    "rsqrt": "jeet.rsqrt",
+    "tanh": "jeet.tanh",
+    "sigmoid": "jeet.sigmoid",
+    "relu": "jeet.relu",
+    "gelu": "jeet.gelu",
+}
+_BINARY_OPS = {
+    "add": "jeet.add",
+    "sub": "jeet.sub",
+    "mul": "jeet.mul",
+    "div": "jeet.div",
+    "maximum": "jeet.max",
+    "minimum": "jeet.min",
+    "pow": "jeet.pow",
+}
+_REDUCTIONS = {
+    "sum": "jeet.reduce_sum",
+    "max": "jeet.reduce_max",
+    "mean": "jeet.reduce_mean",
+}
+_FAMILIES = (_UNARY_OPS, _BINARY_OPS, _REDUCTIONS)
+
 
 def add(x, y):
     """x + y with NumPy broadcasting."""
-    return _binary("add", "jeet.add", x, y)
+    return _binary("add", x, y)
 
 
 def sub(x, y):
-    return _binary("sub", "jeet.sub", x, y)
+    """x - y with NumPy broadcasting."""
+    return _binary("sub", x, y)
 
 
 def mul(x, y):
-    return _binary("mul", "jeet.mul", x, y)
+    """x * y with NumPy broadcasting."""
+    return _binary("mul", x, y)
 
 
 def div(x, y):
-    return _binary("div", "jeet.div", x, y)
+    """x / y with NumPy broadcasting (int32 rounds toward zero)."""
+    return _binary("div", x, y)
 
 
 def maximum(x, y):
-    return _binary("maximum", "jeet.max", x, y)
+    """The elementwise maximum with NumPy broadcasting (NaN if either is
+    NaN). For the maximum over axes use jeet.max."""
+    return _binary("maximum", x, y)
 
 
 def minimum(x, y):
-    return _binary("minimum", "jeet.min", x, y)
+    """The elementwise minimum with NumPy broadcasting (NaN if either is
+    NaN)."""
+    return _binary("minimum", x, y)
 
 
 def pow(x, y):
-    return _binary("pow", "jeet.pow", x, y)
+    """x ** y with NumPy broadcasting (float dtypes)."""
+    return _binary("pow", x, y)
 
 
 def neg(x):
-    return _unary("neg", "jeet.neg", x)
+    """-x, elementwise."""
+    return _unary("neg", x)
 
 
 def abs(x):
-    return _unary("abs", "jeet.abs", x)
+    """|x|, elementwise."""
+    return _unary("abs", x)
 
 
 def exp(x):
-    return _unary("exp", "jeet.exp", x)
+    """e ** x, elementwise."""
+    return _unary("exp", x)
 
 
 def log(x):
-    return _unary("log", "jeet.log", x)
+    """The natural logarithm, elementwise."""
+    return _unary("log", x)
 
 
 def sqrt(x):
-    return _unary("sqrt", "jeet.sqrt", x)
+    """The square root, elementwise."""
+    return _unary("sqrt", x)
 
 
 def rsqrt(x):
-    return _unary("rsqrt", "jeet.rsqrt", x)
+    """1 / sqrt(x), elementwise."""
+    return _unary("rsqrt", x)
 
 
 def tanh(x):
-    return _unary("tanh", "jeet.tanh", x)
+    """The hyperbolic tangent, elementwise."""
+    return _unary("tanh", x)
 
 
 def sigmoid(x):
-    return _unary("sigmoid", "jeet.sigmoid", x)
+    """1 / (1 + exp(-x)), elementwise."""
+    return _unary("sigmoid", x)
 
 
 def relu(x):
-    return _unary("relu", "jeet.relu", x)
+    """max(x, 0), elementwise (NaN stays NaN)."""
+    return _unary("relu", x)
 
 
 def gelu(x):
     """GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    return _unary("gelu", "jeet.gelu", x)
+    return _unary("gelu", x)
 
 
 def matmul(x, y):
@@ -465,30 +464,39 @@ def _normalize_axes(opname, x, axis):
     return sorted(axes)
 
 
-def _reduce(opname, op, x, axis, keepdims):
+def _reduce(opname, x, axis, keepdims):
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
     axes = _normalize_axes(opname, x, axis)
     if not axes:
         # Reducing over no axes (a 0-d tensor) leaves it as it is.
         return x
-    return _node(opname, op, [x], {"axes": axes, "keepdims": bool(keepdims)})
+    return _node(opname, _REDUCTIONS[opname], [x],
+                 {"axes": axes, "keepdims": bool(keepdims)})
 
 
 def sum(x, axis=None, keepdims=False):
     """Sum over `axis` (an int, a tuple of ints, or None for all axes)."""
-    return _reduce("sum", "jeet.reduce_sum", x, axis, keepdims)
+    return _reduce("sum", x, axis, keepdims)
 
 
 def max(x, axis=None, keepdims=False):
     """Maximum over `axis` (an int, a tuple of ints, or None for all axes).
     For the elementwise maximum of two tensors use jeet.maximum."""
-    return _reduce("max", "jeet.reduce_max", x, axis, keepdims)
+    return _reduce("max", x, axis, keepdims)
 
 
 def mean(x, axis=None, keepdims=False):
     """Mean over `axis` (an int, a tuple of ints, or None for all axes)."""
-    return _reduce("mean", "jeet.reduce_mean", x, axis, keepdims)
+    return _reduce("mean", x, axis, keepdims)
+
+
+# Each op of the families is a Tensor method as well: x.exp() is jeet.exp(x),
+# x.maximum(y) is jeet.maximum(x, y), x.sum(axis) is jeet.sum(x, axis).
+for _family in _FAMILIES:
+    for _name in _family:
+        setattr(Tensor, _name, globals()[_name])
+del _family, _name
 
 
 def softmax(x, axis=-1):
@@ -765,12 +773,12 @@ def _build(outputs, placeholders=()):
                 "a jit function cannot be used outside it unless returned"
             )
         else:
-            result = (None, None)
-            if node._op in _NEEDS_RESULT:
-                result = (list(node._shape), node._dtype)
+            # The result type is given for every op: ops that infer theirs
+            # check that it agrees, the others (reshape, broadcast_to, cast)
+            # need it.
             ids[id(node)] = graph.add_op(
                 node._op, [ids[id(i)] for i in node._inputs], node._attrs or {},
-                result[0], result[1])
+                list(node._shape), node._dtype)
     for out in outputs:
         graph.mark_output(ids[id(out)])
     if len(devices) > 1:
@@ -856,7 +864,10 @@ class CompiledGraph:
 
     @property
     def stages(self):
-        return list(_jeet.Executable.stage_names())
+        """The stages of the pipeline that compiled the graph, in order: 'jeet'
+        (the graph as given), then on the CPU 'fused', 'linalg',
+        'bufferized', 'llvm'; on the GPU 'fused', 'kernels', 'llvm', 'ptx'."""
+        return list(self._executable.stages)
 
     @property
     def graph_text(self):
@@ -864,8 +875,8 @@ class CompiledGraph:
         return self._text
 
     def ir(self, stage="jeet"):
-        """The IR after `stage`: 'jeet', 'fused', 'linalg', 'bufferized',
-        'llvm'."""
+        """The IR after `stage`, one of `stages` (the GPU's 'ptx' is the PTX
+        text)."""
         if stage not in self.stages and stage != "ptx":
             raise ArgumentError(
                 f"unknown stage {stage!r}: expected one of {', '.join(self.stages)}"
@@ -875,11 +886,10 @@ class CompiledGraph:
         return self._with_ir().ir(stage)
 
     def _with_ir(self):
-        # The IR of every stage is kept only when asked for (a compilation of
-        # its own: keep_ir is part of the cache key).
+        # The IR of every stage is kept only when asked for: a compilation of
+        # its own (the executables execute() uses keep none), and not cached,
+        # so that the process-wide cache does not hold every stage's text.
         if self._ir_executable is None:
-            # Uncached: CompileOptions::str(), the cache key, leaves out
-            # keepIR, so a cached executable may have kept no IR.
             self._ir_executable = _jeet.compile(
                 self._text, device=self.device, keep_ir=True, cached=False)
         return self._ir_executable
@@ -936,7 +946,7 @@ def _fmt_bytes(n):
 
 def explain(t):
     """What executing `t` does: the kernels, the ops each fuses, the peak
-    bytes of intermediates. Returns the text."""
+    bytes of intermediates, the stages of its pipeline. Returns the text."""
     text, device = _graph_of(t)
     exe = _compile(text, device)
 
@@ -954,4 +964,5 @@ def explain(t):
                      f"  ({len(ops)} op{'s' if len(ops) != 1 else ''} fused)")
     peak = exe.peak_intermediate_bytes
     lines.append(f"peak intermediate memory: {peak} bytes ({_fmt_bytes(peak)})")
+    lines.append(f"stages (jeet.compile(t).ir(stage)): {', '.join(exe.stages)}")
     return "\n".join(lines)

@@ -115,8 +115,9 @@ jeet::runtime::Device &lookupDevice(const std::string &name) {
   if (name == "cpu" || name == "host")
     return jeet::runtime::getHostDevice();
   int ordinal = 0;
-  if (name.rfind("cuda:", 0) == 0)
-    ordinal = std::atoi(name.c_str() + 5);
+  llvm::StringRef rest = name;
+  if (rest.consume_front("cuda:"))
+    ordinal = std::atoi(rest.str().c_str());
   else if (name != "gpu" && name != "cuda")
     raise(errors().base, "unknown device '" + name +
                              "' (expected 'cpu', 'gpu', 'cuda:N' or 'auto')");
@@ -356,16 +357,11 @@ runExecutable(const jeet::Executable &executable,
   return outputs;
 }
 
-} // namespace
+//===----------------------------------------------------------------------===//
+// Bindings, one function per area
+//===----------------------------------------------------------------------===//
 
-NB_MODULE(_jeet, m) {
-  m.doc() = "Jeet's C++ API (Graph, Compiler, runtime); use the `jeet` "
-            "package instead";
-
-  //===--------------------------------------------------------------------===//
-  // Runtime tensors
-  //===--------------------------------------------------------------------===//
-
+void bindRuntimeTensor(nb::module_ &m) {
   nb::class_<jeet::runtime::Tensor>(m, "RuntimeTensor")
       .def_static("from_array", &tensorFromArray, "array"_a, "dtype"_a,
                   "device"_a = "cpu",
@@ -400,11 +396,21 @@ NB_MODULE(_jeet, m) {
         return "<RuntimeTensor " + t.typeString() + " on " +
                (t.device() ? t.device()->name() : std::string("?")) + ">";
       });
+}
 
-  //===--------------------------------------------------------------------===//
-  // Graph
-  //===--------------------------------------------------------------------===//
+/// Graph.add_op: raises ShapeError with the verifier's diagnostic.
+int64_t addOp(jeet::Graph &g, const std::string &op,
+              std::vector<int64_t> operands, const nb::dict &attrs,
+              std::optional<std::vector<int64_t>> resultShape,
+              std::optional<std::string> resultDType) {
+  auto id = g.addOp(op, operands, parseAttrs(attrs),
+                    resultSpec(resultShape, resultDType));
+  if (!id)
+    raise(errors().shape, takeMessage(id.takeError()));
+  return *id;
+}
 
+void bindGraph(nb::module_ &m) {
   nb::class_<jeet::Graph>(m, "Graph")
       .def(nb::init<>())
       .def(
@@ -431,20 +437,8 @@ NB_MODULE(_jeet, m) {
           "array"_a, "dtype"_a,
           "Adds a jeet.constant from C-contiguous array data (bf16 as uint16 "
           "bits).")
-      .def(
-          "add_op",
-          [](jeet::Graph &g, const std::string &op,
-             std::vector<int64_t> operands, const nb::dict &attrs,
-             std::optional<std::vector<int64_t>> resultShape,
-             std::optional<std::string> resultDType) {
-            auto id = g.addOp(op, operands, parseAttrs(attrs),
-                              resultSpec(resultShape, resultDType));
-            if (!id)
-              raise(errors().shape, takeMessage(id.takeError()));
-            return *id;
-          },
-          "op"_a, "operands"_a, "attrs"_a = nb::dict(),
-          "result_shape"_a = nb::none(), "result_dtype"_a = nb::none())
+      .def("add_op", &addOp, "op"_a, "operands"_a, "attrs"_a = nb::dict(),
+           "result_shape"_a = nb::none(), "result_dtype"_a = nb::none())
       .def(
           "mark_output",
           [](jeet::Graph &g, int64_t id) {
@@ -475,26 +469,23 @@ NB_MODULE(_jeet, m) {
         "result_shape"_a = nb::none(), "result_dtype"_a = nb::none(),
         "The (shape, dtype) of the op applied to operands of these types; "
         "raises ShapeError with the verifier's diagnostic.");
+}
 
-  //===--------------------------------------------------------------------===//
-  // Compiler
-  //===--------------------------------------------------------------------===//
+nb::list specList(const std::vector<jeet::TensorSpec> &specs) {
+  nb::list list;
+  for (const auto &spec : specs)
+    list.append(specTuple(spec));
+  return list;
+}
 
+void bindCompiler(nb::module_ &m) {
   nb::class_<jeet::Executable>(m, "Executable")
-      .def_prop_ro("inputs",
-                   [](const jeet::Executable &e) {
-                     nb::list list;
-                     for (const auto &spec : e.inputs())
-                       list.append(specTuple(spec));
-                     return list;
-                   })
-      .def_prop_ro("outputs",
-                   [](const jeet::Executable &e) {
-                     nb::list list;
-                     for (const auto &spec : e.outputs())
-                       list.append(specTuple(spec));
-                     return list;
-                   })
+      .def_prop_ro(
+          "inputs",
+          [](const jeet::Executable &e) { return specList(e.inputs()); })
+      .def_prop_ro(
+          "outputs",
+          [](const jeet::Executable &e) { return specList(e.outputs()); })
       .def_prop_ro("device",
                    [](const jeet::Executable &e) { return e.options().device; })
       .def_prop_ro("options",
@@ -503,7 +494,8 @@ NB_MODULE(_jeet, m) {
       .def_prop_ro("kernel_ops", &jeet::Executable::kernelOps)
       .def_prop_ro("peak_intermediate_bytes",
                    &jeet::Executable::peakIntermediateBytes)
-      .def_static("stage_names", &jeet::Executable::stageNames)
+      .def_prop_ro("stages", &jeet::Executable::stageNames,
+                   "The stages of the pipeline that compiled it, in order.")
       .def(
           "ir",
           [](const jeet::Executable &e, const std::string &stage) {
@@ -514,8 +506,8 @@ NB_MODULE(_jeet, m) {
            "Runs on host tensors; returns new output tensors.");
 
   m.def("compile", &compile, "text"_a, "device"_a = "cpu", "fuse"_a = true,
-        "max_fusion_ops"_a = 64, "parallel"_a = true, "keep_ir"_a = false,
-        "cached"_a = true,
+        "max_fusion_ops"_a = jeet::kDefaultMaxFusionOps, "parallel"_a = true,
+        "keep_ir"_a = false, "cached"_a = true,
         "Compiles MLIR text (through the process-wide cache by default); "
         "raises CompilationError with the MLIR diagnostics.");
   m.def("cache_stats", [] {
@@ -527,24 +519,24 @@ NB_MODULE(_jeet, m) {
     return dict;
   });
   m.def("clear_cache", [] { jeet::Compiler::global().clearCache(); });
+}
 
-  //===--------------------------------------------------------------------===//
-  // Devices and memory
-  //===--------------------------------------------------------------------===//
+nb::list listDevices() {
+  nb::list list;
+  for (const jeet::runtime::DeviceInfo &info : jeet::runtime::listDevices()) {
+    nb::dict dict;
+    dict["name"] = info.name;
+    dict["kind"] = std::string(jeet::runtime::deviceKindName(info.kind));
+    dict["available"] = info.available;
+    dict["reason"] = info.reason;
+    dict["description"] = info.description;
+    list.append(dict);
+  }
+  return list;
+}
 
-  m.def("devices", [] {
-    nb::list list;
-    for (const jeet::runtime::DeviceInfo &info : jeet::runtime::listDevices()) {
-      nb::dict dict;
-      dict["name"] = info.name;
-      dict["kind"] = std::string(jeet::runtime::deviceKindName(info.kind));
-      dict["available"] = info.available;
-      dict["reason"] = info.reason;
-      dict["description"] = info.description;
-      list.append(dict);
-    }
-    return list;
-  });
+void bindDevices(nb::module_ &m) {
+  m.def("devices", &listDevices);
   m.def(
       "cuda_status",
       [](int ordinal) {
@@ -579,7 +571,17 @@ NB_MODULE(_jeet, m) {
       },
       "bytes"_a, "device"_a = "cpu",
       "Caps the device's reserved memory (0: no cap).");
+}
 
+} // namespace
+
+NB_MODULE(_jeet, m) {
+  m.doc() = "Jeet's C++ API (Graph, Compiler, runtime); use the `jeet` "
+            "package instead";
+  bindRuntimeTensor(m);
+  bindGraph(m);
+  bindCompiler(m);
+  bindDevices(m);
   // Fail at import, not at the first error, if jeet.errors is missing.
   errors();
 }

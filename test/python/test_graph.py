@@ -89,6 +89,23 @@ def test_invalid_ops_are_errors_not_crashes():
     assert "jeet.matmul" not in g.print()
 
 
+def test_missing_attributes_and_graph_dtypes():
+    # Type inference reports the attributes it needs, the verifier the rest.
+    g = _jeet.Graph()
+    a = g.add_input([2, 3], "f32")
+    with pytest.raises(jeet.ShapeError, match="requires attribute 'axes'"):
+        g.add_op("reduce_sum", [a])
+    with pytest.raises(jeet.ShapeError, match="requires attribute 'axis'"):
+        g.add_op("softmax", [a])
+    with pytest.raises(jeet.ShapeError, match="unknown jeet op 'jeet.yield'"):
+        g.add_op("yield", [a])
+    # The runtime's dtype spellings; dtypes the runtime has but graphs do not
+    # take are named as such.
+    assert g.type(g.add_input([2], "half")) == ((2,), "f16")
+    with pytest.raises(jeet.JeetError, match="'int64' cannot be used in a graph"):
+        g.add_input([2], "int64")
+
+
 def test_graph_without_outputs():
     g = _jeet.Graph()
     g.add_input([2], "f32")

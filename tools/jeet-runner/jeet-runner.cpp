@@ -17,7 +17,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -45,19 +44,87 @@ const char *kUsage =
     "  --list-devices                    print the devices and why each is\n"
     "                                    unavailable, and exit\n";
 
+constexpr double kMillisecondsPerSecond = 1e3;
+
+/// What the command line asks for.
+struct RunnerFlags {
+  std::string artifactPath;
+  std::string device = "auto";
+  std::vector<std::string> inputs, outputs;
+  long long benchmark = 0, cudaOrdinal = 0;
+  bool printStats = false, printSignature = false, listDevices = false;
+  bool help = false;
+};
+
+/// What the timed runs measured.
+struct RunMeasurements {
+  std::vector<double> seconds;
+  AllocatorStats before, after;
+  ExecutionStats launchesBefore, launchesAfter;
+};
+
 int fail(const std::string &message) {
   std::fprintf(stderr, "jeet-runner: error: %s\n", message.c_str());
   return 1;
 }
 
-bool startsWith(const std::string &s, const char *prefix) {
-  return s.compare(0, std::strlen(prefix), prefix) == 0;
+/// When `arg` is `flag` followed by a value (`flag` ends with '='), sets
+/// `value` to it.
+bool flagValue(const std::string &arg, const std::string &flag,
+               std::string &value) {
+  if (arg.compare(0, flag.size(), flag) != 0)
+    return false;
+  value = arg.substr(flag.size());
+  return true;
 }
 
 bool parseCount(const std::string &text, long long &out) {
   char *end = nullptr;
   out = std::strtoll(text.c_str(), &end, 10);
   return !text.empty() && *end == '\0' && out >= 0;
+}
+
+/// Parses the command line into `flags`; an error message when it is bad.
+std::string parseFlags(int argc, char **argv, RunnerFlags &flags) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    // Accept both --flag=value and -flag=value, as LLVM tools do.
+    if (arg.size() > 1 && arg[0] == '-' && arg[1] != '-')
+      arg = "-" + arg;
+    // --help and --list-devices act at once, whatever follows.
+    if (arg == "--help" || arg == "--h") {
+      flags.help = true;
+      return "";
+    } else if (arg == "--list-devices") {
+      flags.listDevices = true;
+      return "";
+    } else if (flagValue(arg, "--input=", value)) {
+      flags.inputs.push_back(value);
+    } else if (flagValue(arg, "--output=", value)) {
+      flags.outputs.push_back(value);
+    } else if (flagValue(arg, "--device=", value)) {
+      flags.device = value;
+    } else if (flagValue(arg, "--cuda-device=", value)) {
+      if (!parseCount(value, flags.cudaOrdinal))
+        return "--cuda-device: expected a device ordinal, given '" + value +
+               "'";
+    } else if (flagValue(arg, "--benchmark=", value)) {
+      if (!parseCount(value, flags.benchmark))
+        return "--benchmark: expected a count, given '" + value + "'";
+    } else if (arg == "--print-stats") {
+      flags.printStats = true;
+    } else if (arg == "--print-signature") {
+      flags.printSignature = true;
+    } else if (arg.compare(0, 2, "--") == 0) {
+      return "unknown option '" + std::string(argv[i]) + "' (see --help)";
+    } else if (flags.artifactPath.empty()) {
+      flags.artifactPath = arg;
+    } else {
+      return "more than one artifact given: '" + flags.artifactPath +
+             "' and '" + arg + "'";
+    }
+  }
+  return "";
 }
 
 StatusOr<Tensor> readInput(const std::string &text) {
@@ -78,156 +145,103 @@ int listDevicesMain() {
   return 0;
 }
 
-} // namespace
+int printSignatureMain(const std::string &artifactPath) {
+  StatusOr<ArtifactSignature> sig = Artifact::readSignature(artifactPath);
+  if (!sig.ok())
+    return fail(sig.status().message());
+  std::printf("%s\n", sig->str().c_str());
+  return 0;
+}
 
-int main(int argc, char **argv) {
-  std::string artifactPath, device = "auto";
-  std::vector<std::string> inputs, outputs;
-  long long benchmark = 0, cudaOrdinal = 0;
-  bool printStats = false, printSignature = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    // Accept both --flag=value and -flag=value, as LLVM tools do.
-    if (startsWith(arg, "-") && !startsWith(arg, "--"))
-      arg = "-" + arg;
-    if (arg == "--help" || arg == "-h" || arg == "---h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (startsWith(arg, "--input=")) {
-      inputs.push_back(arg.substr(8));
-    } else if (startsWith(arg, "--output=")) {
-      outputs.push_back(arg.substr(9));
-    } else if (startsWith(arg, "--device=")) {
-      device = arg.substr(9);
-    } else if (startsWith(arg, "--cuda-device=")) {
-      if (!parseCount(arg.substr(14), cudaOrdinal))
-        return fail("--cuda-device: expected a device ordinal, given '" +
-                    arg.substr(14) + "'");
-    } else if (startsWith(arg, "--benchmark=")) {
-      if (!parseCount(arg.substr(12), benchmark))
-        return fail("--benchmark: expected a count, given '" + arg.substr(12) +
-                    "'");
-    } else if (arg == "--print-stats") {
-      printStats = true;
-    } else if (arg == "--print-signature") {
-      printSignature = true;
-    } else if (arg == "--list-devices") {
-      return listDevicesMain();
-    } else if (startsWith(arg, "--")) {
-      return fail("unknown option '" + std::string(argv[i]) + "' (see --help)");
-    } else if (artifactPath.empty()) {
-      artifactPath = arg;
-    } else {
-      return fail("more than one artifact given: '" + artifactPath + "' and '" +
-                  arg + "'");
-    }
-  }
-  if (artifactPath.empty()) {
-    std::fputs(kUsage, stderr);
-    return fail("no artifact given");
-  }
-  if (device != "auto" && device != "cpu" && device != "gpu")
-    return fail("unknown device '" + device + "' (expected cpu, gpu or auto)");
+/// Checks the device before loading: a GPU artifact loads its kernels at
+/// load time, and --device=cpu on it must not open the GPU at all.
+StatusOr<std::unique_ptr<Artifact>> loadArtifact(const RunnerFlags &flags) {
+  StatusOr<ArtifactSignature> sig = Artifact::readSignature(flags.artifactPath);
+  if (!sig.ok())
+    return sig.status();
+  if (flags.device != "auto" && flags.device != sig->device)
+    return invalidArgument(
+        flags.artifactPath + " was compiled for device '" + sig->device +
+        "', not '" + flags.device +
+        "' (compile it again with jeet-compile --device=" + flags.device + ")");
+  return Artifact::load(flags.artifactPath,
+                        static_cast<int>(flags.cudaOrdinal));
+}
 
-  if (printSignature) {
-    StatusOr<ArtifactSignature> sig = Artifact::readSignature(artifactPath);
-    if (!sig.ok())
-      return fail(sig.status().message());
-    std::printf("%s\n", sig->str().c_str());
-    return 0;
-  }
-
-  // Check the device before loading: a GPU artifact loads its kernels at
-  // load time, and --device=cpu on it must not open the GPU at all.
-  {
-    StatusOr<ArtifactSignature> sig = Artifact::readSignature(artifactPath);
-    if (!sig.ok())
-      return fail(sig.status().message());
-    if (device != "auto" && device != sig->device)
-      return fail(artifactPath + " was compiled for device '" + sig->device +
-                  "', not '" + device +
-                  "' (compile it again with "
-                  "jeet-compile --device=" +
-                  device + ")");
-  }
-  StatusOr<std::unique_ptr<Artifact>> loaded =
-      Artifact::load(artifactPath, static_cast<int>(cudaOrdinal));
-  if (!loaded.ok())
-    return fail(loaded.status().message());
-  Artifact &artifact = **loaded;
-  const ArtifactSignature &sig = artifact.signature();
-  Device &target = artifact.device();
-
-  // Inputs: one per argument, checked against the signature.
-  if (inputs.size() != sig.inputs.size())
-    return fail("'" + sig.entry + "' takes " +
-                std::to_string(sig.inputs.size()) + " arguments but " +
-                std::to_string(inputs.size()) + " --input given");
-  std::vector<Tensor> inputTensors;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    StatusOr<Tensor> tensor = readInput(inputs[i]);
+/// The inputs, one per argument, checked against the signature and copied
+/// to the artifact's device; and the --output paths checked.
+StatusOr<std::vector<Tensor>> readInputs(const RunnerFlags &flags,
+                                         const ArtifactSignature &sig,
+                                         Device &target) {
+  if (flags.inputs.size() != sig.inputs.size())
+    return invalidArgument(
+        "'" + sig.entry + "' takes " + std::to_string(sig.inputs.size()) +
+        " arguments but " + std::to_string(flags.inputs.size()) +
+        " --input given");
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < flags.inputs.size(); ++i) {
+    StatusOr<Tensor> tensor = readInput(flags.inputs[i]);
     if (!tensor.ok())
-      return fail("--input #" + std::to_string(i) + ": " +
-                  tensor.status().message());
+      return invalidArgument("--input #" + std::to_string(i) + ": " +
+                             tensor.status().message());
     if (tensor->typeString() != sig.inputs[i].str())
-      return fail("argument #" + std::to_string(i) + " of '" + sig.entry +
-                  "' expects " + sig.inputs[i].str() + ", given " +
-                  tensor->typeString());
-    inputTensors.push_back(std::move(*tensor));
-  }
-  if (!outputs.empty() && outputs.size() != sig.outputs.size())
-    return fail("'" + sig.entry + "' returns " +
-                std::to_string(sig.outputs.size()) + " results but " +
-                std::to_string(outputs.size()) + " --output given");
-  for (const std::string &out : outputs)
-    if (out.empty() || out[0] != '@')
-      return fail("--output '" + out + "': expected @path.npy");
-
-  // Inputs to the device once; outputs allocated there once.
-  std::vector<Tensor> deviceInputs;
-  for (const Tensor &t : inputTensors) {
+      return invalidArgument("argument #" + std::to_string(i) + " of '" +
+                             sig.entry + "' expects " + sig.inputs[i].str() +
+                             ", given " + tensor->typeString());
     if (&target == &getHostDevice()) {
-      deviceInputs.push_back(t);
+      tensors.push_back(std::move(*tensor));
       continue;
     }
-    StatusOr<Tensor> copy = t.to(target);
+    StatusOr<Tensor> copy = tensor->to(target);
     if (!copy.ok())
-      return fail("copying inputs to " + target.name() + ": " +
-                  copy.status().message());
-    deviceInputs.push_back(std::move(*copy));
+      return invalidArgument("copying inputs to " + target.name() + ": " +
+                             copy.status().message());
+    tensors.push_back(std::move(*copy));
   }
-  StatusOr<std::vector<Tensor>> deviceOutputs = artifact.allocateOutputs();
-  if (!deviceOutputs.ok())
-    return fail(deviceOutputs.status().message());
+  if (!flags.outputs.empty() && flags.outputs.size() != sig.outputs.size())
+    return invalidArgument(
+        "'" + sig.entry + "' returns " + std::to_string(sig.outputs.size()) +
+        " results but " + std::to_string(flags.outputs.size()) +
+        " --output given");
+  for (const std::string &out : flags.outputs)
+    if (out.empty() || out[0] != '@')
+      return invalidArgument("--output '" + out + "': expected @path.npy");
+  return tensors;
+}
 
-  auto runOnce = [&]() -> Status {
-    return artifact.run(deviceInputs, *deviceOutputs);
-  };
-  if (benchmark > 0) {
-    Status status = runOnce(); // warm-up
-    if (!status.ok())
-      return fail("execution failed: " + status.toString());
-  }
+/// Runs the artifact `runs` times (after one warm-up run when
+/// benchmarking), measuring the allocator and launches around the runs.
+StatusOr<RunMeasurements> runTimed(Artifact &artifact, long long runs,
+                                   bool warmUp,
+                                   const std::vector<Tensor> &inputs,
+                                   std::vector<Tensor> &outputs) {
+  Device &target = artifact.device();
+  if (warmUp)
+    if (Status status = artifact.run(inputs, outputs); !status.ok())
+      return status;
+  RunMeasurements measured;
   target.allocator().resetPeak();
-  AllocatorStats before = target.allocator().stats();
-  ExecutionStats launchesBefore = target.executionStats();
-  long long runs = std::max(1LL, benchmark);
-  std::vector<double> times;
+  measured.before = target.allocator().stats();
+  measured.launchesBefore = target.executionStats();
   for (long long r = 0; r < runs; ++r) {
     auto start = std::chrono::steady_clock::now();
-    Status status = runOnce();
-    if (!status.ok())
-      return fail("execution failed: " + status.toString());
-    times.push_back(
+    if (Status status = artifact.run(inputs, outputs); !status.ok())
+      return status;
+    measured.seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count());
   }
-  AllocatorStats after = target.allocator().stats();
-  ExecutionStats launchesAfter = target.executionStats();
+  measured.after = target.allocator().stats();
+  measured.launchesAfter = target.executionStats();
+  return measured;
+}
 
-  // Outputs back to the host.
+/// Brings the results to the host and prints them, or writes each to its
+/// --output file.
+int writeResults(const RunnerFlags &flags, Device &target,
+                 const std::vector<Tensor> &deviceOutputs) {
   std::vector<Tensor> results;
-  for (const Tensor &t : *deviceOutputs) {
+  for (const Tensor &t : deviceOutputs) {
     if (&target == &getHostDevice()) {
       results.push_back(t);
       continue;
@@ -238,47 +252,106 @@ int main(int argc, char **argv) {
                   copy.status().message());
     results.push_back(std::move(*copy));
   }
-  if (outputs.empty()) {
+  if (flags.outputs.empty()) {
     for (const Tensor &t : results)
       std::printf("%s\n", formatTensor(t).c_str());
-  } else {
-    for (size_t i = 0; i < results.size(); ++i) {
-      Status status = saveNpy(outputs[i].substr(1), results[i]);
-      if (!status.ok())
-        return fail(status.message());
-    }
+    return 0;
   }
-
-  if (benchmark > 0) {
-    std::sort(times.begin(), times.end());
-    std::printf("benchmark: %lld runs, median %.3f ms, min %.3f ms\n", runs,
-                times[runs / 2] * 1e3, times.front() * 1e3);
-  }
-  if (printStats) {
-    uint64_t launched =
-        target.kind() == DeviceKind::Host
-            ? static_cast<uint64_t>(sig.kernels * runs)
-            : launchesAfter.kernels_launched - launchesBefore.kernels_launched;
-    std::printf("device: %s\n", target.name().c_str());
-    std::printf("kernels per execution: %lld\n",
-                static_cast<long long>(sig.kernels));
-    std::printf("kernels executed: %llu\n",
-                static_cast<unsigned long long>(launched));
-    std::printf("peak intermediate bytes: %llu\n",
-                static_cast<unsigned long long>(after.peak_allocated_bytes -
-                                                before.allocated_bytes));
-    std::printf(
-        "intermediate allocations: %llu (%llu from the cache, %llu "
-        "from the system)\n",
-        static_cast<unsigned long long>(after.num_allocs - before.num_allocs),
-        static_cast<unsigned long long>(after.cache_hits - before.cache_hits),
-        static_cast<unsigned long long>(after.device_mallocs -
-                                        before.device_mallocs));
-    const char *prefix =
-        target.kind() == DeviceKind::Host ? "host" : target.name().c_str();
-    for (auto [name, value] : after.items())
-      std::printf("%s.%s: %llu\n", prefix, name,
-                  static_cast<unsigned long long>(value));
+  for (size_t i = 0; i < results.size(); ++i) {
+    Status status = saveNpy(flags.outputs[i].substr(1), results[i]);
+    if (!status.ok())
+      return fail(status.message());
   }
   return 0;
+}
+
+void printBenchmark(std::vector<double> seconds) {
+  std::sort(seconds.begin(), seconds.end());
+  std::printf("benchmark: %zu runs, median %.3f ms, min %.3f ms\n",
+              seconds.size(),
+              seconds[seconds.size() / 2] * kMillisecondsPerSecond,
+              seconds.front() * kMillisecondsPerSecond);
+}
+
+void printStats(const Artifact &artifact, Device &target,
+                const RunMeasurements &measured) {
+  const ArtifactSignature &sig = artifact.signature();
+  const AllocatorStats &before = measured.before, &after = measured.after;
+  long long runs = static_cast<long long>(measured.seconds.size());
+  uint64_t launched = target.kind() == DeviceKind::Host
+                          ? static_cast<uint64_t>(sig.kernels * runs)
+                          : measured.launchesAfter.kernels_launched -
+                                measured.launchesBefore.kernels_launched;
+  std::printf("device: %s\n", target.name().c_str());
+  std::printf("kernels per execution: %lld\n",
+              static_cast<long long>(sig.kernels));
+  std::printf("kernels executed: %llu\n",
+              static_cast<unsigned long long>(launched));
+  std::printf("peak intermediate bytes: %llu\n",
+              static_cast<unsigned long long>(after.peak_allocated_bytes -
+                                              before.allocated_bytes));
+  std::printf(
+      "intermediate allocations: %llu (%llu from the cache, %llu "
+      "from the system)\n",
+      static_cast<unsigned long long>(after.num_allocs - before.num_allocs),
+      static_cast<unsigned long long>(after.cache_hits - before.cache_hits),
+      static_cast<unsigned long long>(after.device_mallocs -
+                                      before.device_mallocs));
+  const char *prefix =
+      target.kind() == DeviceKind::Host ? "host" : target.name().c_str();
+  for (auto [name, value] : after.items())
+    std::printf("%s.%s: %llu\n", prefix, name,
+                static_cast<unsigned long long>(value));
+}
+
+/// Loads the artifact, runs it on the inputs and reports.
+int runMain(const RunnerFlags &flags) {
+  StatusOr<std::unique_ptr<Artifact>> loaded = loadArtifact(flags);
+  if (!loaded.ok())
+    return fail(loaded.status().message());
+  Artifact &artifact = **loaded;
+  Device &target = artifact.device();
+  StatusOr<std::vector<Tensor>> inputs =
+      readInputs(flags, artifact.signature(), target);
+  if (!inputs.ok())
+    return fail(inputs.status().message());
+  StatusOr<std::vector<Tensor>> outputs = artifact.allocateOutputs();
+  if (!outputs.ok())
+    return fail(outputs.status().message());
+  StatusOr<RunMeasurements> measured =
+      runTimed(artifact, std::max(1LL, flags.benchmark), flags.benchmark > 0,
+               *inputs, *outputs);
+  if (!measured.ok())
+    return fail("execution failed: " + measured.status().toString());
+  if (int rc = writeResults(flags, target, *outputs))
+    return rc;
+  if (flags.benchmark > 0)
+    printBenchmark(measured->seconds);
+  if (flags.printStats)
+    printStats(artifact, target, *measured);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  RunnerFlags flags;
+  if (std::string error = parseFlags(argc, argv, flags); !error.empty())
+    return fail(error);
+  if (flags.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (flags.listDevices)
+    return listDevicesMain();
+  if (flags.artifactPath.empty()) {
+    std::fputs(kUsage, stderr);
+    return fail("no artifact given");
+  }
+  if (flags.device != "auto" && flags.device != "cpu" && flags.device != "gpu")
+    return fail("unknown device '" + flags.device +
+                "' (expected cpu, gpu or auto)");
+  if (flags.printSignature)
+    return printSignatureMain(flags.artifactPath);
+  return runMain(flags);
 }

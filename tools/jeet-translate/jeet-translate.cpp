@@ -19,7 +19,7 @@ static llvm::cl::opt<std::string>
     chip("jeet-gpu-chip",
          llvm::cl::desc("GPU of --jeet-to-ptx (sm_80, "
                         "sm_86, sm_89 or sm_90)"),
-         llvm::cl::init("sm_90"));
+         llvm::cl::init(jeet::kDefaultGpuChip.str()));
 static llvm::cl::opt<bool>
     fuse("jeet-fuse", llvm::cl::desc("Fuse ops into kernels (--jeet-to-ptx)"),
          llvm::cl::init(true));

@@ -30,6 +30,21 @@ TEST(DType, NamesSizesAndParsing) {
   StatusOr<DType> bad = parseDType("f64");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(bad.status().message(),
+            "unknown dtype 'f64' (expected f32, f16, bf16, i32, i64 or i1)");
+}
+
+// Every dtype parses back from both of its spellings (the compiler parses
+// graph dtypes with the same table).
+TEST(DType, EverySpellingParses) {
+  for (DType dtype : kDTypes) {
+    EXPECT_EQ(*parseDType(dtypeName(dtype)), dtype) << dtypeName(dtype);
+    EXPECT_EQ(*parseDType(dtypeLongName(dtype)), dtype)
+        << dtypeLongName(dtype);
+  }
+  EXPECT_STREQ(dtypeLongName(DType::BF16), "bfloat16");
+  EXPECT_EQ(*parseDType("float"), DType::F32);
+  EXPECT_EQ(*parseDType("half"), DType::F16);
 }
 
 TEST(DType, HalfAndBF16Conversions) {

@@ -11,6 +11,8 @@
 #ifndef JEET_COMPILER_COMPILER_H
 #define JEET_COMPILER_COMPILER_H
 
+#include "jeet/Dialect/Jeet/Transforms/FuseDefaults.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -35,7 +37,7 @@ struct CompileOptions {
   /// Fuse ops into kernels; false gives one kernel per op.
   bool fuse = true;
   /// The largest number of ops in one fusion group.
-  int64_t maxFusionOps = 64;
+  int64_t maxFusionOps = kDefaultMaxFusionOps;
   /// Run the outer loops of each kernel on all cores (CPU).
   bool parallel = true;
   /// Keep the IR after each stage for Executable::ir().
@@ -79,10 +81,12 @@ public:
   /// The most bytes of intermediate buffers alive at once, from the buffer
   /// plan after liveness-based deallocation.
   int64_t peakIntermediateBytes() const;
-  /// The stages whose IR was kept (with CompileOptions::keepIR).
-  static const std::vector<std::string> &stageNames();
-  /// The IR after `stage` ("jeet", "fused", "linalg", "bufferized", "llvm"),
-  /// or an empty string when it was not kept.
+  /// The stages of the pipeline that compiled it, in order: the graph as
+  /// given ("jeet"), then the pipeline's stages (CPU: "fused", "linalg",
+  /// "bufferized", "llvm"; GPU: "fused", "kernels", "llvm", "ptx").
+  const std::vector<std::string> &stageNames() const;
+  /// The IR after `stage` (one of stageNames()), or an empty string when it
+  /// was not kept (see CompileOptions::keepIR) or `stage` is not one.
   std::string ir(llvm::StringRef stage) const;
 
   /// Runs the graph on host buffers: one pointer per input and output, each

@@ -91,12 +91,15 @@ const JeetEmuThreadState *__jeet_emu_thread_state(void);
  * are reported as a divergent barrier instead of hanging. */
 void __jeet_emu_barrier(const char *site);
 
-/* gpu.shuffle on 32-bit values: every active lane of the warp contributes
- * `value` and receives the value of its partner lane, in lockstep (the warp
- * waits for all its lanes). `mode`: 0 xor, 1 down, 2 up, 3 idx (gpu.shuffle's
- * modes). `width` is the segment size (a power of two up to 32). `*valid` is
- * set to 1 when the partner lane is inside the segment, else 0 (and the
- * result is the thread's own value). */
+/* gpu.shuffle on 32-bit values: every lane of the warp contributes `value`
+ * and receives the value of its partner lane, in lockstep (the warp waits
+ * for all its lanes; a lane that returned or waits at a barrier instead is a
+ * divergent shuffle). `mode`: 0 xor, 1 down, 2 up, 3 idx (gpu.shuffle's
+ * modes); the partner of lane k is k ^ offset, k + offset, k - offset or
+ * offset. `width` (a power of two up to 32) is gpu.shuffle's: the first
+ * `width` lanes of the warp take part, and `*valid` is set to 1 when the
+ * partner lies in [0, width), else 0 (and the result is the thread's own
+ * value; lanes at or past `width` always get their own value and 0). */
 #define JEET_EMU_SHUFFLE_XOR 0
 #define JEET_EMU_SHUFFLE_DOWN 1
 #define JEET_EMU_SHUFFLE_UP 2

@@ -11,14 +11,21 @@
 #ifndef JEET_PIPELINES_GPUPIPELINE_H
 #define JEET_PIPELINES_GPUPIPELINE_H
 
+#include "jeet/Dialect/Jeet/Transforms/FuseDefaults.h"
+#include "jeet/Pipelines/Stages.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace jeet {
+
+/// The chip jeet-gpu-pipeline compiles for unless told otherwise.
+inline constexpr llvm::StringLiteral kDefaultGpuChip = "sm_90";
 
 /// Options of `jeet-gpu-pipeline`.
 struct GpuPipelineOptions
@@ -26,7 +33,7 @@ struct GpuPipelineOptions
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("The GPU to compile for: sm_80, sm_86, sm_89 or sm_90"),
-      llvm::cl::init("sm_90")};
+      llvm::cl::init(kDefaultGpuChip.str())};
   Option<std::string> features{
       *this, "features",
       llvm::cl::desc("PTX ISA of the emitted code (+ptx78 or later for "
@@ -48,7 +55,7 @@ struct GpuPipelineOptions
   Option<int64_t> maxFusionOps{
       *this, "max-fusion-ops",
       llvm::cl::desc("The largest number of ops in one fusion group"),
-      llvm::cl::init(64)};
+      llvm::cl::init(kDefaultMaxFusionOps)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
@@ -75,8 +82,12 @@ void buildJeetGpuKernelPipeline(mlir::OpPassManager &pm,
 void buildJeetGpuCodegenPipeline(mlir::OpPassManager &pm,
                                  const GpuPipelineOptions &options);
 
-/// The whole GPU pipeline: graph, kernels, codegen. Options must have been
-/// checked with verifyGpuPipelineOptions (the registered pipeline does).
+/// The stages of jeet-gpu-pipeline: fused, kernels, llvm, and the product
+/// ptx (with format=isa). Options must have been checked with
+/// verifyGpuPipelineOptions (the registered pipeline does).
+StagedPipeline getJeetGpuPipeline(const GpuPipelineOptions &options);
+
+/// The whole GPU pipeline: every stage of getJeetGpuPipeline.
 void buildJeetGpuPipeline(mlir::OpPassManager &pm,
                           const GpuPipelineOptions &options);
 
@@ -85,8 +96,14 @@ void buildJeetGpuPipeline(mlir::OpPassManager &pm,
 mlir::LogicalResult printGpuBinariesAsPTX(mlir::ModuleOp module,
                                           llvm::raw_ostream &os);
 
+/// The same text, or nothing when a gpu.binary holds a binary (format=bin or
+/// fatbin) rather than PTX.
+std::optional<std::string> getGpuBinariesPTX(mlir::ModuleOp module);
+
 /// Compiles the jeet graph `module` in place with jeet-gpu-pipeline
-/// (format=isa) and prints its PTX: the `--jeet-to-ptx` translation.
+/// (format=isa), stage by stage as the compiler does (JEET_DEBUG and
+/// JEET_DUMP_DIR apply), and prints its PTX: the `--jeet-to-ptx`
+/// translation.
 mlir::LogicalResult translateJeetToPTX(mlir::ModuleOp module,
                                        llvm::raw_ostream &os,
                                        const GpuPipelineOptions &options);

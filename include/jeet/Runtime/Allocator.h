@@ -45,6 +45,12 @@ public:
   /// Returns at least `bytes` bytes, 256-byte aligned.
   virtual StatusOr<void *> rawAlloc(size_t bytes) = 0;
   virtual void rawFree(void *ptr) = 0;
+  /// The allocator handed out a block of `bytes` requested bytes at `ptr`
+  /// for use on `stream`, or took it back from its last use on `stream`.
+  /// Called with the allocator's lock held. The emulated CUDA driver checks
+  /// kernel accesses against these blocks rather than the segments.
+  virtual void blockAllocated(void *ptr, size_t bytes, void *stream);
+  virtual void blockFreed(void *ptr, void *stream);
 };
 
 /// Allocator statistics. The field names are part of the API (Python exposes
@@ -95,17 +101,12 @@ public:
   /// The work queued on `stream` so far has finished: its free cached blocks
   /// become reusable on every stream.
   void streamSynchronized(void *stream);
-  /// Same for every stream.
-  void allStreamsSynchronized();
 
   /// Returns every segment with no block in use to the backend.
   void emptyCache();
 
   AllocatorStats stats() const;
   void resetPeak();
-  /// Resets the counters (num_allocs, num_frees, cache_hits, device_mallocs,
-  /// device_frees) and the peak.
-  void resetCounters();
 
   /// Makes the backend fail when reserved_bytes would exceed `bytes`
   /// (0: no limit). For out-of-memory tests and for capping a device.

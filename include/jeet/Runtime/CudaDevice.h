@@ -35,7 +35,10 @@ int minDriverVersionForPtx(int ptxVersion);
 /// "12.4" for 12040.
 std::string formatDriverVersion(int version);
 
-enum class ModuleFormat { Auto, Ptx, Cubin, Fatbin };
+/// Emulator: an ELF shared object for the host, compiled for the GPU
+/// emulation target (include/jeet/Emulator/KernelABI.h); only the emulator
+/// loads it.
+enum class ModuleFormat { Auto, Ptx, Cubin, Fatbin, Emulator };
 
 class CudaModule;
 
@@ -97,8 +100,15 @@ public:
   /// major*10+minor: 80 for sm_80.
   int computeCapability() const { return computeCapability_; }
   const std::string &deviceName() const { return deviceName_; }
-  /// "NVIDIA H100, sm_90, driver 12.4".
+  /// "NVIDIA H100, sm_90, driver 12.4"; on the emulator "Jeet GPU emulator
+  /// (CPU), sm_90, driver 13.0 (emulated: ...)".
   std::string description() const;
+  /// True when the driver is the Jeet GPU emulator (libjeet_cuda_emulator.so,
+  /// chosen with $JEET_CUDA_DRIVER or CudaOptions::driverPath): kernels must
+  /// be compiled for the emulation target, not PTX, and timings say nothing
+  /// about a GPU.
+  bool isEmulator() const { return driver_->isEmulator(); }
+  bool isEmulated() const override { return isEmulator(); }
   const CudaDriver &driver() const { return *driver_; }
 
   /// Makes the device's primary context current on the calling thread (once
@@ -138,7 +148,10 @@ public:
   StatusOr<float> elapsedMs(void *start, void *end);
 
   /// Loads a module from PTX text (driver JIT; the JIT error log is captured
-  /// into the error), a cubin or a fatbin. `name` appears in errors.
+  /// into the error), a cubin, a fatbin or an emulator object. `name` appears
+  /// in errors. An emulator object on a real driver is refused before the
+  /// driver sees it (InvalidArgument naming the target it was built for); the
+  /// emulator refuses PTX, cubins and fatbins (DriverError with its report).
   /// `optLevel` (0-4, -1: driver default) applies to PTX.
   StatusOr<CudaModule *> loadModule(const void *data, size_t size,
                                     ModuleFormat format = ModuleFormat::Auto,

@@ -51,6 +51,7 @@ constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
 constexpr CUresult CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
+constexpr CUresult CUDA_ERROR_MISALIGNED_ADDRESS = 716;
 constexpr CUresult CUDA_ERROR_LAUNCH_FAILED = 719;
 constexpr CUresult CUDA_ERROR_UNKNOWN = 999;
 
@@ -83,7 +84,9 @@ struct CudaDriver {
   static StatusOr<std::shared_ptr<CudaDriver>> load(const std::string &path);
 
   /// Ok for CUDA_SUCCESS, else DriverError
-  /// "<call> failed: CUDA_ERROR_X (<description>)[ <context>]".
+  /// "<call> failed[ <context>]: CUDA_ERROR_X (<description>)", followed on
+  /// the emulator by its report of the failure (the faulting kernel, block,
+  /// thread and address, the race, why a module was refused...).
   Status check(CUresult result, const char *call,
                const std::string &context = std::string()) const;
   /// "CUDA_ERROR_X" (or "CUresult <n>").
@@ -143,6 +146,18 @@ struct CudaDriver {
                                  cu::CUevent end) = nullptr;
   CUresult (*cuGetErrorName)(CUresult error, const char **name) = nullptr;
   CUresult (*cuGetErrorString)(CUresult error, const char **text) = nullptr;
+
+  /// True when the library is the Jeet GPU emulator
+  /// (libjeet_cuda_emulator.so, include/jeet/Emulator/Emulator.h), which
+  /// runs kernels compiled for the emulation target on the CPU.
+  bool isEmulator() const { return jeetEmulatorVersion != nullptr; }
+
+  // Resolved when present: only the emulator exports them.
+  int (*jeetEmulatorVersion)() = nullptr;
+  const char *(*jeetEmulatorLastError)() = nullptr;
+  void (*jeetEmulatorRegisterRegion)(const void *ptr, size_t bytes,
+                                     void *stream) = nullptr;
+  void (*jeetEmulatorUnregisterRegion)(const void *ptr, void *stream) = nullptr;
 };
 
 } // namespace runtime

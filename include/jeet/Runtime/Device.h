@@ -54,6 +54,10 @@ public:
   virtual Status zero(void *dst, size_t bytes, void *stream = nullptr) = 0;
   /// Waits for all work queued on the device.
   virtual Status synchronize() = 0;
+  /// True for a GPU emulated on the CPU (CudaDevice on the Jeet GPU
+  /// emulator): GPU code must be compiled for the emulation target, and
+  /// timings say nothing about a GPU.
+  virtual bool isEmulated() const { return false; }
 
   ExecutionStats executionStats() const;
   void resetExecutionStats();
@@ -122,6 +126,7 @@ struct DeviceInfo {
   bool available;
   std::string reason;      ///< why it is unavailable (empty when available)
   std::string description; ///< e.g. GPU name, compute capability, driver
+  bool emulated = false;   ///< the Jeet GPU emulator (kernels on the CPU)
 };
 
 /// The host device, then CUDA device 0 (and any further CUDA devices the

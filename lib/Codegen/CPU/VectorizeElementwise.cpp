@@ -1,114 +1,29 @@
-//===- CpuVectorizeElementwise.cpp - Vector loops for elementwise kernels -===//
+//===- VectorizeElementwise.cpp - Vector loops for elementwise kernels ----===//
 //
 // Part of the Jeet project.
 //
 //===----------------------------------------------------------------------===//
 //
-// Rewrites elementwise `linalg.generic` ops on buffers into loop nests whose
-// innermost loop works on vectors. The body is cloned op for op with vector
-// types, so the arithmetic is the scalar loop's, lane by lane.
+// jeet-cpu-vectorize-elementwise: rewrites elementwise `linalg.generic` ops
+// on buffers (and reductions over outer loops) into loop nests whose
+// innermost loop works on vectors, in chunks that run in parallel, with
+// prefetches and non-temporal stores for large buffers.
 //
 //===----------------------------------------------------------------------===//
 
-#include "jeet/Codegen/CPU/Passes.h"
+#include "VectorizeUtils.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUVECTORIZEELEMENTWISEPASS
-#define GEN_PASS_DEF_JEETCPUVECTORIZEREDUCTIONSPASS
 #include "jeet/Codegen/CPU/Passes.h.inc"
 } // namespace jeet
 
 using namespace mlir;
+using namespace jeet::cpu;
 
 namespace {
-
-/// Element types that live one per byte-aligned slot in memory and in
-/// vectors alike (so no i1).
-static bool isVectorElementType(Type type) {
-  if (auto intType = dyn_cast<IntegerType>(type))
-    return intType.getWidth() % 8 == 0;
-  return isa<FloatType>(type);
-}
-
-/// `value` as a vector of `width` lanes (a scalar is broadcast).
-static Value splatTo(OpBuilder &b, Location loc, Value value, int64_t width) {
-  if (isa<VectorType>(value.getType()))
-    return value;
-  return vector::BroadcastOp::create(
-      b, loc, VectorType::get({width}, value.getType()), value);
-}
-
-/// Whether the operands of `op` (static shapes, projected-permutation maps)
-/// can be read as vectors along its innermost loop. Inputs that do not vary
-/// along it are uniform; outputs must vary along it unless
-/// `outputsMayBeUniform` (a reduction's output, indexed by the outer loops).
-static bool analyzeOperands(linalg::GenericOp op,
-                            llvm::DenseSet<Value> &uniform,
-                            bool outputsMayBeUniform) {
-  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-      op.hasIndexSemantics())
-    return false;
-  for (int64_t range : op.getStaticLoopRanges())
-    if (ShapedType::isDynamic(range))
-      return false;
-  unsigned inner = op.getNumLoops() - 1;
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || !isVectorElementType(type.getElementType()))
-      return false;
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
-      return false;
-    bool varies = map.isFunctionOfDim(inner);
-    bool isInit = op.isDpsInit(&operand);
-    if (isInit && !varies && !outputsMayBeUniform)
-      return false;
-    // Vectors are read and written along the innermost memref dimension.
-    if (varies) {
-      if (map.getNumResults() == 0 ||
-          map.getResults().back() != getAffineDimExpr(inner, op.getContext()) ||
-          !type.isLastDimUnitStride())
-        return false;
-    }
-    if (!varies)
-      uniform.insert(op.getMatchingBlockArgument(&operand));
-  }
-  return true;
-}
-
-/// Whether every op of the body but `skip` and the terminator can be cloned
-/// lane by lane; adds the values that are the same in every lane to
-/// `uniform`.
-static bool analyzeBody(linalg::GenericOp op, llvm::DenseSet<Value> &uniform,
-                        Operation *skip = nullptr) {
-  Block *body = op.getBlock();
-  for (Operation &inst : body->without_terminator()) {
-    if (&inst == skip)
-      continue;
-    if (inst.getNumRegions() != 0 || !isMemoryEffectFree(&inst))
-      return false;
-    bool allUniform = llvm::all_of(inst.getOperands(), [&](Value v) {
-      return uniform.contains(v) || v.getParentBlock() != body;
-    });
-    if (allUniform) {
-      for (Value result : inst.getResults())
-        uniform.insert(result);
-      continue;
-    }
-    if (!OpTrait::hasElementwiseMappableTraits(&inst))
-      return false;
-    for (Type type : inst.getResultTypes())
-      if (!type.isIntOrIndexOrFloat() || type.isIndex())
-        return false;
-  }
-  return true;
-}
 
 /// Whether a generic whose innermost loop is parallel can be vectorised
 /// along it, and which values in its body are the same in every lane
@@ -119,95 +34,6 @@ static bool analyze(linalg::GenericOp op, llvm::DenseSet<Value> &uniform) {
          op.getIteratorTypesArray().back() == utils::IteratorType::parallel &&
          analyzeOperands(op, uniform, /*outputsMayBeUniform=*/false) &&
          analyzeBody(op, uniform);
-}
-
-/// The memref indices of `operand` of `op` at loop indices `ivs`.
-static SmallVector<Value> indicesAt(linalg::GenericOp op, OpOperand &operand,
-                                    ArrayRef<Value> ivs) {
-  SmallVector<Value> result;
-  for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
-    result.push_back(ivs[cast<AffineDimExpr>(expr).getPosition()]);
-  return result;
-}
-
-/// Clones the body of `op` (but `skip` and the terminator) for `width`
-/// consecutive values of the innermost loop index, the last of `ivs`: each
-/// input that varies along it is read with one `vector.load`, the uniform
-/// ones with a scalar load, and each op is rebuilt on vectors unless all its
-/// operands are uniform. `onLoad` sees each vector load's operand and
-/// indices. Returns the mapping from body values to the clones.
-static IRMapping cloneBodyAt(
-    OpBuilder &b, Location loc, linalg::GenericOp op,
-    const llvm::DenseSet<Value> &uniform, ArrayRef<Value> ivs, int64_t width,
-    Operation *skip = nullptr,
-    llvm::function_ref<void(OpOperand &, ArrayRef<Value>)> onLoad = {}) {
-  IRMapping mapping;
-  auto vectorOf = [&](Type type) { return VectorType::get({width}, type); };
-  for (OpOperand &operand : op->getOpOperands()) {
-    BlockArgument arg = op.getMatchingBlockArgument(&operand);
-    if (arg.use_empty() || (skip && op.isDpsInit(&operand)))
-      continue;
-    Value memref = operand.get();
-    SmallVector<Value> at = indicesAt(op, operand, ivs);
-    Value value;
-    if (uniform.contains(arg)) {
-      value = memref::LoadOp::create(b, loc, memref, at);
-    } else {
-      value =
-          vector::LoadOp::create(b, loc, vectorOf(arg.getType()), memref, at);
-      if (onLoad)
-        onLoad(operand, at);
-    }
-    mapping.map(arg, value);
-  }
-  for (Operation &inst : op.getBlock()->without_terminator()) {
-    if (&inst == skip)
-      continue;
-    bool allUniform = llvm::all_of(inst.getOperands(), [&](Value v) {
-      return !isa<VectorType>(mapping.lookupOrDefault(v).getType());
-    });
-    if (allUniform) {
-      b.clone(inst, mapping);
-      continue;
-    }
-    SmallVector<Value> operands;
-    for (Value v : inst.getOperands())
-      operands.push_back(splatTo(b, loc, mapping.lookupOrDefault(v), width));
-    SmallVector<Type> resultTypes;
-    for (Type type : inst.getResultTypes())
-      resultTypes.push_back(vectorOf(type));
-    OperationState state(loc, inst.getName(), operands, resultTypes,
-                         inst.getAttrs());
-    Operation *vectorized = b.create(state);
-    mapping.map(inst.getResults(), vectorized->getResults());
-  }
-  return mapping;
-}
-
-/// An `scf.parallel` over the given bounds when `parallel`, else a nest of
-/// `scf.for` loops; `body` fills in the innermost body at the loops' indices.
-static void buildLoops(OpBuilder &b, Location loc, ValueRange lbs,
-                       ValueRange ubs, ValueRange steps, bool parallel,
-                       llvm::function_ref<void(OpBuilder &, ValueRange)> body) {
-  auto build = [&](OpBuilder &nested, Location, ValueRange ivs) {
-    body(nested, ivs);
-  };
-  if (parallel)
-    scf::ParallelOp::create(b, loc, lbs, ubs, steps, build);
-  else
-    scf::buildLoopNest(b, loc, lbs, ubs, steps, build);
-}
-
-/// Calls `fn` on every linalg.generic of `func` (collected first, so `fn`
-/// may replace it), with whether it already sits inside a parallel loop.
-static void
-forEachGeneric(func::FuncOp func,
-               llvm::function_ref<void(linalg::GenericOp, bool)> fn) {
-  SmallVector<linalg::GenericOp> generics;
-  func.walk([&](linalg::GenericOp op) { generics.push_back(op); });
-  for (linalg::GenericOp op : generics)
-    fn(op, op->getParentOfType<scf::ParallelOp>() ||
-               op->getParentOfType<scf::ForallOp>());
 }
 
 /// Bytes of a statically shaped memref.
@@ -327,41 +153,10 @@ public:
         std::max(vectorWidth, chunkSize / vectorWidth * vectorWidth);
     int64_t numChunks = std::max<int64_t>(1, llvm::divideCeil(fullSize, chunk));
 
-    // The outer dimensions and the chunks of the innermost one.
     // Non-temporal stores only where every such output is aligned to the
     // vector's size (checked once, before the loops).
-    Value aligned;
-    if (fullSize > 0) {
-      for (unsigned number : streaming.nontemporal) {
-        Value memref = op->getOperand(number);
-        int64_t vectorBytes =
-            vectorWidth *
-            llvm::divideCeil(
-                cast<MemRefType>(memref.getType()).getElementTypeBitWidth(), 8);
-        Value address =
-            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-        Value isAligned = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq,
-            arith::RemUIOp::create(b, loc, address, cst(vectorBytes)), cst(0));
-        aligned =
-            aligned
-                ? arith::AndIOp::create(b, loc, aligned, isAligned).getResult()
-                : isAligned;
-      }
-    }
-
-    // One-dimensional views of the contiguous multi-dimensional buffers that
-    // are prefetched.
-    for (unsigned number : streaming.prefetched) {
-      Value memref = op->getOperand(number);
-      auto type = cast<MemRefType>(memref.getType());
-      if (type.getRank() < 2 || !type.getLayout().isIdentity())
-        continue;
-      ReassociationIndices all =
-          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-      flat[number] = memref::CollapseShapeOp::create(
-          b, loc, memref, ArrayRef<ReassociationIndices>{all});
-    }
+    Value aligned = fullSize > 0 ? emitAlignmentCheck(vectorWidth) : Value();
+    flattenPrefetched();
 
     // The outer parallel dimensions and the chunks of the innermost one run
     // in parallel; reduction dimensions (all outer here) run in order inside.
@@ -449,6 +244,45 @@ public:
 private:
   Value cst(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
+  }
+
+  /// Whether every output of the streaming plan's non-temporal stores is
+  /// aligned to the size of a vector of `vectorWidth` elements (null when
+  /// there is none).
+  Value emitAlignmentCheck(int64_t vectorWidth) {
+    Value aligned;
+    for (unsigned number : streaming.nontemporal) {
+      Value memref = op->getOperand(number);
+      int64_t vectorBytes =
+          vectorWidth *
+          llvm::divideCeil(
+              cast<MemRefType>(memref.getType()).getElementTypeBitWidth(), 8);
+      Value address =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+      Value isAligned = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(b, loc, address, cst(vectorBytes)), cst(0));
+      aligned =
+          aligned
+              ? arith::AndIOp::create(b, loc, aligned, isAligned).getResult()
+              : isAligned;
+    }
+    return aligned;
+  }
+
+  /// One-dimensional views (`flat`) of the contiguous multi-dimensional
+  /// buffers that are prefetched.
+  void flattenPrefetched() {
+    for (unsigned number : streaming.prefetched) {
+      Value memref = op->getOperand(number);
+      auto type = cast<MemRefType>(memref.getType());
+      if (type.getRank() < 2 || !type.getLayout().isIdentity())
+        continue;
+      ReassociationIndices all =
+          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+      flat[number] = memref::CollapseShapeOp::create(
+          b, loc, memref, ArrayRef<ReassociationIndices>{all});
+    }
   }
 
   /// Prefetches the cache lines `distance` elements ahead of the `width`
@@ -556,253 +390,6 @@ struct JeetCpuVectorizeElementwisePass
       OpBuilder b(op);
       ElementwiseEmitter(b, op, uniform, streaming)
           .emit(parallel && !nested, width, chunkSize);
-      op->erase();
-    });
-  }
-};
-
-//===----------------------------------------------------------------------===//
-// Reductions along the innermost loop
-//===----------------------------------------------------------------------===//
-
-/// The op of a reduction body that combines the output with the prologue's
-/// value, how vector.reduction names it, and its identity.
-struct Combiner {
-  Operation *op = nullptr;
-  /// The operand that is not the output: the prologue's value.
-  Value value;
-  vector::CombiningKind kind;
-  TypedAttr identity;
-};
-
-static std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1)
-    return std::nullopt;
-  Block *body = op.getBlock();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  Operation *combiner = yield.getValues()[0].getDefiningOp();
-  BlockArgument out = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
-  if (!combiner || combiner->getBlock() != body ||
-      combiner->getNumOperands() != 2 || !combiner->hasOneUse() ||
-      !out.hasOneUse() || out.use_begin()->getOwner() != combiner)
-    return std::nullopt;
-  Combiner result;
-  result.op = combiner;
-  result.value = combiner->getOperand(combiner->getOperand(0) == out ? 1 : 0);
-  if (result.value == out)
-    return std::nullopt;
-  Type type = out.getType();
-  Builder b(op.getContext());
-  auto floatIdentity = [&](APFloat value) -> TypedAttr {
-    return b.getFloatAttr(type, value);
-  };
-  const llvm::fltSemantics *semantics =
-      isa<FloatType>(type) ? &cast<FloatType>(type).getFloatSemantics()
-                           : nullptr;
-  unsigned bits = type.getIntOrFloatBitWidth();
-  if (isa<arith::AddFOp>(combiner) && semantics) {
-    result.kind = vector::CombiningKind::ADD;
-    result.identity = floatIdentity(APFloat::getZero(*semantics, true));
-  } else if (isa<arith::MulFOp>(combiner) && semantics) {
-    result.kind = vector::CombiningKind::MUL;
-    result.identity = floatIdentity(APFloat::getOne(*semantics));
-  } else if (isa<arith::MaximumFOp>(combiner) && semantics) {
-    result.kind = vector::CombiningKind::MAXIMUMF;
-    result.identity = floatIdentity(APFloat::getInf(*semantics, true));
-  } else if (isa<arith::MinimumFOp>(combiner) && semantics) {
-    result.kind = vector::CombiningKind::MINIMUMF;
-    result.identity = floatIdentity(APFloat::getInf(*semantics, false));
-  } else if (isa<arith::AddIOp>(combiner) && !semantics) {
-    result.kind = vector::CombiningKind::ADD;
-    result.identity = b.getIntegerAttr(type, 0);
-  } else if (isa<arith::MulIOp>(combiner) && !semantics) {
-    result.kind = vector::CombiningKind::MUL;
-    result.identity = b.getIntegerAttr(type, 1);
-  } else if (isa<arith::MaxSIOp>(combiner) && !semantics) {
-    result.kind = vector::CombiningKind::MAXSI;
-    result.identity = b.getIntegerAttr(type, APInt::getSignedMinValue(bits));
-  } else if (isa<arith::MinSIOp>(combiner) && !semantics) {
-    result.kind = vector::CombiningKind::MINSI;
-    result.identity = b.getIntegerAttr(type, APInt::getSignedMaxValue(bits));
-  } else {
-    return std::nullopt;
-  }
-  return result;
-}
-
-/// Whether `op` is a reduction this pass vectorises: parallel loops, then
-/// reduction loops (at least the innermost), one output indexed by the
-/// parallel loops, and a lane-by-lane prologue before the combiner.
-static std::optional<Combiner>
-analyzeReduction(linalg::GenericOp op, llvm::DenseSet<Value> &uniform) {
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  unsigned numParallel = op.getNumParallelLoops();
-  if (numParallel == iterators.size())
-    return std::nullopt;
-  for (auto [i, iterator] : llvm::enumerate(iterators))
-    if ((i < numParallel) != (iterator == utils::IteratorType::parallel))
-      return std::nullopt;
-  std::optional<Combiner> combiner = matchCombiner(op);
-  if (!combiner)
-    return std::nullopt;
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  for (unsigned dim = numParallel; dim < iterators.size(); ++dim)
-    if (outMap.isFunctionOfDim(dim))
-      return std::nullopt;
-  if (!analyzeOperands(op, uniform, /*outputsMayBeUniform=*/true) ||
-      !analyzeBody(op, uniform, combiner->op) ||
-      uniform.contains(combiner->value))
-    return std::nullopt;
-  return combiner;
-}
-
-class ReductionEmitter {
-public:
-  ReductionEmitter(OpBuilder &b, linalg::GenericOp op,
-                   const llvm::DenseSet<Value> &uniform,
-                   const Combiner &combiner)
-      : b(b), op(op), loc(op.getLoc()), uniform(uniform), combiner(combiner) {}
-
-  void emit(bool parallel, int64_t vectorWidth) {
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    unsigned numParallel = op.getNumParallelLoops();
-    auto body = [&](OpBuilder &nested, ValueRange ivs) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(nested.getInsertionBlock(),
-                          nested.getInsertionPoint());
-      emitOutputElement(ivs, ranges, vectorWidth);
-    };
-    if (numParallel == 0) {
-      body(b, {});
-      return;
-    }
-    SmallVector<Value> lbs, ubs, steps;
-    for (int64_t range : ArrayRef(ranges).take_front(numParallel)) {
-      lbs.push_back(cst(0));
-      ubs.push_back(cst(range));
-      steps.push_back(cst(1));
-    }
-    buildLoops(b, loc, lbs, ubs, steps, parallel, body);
-  }
-
-private:
-  Value cst(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-
-  /// `combiner` applied to `lhs` and `rhs` (both scalars or both vectors).
-  Value combine(Value lhs, Value rhs) {
-    OperationState state(loc, combiner.op->getName(), ValueRange{lhs, rhs},
-                         TypeRange{lhs.getType()}, combiner.op->getAttrs());
-    return b.create(state)->getResult(0);
-  }
-
-  /// Combines the lanes of `vector` into `acc`. Float sums and products may
-  /// reassociate (the lanes already hold partial results in another order
-  /// than the scalar loop's), so LLVM reduces them as a tree.
-  Value reduceLanes(Value vector, Value acc) {
-    auto reduction =
-        vector::ReductionOp::create(b, loc, combiner.kind, vector, acc);
-    if (isa<FloatType>(acc.getType()) &&
-        (combiner.kind == vector::CombiningKind::ADD ||
-         combiner.kind == vector::CombiningKind::MUL))
-      reduction.setFastmath(arith::FastMathFlags::reassoc);
-    return reduction;
-  }
-
-  /// The prologue's value for `width` lanes at innermost index `x`.
-  Value valueAt(ArrayRef<Value> ivs, Value x, int64_t width) {
-    SmallVector<Value> at(ivs);
-    at.push_back(x);
-    IRMapping mapping =
-        cloneBodyAt(b, loc, op, uniform, at, width, /*skip=*/combiner.op);
-    return splatTo(b, loc, mapping.lookupOrDefault(combiner.value), width);
-  }
-
-  /// Reduces every element of the reduction loops into the output element
-  /// at parallel indices `outer`.
-  void emitOutputElement(ValueRange outer, ArrayRef<int64_t> ranges,
-                         int64_t width) {
-    OpOperand *out = op.getDpsInitOperand(0);
-    SmallVector<Value> ivs(outer);
-    // The output's indices only use the parallel loops.
-    ivs.resize(op.getNumLoops(), Value());
-    SmallVector<Value> outIndices = indicesAt(op, *out, ivs);
-    Value init = memref::LoadOp::create(b, loc, out->get(), outIndices);
-    Type type = init.getType();
-    auto vectorType = VectorType::get({width}, type);
-    Value identity = arith::ConstantOp::create(
-        b, loc, vectorType,
-        DenseElementsAttr::get(vectorType, Attribute(combiner.identity)));
-
-    int64_t size = ranges.back();
-    int64_t fullSize = size / width * width;
-    // Carried through the reduction loops: the partial-result vector and
-    // the scalar that the remainders (and the initial value) fold into.
-    SmallVector<Value> carried = {identity, init};
-    SmallVector<Value> reductionIvs;
-    std::function<void(unsigned)> nest = [&](unsigned dim) {
-      if (dim + 1 < ranges.size()) {
-        auto loop = scf::ForOp::create(b, loc, cst(0), cst(ranges[dim]), cst(1),
-                                       carried);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        reductionIvs.push_back(loop.getInductionVar());
-        carried = SmallVector<Value>(loop.getRegionIterArgs());
-        nest(dim + 1);
-        scf::YieldOp::create(b, loc, carried);
-        reductionIvs.pop_back();
-        carried = SmallVector<Value>(loop.getResults());
-        return;
-      }
-      SmallVector<Value> prefix(outer);
-      llvm::append_range(prefix, reductionIvs);
-      if (fullSize > 0) {
-        auto loop = scf::ForOp::create(b, loc, cst(0), cst(fullSize),
-                                       cst(width), ValueRange{carried[0]});
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value value = valueAt(prefix, loop.getInductionVar(), width);
-        scf::YieldOp::create(b, loc,
-                             combine(loop.getRegionIterArgs()[0], value));
-        carried[0] = loop.getResult(0);
-      }
-      for (int64_t offset = fullSize,
-                   step = llvm::PowerOf2Ceil(size - fullSize);
-           offset < size; step /= 2)
-        for (; offset + step <= size; offset += step)
-          carried[1] =
-              reduceLanes(valueAt(prefix, cst(offset), step), carried[1]);
-    };
-    nest(op.getNumParallelLoops());
-    Value result = carried[1];
-    if (fullSize > 0)
-      result = reduceLanes(carried[0], carried[1]);
-    memref::StoreOp::create(b, loc, result, out->get(), outIndices);
-  }
-
-  OpBuilder &b;
-  linalg::GenericOp op;
-  Location loc;
-  const llvm::DenseSet<Value> &uniform;
-  const Combiner &combiner;
-};
-
-struct JeetCpuVectorizeReductionsPass
-    : public jeet::impl::JeetCpuVectorizeReductionsPassBase<
-          JeetCpuVectorizeReductionsPass> {
-  using Base::Base;
-
-  void runOnOperation() override {
-    int64_t width = std::max<int64_t>(1, vectorWidth);
-    forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
-      llvm::DenseSet<Value> uniform;
-      std::optional<Combiner> combiner = analyzeReduction(op, uniform);
-      if (!combiner)
-        return;
-      OpBuilder b(op);
-      ReductionEmitter(b, op, uniform, *combiner)
-          .emit(parallel && !nested, width);
       op->erase();
     });
   }

@@ -5,15 +5,22 @@
 //===----------------------------------------------------------------------===//
 //
 // Every jeet op becomes linalg on tensors in destination-passing style
-// (`tensor.empty`, `linalg.fill` for accumulators). Elementwise ops have one
-// definition of their arithmetic, `emitScalarJeetOp`, which builds the body of
-// a `linalg.generic`; a group of them (a `jeet.fusion` region, or a single op)
-// becomes one generic whose body composes these scalar bodies, each group input
-// read through its own broadcast indexing map. Ops with a loop structure of
-// their own (matmul, reductions, transpose, reshape, softmax) are "anchors":
-// a reduction computes its elementwise prologue in its own body, the others
-// read materialised operands, and elementwise ops after an anchor read its
-// result as an input of the next generic.
+// (`tensor.empty`, `linalg.fill` for accumulators). The op families of the
+// dialect (JeetInterfaces.td) say how: elementwise ops define their
+// arithmetic once, as the scalar function `buildScalar`; a group of them (a
+// `jeet.fusion` region, or a single op) becomes one generic whose body
+// composes these scalar functions, each group input read through its own
+// broadcast indexing map. Ops with a loop structure of their own (matmul,
+// reductions, transpose, reshape, composites such as softmax) are "anchors":
+// a reduction computes its elementwise prologue in its own body, with the
+// identity, combiner and accumulator type of its ReductionOpInterface; a
+// composite is lowered as the group of its decomposition; the others read
+// materialised operands, and elementwise ops after an anchor read its result
+// as an input of the next generic.
+//
+// The lowering runs on verified IR: where a check below cannot fail for
+// verified ops, a comment says so; the diagnostic is kept as a guard for
+// callers of the C++ API.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,73 +50,17 @@ using namespace jeet;
 // Scalar bodies
 //===----------------------------------------------------------------------===//
 
-static bool isLowPrecisionFloat(Type type) {
-  return isa<Float16Type, BFloat16Type>(type);
-}
-
-static Value scalarConstant(OpBuilder &b, Location loc, Type type,
-                            double value) {
-  if (auto floatType = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
-  return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
-}
-
-/// Applies `fn` to `operands`, widened to f32 and the result narrowed back
-/// when they are f16/bf16 (LLVM's lowering of half-precision math is not
-/// dependable).
-static Value computeInF32(OpBuilder &b, Location loc, ValueRange operands,
-                          function_ref<Value(ValueRange)> fn) {
-  Type type = operands.front().getType();
-  if (!isLowPrecisionFloat(type))
-    return fn(operands);
-  SmallVector<Value> wide;
-  for (Value operand : operands)
-    wide.push_back(arith::ExtFOp::create(b, loc, b.getF32Type(), operand));
-  return arith::TruncFOp::create(b, loc, type, fn(wide));
-}
-
-/// Converts a scalar to `to` as `jeet.cast` does: floats round to nearest
-/// even (f16 <-> bf16 through f32), float to integer truncates toward zero.
-static Value convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
-  Type from = value.getType();
-  if (from == to)
-    return value;
-  auto fromFloat = dyn_cast<FloatType>(from);
-  auto toFloat = dyn_cast<FloatType>(to);
-  if (fromFloat && toFloat) {
-    if (fromFloat.getWidth() == toFloat.getWidth()) {
-      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-      return arith::TruncFOp::create(b, loc, to, wide);
-    }
-    if (fromFloat.getWidth() < toFloat.getWidth())
-      return arith::ExtFOp::create(b, loc, to, value);
-    return arith::TruncFOp::create(b, loc, to, value);
-  }
-  if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, to, value);
-  if (toFloat)
-    return arith::SIToFPOp::create(b, loc, to, value);
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return arith::ExtSIOp::create(b, loc, to, value);
-  return arith::TruncIOp::create(b, loc, to, value);
-}
-
 static bool isSplatConstant(ConstantOp op) {
   auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
   return dense && dense.isSplat();
 }
 
 bool jeet::isScalarizableJeetOp(Operation *op) {
-  return isa<ConstantOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, NegOp,
-             AbsOp, ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
-             GeluOp, CastOp, BroadcastToOp>(op);
+  return isa<ConstantOp, ElementwiseOpInterface>(op);
 }
 
 FailureOr<Value> jeet::emitScalarJeetOp(OpBuilder &b, Location loc,
                                         Operation *op, ValueRange operands) {
-  if (!isScalarizableJeetOp(op) || op->getNumResults() != 1)
-    return failure();
   if (auto constant = dyn_cast<ConstantOp>(op)) {
     if (!isSplatConstant(constant) || !operands.empty())
       return failure();
@@ -118,115 +69,10 @@ FailureOr<Value> jeet::emitScalarJeetOp(OpBuilder &b, Location loc,
                b, loc, cast<TypedAttr>(splat.getSplatValue<Attribute>()))
         .getResult();
   }
-  if (operands.size() != op->getNumOperands())
+  auto elementwise = dyn_cast<ElementwiseOpInterface>(op);
+  if (!elementwise || operands.size() != op->getNumOperands())
     return failure();
-
-  Type resultType = getElementTypeOrSelf(op->getResult(0).getType());
-  Value x = operands[0];
-  Value y = operands.size() > 1 ? operands[1] : Value();
-  bool isFloat = isa<FloatType>(x.getType());
-  auto c = [&](double value) {
-    return scalarConstant(b, loc, x.getType(), value);
-  };
-  // A unary math function, in f32 for f16/bf16.
-  auto unaryMath = [&](auto opTag) -> Value {
-    using MathOp = decltype(opTag);
-    return computeInF32(b, loc, x, [&](ValueRange wide) -> Value {
-      return MathOp::create(b, loc, wide[0]);
-    });
-  };
-
-  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
-      .Case([&](AddOp) -> Value {
-        if (isFloat)
-          return arith::AddFOp::create(b, loc, x, y);
-        return arith::AddIOp::create(b, loc, x, y);
-      })
-      .Case([&](SubOp) -> Value {
-        if (isFloat)
-          return arith::SubFOp::create(b, loc, x, y);
-        return arith::SubIOp::create(b, loc, x, y);
-      })
-      .Case([&](MulOp) -> Value {
-        if (isFloat)
-          return arith::MulFOp::create(b, loc, x, y);
-        return arith::MulIOp::create(b, loc, x, y);
-      })
-      .Case([&](DivOp) -> Value {
-        if (isFloat)
-          return arith::DivFOp::create(b, loc, x, y);
-        return arith::DivSIOp::create(b, loc, x, y);
-      })
-      .Case([&](MaxOp) -> Value {
-        if (isFloat)
-          return arith::MaximumFOp::create(b, loc, x, y);
-        return arith::MaxSIOp::create(b, loc, x, y);
-      })
-      .Case([&](MinOp) -> Value {
-        if (isFloat)
-          return arith::MinimumFOp::create(b, loc, x, y);
-        return arith::MinSIOp::create(b, loc, x, y);
-      })
-      .Case([&](PowOp) {
-        return computeInF32(b, loc, {x, y}, [&](ValueRange wide) -> Value {
-          return math::PowFOp::create(b, loc, wide[0], wide[1]);
-        });
-      })
-      .Case([&](NegOp) -> Value {
-        if (isFloat)
-          return arith::NegFOp::create(b, loc, x);
-        return arith::SubIOp::create(b, loc, c(0), x);
-      })
-      .Case([&](AbsOp) -> Value {
-        if (isFloat)
-          return math::AbsFOp::create(b, loc, x);
-        return math::AbsIOp::create(b, loc, x);
-      })
-      .Case([&](ReluOp) -> Value {
-        // maximumf propagates NaN; +0.0 so that relu(-0.0) is +0.0.
-        if (isFloat)
-          return arith::MaximumFOp::create(b, loc, x, c(0.0));
-        return arith::MaxSIOp::create(b, loc, x, c(0));
-      })
-      .Case([&](ExpOp) { return unaryMath(math::ExpOp()); })
-      .Case([&](LogOp) { return unaryMath(math::LogOp()); })
-      .Case([&](SqrtOp) { return unaryMath(math::SqrtOp()); })
-      .Case([&](RsqrtOp) { return unaryMath(math::RsqrtOp()); })
-      .Case([&](TanhOp) { return unaryMath(math::TanhOp()); })
-      .Case([&](SigmoidOp) {
-        // 1 / (1 + exp(-x)).
-        return computeInF32(b, loc, x, [&](ValueRange wide) -> Value {
-          Type type = wide[0].getType();
-          Value one = scalarConstant(b, loc, type, 1.0);
-          Value negated = arith::NegFOp::create(b, loc, wide[0]);
-          Value exp = math::ExpOp::create(b, loc, negated);
-          Value denominator = arith::AddFOp::create(b, loc, one, exp);
-          return arith::DivFOp::create(b, loc, one, denominator);
-        });
-      })
-      .Case([&](GeluOp) {
-        // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as jeet-decompose.
-        return computeInF32(b, loc, x, [&](ValueRange wide) -> Value {
-          Value v = wide[0];
-          Type type = v.getType();
-          auto k = [&](double value) {
-            return scalarConstant(b, loc, type, value);
-          };
-          Value x2 = arith::MulFOp::create(b, loc, v, v);
-          Value x3 = arith::MulFOp::create(b, loc, x2, v);
-          Value inner = arith::AddFOp::create(
-              b, loc, v, arith::MulFOp::create(b, loc, k(0.044715), x3));
-          Value scaled =
-              arith::MulFOp::create(b, loc, k(std::sqrt(2.0 / M_PI)), inner);
-          Value t = arith::AddFOp::create(b, loc, k(1.0),
-                                          math::TanhOp::create(b, loc, scaled));
-          Value halfX = arith::MulFOp::create(b, loc, k(0.5), v);
-          return arith::MulFOp::create(b, loc, halfX, t);
-        });
-      })
-      .Case([&](CastOp) { return convertScalar(b, loc, x, resultType); })
-      .Case([&](BroadcastToOp) { return x; })
-      .Default([](Operation *) { return failure(); });
+  return elementwise.buildScalar(b, loc, operands);
 }
 
 //===----------------------------------------------------------------------===//
@@ -248,12 +94,6 @@ static Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
   Value scalar = arith::ConstantOp::create(b, loc, value);
   return linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{empty})
       .getResult(0);
-}
-
-static TypedAttr zeroAttr(OpBuilder &b, Type type) {
-  if (auto floatType = dyn_cast<FloatType>(type))
-    return b.getFloatAttr(floatType, 0.0);
-  return b.getIntegerAttr(type, 0);
 }
 
 /// The reassociation that drops the unit dimensions flagged in `dropped`
@@ -394,10 +234,20 @@ static Value readLeafScalar(OpBuilder &b, Location loc, Value scalar,
   if (leaf.divisor)
     scalar = arith::DivFOp::create(
         b, loc, scalar,
-        scalarConstant(b, loc, scalar.getType(),
-                       static_cast<double>(leaf.divisor)));
-  return convertScalar(b, loc, scalar, leaf.elementType);
+        buildScalarConstant(b, loc, scalar.getType(),
+                            static_cast<double>(leaf.divisor)));
+  return buildScalarConversion(b, loc, scalar, leaf.elementType);
 }
+
+/// The tensors a loop nest reads (see GroupLowering::readLeaves).
+struct LoopInputs {
+  /// The group values read.
+  llvm::SetVector<Value> values;
+  /// For each, the tensor read, its indexing map and its leaf.
+  SmallVector<Value> tensors;
+  SmallVector<AffineMap> maps;
+  SmallVector<Leaf> leaves;
+};
 
 /// Lowers a group of jeet ops (a fusion region, or one op) given the tensors
 /// of its inputs. Elementwise ops are never lowered on their own: they are
@@ -424,13 +274,15 @@ public:
 private:
   LogicalResult collectLeaves(Value value, llvm::SetVector<Value> &found,
                               DenseSet<Value> &visited);
+  FailureOr<LoopInputs> readLeaves(ValueRange roots, ArrayRef<int64_t> shape,
+                                   Location opLoc);
   Value emitScalar(OpBuilder &body, Value value,
                    DenseMap<Value, Value> &scalars);
   FailureOr<linalg::GenericOp> emitElementwise(ArrayRef<Value> roots);
   FailureOr<Leaf> lowerAnchor(Operation *op);
-  FailureOr<Leaf> lowerReduction(Operation *op);
+  FailureOr<Leaf> lowerReduction(ReductionOpInterface op);
   FailureOr<Leaf> lowerMatmul(MatmulOp op);
-  FailureOr<Value> lowerSoftmax(SoftmaxOp op, Value input);
+  FailureOr<Value> lowerComposite(CompositeOpInterface op, Value input);
   FailureOr<Value> materialize(Value value);
   Value materializeLeaf(const Leaf &leaf);
 
@@ -454,6 +306,9 @@ LogicalResult GroupLowering::collectLeaves(Value value,
     found.insert(value);
     return success();
   }
+  // Cannot happen: a group's block arguments are its inputs, and a fusion
+  // region is isolated from above; every op of a group is either computed
+  // elementwise (scalarOps) or an anchor, whose result is a leaf.
   Operation *def = value.getDefiningOp();
   if (!def)
     return emitError(loc, "cannot be lowered to linalg: a value of the group "
@@ -491,31 +346,54 @@ Value GroupLowering::emitScalar(OpBuilder &body, Value value,
   return scalar;
 }
 
+/// The tensors that a loop nest over `shape` reads to compute `roots`
+/// elementwise: the leaves they reach, each read through its broadcast map.
+FailureOr<LoopInputs> GroupLowering::readLeaves(ValueRange roots,
+                                                ArrayRef<int64_t> shape,
+                                                Location opLoc) {
+  LoopInputs inputs;
+  DenseSet<Value> visited;
+  for (Value root : roots)
+    if (failed(collectLeaves(root, inputs.values, visited)))
+      return failure();
+  for (Value value : inputs.values) {
+    Leaf leaf = leaves.lookup(value);
+    auto access = accessBroadcast(b, opLoc, leaf.tensor, shape);
+    // Cannot happen: every elementwise op's operands broadcast to its
+    // result (the verifiers check it), so every leaf broadcasts to a root.
+    if (failed(access))
+      return emitError(opLoc, "cannot be lowered to linalg: ")
+             << leaf.tensor.getType() << " does not broadcast to the loop "
+             << "nest's shape";
+    inputs.tensors.push_back(access->first);
+    inputs.maps.push_back(access->second);
+    inputs.leaves.push_back(leaf);
+  }
+  return inputs;
+}
+
+/// The scalars of the leaves `inputs` in a loop body whose block arguments
+/// start with them.
+static DenseMap<Value, Value> readLeafScalars(OpBuilder &body, Location loc,
+                                              const LoopInputs &inputs,
+                                              ValueRange args) {
+  DenseMap<Value, Value> scalars;
+  for (auto [i, value] : llvm::enumerate(inputs.values))
+    scalars[value] = readLeafScalar(body, loc, args[i], inputs.leaves[i]);
+  return scalars;
+}
+
 /// One parallel generic that computes `roots` (all of one shape) from the
 /// leaves they read, each through its broadcast map.
 FailureOr<linalg::GenericOp>
 GroupLowering::emitElementwise(ArrayRef<Value> roots) {
   ArrayRef<int64_t> shape = tensorType(roots.front()).getShape();
-  llvm::SetVector<Value> found;
-  DenseSet<Value> visited;
-  for (Value root : roots)
-    if (failed(collectLeaves(root, found, visited)))
-      return failure();
+  FailureOr<LoopInputs> inputs = readLeaves(roots, shape, loc);
+  if (failed(inputs))
+    return failure();
 
-  SmallVector<Value> inputs, inits;
-  SmallVector<AffineMap> maps;
-  SmallVector<Leaf> inputLeaves;
-  for (Value value : found) {
-    Leaf leaf = leaves.lookup(value);
-    auto access = accessBroadcast(b, loc, leaf.tensor, shape);
-    if (failed(access))
-      return emitError(loc, "cannot be lowered to linalg: ")
-             << leaf.tensor.getType() << " does not broadcast to "
-             << roots.front().getType();
-    inputs.push_back(access->first);
-    maps.push_back(access->second);
-    inputLeaves.push_back(leaf);
-  }
+  SmallVector<Value> inits;
+  SmallVector<AffineMap> maps = inputs->maps;
   SmallVector<Type> resultTypes;
   for (Value root : roots) {
     inits.push_back(
@@ -526,12 +404,10 @@ GroupLowering::emitElementwise(ArrayRef<Value> roots) {
   SmallVector<utils::IteratorType> iterators(shape.size(),
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, resultTypes, inputs, inits, maps, iterators,
+      b, loc, resultTypes, inputs->tensors, inits, maps, iterators,
       [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
-        DenseMap<Value, Value> scalars;
-        for (auto [i, value] : llvm::enumerate(found))
-          scalars[value] =
-              readLeafScalar(body, bodyLoc, args[i], inputLeaves[i]);
+        DenseMap<Value, Value> scalars =
+            readLeafScalars(body, bodyLoc, *inputs, args);
         SmallVector<Value> results;
         for (Value root : roots)
           results.push_back(emitScalar(body, root, scalars));
@@ -541,39 +417,21 @@ GroupLowering::emitElementwise(ArrayRef<Value> roots) {
 }
 
 /// A reduction over its operand's shape; the elementwise ops that compute
-/// the operand run inside its body (the prologue).
-FailureOr<Leaf> GroupLowering::lowerReduction(Operation *op) {
+/// the operand run inside its body (the prologue). The reduction's family
+/// interface gives the accumulator type, the identity and the combiner.
+FailureOr<Leaf> GroupLowering::lowerReduction(ReductionOpInterface op) {
   Location opLoc = op->getLoc();
-  Value input = op->getOperand(0);
+  Value input = op.getInput();
   ArrayRef<int64_t> shape = tensorType(input).getShape();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  ArrayRef<int64_t> axes;
-  bool keepdims = false;
-  if (auto sum = dyn_cast<ReduceSumOp>(op)) {
-    axes = sum.getAxes();
-    keepdims = sum.getKeepdims();
-  } else if (auto max = dyn_cast<ReduceMaxOp>(op)) {
-    axes = max.getAxes();
-    keepdims = max.getKeepdims();
-  } else {
-    auto mean = cast<ReduceMeanOp>(op);
-    axes = mean.getAxes();
-    keepdims = mean.getKeepdims();
-  }
-  bool isMax = isa<ReduceMaxOp>(op);
-
+  ArrayRef<int64_t> axes = op.getAxes();
   Type elementType = resultType.getElementType();
-  Type accType =
-      !isMax && isLowPrecisionFloat(elementType) ? b.getF32Type() : elementType;
-  bool isFloat = isa<FloatType>(accType);
+  Type accType = op.getAccumulatorType(elementType);
 
+  // The verifier has checked that the axes are in range.
   SmallVector<bool> reduced(shape.size(), false);
-  for (int64_t axis : axes) {
-    if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
-      return op->emitOpError("cannot be lowered to linalg: axis ")
-             << axis << " out of range";
+  for (int64_t axis : axes)
     reduced[axis] = true;
-  }
   SmallVector<int64_t> reducedShape;
   SmallVector<AffineExpr> outExprs;
   SmallVector<utils::IteratorType> iterators;
@@ -588,51 +446,16 @@ FailureOr<Leaf> GroupLowering::lowerReduction(Operation *op) {
     reducedShape.push_back(size);
     outExprs.push_back(b.getAffineDimExpr(i));
   }
+  Value init = filledTensor(b, opLoc, reducedShape, op.getIdentity(accType));
 
-  TypedAttr identity;
-  if (!isMax)
-    identity = zeroAttr(b, accType);
-  else if (auto floatType = dyn_cast<FloatType>(accType))
-    identity =
-        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
-                                                  /*Negative=*/true));
-  else
-    identity = b.getIntegerAttr(
-        accType, APInt::getSignedMinValue(accType.getIntOrFloatBitWidth()));
-  Value init = filledTensor(b, opLoc, reducedShape, identity);
-
-  llvm::SetVector<Value> found;
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  SmallVector<Leaf> inputLeaves;
-  auto readOperands = [&]() -> LogicalResult {
-    found.clear();
-    inputs.clear();
-    maps.clear();
-    inputLeaves.clear();
-    DenseSet<Value> visited;
-    if (failed(collectLeaves(input, found, visited)))
-      return failure();
-    for (Value value : found) {
-      Leaf leaf = leaves.lookup(value);
-      auto access = accessBroadcast(b, opLoc, leaf.tensor, shape);
-      if (failed(access))
-        return op->emitOpError("cannot be lowered to linalg: ")
-               << leaf.tensor.getType() << " does not broadcast to "
-               << input.getType();
-      inputs.push_back(access->first);
-      maps.push_back(access->second);
-      inputLeaves.push_back(leaf);
-    }
-    return success();
-  };
-  if (failed(readOperands()))
+  FailureOr<LoopInputs> inputs = readLeaves(input, shape, opLoc);
+  if (failed(inputs))
     return failure();
   // A loop that no operand indexes (the prologue broadcasts along it, or
   // reads only splat constants) would have no extent: compute the operand in
   // full first and reduce that.
   SmallVector<bool> indexed(shape.size(), false);
-  for (AffineMap map : maps)
+  for (AffineMap map : inputs->maps)
     for (AffineExpr expr : map.getResults())
       if (auto dim = dyn_cast<AffineDimExpr>(expr))
         indexed[dim.getPosition()] = true;
@@ -641,39 +464,30 @@ FailureOr<Leaf> GroupLowering::lowerReduction(Operation *op) {
     if (failed(full))
       return failure();
     leaves[input] = Leaf{*full, getElementTypeOrSelf(input.getType()), 0};
-    if (failed(readOperands()))
+    inputs = readLeaves(input, shape, opLoc);
+    if (failed(inputs))
       return failure();
   }
+  SmallVector<AffineMap> maps = inputs->maps;
   maps.push_back(AffineMap::get(shape.size(), 0, outExprs, b.getContext()));
 
   auto generic = linalg::GenericOp::create(
-      b, opLoc, init.getType(), inputs, init, maps, iterators,
+      b, opLoc, init.getType(), inputs->tensors, init, maps, iterators,
       [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
-        DenseMap<Value, Value> scalars;
-        for (auto [i, value] : llvm::enumerate(found))
-          scalars[value] =
-              readLeafScalar(body, bodyLoc, args[i], inputLeaves[i]);
-        Value x = convertScalar(body, bodyLoc, emitScalar(body, input, scalars),
-                                accType);
-        Value acc = args.back();
-        Value combined;
-        if (isMax && isFloat)
-          combined = arith::MaximumFOp::create(body, bodyLoc, acc, x);
-        else if (isMax)
-          combined = arith::MaxSIOp::create(body, bodyLoc, acc, x);
-        else if (isFloat)
-          combined = arith::AddFOp::create(body, bodyLoc, acc, x);
-        else
-          combined = arith::AddIOp::create(body, bodyLoc, acc, x);
-        linalg::YieldOp::create(body, bodyLoc, combined);
+        DenseMap<Value, Value> scalars =
+            readLeafScalars(body, bodyLoc, *inputs, args);
+        Value x = buildScalarConversion(
+            body, bodyLoc, emitScalar(body, input, scalars), accType);
+        linalg::YieldOp::create(body, bodyLoc,
+                                op.buildCombine(body, bodyLoc, args.back(), x));
       });
 
   Value result = generic.getResult(0);
-  if (keepdims && !axes.empty())
+  if (op.getKeepdims() && !axes.empty())
     result = tensor::ExpandShapeOp::create(
         b, opLoc, RankedTensorType::get(resultType.getShape(), accType), result,
         reassociationDropping(reduced));
-  return Leaf{result, elementType, isa<ReduceMeanOp>(op) ? count : 0};
+  return Leaf{result, elementType, op.isMean() ? count : 0};
 }
 
 /// `linalg.matmul`, `linalg.batch_matmul`, or a contraction generic when the
@@ -692,13 +506,11 @@ FailureOr<Leaf> GroupLowering::lowerMatmul(MatmulOp op) {
   ArrayRef<int64_t> shape = resultType.getShape();
   int64_t lhsRank = lhsShape.size(), rhsRank = rhsShape.size();
   int64_t rank = shape.size();
-  if (lhsRank < 2 || rhsRank < 2 || rank < 2)
-    return op.emitOpError("cannot be lowered to linalg: operands of rank < 2");
-
+  // The verifier has checked that both operands have rank 2 or more.
   Type elementType = resultType.getElementType();
-  Type accType =
-      isLowPrecisionFloat(elementType) ? b.getF32Type() : elementType;
-  Value init = filledTensor(b, opLoc, shape, zeroAttr(b, accType));
+  Type accType = op.getAccumulatorType();
+  Value init =
+      filledTensor(b, opLoc, shape, cast<TypedAttr>(b.getZeroAttr(accType)));
 
   Value result;
   if (lhsRank == 2 && rhsRank == 2) {
@@ -727,6 +539,8 @@ FailureOr<Leaf> GroupLowering::lowerMatmul(MatmulOp op) {
         accessInLoops(b, opLoc, *lhs, operandLoops(lhsRank, m, k), loopSizes);
     auto rhsAccess =
         accessInLoops(b, opLoc, *rhs, operandLoops(rhsRank, k, n), loopSizes);
+    // Cannot happen: the verifier has checked that the batch dimensions
+    // broadcast to the result's.
     if (failed(lhsAccess) || failed(rhsAccess) || numBatch < lhsRank - 2 ||
         numBatch < rhsRank - 2)
       return op.emitOpError("cannot be lowered to linalg: operand shapes do "
@@ -738,58 +552,79 @@ FailureOr<Leaf> GroupLowering::lowerMatmul(MatmulOp op) {
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
     bool isFloat = isa<FloatType>(accType);
-    result = linalg::GenericOp::create(
-                 b, opLoc, init.getType(),
-                 ValueRange{lhsAccess->first, rhsAccess->first}, init, maps,
-                 iterators,
-                 [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
-                   Value x = convertScalar(body, bodyLoc, args[0], accType);
-                   Value y = convertScalar(body, bodyLoc, args[1], accType);
-                   Value sum;
-                   if (isFloat)
-                     sum = arith::AddFOp::create(
-                         body, bodyLoc, args[2],
-                         arith::MulFOp::create(body, bodyLoc, x, y));
-                   else
-                     sum = arith::AddIOp::create(
-                         body, bodyLoc, args[2],
-                         arith::MulIOp::create(body, bodyLoc, x, y));
-                   linalg::YieldOp::create(body, bodyLoc, sum);
-                 })
-                 .getResult(0);
+    result =
+        linalg::GenericOp::create(
+            b, opLoc, init.getType(),
+            ValueRange{lhsAccess->first, rhsAccess->first}, init, maps,
+            iterators,
+            [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
+              Value x = buildScalarConversion(body, bodyLoc, args[0], accType);
+              Value y = buildScalarConversion(body, bodyLoc, args[1], accType);
+              Value sum;
+              if (isFloat)
+                sum = arith::AddFOp::create(
+                    body, bodyLoc, args[2],
+                    arith::MulFOp::create(body, bodyLoc, x, y));
+              else
+                sum = arith::AddIOp::create(
+                    body, bodyLoc, args[2],
+                    arith::MulIOp::create(body, bodyLoc, x, y));
+              linalg::YieldOp::create(body, bodyLoc, sum);
+            })
+            .getResult(0);
   }
   hasMatmul = true;
   return Leaf{result, elementType, 0};
 }
 
-/// max-subtract-exp-sum-divide along the axis: three loop nests, only the
-/// maximum and the sum are materialised.
-FailureOr<Value> GroupLowering::lowerSoftmax(SoftmaxOp op, Value input) {
-  Location opLoc = op.getLoc();
-  SmallVector<int64_t> axes = {static_cast<int64_t>(op.getAxis())};
-  // Primitive jeet ops that exist only while they are lowered as a group.
-  auto max = ReduceMaxOp::create(b, opLoc, input, axes, true);
-  auto shifted = SubOp::create(b, opLoc, input, max);
-  auto exp = ExpOp::create(b, opLoc, shifted);
-  auto sum = ReduceSumOp::create(b, opLoc, exp, axes, true);
-  auto div = DivOp::create(b, opLoc, exp, sum);
-  GroupLowering group(b, opLoc);
+namespace {
+/// Records the ops a builder creates.
+struct CreatedOps : OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    ops.push_back(op);
+  }
+  SmallVector<Operation *> ops;
+};
+} // namespace
+
+/// A composite op without a lowering of its own is lowered as the group of
+/// the ops of its decomposition (softmax: max-subtract-exp-sum-divide along
+/// the axis, in three loop nests where only the maximum and the sum are
+/// materialised). Those ops exist only while they are lowered.
+FailureOr<Value> GroupLowering::lowerComposite(CompositeOpInterface op,
+                                               Value input) {
+  CreatedOps created;
+  OpBuilder builder(b.getContext(), &created);
+  builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+  FailureOr<Value> decomposed = op.decompose(builder, input);
+  auto eraseDecomposition = [&] {
+    for (Operation *temporary : llvm::reverse(created.ops))
+      temporary->erase();
+  };
+  // Cannot happen: the composites lowered here (softmax) always decompose;
+  // a mean, which may not, is lowered as a reduction.
+  if (failed(decomposed)) {
+    eraseDecomposition();
+    return op->emitOpError("cannot be lowered to linalg: no decomposition");
+  }
+  GroupLowering group(b, op->getLoc());
   group.addInput(input, input);
-  SmallVector<Operation *> ops = {max, shifted, exp, sum, div};
-  FailureOr<SmallVector<Value>> results = group.run(ops, div.getResult());
-  for (Operation *temporary : llvm::reverse(ops))
-    temporary->erase();
+  FailureOr<SmallVector<Value>> results = group.run(created.ops, *decomposed);
+  eraseDecomposition();
   if (failed(results))
     return failure();
   return results->front();
 }
 
+/// Lowers an op that has a loop structure of its own.
 FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
-  if (isa<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(op))
-    return lowerReduction(op);
+  if (auto reduction = dyn_cast<ReductionOpInterface>(op))
+    return lowerReduction(reduction);
   if (auto matmul = dyn_cast<MatmulOp>(op))
     return lowerMatmul(matmul);
-  if (!isa<TransposeOp, ReshapeOp, SoftmaxOp>(op))
+  // Cannot happen for the ops of the dialect: every other op is elementwise
+  // (lowered in the loop nest of its readers) or handled below.
+  if (!isa<TransposeOp, ReshapeOp, CompositeOpInterface>(op))
     return op->emitOpError("cannot be lowered to linalg: unsupported op");
 
   FailureOr<Value> input = materialize(op->getOperand(0));
@@ -810,8 +645,9 @@ FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
           .Case([&](ReshapeOp) {
             return reshapeTensor(b, opLoc, *input, resultType);
           })
-          .Case(
-              [&](SoftmaxOp softmax) { return lowerSoftmax(softmax, *input); })
+          .Case([&](CompositeOpInterface composite) {
+            return lowerComposite(composite, *input);
+          })
           .Default([](Operation *) { return failure(); });
   if (failed(result))
     return failure();
@@ -865,8 +701,6 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
       scalarOps.insert(op);
       continue;
     }
-    if (op->getNumResults() != 1)
-      return op->emitOpError("cannot be lowered to linalg: unsupported op");
     ++numAnchors;
     FailureOr<Leaf> leaf = lowerAnchor(op);
     if (failed(leaf))
@@ -916,6 +750,8 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
 FailureOr<SmallVector<Value>> jeet::lowerJeetOpToLinalg(OpBuilder &builder,
                                                         Operation *op,
                                                         ValueRange operands) {
+  // For callers of this API: the pass lowers fusions as groups and passes
+  // every other op with its own operands.
   if (isa<FusionOp, YieldOp>(op) || op->getNumRegions() != 0)
     return op->emitOpError("cannot be lowered to linalg on its own");
   if (operands.size() != op->getNumOperands())
@@ -1004,6 +840,7 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
                                           FusionOp fusion,
                                           int64_t epilogueTileSize) {
   Block &body = fusion.getBody().front();
+  // Cannot happen: the fusion's verifier checks its terminator.
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
     return fusion.emitOpError("cannot be lowered to linalg: no jeet.yield");

@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // The pieces of `jeet-lower-to-linalg` that other passes and drivers reuse:
-// the scalar body of every elementwise jeet op (one definition of each op's
-// arithmetic), the lowering of a single op, and the lowering of a
-// `jeet.fusion` group into one loop nest.
+// the scalar body of a jeet op in a loop nest (the scalar function of an
+// elementwise op, see ElementwiseOpInterface, or a splat constant), the
+// lowering of a single op, and the lowering of a `jeet.fusion` group into
+// one loop nest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,16 +24,16 @@ namespace jeet {
 class FusionOp;
 
 /// Returns true when `op` is lowered as a scalar computation inside a
-/// `linalg.generic` body: binary and unary elementwise ops, `jeet.cast`,
-/// `jeet.broadcast_to` (the identity on scalars) and `jeet.constant`.
+/// `linalg.generic` body: the elementwise ops (ElementwiseOpInterface: the
+/// arithmetic ops, `jeet.cast`, `jeet.broadcast_to`) and `jeet.constant`.
 bool isScalarizableJeetOp(mlir::Operation *op);
 
 /// Emits the scalar computation of the elementwise jeet op `op` on the scalar
 /// `operands` (one per tensor operand of `op`, of its element type) and
-/// returns the scalar result, of the element type of `op`'s result. f16/bf16
-/// transcendental functions are computed in f32. A splat `jeet.constant`
-/// takes no operands and gives its splat value. Returns failure, without a
-/// diagnostic, for ops that have no scalar form.
+/// returns the scalar result, of the element type of `op`'s result: the op's
+/// own scalar function (ElementwiseOpInterface::buildScalar). A splat
+/// `jeet.constant` takes no operands and gives its splat value. Returns
+/// failure, without a diagnostic, for ops that have no scalar form.
 mlir::FailureOr<mlir::Value> emitScalarJeetOp(mlir::OpBuilder &builder,
                                               mlir::Location loc,
                                               mlir::Operation *op,

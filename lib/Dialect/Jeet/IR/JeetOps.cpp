@@ -6,6 +6,8 @@
 
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
+#include "OpSupport.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -74,24 +76,56 @@ static std::string formatList(ArrayRef<int64_t> values) {
   return s;
 }
 
-/// Checks that `type` is a statically shaped ranked tensor; inference runs
-/// before the type constraints are verified, so it must not assume them.
-static RankedTensorType getStaticTensor(Type type) {
-  auto tensor = dyn_cast_or_null<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return nullptr;
-  return tensor;
+//===----------------------------------------------------------------------===//
+// Type inference helpers
+//===----------------------------------------------------------------------===//
+
+/// The statically shaped tensor types `types`, or an error naming them.
+/// Inference runs before the verifier checks the operand types when an op is
+/// built in C++ (a builder, or jeet::Graph, which only makes static tensors
+/// of the dialect's element types), so it must not assume them. Parsed IR
+/// never gets here with other types: the ops whose result type the parser
+/// infers take it from their operand, and the verifier checks the operand
+/// types before it runs inference.
+static FailureOr<SmallVector<RankedTensorType, 2>>
+getStaticTensors(StringRef opName, std::optional<Location> loc,
+                 ArrayRef<Type> types) {
+  SmallVector<RankedTensorType, 2> tensors;
+  for (Type type : types) {
+    auto tensor = dyn_cast_or_null<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape()) {
+      if (!loc)
+        return failure();
+      InFlightDiagnostic diag =
+          emitError(*loc) << "'" << opName << "' op expects "
+                          << (types.size() == 1 ? "a statically shaped tensor"
+                                                : "statically shaped tensors")
+                          << ", got ";
+      llvm::interleave(
+          types, [&](Type t) { diag << t; }, [&] { diag << " and "; });
+      return diag;
+    }
+    tensors.push_back(tensor);
+  }
+  return tensors;
 }
 
-static LogicalResult inferBroadcastResult(StringRef opName,
-                                          std::optional<Location> loc,
-                                          Type lhsType, Type rhsType,
-                                          SmallVectorImpl<Type> &results) {
-  auto lhs = getStaticTensor(lhsType), rhs = getStaticTensor(rhsType);
-  if (!lhs || !rhs)
-    return emitOptionalError(loc, "'", opName,
-                             "' op expects statically shaped tensors, got ",
-                             lhsType, " and ", rhsType);
+/// An error for a missing attribute that inference needs: the verifier
+/// reports it first in parsed IR, jeet::Graph gets here.
+static LogicalResult missingAttribute(StringRef opName,
+                                      std::optional<Location> loc,
+                                      StringRef name) {
+  return emitOptionalError(loc, "'", opName, "' op requires attribute '", name,
+                           "'");
+}
+
+LogicalResult jeet::detail::inferBroadcastResultType(
+    StringRef opName, std::optional<Location> loc, Type lhsType, Type rhsType,
+    SmallVectorImpl<Type> &results) {
+  auto tensors = getStaticTensors(opName, loc, {lhsType, rhsType});
+  if (failed(tensors))
+    return failure();
+  RankedTensorType lhs = (*tensors)[0], rhs = (*tensors)[1];
   if (lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(loc, "'", opName,
                              "' op operand element types differ: ", lhsType,
@@ -104,6 +138,12 @@ static LogicalResult inferBroadcastResult(StringRef opName,
         rhsType);
   results.push_back(RankedTensorType::get(*shape, lhs.getElementType()));
   return success();
+}
+
+Type jeet::detail::widenLowPrecisionFloat(Type type) {
+  if (isa<Float16Type, BFloat16Type>(type))
+    return Float32Type::get(type.getContext());
+  return type;
 }
 
 /// Checks `axes` against `rank`: each axis in range, none repeated.
@@ -282,23 +322,6 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
 // Binary elementwise ops
 //===----------------------------------------------------------------------===//
 
-#define JEET_BINARY_INFER(OP)                                                  \
-  LogicalResult OP::inferReturnTypes(                                          \
-      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
-      SmallVectorImpl<Type> &results) {                                        \
-    return inferBroadcastResult(getOperationName(), loc,                       \
-                                adaptor.getLhs().getType(),                    \
-                                adaptor.getRhs().getType(), results);          \
-  }
-JEET_BINARY_INFER(AddOp)
-JEET_BINARY_INFER(SubOp)
-JEET_BINARY_INFER(MulOp)
-JEET_BINARY_INFER(DivOp)
-JEET_BINARY_INFER(MaxOp)
-JEET_BINARY_INFER(MinOp)
-JEET_BINARY_INFER(PowOp)
-#undef JEET_BINARY_INFER
-
 /// `x op identity` folds to `x` only when no broadcast happens, i.e. x already
 /// has the result's type.
 static OpFoldResult foldToOperandIfSameType(Value operand, Type resultType) {
@@ -439,26 +462,6 @@ OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
       });
 }
 
-#define JEET_SAME_TYPE_INFER(OP)                                               \
-  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location>,   \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &results) {         \
-    results.push_back(adaptor.getInput().getType());                           \
-    return success();                                                          \
-  }
-JEET_SAME_TYPE_INFER(NegOp)
-JEET_SAME_TYPE_INFER(AbsOp)
-JEET_SAME_TYPE_INFER(ExpOp)
-JEET_SAME_TYPE_INFER(LogOp)
-JEET_SAME_TYPE_INFER(SqrtOp)
-JEET_SAME_TYPE_INFER(RsqrtOp)
-JEET_SAME_TYPE_INFER(TanhOp)
-JEET_SAME_TYPE_INFER(SigmoidOp)
-JEET_SAME_TYPE_INFER(ReluOp)
-JEET_SAME_TYPE_INFER(GeluOp)
-JEET_SAME_TYPE_INFER(SoftmaxOp)
-#undef JEET_SAME_TYPE_INFER
-
 //===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
@@ -469,11 +472,10 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &results) {
   Type lhsType = adaptor.getLhs().getType(),
        rhsType = adaptor.getRhs().getType();
-  auto lhs = getStaticTensor(lhsType), rhs = getStaticTensor(rhsType);
-  if (!lhs || !rhs)
-    return emitOptionalError(
-        loc, "'jeet.matmul' op expects statically shaped tensors, got ",
-        lhsType, " and ", rhsType);
+  auto tensors = getStaticTensors(getOperationName(), loc, {lhsType, rhsType});
+  if (failed(tensors))
+    return failure();
+  RankedTensorType lhs = (*tensors)[0], rhs = (*tensors)[1];
   if (lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(
         loc, "'jeet.matmul' op operand element types differ: ", lhsType,
@@ -500,6 +502,10 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+Type MatmulOp::getAccumulatorType() {
+  return detail::widenLowPrecisionFloat(getType().getElementType());
+}
+
 //===----------------------------------------------------------------------===//
 // TransposeOp
 //===----------------------------------------------------------------------===//
@@ -509,11 +515,12 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
   Type inputType = adaptor.getInput().getType();
-  auto input = getStaticTensor(inputType);
-  if (!input)
-    return emitOptionalError(
-        loc, "'jeet.transpose' op expects a statically shaped tensor, got ",
-        inputType);
+  auto tensors = getStaticTensors(getOperationName(), loc, inputType);
+  if (failed(tensors))
+    return failure();
+  RankedTensorType input = tensors->front();
+  if (!adaptor.getPermutationAttr())
+    return missingAttribute(getOperationName(), loc, "permutation");
   ArrayRef<int64_t> perm = adaptor.getPermutation();
   if (static_cast<int64_t>(perm.size()) != input.getRank())
     return emitOptionalError(
@@ -610,36 +617,23 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-template <typename Adaptor>
-static LogicalResult
-inferReduction(StringRef opName, std::optional<Location> loc, Adaptor adaptor,
-               SmallVectorImpl<Type> &results) {
-  Type inputType = adaptor.getInput().getType();
-  auto input = getStaticTensor(inputType);
-  if (!input)
-    return emitOptionalError(loc, "'", opName,
-                             "' op expects a statically shaped tensor, got ",
-                             inputType);
-  ArrayRef<int64_t> axes = adaptor.getAxes();
-  if (failed(verifyAxes(opName, loc, "axes", axes, input,
+LogicalResult jeet::detail::inferReductionResultType(
+    StringRef opName, std::optional<Location> loc, Type inputType,
+    DenseI64ArrayAttr axes, bool keepdims, SmallVectorImpl<Type> &results) {
+  auto tensors = getStaticTensors(opName, loc, inputType);
+  if (failed(tensors))
+    return failure();
+  RankedTensorType input = tensors->front();
+  if (!axes)
+    return missingAttribute(opName, loc, "axes");
+  if (failed(verifyAxes(opName, loc, "axes", axes.asArrayRef(), input,
                         /*allowEmpty=*/false)))
     return failure();
-  bool keepdims = adaptor.getKeepdims();
   results.push_back(RankedTensorType::get(
-      reducedShape(input.getShape(), axes, keepdims), input.getElementType()));
+      reducedShape(input.getShape(), axes.asArrayRef(), keepdims),
+      input.getElementType()));
   return success();
 }
-
-#define JEET_REDUCTION_INFER(OP)                                               \
-  LogicalResult OP::inferReturnTypes(                                          \
-      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
-      SmallVectorImpl<Type> &results) {                                        \
-    return inferReduction(getOperationName(), loc, adaptor, results);          \
-  }
-JEET_REDUCTION_INFER(ReduceSumOp)
-JEET_REDUCTION_INFER(ReduceMaxOp)
-JEET_REDUCTION_INFER(ReduceMeanOp)
-#undef JEET_REDUCTION_INFER
 
 //===----------------------------------------------------------------------===//
 // SoftmaxOp
@@ -721,5 +715,6 @@ LogicalResult FusionOp::verifyRegions() {
   return success();
 }
 
+// The op classes; their ODS definitions call the helpers of OpSupport.h.
 #define GET_OP_CLASSES
 #include "jeet/Dialect/Jeet/IR/JeetOps.cpp.inc"

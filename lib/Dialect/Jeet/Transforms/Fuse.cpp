@@ -10,7 +10,8 @@
 // Groups are formed greedily in program order: each op either joins the group
 // of one of its producers or starts a group of its own. A group has at most
 // one anchor, a matmul or a reduction, and every other op of it is
-// elementwise (the elementwise ops, broadcast_to and cast):
+// elementwise (ElementwiseOpInterface: the arithmetic ops, broadcast_to and
+// cast):
 //   - a group without anchor is any elementwise subgraph;
 //   - a matmul group is the matmul and its epilogue: elementwise ops with the
 //     matmul's result shape that read the matmul or other epilogue ops;
@@ -65,14 +66,14 @@ enum class OpKind { Elementwise, Matmul, Reduction, Opaque };
 /// prologue ops.
 enum class Role { Prologue, Anchor, Epilogue };
 
+/// The kind of a jeet op, from its family (JeetInterfaces.td); broadcasts
+/// and casts are elementwise ops too.
 OpKind classify(Operation *op) {
-  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, NegOp, AbsOp, ExpOp,
-          LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ReluOp, GeluOp,
-          BroadcastToOp, CastOp>(op))
+  if (isa<ElementwiseOpInterface>(op))
     return OpKind::Elementwise;
   if (isa<MatmulOp>(op))
     return OpKind::Matmul;
-  if (isa<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(op))
+  if (isa<ReductionOpInterface>(op))
     return OpKind::Reduction;
   return OpKind::Opaque;
 }
@@ -137,6 +138,9 @@ private:
   bool isInGroup(unsigned group, unsigned op) const;
   bool recomputeCone(unsigned op, SmallVectorImpl<unsigned> &cone) const;
   void addRecomputation();
+  void findNeeded(ArrayRef<SmallVector<unsigned>> bodies,
+                  DenseSet<std::pair<unsigned, unsigned>> &needed,
+                  SmallVector<bool> &yielded) const;
   LogicalResult buildFusions();
 
   Block &block;
@@ -477,20 +481,19 @@ void BlockFuser::addRecomputation() {
   }
 }
 
-LogicalResult BlockFuser::buildFusions() {
-  // Which copy of each op is needed, and which members are yielded. A copy is
-  // needed if a needed op of its group uses it; a member is also needed, and
-  // yielded, if an op outside every group uses it or a needed op of another
-  // group that does not recompute it uses it.
-  SmallVector<SmallVector<unsigned>> bodies(groups.size());
+/// Which copy of each op is needed (as (group, op) pairs in `needed`), and
+/// which members are yielded. A copy is needed if a needed op of its group
+/// uses it; a member is also needed, and yielded, if an op outside every
+/// group uses it or a needed op of another group that does not recompute it
+/// uses it. `bodies` holds each group's ops, members and clones.
+void BlockFuser::findNeeded(ArrayRef<SmallVector<unsigned>> bodies,
+                            DenseSet<std::pair<unsigned, unsigned>> &needed,
+                            SmallVector<bool> &yielded) const {
   SmallVector<SmallVector<unsigned>> instances(ops.size());
-  for (auto [index, group] : llvm::enumerate(groups)) {
-    bodies[index] = mergeSorted(group.members, group.clones);
-    for (unsigned op : bodies[index])
+  for (auto [index, body] : llvm::enumerate(bodies))
+    for (unsigned op : body)
       instances[op].push_back(index);
-  }
-  DenseSet<std::pair<unsigned, unsigned>> needed;
-  SmallVector<bool> yielded(ops.size(), false);
+  yielded.assign(ops.size(), false);
   for (unsigned op = ops.size(); op-- > 0;) {
     for (unsigned group : instances[op]) {
       bool isMember = groupOf[op] == static_cast<int>(group);
@@ -520,6 +523,15 @@ LogicalResult BlockFuser::buildFusions() {
         needed.insert({group, op});
     }
   }
+}
+
+LogicalResult BlockFuser::buildFusions() {
+  SmallVector<SmallVector<unsigned>> bodies;
+  for (const Group &group : groups)
+    bodies.push_back(mergeSorted(group.members, group.clones));
+  DenseSet<std::pair<unsigned, unsigned>> needed;
+  SmallVector<bool> yielded;
+  findNeeded(bodies, needed, yielded);
 
   // Build the groups in the order of their last member, each in place of it.
   SmallVector<std::pair<unsigned, unsigned>> order;
@@ -592,6 +604,11 @@ LogicalResult BlockFuser::buildFusions() {
 
   for (auto [value, replacement] : replacements)
     value.replaceAllUsesWith(replacement);
+  // The two internal errors below cannot happen: every use of a grouped op
+  // outside its group was replaced by a result of its fusion above, and
+  // merges that would make groups depend on each other both ways were
+  // refused (staysAcyclic). They are reported rather than asserted so that a
+  // bug in the grouping shows as an error, not a crash.
   for (unsigned op = ops.size(); op-- > 0;) {
     if (groupOf[op] < 0)
       continue;

@@ -1,4 +1,4 @@
-// RUN: jeet-opt %s -split-input-file -verify-diagnostics
+// RUN: jeet-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
 
 // Broadcast shapes that are incompatible name both operand types.
 func.func @add_incompatible_shapes(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
@@ -417,6 +417,18 @@ func.func @fusion_foreign_op(%a: tensor<4xf32>) {
     // expected-error @+1 {{'arith.addf' op is not a jeet op; a 'jeet.fusion' region holds jeet ops only}}
     %c = arith.addf %x, %x : tensor<4xf32>
     jeet.yield %c : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// A fusion's region ends with jeet.yield, not another terminator.
+func.func @fusion_foreign_terminator(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'jeet.fusion' op region must end with 'jeet.yield'}}
+  %r = jeet.fusion (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    "test.end"(%x) : (tensor<4xf32>) -> ()
   }
   return
 }

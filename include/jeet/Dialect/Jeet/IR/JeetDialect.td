@@ -29,9 +29,6 @@ def Jeet_Dialect : Dialect {
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-def Jeet_ElementType : AnyTypeOf<[F32, F16, BF16, I32]>;
-def Jeet_FloatElementType : AnyTypeOf<[F32, F16, BF16]>;
-
 def Jeet_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32]>;
 def Jeet_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
 

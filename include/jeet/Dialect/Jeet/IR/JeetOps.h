@@ -8,6 +8,7 @@
 #define JEET_DIALECT_JEET_IR_JEETOPS_H
 
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
+#include "jeet/Dialect/Jeet/IR/JeetInterfaces.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"

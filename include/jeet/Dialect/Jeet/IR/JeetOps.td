@@ -8,6 +8,7 @@
 #define JEET_DIALECT_JEET_IR_JEETOPS_TD
 
 include "jeet/Dialect/Jeet/IR/JeetDialect.td"
+include "jeet/Dialect/Jeet/IR/JeetInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -16,6 +17,16 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Jeet_Op<string mnemonic, list<Trait> traits = []>
     : Op<Jeet_Dialect, mnemonic, traits>;
+
+// The type inference of ops whose result has the type of their `input`.
+defvar Jeet_InferInputType = [{
+  ::llvm::LogicalResult $cppClass::inferReturnTypes(
+      ::mlir::MLIRContext *, ::std::optional<::mlir::Location>,
+      Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+    results.push_back(adaptor.getInput().getType());
+    return ::mlir::success();
+  }
+}];
 
 //===----------------------------------------------------------------------===//
 // Constants
@@ -47,9 +58,13 @@ def Jeet_ConstantOp : Jeet_Op<"constant",
 // Binary elementwise ops broadcast their operands with numpy's rules: shapes
 // are aligned on the right and a dimension of size 1 stretches to the other.
 // Both operands have the same element type; the result type is inferred.
+// Where the scalar function is one arith op on floats and one on integers,
+// `floatOp` and `intOp` name them; otherwise the op defines `buildScalar`.
 class Jeet_BinaryElementwiseOp<string mnemonic, string what,
+                               string floatOp = "", string intOp = "",
                                Type tensorType = Jeet_Tensor>
-    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Elementwise " # what # " with numpy broadcasting";
   let description = [{
     Computes the elementwise }] # what # [{ of two tensors. The operands
@@ -66,29 +81,55 @@ class Jeet_BinaryElementwiseOp<string mnemonic, string what,
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
   let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, ::std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::jeet::detail::inferBroadcastResultType(
+          getOperationName(), location, adaptor.getLhs().getType(),
+          adaptor.getRhs().getType(), results);
+    }
+  }] # !if(!empty(floatOp), "", [{
+    ::mlir::Value $cppClass::buildScalar(::mlir::OpBuilder &builder,
+                                         ::mlir::Location loc,
+                                         ::mlir::ValueRange operands) {
+      return ::jeet::detail::buildFloatOrIntOp<}] # floatOp # ", " # intOp #
+      [{>(builder, loc, operands);
+    }
+  }]);
 }
 
-def Jeet_AddOp : Jeet_BinaryElementwiseOp<"add", "sum">;
-def Jeet_SubOp : Jeet_BinaryElementwiseOp<"sub", "difference">;
-def Jeet_MulOp : Jeet_BinaryElementwiseOp<"mul", "product">;
+def Jeet_AddOp : Jeet_BinaryElementwiseOp<"add", "sum",
+    "::mlir::arith::AddFOp", "::mlir::arith::AddIOp">;
+def Jeet_SubOp : Jeet_BinaryElementwiseOp<"sub", "difference",
+    "::mlir::arith::SubFOp", "::mlir::arith::SubIOp">;
+def Jeet_MulOp : Jeet_BinaryElementwiseOp<"mul", "product",
+    "::mlir::arith::MulFOp", "::mlir::arith::MulIOp">;
 def Jeet_DivOp : Jeet_BinaryElementwiseOp<"div",
-    "quotient (integers round toward zero)">;
+    "quotient (integers round toward zero)",
+    "::mlir::arith::DivFOp", "::mlir::arith::DivSIOp">;
 def Jeet_MaxOp : Jeet_BinaryElementwiseOp<"max",
-    "maximum (NaN if either operand is NaN; -0.0 < +0.0)">;
+    "maximum (NaN if either operand is NaN; -0.0 < +0.0)",
+    "::mlir::arith::MaximumFOp", "::mlir::arith::MaxSIOp">;
 def Jeet_MinOp : Jeet_BinaryElementwiseOp<"min",
-    "minimum (NaN if either operand is NaN; -0.0 < +0.0)">;
+    "minimum (NaN if either operand is NaN; -0.0 < +0.0)",
+    "::mlir::arith::MinimumFOp", "::mlir::arith::MinSIOp">;
 def Jeet_PowOp : Jeet_BinaryElementwiseOp<"pow", "power `lhs ** rhs`",
-    Jeet_FloatTensor>;
+    "", "", Jeet_FloatTensor>;
 
 //===----------------------------------------------------------------------===//
 // Unary elementwise ops
 //===----------------------------------------------------------------------===//
 
 // The result type is the operand's; it is inferred, so a wrong result type in
-// generic form is reported with both types.
+// generic form is reported with both types. Where the scalar function is a
+// math op (in f32 for f16/bf16), `mathOp` names it; otherwise the op defines
+// `buildScalar`.
 class Jeet_UnaryElementwiseOp<string mnemonic, string what,
-                              Type tensorType = Jeet_FloatTensor>
-    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+                              Type tensorType = Jeet_FloatTensor,
+                              string mathOp = "", list<Trait> traits = []>
+    : Jeet_Op<mnemonic, traits # [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Computes " # what # " elementwise";
   let description = [{
     Computes }] # what # [{ of every element. The result has the
@@ -101,7 +142,19 @@ class Jeet_UnaryElementwiseOp<string mnemonic, string what,
   let arguments = (ins tensorType:$input);
   let results = (outs tensorType:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let extraClassDefinition = Jeet_InferInputType # !if(!empty(mathOp), "", [{
+    ::mlir::Value $cppClass::buildScalar(::mlir::OpBuilder &builder,
+                                         ::mlir::Location loc,
+                                         ::mlir::ValueRange operands) {
+      return ::jeet::detail::buildMathOpInF32<}] # mathOp #
+      [{>(builder, loc, operands);
+    }
+  }]);
 }
+
+// A unary op whose scalar function is one math op.
+class Jeet_UnaryMathOp<string mnemonic, string what, string mathOp>
+    : Jeet_UnaryElementwiseOp<mnemonic, what, Jeet_FloatTensor, mathOp>;
 
 let hasFolder = 1 in {
 def Jeet_NegOp : Jeet_UnaryElementwiseOp<"neg", "the negation", Jeet_Tensor>;
@@ -111,17 +164,23 @@ def Jeet_ReluOp : Jeet_UnaryElementwiseOp<"relu",
     "the rectifier `max(x, 0)` (NaN stays NaN, -0.0 becomes +0.0)",
     Jeet_Tensor>;
 }
-def Jeet_ExpOp : Jeet_UnaryElementwiseOp<"exp", "the exponential">;
-def Jeet_LogOp : Jeet_UnaryElementwiseOp<"log", "the natural logarithm">;
-def Jeet_SqrtOp : Jeet_UnaryElementwiseOp<"sqrt", "the square root">;
-def Jeet_RsqrtOp : Jeet_UnaryElementwiseOp<"rsqrt",
-    "the reciprocal square root">;
-def Jeet_TanhOp : Jeet_UnaryElementwiseOp<"tanh", "the hyperbolic tangent">;
+def Jeet_ExpOp : Jeet_UnaryMathOp<"exp", "the exponential",
+                                  "::mlir::math::ExpOp">;
+def Jeet_LogOp : Jeet_UnaryMathOp<"log", "the natural logarithm",
+                                  "::mlir::math::LogOp">;
+def Jeet_SqrtOp : Jeet_UnaryMathOp<"sqrt", "the square root",
+                                   "::mlir::math::SqrtOp">;
+def Jeet_RsqrtOp : Jeet_UnaryMathOp<"rsqrt", "the reciprocal square root",
+                                    "::mlir::math::RsqrtOp">;
+def Jeet_TanhOp : Jeet_UnaryMathOp<"tanh", "the hyperbolic tangent",
+                                   "::mlir::math::TanhOp">;
 def Jeet_SigmoidOp : Jeet_UnaryElementwiseOp<"sigmoid",
     "the logistic sigmoid `1 / (1 + exp(-x))`">;
 def Jeet_GeluOp : Jeet_UnaryElementwiseOp<"gelu",
     "the GELU activation in its tanh form "
-    "`0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`">;
+    "`0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`",
+    Jeet_FloatTensor, "",
+    [DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]>;
 
 //===----------------------------------------------------------------------===//
 // Linear algebra
@@ -142,6 +201,10 @@ def Jeet_MatmulOp : Jeet_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Jeet_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// The type the products are summed in: f32 for f16 and bf16.
+    ::mlir::Type getAccumulatorType();
   }];
 }
 
@@ -181,7 +244,8 @@ def Jeet_ReshapeOp : Jeet_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Jeet_BroadcastToOp : Jeet_Op<"broadcast_to", [Pure]> {
+def Jeet_BroadcastToOp : Jeet_Op<"broadcast_to",
+    [Pure, DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Broadcasts a tensor to a shape";
   let description = [{
     Expands the input to the result's shape with numpy's broadcasting rules.
@@ -201,14 +265,26 @@ def Jeet_BroadcastToOp : Jeet_Op<"broadcast_to", [Pure]> {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-class Jeet_ReductionOp<string mnemonic, string what,
-                       Type tensorType = Jeet_Tensor>
-    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+// A reduction names its combiner (an arith::AtomicRMWKind) for floats and,
+// unless it takes floats only, for integers; sums combine f16 and bf16
+// elements in f32 (`widensLowPrecision`), and a mean divides by the number
+// of elements.
+class Jeet_ReductionOp<string mnemonic, string what, string floatCombiner,
+                       string intCombiner, bit widensLowPrecision,
+                       bit mean = 0, Type tensorType = Jeet_Tensor,
+                       list<Trait> traits = []>
+    : Jeet_Op<mnemonic, traits # [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Jeet_ReductionOpInterface>]> {
   let summary = "Reduces a tensor to its " # what # " over `axes`";
   let description = [{
     Reduces the input to its }] # what # [{ over the dimensions listed in
     `axes` (each in `[0, rank)`, no repeats). With `keepdims` the reduced
-    dimensions stay as size 1; otherwise they are dropped.
+    dimensions stay as size 1; otherwise they are dropped. Elements are
+    combined with `}] # floatCombiner # [{`}] #
+    !if(!empty(intCombiner), "",
+        " (floats) or `" # intCombiner # "` (integers)") #
+    [{ from the combiner's identity}] #
+    !if(widensLowPrecision, ", f16 and bf16 in f32", "") # [{.
 
     ```mlir
     %s = jeet.}] # mnemonic # [{ %x {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
@@ -218,18 +294,46 @@ class Jeet_ReductionOp<string mnemonic, string what,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdims);
   let results = (outs tensorType:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, ::std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::jeet::detail::inferReductionResultType(
+          getOperationName(), location, adaptor.getInput().getType(),
+          adaptor.getAxesAttr(), adaptor.getKeepdims(), results);
+    }
+    ::mlir::Type $cppClass::getAccumulatorType(::mlir::Type elementType) {
+      return }] # !if(widensLowPrecision,
+                      "::jeet::detail::widenLowPrecisionFloat(elementType)",
+                      "elementType") # [{;
+    }
+    ::mlir::arith::AtomicRMWKind
+    $cppClass::getCombiningKind(::mlir::Type accumulatorType) {
+      return }] # !if(!empty(intCombiner),
+          "::mlir::arith::AtomicRMWKind::" # floatCombiner,
+          "::llvm::isa<::mlir::FloatType>(accumulatorType)\n"
+          "        ? ::mlir::arith::AtomicRMWKind::" # floatCombiner # "\n"
+          "        : ::mlir::arith::AtomicRMWKind::" # intCombiner) # [{;
+    }
+    bool $cppClass::isMean() { return }] # !if(mean, "true", "false") # [{; }
+  }];
 }
 
-def Jeet_ReduceSumOp : Jeet_ReductionOp<"reduce_sum", "sum">;
-def Jeet_ReduceMaxOp : Jeet_ReductionOp<"reduce_max", "maximum">;
-def Jeet_ReduceMeanOp : Jeet_ReductionOp<"reduce_mean", "mean",
-                                         Jeet_FloatTensor>;
+def Jeet_ReduceSumOp : Jeet_ReductionOp<"reduce_sum", "sum", "addf", "addi",
+                                        /*widensLowPrecision=*/1>;
+def Jeet_ReduceMaxOp : Jeet_ReductionOp<"reduce_max", "maximum", "maximumf",
+                                        "maxs", /*widensLowPrecision=*/0>;
+def Jeet_ReduceMeanOp : Jeet_ReductionOp<"reduce_mean", "mean", "addf", "",
+    /*widensLowPrecision=*/1, /*mean=*/1, Jeet_FloatTensor,
+    [DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]>;
 
 //===----------------------------------------------------------------------===//
 // Composites
 //===----------------------------------------------------------------------===//
 
-def Jeet_SoftmaxOp : Jeet_Op<"softmax", [Pure, InferTypeOpAdaptor]> {
+def Jeet_SoftmaxOp : Jeet_Op<"softmax",
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {
   let summary = "Softmax along one axis";
   let description = [{
     `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`, which is in
@@ -243,13 +347,15 @@ def Jeet_SoftmaxOp : Jeet_Op<"softmax", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Jeet_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let extraClassDefinition = Jeet_InferInputType;
 }
 
 //===----------------------------------------------------------------------===//
 // Conversion
 //===----------------------------------------------------------------------===//
 
-def Jeet_CastOp : Jeet_Op<"cast", [Pure]> {
+def Jeet_CastOp : Jeet_Op<"cast",
+    [Pure, DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Converts the element type of a tensor";
   let description = [{
     Converts every element to the result's element type: floats round to

@@ -8,6 +8,7 @@
 #define JEET_DIALECT_JEET_TRANSFORMS_PASSES_H
 
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
+#include "jeet/Dialect/Jeet/Transforms/FuseDefaults.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

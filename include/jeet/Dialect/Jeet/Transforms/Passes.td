@@ -16,10 +16,11 @@ include "mlir/Pass/PassBase.td"
 def JeetDecomposePass : Pass<"jeet-decompose"> {
   let summary = "Rewrites composite ops into primitive jeet ops";
   let description = [{
-    Rewrites `jeet.softmax`, `jeet.gelu` and `jeet.reduce_mean` into
-    primitive jeet ops so that fusion and lowering see only primitives.
-    Softmax subtracts the maximum along its axis before exponentiating, so it
-    does not overflow.
+    Rewrites the composite ops (`CompositeOpInterface`: `jeet.softmax`,
+    `jeet.gelu`, `jeet.reduce_mean`) into the primitive jeet ops of their
+    decomposition, which each op defines, so that fusion and lowering see
+    only primitives. Softmax subtracts the maximum along its axis before
+    exponentiating, so it does not overflow.
 
     Before:
     ```mlir
@@ -82,7 +83,8 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
   let options = [
     Option<"enable", "enable", "bool", /*default=*/"true",
            "Fuse ops into groups; when false every op is a group of its own">,
-    Option<"maxOps", "max-ops", "int64_t", /*default=*/"64",
+    Option<"maxOps", "max-ops", "int64_t",
+           /*default=*/"::jeet::kDefaultMaxFusionOps",
            "The largest number of ops in one group (at least 1)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];

@@ -1,0 +1,68 @@
+//===- CpuPipeline.h - The jeet-cpu-pipeline --------------------*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+// Compiles a jeet graph for the host CPU: decompose, fuse, lower to linalg,
+// bufferize with liveness-based deallocation, lower to LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_PIPELINES_CPUPIPELINE_H
+#define JEET_PIPELINES_CPUPIPELINE_H
+
+#include "jeet/Dialect/Jeet/Transforms/FuseDefaults.h"
+#include "jeet/Pipelines/Stages.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace jeet {
+
+/// Options of `jeet-cpu-pipeline`.
+struct CpuPipelineOptions
+    : public mlir::PassPipelineOptions<CpuPipelineOptions> {
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Fuse ops into kernels (jeet-fuse); when "
+                                   "false every op is a kernel of its own"),
+                    llvm::cl::init(true)};
+  Option<int64_t> maxFusionOps{
+      *this, "max-fusion-ops",
+      llvm::cl::desc("The largest number of ops in one fusion group"),
+      llvm::cl::init(kDefaultMaxFusionOps)};
+  Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Run the outer parallel loops of each kernel on all "
+                     "cores with OpenMP"),
+      llvm::cl::init(true)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Compute f32 matmuls with cache- and register-tiled "
+                     "vector kernels (jeet-cpu-matmul) and elementwise "
+                     "kernels with vector loops "
+                     "(jeet-cpu-vectorize-elementwise)"),
+      llvm::cl::init(true)};
+  Option<bool> runtimeAllocator{
+      *this, "runtime-allocator",
+      llvm::cl::desc("Allocate intermediates through the Jeet runtime's "
+                     "caching allocator (_mlir_memref_to_llvm_alloc) instead "
+                     "of malloc"),
+      llvm::cl::init(false)};
+};
+
+/// Lowers bufferized linalg to the LLVM dialect for the host CPU.
+void buildJeetCpuCodegenPipeline(mlir::OpPassManager &pm,
+                                 const CpuPipelineOptions &options);
+
+/// The stages of jeet-cpu-pipeline: fused, linalg, bufferized, llvm.
+StagedPipeline getJeetCpuPipeline(const CpuPipelineOptions &options);
+
+/// The whole CPU pipeline: every stage of getJeetCpuPipeline.
+void buildJeetCpuPipeline(mlir::OpPassManager &pm,
+                          const CpuPipelineOptions &options);
+
+/// Registers `jeet-cpu-pipeline` and the CPU passes.
+void registerJeetCpuPipelines();
+
+} // namespace jeet
+
+#endif // JEET_PIPELINES_CPUPIPELINE_H

@@ -1,0 +1,166 @@
+//===- VectorizeUtils.cpp - Vector loops for linalg.generic bodies --------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VectorizeUtils.h"
+
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+/// Element types that live one per byte-aligned slot in memory and in
+/// vectors alike (so no i1).
+static bool isVectorElementType(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type))
+    return intType.getWidth() % 8 == 0;
+  return isa<FloatType>(type);
+}
+
+Value jeet::cpu::splatTo(OpBuilder &b, Location loc, Value value,
+                         int64_t width) {
+  if (isa<VectorType>(value.getType()))
+    return value;
+  return vector::BroadcastOp::create(
+      b, loc, VectorType::get({width}, value.getType()), value);
+}
+
+bool jeet::cpu::analyzeOperands(linalg::GenericOp op,
+                                llvm::DenseSet<Value> &uniform,
+                                bool outputsMayBeUniform) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      op.hasIndexSemantics())
+    return false;
+  for (int64_t range : op.getStaticLoopRanges())
+    if (ShapedType::isDynamic(range))
+      return false;
+  unsigned inner = op.getNumLoops() - 1;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !isVectorElementType(type.getElementType()))
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return false;
+    bool varies = map.isFunctionOfDim(inner);
+    bool isInit = op.isDpsInit(&operand);
+    if (isInit && !varies && !outputsMayBeUniform)
+      return false;
+    // Vectors are read and written along the innermost memref dimension.
+    if (varies) {
+      if (map.getNumResults() == 0 ||
+          map.getResults().back() != getAffineDimExpr(inner, op.getContext()) ||
+          !type.isLastDimUnitStride())
+        return false;
+    }
+    if (!varies)
+      uniform.insert(op.getMatchingBlockArgument(&operand));
+  }
+  return true;
+}
+
+bool jeet::cpu::analyzeBody(linalg::GenericOp op,
+                            llvm::DenseSet<Value> &uniform, Operation *skip) {
+  Block *body = op.getBlock();
+  for (Operation &inst : body->without_terminator()) {
+    if (&inst == skip)
+      continue;
+    if (inst.getNumRegions() != 0 || !isMemoryEffectFree(&inst))
+      return false;
+    bool allUniform = llvm::all_of(inst.getOperands(), [&](Value v) {
+      return uniform.contains(v) || v.getParentBlock() != body;
+    });
+    if (allUniform) {
+      for (Value result : inst.getResults())
+        uniform.insert(result);
+      continue;
+    }
+    if (!OpTrait::hasElementwiseMappableTraits(&inst))
+      return false;
+    for (Type type : inst.getResultTypes())
+      if (!type.isIntOrIndexOrFloat() || type.isIndex())
+        return false;
+  }
+  return true;
+}
+
+SmallVector<Value> jeet::cpu::indicesAt(linalg::GenericOp op,
+                                        OpOperand &operand,
+                                        ArrayRef<Value> ivs) {
+  SmallVector<Value> result;
+  for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
+    result.push_back(ivs[cast<AffineDimExpr>(expr).getPosition()]);
+  return result;
+}
+
+IRMapping jeet::cpu::cloneBodyAt(
+    OpBuilder &b, Location loc, linalg::GenericOp op,
+    const llvm::DenseSet<Value> &uniform, ArrayRef<Value> ivs, int64_t width,
+    Operation *skip,
+    llvm::function_ref<void(OpOperand &, ArrayRef<Value>)> onLoad) {
+  IRMapping mapping;
+  auto vectorOf = [&](Type type) { return VectorType::get({width}, type); };
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (arg.use_empty() || (skip && op.isDpsInit(&operand)))
+      continue;
+    Value memref = operand.get();
+    SmallVector<Value> at = indicesAt(op, operand, ivs);
+    Value value;
+    if (uniform.contains(arg)) {
+      value = memref::LoadOp::create(b, loc, memref, at);
+    } else {
+      value =
+          vector::LoadOp::create(b, loc, vectorOf(arg.getType()), memref, at);
+      if (onLoad)
+        onLoad(operand, at);
+    }
+    mapping.map(arg, value);
+  }
+  for (Operation &inst : op.getBlock()->without_terminator()) {
+    if (&inst == skip)
+      continue;
+    bool allUniform = llvm::all_of(inst.getOperands(), [&](Value v) {
+      return !isa<VectorType>(mapping.lookupOrDefault(v).getType());
+    });
+    if (allUniform) {
+      b.clone(inst, mapping);
+      continue;
+    }
+    SmallVector<Value> operands;
+    for (Value v : inst.getOperands())
+      operands.push_back(splatTo(b, loc, mapping.lookupOrDefault(v), width));
+    SmallVector<Type> resultTypes;
+    for (Type type : inst.getResultTypes())
+      resultTypes.push_back(vectorOf(type));
+    OperationState state(loc, inst.getName(), operands, resultTypes,
+                         inst.getAttrs());
+    Operation *vectorized = b.create(state);
+    mapping.map(inst.getResults(), vectorized->getResults());
+  }
+  return mapping;
+}
+
+void jeet::cpu::buildLoops(
+    OpBuilder &b, Location loc, ValueRange lbs, ValueRange ubs,
+    ValueRange steps, bool parallel,
+    llvm::function_ref<void(OpBuilder &, ValueRange)> body) {
+  auto build = [&](OpBuilder &nested, Location, ValueRange ivs) {
+    body(nested, ivs);
+  };
+  if (parallel)
+    scf::ParallelOp::create(b, loc, lbs, ubs, steps, build);
+  else
+    scf::buildLoopNest(b, loc, lbs, ubs, steps, build);
+}
+
+void jeet::cpu::forEachGeneric(
+    func::FuncOp func, llvm::function_ref<void(linalg::GenericOp, bool)> fn) {
+  SmallVector<linalg::GenericOp> generics;
+  func.walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  for (linalg::GenericOp op : generics)
+    fn(op, op->getParentOfType<scf::ParallelOp>() ||
+               op->getParentOfType<scf::ForallOp>());
+}

@@ -1,0 +1,78 @@
+//===- VectorizeUtils.h - Vector loops for linalg.generic bodies -*- C++
+//-*-===//
+//
+// Part of the Jeet project.
+//
+// Internal to lib/Codegen/CPU: what jeet-cpu-vectorize-elementwise and
+// jeet-cpu-vectorize-reductions share. Both rewrite a `linalg.generic` on
+// buffers into loops whose innermost one works on vectors, cloning the
+// generic's body op for op with vector types, so the arithmetic is the
+// scalar loop's, lane by lane.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_LIB_CODEGEN_CPU_VECTORIZEUTILS_H
+#define JEET_LIB_CODEGEN_CPU_VECTORIZEUTILS_H
+
+#include "jeet/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace jeet {
+namespace cpu {
+
+/// `value` as a vector of `width` lanes (a scalar is broadcast).
+mlir::Value splatTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                    int64_t width);
+
+/// Whether the operands of `op` (static shapes, projected-permutation maps)
+/// can be read as vectors along its innermost loop. Inputs that do not vary
+/// along it are uniform; outputs must vary along it unless
+/// `outputsMayBeUniform` (a reduction's output, indexed by the outer loops).
+bool analyzeOperands(mlir::linalg::GenericOp op,
+                     llvm::DenseSet<mlir::Value> &uniform,
+                     bool outputsMayBeUniform);
+
+/// Whether every op of the body but `skip` and the terminator can be cloned
+/// lane by lane; adds the values that are the same in every lane to
+/// `uniform`.
+bool analyzeBody(mlir::linalg::GenericOp op,
+                 llvm::DenseSet<mlir::Value> &uniform,
+                 mlir::Operation *skip = nullptr);
+
+/// The memref indices of `operand` of `op` at loop indices `ivs`.
+llvm::SmallVector<mlir::Value> indicesAt(mlir::linalg::GenericOp op,
+                                         mlir::OpOperand &operand,
+                                         llvm::ArrayRef<mlir::Value> ivs);
+
+/// Clones the body of `op` (but `skip` and the terminator) for `width`
+/// consecutive values of the innermost loop index, the last of `ivs`: each
+/// input that varies along it is read with one `vector.load`, the uniform
+/// ones with a scalar load, and each op is rebuilt on vectors unless all its
+/// operands are uniform. `onLoad` sees each vector load's operand and
+/// indices. Returns the mapping from body values to the clones.
+mlir::IRMapping cloneBodyAt(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp op,
+    const llvm::DenseSet<mlir::Value> &uniform, llvm::ArrayRef<mlir::Value> ivs,
+    int64_t width, mlir::Operation *skip = nullptr,
+    llvm::function_ref<void(mlir::OpOperand &, llvm::ArrayRef<mlir::Value>)>
+        onLoad = {});
+
+/// An `scf.parallel` over the given bounds when `parallel`, else a nest of
+/// `scf.for` loops; `body` fills in the innermost body at the loops' indices.
+void buildLoops(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange lbs,
+    mlir::ValueRange ubs, mlir::ValueRange steps, bool parallel,
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::ValueRange)> body);
+
+/// Calls `fn` on every linalg.generic of `func` (collected first, so `fn`
+/// may replace it), with whether it already sits inside a parallel loop.
+void forEachGeneric(mlir::func::FuncOp func,
+                    llvm::function_ref<void(mlir::linalg::GenericOp, bool)> fn);
+
+} // namespace cpu
+} // namespace jeet
+
+#endif // JEET_LIB_CODEGEN_CPU_VECTORIZEUTILS_H

@@ -1,0 +1,281 @@
+//===- JeetInterfaces.cpp - Op families of the jeet dialect ---------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// How each op implements its family's interface where ODS parameters do not
+// say it all: the scalar functions of the elementwise ops (the arithmetic of
+// every op is defined here, and only here) and the decompositions of the
+// composite ops (softmax, GELU, mean).
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Dialect/Jeet/IR/JeetInterfaces.h"
+#include "jeet/Dialect/Jeet/IR/JeetOps.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace jeet;
+
+#include "jeet/Dialect/Jeet/IR/JeetInterfaces.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Scalar arithmetic
+//===----------------------------------------------------------------------===//
+
+Value jeet::buildScalarConstant(OpBuilder &builder, Location loc, Type type,
+                                double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      builder, loc, builder.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value jeet::buildScalarConversion(OpBuilder &builder, Location loc, Value value,
+                                  Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() == toFloat.getWidth()) {
+      Value wide =
+          arith::ExtFOp::create(builder, loc, builder.getF32Type(), value);
+      return arith::TruncFOp::create(builder, loc, to, wide);
+    }
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(builder, loc, to, value);
+    return arith::TruncFOp::create(builder, loc, to, value);
+  }
+  if (fromFloat)
+    return arith::FPToSIOp::create(builder, loc, to, value);
+  if (toFloat)
+    return arith::SIToFPOp::create(builder, loc, to, value);
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return arith::ExtSIOp::create(builder, loc, to, value);
+  return arith::TruncIOp::create(builder, loc, to, value);
+}
+
+Value jeet::buildInF32(OpBuilder &builder, Location loc, ValueRange operands,
+                       function_ref<Value(ValueRange)> fn) {
+  Type type = operands.front().getType();
+  if (!isa<Float16Type, BFloat16Type>(type))
+    return fn(operands);
+  SmallVector<Value> wide;
+  for (Value operand : operands)
+    wide.push_back(
+        arith::ExtFOp::create(builder, loc, builder.getF32Type(), operand));
+  return arith::TruncFOp::create(builder, loc, type, fn(wide));
+}
+
+//===----------------------------------------------------------------------===//
+// GELU, written once
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The coefficient of x^3 in the tanh form of GELU.
+constexpr double kGeluCubicCoefficient = 0.044715;
+
+/// The arithmetic GELU needs, on scalars (arith and math ops).
+struct ScalarArithmetic {
+  OpBuilder &builder;
+  Location loc;
+  Type type;
+
+  Value constant(double value) {
+    return buildScalarConstant(builder, loc, type, value);
+  }
+  Value add(Value x, Value y) {
+    return arith::AddFOp::create(builder, loc, x, y);
+  }
+  Value mul(Value x, Value y) {
+    return arith::MulFOp::create(builder, loc, x, y);
+  }
+  Value tanh(Value x) { return math::TanhOp::create(builder, loc, x); }
+};
+
+/// A rank-0 jeet constant of `elementType`, which broadcasts against
+/// anything.
+Value rank0Constant(OpBuilder &builder, Location loc, Type elementType,
+                    double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  return ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(type, builder.getFloatAttr(elementType, value)));
+}
+
+/// The same arithmetic on tensors (jeet ops).
+struct TensorArithmetic {
+  OpBuilder &builder;
+  Location loc;
+  Type elementType;
+
+  Value constant(double value) {
+    return rank0Constant(builder, loc, elementType, value);
+  }
+  Value add(Value x, Value y) { return AddOp::create(builder, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(builder, loc, x, y); }
+  Value tanh(Value x) { return TanhOp::create(builder, loc, x); }
+};
+
+} // namespace
+
+/// gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), over the
+/// arithmetic of `Arithmetic`: on scalars it is the scalar function of
+/// `jeet.gelu`, on tensors its decomposition, so both compute the same
+/// operations in the same order.
+template <typename Arithmetic> static Value buildGelu(Arithmetic &a, Value x) {
+  Value x3 = a.mul(a.mul(x, x), x);
+  Value inner = a.add(x, a.mul(a.constant(kGeluCubicCoefficient), x3));
+  Value scaled = a.mul(a.constant(std::sqrt(2.0 / M_PI)), inner);
+  Value tanh = a.tanh(scaled);
+  Value onePlusTanh = a.add(a.constant(1.0), tanh);
+  Value halfX = a.mul(a.constant(0.5), x);
+  return a.mul(halfX, onePlusTanh);
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar functions of the elementwise ops
+//===----------------------------------------------------------------------===//
+
+// AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, ExpOp, LogOp, SqrtOp, RsqrtOp and
+// TanhOp name their scalar function in JeetOps.td.
+
+Value PowOp::buildScalar(OpBuilder &builder, Location loc,
+                         ValueRange operands) {
+  return buildInF32(builder, loc, operands, [&](ValueRange wide) -> Value {
+    return math::PowFOp::create(builder, loc, wide[0], wide[1]);
+  });
+}
+
+Value NegOp::buildScalar(OpBuilder &builder, Location loc,
+                         ValueRange operands) {
+  Value x = operands[0];
+  if (isa<FloatType>(x.getType()))
+    return arith::NegFOp::create(builder, loc, x);
+  Value zero = buildScalarConstant(builder, loc, x.getType(), 0);
+  return arith::SubIOp::create(builder, loc, zero, x);
+}
+
+Value AbsOp::buildScalar(OpBuilder &builder, Location loc,
+                         ValueRange operands) {
+  Value x = operands[0];
+  if (isa<FloatType>(x.getType()))
+    return math::AbsFOp::create(builder, loc, x);
+  return math::AbsIOp::create(builder, loc, x);
+}
+
+Value ReluOp::buildScalar(OpBuilder &builder, Location loc,
+                          ValueRange operands) {
+  Value x = operands[0];
+  // maximumf propagates NaN; +0.0 so that relu(-0.0) is +0.0.
+  Value zero = buildScalarConstant(builder, loc, x.getType(), 0.0);
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(builder, loc, x, zero);
+  return arith::MaxSIOp::create(builder, loc, x, zero);
+}
+
+Value SigmoidOp::buildScalar(OpBuilder &builder, Location loc,
+                             ValueRange operands) {
+  // 1 / (1 + exp(-x)).
+  return buildInF32(builder, loc, operands, [&](ValueRange wide) -> Value {
+    Value one = buildScalarConstant(builder, loc, wide[0].getType(), 1.0);
+    Value negated = arith::NegFOp::create(builder, loc, wide[0]);
+    Value exp = math::ExpOp::create(builder, loc, negated);
+    Value denominator = arith::AddFOp::create(builder, loc, one, exp);
+    return arith::DivFOp::create(builder, loc, one, denominator);
+  });
+}
+
+Value GeluOp::buildScalar(OpBuilder &builder, Location loc,
+                          ValueRange operands) {
+  return buildInF32(builder, loc, operands, [&](ValueRange wide) {
+    ScalarArithmetic arithmetic{builder, loc, wide[0].getType()};
+    return buildGelu(arithmetic, wide[0]);
+  });
+}
+
+Value CastOp::buildScalar(OpBuilder &builder, Location loc,
+                          ValueRange operands) {
+  return buildScalarConversion(builder, loc, operands[0],
+                               getType().getElementType());
+}
+
+/// The broadcast is in the indexing: each element is its operand's.
+Value BroadcastToOp::buildScalar(OpBuilder &, Location, ValueRange operands) {
+  return operands[0];
+}
+
+//===----------------------------------------------------------------------===//
+// Decompositions of the composite ops
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> GeluOp::decompose(OpBuilder &builder, ValueRange operands) {
+  TensorArithmetic arithmetic{builder, getLoc(), getType().getElementType()};
+  return buildGelu(arithmetic, operands[0]);
+}
+
+/// softmax(x) = exp(x - max(x)) / sum(exp(x - max(x))) along the axis:
+/// subtracting the maximum first keeps exp from overflowing.
+FailureOr<Value> SoftmaxOp::decompose(OpBuilder &builder, ValueRange operands) {
+  Location loc = getLoc();
+  Value x = operands[0];
+  SmallVector<int64_t> axes = {getAxisAttr().getInt()};
+  Value max = ReduceMaxOp::create(builder, loc, x, axes, /*keepdims=*/true);
+  Value shifted = SubOp::create(builder, loc, x, max);
+  Value exp = ExpOp::create(builder, loc, shifted);
+  Value sum = ReduceSumOp::create(builder, loc, exp, axes, /*keepdims=*/true);
+  return DivOp::create(builder, loc, exp, sum).getResult();
+}
+
+/// Is `value` exactly representable in the float type `type`?
+static bool isExactIn(Type type, int64_t value) {
+  APFloat f(cast<FloatType>(type).getFloatSemantics());
+  APFloat::opStatus status =
+      f.convertFromAPInt(APInt(64, value, /*isSigned=*/true), /*IsSigned=*/true,
+                         APFloat::rmNearestTiesToEven);
+  return status == APFloat::opOK;
+}
+
+/// reduce_mean(x) = reduce_sum(x) / N, N the number of reduced elements.
+/// Where N is not exact in the element type (f16 above 2048 is rounded and
+/// above 65504 is infinite), the division is done in f32.
+FailureOr<Value> ReduceMeanOp::decompose(OpBuilder &builder,
+                                         ValueRange operands) {
+  Location loc = getLoc();
+  Value input = operands[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> reduced;
+  for (int64_t axis : getAxes())
+    reduced.push_back(inputType.getDimSize(axis));
+  std::optional<int64_t> count = getNumElements(reduced);
+  if (!count)
+    return failure();
+  Type elementType = inputType.getElementType();
+  Value sum =
+      ReduceSumOp::create(builder, loc, input, getAxes(), getKeepdims());
+  if (isExactIn(elementType, *count)) {
+    Value n =
+        rank0Constant(builder, loc, elementType, static_cast<double>(*count));
+    return DivOp::create(builder, loc, sum, n).getResult();
+  }
+  auto sumType = cast<RankedTensorType>(sum.getType());
+  Type f32 = builder.getF32Type();
+  Value wide = sum;
+  if (elementType != f32)
+    wide = CastOp::create(builder, loc, sumType.clone(f32), sum);
+  Value mean = DivOp::create(
+      builder, loc, wide,
+      rank0Constant(builder, loc, f32, static_cast<double>(*count)));
+  if (elementType != f32)
+    mean = CastOp::create(builder, loc, sumType, mean);
+  return mean;
+}

@@ -1,0 +1,80 @@
+//===- Stages.cpp - The stages every device shares ------------------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Pipelines/Stages.h"
+
+#include "jeet/Conversion/Passes.h"
+#include "jeet/Dialect/Jeet/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void jeet::StagedPipeline::build(OpPassManager &pm,
+                                 llvm::StringRef last) const {
+  for (const PipelineStage &stage : stages) {
+    stage.build(pm);
+    if (stage.name == last)
+      return;
+  }
+}
+
+std::vector<std::string> jeet::StagedPipeline::stageNames() const {
+  std::vector<std::string> names = {stage::kInput.str()};
+  for (const PipelineStage &stage : stages)
+    names.push_back(stage.name);
+  for (const PipelineProduct &product : products)
+    names.push_back(product.name);
+  return names;
+}
+
+void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
+                                  int64_t maxFusionOps) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createJeetDecomposePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  JeetFusePassOptions fuseOptions;
+  fuseOptions.enable = fuse;
+  fuseOptions.maxOps = maxFusionOps;
+  pm.addNestedPass<func::FuncOp>(createJeetFusePass(fuseOptions));
+}
+
+void jeet::buildJeetLowerToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createJeetLowerToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
+  // Each result gets a buffer of its own (a value returned twice is copied).
+  pm.addNestedPass<func::FuncOp>(createJeetDistinctResultsPass());
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+
+  // Results become out-parameters that the caller owns; a result computed in
+  // a fresh buffer is written straight into the caller's.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+
+  // Ownership-based deallocation frees every intermediate; the liveness
+  // optimisation then moves each free right after the buffer's last use.
+  bufferization::BufferDeallocationPipelineOptions deallocOptions;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createOptimizeAllocationLivenessPass());
+}

@@ -77,3 +77,19 @@ fuzz: build
 	$(MAKE) $(FUZZ_BUILD_DIR)/build.ninja
 	nice -n 19 ninja -C $(FUZZ_BUILD_DIR) -j$(JOBS) jeet-fuzz
 	@bash scripts/fuzz.sh $(FUZZ_BUILD_DIR) $(BUILD_DIR) $(FUZZ_SECONDS) "$(PYTHON)"
+
+# The whole suite (lit, unit tests, pytest) built with AddressSanitizer,
+# UndefinedBehaviorSanitizer and LeakSanitizer (gcc, like the main build).
+# JIT'ed kernels are not instrumented; Python runs with libasan preloaded
+# (scripts/test-sanitize.sh says what runs how).
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+  -fno-omit-frame-pointer
+$(ASAN_BUILD_DIR)/build.ninja:
+	cmake -S . -B $(ASAN_BUILD_DIR) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" \
+	  -DJEET_FUZZ_TEST_SECONDS=2
+
+test-sanitize: setup
+	$(MAKE) $(ASAN_BUILD_DIR)/build.ninja
+	ninja -C $(ASAN_BUILD_DIR) -j$(JOBS)
+	@bash scripts/test-sanitize.sh $(ASAN_BUILD_DIR) "$(PYTHON)"

@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -867,6 +868,13 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
 
 LogicalResult jeet::lowerJeetToLinalg(Operation *root,
                                       int64_t epilogueTileSize) {
+  // Ops on tensors with no elements have constant values: fold them first
+  // (canonicalization does the same earlier), so that no loop nest is built
+  // over an empty iteration space.
+  RewritePatternSet emptyPatterns(root->getContext());
+  populateEmptyTensorFoldPatterns(emptyPatterns);
+  walkAndApplyPatterns(root, std::move(emptyPatterns));
+
   IRRewriter rewriter(root->getContext());
   SmallVector<FusionOp> fusions;
   root->walk([&](FusionOp fusion) { fusions.push_back(fusion); });

@@ -23,6 +23,7 @@ def Jeet_Dialect : Dialect {
   }];
   let cppNamespace = "::jeet";
   let hasConstantMaterializer = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -31,5 +32,13 @@ def Jeet_Dialect : Dialect {
 
 def Jeet_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32]>;
 def Jeet_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16]>;
+
+// Every tensor an op takes, returns or holds in its regions is within Jeet's
+// size limits (jeet/Limits.h): rank 64 at most, and at most 2^40 elements
+// counting the non-zero dimensions only, so that element and byte counts
+// never overflow and no loop runs 2^63 times over an empty tensor.
+def Jeet_WithinSizeLimits : NativeOpTrait<"WithinSizeLimits"> {
+  let cppNamespace = "::jeet";
+}
 
 #endif // JEET_DIALECT_JEET_IR_JEETDIALECT_TD

@@ -151,8 +151,13 @@ StatusOr<DType> dtypeFromDescr(const std::string &descr) {
     return DType::I64;
   if (descr == "|b1")
     return DType::I1;
+  // NumPy has no bfloat16: ml_dtypes' bfloat16 arrays are saved as 2-byte
+  // void elements holding the raw bits.
+  if (descr == "<V2" || descr == "|V2")
+    return DType::BF16;
   return invalidArgument("unsupported dtype '" + descr +
-                         "' (supported: <f4, <f2, <i4, <i8, |b1)");
+                         "' (supported: <f4, <f2, <i4, <i8, |b1, and <V2 or "
+                         "|V2 for bfloat16 as ml_dtypes saves it)");
 }
 
 StatusOr<const char *> descrFromDType(DType dtype) {

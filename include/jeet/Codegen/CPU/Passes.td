@@ -357,7 +357,19 @@ def JeetCpuSequentializeNestedParallelPass
       }
     }
     ```
+  
+    An outermost loop whose static iteration space (its trip count times
+    that of the loops it holds) is below `min-parallel-iterations` is
+    sequentialized as well: an OpenMP region costs more than such a loop
+    saves, and every region adds to the compile time of the whole graph
+    (LLVM outlines each with an analysis of the whole function).
   }];
+  let options = [
+    Option<"minParallelIterations", "min-parallel-iterations", "int64_t",
+           /*default=*/"1024",
+           "Outermost parallel loops with fewer iterations (inner loops "
+           "counted) run sequentially">
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 

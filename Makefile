@@ -93,3 +93,32 @@ test-sanitize: setup
 	$(MAKE) $(ASAN_BUILD_DIR)/build.ninja
 	ninja -C $(ASAN_BUILD_DIR) -j$(JOBS)
 	@bash scripts/test-sanitize.sh $(ASAN_BUILD_DIR) "$(PYTHON)"
+
+# ThreadSanitizer over the concurrency tests (executes of one graph from 8
+# threads, compilations racing on one key), in a build directory of its own.
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+$(TSAN_BUILD_DIR)/build.ninja:
+	cmake -S . -B $(TSAN_BUILD_DIR) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_FLAGS="$(TSAN_FLAGS)" -DCMAKE_CXX_FLAGS="$(TSAN_FLAGS)"
+
+test-tsan: setup
+	$(MAKE) $(TSAN_BUILD_DIR)/build.ninja
+	ninja -C $(TSAN_BUILD_DIR) -j$(JOBS) ConcurrencyTest
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  $(TSAN_BUILD_DIR)/bin/ConcurrencyTest
+
+# 10,000 random graphs through the differential test (fused vs unfused vs
+# float64 numpy), at the lowest priority.
+soak: build
+	JEET_DIFFERENTIAL_GRAPHS=10000 JEET_BUILD_DIR=$$(cd $(BUILD_DIR) && pwd) \
+	  PYTHONPATH=$(BUILD_DIR)/python nice -n 19 $(PYTHON) -m pytest -q \
+	  -p no:cacheprovider test/numerics/test_fusion_differential.py
+
+# Plants each fault of scripts/mutations.py in turn, rebuilds, runs the tests
+# that guard it and reports which caught it (docs/Reliability.md).
+mutation-check: build
+	$(PYTHON) scripts/mutation-check.py --build-dir $(BUILD_DIR)
+
+# Compile time against graph size (a table; never part of the tests).
+bench-compile-time: build
+	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) bench/compile_time.py

@@ -23,9 +23,16 @@ for d in test/numerics test/python; do
 done
 if [ ${#suites[@]} -gt 0 ]; then
   echo "== pytest =="
+  # make test-sanitize: the ASan runtime preloaded into Python (see
+  # scripts/test-sanitize.sh).
+  preload=()
+  if [ -n "${JEET_PYTEST_PRELOAD:-}" ]; then
+    preload=(env LD_PRELOAD="$JEET_PYTEST_PRELOAD"
+             ASAN_OPTIONS="${JEET_PYTEST_ASAN_OPTIONS:-}")
+  fi
   JEET_BUILD_DIR=$(cd "$build" && pwd) \
   PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" \
-    "$python" -m pytest -q -p no:cacheprovider "${suites[@]}" --junitxml="$results/pytest.xml"
+    "${preload[@]}" "$python" -m pytest -q -p no:cacheprovider "${suites[@]}" --junitxml="$results/pytest.xml"
   rc=$?
   # 5: no tests collected, which the count below reports as zero.
   [ $rc -eq 0 ] || [ $rc -eq 5 ] || status=1

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the whole suite (lit, unit tests and the fuzzers' short runs, pytest)
+# on the AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer build
+# in $1 (make test-sanitize). What runs how:
+#  - lit and ctest: the tools and tests are instrumented executables; leaks
+#    are reported at exit (LSan) and fail the test.
+#  - pytest: the Python interpreter is not instrumented, so the ASan runtime
+#    is preloaded (LD_PRELOAD) for the _jeet extension, which is; leak
+#    detection is off there (CPython keeps its objects alive at exit), and
+#    jeet-run, which the numerics tests start, inherits that setting.
+#  - JIT-compiled kernels are not instrumented (their loads and stores are
+#    not checked); the runtime's allocator, which they call, is.
+set -uo pipefail
+build=$1
+python=${2:-python3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+common="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
+export ASAN_OPTIONS="$common:detect_leaks=1:strict_string_checks=1:check_initialization_order=1"
+export UBSAN_OPTIONS="$common"
+export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
+asan=$(gcc -print-file-name=libasan.so)
+export JEET_PYTEST_PRELOAD="$asan"
+export JEET_PYTEST_ASAN_OPTIONS="$common:detect_leaks=0"
+exec bash "$root/scripts/run-tests.sh" "$build" "$python"

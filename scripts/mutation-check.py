@@ -8,7 +8,7 @@ file. Prints a table: fault, the test that caught it (or MISSED), seconds.
 Exits 1 if any fault was missed. Faults whose tests cannot run on this
 machine are listed as pending with the reason.
 
-    scripts/mutation-check.py [--build-dir build] [--only NAME]
+    scripts/mutation-check.py [--build-dir build] [--only NAME] [--every]
 """
 import argparse
 import os
@@ -96,7 +96,7 @@ def run(cmd, build, env=None):
                           text=True).returncode
 
 
-def check(fault, build):
+def check(fault, build, every=False):
     name, path, original, planted, tests = fault
     source = ROOT / path
     text = source.read_text()
@@ -106,12 +106,15 @@ def check(fault, build):
     try:
         if run(["ninja", "-C", str(build)], build) != 0:
             return "caught by the build (does not compile)"
+        caught = []
         for test in tests:
             label, cmd = test[0], test[1]
             env = test[2] if len(test) > 2 else None
             if run(cmd, build, env) != 0:
-                return label
-        return "MISSED"
+                caught.append(label)
+                if not every:
+                    break
+        return "; ".join(caught) if caught else "MISSED"
     finally:
         source.write_text(text)
 
@@ -120,6 +123,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-dir", default="build")
     parser.add_argument("--only")
+    parser.add_argument("--every", action="store_true",
+                        help="run every guarding test, not only up to the "
+                             "first that catches the fault")
     args = parser.parse_args()
     build = (ROOT / args.build_dir).resolve()
     missed = 0
@@ -128,7 +134,7 @@ def main():
         if args.only and args.only not in fault[0]:
             continue
         start = time.monotonic()
-        result = check(fault, build)
+        result = check(fault, build, args.every)
         missed += result.startswith(("MISSED", "NOT PLANTED"))
         print(f"{fault[0]:75.75} {result:45} {time.monotonic() - start:5.0f}",
               flush=True)

@@ -7,9 +7,10 @@ PYTHON ?= python3
 LLVM_DIR ?= /usr/lib/llvm-22
 APT_PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
   llvm-22-tools libomp-22-dev libgtest-dev
-PIP_PACKAGES := numpy pytest nanobind
+PIP_PACKAGES := numpy pytest nanobind scikit-build-core
+WHEEL_BUILD_DIR ?= build-wheel
 
-.PHONY: setup build test demo bench docs clean
+.PHONY: setup build test demo bench docs wheel wheel-check clean
 
 setup:
 	@bash scripts/setup.sh "$(PYTHON)" "$(APT_PACKAGES)" "$(PIP_PACKAGES)"
@@ -40,8 +41,18 @@ bench: build
 docs: build
 	ninja -C $(BUILD_DIR) jeet-doc
 
+# The self-contained wheel: dist/jeet-<version>-<tags>.whl (LLVM/MLIR linked
+# into the extension; its own CMake tree in $(WHEEL_BUILD_DIR)).
+wheel: setup
+	@bash scripts/build-wheel.sh "$(PYTHON)" $(WHEEL_BUILD_DIR) $(JOBS)
+
+# Installs the wheel into a fresh virtual environment and checks that it
+# needs no LLVM: library resolution, a graph on the CPU, PTX, the seed.
+wheel-check: wheel
+	@bash scripts/check-wheel.sh "$(PYTHON)"
+
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(WHEEL_BUILD_DIR) dist
 
 # --------------------------------------------------------------------------
 # Reliability (docs/Reliability.md): fuzzing, sanitizers, soak, planted

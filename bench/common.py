@@ -90,6 +90,13 @@ def describe_machine(args):
                      "(other work on the cores makes numbers noisy)")
     except OSError:
         pass
+    if os.environ.get("JEET_CUDA_DRIVER"):
+        # These tables time the CPU only (jeet-run --device=cpu): a CUDA
+        # driver chosen for the GPU, the emulator above all, plays no part.
+        lines.append(f"JEET_CUDA_DRIVER={os.environ['JEET_CUDA_DRIVER']} is "
+                     "ignored: these are CPU benchmarks, and no GPU speed is "
+                     "reported (bench/gpu_emulator.py times the GPU "
+                     "emulator, which is never GPU speed)")
     return "\n".join(lines)
 
 

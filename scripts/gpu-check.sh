@@ -16,7 +16,10 @@
 #       each output against its reference and prints a table (name, kernels,
 #       time, GB/s or GFLOP/s, max error, PASS/FAIL). Logs go to OUTDIR.
 #       Exit status: 0 all passed, 1 some failed, 2 no usable GPU for GPU
-#       artifacts (the runtime's reason is printed).
+#       artifacts (the runtime's reason is printed), or the GPU is the Jeet
+#       GPU emulator (JEET_CUDA_DRIVER), whose times are no GPU speed. The
+#       test graphs also run on the emulator in `make test`
+#       (test/numerics/test_gpu_check_graphs.py).
 #
 # Environment:
 #   JEET_BUILD_DIR  build directory with bin/jeet-compile (prepare; default
@@ -29,7 +32,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -481,6 +484,15 @@ def run(d, out, runner):
         print("gpu-check: error: no usable GPU: " +
               (reason.group(1) if reason else devices.strip()),
               file=sys.stderr)
+        return 2
+    if device == "gpu" and re.search(r"cuda:0: available .*emulated", devices):
+        # Its times are the host CPU's: never report them as GPU speed. The
+        # GPU tests (these graphs included) run on the emulator in
+        # `make test`.
+        print("gpu-check: error: the CUDA driver is the Jeet GPU emulator "
+              "(JEET_CUDA_DRIVER): gpu-check measures a GPU and reports no "
+              "speed from an emulated one; unset JEET_CUDA_DRIVER on a "
+              "machine with an NVIDIA GPU", file=sys.stderr)
         return 2
     rows, failures = [], 0
     start = time.time()

@@ -22,20 +22,35 @@ for d in test/numerics test/python; do
   [ -d "$root/$d" ] && suites+=("$root/$d")
 done
 if [ ${#suites[@]} -gt 0 ]; then
+  export JEET_BUILD_DIR=$(cd "$build" && pwd)
+  export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}"
+  # GPU tests (marker `gpu`) run where a GPU answers, and again on the GPU
+  # emulator below; without a GPU they are left to that run, not skipped.
+  gpu_here=$(env -u JEET_CUDA_DRIVER "$python" -c \
+    'import jeet; print(int(jeet.gpu_available()))' 2>/dev/null || echo 0)
+  markers=()
+  [ "$gpu_here" = 1 ] || markers=(-m "not gpu")
   echo "== pytest =="
   # make test-sanitize: the ASan runtime preloaded into Python (see
   # scripts/test-sanitize.sh).
   preload=()
   if [ -n "${JEET_PYTEST_PRELOAD:-}" ]; then
-    preload=(env LD_PRELOAD="$JEET_PYTEST_PRELOAD"
+    preload=(LD_PRELOAD="$JEET_PYTEST_PRELOAD"
              ASAN_OPTIONS="${JEET_PYTEST_ASAN_OPTIONS:-}")
   fi
-  JEET_BUILD_DIR=$(cd "$build" && pwd) \
-  PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" \
-    "${preload[@]}" "$python" -m pytest -q -p no:cacheprovider "${suites[@]}" --junitxml="$results/pytest.xml"
+  env -u JEET_CUDA_DRIVER "${preload[@]}" "$python" -m pytest -q -p no:cacheprovider \
+    "${markers[@]}" "${suites[@]}" --junitxml="$results/pytest.xml"
   rc=$?
   # 5: no tests collected, which the count below reports as zero.
   [ $rc -eq 0 ] || [ $rc -eq 5 ] || status=1
+  emulator="$JEET_BUILD_DIR/lib/libjeet_cuda_emulator.so"
+  if [ -f "$emulator" ] && [ -d "$root/test/python" ]; then
+    echo "== pytest, GPU tests on the GPU emulator =="
+    JEET_CUDA_DRIVER="$emulator" "$python" -m pytest -q -p no:cacheprovider \
+      -m gpu "$root/test/python" --junitxml="$results/pytest-emulator.xml"
+    rc=$?
+    [ $rc -eq 0 ] || [ $rc -eq 5 ] || status=1
+  fi
 fi
 
 "$python" "$root/scripts/count-tests.py" "$results"/*.xml || status=1

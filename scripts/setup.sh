@@ -19,9 +19,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-modules=""
-for p in $pip_packages; do modules="$modules,$p"; done
-if [ -n "$modules" ] && ! "$python" -c "import ${modules#,}" >/dev/null 2>&1; then
+# Installed distributions are looked up by their names (scikit-build-core
+# is imported as scikit_build_core).
+if ! "$python" -c 'import sys, importlib.metadata as m; [m.version(p) for p in sys.argv[1:]]' \
+    $pip_packages >/dev/null 2>&1; then
   echo "setup: pip installing $pip_packages"
   "$python" -m pip install -q $pip_packages
 fi

@@ -44,12 +44,33 @@ if ptxas:
     config.substitutions.append(("%ptxas", ptxas))
 
 
-# `cuda-driver`: a CUDA driver is installed and reports at least one device,
-# so GPU integration tests can run. Elsewhere they are reported UNSUPPORTED.
+# `binutils-ld`: the system's GNU linker, which links the GPU emulation
+# target's kernels where LLVM's lld is not installed.
+if shutil.which("ld"):
+    config.available_features.add("binutils-ld")
+
+# `gpu-emulator`: libjeet_cuda_emulator.so is built, so GPU tests run on it
+# (kernels compiled for the host by the GPU emulation target). Prefix a
+# command with %on_emulator to run it there; %jeet_emulator is the library.
+emulator = os.path.join(config.jeet_lib_dir, "libjeet_cuda_emulator.so")
+if os.path.exists(emulator):
+    config.available_features.add("gpu-emulator")
+    config.substitutions.append(("%jeet_emulator", emulator))
+    config.substitutions.append(
+        ("%on_emulator", f"env JEET_CUDA_DRIVER={emulator}"))
+
+
+# `cuda-driver`: a real CUDA driver is installed and reports at least one
+# device, so GPU tests also run on hardware and hardware-only tests run.
+# Elsewhere those lines are skipped and hardware-only files are UNSUPPORTED.
+# The emulator, which exports the driver's entry points too, never counts:
+# it is recognised by its own export, jeetEmulatorVersion.
 def cuda_driver_answers():
     try:
         cuda = ctypes.CDLL("libcuda.so.1")
     except OSError:
+        return False
+    if hasattr(cuda, "jeetEmulatorVersion"):
         return False
     count = ctypes.c_int(0)
     if cuda.cuInit(0) != 0:
@@ -61,3 +82,17 @@ def cuda_driver_answers():
 
 if cuda_driver_answers():
     config.available_features.add("cuda-driver")
+
+
+# The version (the VERSION file): %jeet_version is major.minor.patch,
+# %jeet_version_minor major.minor, %jeet_version_next_minor and
+# %jeet_version_previous_minor the minor versions around it (which the
+# installed package must refuse).
+with open(os.path.join(config.jeet_src_root, "VERSION")) as version_file:
+    jeet_version = version_file.read().strip()
+major, minor = (int(part) for part in jeet_version.split(".")[:2])
+previous = f"{major}.{minor - 1}" if minor else f"{max(major - 1, 0)}.999"
+config.substitutions.append(("%jeet_version_next_minor", f"{major}.{minor + 1}"))
+config.substitutions.append(("%jeet_version_previous_minor", previous))
+config.substitutions.append(("%jeet_version_minor", f"{major}.{minor}"))
+config.substitutions.append(("%jeet_version", jeet_version))

@@ -14,8 +14,13 @@ class DialectRegistry;
 namespace jeet {
 
 /// Adds the jeet dialect and every upstream dialect, extension and LLVM IR
-/// translation interface the Jeet pipelines use.
+/// translation interface. In the self-contained Python extension
+/// (JEET_STATIC_LLVM) it adds only what registerJeetCompilerDialects adds.
 void registerAllJeetDialects(mlir::DialectRegistry &registry);
+
+/// Adds the jeet dialect and the upstream dialects, extensions and LLVM IR
+/// translations that graphs meet in the Jeet pipelines, and no others.
+void registerJeetCompilerDialects(mlir::DialectRegistry &registry);
 
 /// Registers Jeet's passes and named pipelines, and every upstream pass.
 void registerAllJeetPasses();

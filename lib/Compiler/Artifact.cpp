@@ -356,6 +356,7 @@ getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
     return getJeetCpuPipeline(cpuOptions);
   }
   GpuPipelineOptions gpuOptions;
+  gpuOptions.target = resolveGpuTarget(compile);
   gpuOptions.fuse = compile.fuse;
   gpuOptions.maxFusionOps = compile.maxFusionOps;
   if (!options.gpuChip.empty())
@@ -369,6 +370,12 @@ getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
   if (unsigned ptxVersion = ptxVersionOf(gpuOptions.features))
     gpuFields += " ptx=" + std::to_string(ptxVersion);
   gpuFields += " format=" + gpuOptions.format;
+  if (gpuOptions.target == "emulator") {
+    // Kernels for the host, run by the CUDA driver emulator: no chip or PTX
+    // version for the loader to check.
+    info.gpuChip.clear();
+    gpuFields = " format=emulator";
+  }
   return getJeetGpuPipeline(gpuOptions);
 }
 

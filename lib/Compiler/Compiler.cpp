@@ -13,6 +13,8 @@
 #include "jeet/Pipelines/GpuPipeline.h"
 #include "jeet/Pipelines/PipelineRunner.h"
 #include "jeet/Runtime/Cache.h"
+#include "jeet/Runtime/CudaDevice.h"
+#include "jeet/Runtime/Device.h"
 #include "jeet/Runtime/HostABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,10 +46,34 @@ using namespace jeet;
 //===----------------------------------------------------------------------===//
 
 std::string CompileOptions::str() const {
-  return llvm::formatv("entry={0} device={1} fuse={2} max-fusion-ops={3} "
-                       "parallel={4} keep-ir={5}",
-                       entry, device, fuse, maxFusionOps, parallel, keepIR)
+  return llvm::formatv("entry={0} device={1} gpu-target={2} fuse={3} "
+                       "max-fusion-ops={4} parallel={5} keep-ir={6}",
+                       entry, device, gpuTarget, fuse, maxFusionOps, parallel,
+                       keepIR)
       .str();
+}
+
+/// Whether the CUDA device that executions use is the driver emulator
+/// (JEET_CUDA_DRIVER or CudaOptions::driverPath naming
+/// libjeet_cuda_emulator). A device that cannot be opened is none: GPU graphs
+/// then compile to PTX, and executing them reports why the GPU is missing.
+static bool cudaDeviceIsEmulator() {
+  runtime::StatusOr<runtime::CudaDevice *> device = runtime::getCudaDevice();
+  return device.ok() && (*device)->isEmulated();
+}
+
+std::string jeet::resolveGpuTarget(const CompileOptions &options) {
+  if (options.gpuTarget != "auto")
+    return options.gpuTarget;
+  return cudaDeviceIsEmulator() ? "emulator" : "ptx";
+}
+
+/// `options` with its GPU target resolved (GPU compilations only).
+static CompileOptions withResolvedGpuTarget(const CompileOptions &options) {
+  CompileOptions resolved = options;
+  if (options.device == "gpu")
+    resolved.gpuTarget = resolveGpuTarget(options);
+  return resolved;
 }
 
 int64_t TensorSpec::numElements() const {
@@ -277,9 +303,9 @@ static void registerHostSymbols(ExecutionEngine &engine) {
 }
 
 /// JIT-compiles `module`, lowered by jeet-gpu-pipeline, for this CPU: the
-/// host code that launches the kernels (PTX, loaded by the runtime's driver
-/// JIT on the first execution). The executable's inputs and outputs are
-/// device buffers.
+/// host code that launches the kernels (PTX or emulator objects, loaded by
+/// the runtime's driver on the first execution). The executable's inputs and
+/// outputs are device buffers.
 static llvm::Error jitForGpu(ModuleOp module, Executable::Impl &impl) {
   auto targetMachine = jeet::detail::createHostTargetMachine();
   if (!targetMachine)
@@ -345,6 +371,7 @@ static llvm::Expected<StagedPipeline>
 getPipeline(const CompileOptions &options) {
   if (options.device == "gpu") {
     GpuPipelineOptions gpuOptions;
+    gpuOptions.target = options.gpuTarget;
     gpuOptions.fuse = options.fuse;
     gpuOptions.maxFusionOps = options.maxFusionOps;
     if (llvm::Error error = verifyGpuPipelineOptions(gpuOptions))
@@ -385,6 +412,10 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
   if (options.device != "cpu" && options.device != "gpu")
     return llvm::createStringError("unknown device '" + options.device +
                                    "' (expected cpu or gpu)");
+  if (options.gpuTarget != "auto" && options.gpuTarget != "ptx" &&
+      options.gpuTarget != "emulator")
+    return llvm::createStringError("unknown GPU target '" + options.gpuTarget +
+                                   "' (expected auto, ptx or emulator)");
 
   auto impl = std::make_unique<Executable::Impl>();
   impl->options = options;
@@ -423,9 +454,10 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
 llvm::Expected<std::shared_ptr<Executable>>
 Compiler::compile(llvm::StringRef source, llvm::StringRef sourceName,
                   const CompileOptions &options) {
+  CompileOptions resolved = withResolvedGpuTarget(options);
   std::lock_guard<std::mutex> lock(impl->mutex);
   ++impl->compilations;
-  return impl->compile(source, sourceName, options);
+  return impl->compile(source, sourceName, resolved);
 }
 
 llvm::Expected<std::shared_ptr<Executable>>
@@ -433,13 +465,15 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
   // The graph text is printed with canonical value names and no locations,
   // so equal structure, shapes and dtypes give equal text: the text itself is
   // the structural key (hashed by the cache's map).
-  std::string key = options.str() + "\n" + source.str();
+  // Keyed by the resolved GPU target: "auto" compiles for what the device is.
+  CompileOptions resolved = withResolvedGpuTarget(options);
+  std::string key = resolved.str() + "\n" + source.str();
   if (std::shared_ptr<Executable> hit = impl->cache.lookup(key)) {
     std::lock_guard<std::mutex> lock(impl->mutex);
     ++impl->cacheHits;
     return hit;
   }
-  auto compiled = compile(source, "<graph>", options);
+  auto compiled = compile(source, "<graph>", resolved);
   if (!compiled)
     return compiled.takeError();
   impl->cache.insert(key, *compiled);

@@ -70,6 +70,13 @@ void keepOnlyEntry(mlir::ModuleOp module, mlir::func::FuncOp entry);
 /// A target machine for the host CPU (the native target is initialised once).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 
+/// The libomp that parallel CPU code runs with, by absolute path: the copy
+/// next to the shared object that holds the compiler when there is one (the
+/// Python wheel carries its own), else the one found at build time
+/// (JEET_OPENMP_LIBRARY_PATH). Implemented in OpenMPLibrary.cpp.
+const char *openmpLibrary();
+#define JEET_OPENMP_LIBRARY ::jeet::detail::openmpLibrary()
+
 /// A graph's source text and the diagnostics reported against it, collected
 /// as text with their `file:line:col` (the SourceMgr holds the source).
 class DiagnosticCollector {

@@ -14,8 +14,10 @@
 
 #include "jeet/Pipelines/GpuPipeline.h"
 
+#include "jeet/Codegen/GPU/Emulator/Passes.h"
 #include "jeet/Codegen/GPU/Passes.h"
 #include "jeet/Pipelines/PipelineRunner.h"
+#include "jeet/Target/Emulator/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,13 +43,29 @@ llvm::ArrayRef<llvm::StringRef> jeet::getSupportedGpuChips() {
   return chips;
 }
 
+llvm::ArrayRef<llvm::StringRef> jeet::getSupportedGpuTargets() {
+  static const llvm::StringRef targets[] = {"ptx", "emulator"};
+  return targets;
+}
+
+/// Whether the kernels are compiled for the CUDA driver emulator.
+static bool isEmulatorTarget(const jeet::GpuPipelineOptions &options) {
+  return options.target == "emulator";
+}
+
 llvm::Error jeet::verifyGpuPipelineOptions(const GpuPipelineOptions &options) {
-  if (!llvm::is_contained(getSupportedGpuChips(), options.chip))
+  if (!llvm::is_contained(getSupportedGpuTargets(), options.target))
+    return llvm::createStringError(
+        "unknown GPU target '" + options.target +
+        "'; supported targets: " + llvm::join(getSupportedGpuTargets(), ", "));
+  if (!isEmulatorTarget(options) &&
+      !llvm::is_contained(getSupportedGpuChips(), options.chip))
     return llvm::createStringError(
         "unsupported GPU chip '" + options.chip +
         "'; supported chips: " + llvm::join(getSupportedGpuChips(), ", "));
   static const llvm::StringRef formats[] = {"isa", "bin", "fatbin"};
-  if (!llvm::is_contained(formats, options.format))
+  if (!isEmulatorTarget(options) &&
+      !llvm::is_contained(formats, options.format))
     return llvm::createStringError("unsupported GPU binary format '" +
                                    options.format +
                                    "'; supported formats: isa, bin, fatbin");
@@ -87,19 +105,28 @@ void jeet::buildJeetGpuCodegenPipeline(OpPassManager &pm,
   // Common to kernels and host.
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = options.features;
-  target.optLevel = options.optLevel;
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  if (isEmulatorTarget(options)) {
+    JeetEmulatorAttachTargetPassOptions target;
+    target.optLevel = options.optLevel;
+    pm.addPass(createJeetEmulatorAttachTargetPass(target));
+  } else {
+    GpuNVVMAttachTargetOptions target;
+    target.chip = options.chip;
+    target.features = options.features;
+    target.optLevel = options.optLevel;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  }
   pm.addPass(createLowerAffinePass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
-  // Kernels.
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  // Kernels: for the GPU, or for the host with the emulator's kernel ABI.
+  if (isEmulatorTarget(options))
+    pm.addNestedPass<gpu::GPUModuleOp>(createJeetGpuLowerToEmulatorPass());
+  else
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
@@ -107,7 +134,10 @@ void jeet::buildJeetGpuCodegenPipeline(OpPassManager &pm,
   // Host.
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
+  // The emulator's object is a shared object whatever `format` says.
+  binary.compilationTarget = isEmulatorTarget(options)
+                                 ? std::string("bin")
+                                 : options.format.getValue();
   binary.toolkitPath = options.toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
@@ -136,7 +166,9 @@ jeet::getJeetGpuPipeline(const GpuPipelineOptions &options) {
       {stage::kLLVM.str(),
        [copy](OpPassManager &pm) { buildJeetGpuCodegenPipeline(pm, *copy); }},
   };
-  pipeline.products = {{stage::kPTX.str(), "ptx", getGpuBinariesPTX}};
+  // Emulator objects are host machine code: there is no text to show.
+  if (!isEmulatorTarget(options))
+    pipeline.products = {{stage::kPTX.str(), "ptx", getGpuBinariesPTX}};
   return pipeline;
 }
 
@@ -226,6 +258,26 @@ std::optional<std::string> jeet::getGpuBinariesPTX(ModuleOp module) {
   if (walkGpuBinariesPTX(module, os, [](gpu::BinaryOp) {}).wasInterrupted())
     return std::nullopt;
   return text;
+}
+
+LogicalResult
+jeet::translateJeetToEmulatorObject(ModuleOp module, raw_ostream &os,
+                                    const GpuPipelineOptions &options) {
+  GpuPipelineOptions emulatorOptions;
+  emulatorOptions.copyOptionValuesFrom(options);
+  emulatorOptions.target = "emulator";
+  if (llvm::Error error = verifyGpuPipelineOptions(emulatorOptions))
+    return mlir::emitError(module.getLoc(), llvm::toString(std::move(error)));
+  StagedPipeline pipeline = getJeetGpuPipeline(emulatorOptions);
+  PipelineRunner runner(pipeline, "jeet-to-emulator-object", /*keepIR=*/false);
+  if (failed(runner.run(module)))
+    return failure();
+  auto binaries = llvm::to_vector(module.getOps<gpu::BinaryOp>());
+  if (binaries.empty())
+    return mlir::emitError(module.getLoc(), "the graph has no GPU kernels");
+  for (Attribute attr : binaries.front().getObjects())
+    os << cast<gpu::ObjectAttr>(attr).getObject().getValue();
+  return success();
 }
 
 LogicalResult jeet::translateJeetToPTX(ModuleOp module, raw_ostream &os,

@@ -6,11 +6,13 @@
 
 #include "jeet/InitAllJeet.h"
 
+#include "jeet/Codegen/GPU/Emulator/Passes.h"
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
 #include "jeet/Pipelines/GpuPipeline.h"
 #include "jeet/Pipelines/Pipelines.h"
+#include "jeet/Target/Emulator/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -18,13 +20,18 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
+// The self-contained Python extension (JEET_STATIC_LLVM) defines this in
+// CompilerDialects.cpp instead, apart from registerAllJeetPasses, so that
+// linking it pulls in neither every upstream dialect nor every pass.
+#ifndef JEET_REGISTER_COMPILER_DIALECTS_ONLY
 void jeet::registerAllJeetDialects(mlir::DialectRegistry &registry) {
-  registry.insert<jeet::JeetDialect>();
+  registerJeetCompilerDialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
 }
+#endif
 
 void jeet::registerAllJeetPasses() {
   mlir::registerAllPasses();
@@ -32,4 +39,6 @@ void jeet::registerAllJeetPasses() {
   jeet::registerJeetConversionPasses();
   jeet::registerJeetPipelines();
   jeet::registerJeetGpuPipelines();
+  jeet::registerJeetGpuEmulatorPasses();
+  jeet::registerJeetEmulatorTargetPasses();
 }

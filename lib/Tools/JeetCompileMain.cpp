@@ -63,6 +63,12 @@ CompileFlags parseFlags(int argc, char **argv) {
                "LLVM CPU name such as x86-64-v3 (default: host for cpu "
                "artifacts, generic for gpu artifacts)"),
       cl::init(""), cl::cat(category));
+  cl::opt<std::string> gpuTarget(
+      "gpu-target",
+      cl::desc("GPU artifacts: what the kernels are compiled for: ptx "
+               "(default) or emulator (the host, run by the CUDA driver "
+               "emulator; --gpu-chip and --gpu-format do not apply)"),
+      cl::init("ptx"), cl::cat(category));
   cl::opt<std::string> gpuChip(
       "gpu-chip",
       cl::desc("GPU artifacts: the chip to compile for (sm_80, sm_86, sm_89, "
@@ -102,6 +108,7 @@ CompileFlags parseFlags(int argc, char **argv) {
   options.compile.device = device;
   options.compile.fuse = fuse;
   options.compile.maxFusionOps = maxFusionOps;
+  options.compile.gpuTarget = gpuTarget;
   options.targetCpu = targetCpu;
   options.openmp = parallel;
   options.gpuChip = gpuChip;

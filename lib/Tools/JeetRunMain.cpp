@@ -73,6 +73,12 @@ RunFlags parseFlags(int argc, char **argv) {
       cl::desc("Where to run: cpu, gpu or auto (the GPU when usable, "
                "else the CPU)"),
       cl::init("auto"), cl::cat(category));
+  cl::opt<std::string> gpuTarget(
+      "gpu-target",
+      cl::desc("What GPU kernels are compiled for: ptx, emulator (the host, "
+               "for the CUDA driver emulator) or auto (the emulator when the "
+               "CUDA device is the emulator, else ptx)"),
+      cl::init("auto"), cl::cat(category));
   cl::list<std::string> inputs(
       "input",
       cl::desc("One per argument, in order: 2x3xf32=1,2,3,4,5,6 or @a.npy"),
@@ -114,6 +120,7 @@ RunFlags parseFlags(int argc, char **argv) {
   flags.benchmark = benchmark;
   flags.printStats = printStats;
   flags.compile.entry = entry;
+  flags.compile.gpuTarget = gpuTarget;
   flags.compile.fuse = fuse;
   flags.compile.maxFusionOps = maxFusionOps;
   flags.compile.parallel = parallel;
@@ -277,12 +284,27 @@ int writeResults(const RunFlags &flags, const RunTarget &target,
   return 0;
 }
 
-void printBenchmark(std::vector<double> seconds) {
+/// What a time measured on an emulated GPU is.
+constexpr llvm::StringLiteral kEmulatedTimeNote =
+    " (emulated GPU: host CPU time, not GPU speed)";
+
+void printBenchmark(std::vector<double> seconds, const RunTarget &target) {
   std::sort(seconds.begin(), seconds.end());
   llvm::outs() << llvm::formatv(
-      "benchmark: {0} runs, median {1:f3} ms, min {2:f3} ms\n", seconds.size(),
-      seconds[seconds.size() / 2] * kMillisecondsPerSecond,
-      seconds.front() * kMillisecondsPerSecond);
+      "benchmark: {0} runs, median {1:f3} ms, min {2:f3} ms{3}\n",
+      seconds.size(), seconds[seconds.size() / 2] * kMillisecondsPerSecond,
+      seconds.front() * kMillisecondsPerSecond,
+      target.device->isEmulated() ? kEmulatedTimeNote : "");
+}
+
+/// The device as --print-stats names it: a GPU with its description, which
+/// says when the GPU is emulated.
+std::string describeDevice(const RunTarget &target) {
+  if (!target.onGpu)
+    return "cpu";
+  // Only getCudaDevice() gives a GPU target.
+  auto &cuda = static_cast<runtime::CudaDevice &>(*target.device);
+  return "gpu (" + cuda.name() + ": " + cuda.description() + ")";
 }
 
 void printStats(const Executable &exe, const RunTarget &target,
@@ -291,8 +313,7 @@ void printStats(const Executable &exe, const RunTarget &target,
   const runtime::AllocatorStats &before = measured.before;
   const runtime::AllocatorStats &after = measured.after;
   llvm::raw_ostream &os = llvm::outs();
-  os << "device: " << (target.onGpu ? "gpu (" + dev.name() + ")" : "cpu")
-     << "\n";
+  os << "device: " << describeDevice(target) << "\n";
   os << "kernels per execution: " << exe.numKernels() << "\n";
   uint64_t launched = dev.executionStats().kernels_launched;
   os << "kernels executed: "
@@ -331,7 +352,7 @@ int execute(const RunFlags &flags, const Executable &exe,
   if (int rc = writeResults(flags, target, outputs))
     return rc;
   if (flags.benchmark > 0)
-    printBenchmark(measured->seconds);
+    printBenchmark(measured->seconds, target);
   if (flags.printStats)
     printStats(exe, target, *measured);
   return 0;
@@ -342,6 +363,10 @@ int execute(const RunFlags &flags, const Executable &exe,
 int jeet::jeetRunMain(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   RunFlags flags = parseFlags(argc, argv);
+  const std::string &gpuTarget = flags.compile.gpuTarget;
+  if (gpuTarget != "auto" && gpuTarget != "ptx" && gpuTarget != "emulator")
+    return fail("unknown GPU target '" + gpuTarget +
+                "' (expected auto, ptx or emulator)");
   std::optional<RunTarget> target = chooseDevice(flags.device);
   if (!target)
     return 1;

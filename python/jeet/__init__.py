@@ -67,7 +67,7 @@ from .errors import (
 )
 from . import _device
 
-__version__ = "0.1.0"
+from ._version import __version__  # generated from the VERSION file
 
 float32 = "float32"
 float16 = "float16"
@@ -77,8 +77,10 @@ int32 = "int32"
 
 def devices():
     """The devices the runtime knows: the host, then each CUDA device, each a
-    dict with name, kind, available, reason (why unavailable) and
-    description."""
+    dict with name, kind, available, reason (why unavailable), description
+    and emulated (True for the Jeet GPU emulator, which JEET_CUDA_DRIVER
+    selects: kernels run on the host CPU, and its times are no GPU speed;
+    its description says so too)."""
     return [dict(d) for d in _jeet.devices()]
 
 

@@ -808,8 +808,9 @@ def _build(outputs, placeholders=()):
     return _Built(graph.print(), device, leaves, list(placeholders))
 
 
-def _compile(text, device, keep_ir=False):
-    return _jeet.compile(text, device=device, keep_ir=keep_ir)
+def _compile(text, device, keep_ir=False, gpu_target="auto"):
+    return _jeet.compile(text, device=device, keep_ir=keep_ir,
+                         gpu_target=gpu_target)
 
 
 def execute(*tensors):
@@ -857,6 +858,12 @@ class CompiledGraph:
         self._ir_executable = None
         self._text = text
         self.device = device
+
+    @property
+    def gpu_target(self):
+        """What the kernels were compiled for on the GPU: 'ptx', or
+        'emulator' (the host, for the CUDA driver emulator)."""
+        return self._executable.gpu_target
 
     @property
     def num_kernels(self):
@@ -909,7 +916,8 @@ class CompiledGraph:
         # so that the process-wide cache does not hold every stage's text.
         if self._ir_executable is None:
             self._ir_executable = _jeet.compile(
-                self._text, device=self.device, keep_ir=True, cached=False)
+                self._text, device=self.device, keep_ir=True, cached=False,
+                gpu_target=self._executable.gpu_target)
         return self._ir_executable
 
     def ptx(self):
@@ -918,6 +926,11 @@ class CompiledGraph:
             raise JeetError(
                 "no PTX for the CPU backend: this graph was compiled for the "
                 "CPU (compile a tensor on device='gpu' to get PTX)"
+            )
+        if self.gpu_target == "emulator":
+            raise JeetError(
+                "no PTX for the GPU emulation target: this graph's kernels "
+                "were compiled for the host, to run on the CUDA driver emulator"
             )
         text = self._with_ir().ir("ptx")
         if not text:
@@ -947,12 +960,20 @@ def _graph_of(t):
     )
 
 
-def compile(t):
+def compile(t, gpu_target="auto"):
     """Compiles the graph that computes `t` (through the cache: the same
     executable execute() uses) without running it; returns a CompiledGraph
-    with num_kernels, kernel_ops, ir(stage), ptx()."""
+    with num_kernels, kernel_ops, ir(stage), ptx().
+
+    gpu_target (GPU graphs): 'ptx', 'emulator' (kernels for the host, run by
+    the CUDA driver emulator) or 'auto' (the emulator when the CUDA device is
+    the emulator, PTX otherwise)."""
+    if gpu_target not in ("auto", "ptx", "emulator"):
+        raise ArgumentError(
+            f"gpu_target must be 'auto', 'ptx' or 'emulator', got {gpu_target!r}")
     text, device = _graph_of(t)
-    return CompiledGraph(_compile(text, device), text, device)
+    return CompiledGraph(_compile(text, device, gpu_target=gpu_target), text,
+                         device)
 
 
 def _fmt_bytes(n):
@@ -980,6 +1001,10 @@ def explain(t):
     for i, ops in enumerate(exe.kernel_ops):
         lines.append(f"  kernel {i}: {' + '.join(ops) if ops else '(copy)'}"
                      f"  ({len(ops)} op{'s' if len(ops) != 1 else ''} fused)")
+    if device == "gpu":
+        lines.append(f"gpu target: {exe.gpu_target}" + (
+            " (kernels compiled for the host CPU, run by the Jeet GPU "
+            "emulator: no GPU speed)" if exe.gpu_target == "emulator" else ""))
     peak = exe.peak_intermediate_bytes
     lines.append(f"peak intermediate memory: {peak} bytes ({_fmt_bytes(peak)})")
     lines.append(f"stages (jeet.compile(t).ir(stage)): {', '.join(exe.stages)}")

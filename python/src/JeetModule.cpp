@@ -280,9 +280,11 @@ nb::tuple inferType(
 std::shared_ptr<jeet::Executable> compile(const std::string &text,
                                           const std::string &device, bool fuse,
                                           int64_t maxFusionOps, bool parallel,
-                                          bool keepIR, bool cached) {
+                                          bool keepIR, bool cached,
+                                          const std::string &gpuTarget) {
   jeet::CompileOptions options;
   options.device = device;
+  options.gpuTarget = gpuTarget;
   options.fuse = fuse;
   options.maxFusionOps = maxFusionOps;
   options.parallel = parallel;
@@ -488,6 +490,9 @@ void bindCompiler(nb::module_ &m) {
           [](const jeet::Executable &e) { return specList(e.outputs()); })
       .def_prop_ro("device",
                    [](const jeet::Executable &e) { return e.options().device; })
+      .def_prop_ro(
+          "gpu_target",
+          [](const jeet::Executable &e) { return e.options().gpuTarget; })
       .def_prop_ro("options",
                    [](const jeet::Executable &e) { return e.options().str(); })
       .def_prop_ro("num_kernels", &jeet::Executable::numKernels)
@@ -507,9 +512,11 @@ void bindCompiler(nb::module_ &m) {
 
   m.def("compile", &compile, "text"_a, "device"_a = "cpu", "fuse"_a = true,
         "max_fusion_ops"_a = jeet::kDefaultMaxFusionOps, "parallel"_a = true,
-        "keep_ir"_a = false, "cached"_a = true,
+        "keep_ir"_a = false, "cached"_a = true, "gpu_target"_a = "auto",
         "Compiles MLIR text (through the process-wide cache by default); "
-        "raises CompilationError with the MLIR diagnostics.");
+        "raises CompilationError with the MLIR diagnostics. gpu_target: "
+        "'ptx', 'emulator' or 'auto' (the emulator when the CUDA device is "
+        "the driver emulator).");
   m.def("cache_stats", [] {
     jeet::Compiler::CacheStats stats = jeet::Compiler::global().cacheStats();
     nb::dict dict;
@@ -530,6 +537,7 @@ nb::list listDevices() {
     dict["available"] = info.available;
     dict["reason"] = info.reason;
     dict["description"] = info.description;
+    dict["emulated"] = info.emulated;
     list.append(dict);
   }
   return list;

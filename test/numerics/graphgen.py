@@ -67,9 +67,9 @@ class Value:
 class GraphGen:
     """Builds a random jeet graph and its reference side by side."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, dtypes=DTYPES):
         self.rng = np.random.default_rng(seed)
-        self.dtype = str(self.rng.choice(DTYPES))
+        self.dtype = str(self.rng.choice(dtypes))
         self.is_int = self.dtype == "i32"
         self.lines = []
         self.args = []    # (name, array given to jeet-run)

@@ -5,7 +5,9 @@ numpy reference.
 JEET_DIFFERENTIAL_GRAPHS sets the number of graphs (200 in `make test`,
 10,000 in `make soak`); JEET_DIFFERENTIAL_SEED the first seed. Graph k has
 seed first+k; a failure prints it and the one-line command that replays it.
-DEVICES lists where the graphs run (the GPU emulator adds "gpu").
+The first NUM_GPU_GRAPHS f32 graphs also run fused and unfused on the GPU
+(the emulator everywhere, and a GPU where one answers) against the CPU and
+numpy.
 """
 import os
 
@@ -13,17 +15,17 @@ import numpy as np
 import pytest
 
 from graphgen import GraphGen
-from jeetrun import assert_close, run_graph
+from jeetrun import GPU_DRIVERS, assert_close, run_graph
 
 NUM_GRAPHS = int(os.environ.get("JEET_DIFFERENTIAL_GRAPHS", "200"))
 FIRST_SEED = int(os.environ.get("JEET_DIFFERENTIAL_SEED", "20261129"))
-DEVICES = ["cpu"]
+NUM_GPU_GRAPHS = 40
 
 
-def replay_command(seed, device):
+def replay_command(seed, test):
     return (f"JEET_DIFFERENTIAL_SEED={seed} JEET_DIFFERENTIAL_GRAPHS=1 "
             "python3 -m pytest test/numerics/test_fusion_differential.py "
-            f"-k '{device} and graph_0'")
+            f"-k '{test} and graph_0'")
 
 
 def check_outputs(outputs, graph, what):
@@ -37,23 +39,41 @@ def check_outputs(outputs, graph, what):
             assert_close(out, ref, rtol=rtol, what=label)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("index", range(NUM_GRAPHS),
                          ids=lambda k: f"graph_{k}")
-def test_fused_matches_unfused_and_numpy(tmp_path, device, index):
+def test_fused_matches_unfused_and_numpy(tmp_path, index):
     seed = FIRST_SEED + index
     graph = GraphGen(seed).build()
     where = (f"seed {seed} ({graph.dtype}); replay: "
-             f"{replay_command(seed, device)}\n{graph.source}")
+             f"{replay_command(seed, 'numpy')}\n{graph.source}")
     try:
         # Fused with the default (parallel) kernels, unfused sequential: both
         # code paths of the CPU back end.
-        fused = run_graph(tmp_path, graph.source, graph.inputs,
-                          ["--fuse=true"], device=device)
+        fused = run_graph(tmp_path, graph.source, graph.inputs, ["--fuse=true"])
         unfused = run_graph(tmp_path, graph.source, graph.inputs,
-                            ["--fuse=false", "--parallel=false"],
-                            device=device)
+                            ["--fuse=false", "--parallel=false"])
     except AssertionError as error:
         raise AssertionError(f"{error}\n{where}") from None
     check_outputs(fused, graph, "fused vs numpy, " + where)
     check_outputs(unfused, graph, "unfused vs numpy, " + where)
+
+
+@pytest.mark.parametrize("gpu", GPU_DRIVERS)
+@pytest.mark.parametrize("index", range(NUM_GPU_GRAPHS),
+                         ids=lambda k: f"graph_{k}")
+def test_gpu_matches_cpu_and_numpy(tmp_path, index, gpu):
+    seed = FIRST_SEED + index
+    graph = GraphGen(seed, dtypes=["f32"]).build()
+    where = (f"seed {seed} on {gpu}; replay: "
+             f"{replay_command(seed, 'gpu')}\n{graph.source}")
+    try:
+        cpu = run_graph(tmp_path, graph.source, graph.inputs)
+        for fuse in ("true", "false"):
+            outs = run_graph(tmp_path, graph.source, graph.inputs,
+                             [f"--fuse={fuse}"], gpu=gpu)
+            check_outputs(outs, graph, f"gpu fuse={fuse} vs numpy, " + where)
+            for i, (g, c) in enumerate(zip(outs, cpu)):
+                assert_close(g, c.astype(np.float64), rtol=graph.tolerance(i),
+                             what=f"gpu fuse={fuse} vs cpu, result {i}, {where}")
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{where}") from None

@@ -27,14 +27,40 @@ def rng(seed):
     return np.random.default_rng(seed)
 
 
+def gpu_is_emulated():
+    """Whether the usable GPU is the Jeet GPU emulator (JEET_CUDA_DRIVER)."""
+    return any(d["kind"] == "cuda" and d["available"] and d["emulated"]
+               for d in jeet.devices())
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "gpu: runs on the GPU; `make test` runs these tests again "
+        "with JEET_CUDA_DRIVER set to the GPU emulator (-m gpu)")
+
+
 def pytest_report_header(config):
-    status = "usable" if jeet.gpu_available() else "unavailable"
+    status = "unavailable"
+    if jeet.gpu_available():
+        status = "emulated" if gpu_is_emulated() else "usable"
     return f"jeet from {jeet.__file__}; GPU {status}"
 
 
-requires_gpu = pytest.mark.skipif(
-    not jeet.gpu_available(), reason="no usable GPU for Jeet on this machine"
-)
+def requires_gpu(test):
+    """A GPU test: runs where a GPU is usable, the emulated one included."""
+    return pytest.mark.gpu(pytest.mark.skipif(
+        not jeet.gpu_available(),
+        reason="no usable GPU for Jeet here (make test runs GPU tests on "
+               "the emulator)")(test))
+
+
+def requires_gpu_hardware(test):
+    """A test of what only a real GPU gives (timing, hardware behaviour)."""
+    return pytest.mark.gpu(pytest.mark.skipif(
+        not jeet.gpu_available() or gpu_is_emulated(),
+        reason="needs a real GPU, not the emulator")(test))
+
+
 no_gpu = pytest.mark.skipif(
     jeet.gpu_available(), reason="a usable GPU exists on this machine"
 )

@@ -265,12 +265,23 @@ int writeResults(const RunnerFlags &flags, Device &target,
   return 0;
 }
 
-void printBenchmark(std::vector<double> seconds) {
+void printBenchmark(std::vector<double> seconds, const Device &target) {
   std::sort(seconds.begin(), seconds.end());
-  std::printf("benchmark: %zu runs, median %.3f ms, min %.3f ms\n",
-              seconds.size(),
-              seconds[seconds.size() / 2] * kMillisecondsPerSecond,
-              seconds.front() * kMillisecondsPerSecond);
+  std::printf(
+      "benchmark: %zu runs, median %.3f ms, min %.3f ms%s\n", seconds.size(),
+      seconds[seconds.size() / 2] * kMillisecondsPerSecond,
+      seconds.front() * kMillisecondsPerSecond,
+      target.isEmulated() ? " (emulated GPU: host CPU time, not GPU speed)"
+                          : "");
+}
+
+/// The device as --print-stats names it: a GPU with its description, which
+/// says when the GPU is emulated.
+std::string describeDevice(Device &target) {
+  if (target.kind() != DeviceKind::Cuda)
+    return target.name();
+  auto &cuda = static_cast<CudaDevice &>(target);
+  return cuda.name() + " (" + cuda.description() + ")";
 }
 
 void printStats(const Artifact &artifact, Device &target,
@@ -282,7 +293,7 @@ void printStats(const Artifact &artifact, Device &target,
                           ? static_cast<uint64_t>(sig.kernels * runs)
                           : measured.launchesAfter.kernels_launched -
                                 measured.launchesBefore.kernels_launched;
-  std::printf("device: %s\n", target.name().c_str());
+  std::printf("device: %s\n", describeDevice(target).c_str());
   std::printf("kernels per execution: %lld\n",
               static_cast<long long>(sig.kernels));
   std::printf("kernels executed: %llu\n",
@@ -326,7 +337,7 @@ int runMain(const RunnerFlags &flags) {
   if (int rc = writeResults(flags, target, *outputs))
     return rc;
   if (flags.benchmark > 0)
-    printBenchmark(measured->seconds);
+    printBenchmark(measured->seconds, target);
   if (flags.printStats)
     printStats(artifact, target, *measured);
   return 0;

@@ -2,8 +2,10 @@
 //
 // Part of the Jeet project.
 //
-// The upstream translations, and `--jeet-to-ptx`: a jeet graph compiled with
-// jeet-gpu-pipeline, printed as the PTX of its kernels.
+// The upstream translations, `--jeet-to-ptx`: a jeet graph compiled with
+// jeet-gpu-pipeline, printed as the PTX of its kernels, and
+// `--jeet-to-emulator-object`: the host shared object of its kernels for the
+// CUDA driver emulator (jeet-gpu-pipeline{target=emulator}).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +23,9 @@ static llvm::cl::opt<std::string>
                         "sm_86, sm_89 or sm_90)"),
          llvm::cl::init(jeet::kDefaultGpuChip.str()));
 static llvm::cl::opt<bool>
-    fuse("jeet-fuse", llvm::cl::desc("Fuse ops into kernels (--jeet-to-ptx)"),
+    fuse("jeet-fuse",
+         llvm::cl::desc("Fuse ops into kernels (--jeet-to-ptx, "
+                        "--jeet-to-emulator-object)"),
          llvm::cl::init(true));
 
 int main(int argc, char **argv) {
@@ -33,6 +37,16 @@ int main(int argc, char **argv) {
         options.chip = chip;
         options.fuse = fuse;
         return jeet::translateJeetToPTX(module, os, options);
+      },
+      jeet::registerAllJeetDialects);
+  mlir::TranslateFromMLIRRegistration toEmulatorObject(
+      "jeet-to-emulator-object",
+      "Compile a jeet graph for the GPU emulation target and write the host "
+      "shared object of its kernels",
+      [](mlir::ModuleOp module, llvm::raw_ostream &os) {
+        jeet::GpuPipelineOptions options;
+        options.fuse = fuse;
+        return jeet::translateJeetToEmulatorObject(module, os, options);
       },
       jeet::registerAllJeetDialects);
   return mlir::failed(

@@ -32,8 +32,9 @@ class ModuleOp;
 namespace jeet {
 
 struct ArtifactOptions {
-  /// entry, device ("cpu" or "gpu"), fuse, maxFusionOps. `parallel` is
-  /// ignored: see `openmp`.
+  /// entry, device ("cpu" or "gpu"), gpuTarget (a GPU artifact for the
+  /// emulation target embeds the kernels' host shared object), fuse,
+  /// maxFusionOps. `parallel` is ignored: see `openmp`.
   CompileOptions compile;
   /// CPU artifacts: run the outer loops of each kernel on all cores with
   /// OpenMP. The artifact then needs LLVM's OpenMP runtime (libomp) where it
@@ -65,7 +66,7 @@ struct ArtifactInfo {
   std::string signature;
   /// The CPU the host code was compiled for.
   std::string targetCpu;
-  /// GPU artifacts: the chip the kernels were compiled for.
+  /// PTX artifacts: the chip the kernels were compiled for.
   std::string gpuChip;
 };
 

@@ -34,6 +34,11 @@ struct CompileOptions {
   std::string entry = "main";
   /// "cpu" or "gpu".
   std::string device = "cpu";
+  /// What GPU kernels are compiled for: "ptx", "emulator" (the host, run by
+  /// the CUDA driver emulator) or "auto" (the emulator when the CUDA device
+  /// is the emulator, PTX otherwise; see resolveGpuTarget). Compiled
+  /// executables hold the resolved target.
+  std::string gpuTarget = "auto";
   /// Fuse ops into kernels; false gives one kernel per op.
   bool fuse = true;
   /// The largest number of ops in one fusion group.
@@ -46,6 +51,11 @@ struct CompileOptions {
   /// A canonical text of the options, for cache keys and messages.
   std::string str() const;
 };
+
+/// The GPU target a compilation with `options` uses: `options.gpuTarget`, or
+/// for "auto" "emulator" when the CUDA device is the driver emulator and
+/// "ptx" otherwise.
+std::string resolveGpuTarget(const CompileOptions &options);
 
 /// The static type of one graph argument or result.
 struct TensorSpec {

@@ -30,6 +30,12 @@ inline constexpr llvm::StringLiteral kDefaultGpuChip = "sm_90";
 /// Options of `jeet-gpu-pipeline`.
 struct GpuPipelineOptions
     : public mlir::PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("What the kernels are compiled for: ptx (NVIDIA GPUs) "
+                     "or emulator (the host, run by libjeet_cuda_emulator; "
+                     "chip, features, format and toolkit are then ignored)"),
+      llvm::cl::init("ptx")};
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("The GPU to compile for: sm_80, sm_86, sm_89 or sm_90"),
@@ -68,7 +74,11 @@ struct GpuPipelineOptions
 /// The chips jeet-gpu-pipeline compiles for.
 llvm::ArrayRef<llvm::StringRef> getSupportedGpuChips();
 
-/// Checks the options; the error lists the supported chips or formats.
+/// The kernel targets of jeet-gpu-pipeline: "ptx", "emulator".
+llvm::ArrayRef<llvm::StringRef> getSupportedGpuTargets();
+
+/// Checks the options; the error lists the supported targets, chips or
+/// formats.
 llvm::Error verifyGpuPipelineOptions(const GpuPipelineOptions &options);
 
 /// Device stages: each fusion group becomes one forall over output tiles
@@ -77,8 +87,9 @@ llvm::Error verifyGpuPipelineOptions(const GpuPipelineOptions &options);
 void buildJeetGpuKernelPipeline(mlir::OpPassManager &pm,
                                 const GpuPipelineOptions &options);
 
-/// Kernels to NVVM and PTX (gpu.binary); host code to the LLVM dialect with
-/// async launches on one stream.
+/// Kernels to NVVM and PTX (gpu.binary), or for target=emulator to a host
+/// shared object (jeet-gpu-lower-to-emulator, #jeet_emu.target); host code
+/// to the LLVM dialect with async launches on one stream.
 void buildJeetGpuCodegenPipeline(mlir::OpPassManager &pm,
                                  const GpuPipelineOptions &options);
 
@@ -107,6 +118,13 @@ std::optional<std::string> getGpuBinariesPTX(mlir::ModuleOp module);
 mlir::LogicalResult translateJeetToPTX(mlir::ModuleOp module,
                                        llvm::raw_ostream &os,
                                        const GpuPipelineOptions &options);
+
+/// Compiles the jeet graph `module` in place with
+/// jeet-gpu-pipeline{target=emulator} and writes the emulator object of its
+/// kernels (a host ELF shared object) to `os`.
+mlir::LogicalResult
+translateJeetToEmulatorObject(mlir::ModuleOp module, llvm::raw_ostream &os,
+                              const GpuPipelineOptions &options);
 
 /// Registers `jeet-gpu-pipeline` and the GPU passes.
 void registerJeetGpuPipelines();

@@ -8,8 +8,11 @@
 // group to linalg and tiles the group's result over its parallel dimensions
 // into one `scf.forall` mapped to blocks, with every other op of the group
 // fused into the tile: one forall (or one per independent result, tagged
-// with the same kKernelAttr) is one future kernel. The tile sizes are chosen
-// here, for the strategy that jeet-gpu-map-kernels will pick for the tile.
+// with the same kKernelAttr) is one future kernel. A result that another
+// forall of the group reads (through a reshape, which tiling does not fuse
+// through) is a kernel of its own, launched first: the blocks of one launch
+// do not wait for each other. The tile sizes are chosen here, for the
+// strategy that jeet-gpu-map-kernels will pick for the tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,9 +23,11 @@
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace jeet {
@@ -92,15 +97,10 @@ static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
 
 /// Wraps `root` and the ops of the group it depends on in a forall of one
 /// iteration (a kernel of one block): for results with no parallel
-/// dimension.
+/// dimension. The forall has one shared output per result of `root`.
 static LogicalResult wrapInOneTile(RewriterBase &rewriter,
                                    const llvm::SetVector<Operation *> &group,
                                    linalg::LinalgOp root, int64_t kernelId) {
-  // A forall of one iteration with one shared output per result would lift
-  // this limit (a group of rank-0 ops with several results).
-  if (root->getNumResults() != 1)
-    return root->emitOpError("cannot be mapped to one GPU kernel: ")
-           << root->getNumResults() << " results and no parallel dimension";
   // The group's ops that `root` depends on, in program order.
   llvm::SetVector<Operation *> slice;
   SmallVector<Operation *> worklist = {root};
@@ -121,43 +121,59 @@ static LogicalResult wrapInOneTile(RewriterBase &rewriter,
       ordered.push_back(op);
 
   Location loc = root.getLoc();
-  auto type = cast<RankedTensorType>(root->getResult(0).getType());
   rewriter.setInsertionPoint(root);
-  Value dest = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                       type.getElementType());
-  // The accumulator's origin (the tensor.empty under its fill) becomes the
-  // forall's shared output, so that the result is computed in place.
-  Value origin = root.getDpsInits().front();
-  if (auto fill = origin.getDefiningOp<linalg::FillOp>())
-    origin = fill.getOutputs().front();
-  if (!origin.getDefiningOp<tensor::EmptyOp>())
-    origin = nullptr;
+  SmallVector<Value> dests;
+  for (Value result : root->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    dests.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                            type.getElementType()));
+  }
+  // The accumulators' origins (the tensor.empty under their fills) become
+  // the forall's shared outputs, so that the results are computed in place.
+  // An origin that two results share (CSE merges equal tensor.empty ops)
+  // stays a tensor of the tile: each result needs a buffer of its own.
+  SmallVector<Value> origins;
+  for (Value init : root.getDpsInits()) {
+    Value origin = init;
+    if (auto fill = origin.getDefiningOp<linalg::FillOp>())
+      origin = fill.getOutputs().front();
+    origins.push_back(origin.getDefiningOp<tensor::EmptyOp>() ? origin
+                                                              : Value());
+  }
+  for (Value &origin : origins)
+    if (origin && llvm::count(origins, origin) > 1)
+      origin = nullptr;
 
   auto forall = scf::ForallOp::create(
       rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}, ValueRange{dest},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}, dests,
       blockMapping(rewriter.getContext(), 1));
   forall->setAttr(kKernelAttr, rewriter.getI64IntegerAttr(kernelId));
   Block *body = forall.getBody();
-  Value shared = body->getArguments().back();
+  ValueRange shared = forall.getRegionIterArgs();
   IRMapping mapping;
-  if (origin)
-    mapping.map(origin, shared);
+  for (auto [origin, output] : llvm::zip_equal(origins, shared))
+    if (origin)
+      mapping.map(origin, output);
   rewriter.setInsertionPoint(body->getTerminator());
   for (Operation *op : ordered)
-    if (op->getResults().empty() || op->getResult(0) != origin)
+    if (llvm::none_of(op->getResults(), [&](Value result) {
+          return llvm::is_contained(origins, result);
+        }))
       rewriter.clone(*op, mapping);
-  Value result = mapping.lookup(root->getResult(0));
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-  SmallVector<OpFoldResult> sizes =
-      getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared, offsets,
-                                        sizes, strides);
-  rewriter.replaceAllUsesWith(root->getResult(0), forall.getResult(0));
+  for (auto [result, output] : llvm::zip_equal(root->getResults(), shared)) {
+    auto type = cast<RankedTensorType>(result.getType());
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, mapping.lookup(result),
+                                          output, offsets, sizes, strides);
+  }
+  rewriter.replaceAllUsesWith(root->getResults(), forall.getResults());
   eraseDeadOps(rewriter, llvm::to_vector(llvm::reverse(ordered)));
   return success();
 }
@@ -174,13 +190,64 @@ static SmallVector<Operation *> opsBetween(Block *block, Operation *before,
   return ops;
 }
 
+/// Whether a result of `op` reaches, through the ops of `block` that use it
+/// (reshapes, other kernels), a forall of kernel `kernelId`.
+static bool feedsKernel(Operation *op, Block *block, int64_t kernelId) {
+  SmallVector<Operation *> worklist = {op};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!worklist.empty()) {
+    Operation *current = worklist.pop_back_val();
+    for (Operation *user : current->getUsers()) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor || !seen.insert(ancestor).second)
+        continue;
+      auto id = ancestor->getAttrOfType<IntegerAttr>(kKernelAttr);
+      if (id && id.getInt() == kernelId)
+        return true;
+      worklist.push_back(ancestor);
+    }
+  }
+  return false;
+}
+
+/// Moves the ops of `loop`'s block that use its results but come before it
+/// after it, in order, with the ops that use them in turn. A producer fused
+/// into the loop's tiles that the loop now yields may have had users between
+/// it and the loop (the reshape of a keepdims reduction that is a result of
+/// the group).
+static void moveUsersAfter(RewriterBase &rewriter, Operation *loop) {
+  llvm::SetVector<Operation *> users;
+  llvm::SmallPtrSet<Value, 8> produced(loop->result_begin(),
+                                       loop->result_end());
+  for (Operation &op : *loop->getBlock()) {
+    if (&op == loop)
+      break;
+    bool uses = false;
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        uses |= produced.contains(operand);
+    });
+    if (!uses)
+      continue;
+    users.insert(&op);
+    produced.insert(op.result_begin(), op.result_end());
+  }
+  Operation *last = loop;
+  for (Operation *user : users) {
+    rewriter.moveOpAfter(user, last);
+    last = user;
+  }
+}
+
 /// Tiles one result of the group made of the ops between `before` and
-/// `after` (program order) into a forall, and fuses the rest of the group
-/// that it depends on into its tiles. Sets `done` when no result is left to
-/// tile.
+/// `after` (program order) into a forall of kernel `kernelId`, and fuses the
+/// rest of the group that it depends on into its tiles. A result that a
+/// forall of `kernelId` reads takes the next kernel id (`nextKernelId`),
+/// which becomes `kernelId`. Sets `done` when no result is left to tile.
 static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
                                    Operation *before, Operation *after,
-                                   int64_t kernelId, bool &done) {
+                                   int64_t &kernelId, int64_t &nextKernelId,
+                                   bool &done) {
   SmallVector<Operation *> ops = opsBetween(block, before, after);
   llvm::SetVector<Operation *> group(ops.begin(), ops.end());
   auto escapes = [&](Operation *op) {
@@ -211,6 +278,8 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   // The last of them is tiled; the others that it depends on are fused into
   // its tiles and yield their tiles too.
   auto root = cast<linalg::LinalgOp>(roots.back());
+  if (feedsKernel(root, block, kernelId))
+    kernelId = nextKernelId++;
   bool hasMatmul = llvm::any_of(ops, isContraction);
   SmallVector<int64_t> tileSizes = chooseTileSizes(root, hasMatmul);
   unsigned numTiled = llvm::count_if(tileSizes, [](int64_t s) { return s; });
@@ -247,6 +316,7 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
     loop->setAttr(kKernelAttr, rewriter.getI64IntegerAttr(kernelId));
   for (auto [original, replacement] : tiled->replacements)
     rewriter.replaceAllUsesWith(original, replacement);
+  moveUsersAfter(rewriter, tiled->loops.front());
 
   // Tiling leaves slices of the untiled ops in the loop body; once they are
   // gone, the untiled ops are dead too.
@@ -264,15 +334,45 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   return success();
 }
 
+/// Moves the reshapes between the linalg ops of the group made of the ops
+/// between `before` and `after` past their consumers: an op that reads the
+/// tensor.expand_shape of another op of the group is collapsed to that op's
+/// shape and its result expanded instead. Tiling fuses no producer through
+/// a reshape, so otherwise the two would be two kernels (a keepdims
+/// reduction and the division of reduce_mean).
+static void sinkReshapesOfGroup(Block *block, Operation *before,
+                                Operation *after) {
+  SmallVector<Operation *> ops = opsBetween(block, before, after);
+  llvm::SetVector<Operation *> group(ops.begin(), ops.end());
+  MLIRContext *context = block->getParentOp()->getContext();
+  RewritePatternSet patterns(context);
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(
+      patterns, [&](OpOperand *operand) {
+        auto reshape = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+        Operation *producer =
+            reshape ? reshape.getSrc().getDefiningOp() : nullptr;
+        return producer && group.contains(producer) &&
+               group.contains(operand->getOwner()) &&
+               isa<linalg::LinalgOp>(producer);
+      });
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
 /// Makes the ops between `before` and `after` (one lowered group) one
-/// kernel: a forall per independent result of the group, all tagged with
-/// `kernelId`.
+/// kernel, numbered `nextKernelId` (which it advances): a forall per
+/// independent result of the group, all tagged with the kernel's id; a
+/// result that another of them reads is a kernel of its own, before it.
 static LogicalResult formKernel(RewriterBase &rewriter, Block *block,
                                 Operation *before, Operation *after,
-                                int64_t kernelId) {
+                                int64_t &nextKernelId) {
+  sinkReshapesOfGroup(block, before, after);
+  int64_t kernelId = nextKernelId++;
   for (int round = 0; round < kMaxTiledResults; ++round) {
     bool done = false;
-    if (failed(tileOneResult(rewriter, block, before, after, kernelId, done)))
+    if (failed(tileOneResult(rewriter, block, before, after, kernelId,
+                             nextKernelId, done)))
       return failure();
     if (done)
       return success();
@@ -316,7 +416,7 @@ struct JeetGpuFormKernelsPass
           return signalPassFailure();
         rewriter.replaceOp(unit, *results);
       }
-      if (failed(formKernel(rewriter, block, before, after, kernelId++)))
+      if (failed(formKernel(rewriter, block, before, after, kernelId)))
         return signalPassFailure();
     }
   }

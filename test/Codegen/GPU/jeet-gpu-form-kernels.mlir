@@ -68,3 +68,65 @@ func.func @total(%a: tensor<64x300xf32>) -> tensor<f32> {
   %1 = "jeet.reduce_sum"(%a) {axes = array<i64: 0, 1>, keepdims = false} : (tensor<64x300xf32>) -> tensor<f32>
   return %1 : tensor<f32>
 }
+
+// -----
+
+// A group of rank-0 ops with two results (a value and its exp): one tile
+// with a shared output per result, each computed in place.
+// CHECK-LABEL: func.func @scalar_group_with_two_results
+// CHECK: scf.forall (%{{.*}}) in (1) shared_outs(%[[S:.*]] = %{{.*}}, %[[E:.*]] = %{{.*}}) -> (tensor<f32>, tensor<f32>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} outs(%[[S]], %[[E]] : tensor<f32>, tensor<f32>)
+// CHECK: arith.addf
+// CHECK: math.exp
+// CHECK: tensor.parallel_insert_slice %[[R]]#0 into %[[S]][] [] []
+// CHECK: tensor.parallel_insert_slice %[[R]]#1 into %[[E]][] [] []
+// CHECK: mapping = [#gpu.block<linear_dim_0>]
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @scalar_group_with_two_results(%a: tensor<f32>, %b: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %s = "jeet.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %e = "jeet.exp"(%s) : (tensor<f32>) -> tensor<f32>
+  return %s, %e : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// reduce_mean with keepdims: the division reads the expand_shape of the
+// keepdims reduction. The reshape moves past the division so that both are
+// one tile of one kernel (tiling fuses no producer through a reshape).
+// CHECK-LABEL: func.func @mean_keepdims
+// CHECK: scf.forall
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK: arith.divf
+// CHECK: jeet.kernel = 0 : i64
+// CHECK-NOT: scf.forall
+// CHECK: tensor.expand_shape
+// CHECK: return
+func.func @mean_keepdims(%x: tensor<3x4x5xf32>) -> tensor<3x4x1xf32> {
+  %0 = "jeet.reduce_mean"(%x) {axes = array<i64: 2>, keepdims = true} : (tensor<3x4x5xf32>) -> tensor<3x4x1xf32>
+  return %0 : tensor<3x4x1xf32>
+}
+
+// -----
+
+// A keepdims reduction that is a result of its group and feeds another
+// result: the consumer's forall computes and yields both, and the reshape of
+// the reduction (before the forall in program order) moves after it (it
+// once used the forall's result before its definition).
+// CHECK-LABEL: func.func @reduction_result_and_consumer
+// CHECK: %[[LOOP:.*]]:2 = scf.forall
+// CHECK: arith.addf
+// CHECK: arith.negf
+// CHECK: jeet.kernel = 0 : i64
+// CHECK-NOT: scf.forall
+// CHECK-DAG: tensor.expand_shape %[[LOOP]]#0
+// CHECK-DAG: tensor.expand_shape %[[LOOP]]#1
+// CHECK: return
+func.func @reduction_result_and_consumer(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> (tensor<1x3xf32>, tensor<1x3xf32>) {
+  %s = "jeet.add"(%a, %b) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = "jeet.reduce_sum"(%s) {axes = array<i64: 0>, keepdims = true} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  %n = "jeet.neg"(%r) : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  return %r, %n : tensor<1x3xf32>, tensor<1x3xf32>
+}

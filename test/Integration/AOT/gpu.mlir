@@ -36,16 +36,24 @@
 // RUN: not jeet-compile %s -o %t/bad.so --device=gpu --gpu-chip=sm_20 2>&1 | FileCheck %s --check-prefix=CHIP
 // CHIP: unsupported GPU chip 'sm_20'
 
-// Without a GPU: the runtime's reason. With one: the numbers.
+// Without a GPU the runtime's reason, with one the numbers. The same graph
+// compiled for the emulation target gives them on the GPU emulator, and
+// the PTX artifact handed to the emulator is refused, naming the target it
+// needs.
 // RUN: %python -c "import numpy as np; np.save('%t/x.npy', np.arange(32, dtype=np.float32).reshape(4, 8) - 16)"
-// RUN: %if !cuda-driver %{ not jeet-runner %t/g.so --input=@%t/x.npy --input=8xf32=1,2,3,4,5,6,7,8 2>&1 | FileCheck %s --check-prefix=NOGPU %}
+// DEFINE: %{inputs} = --input=@%t/x.npy --input=8xf32=1,2,3,4,5,6,7,8
+// RUN: %if !cuda-driver %{ not jeet-runner %t/g.so %{inputs} 2>&1 | FileCheck %s --check-prefix=NOGPU %}
 // NOGPU: jeet-runner: error: {{.*}}g.so: a GPU artifact, but the GPU is unavailable: {{.+}}
-// RUN: %if cuda-driver %{ jeet-runner %t/g.so --input=@%t/x.npy --input=8xf32=1,2,3,4,5,6,7,8 --print-stats | FileCheck %s --check-prefix=GPU %}
-// GPU: 4x8xf32={{\[\[}}0 0 0 0 0 0 0 0][0 0 0 0 0 0 0 0][1 3 5 7 9 11 13 15][9 11 13 15 17 19 21 23]]
+// RUN: %if cuda-driver %{ jeet-runner %t/g.so %{inputs} --print-stats | FileCheck %s --check-prefix=GPU %}
+// RUN: jeet-compile %s -o %t/emu.so --device=gpu --gpu-target=emulator
+// RUN: %on_emulator jeet-runner %t/emu.so %{inputs} --print-stats | FileCheck %s --check-prefix=GPU
+// RUN: %on_emulator not jeet-runner %t/g.so %{inputs} 2>&1 | FileCheck %s --check-prefix=PTX-ON-EMULATOR
+// GPU: 4x8xf32={{\[\[}}0 0 0 0 0 0 0 0][0 0 0 0 1 3 5 7][1 3 5 7 9 11 13 15][9 11 13 15 17 19 21 23]]
 // GPU-NEXT: 4xf32=[0 16 64 128]
 // GPU: device: cuda:0
 // GPU: kernels per execution: [[K:[0-9]+]]
 // GPU: kernels executed: [[K]]
+// PTX-ON-EMULATOR: this is PTX; the Jeet GPU emulator runs modules compiled with jeet-gpu-pipeline{target=emulator}
 func.func @main(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
   %0 = "jeet.add"(%x, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   %1 = "jeet.relu"(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>

@@ -36,6 +36,10 @@
 // RUN: not jeet-run %s --device=tpu --input=2xf32=1,2 --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=DEVICE
 // DEVICE: error: unknown device 'tpu' (expected cpu, gpu or auto)
 
+// An unknown GPU target.
+// RUN: not jeet-run %s --gpu-target=sass --input=2xf32=1,2 --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=GPU-TARGET
+// GPU-TARGET: error: unknown GPU target 'sass' (expected auto, ptx or emulator)
+
 // A missing entry function.
 // RUN: not jeet-run %s --entry=nope 2>&1 | FileCheck %s --check-prefix=ENTRY
 // ENTRY: no function named 'nope'

@@ -1,6 +1,11 @@
-// REQUIRES: cuda-driver
-// RUN: jeet-run %s --device=gpu --input=2x3xf32=1,2,3,4,5,6 --input=3xf32=10,20,30 | FileCheck %s
-// RUN: jeet-run %s --device=gpu --fuse=false --input=2x3xf32=1,2,3,4,5,6 --input=3xf32=10,20,30 | FileCheck %s
+// REQUIRES: gpu-emulator
+// On the GPU emulator everywhere; on the GPU too where a CUDA driver answers.
+// DEFINE: %{run1} = jeet-run %s --device=gpu --input=2x3xf32=1,2,3,4,5,6 --input=3xf32=10,20,30
+// RUN: %on_emulator %{run1} | FileCheck %s
+// RUN: %if cuda-driver %{ %{run1} | FileCheck %s %}
+// DEFINE: %{run2} = jeet-run %s --device=gpu --fuse=false --input=2x3xf32=1,2,3,4,5,6 --input=3xf32=10,20,30
+// RUN: %on_emulator %{run2} | FileCheck %s
+// RUN: %if cuda-driver %{ %{run2} | FileCheck %s %}
 
 // (a + b) * 2 - a, with b broadcast along the rows.
 // CHECK: 2x3xf32={{\[\[}}21 42 63][24 45 66]]

@@ -1,5 +1,8 @@
-// REQUIRES: cuda-driver
-// RUN: jeet-run %s --device=gpu --input=2x3xf32=1,2,3,4,5,6 --input=3x2xf32=1,0,0,1,1,1 --input=2xf32=-10,100 | FileCheck %s
+// REQUIRES: gpu-emulator
+// On the GPU emulator everywhere; on the GPU too where a CUDA driver answers.
+// DEFINE: %{run} = jeet-run %s --device=gpu --input=2x3xf32=1,2,3,4,5,6 --input=3x2xf32=1,0,0,1,1,1 --input=2xf32=-10,100
+// RUN: %on_emulator %{run} | FileCheck %s
+// RUN: %if cuda-driver %{ %{run} | FileCheck %s %}
 
 // relu(a @ b + bias): one kernel with the bias and relu as the epilogue.
 // CHECK: 2x2xf32={{\[\[}}0 105][0 111]]

@@ -1,5 +1,8 @@
-// REQUIRES: cuda-driver
-// RUN: jeet-run %s --device=gpu --fuse=false --input=2x2xf32=0.5,1,2,4 | FileCheck %s
+// REQUIRES: gpu-emulator
+// On the GPU emulator everywhere; on the GPU too where a CUDA driver answers.
+// DEFINE: %{run} = jeet-run %s --device=gpu --fuse=false --input=2x2xf32=0.5,1,2,4
+// RUN: %on_emulator %{run} | FileCheck %s
+// RUN: %if cuda-driver %{ %{run} | FileCheck %s %}
 
 // Each unary op family as its own kernel on the GPU (values as on the CPU).
 // CHECK: 2x2xf32={{\[\[}}1.6487{{[0-9]*}} 2.7182{{[0-9]*}}][7.3890{{[0-9]*}} 54.598{{[0-9]*}}]]

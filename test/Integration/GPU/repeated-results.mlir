@@ -1,5 +1,8 @@
-// REQUIRES: cuda-driver
-// RUN: jeet-run %s --device=gpu --input=3xf32=-1,2,-3 | FileCheck %s
+// REQUIRES: gpu-emulator
+// On the GPU emulator everywhere; on the GPU too where a CUDA driver answers.
+// DEFINE: %{run} = jeet-run %s --device=gpu --input=3xf32=-1,2,-3
+// RUN: %on_emulator %{run} | FileCheck %s
+// RUN: %if cuda-driver %{ %{run} | FileCheck %s %}
 
 // One value returned twice, and two equal computations that CSE merges: each
 // result still gets its own buffer.

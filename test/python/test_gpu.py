@@ -1,0 +1,123 @@
+"""The Python API on the GPU: tensors on device='gpu', lazy graphs executed
+there, jit, memory statistics, against a float64 numpy reference on fresh
+random inputs. Where no GPU answers, `make test` runs these on the GPU
+emulator (JEET_CUDA_DRIVER=build/lib/libjeet_cuda_emulator.so, -m gpu)."""
+import numpy as np
+import pytest
+
+import jeet
+from conftest import gpu_is_emulated, requires_gpu
+
+
+def close(actual, expected, rtol=1e-4):
+    expected = np.asarray(expected, dtype=np.float64)
+    atol = rtol * max(1.0, float(np.abs(expected).max(initial=0.0)))
+    np.testing.assert_allclose(np.asarray(actual, dtype=np.float64), expected,
+                               rtol=rtol, atol=atol)
+
+
+@requires_gpu
+def test_tensors_live_on_the_gpu(rng):
+    a = rng.standard_normal((37, 45)).astype(np.float32)
+    x = jeet.tensor(a, device="gpu")
+    assert x.device == "gpu"
+    np.testing.assert_array_equal(x.numpy(), a)
+    assert jeet.memory_stats("gpu")["allocated_bytes"] > 0
+
+
+@requires_gpu
+def test_mlp_layer(rng):
+    """relu(x @ w + b) then a softmax, with shapes off every tile."""
+    x = rng.standard_normal((67, 100)).astype(np.float32)
+    w = rng.standard_normal((100, 45)).astype(np.float32)
+    b = rng.standard_normal(45).astype(np.float32)
+    X, W, B = (jeet.tensor(v, device="gpu") for v in (x, w, b))
+    h = (X @ W + B).relu()
+    y = jeet.softmax(h, axis=1)
+    out = y.execute()
+    assert out.device == "gpu"
+    ref = np.maximum(x.astype(np.float64) @ w + b, 0)
+    e = np.exp(ref - ref.max(axis=1, keepdims=True))
+    close(h.numpy(), ref)
+    close(out.numpy(), e / e.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+@requires_gpu
+def test_reductions(rng):
+    a = -np.abs(rng.standard_normal((33, 257))).astype(np.float32) - 0.5
+    x = jeet.tensor(a, device="gpu")
+    a64 = a.astype(np.float64)
+    close(x.sum(1).numpy(), a64.sum(1))
+    close(x.sum(0, keepdims=True).numpy(), a64.sum(0, keepdims=True))
+    close(jeet.max(x, axis=1).numpy(), a64.max(1))
+    close(jeet.mean(x).numpy(), a64.mean())
+
+
+@requires_gpu
+def test_elementwise_f16(rng):
+    a = rng.standard_normal(1001).astype(np.float16)
+    b = rng.standard_normal(1001).astype(np.float16)
+    x = jeet.tensor(a, dtype="float16", device="gpu")
+    y = jeet.tensor(b, dtype="float16", device="gpu")
+    out = (x * y - x).numpy()
+    assert out.dtype == np.float16
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    close(out, a64 * b64 - a64, rtol=2e-3)
+
+
+@requires_gpu
+def test_jit_on_the_gpu(rng):
+    @jeet.jit
+    def layer(x, w):
+        return (x @ w).relu().sum(1)
+
+    x = rng.standard_normal((20, 70)).astype(np.float32)
+    w = rng.standard_normal((70, 30)).astype(np.float32)
+    got = layer(jeet.tensor(x, device="gpu"), jeet.tensor(w, device="gpu"))
+    assert got.device == "gpu"
+    close(got.numpy(), np.maximum(x.astype(np.float64) @ w, 0).sum(1))
+
+
+@requires_gpu
+def test_scalar_group_with_two_results(rng):
+    """s = a + b; return s, exp(s) on scalars (once 'cannot be mapped to one
+    GPU kernel: 2 results')."""
+    a, b = rng.standard_normal(2).astype(np.float32)
+    A, B = jeet.tensor(np.float32(a), device="gpu"), jeet.tensor(
+        np.float32(b), device="gpu")
+    s = A + B
+    e = jeet.exp(s)
+    s64 = np.float64(a) + np.float64(b)
+    close(e.numpy(), np.exp(s64), rtol=1e-5)
+    close(s.numpy(), s64, rtol=1e-6)
+
+
+@requires_gpu
+def test_the_device_says_what_it_is():
+    cuda = [d for d in jeet.devices() if d["kind"] == "cuda"]
+    assert cuda and cuda[0]["available"]
+    if gpu_is_emulated():
+        assert cuda[0]["emulated"] is True
+        assert "Jeet GPU emulator" in cuda[0]["description"]
+        assert "emulated" in cuda[0]["description"]
+        assert "no GPU speed" in cuda[0]["description"]
+    else:
+        assert cuda[0]["emulated"] is False
+        assert "emulat" not in cuda[0]["description"]
+
+
+@requires_gpu
+def test_gpu_graphs_compile_for_the_device():
+    """'auto' compiles for the device: the emulation target on the emulator
+    (no PTX), PTX on a GPU."""
+    t = (jeet.ones([64, 64], device="gpu") * 2).relu()
+    compiled = jeet.compile(t)
+    if gpu_is_emulated():
+        assert compiled.gpu_target == "emulator"
+        with pytest.raises(jeet.JeetError, match="emulation target"):
+            compiled.ptx()
+    else:
+        assert compiled.gpu_target == "ptx"
+        assert ".entry" in compiled.ptx()
+    explained = jeet.explain(t)
+    assert f"gpu target: {compiled.gpu_target}" in explained

@@ -77,6 +77,20 @@ FAULTS = [
      "    pool.erase(next);\n    block->size += next->size / 2;",
      [ctest("Allocator|HostDevice|CudaDevice"),
       pytest("test/python/test_api.py")]),
+    ("allocation checks: a null allocation in the function's body is not "
+     "checked",
+     "lib/Codegen/CPU/CheckAllocations.cpp",
+     "  for (BodyCheck &check : bodyChecks)\n"
+     "    checkInBody(check.alloc, check.held);",
+     "  (void)bodyChecks;",
+     [lit("Codegen/CPU"),
+      pytest("test/python/test_memory_limits.py")]),
+    ("allocation checks: the error path frees nothing it holds",
+     "lib/Codegen/CPU/CheckAllocations.cpp",
+     "      held.push_back(t.get());",
+     "      (void)held;",
+     [lit("Codegen/CPU"),
+      pytest("test/python/test_memory_limits.py")]),
 ]
 
 PENDING = [

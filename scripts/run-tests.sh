@@ -46,7 +46,7 @@ if [ ${#suites[@]} -gt 0 ]; then
   emulator="$JEET_BUILD_DIR/lib/libjeet_cuda_emulator.so"
   if [ -f "$emulator" ] && [ -d "$root/test/python" ]; then
     echo "== pytest, GPU tests on the GPU emulator =="
-    JEET_CUDA_DRIVER="$emulator" "$python" -m pytest -q -p no:cacheprovider \
+    env JEET_CUDA_DRIVER="$emulator" "${preload[@]}" "$python" -m pytest -q -p no:cacheprovider \
       -m gpu "$root/test/python" --junitxml="$results/pytest-emulator.xml"
     rc=$?
     [ $rc -eq 0 ] || [ $rc -eq 5 ] || status=1

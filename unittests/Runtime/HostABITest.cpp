@@ -109,6 +109,7 @@ TEST_F(HostABITest, SymbolTable) {
                            "mgpuMemHostRegisterMemRef",
                            "mgpuMemHostUnregisterMemRef",
                            "mgpuSetDefaultDevice",
+                           "jeetAllocationFailed",
                            "_mlir_memref_to_llvm_alloc",
                            "_mlir_memref_to_llvm_aligned_alloc",
                            "_mlir_memref_to_llvm_free"})

@@ -83,11 +83,16 @@ $(FUZZ_BUILD_DIR)/build.ninja:
 	  -DCMAKE_BUILD_TYPE=Release -DJEET_LIBFUZZER=ON \
 	  -DCMAKE_C_FLAGS="$(FUZZ_FLAGS)" -DCMAKE_CXX_FLAGS="$(FUZZ_FLAGS)"
 
+# FUZZ_TARGETS chooses some of them (the parsers alone need only the
+# runtime built: FUZZ_TARGETS="jeet-fuzz-npy jeet-fuzz-tensor-text").
+FUZZ_TARGETS ?= jeet-fuzz-npy jeet-fuzz-tensor-text jeet-fuzz-mlir-cpu \
+  jeet-fuzz-mlir-gpu
 fuzz: build
 	@bash scripts/setup.sh "$(PYTHON)" "$(FUZZ_APT_PACKAGES)" ""
 	$(MAKE) $(FUZZ_BUILD_DIR)/build.ninja
-	nice -n 19 ninja -C $(FUZZ_BUILD_DIR) -j$(JOBS) jeet-fuzz
-	@bash scripts/fuzz.sh $(FUZZ_BUILD_DIR) $(BUILD_DIR) $(FUZZ_SECONDS) "$(PYTHON)"
+	nice -n 19 ninja -C $(FUZZ_BUILD_DIR) -j$(JOBS) jeet-fuzz-corpus $(FUZZ_TARGETS)
+	@FUZZ_TARGETS="$(FUZZ_TARGETS)" bash scripts/fuzz.sh $(FUZZ_BUILD_DIR) \
+	  $(BUILD_DIR) $(FUZZ_SECONDS) "$(PYTHON)"
 
 # The whole suite (lit, unit tests, pytest) built with AddressSanitizer,
 # UndefinedBehaviorSanitizer and LeakSanitizer (gcc, like the main build).

@@ -30,6 +30,11 @@ targets=(
 )
 for entry in "${targets[@]}"; do
   read -r target corpus <<<"$entry"
+  # FUZZ_TARGETS (make fuzz) chooses some of them.
+  case " ${FUZZ_TARGETS:-$target} " in
+    *" $target "*) ;;
+    *) continue ;;
+  esac
   binary="$fuzz_build/bin/$target"
   if [ ! -x "$binary" ]; then
     echo "fuzz: $binary is not built" >&2

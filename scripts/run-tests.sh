@@ -18,7 +18,9 @@ if [ -f "$build/CTestTestfile.cmake" ] || [ -d "$build/unittests" ]; then
 fi
 
 suites=()
-for d in test/numerics test/python; do
+# JEET_PYTEST_SUITES: the pytest folders to run (make test-sanitize runs
+# test/python only).
+for d in ${JEET_PYTEST_SUITES:-test/numerics test/python}; do
   [ -d "$root/$d" ] && suites+=("$root/$d")
 done
 if [ ${#suites[@]} -gt 0 ]; then

@@ -21,7 +21,9 @@ if [ -f "$build/CTestTestfile.cmake" ] || [ -d "$build/unittests" ]; then
 fi
 
 suites=()
-for d in test/numerics test/python; do
+# JEET_PYTEST_SUITES: the pytest folders to run (make test-sanitize runs
+# test/python only).
+for d in ${JEET_PYTEST_SUITES:-test/numerics test/python}; do
   [ -d "$root/$d" ] && suites+=("$root/$d")
 done
 if [ ${#suites[@]} -gt 0 ]; then
@@ -34,7 +36,14 @@ if [ ${#suites[@]} -gt 0 ]; then
   markers=()
   [ "$gpu_here" = 1 ] || markers=(-m "not gpu")
   echo "== pytest =="
-  env -u JEET_CUDA_DRIVER "$python" -m pytest -q -p no:cacheprovider \
+  # make test-sanitize: the ASan runtime preloaded into Python (see
+  # scripts/test-sanitize.sh).
+  preload=()
+  if [ -n "${JEET_PYTEST_PRELOAD:-}" ]; then
+    preload=(LD_PRELOAD="$JEET_PYTEST_PRELOAD"
+             ASAN_OPTIONS="${JEET_PYTEST_ASAN_OPTIONS:-}")
+  fi
+  env -u JEET_CUDA_DRIVER "${preload[@]}" "$python" -m pytest -q -p no:cacheprovider \
     "${markers[@]}" "${suites[@]}" --junitxml="$results/pytest.xml"
   rc=$?
   # 5: no tests collected, which the count below reports as zero.
@@ -42,7 +51,7 @@ if [ ${#suites[@]} -gt 0 ]; then
   emulator="$JEET_BUILD_DIR/lib/libjeet_cuda_emulator.so"
   if [ -f "$emulator" ] && [ -d "$root/test/python" ]; then
     echo "== pytest, GPU tests on the GPU emulator =="
-    JEET_CUDA_DRIVER="$emulator" "$python" -m pytest -q -p no:cacheprovider \
+    env JEET_CUDA_DRIVER="$emulator" "${preload[@]}" "$python" -m pytest -q -p no:cacheprovider \
       -m gpu "$root/test/python" --junitxml="$results/pytest-emulator.xml"
     rc=$?
     [ $rc -eq 0 ] || [ $rc -eq 5 ] || status=1

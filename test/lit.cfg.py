@@ -34,6 +34,16 @@ llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], [config.jeet_tools_dir]
 )
 
+# `asan`: the tools are built with AddressSanitizer (make test-sanitize).
+# Tests that build a program of their own against the installed libraries
+# are unsupported there: that program would need the same instrumentation.
+if "-fsanitize=address" in getattr(config, "jeet_cxx_flags", ""):
+    config.available_features.add("asan")
+# make test-sanitize runs OpenMP single-threaded (scripts/test-sanitize.sh
+# says why); lit passes only the variables it is told to.
+if "OMP_NUM_THREADS" in os.environ:
+    config.environment["OMP_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"]
+
 # `ptxas`: the CUDA assembler is installed, so PTX tests can assemble their
 # output.
 ptxas = shutil.which(

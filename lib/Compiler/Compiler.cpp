@@ -382,10 +382,12 @@ static llvm::Error jitForGpu(ModuleOp module, Executable::Impl &impl) {
   auto targetMachine = jeet::detail::createHostTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
-  ExecutionEngineOptions engineOptions;
-  // The host code only sequences launches: compile it fast.
-  engineOptions.transformer = makeOptimizingTransformer(
+  // The host code only sequences launches: compile it fast. The options
+  // hold a function_ref: the transformer must outlive create().
+  auto transformer = makeOptimizingTransformer(
       /*optLevel=*/2, /*sizeLevel=*/0, targetMachine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
   auto engine =
       ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
   if (!engine)

@@ -6,6 +6,8 @@
 
 #include "CompilerSupport.h"
 
+#include "jeet/Dialect/Jeet/IR/JeetDialect.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
@@ -15,6 +17,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <functional>
 #include <mutex>
 
 using namespace mlir;
@@ -68,6 +71,11 @@ LogicalResult jeet::detail::readSignature(func::FuncOp func,
                               << "; Jeet graphs take and return statically "
                                  "shaped tensors of f32, f16, bf16, i32, "
                                  "i64 or i1";
+    if (!isWithinSizeLimits(tensor))
+      return func.emitError()
+             << what << " #" << index << " of '" << func.getName()
+             << "' has type " << type
+             << ", beyond Jeet's size limits (2^40 elements, rank 64)";
     specs.push_back(TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
                                                     tensor.getShape().end()),
                                *dtype});
@@ -83,6 +91,53 @@ LogicalResult jeet::detail::readSignature(func::FuncOp func,
     return func.emitError() << "'" << func.getName()
                             << "' returns nothing; a graph returns at least "
                                "one tensor";
+  return success();
+}
+
+/// The ops a graph is made of: jeet ops, and functions that call each other.
+static bool isGraphOp(Operation *op) {
+  return isa<ModuleOp, func::FuncOp, func::ReturnOp, func::CallOp>(op) ||
+         isa_and_nonnull<JeetDialect>(op->getDialect());
+}
+
+LogicalResult jeet::detail::verifyGraph(ModuleOp module) {
+  WalkResult ops = module.walk([](Operation *op) {
+    if (isGraphOp(op))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' is not part of a Jeet graph: graphs hold jeet ops, "
+                       "and func.call between their functions";
+    return WalkResult::interrupt();
+  });
+  if (ops.wasInterrupted())
+    return failure();
+  // No recursion: each function's callees, depth first, with the functions
+  // on the current path marked (a graph is a DAG of calls).
+  SymbolTable symbols(module);
+  llvm::DenseMap<Operation *, int> state; // 1: on the path, 2: done.
+  std::function<LogicalResult(func::FuncOp)> visit =
+      [&](func::FuncOp func) -> LogicalResult {
+    state[func] = 1;
+    WalkResult calls = func.walk([&](func::CallOp call) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee)
+        return WalkResult::advance(); // The verifier reports it.
+      if (state.lookup(callee) == 1) {
+        call.emitError() << "recursive call to '" << call.getCallee()
+                         << "': Jeet graphs cannot call themselves, "
+                            "directly or through other functions";
+        return WalkResult::interrupt();
+      }
+      if (state.lookup(callee) == 0 && failed(visit(callee)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    state[func] = 2;
+    return failure(calls.wasInterrupted());
+  };
+  for (auto func : module.getOps<func::FuncOp>())
+    if (state.lookup(func) == 0 && failed(visit(func)))
+      return failure();
   return success();
 }
 
@@ -104,6 +159,10 @@ jeet::detail::parseGraph(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   }
   if (failed(verify(*module))) {
     error = "the graph does not verify";
+    return nullptr;
+  }
+  if (failed(verifyGraph(*module))) {
+    error = "the graph is not one Jeet can compile";
     return nullptr;
   }
   if (failed(readSignature(func, inputs, outputs))) {

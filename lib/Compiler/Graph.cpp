@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Compiler/Graph.h"
+#include "jeet/Limits.h"
 
 #include "CompilerSupport.h"
 
@@ -179,6 +180,16 @@ struct Graph::Impl {
       if (d < 0)
         return llvm::createStringError("invalid shape " + formatShape(shape) +
                                        ": dimensions must be >= 0");
+    if (static_cast<int64_t>(shape.size()) > kMaxTensorRank)
+      return llvm::createStringError("invalid shape " + formatShape(shape) +
+                                     ": rank " + std::to_string(shape.size()) +
+                                     " is beyond Jeet's limit of " +
+                                     std::to_string(kMaxTensorRank));
+    if (checkedElementCount(shape) < 0)
+      return llvm::createStringError(
+          "invalid shape " + formatShape(shape) +
+          ": more elements than Jeet's limit of 2^40 (" +
+          std::to_string(kMaxTensorElements) + ")");
     return RankedTensorType::get(
         shape, jeet::detail::graphElementType(&context, *parsed));
   }

@@ -80,6 +80,10 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  // Last: an allocation that fails stops the function (after giving back
+  // what it holds) instead of handing a null pointer to the kernels; the
+  // frees it repeats take the allocations' results as canonicalized above.
+  pm.addPass(createJeetCpuCheckAllocationsPass());
 }
 
 jeet::StagedPipeline

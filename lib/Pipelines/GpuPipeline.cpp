@@ -14,6 +14,7 @@
 
 #include "jeet/Pipelines/GpuPipeline.h"
 
+#include "jeet/Codegen/CPU/Passes.h"
 #include "jeet/Codegen/Common/Passes.h"
 #include "jeet/Codegen/GPU/Emulator/Passes.h"
 #include "jeet/Codegen/GPU/Passes.h"
@@ -152,6 +153,9 @@ void jeet::buildJeetGpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A device allocation that fails (mgpuMemAlloc returns null) stops the
+  // host function after freeing what it holds and releasing its stream.
+  pm.addPass(createJeetCpuCheckAllocationsPass());
 }
 
 jeet::StagedPipeline

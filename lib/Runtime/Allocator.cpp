@@ -211,6 +211,16 @@ StatusOr<void *> CachingAllocator::allocate(size_t bytes, void *stream) {
                        " bytes");
   Pool &pool = size <= kSmallSize ? small_ : large_;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (injectFailures_ != 0) {
+    if (injectAfter_ == 0) {
+      --injectFailures_;
+      return outOfMemory(name_ + ": out of memory allocating " +
+                         std::to_string(bytes) +
+                         " bytes (an injected failure, for testing); stats: " +
+                         stats_.toString());
+    }
+    --injectAfter_;
+  }
   Block *block = findFree(pool, size, stream);
   if (block) {
     ++stats_.cache_hits;
@@ -355,6 +365,12 @@ void CachingAllocator::resetPeak() {
 void CachingAllocator::setMemoryLimit(size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   limit_ = bytes;
+}
+
+void CachingAllocator::injectFailures(uint64_t successes, uint64_t failures) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  injectAfter_ = successes;
+  injectFailures_ = failures;
 }
 
 size_t CachingAllocator::memoryLimit() const {

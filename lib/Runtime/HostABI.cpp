@@ -364,6 +364,15 @@ extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
   return aligned;
 }
 
+extern "C" void jeetAllocationFailed(uint64_t bytes) {
+  // The thread that failed recorded the allocator's own message on its own
+  // slot; the caller gets one naming the size and the host's statistics.
+  recordLastError(outOfMemory(
+      "a buffer of " + std::to_string(bytes) +
+      " bytes could not be allocated inside a parallel kernel; host memory: " +
+      getHostDevice().allocator().stats().toString()));
+}
+
 extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
@@ -406,6 +415,7 @@ const HostSymbol *jeet::runtime::getHostABISymbols(size_t *count) {
       JEET_SYMBOL(mgpuMemHostRegisterMemRef),
       JEET_SYMBOL(mgpuMemHostUnregisterMemRef),
       JEET_SYMBOL(mgpuSetDefaultDevice),
+      JEET_SYMBOL(jeetAllocationFailed),
       JEET_SYMBOL(_mlir_memref_to_llvm_alloc),
       JEET_SYMBOL(_mlir_memref_to_llvm_aligned_alloc),
       JEET_SYMBOL(_mlir_memref_to_llvm_free),

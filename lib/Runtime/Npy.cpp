@@ -3,9 +3,13 @@
 #include "jeet/Runtime/Npy.h"
 #include "jeet/Runtime/Device.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+
+#include <sys/stat.h>
 
 using namespace jeet::runtime;
 
@@ -112,9 +116,10 @@ private:
       size_t start = pos_;
       int64_t value = 0;
       while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
-        if (value > (int64_t(1) << 50))
-          return error("dimension too large");
-        value = value * 10 + (text_[pos_++] - '0');
+        int digit = text_[pos_++] - '0';
+        if (value > (std::numeric_limits<int64_t>::max() - digit) / 10)
+          return error("dimension does not fit in 64 bits");
+        value = value * 10 + digit;
       }
       if (pos_ == start)
         return error("expected a dimension");
@@ -146,8 +151,13 @@ StatusOr<DType> dtypeFromDescr(const std::string &descr) {
     return DType::I64;
   if (descr == "|b1")
     return DType::I1;
+  // NumPy has no bfloat16: ml_dtypes' bfloat16 arrays are saved as 2-byte
+  // void elements holding the raw bits.
+  if (descr == "<V2" || descr == "|V2")
+    return DType::BF16;
   return invalidArgument("unsupported dtype '" + descr +
-                         "' (supported: <f4, <f2, <i4, <i8, |b1)");
+                         "' (supported: <f4, <f2, <i4, <i8, |b1, and <V2 or "
+                         "|V2 for bfloat16 as ml_dtypes saves it)");
 }
 
 StatusOr<const char *> descrFromDType(DType dtype) {
@@ -169,85 +179,209 @@ StatusOr<const char *> descrFromDType(DType dtype) {
 }
 } // namespace
 
+/// The longest header accepted (NumPy writes a few hundred bytes; format 2.0
+/// allows 4 GiB): checked before the header is read.
+static constexpr size_t kMaxHeaderBytes = 1 << 20;
+/// Bytes before the header text: magic, version, and the header length.
+static constexpr size_t kPreambleV1 = kMagicSize + 2 + 2;
+static constexpr size_t kPreambleV2 = kMagicSize + 2 + 4;
+
+namespace {
+/// A parsed header and where the data starts.
+struct Layout {
+  Header header;
+  DType dtype = DType::F32;
+  size_t dataOffset = 0;
+  size_t dataBytes = 0;
+};
+} // namespace
+
+/// Reads the magic, version and header length from the first `size` bytes
+/// (at least kPreambleV2 of them when the file has as many): the length of
+/// the preamble and of the header that follows.
+static Status parsePreamble(const unsigned char *bytes, size_t size,
+                            size_t &preamble, size_t &headerLength) {
+  if (size < kMagicSize || std::memcmp(bytes, kMagic, kMagicSize) != 0)
+    return invalidArgument("not a .npy file (bad magic)");
+  if (size < kMagicSize + 2)
+    return invalidArgument("truncated header");
+  int major = bytes[6], minor = bytes[7];
+  if (major == 1) {
+    if (size < kPreambleV1)
+      return invalidArgument("truncated header");
+    headerLength = bytes[8] | (size_t(bytes[9]) << 8);
+    preamble = kPreambleV1;
+  } else if (major == 2 || major == 3) {
+    if (size < kPreambleV2)
+      return invalidArgument("truncated header");
+    headerLength = bytes[8] | (size_t(bytes[9]) << 8) |
+                   (size_t(bytes[10]) << 16) | (size_t(bytes[11]) << 24);
+    preamble = kPreambleV2;
+  } else {
+    return invalidArgument("unsupported .npy format version " +
+                           std::to_string(major) + "." + std::to_string(minor));
+  }
+  if (headerLength > kMaxHeaderBytes)
+    return invalidArgument("header of " + std::to_string(headerLength) +
+                           " bytes is longer than the " +
+                           std::to_string(kMaxHeaderBytes) + " accepted");
+  return Status();
+}
+
+/// Parses the header text and checks the shape against Jeet's limits.
+static Status parseHeaderText(std::string_view text, size_t dataOffset,
+                              Layout &layout) {
+  JEET_RETURN_IF_ERROR(HeaderParser(text).parse(layout.header));
+  if (layout.header.fortranOrder)
+    return invalidArgument("Fortran order is not supported");
+  StatusOr<DType> dtype = dtypeFromDescr(layout.header.descr);
+  if (!dtype.ok())
+    return dtype.status();
+  JEET_RETURN_IF_ERROR(Tensor::checkShape(layout.header.shape, *dtype));
+  layout.dtype = *dtype;
+  layout.dataOffset = dataOffset;
+  layout.dataBytes =
+      static_cast<size_t>(Tensor::countElements(layout.header.shape)) *
+      dtypeSize(*dtype);
+  return Status();
+}
+
+/// Checks the bytes of a bool array (one byte per element, 0 or 1).
+static Status checkBools(const unsigned char *payload, size_t bytes) {
+  for (size_t i = 0; i < bytes; ++i)
+    if (payload[i] > 1)
+      return invalidArgument("bool element " + std::to_string(i) +
+                             " is neither 0 nor 1");
+  return Status();
+}
+
+static Status checkDataSize(size_t available, size_t expected) {
+  if (available < expected)
+    return invalidArgument("truncated: expected " + std::to_string(expected) +
+                           " bytes of data, file has " +
+                           std::to_string(available));
+  if (available > expected)
+    return invalidArgument(
+        "trailing data: expected " + std::to_string(expected) +
+        " bytes of data, file has " + std::to_string(available));
+  return Status();
+}
+
 StatusOr<Tensor> jeet::runtime::parseNpy(const void *data, size_t size,
                                          const std::string &name) {
   const unsigned char *bytes = static_cast<const unsigned char *>(data);
-  auto fail = [&](const std::string &what) {
-    return invalidArgument(name + ": " + what);
+  auto fail = [&](const Status &status) {
+    return invalidArgument(name + ": " + status.message());
   };
-  if (size < kMagicSize || std::memcmp(bytes, kMagic, kMagicSize) != 0)
-    return fail("not a .npy file (bad magic)");
-  if (size < kMagicSize + 2)
-    return fail("truncated header");
-  int major = bytes[6], minor = bytes[7];
-  size_t headerLength, headerStart;
-  if (major == 1) {
-    if (size < 10)
-      return fail("truncated header");
-    headerLength = bytes[8] | (size_t(bytes[9]) << 8);
-    headerStart = 10;
-  } else if (major == 2 || major == 3) {
-    if (size < 12)
-      return fail("truncated header");
-    headerLength = bytes[8] | (size_t(bytes[9]) << 8) |
-                   (size_t(bytes[10]) << 16) | (size_t(bytes[11]) << 24);
-    headerStart = 12;
-  } else {
-    return fail("unsupported .npy format version " + std::to_string(major) +
-                "." + std::to_string(minor));
-  }
-  if (size < headerStart + headerLength)
-    return fail("truncated header: expected " + std::to_string(headerLength) +
-                " header bytes, file has " +
-                std::to_string(size - headerStart));
-  std::string_view text(reinterpret_cast<const char *>(bytes) + headerStart,
+  size_t preamble = 0, headerLength = 0;
+  if (Status status = parsePreamble(bytes, size, preamble, headerLength);
+      !status.ok())
+    return fail(status);
+  if (size - preamble < headerLength)
+    return fail(invalidArgument(
+        "truncated header: expected " + std::to_string(headerLength) +
+        " header bytes, file has " + std::to_string(size - preamble)));
+  std::string_view text(reinterpret_cast<const char *>(bytes) + preamble,
                         headerLength);
-  Header header;
-  if (Status status = HeaderParser(text).parse(header); !status.ok())
-    return fail(status.message());
-  if (header.fortranOrder)
-    return fail("Fortran order is not supported");
-  StatusOr<DType> dtype = dtypeFromDescr(header.descr);
-  if (!dtype.ok())
-    return fail(dtype.status().message());
-  int64_t count = Tensor::countElements(header.shape);
-  if (count < 0)
-    return fail("malformed header: bad shape");
-  size_t expected = static_cast<size_t>(count) * dtypeSize(*dtype);
-  size_t available = size - headerStart - headerLength;
-  if (available < expected)
-    return fail("truncated: expected " + std::to_string(expected) +
-                " bytes of data, file has " + std::to_string(available));
-  if (available > expected)
-    return fail("trailing data: expected " + std::to_string(expected) +
-                " bytes of data, file has " + std::to_string(available));
-  const unsigned char *payload = bytes + headerStart + headerLength;
-  if (*dtype == DType::I1)
-    for (size_t i = 0; i < expected; ++i)
-      if (payload[i] > 1)
-        return fail("bool element " + std::to_string(i) +
-                    " is neither 0 nor 1");
-  StatusOr<Tensor> tensor = Tensor::fromHost(getHostDevice(), header.shape,
-                                             *dtype, payload, expected);
+  Layout layout;
+  if (Status status = parseHeaderText(text, preamble + headerLength, layout);
+      !status.ok())
+    return fail(status);
+  if (Status status = checkDataSize(size - layout.dataOffset, layout.dataBytes);
+      !status.ok())
+    return fail(status);
+  const unsigned char *payload = bytes + layout.dataOffset;
+  if (layout.dtype == DType::I1)
+    if (Status status = checkBools(payload, layout.dataBytes); !status.ok())
+      return fail(status);
+  StatusOr<Tensor> tensor =
+      Tensor::fromHost(getHostDevice(), layout.header.shape, layout.dtype,
+                       payload, layout.dataBytes);
   if (!tensor.ok())
     return tensor.status().withContext(name);
   return tensor;
 }
 
+namespace {
+/// A FILE that closes itself.
+struct File {
+  explicit File(const std::string &path)
+      : file(std::fopen(path.c_str(), "rb")) {}
+  ~File() {
+    if (file)
+      std::fclose(file);
+  }
+  /// Reads up to `size` bytes; the number read.
+  size_t read(void *out, size_t size) { return std::fread(out, 1, size, file); }
+  FILE *file;
+};
+} // namespace
+
 StatusOr<Tensor> jeet::runtime::loadNpy(const std::string &path) {
-  FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file)
+  // Bounded reads: the preamble, then the header (its length checked first),
+  // then exactly the data the header announces, straight into the tensor,
+  // which is allocated only after its size was checked against the file's.
+  File file(path);
+  if (!file.file)
     return ioError(path + ": cannot open: " + std::strerror(errno));
-  std::vector<unsigned char> bytes;
-  unsigned char chunk[65536];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
-    bytes.insert(bytes.end(), chunk, chunk + n);
-  bool failed = std::ferror(file);
-  std::fclose(file);
-  if (failed)
+  auto fail = [&](const Status &status) {
+    return Status(status.code(), path + ": " + status.message());
+  };
+  unsigned char preambleBytes[kPreambleV2];
+  size_t got = file.read(preambleBytes, kPreambleV2);
+  size_t preamble = 0, headerLength = 0;
+  if (Status status = parsePreamble(preambleBytes, got, preamble, headerLength);
+      !status.ok())
+    return fail(status);
+  std::string text(preambleBytes + preamble, preambleBytes + got);
+  size_t have = text.size();
+  if (have < headerLength) {
+    text.resize(headerLength);
+    have += file.read(&text[have], headerLength - have);
+  }
+  if (have < headerLength)
+    return fail(invalidArgument(
+        "truncated header: expected " + std::to_string(headerLength) +
+        " header bytes, file has " + std::to_string(have)));
+  // What was read past the header (a short header in a format 1.0 file)
+  // already belongs to the data.
+  std::string early = text.substr(headerLength);
+  text.resize(headerLength);
+  Layout layout;
+  if (Status status = parseHeaderText(text, preamble + headerLength, layout);
+      !status.ok())
+    return fail(status);
+
+  struct stat info;
+  if (::fstat(::fileno(file.file), &info) == 0 && S_ISREG(info.st_mode)) {
+    size_t fileSize = static_cast<size_t>(info.st_size);
+    size_t available =
+        fileSize > layout.dataOffset ? fileSize - layout.dataOffset : 0;
+    if (Status status = checkDataSize(available, layout.dataBytes);
+        !status.ok())
+      return fail(status);
+  }
+  StatusOr<Tensor> tensor =
+      Tensor::empty(getHostDevice(), layout.header.shape, layout.dtype);
+  if (!tensor.ok())
+    return tensor.status().withContext(path);
+  auto *out = static_cast<unsigned char *>(tensor->data());
+  size_t fromEarly = std::min(early.size(), layout.dataBytes);
+  std::memcpy(out, early.data(), fromEarly);
+  size_t read = fromEarly;
+  if (read < layout.dataBytes)
+    read += file.read(out + read, layout.dataBytes - read);
+  if (std::ferror(file.file))
     return ioError(path + ": read error");
-  return parseNpy(bytes.data(), bytes.size(), path);
+  // Not a regular file (a pipe): the size is known only now.
+  unsigned char extra;
+  bool trailing = early.size() > fromEarly || file.read(&extra, 1) == 1;
+  if (read < layout.dataBytes || trailing)
+    return fail(checkDataSize(read + (trailing ? 1 : 0), layout.dataBytes));
+  if (layout.dtype == DType::I1)
+    if (Status status = checkBools(out, layout.dataBytes); !status.ok())
+      return fail(status);
+  return tensor;
 }
 
 StatusOr<std::vector<uint8_t>> jeet::runtime::encodeNpy(const Tensor &tensor) {

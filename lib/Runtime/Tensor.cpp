@@ -1,9 +1,11 @@
 //===- Tensor.cpp ---------------------------------------------------------===//
 
 #include "jeet/Runtime/Tensor.h"
+#include "jeet/Limits.h"
 #include "jeet/Runtime/CudaDevice.h"
 #include "jeet/Runtime/Device.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <limits>
 
@@ -106,15 +108,7 @@ Tensor::Tensor(std::vector<int64_t> shape, DType dtype,
     : shape_(std::move(shape)), dtype_(dtype), buffer_(std::move(buffer)) {}
 
 int64_t Tensor::countElements(const std::vector<int64_t> &shape) {
-  int64_t count = 1;
-  for (int64_t dim : shape) {
-    if (dim < 0)
-      return -1;
-    if (dim != 0 && count > std::numeric_limits<int64_t>::max() / dim)
-      return -1;
-    count *= dim;
-  }
-  return count;
+  return checkedElementCount(shape);
 }
 
 static std::string shapeString(const std::vector<int64_t> &shape, DType dtype) {
@@ -124,11 +118,27 @@ static std::string shapeString(const std::vector<int64_t> &shape, DType dtype) {
   return text + dtypeName(dtype);
 }
 
+Status Tensor::checkShape(const std::vector<int64_t> &shape, DType dtype) {
+  if (countElements(shape) >= 0)
+    return Status();
+  if (static_cast<int64_t>(shape.size()) > kMaxTensorRank)
+    return invalidArgument(
+        "invalid shape: rank " + std::to_string(shape.size()) +
+        " is beyond Jeet's limit of " + std::to_string(kMaxTensorRank));
+  std::string name = shapeString(shape, dtype);
+  for (int64_t dim : shape)
+    if (dim < 0)
+      return invalidArgument("invalid shape " + name + ": negative dimension " +
+                             std::to_string(dim));
+  return invalidArgument("invalid shape " + name +
+                         ": more elements than Jeet's limit of 2^40 (" +
+                         std::to_string(kMaxTensorElements) + ")");
+}
+
 StatusOr<Tensor> Tensor::empty(Device &device, std::vector<int64_t> shape,
                                DType dtype, void *stream) {
+  JEET_RETURN_IF_ERROR(checkShape(shape, dtype));
   int64_t count = countElements(shape);
-  if (count < 0)
-    return invalidArgument("invalid shape " + shapeString(shape, dtype));
   StatusOr<std::shared_ptr<Buffer>> buffer = Buffer::allocate(
       device, static_cast<size_t>(count) * dtypeSize(dtype), stream);
   if (!buffer.ok())
@@ -147,9 +157,8 @@ StatusOr<Tensor> Tensor::zeros(Device &device, std::vector<int64_t> shape,
 
 StatusOr<Tensor> Tensor::fromHost(Device &device, std::vector<int64_t> shape,
                                   DType dtype, const void *data, size_t bytes) {
+  JEET_RETURN_IF_ERROR(checkShape(shape, dtype));
   int64_t count = countElements(shape);
-  if (count < 0)
-    return invalidArgument("invalid shape " + shapeString(shape, dtype));
   size_t expected = static_cast<size_t>(count) * dtypeSize(dtype);
   if (bytes != expected)
     return invalidArgument(shapeString(shape, dtype) + " needs " +
@@ -249,8 +258,9 @@ StatusOr<TensorType> TensorType::parse(const std::string &text) {
       break;
     std::string dim = text.substr(start, x - start);
     char *end = nullptr;
+    errno = 0;
     long long value = std::strtoll(dim.c_str(), &end, 10);
-    if (dim.empty() || *end != '\0' || value < 0)
+    if (dim.empty() || *end != '\0' || value < 0 || errno == ERANGE)
       return invalidArgument("bad dimension '" + dim + "' in '" + text + "'");
     type.shape.push_back(value);
     start = x + 1;

@@ -90,8 +90,9 @@ StatusOr<Tensor> jeet::runtime::parseTensorLiteral(std::string_view input,
       break;
     std::string dim = type.substr(start, x - start);
     char *end = nullptr;
+    errno = 0;
     long long value = std::strtoll(dim.c_str(), &end, 10);
-    if (dim.empty() || *end != '\0' || value < 0)
+    if (dim.empty() || *end != '\0' || value < 0 || errno == ERANGE)
       return invalidArgument("bad dimension '" + dim + "' in '" + type + "'");
     shape.push_back(value);
     start = x + 1;
@@ -99,9 +100,9 @@ StatusOr<Tensor> jeet::runtime::parseTensorLiteral(std::string_view input,
   StatusOr<DType> dtype = parseDType(type.substr(start));
   if (!dtype.ok())
     return dtype.status().withContext("'" + type + "'");
+  JEET_RETURN_IF_ERROR(
+      Tensor::checkShape(shape, *dtype).withContext("'" + type + "'"));
   int64_t count = Tensor::countElements(shape);
-  if (count < 0)
-    return invalidArgument("bad shape in '" + type + "'");
 
   std::string values(text.substr(eq + 1));
   for (char &c : values)
@@ -203,6 +204,10 @@ std::string jeet::runtime::formatTensor(const Tensor &tensor) {
   const uint8_t *data = bytes->data();
   if (tensor.rank() == 0)
     return out + formatElement(data, tensor.dtype());
+  // No elements: "[]", without walking the other dimensions (one of them
+  // may be huge: 9223372036854775807x0xf32).
+  if (tensor.numElements() == 0)
+    return out + "[]";
   formatDims(out, data, tensor.shape(), 0, tensor.dtype());
   return out;
 }

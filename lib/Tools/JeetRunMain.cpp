@@ -162,6 +162,19 @@ runtime::StatusOr<runtime::Tensor> readInput(const std::string &text) {
   return runtime::parseTensorLiteral(text);
 }
 
+/// A bf16 copy of an f32 host tensor (rounded to nearest even): NumPy has no
+/// bfloat16, so a bf16 argument may be given as float32 data.
+runtime::StatusOr<runtime::Tensor> toBF16(const runtime::Tensor &tensor) {
+  std::vector<float> values(static_cast<size_t>(tensor.numElements()));
+  JEET_RETURN_IF_ERROR(tensor.toHost(values.data(), tensor.byteSize()));
+  std::vector<uint16_t> bits(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    bits[i] = runtime::floatToBF16(values[i]);
+  return runtime::Tensor::fromHost(runtime::getHostDevice(), tensor.shape(),
+                                   runtime::DType::BF16, bits.data(),
+                                   bits.size() * sizeof(uint16_t));
+}
+
 /// The inputs, one per argument, checked against the graph's signature and
 /// moved to the device; and the --output paths checked.
 std::optional<std::vector<runtime::Tensor>>
@@ -181,6 +194,13 @@ readInputs(const RunFlags &flags, const Executable &exe,
       return std::nullopt;
     }
     const TensorSpec &spec = exe.inputs()[i];
+    if (spec.dtype == "bf16" && tensor->dtype() == runtime::DType::F32 &&
+        tensor->shape() == spec.shape)
+      tensor = toBF16(*tensor);
+    if (!tensor.ok()) {
+      fail(llvm::formatv("--input #{0}: {1}", i, tensor.status().message()));
+      return std::nullopt;
+    }
     if (tensor->typeString() != spec.str()) {
       fail(llvm::formatv("argument #{0} of '{1}' expects {2}, given {3}", i,
                          entry, spec.str(), tensor->typeString()));

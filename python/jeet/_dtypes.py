@@ -57,6 +57,77 @@ _FROM_NUMPY = {
 }
 
 
+# The size limits of every Jeet tensor: the same as include/jeet/Limits.h
+# (checked again by the runtime and the compiler).
+MAX_TENSOR_ELEMENTS = 1 << 40
+MAX_TENSOR_RANK = 64
+
+# The largest finite value of each float dtype.
+_FLOAT_MAX = {"f32": float(np.finfo(np.float32).max),
+              "f16": float(np.finfo(np.float16).max),
+              "bf16": 3.3895313892515355e38}
+_INT32 = np.iinfo(np.int32)
+# The values a Python scalar may take next to a tensor of an integer dtype.
+_INT_RANGES = {
+    "i32": (int(_INT32.min), int(_INT32.max)),
+    "i64": (int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)),
+    "i1": (0, 1),
+}
+
+
+def check_scalar(value, dtype, what):
+    """Raises ArgumentError unless the Python/NumPy scalar `value` is real and
+    fits `dtype` (canonical name): complex numbers are rejected, integers must
+    be within the integer dtype's range (0 or 1 for bool), finite floats must
+    not overflow to infinity."""
+    if isinstance(value, (complex, np.complexfloating)):
+        raise ArgumentError(
+            f"{what}: complex scalar {value!r}: Jeet tensors hold real numbers")
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)
+    if dtype in INTEGER_DTYPES or dtype == "i1":
+        name = LONG_NAMES[dtype]
+        if not float(value).is_integer():
+            raise ArgumentError(
+                f"{what}: the scalar {value!r} is not an integer but the tensor "
+                f"is {name} (cast the tensor to a float dtype first)")
+        low, high = _INT_RANGES[dtype]
+        if not low <= int(value) <= high:
+            raise ArgumentError(
+                f"{what}: the scalar {value!r} does not fit in {name} "
+                f"([{low}, {high}])")
+        return
+    v = float(value)
+    limit = _FLOAT_MAX[dtype]
+    if np.isfinite(v) and abs(v) > limit:
+        # Values up to half an ulp above the maximum round to it; beyond, to
+        # infinity.
+        with np.errstate(over="ignore"):
+            rounded = (np.float16(v) if dtype == "f16" else
+                       bf16_bits_to_f32(f32_to_bf16_bits(np.float32(v)))
+                       if dtype == "bf16" else np.float32(v))
+        if not np.isfinite(rounded):
+            raise ArgumentError(
+                f"{what}: the scalar {value!r} does not fit in "
+                f"{LONG_NAMES[dtype]} (largest finite value {limit:g})")
+
+
+def check_shape(shape, what, error):
+    """Raises `error` unless `shape` is within Jeet's size limits."""
+    if len(shape) > MAX_TENSOR_RANK:
+        raise error(f"{what}: rank {len(shape)} of shape {tuple(shape)} is beyond "
+                    f"Jeet's limit of {MAX_TENSOR_RANK}")
+    product = 1
+    for d in shape:
+        if d < 0:
+            raise error(f"{what}: negative dimension in shape {tuple(shape)}")
+        if d:
+            product *= d
+    if product > MAX_TENSOR_ELEMENTS:
+        raise error(f"{what}: shape {tuple(shape)} has more elements than Jeet's "
+                    f"limit of 2^40 ({MAX_TENSOR_ELEMENTS})")
+
+
 def canonical(dtype):
     """The canonical name ('f32', 'f16', 'bf16', 'i32', 'i64', 'i1') of a
     dtype given as a string, a NumPy dtype or a NumPy scalar type."""
@@ -98,12 +169,14 @@ def from_numpy_dtype(np_dtype):
 
 def f32_to_bf16_bits(values):
     """float32 values -> bfloat16 bit patterns (uint16), rounding to nearest
-    even; NaN stays NaN."""
+    even; NaN stays NaN. Any shape, 0-d included."""
     a = np.asarray(values, dtype=np.float32, order="C")
-    u = a.view(np.uint32).astype(np.uint64)
+    # Flat, so that the arithmetic stays on arrays (on 0-d arrays it gives
+    # NumPy scalars, which cannot be assigned to).
+    u = a.reshape(-1).view(np.uint32).astype(np.uint64)
     rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    # np.where, not item assignment: a 0-d input gives a NumPy scalar here.
-    return np.where(np.isnan(a), np.uint16(0x7FC0), rounded).astype(np.uint16)
+    rounded[np.isnan(a.reshape(-1))] = 0x7FC0
+    return rounded.reshape(a.shape)
 
 
 def bf16_bits_to_f32(bits):

@@ -402,17 +402,9 @@ def _scalar_constant(value, dtype, opname):
                            key=key)
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
-    if dtype in _dtypes.INTEGER_DTYPES and not float(value).is_integer():
-        raise ArgumentError(
-            f"{opname}: the scalar {value!r} is not an integer but the tensor "
-            f"is {_dtypes.LONG_NAMES[dtype]} (cast the tensor to a float dtype "
-            "first)"
-        )
-    if dtype == "i1" and value not in (0, 1):
-        raise ArgumentError(
-            f"{opname}: the scalar {value!r} is not a boolean but the tensor "
-            "is bool (cast the tensor to a number dtype first)"
-        )
+    # Like NumPy, a scalar that does not fit the tensor's dtype is an error,
+    # never a silent wrap-around or infinity.
+    _dtypes.check_scalar(value, dtype, opname)
     node = _constant(np.asarray(value), dtype)
     node._attrs.flags.writeable = False
     if len(_SCALAR_CONSTANTS) >= _MAX_SCALAR_CONSTANTS:
@@ -1292,6 +1284,7 @@ def tensor(shape_or_data, dtype="float32", device="auto"):
         shape = tuple(int(d) for d in shape_or_data)
         if any(d < 0 for d in shape):
             raise ArgumentError(f"jeet.tensor: negative dimension in shape {shape}")
+        _dtypes.check_shape(shape, "jeet.tensor", ShapeError)
         rt = _jeet.RuntimeTensor.zeros(list(shape), dtype, _device.runtime_name(device))
         return Tensor._wrap(rt, device)
     try:
@@ -1300,7 +1293,20 @@ def tensor(shape_or_data, dtype="float32", device="auto"):
         raise ArgumentError(f"jeet.tensor: cannot make a tensor of {shape_or_data!r}: {error}") from None
     if array.dtype == object:
         raise ArgumentError(f"jeet.tensor: ragged or non-numeric data {shape_or_data!r}")
+    _check_data(array, dtype, "jeet.tensor")
     return _materialised(array, dtype, device)
+
+
+def _check_data(array, dtype, what):
+    """Data that would lose its imaginary part or wrap around is an error."""
+    if array.dtype.kind == "c":
+        raise ArgumentError(f"{what}: complex data: Jeet tensors hold real numbers")
+    if dtype == "i32" and array.size and array.dtype.kind in "iuf":
+        finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
+        if finite.size != array.size or (finite.size and (
+                finite.max() > np.iinfo(np.int32).max
+                or finite.min() < np.iinfo(np.int32).min)):
+            raise ArgumentError(f"{what}: values do not fit in int32")
 
 
 def from_numpy(array, device="auto"):
@@ -1354,6 +1360,10 @@ def zeros(*shape, dtype="float32", device="auto"):
 def full(shape, fill_value, dtype="float32", device="auto"):
     shape = _shape_arg("full", shape)
     dtype = _dtypes.canonical(dtype)
+    _dtypes.check_shape(shape, "jeet.full", ShapeError)
+    if isinstance(fill_value, (bool, np.bool_)):
+        fill_value = int(fill_value)
+    _dtypes.check_scalar(fill_value, dtype, "jeet.full")
     return _materialised(
         np.full(shape, fill_value, dtype=_dtypes.NUMPY_DTYPES[dtype]), dtype,
         _device.resolve(device))
@@ -1376,6 +1386,7 @@ def rand(*shape, dtype="float32", device="auto"):
     """Uniform random values in [0, 1) (input data, drawn by NumPy)."""
     shape = _shape_from_args("rand", shape)
     dtype = _dtypes.canonical(dtype)
+    _dtypes.check_shape(shape, "jeet.rand", ShapeError)
     if dtype not in _dtypes.FLOAT_DTYPES:
         raise ArgumentError("jeet.rand: dtype must be a float type")
     return _materialised(_rng.random(shape, dtype=np.float32), dtype, _device.resolve(device))
@@ -1385,6 +1396,7 @@ def randn(*shape, dtype="float32", device="auto"):
     """Standard normal random values (input data, drawn by NumPy)."""
     shape = _shape_from_args("randn", shape)
     dtype = _dtypes.canonical(dtype)
+    _dtypes.check_shape(shape, "jeet.randn", ShapeError)
     if dtype not in _dtypes.FLOAT_DTYPES:
         raise ArgumentError("jeet.randn: dtype must be a float type")
     return _materialised(

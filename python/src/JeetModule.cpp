@@ -623,6 +623,14 @@ void bindDevices(nb::module_ &m) {
       },
       "bytes"_a, "device"_a = "cpu",
       "Caps the device's reserved memory (0: no cap).");
+  m.def(
+      "inject_allocation_failures",
+      [](uint64_t successes, uint64_t failures, const std::string &device) {
+        lookupDevice(device).allocator().injectFailures(successes, failures);
+      },
+      "successes"_a, "failures"_a, "device"_a = "cpu",
+      "For tests: after `successes` more successful allocations on the "
+      "device, the next `failures` fail with OutOfMemory.");
 }
 
 } // namespace

@@ -8,10 +8,13 @@ from jeetrun import EMULATOR, GPU_DRIVERS, JEET_RUN, run_graph
 
 
 @pytest.fixture
-def rng():
-    # Fresh inputs every run; the seed is printed so a failure can be replayed.
-    seed = int.from_bytes(os.urandom(4), "little")
-    print(f"random seed {seed}")
+def rng(request):
+    """Fresh inputs every run; the seed is printed with the command that
+    replays it (JEET_TEST_SEED=N fixes it)."""
+    seed = os.environ.get("JEET_TEST_SEED")
+    seed = int(seed) if seed else int.from_bytes(os.urandom(4), "little")
+    print(f"random seed {seed}; replay: JEET_TEST_SEED={seed} "
+          f"python3 -m pytest '{request.node.nodeid}'")
     return np.random.default_rng(seed)
 
 

@@ -83,12 +83,19 @@ def assert_close(actual, expected, rtol, atol=None, what=""):
     assert actual.shape == expected.shape, (
         f"{what}: shape {actual.shape} != {expected.shape}")
     if atol is None:
-        atol = rtol * max(1.0, float(np.max(np.abs(expected), initial=0.0)))
+        finite = np.abs(expected[np.isfinite(expected)])
+        atol = rtol * max(1.0, float(np.max(finite, initial=0.0)))
     err = np.abs(actual.astype(np.float64) - expected)
-    bad = err > atol + rtol * np.abs(expected)
+    # Written as "not within": a NaN fails every comparison and so counts as
+    # wrong, unless the reference is NaN there too; equal infinities agree.
+    with np.errstate(invalid="ignore"):
+        close = err <= atol + rtol * np.abs(expected)
+    same = (actual.astype(np.float64) == expected) | (
+        np.isnan(actual.astype(np.float64)) & np.isnan(expected))
+    bad = ~(close | same)
     assert not bad.any(), (
         f"{what}: {bad.sum()} of {bad.size} elements differ; max abs error "
-        f"{err.max():.3g}, first at {np.argwhere(bad)[0].tolist()}: "
+        f"{np.nanmax(err, initial=0.0):.3g}, first at {np.argwhere(bad)[0].tolist()}: "
         f"{actual[tuple(np.argwhere(bad)[0])]} vs "
         f"{expected[tuple(np.argwhere(bad)[0])]}")
 

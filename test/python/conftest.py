@@ -14,11 +14,23 @@ os.environ["JEET_CACHE_DIR"] = ""
 import jeet  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def seed(request):
+    """A fresh seed per test (different data every run), printed with the
+    command that replays it; JEET_TEST_SEED=N fixes it. It seeds jeet.rand
+    and jeet.randn too."""
+    value = os.environ.get("JEET_TEST_SEED")
+    value = int(value) if value else int.from_bytes(os.urandom(4), "little")
+    print(f"random seed {value}; replay: JEET_TEST_SEED={value} "
+          f"python3 -m pytest '{request.node.nodeid}'")
+    jeet.seed(value)
+    return value
+
+
 @pytest.fixture
-def rng():
-    """A fresh generator per test (different data every run: the seed is
-    printed on failure through the test id)."""
-    return np.random.default_rng()
+def rng(seed):
+    """NumPy's generator, from the test's seed."""
+    return np.random.default_rng(seed)
 
 
 def gpu_is_emulated():

@@ -29,6 +29,11 @@ def test_seed_verbatim_cpu():
     assert result.device == "cpu"
     assert result.is_materialized
     assert np.array_equal(result.numpy(), np.zeros((1024, 1024), np.float32))
+    # Zeros in, zeros out would pass a matmul that wrote nothing into a
+    # zero-filled buffer: the same tensors, offset, give a product with no
+    # zero in it ((0 + 1) @ (0 + 2) = 2048 everywhere).
+    shifted = jeet.matmul(A + 1, B + 2).execute()
+    assert np.array_equal(shifted.numpy(), np.full((1024, 1024), 2048, np.float32))
 
 
 def test_seed_declares_without_executing():

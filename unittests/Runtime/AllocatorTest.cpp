@@ -254,6 +254,25 @@ TEST_F(AllocatorTest, OutOfMemoryAfterEmptyingTheCache) {
   release(b);
 }
 
+TEST_F(AllocatorTest, InjectedFailures) {
+  // Two allocations succeed, the next two fail, then all succeed again.
+  allocator->injectFailures(2, 2);
+  void *a = alloc(100);
+  void *b = alloc(100);
+  for (int i = 0; i < 2; ++i) {
+    StatusOr<void *> failed = allocator->allocate(300);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.status().code(), StatusCode::OutOfMemory);
+    EXPECT_NE(failed.status().message().find("300 bytes"), std::string::npos)
+        << failed.status().message();
+  }
+  void *c = alloc(100);
+  EXPECT_EQ(allocator->stats().num_allocs, 3u);
+  release(a);
+  release(b);
+  release(c);
+}
+
 TEST_F(AllocatorTest, RetrySucceedsAfterEmptyingTheCache) {
   allocator->setMemoryLimit(4 * MiB);
   void *s1 = reinterpret_cast<void *>(0x1);

@@ -83,7 +83,7 @@ protected:
 TEST_F(HostABITest, SymbolTable) {
   size_t count = 0;
   const HostSymbol *symbols = getHostABISymbols(&count);
-  ASSERT_EQ(count, 23u);
+  ASSERT_EQ(count, 24u);
   std::set<std::string> names;
   for (size_t i = 0; i < count; ++i) {
     names.insert(symbols[i].name);
@@ -109,6 +109,7 @@ TEST_F(HostABITest, SymbolTable) {
                            "mgpuMemHostRegisterMemRef",
                            "mgpuMemHostUnregisterMemRef",
                            "mgpuSetDefaultDevice",
+                           "jeetAllocationFailed",
                            "_mlir_memref_to_llvm_alloc",
                            "_mlir_memref_to_llvm_aligned_alloc",
                            "_mlir_memref_to_llvm_free"})
@@ -306,4 +307,15 @@ TEST_F(HostABITest, HostAllocationHooksUseTheHostAllocator) {
   int local;
   _mlir_memref_to_llvm_free(&local);
   EXPECT_NE(takeError().find("unknown pointer"), std::string::npos);
+}
+
+TEST_F(HostABITest, AllocationFailedInARegionIsAnOutOfMemoryError) {
+  takeLastError().ignore();
+  jeetAllocationFailed(123456);
+  Status status = takeLastError();
+  EXPECT_EQ(status.code(), StatusCode::OutOfMemory);
+  EXPECT_NE(status.message().find("123456 bytes"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("allocated_bytes="), std::string::npos)
+      << status.message();
 }

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace jeet::runtime;
@@ -272,4 +274,88 @@ TEST(Npy, MissingFile) {
   ASSERT_TRUE(scalar.ok());
   Status status = saveNpy("/nonexistent/dir/y.npy", *scalar);
   EXPECT_EQ(status.code(), StatusCode::IoError);
+}
+
+// Shapes beyond Jeet's limits are rejected from the header, before any data
+// is read or memory allocated: 2^62 f32 elements (whose byte count wraps to
+// 0 in 64 bits) used to load as a tensor with an empty buffer.
+TEST(Npy, ShapeBeyondTheLimit) {
+  for (const char *shape :
+       {"(4611686018427387904,)", "(2, 4611686018427387904)",
+        "(0, 9223372036854775807)", "(1099511627777,)"}) {
+    std::string header = std::string("{'descr': '<f4', 'fortran_order': "
+                                     "False, 'shape': ") +
+                         shape + ", }";
+    Status status = loadError("big.npy", npyBytes(header, ""));
+    EXPECT_NE(status.message().find("big.npy: invalid shape"),
+              std::string::npos)
+        << status.message();
+    std::string bytes = npyBytes(header, "");
+    StatusOr<Tensor> parsed = parseNpy(bytes.data(), bytes.size(), "mem.npy");
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_NE(parsed.status().message().find("more elements than Jeet's limit"),
+              std::string::npos)
+        << parsed.status().message();
+  }
+}
+
+// A header length beyond 1 MiB is refused before the header is read.
+TEST(Npy, HeaderTooLong) {
+  std::string bytes = "\x93NUMPY";
+  bytes += std::string("\x02\x00\x00\x00\x00\x40", 6); // 1 GiB of header.
+  Status status = loadError("long.npy", bytes);
+  EXPECT_NE(status.message().find("header of 1073741824 bytes is longer than "
+                                  "the 1048576 accepted"),
+            std::string::npos)
+      << status.message();
+}
+
+// A big announced size against a small file is an error before allocation
+// (the tensor would take 4 GiB).
+TEST(Npy, SizeCheckedAgainstTheFileFirst) {
+  Status status = loadError(
+      "huge.npy", npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                           "(1073741824,), }",
+                           floats({1})));
+  EXPECT_NE(status.message().find(
+                "truncated: expected 4294967296 bytes of data, file has 4"),
+            std::string::npos)
+      << status.message();
+}
+
+// Reading from a pipe (no size known in advance): exactly the announced data
+// is read; more is "trailing data", less is "truncated", and an endless
+// stream is not read to its end.
+TEST(Npy, ReadsFromAPipe) {
+  std::string path = tempPath("fifo.npy");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  std::string good =
+      npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+               floats({1, 2}));
+  for (auto [bytes, expect] :
+       {std::pair<std::string, const char *>{good, ""},
+        {good + std::string(100000, 'x'), "trailing data"},
+        {good.substr(0, good.size() - 2), "truncated: expected 8 bytes"}}) {
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      std::ofstream out(path, std::ios::binary);
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      out.flush();
+      ::_exit(0);
+    }
+    // A writer left with unread bytes ends on SIGPIPE when the reader
+    // closes.
+    StatusOr<Tensor> tensor = loadNpy(path);
+    ::waitpid(child, nullptr, 0);
+    if (!*expect) {
+      ASSERT_TRUE(tensor.ok()) << tensor.status().toString();
+      EXPECT_EQ(tensor->typeString(), "2xf32");
+    } else {
+      ASSERT_FALSE(tensor.ok());
+      EXPECT_NE(tensor.status().message().find(expect), std::string::npos)
+          << tensor.status().message();
+    }
+  }
+  std::remove(path.c_str());
 }

@@ -96,3 +96,19 @@ TEST(TensorText, Errors) {
   EXPECT_NE(parseError("-1xf32=1").find("bad dimension '-1'"),
             std::string::npos);
 }
+
+// A tensor with no elements prints without walking its other dimensions
+// (9223372036854775807x0x2xf32 used to loop 2^63 times), and shapes beyond
+// Jeet's limits are errors naming the shape.
+TEST(TensorText, ShapesAtTheLimits) {
+  EXPECT_EQ(roundTrip("1099511627776x0xf32="), "1099511627776x0xf32=[]");
+  EXPECT_NE(parseError("9223372036854775807x0x2xf32=")
+                .find("invalid shape 9223372036854775807x0x2xf32: more "
+                      "elements than Jeet's limit of 2^40"),
+            std::string::npos);
+  EXPECT_NE(parseError("4611686018427387904xf32=").find("invalid shape"),
+            std::string::npos);
+  EXPECT_NE(parseError("99999999999999999999xf32=")
+                .find("bad dimension '99999999999999999999'"),
+            std::string::npos);
+}

@@ -113,6 +113,11 @@ public:
   void setMemoryLimit(size_t bytes);
   size_t memoryLimit() const;
 
+  /// Fault injection for tests: after `successes` more successful
+  /// allocations, the next `failures` fail with OutOfMemory as if the device
+  /// were full (whichever thread asks). (0, 0) turns it off.
+  void injectFailures(uint64_t successes, uint64_t failures);
+
   /// The size of the block behind `ptr` (rounded), or 0 if unknown.
   size_t blockSize(void *ptr) const;
   /// Number of segments held from the backend.
@@ -148,6 +153,8 @@ private:
   std::vector<Block *> segments_; // first block of each segment
   AllocatorStats stats_;
   size_t limit_ = 0;
+  uint64_t injectAfter_ = 0;
+  uint64_t injectFailures_ = 0;
 };
 
 } // namespace runtime

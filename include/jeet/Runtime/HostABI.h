@@ -49,6 +49,11 @@ void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
                                  int64_t elementSizeBytes);
 void mgpuSetDefaultDevice(int32_t device);
 
+/// Called by generated host code (jeet-cpu-check-allocations) when an
+/// allocation of `bytes` failed inside a parallel region, on another thread:
+/// records an OutOfMemory error on the calling thread.
+void jeetAllocationFailed(uint64_t bytes);
+
 void *_mlir_memref_to_llvm_alloc(size_t size);
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
 void _mlir_memref_to_llvm_free(void *ptr);

@@ -15,7 +15,10 @@ namespace jeet {
 namespace runtime {
 
 /// Reads a .npy file (format 1.0, 2.0 or 3.0; C order; dtypes <f4, <f2, <i4,
-/// <i8, |b1; any rank including 0-d) into a host tensor. Errors name the path
+/// <i8, |b1, and <V2/|V2 as bfloat16 (how ml_dtypes saves it); any rank
+/// including 0-d) into a host tensor. Reads are bounded: the header first,
+/// then exactly the data it announces, checked against the file's size
+/// before anything is allocated. Errors name the path
 /// and the problem, e.g. "a.npy: not a .npy file (bad magic)",
 /// "a.npy: Fortran order is not supported", "a.npy: unsupported dtype '>f8'",
 /// "a.npy: truncated: expected 24 bytes of data, file has 8".

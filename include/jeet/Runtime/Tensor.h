@@ -133,8 +133,12 @@ public:
   /// "2x3xf32", "f32" for a scalar.
   std::string typeString() const;
 
-  /// Number of elements of a shape, or -1 for a negative dimension/overflow.
+  /// Number of elements of a shape, or -1 when the shape is invalid or beyond
+  /// Jeet's limits (jeet/Limits.h).
   static int64_t countElements(const std::vector<int64_t> &shape);
+  /// OK when `shape` is valid and within Jeet's limits; otherwise an
+  /// InvalidArgument error naming the shape and the rule it breaks.
+  static Status checkShape(const std::vector<int64_t> &shape, DType dtype);
 
 private:
   std::vector<int64_t> shape_;

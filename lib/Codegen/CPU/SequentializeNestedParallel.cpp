@@ -7,7 +7,10 @@
 #include "jeet/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+
+#include <limits>
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUSEQUENTIALIZENESTEDPARALLELPASS
@@ -33,6 +36,51 @@ static void sequentialize(scf::ParallelOp loop) {
   loop->erase();
 }
 
+/// The iterations of `loop` (and, `withBody`, of the loops it holds), when
+/// every bound is a constant; INT64_MAX otherwise (or on overflow). A loop of
+/// one iteration (a kernel whose elements fit one chunk) has no parallelism.
+static int64_t staticIterations(Operation *loop, bool withBody) {
+  constexpr int64_t kUnknown = std::numeric_limits<int64_t>::max();
+  int64_t trips = 1;
+  auto multiply = [&](int64_t factor) {
+    if (factor < 0 || (factor && trips > kUnknown / factor))
+      trips = kUnknown;
+    else
+      trips *= factor;
+  };
+  auto tripCount = [](Value lb, Value ub, Value step) -> int64_t {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return -1;
+    return *u > *l ? (*u - *l + *s - 1) / *s : 0;
+  };
+  if (auto parallel = dyn_cast<scf::ParallelOp>(loop)) {
+    for (auto [lb, ub, step] :
+         llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                   parallel.getStep()))
+      multiply(tripCount(lb, ub, step));
+  } else if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+    multiply(tripCount(forOp.getLowerBound(), forOp.getUpperBound(),
+                       forOp.getStep()));
+  }
+  if (trips == kUnknown || !withBody)
+    return trips;
+  // The body: one iteration of work plus that of each loop it holds.
+  int64_t body = 1;
+  for (Region &region : loop->getRegions())
+    for (Operation &op : region.getOps())
+      if (isa<scf::ParallelOp, scf::ForOp>(op)) {
+        int64_t inner = staticIterations(&op, /*withBody=*/true);
+        if (inner == kUnknown || body > kUnknown - inner)
+          return kUnknown;
+        body += inner;
+      }
+  multiply(body);
+  return trips;
+}
+
 struct JeetCpuSequentializeNestedParallelPass
     : public jeet::impl::JeetCpuSequentializeNestedParallelPassBase<
           JeetCpuSequentializeNestedParallelPass> {
@@ -42,8 +90,11 @@ struct JeetCpuSequentializeNestedParallelPass
     // Post-order: inner loops first, so each clone carries converted loops.
     SmallVector<scf::ParallelOp> nested;
     getOperation().walk([&](scf::ParallelOp loop) {
-      if (loop.getInitVals().empty() &&
-          loop->getParentOfType<scf::ParallelOp>())
+      if (!loop.getInitVals().empty())
+        return;
+      if (loop->getParentOfType<scf::ParallelOp>() ||
+          staticIterations(loop, /*withBody=*/false) <= 1 ||
+          staticIterations(loop, /*withBody=*/true) < minParallelIterations)
         nested.push_back(loop);
     });
     for (scf::ParallelOp loop : nested)

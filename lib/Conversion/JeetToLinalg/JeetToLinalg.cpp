@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -997,6 +998,13 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
 
 LogicalResult jeet::lowerJeetToLinalg(Operation *root, int64_t epilogueTileSize,
                                       int64_t rowBlockBytes) {
+  // Ops on tensors with no elements have constant values: fold them first
+  // (canonicalization does the same earlier), so that no loop nest is built
+  // over an empty iteration space.
+  RewritePatternSet emptyPatterns(root->getContext());
+  populateEmptyTensorFoldPatterns(emptyPatterns);
+  walkAndApplyPatterns(root, std::move(emptyPatterns));
+
   IRRewriter rewriter(root->getContext());
   SmallVector<FusionOp> fusions;
   root->walk([&](FusionOp fusion) { fusions.push_back(fusion); });

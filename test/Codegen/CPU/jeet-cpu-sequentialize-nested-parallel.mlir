@@ -1,4 +1,5 @@
-// RUN: jeet-opt %s --jeet-cpu-sequentialize-nested-parallel | FileCheck %s
+// RUN: jeet-opt %s --jeet-cpu-sequentialize-nested-parallel="min-parallel-iterations=0" | FileCheck %s
+// RUN: jeet-opt %s --jeet-cpu-sequentialize-nested-parallel | FileCheck %s --check-prefix=SMALL
 
 // The outermost parallel loop stays; the nested one becomes scf.for loops,
 // outermost dimension first.
@@ -32,6 +33,45 @@ func.func @outermost(%m: memref<8xf32>) {
   %cst = arith.constant 1.0 : f32
   scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
     memref.store %cst, %m[%i] : memref<8xf32>
+  }
+  return
+}
+
+// With the default threshold (1024 iterations, inner loops counted) small
+// kernels run sequentially: an OpenMP region costs more than they take, and
+// each region adds compile time for the whole function.
+// SMALL-LABEL: func.func @nested
+// SMALL-NOT: scf.parallel
+// SMALL-LABEL: func.func @outermost
+// SMALL-NOT: scf.parallel
+// SMALL-LABEL: func.func @one_chunk
+// SMALL-NOT: scf.parallel
+// SMALL-LABEL: func.func @large
+// SMALL: scf.parallel
+
+// One iteration (a kernel whose elements fit one chunk): no parallelism,
+// whatever the inner loops hold.
+func.func @one_chunk(%m: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    scf.for %j = %c0 to %n step %c1 {
+      memref.store %cst, %m[%j] : memref<?xf32>
+    }
+  }
+  return
+}
+
+func.func @large(%m: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %j = %c0 to %c64 step %c1 {
+      memref.store %cst, %m[%i, %j] : memref<64x64xf32>
+    }
   }
   return
 }

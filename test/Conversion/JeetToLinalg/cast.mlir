@@ -5,8 +5,16 @@
 // CHECK-NEXT: arith.truncf %[[A]] : f32 to f16
 // CHECK: ^bb0(%[[B:.*]]: f16, %{{.*}}: f32):
 // CHECK-NEXT: arith.extf %[[B]] : f16 to f32
+// Float to integer saturates (NaN gives 0): arith.fptosi alone is poison
+// out of range.
 // CHECK: ^bb0(%[[C:.*]]: f32, %{{.*}}: i32):
-// CHECK-NEXT: arith.fptosi %[[C]] : f32 to i32
+// CHECK-DAG: %[[HIGH:.*]] = arith.cmpf oge, %[[C]]
+// CHECK-DAG: %[[NAN:.*]] = arith.cmpf uno, %[[C]], %[[C]]
+// CHECK-DAG: %[[LOW:.*]] = arith.maximumf %[[C]]
+// CHECK: arith.select %[[HIGH]]
+// CHECK: %[[SAFE:.*]] = arith.select %[[NAN]]
+// CHECK: %[[I:.*]] = arith.fptosi %[[SAFE]] : f32 to i32
+// CHECK: arith.select %[[HIGH]], %{{.*}}, %[[I]] : i32
 // CHECK: ^bb0(%[[D:.*]]: i32, %{{.*}}: bf16):
 // CHECK-NEXT: arith.sitofp %[[D]] : i32 to bf16
 func.func @casts(%a: tensor<4xf32>) -> tensor<4xbf16> {

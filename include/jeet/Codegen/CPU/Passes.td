@@ -334,6 +334,65 @@ def JeetCpuFenceNontemporalStoresPass
 }
 
 //===----------------------------------------------------------------------===//
+// Allocation failures
+//===----------------------------------------------------------------------===//
+
+def JeetCpuCheckAllocationsPass
+    : Pass<"jeet-cpu-check-allocations", "::mlir::ModuleOp"> {
+  let summary = "Makes host code stop cleanly when an allocation returns "
+                "null instead of writing through it";
+  let description = [{
+    Runs on the LLVM dialect of host code (the CPU kernels, or the host side
+    of a GPU graph), after everything else. The allocation functions that
+    MLIR's lowerings call (`_mlir_memref_to_llvm_alloc`,
+    `_mlir_memref_to_llvm_aligned_alloc`, `malloc`, `aligned_alloc`,
+    `mgpuMemAlloc`) return null when memory runs out (Jeet's runtime records
+    an `OutOfMemory` error naming the size first); the generated code used to
+    write through that null pointer. After every such call this pass
+    branches, when the result is null, to an error block that
+
+    - frees every buffer allocated earlier in the same region and not yet
+      freed on the way there (`free`, `_mlir_memref_to_llvm_free`,
+      `mgpuMemFree`), then synchronises and destroys the streams and
+      destroys the events created there, so nothing leaks;
+    - in the function's own body, returns (the caller reads the runtime's
+      error);
+    - inside a region (an iteration of an OpenMP loop, which may run on
+      another thread and cannot return), stores the size it asked for in a
+      slot of the function's frame and ends the iteration; after the
+      top-level op holding that region, a non-zero slot calls
+      `jeetAllocationFailed(size)` (the runtime records the error on the
+      calling thread) and returns as above.
+
+    Only pointers freed through the allocation's own result are tracked;
+    a buffer passed through a block argument or stored is left to leak on
+    the error path rather than risk a double free (Jeet's code has none).
+
+    Before:
+    ```mlir
+    %p = llvm.call @_mlir_memref_to_llvm_alloc(%size) : (i64) -> !llvm.ptr
+    %q = llvm.call @_mlir_memref_to_llvm_alloc(%size) : (i64) -> !llvm.ptr
+    ```
+    After:
+    ```mlir
+    %p = llvm.call @_mlir_memref_to_llvm_alloc(%size) : (i64) -> !llvm.ptr
+    %null = llvm.mlir.zero : !llvm.ptr
+    %0 = llvm.icmp "eq" %p, %null : !llvm.ptr
+    llvm.cond_br %0 weights([1, 1048576]), ^error, ^next
+  ^error:
+    llvm.return
+  ^next:
+    %q = llvm.call @_mlir_memref_to_llvm_alloc(%size) : (i64) -> !llvm.ptr
+    ...
+  ^error2:
+    llvm.call @_mlir_memref_to_llvm_free(%p) : (!llvm.ptr) -> ()
+    llvm.return
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Parallelism
 //===----------------------------------------------------------------------===//
 
@@ -366,7 +425,19 @@ def JeetCpuSequentializeNestedParallelPass
       }
     }
     ```
+  
+    An outermost loop whose static iteration space (its trip count times
+    that of the loops it holds) is below `min-parallel-iterations` is
+    sequentialized as well: an OpenMP region costs more than such a loop
+    saves, and every region adds to the compile time of the whole graph
+    (LLVM outlines each with an analysis of the whole function).
   }];
+  let options = [
+    Option<"minParallelIterations", "min-parallel-iterations", "int64_t",
+           /*default=*/"1024",
+           "Outermost parallel loops with fewer iterations (inner loops "
+           "counted) run sequentially">
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 

@@ -39,6 +39,37 @@ Value jeet::buildScalarConstant(OpBuilder &builder, Location loc, Type type,
       builder, loc, builder.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
+/// Float to signed integer, saturating, as XLA defines it: NaN gives 0,
+/// values beyond the integer's range its minimum or maximum (arith.fptosi
+/// alone gives poison there, which LLVM folds to anything: constant-folded
+/// and run-time results would differ).
+static Value buildSaturatingFloatToInt(OpBuilder &builder, Location loc,
+                                       Value value, Type to) {
+  Type f32 = builder.getF32Type();
+  if (value.getType() != f32)
+    value = arith::ExtFOp::create(builder, loc, f32, value);
+  unsigned width = to.getIntOrFloatBitWidth();
+  APInt maxInt = APInt::getSignedMaxValue(width);
+  // -2^(w-1) is exact in f32; 2^(w-1) is the first float above the range.
+  double low = -std::ldexp(1.0, width - 1), high = std::ldexp(1.0, width - 1);
+  Value lowF = buildScalarConstant(builder, loc, f32, low);
+  Value highF = buildScalarConstant(builder, loc, f32, high);
+  // Clamped below at the minimum; values at or above 2^(w-1) are replaced
+  // (before the conversion, which they would overflow) and selected below.
+  Value tooHigh = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OGE,
+                                        value, highF);
+  Value isNaN = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNO,
+                                      value, value);
+  Value zeroF = buildScalarConstant(builder, loc, f32, 0.0);
+  Value safe = arith::MaximumFOp::create(builder, loc, value, lowF);
+  safe = arith::SelectOp::create(builder, loc, tooHigh, zeroF, safe);
+  safe = arith::SelectOp::create(builder, loc, isNaN, zeroF, safe);
+  Value converted = arith::FPToSIOp::create(builder, loc, to, safe);
+  Value maxValue = arith::ConstantOp::create(
+      builder, loc, builder.getIntegerAttr(to, maxInt));
+  return arith::SelectOp::create(builder, loc, tooHigh, maxValue, converted);
+}
+
 Value jeet::buildScalarConversion(OpBuilder &builder, Location loc, Value value,
                                   Type to) {
   Type from = value.getType();
@@ -72,7 +103,7 @@ Value jeet::buildScalarConversion(OpBuilder &builder, Location loc, Value value,
     return arith::TruncFOp::create(builder, loc, to, value);
   }
   if (fromFloat)
-    return arith::FPToSIOp::create(builder, loc, to, value);
+    return buildSaturatingFloatToInt(builder, loc, value, to);
   if (toFloat)
     return arith::SIToFPOp::create(builder, loc, to, value);
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
@@ -109,6 +140,38 @@ Value jeet::detail::buildComparison(OpBuilder &builder, Location loc,
   }
   return arith::CmpIOp::create(
       builder, loc, type.isInteger(1) ? boolPredicate : intPredicate, lhs, rhs);
+}
+
+/// x / y; integers round toward zero, and the two quotients that trap in
+/// hardware are defined: x / 0 = -1 and INT_MIN / -1 = INT_MIN (XLA's
+/// values). The divisor is replaced by 1 in both cases, so that the
+/// division itself never traps.
+Value DivOp::buildScalar(OpBuilder &builder, Location loc,
+                         ValueRange operands) {
+  Value x = operands[0], y = operands[1];
+  Type type = x.getType();
+  if (isa<FloatType>(type))
+    return arith::DivFOp::create(builder, loc, x, y);
+  unsigned width = type.getIntOrFloatBitWidth();
+  auto constant = [&](const APInt &value) -> Value {
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getIntegerAttr(type, value));
+  };
+  Value zero = constant(APInt::getZero(width));
+  Value one = constant(APInt(width, 1));
+  Value minusOne = constant(APInt::getAllOnes(width));
+  Value minInt = constant(APInt::getSignedMinValue(width));
+  auto eq = [&](Value a, Value b) {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, a, b);
+  };
+  Value byZero = eq(y, zero);
+  Value overflow =
+      arith::AndIOp::create(builder, loc, eq(x, minInt), eq(y, minusOne));
+  Value unsafe = arith::OrIOp::create(builder, loc, byZero, overflow);
+  Value divisor = arith::SelectOp::create(builder, loc, unsafe, one, y);
+  // INT_MIN / 1 is INT_MIN: the overflow case needs nothing more.
+  Value quotient = arith::DivSIOp::create(builder, loc, x, divisor);
+  return arith::SelectOp::create(builder, loc, byZero, minusOne, quotient);
 }
 
 //===----------------------------------------------------------------------===//

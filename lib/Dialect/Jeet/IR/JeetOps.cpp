@@ -427,9 +427,11 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
         return a / b;
       },
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        // Division by zero and INT_MIN / -1 are left to run time.
-        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
-          return std::nullopt;
+        // The values DivOp::buildScalar computes at run time.
+        if (b.isZero())
+          return APInt::getAllOnes(a.getBitWidth());
+        if (a.isMinSignedValue() && b.isAllOnes())
+          return a;
         return a.sdiv(b);
       });
 }

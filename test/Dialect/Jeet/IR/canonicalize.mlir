@@ -358,11 +358,13 @@ func.func @fold_int() -> (tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) {
 
 // -----
 
-// Integer division by zero, and INT_MIN / -1, are left to run time.
-// CHECK-LABEL: func.func @no_fold_int_div
-// CHECK: jeet.div
-// CHECK: jeet.div
-func.func @no_fold_int_div() -> (tensor<2xi32>, tensor<i32>) {
+// Integer division by zero, and INT_MIN / -1, fold to the values run time
+// computes (x / 0 = -1, INT_MIN / -1 = INT_MIN).
+// CHECK-LABEL: func.func @fold_int_div_edges
+// CHECK-DAG: jeet.constant dense<[2, -1]> : tensor<2xi32>
+// CHECK-DAG: jeet.constant dense<-2147483648> : tensor<i32>
+// CHECK-NOT: jeet.div
+func.func @fold_int_div_edges() -> (tensor<2xi32>, tensor<i32>) {
   %a = jeet.constant dense<[4, 6]> : tensor<2xi32>
   %b = jeet.constant dense<[2, 0]> : tensor<2xi32>
   %min = jeet.constant dense<-2147483648> : tensor<i32>
@@ -469,4 +471,30 @@ func.func @no_fold_large() -> (tensor<257xf32>, tensor<257xf32>, tensor<1x257xf3
   %1 = jeet.neg %a : tensor<257xf32>
   %2 = jeet.reshape %a : tensor<257xf32> -> tensor<1x257xf32>
   return %0, %1, %2 : tensor<257xf32>, tensor<257xf32>, tensor<1x257xf32>
+}
+
+// -----
+
+// Ops on tensors with no elements fold to constants: empty results, a matmul
+// over K = 0 is zeros, a reduction over an empty axis its identity (a mean
+// of nothing is NaN).
+// CHECK-LABEL: func.func @fold_empty
+// CHECK-DAG: jeet.constant dense<> : tensor<0x3xf32>
+// CHECK-DAG: jeet.constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK-DAG: jeet.constant dense<0xFF800000> : tensor<3xf32>
+// CHECK-DAG: jeet.constant dense<0x7FC00000> : tensor<3xf32>
+// CHECK-DAG: jeet.constant dense<-2147483648> : tensor<3xi32>
+// CHECK-DAG: jeet.constant dense<0> : tensor<3xi32>
+// CHECK-NOT: jeet.matmul
+// CHECK-NOT: jeet.reduce
+// CHECK-NOT: jeet.exp
+func.func @fold_empty(%e: tensor<0x3xf32>, %a: tensor<2x0xf32>, %b: tensor<0x3xf32>, %r: tensor<3x0xf32>, %i: tensor<3x0xi32>)
+    -> (tensor<0x3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi32>) {
+  %0 = jeet.exp %e : tensor<0x3xf32>
+  %1 = jeet.matmul %a, %b : tensor<2x0xf32>, tensor<0x3xf32> -> tensor<2x3xf32>
+  %2 = jeet.reduce_max %r {axes = array<i64: 1>} : tensor<3x0xf32> -> tensor<3xf32>
+  %3 = jeet.reduce_mean %r {axes = array<i64: 1>} : tensor<3x0xf32> -> tensor<3xf32>
+  %4 = jeet.reduce_max %i {axes = array<i64: 1>} : tensor<3x0xi32> -> tensor<3xi32>
+  %5 = jeet.reduce_sum %i {axes = array<i64: 1>} : tensor<3x0xi32> -> tensor<3xi32>
+  return %0, %1, %2, %3, %4, %5 : tensor<0x3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi32>
 }

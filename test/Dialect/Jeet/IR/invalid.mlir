@@ -240,9 +240,10 @@ func.func @reshape_element_type(%a: tensor<2x3xf32>) {
 
 // -----
 
-// reshape of a shape whose element count overflows 64 bits.
+// reshape of a shape whose element count overflows 64 bits: beyond Jeet's
+// size limit (every op checks it before its own verifier).
 func.func @reshape_overflow(%a: tensor<4294967296x4294967296xf32>) {
-  // expected-error @+1 {{'jeet.reshape' op cannot reshape 'tensor<4294967296x4294967296xf32>' to 'tensor<0xf32>': the element count does not fit in 64 bits}}
+  // expected-error @+1 {{'jeet.reshape' op operand #0 has type 'tensor<4294967296x4294967296xf32>' with more elements than Jeet's limit of 2^40 (1099511627776)}}
   %0 = jeet.reshape %a : tensor<4294967296x4294967296xf32> -> tensor<0xf32>
   return
 }
@@ -509,4 +510,38 @@ func.func @fusion_empty_region(%a: tensor<4xf32>) {
 func.func @yield_outside_fusion(%a: tensor<4xf32>) {
   // expected-error @+1 {{'jeet.yield' op expects parent op 'jeet.fusion'}}
   jeet.yield %a : tensor<4xf32>
+}
+
+// -----
+
+// Tensors beyond Jeet's size limit (2^40 elements, zero dimensions left out,
+// rank 64): element and byte counts would overflow, loops never end.
+func.func @beyond_size_limit(%a: tensor<9223372036854775807xf32>) {
+  // expected-error @+1 {{'jeet.neg' op operand #0 has type 'tensor<9223372036854775807xf32>' with more elements than Jeet's limit of 2^40 (1099511627776)}}
+  %0 = jeet.neg %a : tensor<9223372036854775807xf32>
+  return
+}
+
+// -----
+
+func.func @empty_but_huge(%a: tensor<0x9223372036854775807xf32>) {
+  // expected-error @+1 {{'jeet.relu' op operand #0 has type 'tensor<0x9223372036854775807xf32>' with more elements than Jeet's limit}}
+  %0 = jeet.relu %a : tensor<0x9223372036854775807xf32>
+  return
+}
+
+// -----
+
+func.func @constant_beyond_size_limit() {
+  // expected-error @+1 {{'jeet.constant' op result #0 has type 'tensor<4611686018427387904xf32>' with more elements than Jeet's limit}}
+  %0 = jeet.constant dense<1.0> : tensor<4611686018427387904xf32>
+  return
+}
+
+// -----
+
+func.func @rank_beyond_limit(%a: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) {
+  // expected-error @+1 {{of rank 65, beyond Jeet's limit of 64}}
+  %0 = jeet.abs %a : tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>
+  return
 }

@@ -24,6 +24,7 @@ def Jeet_Dialect : Dialect {
   }];
   let cppNamespace = "::jeet";
   let hasConstantMaterializer = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -40,5 +41,13 @@ def Jeet_IntegerTensor : StaticShapeTensorOf<[I32, I64]>;
 // Booleans, and integers for the bitwise form of the logical ops.
 def Jeet_LogicalTensor : StaticShapeTensorOf<[I1, I32, I64]>;
 def Jeet_BoolTensor : StaticShapeTensorOf<[I1]>;
+
+// Every tensor an op takes, returns or holds in its regions is within Jeet's
+// size limits (jeet/Limits.h): rank 64 at most, and at most 2^40 elements
+// counting the non-zero dimensions only, so that element and byte counts
+// never overflow and no loop runs 2^63 times over an empty tensor.
+def Jeet_WithinSizeLimits : NativeOpTrait<"WithinSizeLimits"> {
+  let cppNamespace = "::jeet";
+}
 
 #endif // JEET_DIALECT_JEET_IR_JEETDIALECT_TD

@@ -16,7 +16,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Jeet_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Jeet_Dialect, mnemonic, traits>;
+    : Op<Jeet_Dialect, mnemonic, [Jeet_WithinSizeLimits] # traits>;
 
 // The type inference of ops whose result has the type of their `input`.
 defvar Jeet_InferInputType = [{
@@ -107,9 +107,11 @@ def Jeet_SubOp : Jeet_BinaryElementwiseOp<"sub", "difference",
     "::mlir::arith::SubFOp", "::mlir::arith::SubIOp">;
 def Jeet_MulOp : Jeet_BinaryElementwiseOp<"mul", "product",
     "::mlir::arith::MulFOp", "::mlir::arith::MulIOp">;
+// Integer division is defined everywhere, as XLA defines it: x / 0 = -1 and
+// INT_MIN / -1 = INT_MIN (no trap; numpy gives 0 and INT_MIN).
 def Jeet_DivOp : Jeet_BinaryElementwiseOp<"div",
-    "quotient (integers round toward zero)",
-    "::mlir::arith::DivFOp", "::mlir::arith::DivSIOp">;
+    "quotient (integers round toward zero; x / 0 = -1 and "
+    "INT_MIN / -1 = INT_MIN)">;
 def Jeet_MaxOp : Jeet_BinaryElementwiseOp<"max",
     "maximum (NaN if either operand is NaN; -0.0 < +0.0)",
     "::mlir::arith::MaximumFOp", "::mlir::arith::MaxSIOp">;

@@ -1,0 +1,116 @@
+//===- FuzzMlir.cpp - Shared part of the MLIR fuzz targets ----------------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuzzMlir.h"
+
+#include "jeet/Dialect/Jeet/IR/JeetDialect.h"
+#include "jeet/InitAllJeet.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+namespace {
+
+const DialectRegistry &getRegistry() {
+  static DialectRegistry *registry = [] {
+    auto *r = new DialectRegistry();
+    jeet::registerAllJeetDialects(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+bool withinCap(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
+    return true;
+  if (shaped.getRank() > jeet::fuzz::kMaxFuzzRank)
+    return false;
+  int64_t count = 1;
+  for (int64_t dim : shaped.getShape()) {
+    if (ShapedType::isDynamic(dim))
+      continue;
+    if (dim < 0 || (dim && count > jeet::fuzz::kMaxFuzzElements / dim))
+      return false;
+    count *= dim;
+  }
+  return count <= jeet::fuzz::kMaxFuzzElements;
+}
+
+/// The ops a Jeet graph is made of: what the compiler's entry points accept.
+bool isGraphOp(Operation *op) {
+  if (isa<ModuleOp, func::FuncOp, func::ReturnOp, func::CallOp>(op))
+    return true;
+  return isa_and_nonnull<jeet::JeetDialect>(op->getDialect());
+}
+
+/// True when every op is a graph op and every tensor within the caps.
+bool isSmallGraph(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    if (!isGraphOp(op))
+      return WalkResult::interrupt();
+    for (Type type : op->getOperandTypes())
+      if (!withinCap(type))
+        return WalkResult::interrupt();
+    for (Type type : op->getResultTypes())
+      if (!withinCap(type))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (!withinCap(arg.getType()))
+            return WalkResult::interrupt();
+    for (NamedAttribute attr : op->getAttrs()) {
+      if (auto typed = dyn_cast<TypedAttr>(attr.getValue()))
+        if (!withinCap(typed.getType()))
+          return WalkResult::interrupt();
+      if (auto type = dyn_cast<TypeAttr>(attr.getValue()))
+        if (auto fn = dyn_cast<FunctionType>(type.getValue()))
+          for (Type t :
+               llvm::concat<const Type>(fn.getInputs(), fn.getResults()))
+            if (!withinCap(t))
+              return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+} // namespace
+
+void jeet::fuzz::runMlirInput(const uint8_t *data, size_t size,
+                              llvm::function_ref<void(ModuleOp)> compile) {
+  if (size > kMaxFuzzInputBytes)
+    return;
+  // A fresh context per input: a context keeps every attribute and type it
+  // ever uniqued, so one shared context would grow without end.
+  MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
+  ScopedDiagnosticHandler discard(&context,
+                                  [](Diagnostic &) { return success(); });
+  llvm::SourceMgr sourceMgr;
+  // The parser needs a null-terminated buffer: copy.
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(reinterpret_cast<const char *>(data), size),
+          "fuzz-input.mlir"),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module || failed(verify(*module)))
+    return;
+  if (!isSmallGraph(*module))
+    return;
+  compile(*module);
+}

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Fuzzer of the Python graph builder: random programs against jeet's API.
+
+Each program creates tensors (random shapes, including 0- and 1-sized and
+abusive dimensions, random dtypes and data), applies random ops with random
+operands and attributes (scalars that do and do not fit, complex numbers,
+numpy scalars, lists, wrong types, bad axes, permutations, shapes and dtypes)
+and executes some of the results. Every call must either return or raise one
+of the errors a caller can expect (jeet.JeetError and its subclasses,
+TypeError, ValueError, OverflowError); an executed tensor must come back with
+the shape and dtype the lazy tensor declared. Anything else (another
+exception, a CompilationError for a graph whose every op was accepted, a
+crash) is a finding.
+
+Two drivers:
+  fuzz_graph_builder.py [--seed S] [--count N | --seconds T]
+      a seeded random driver: program k of a run uses seed S+k; a failure
+      prints the one-line command that replays it.
+  fuzz_graph_builder.py --atheris [libFuzzer flags...]
+      coverage-guided with atheris (pip install atheris), libFuzzer's flags.
+
+Run with PYTHONPATH=build/python.
+"""
+import argparse
+import faulthandler
+import math
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import warnings
+
+import jeet
+
+ALLOWED = (jeet.JeetError, TypeError, ValueError, OverflowError)
+
+DTYPES = ["float32", "float16", "bfloat16", "int32"]
+BAD_DTYPES = ["float64", "int64", "complex64", "bool", "", "f8", None, 3]
+SMALL_DIMS = [0, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 13, 16, 31, 33]
+# Dimensions no tensor can have: negative, over Jeet's size limit, or
+# overflowing an int64 element or byte count on their own or together.
+ABUSIVE_DIMS = [-1, -2**63, 2**40 + 1, 2**61, 2**62, 2**63 - 1, 2**63, 2**64,
+                2**100]
+SCALARS = [0, 1, -1, 2, 0.5, -3.25, 2**31 - 1, 2**31, -2**31 - 1, 2**40,
+           2**63, 2**70, -2**70, 1e10, -1e10, 1e39, 65504.0, 65520.0,
+           float("nan"), float("inf"), float("-inf"), True, False, 1 + 2j,
+           complex(3, 0), np.float64(2.5), np.float32(-1.5), np.float16(7),
+           np.int64(2**40), np.int32(-7), np.int8(3), np.uint64(2**64 - 1),
+           np.bool_(True), np.complex64(1j)]
+JUNK = [None, "x", b"\x00", object(), [1, [2]], {"a": 1}, (), slice(1)]
+
+BINARY = [jeet.add, jeet.sub, jeet.mul, jeet.div, jeet.maximum, jeet.minimum,
+          jeet.pow, jeet.matmul]
+OPERATORS = ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
+             "__rmul__", "__truediv__", "__rtruediv__", "__matmul__",
+             "__pow__"]
+UNARY = [jeet.neg, jeet.abs, jeet.exp, jeet.log, jeet.sqrt, jeet.rsqrt,
+         jeet.tanh, jeet.sigmoid, jeet.relu, jeet.gelu]
+REDUCE = [jeet.sum, jeet.max, jeet.mean]
+MAX_ELEMENTS = 1 << 12  # data created in full stays small
+
+
+class Finding(Exception):
+    """A failure of the property the fuzzer checks."""
+
+
+class RandomSource:
+    """Choices from a seeded generator."""
+
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+
+    def int(self, lo, hi):
+        return self.rng.randint(lo, hi)
+
+    def pick(self, seq):
+        return seq[self.rng.randrange(len(seq))]
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def float(self):
+        return self.rng.uniform(-4, 4)
+
+
+class AtherisSource:
+    """Choices from the bytes atheris mutates."""
+
+    def __init__(self, data):
+        import atheris
+        self.fdp = atheris.FuzzedDataProvider(data)
+
+    def int(self, lo, hi):
+        return self.fdp.ConsumeIntInRange(lo, hi)
+
+    def pick(self, seq):
+        return seq[self.fdp.ConsumeIntInRange(0, len(seq) - 1)]
+
+    def chance(self, p):
+        return self.fdp.ConsumeIntInRange(0, 999) < p * 1000
+
+    def float(self):
+        return self.fdp.ConsumeFloatInRange(-4, 4)
+
+
+class Program:
+    """One random program; `log` records each call for the report."""
+
+    def __init__(self, src):
+        self.src = src
+        self.tensors = []
+        self.log = []
+
+    # -- random arguments ----------------------------------------------------
+
+    def shape(self, allow_abusive=True):
+        rank = self.src.int(0, 4)
+        dims = [self.src.pick(SMALL_DIMS) for _ in range(rank)]
+        if allow_abusive and dims and self.src.chance(0.05):
+            dims[self.src.int(0, rank - 1)] = self.src.pick(ABUSIVE_DIMS)
+        return dims
+
+    def dtype(self):
+        return self.src.pick(BAD_DTYPES) if self.src.chance(0.03) else \
+            self.src.pick(DTYPES)
+
+    def data(self, shape, dtype):
+        values = np.array([self.src.float() for _ in range(8)])
+        if self.src.chance(0.1):
+            values[self.src.int(0, 7)] = self.src.pick(
+                [np.nan, np.inf, -np.inf, 1e6, -1e6, 0.0])
+        size = int(np.prod(shape)) if shape else 1
+        flat = np.resize(values, size)
+        if dtype == "int32":
+            flat = np.round(flat * 10)
+        return flat.reshape(shape)
+
+    def tensor_or_other(self):
+        if self.tensors and self.src.chance(0.85):
+            return self.src.pick(self.tensors)
+        kind = self.src.int(0, 2)
+        if kind == 0:
+            return self.src.pick(SCALARS)
+        if kind == 1:
+            shape = self.shape(allow_abusive=False)
+            if int(np.prod(shape)) > MAX_ELEMENTS:
+                shape = [2]
+            return self.data(shape, "float32").tolist() if self.src.chance(0.5) \
+                else self.data(shape, "float32")
+        return self.src.pick(JUNK)
+
+    def axis(self, t):
+        rank = t.ndim if isinstance(t, jeet.Tensor) else 2
+        kind = self.src.int(0, 5)
+        if kind == 0:
+            return None
+        if kind <= 2:
+            return self.src.int(-rank - 1, rank)
+        if kind == 3:
+            return tuple(self.src.int(-rank, rank) for _ in range(self.src.int(0, 3)))
+        return self.src.pick([True, 1.5, "0", [0, 0], 2**70, -2**63])
+
+    # -- actions -------------------------------------------------------------
+
+    def create(self):
+        src = self.src
+        how = src.int(0, 6)
+        dtype = self.dtype()
+        if how == 0:
+            return "jeet.tensor(shape)", lambda: jeet.tensor(self.shape(), dtype=dtype, device="cpu")
+        if how == 1:
+            shape = self.shape(allow_abusive=False)
+            if int(np.prod(shape)) > MAX_ELEMENTS:
+                shape = shape[:1]
+            array = self.data(shape, dtype)
+            return "jeet.tensor(data)", lambda: jeet.tensor(array, dtype=dtype, device="cpu")
+        if how == 2:
+            shape = self.shape()
+            return "jeet.zeros", lambda: jeet.zeros(*shape, dtype=dtype, device="cpu")
+        if how == 3:
+            shape = self.shape(allow_abusive=False)
+            fill = src.pick(SCALARS)
+            if int(np.prod(shape)) > MAX_ELEMENTS:
+                shape = [3]
+            return "jeet.full", lambda: jeet.full(shape, fill, dtype=dtype, device="cpu")
+        if how == 4:
+            array = np.asarray(self.data([src.int(0, 5), src.int(1, 3)], "float32"))
+            cast_to = src.pick([np.float32, np.float64, np.float16, np.int32,
+                                np.int64, np.uint64, np.complex128, np.bool_])
+            return "jeet.from_numpy", lambda: jeet.from_numpy(array.astype(cast_to), device="cpu")
+        if how == 5:
+            shape = self.shape(allow_abusive=False)
+            if int(np.prod(shape)) > MAX_ELEMENTS:
+                shape = [4]
+            return "jeet.rand", lambda: jeet.rand(*shape, dtype=dtype, device="cpu")
+        stop = src.pick([0, 1, 5, 17, -3, 2.5])
+        return "jeet.arange", lambda: jeet.arange(stop, dtype=dtype, device="cpu")
+
+    def op(self):
+        src = self.src
+        x = self.tensor_or_other()
+        kind = src.int(0, 10)
+        if kind <= 2:
+            fn = src.pick(BINARY)
+            y = self.tensor_or_other()
+            return f"jeet.{fn.__name__}", lambda: fn(x, y)
+        if kind == 3 and isinstance(x, jeet.Tensor):
+            name = src.pick(OPERATORS)
+            y = self.tensor_or_other()
+            return f"Tensor.{name}", lambda: getattr(x, name)(y)
+        if kind <= 5:
+            fn = src.pick(UNARY)
+            return f"jeet.{fn.__name__}", lambda: fn(x)
+        if kind == 6:
+            fn = src.pick(REDUCE)
+            axis = self.axis(x)
+            keepdims = src.chance(0.5)
+            return f"jeet.{fn.__name__}", lambda: fn(x, axis, keepdims)
+        if kind == 7:
+            axis = self.axis(x)
+            if axis is None or isinstance(axis, tuple):
+                axis = -1
+            return "jeet.softmax", lambda: jeet.softmax(x, axis)
+        if kind == 8:
+            rank = x.ndim if isinstance(x, jeet.Tensor) else 2
+            perm = list(range(rank))
+            for i in range(rank - 1, 0, -1):  # Fisher-Yates
+                j = src.int(0, i)
+                perm[i], perm[j] = perm[j], perm[i]
+            if src.chance(0.2) and perm:
+                perm[0] = src.pick([rank, -rank - 1, perm[-1]])
+            axes = None if src.chance(0.3) else perm
+            return "jeet.transpose", lambda: jeet.transpose(x, axes)
+        if kind == 9:
+            shape = self.shape()
+            if isinstance(x, jeet.Tensor) and src.chance(0.5):
+                shape = [-1] + shape[1:] if shape else [-1]
+            fn = src.pick([jeet.reshape, jeet.broadcast_to])
+            if isinstance(x, jeet.Tensor) and fn is jeet.broadcast_to and src.chance(0.5):
+                shape = [src.pick(SMALL_DIMS)] + [d if d != 1 else src.pick(SMALL_DIMS)
+                                                  for d in x.shape]
+            return f"jeet.{fn.__name__}", lambda: fn(x, shape)
+        dtype = self.dtype()
+        return "jeet.cast", lambda: jeet.cast(x, dtype)
+
+    def step(self):
+        name, call = self.create() if not self.tensors or self.src.chance(0.3) \
+            else self.op()
+        self.log.append(name)
+        try:
+            result = call()
+        except ALLOWED as error:
+            if not str(error):
+                raise Finding(f"{name} raised {type(error).__name__} with no message")
+            return
+        if not isinstance(result, jeet.Tensor):
+            raise Finding(f"{name} returned {type(result).__name__}, not a jeet.Tensor")
+        self.tensors.append(result)
+
+    def check_executes(self):
+        lazy = [t for t in self.tensors if not t.is_materialized]
+        if not lazy:
+            return
+        chosen = [self.src.pick(lazy) for _ in range(self.src.int(1, 3))]
+        declared = [(t.shape, t.dtype) for t in chosen]
+        self.log.append(f"jeet.execute({len(chosen)} tensors)")
+        try:
+            jeet.execute(*chosen)
+        except jeet.CompilationError as error:
+            raise Finding(
+                "a graph whose every op was accepted failed to compile: "
+                f"{error}") from None
+        except ALLOWED:
+            return
+        for t, (shape, dtype) in zip(chosen, declared):
+            array = t.numpy()
+            expected = np.float32 if dtype == "bfloat16" else np.dtype(dtype)
+            if array.shape != tuple(shape) or array.dtype != expected:
+                raise Finding(
+                    f"declared {shape} {dtype}, executed {array.shape} {array.dtype}")
+
+
+def run_program(src):
+    program = Program(src)
+    try:
+        for _ in range(src.int(1, 14)):
+            program.step()
+        program.check_executes()
+    except Finding:
+        raise
+    except Exception as error:  # anything a caller could not expect
+        raise Finding(f"{type(error).__name__}: {error}\nafter: "
+                      + " -> ".join(program.log)) from error
+    return program
+
+
+def seeded_main(args):
+    start = time.monotonic()
+    count = 0
+    while True:
+        if args.count is not None and count >= args.count:
+            break
+        if args.count is None and time.monotonic() - start > args.seconds:
+            break
+        seed = args.seed + count
+        # A crash ends the process: the last line printed names its seed.
+        if args.verbose:
+            print(f"program seed {seed}", flush=True)
+        try:
+            run_program(RandomSource(seed))
+        except Finding as finding:
+            print(f"FINDING in program seed {seed}: {finding}")
+            print("replay: PYTHONPATH=build/python python3 "
+                  f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1")
+            return 1
+        count += 1
+    print(f"fuzz_graph_builder: {count} programs (seeds {args.seed}.."
+          f"{args.seed + count - 1}) in {time.monotonic() - start:.1f} s, "
+          "no finding")
+    return 0
+
+
+def atheris_main(argv):
+    import atheris
+
+    def one_input(data):
+        run_program(AtherisSource(data))
+
+    atheris.instrument_all()
+    atheris.Setup(argv, one_input)
+    atheris.Fuzz()
+
+
+def main():
+    faulthandler.enable()
+    # NumPy's warnings about the fuzzer's own casts (NaN to int) are noise.
+    warnings.simplefilter("ignore", RuntimeWarning)
+    if "--atheris" in sys.argv:
+        argv = [a for a in sys.argv if a != "--atheris"]
+        return atheris_main(argv)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--count", type=int)
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--verbose", action="store_true")
+    return seeded_main(parser.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# make fuzz: runs every libFuzzer target of the clang build in $1 for $3
+# seconds each, at the lowest priority, then the Python graph-builder fuzzer
+# on the main build in $2 for as long; ends with a table of executions per
+# target. Each target's corpus grows in $1/fuzz/live/<corpus> (seeded from the
+# lit tests and the regression inputs); a crash or a timeout writes the input
+# to $1/fuzz/artifacts/ and the script exits 1 naming it.
+#   scripts/fuzz.sh build-fuzz build 60 python3
+set -uo pipefail
+fuzz_build=$1
+build=$2
+seconds=$3
+python=${4:-python3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+corpora="$fuzz_build/fuzz/corpus"
+live="$fuzz_build/fuzz/live"
+artifacts="$fuzz_build/fuzz/artifacts"
+mkdir -p "$live" "$artifacts"
+# Every input gets at most this long before it counts as a hang.
+per_input_timeout=60
+status=0
+table=()
+
+# target corpus
+targets=(
+  "jeet-fuzz-npy npy"
+  "jeet-fuzz-tensor-text tensor-text"
+  "jeet-fuzz-mlir-cpu mlir"
+  "jeet-fuzz-mlir-gpu mlir"
+)
+for entry in "${targets[@]}"; do
+  read -r target corpus <<<"$entry"
+  # FUZZ_TARGETS (make fuzz) chooses some of them.
+  case " ${FUZZ_TARGETS:-$target} " in
+    *" $target "*) ;;
+    *) continue ;;
+  esac
+  binary="$fuzz_build/bin/$target"
+  if [ ! -x "$binary" ]; then
+    echo "fuzz: $binary is not built" >&2
+    status=1
+    continue
+  fi
+  mkdir -p "$live/$target"
+  dict=()
+  [ -f "$root/fuzz/$corpus.dict" ] && dict=(-dict="$root/fuzz/$corpus.dict")
+  log="$artifacts/$target.log"
+  echo "== $target: ${seconds}s (log: $log) =="
+  # The GPU target compiles to PTX only; no driver is needed or wanted.
+  JEET_CUDA_DRIVER= nice -n 19 "$binary" -max_total_time="$seconds" \
+    -timeout=$per_input_timeout -print_final_stats=1 "${dict[@]}" \
+    -artifact_prefix="$artifacts/$target-" \
+    "$live/$target" "$corpora/$corpus" "$root/fuzz/regressions/$corpus" \
+    >"$log" 2>&1
+  rc=$?
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" |
+         grep -o '[0-9]*$' | tail -1)
+  rate=$(grep -o 'exec/s: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  result=ok
+  if [ $rc -ne 0 ]; then
+    result="FAILED (exit $rc): $(ls "$artifacts/$target-"* 2>/dev/null | head -1)"
+    tail -30 "$log"
+    status=1
+  fi
+  table+=("$(printf '%-24s %12s %8s  %s' "$target" "${runs:-?}" "${rate:-?}" "$result")")
+done
+
+echo "== Python graph builder: ${seconds}s =="
+PYTHONPATH="$build/python" JEET_BUILD_DIR=$(cd "$build" && pwd) \
+  nice -n 19 "$python" "$root/fuzz/python/fuzz_graph_builder.py" \
+  --seconds "$seconds" >"$artifacts/graph-builder.log" 2>&1
+rc=$?
+tail -3 "$artifacts/graph-builder.log"
+result=ok
+if [ $rc -ne 0 ]; then
+  result="FAILED (exit $rc): see $artifacts/graph-builder.log"
+  status=1
+fi
+table+=("$(printf '%-24s %12s %8s  %s' "graph-builder (Python)" "-" "-" "$result")")
+
+echo
+printf '%-24s %12s %8s  %s\n' target executions exec/s result
+printf '%s\n' "${table[@]}"
+exit $status

@@ -1,0 +1,50 @@
+// RUN: split-file %s %t
+// RUN: not jeet-run %t/recursive.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=REC
+// RUN: not jeet-run %t/mutual.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=MUTUAL
+// RUN: not jeet-run %t/foreign.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=FOREIGN
+// RUN: not jeet-run %t/huge.mlir --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not jeet-run %t/huge-arg.mlir --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=HUGEARG
+
+// A graph that calls itself would overflow the stack when run: rejected.
+// REC: recursive.mlir:2:8: error: recursive call to 'main': Jeet graphs cannot call themselves, directly or through other functions
+// REC: jeet-run: error: compilation of '{{.*}}recursive.mlir' failed
+//--- recursive.mlir
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @main(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// Recursion through another function too.
+// MUTUAL: error: recursive call to '{{main|helper}}'
+//--- mutual.mlir
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @helper(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @helper(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @main(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// Ops of other dialects are not part of a graph.
+// FOREIGN: foreign.mlir:2:8: error: 'arith.addf' is not part of a Jeet graph: graphs hold jeet ops, and func.call between their functions
+//--- foreign.mlir
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arith.addf %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// A dimension of 2^63-1 hung the vectoriser: beyond the size limit.
+// HUGE: huge.mlir:2:8: error: 'jeet.neg' op operand #0 has type 'tensor<9223372036854775807xf32>' with more elements than Jeet's limit of 2^40 (1099511627776)
+//--- huge.mlir
+func.func @main(%a: tensor<9223372036854775807xf32>) -> tensor<9223372036854775807xf32> {
+  %0 = jeet.neg %a : tensor<9223372036854775807xf32>
+  return %0 : tensor<9223372036854775807xf32>
+}
+
+// A graph argument returned as is is checked too.
+// HUGEARG: error: argument #0 of 'main' has type 'tensor<4611686018427387904xf32>', beyond Jeet's size limits (2^40 elements, rank 64)
+//--- huge-arg.mlir
+func.func @main(%a: tensor<4611686018427387904xf32>) -> tensor<4611686018427387904xf32> {
+  return %a : tensor<4611686018427387904xf32>
+}

@@ -1,0 +1,125 @@
+"""Defined behaviour at the edges (docs/Reliability.md), each case run two
+ways: its inputs as graph arguments (computed at run time) and as
+jeet.constant (folded at compile time). Both must give the documented values,
+bit for bit."""
+import numpy as np
+import pytest
+
+from jeetrun import mlir_type, run_graph
+
+INT_MIN, INT_MAX = -2**31, 2**31 - 1
+
+# (name, op text with %x/%y, inputs, expected output)
+CASES = [
+    ("div_i32_by_zero_and_overflow",
+     "jeet.div %x, %y : {t0}, {t1} -> {t0}",
+     [np.array([7, -7, 0, INT_MIN, INT_MIN, 5, INT_MAX], np.int32),
+      np.array([0, 0, 0, -1, 1, -2, -1], np.int32)],
+     np.array([-1, -1, -1, INT_MIN, INT_MIN, -2, -INT_MAX], np.int32)),
+    ("cast_f32_to_i32_saturates",
+     "jeet.cast %x : {t0} -> {out}",
+     [np.array([np.nan, np.inf, -np.inf, 1e10, -1e10, 2147483520.0,
+                2147483648.0, -2147483648.0, 3.7, -3.7, -0.0], np.float32)],
+     np.array([0, INT_MAX, INT_MIN, INT_MAX, INT_MIN, 2147483520, INT_MAX,
+               INT_MIN, 3, -3, 0], np.int32)),
+    ("cast_f16_to_i32_saturates",
+     "jeet.cast %x : {t0} -> {out}",
+     [np.array([np.nan, np.inf, -np.inf, 65504, -2.5], np.float16)],
+     np.array([0, INT_MAX, INT_MIN, 65504, -2], np.int32)),
+    ("cast_i32_to_f16_rounds_to_inf",
+     "jeet.cast %x : {t0} -> {out}",
+     [np.array([100000, -100000, 65519, 3], np.int32)],
+     np.array([np.inf, -np.inf, 65504, 3], np.float16)),
+    ("neg_abs_int_min_wrap",
+     "jeet.abs %x : {t0}",
+     [np.array([INT_MIN, -5, INT_MAX], np.int32)],
+     np.array([INT_MIN, 5, INT_MAX], np.int32)),
+    ("add_i32_wraps",
+     "jeet.add %x, %y : {t0}, {t1} -> {t0}",
+     [np.array([INT_MAX, INT_MIN], np.int32), np.array([1, -1], np.int32)],
+     np.array([INT_MIN, INT_MAX], np.int32)),
+    ("relu_nan_and_negative_zero",
+     "jeet.relu %x : {t0}",
+     [np.array([np.nan, -0.0, -1.0, 2.0], np.float32)],
+     np.array([np.nan, 0.0, 0.0, 2.0], np.float32)),
+    ("reduce_sum_empty_axis",
+     "jeet.reduce_sum %x {{axes = array<i64: 1>}} : {t0} -> {out}",
+     [np.zeros((3, 0), np.float32)], np.zeros(3, np.float32)),
+    ("reduce_max_empty_axis",
+     "jeet.reduce_max %x {{axes = array<i64: 1>}} : {t0} -> {out}",
+     [np.zeros((3, 0), np.float32)], np.full(3, -np.inf, np.float32)),
+    ("reduce_mean_empty_axis",
+     "jeet.reduce_mean %x {{axes = array<i64: 1>}} : {t0} -> {out}",
+     [np.zeros((3, 0), np.float32)], np.full(3, np.nan, np.float32)),
+    ("reduce_max_i32_empty_axis",
+     "jeet.reduce_max %x {{axes = array<i64: 0>}} : {t0} -> {out}",
+     [np.zeros((0, 2), np.int32)], np.full(2, INT_MIN, np.int32)),
+    ("matmul_over_empty_k",
+     "jeet.matmul %x, %y : {t0}, {t1} -> {out}",
+     [np.zeros((2, 0), np.float32), np.zeros((0, 3), np.float32)],
+     np.zeros((2, 3), np.float32)),
+    ("elementwise_of_empty",
+     "jeet.exp %x : {t0}",
+     [np.zeros((0, 5), np.float32)], np.zeros((0, 5), np.float32)),
+    ("broadcast_against_empty",
+     "jeet.add %x, %y : {t0}, {t1} -> {out}",
+     [np.zeros((4, 0), np.float32), np.ones((4, 1), np.float32)],
+     np.zeros((4, 0), np.float32)),
+]
+
+
+def literal(array):
+    """A dense attribute of exactly these values (bit patterns for floats)."""
+    flat = array.reshape(-1)
+    if array.dtype.kind == "f":
+        bits = flat.view({2: np.uint16, 4: np.uint32}[array.itemsize])
+        items = [f"0x{int(b):0{array.itemsize * 2}X}" for b in bits]
+    else:
+        items = [str(int(v)) for v in flat]
+    if array.size == 0:
+        return "dense<>"
+    nested = np.array(items, dtype=object).reshape(array.shape)
+    text = np.array2string(nested, separator=", ", threshold=10**6,
+                           formatter={"all": str})
+    return f"dense<{text}>" if array.ndim else f"dense<{items[0]}>"
+
+
+def graph(op, inputs, expected, constant):
+    types = {f"t{i}": mlir_type(a.shape, a.dtype) for i, a in enumerate(inputs)}
+    types["out"] = mlir_type(expected.shape, expected.dtype)
+    body = op.format(**types)
+    names = ["%x", "%y"][:len(inputs)]
+    if constant:
+        lines = [f"  {n} = jeet.constant {literal(a)} : {types[f't{i}']}"
+                 for i, (n, a) in enumerate(zip(names, inputs))]
+        params = ""
+    else:
+        lines = []
+        params = ", ".join(f"{n}: {types[f't{i}']}" for i, n in enumerate(names))
+    return (f"func.func @main({params}) -> {types['out']} {{\n" + "\n".join(lines)
+            + f"\n  %r = {body}\n  return %r : {types['out']}\n}}\n")
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind == "f":
+        # NaN payloads aside, every bit.
+        both_nan = np.isnan(a) & np.isnan(b)
+        return bool(np.all(both_nan | (a.view(f"u{a.itemsize}") ==
+                                       b.view(f"u{b.itemsize}"))))
+    return bool(np.array_equal(a, b))
+
+
+@pytest.mark.parametrize("name,op,inputs,expected", CASES,
+                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("fuse", ["--fuse=true", "--fuse=false"])
+def test_edge_case_folded_and_at_run_time(tmp_path, name, op, inputs, expected,
+                                          fuse):
+    (runtime,) = run_graph(tmp_path, graph(op, inputs, expected, False),
+                           inputs, [fuse])
+    (folded,) = run_graph(tmp_path, graph(op, inputs, expected, True), [],
+                          [fuse])
+    assert same_bits(runtime, expected), f"{name} at run time: {runtime}"
+    assert same_bits(folded, expected), f"{name} folded: {folded}"

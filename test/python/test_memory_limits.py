@@ -1,0 +1,220 @@
+"""Memory running out in the middle of a graph: the execution stops with an
+OutOfMemoryError naming the size, gives back everything it held (the
+allocator's statistics return to where they were) and the next execution is
+right. On the host (JIT-compiled code, allocations in the function's body and
+inside OpenMP loops) and on the GPU (`make test` runs those on the GPU
+emulator, whose memory JEET_EMULATOR_MEMORY caps)."""
+import gc
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import jeet
+from jeet import _jeet
+from conftest import requires_gpu
+
+# Each buffer of the graph is SIDE x SIDE f32: 16 MiB, above the caching
+# allocator's small pool, so each buffer is a segment of its own.
+SIDE = 2048
+# The most bytes the generated code adds to a request to align the buffer.
+ALIGNMENT_SLACK = 256
+
+
+def graph_text(side):
+    """exp, transposes, a mul and an add: unfused, two intermediates are live
+    at once in the function's body (none can be computed in place)."""
+    t = f"tensor<{side}x{side}xf32>"
+    transpose = f"{{permutation = array<i64: 1, 0>}} : {t} -> {t}"
+    return (f"func.func @main(%x: {t}) -> {t} {{\n"
+            f"  %0 = jeet.exp %x : {t}\n"
+            f"  %1 = jeet.transpose %0 {transpose}\n"
+            f"  %2 = jeet.mul %1, %0 : {t}, {t} -> {t}\n"
+            f"  %3 = jeet.transpose %2 {transpose}\n"
+            f"  %4 = jeet.add %3, %0 : {t}, {t} -> {t}\n"
+            f"  return %4 : {t}\n}}\n")
+
+
+def reference(x):
+    e = np.exp(x.astype(np.float64))
+    return (e.T * e).T + e
+
+
+def assert_names_size(error, nbytes):
+    """The error names the size asked for: `nbytes`, or the little more the
+    generated code asks for to align the buffer."""
+    sizes = [int(m) for m in
+             re.findall(r"(?:allocating|buffer of) (\d+) bytes", str(error))]
+    assert any(nbytes <= s <= nbytes + ALIGNMENT_SLACK for s in sizes), \
+        str(error)
+
+
+# A batched matmul with an epilogue: its tiles' temporaries are allocated
+# inside the OpenMP loop over tiles (jeet-cpu-check-allocations).
+BMM = """func.func @main(%a: tensor<8x128x64xf32>, %b: tensor<8x64x128xf32>) -> tensor<8x128x128xf32> {
+  %m = jeet.matmul %a, %b : tensor<8x128x64xf32>, tensor<8x64x128xf32> -> tensor<8x128x128xf32>
+  %r = jeet.relu %m : tensor<8x128x128xf32>
+  return %r : tensor<8x128x128xf32>
+}
+"""
+
+
+def run(executable, arrays):
+    inputs = [_jeet.RuntimeTensor.from_array(a, "float32") for a in arrays]
+    return [o.numpy() for o in executable.run(inputs)]
+
+
+def allocated(device):
+    return jeet.memory_stats(device)["allocated_bytes"]
+
+
+@pytest.fixture
+def no_injection():
+    # Tensors of earlier tests that only a traceback kept alive go first, so
+    # that the statistics a test compares change only by its own doing.
+    gc.collect()
+    yield
+    for device in ("cpu",) + (("gpu",) if jeet.gpu_available() else ()):
+        _jeet.inject_allocation_failures(0, 0, device)
+        jeet.set_memory_limit(0, device)
+
+
+def test_host_limit_hit_between_kernels(rng, no_injection):
+    """The memory limit is reached by the first intermediate: the output
+    fits, the intermediate does not."""
+    n = SIDE * SIDE
+    exe = _jeet.compile(graph_text(SIDE), fuse=False, cached=False)
+    x = rng.standard_normal((SIDE, SIDE)).astype(np.float32)
+    inputs = [_jeet.RuntimeTensor.from_array(x, "float32")]
+    jeet.empty_cache("cpu")
+    before = allocated("cpu")
+    reserved = jeet.memory_stats("cpu")["reserved_bytes"]
+    # Room for the output (16 MiB) and half an intermediate.
+    jeet.set_memory_limit(reserved + 24 * (1 << 20), "cpu")
+    with pytest.raises(jeet.OutOfMemoryError) as info:
+        exe.run(inputs)
+    assert_names_size(info.value, 4 * n)
+    assert allocated("cpu") == before
+    jeet.set_memory_limit(0, "cpu")
+    (out,) = [o.numpy() for o in exe.run(inputs)]
+    np.testing.assert_allclose(out, reference(x), rtol=1e-5, atol=1e-5)
+    assert allocated("cpu") == before
+
+
+@pytest.mark.parametrize("successes", [0, 1, 2])
+def test_host_failure_at_each_allocation(rng, no_injection, successes):
+    """The output, the first and the second intermediate fail in turn; each
+    time everything allocated before is given back."""
+    side = 64
+    n = side * side
+    exe = _jeet.compile(graph_text(side), fuse=False, cached=False)
+    x = rng.standard_normal((side, side)).astype(np.float32)
+    inputs = [_jeet.RuntimeTensor.from_array(x, "float32")]
+    before = allocated("cpu")
+    _jeet.inject_allocation_failures(successes, 1, "cpu")
+    with pytest.raises(jeet.OutOfMemoryError) as info:
+        exe.run(inputs)
+    assert_names_size(info.value, 4 * n)
+    assert allocated("cpu") == before
+    (out,) = [o.numpy() for o in exe.run(inputs)]
+    np.testing.assert_allclose(out, reference(x), rtol=1e-5, atol=1e-5)
+    assert allocated("cpu") == before
+
+
+def test_host_failure_inside_a_parallel_loop(rng, no_injection):
+    """A tile's temporary fails on an OpenMP thread: the other tiles finish,
+    the execution reports the size, and nothing leaks."""
+    exe = _jeet.compile(BMM, cached=False)
+    a = rng.standard_normal((8, 128, 64)).astype(np.float32)
+    b = rng.standard_normal((8, 64, 128)).astype(np.float32)
+    inputs = [_jeet.RuntimeTensor.from_array(v, "float32") for v in (a, b)]
+    before = allocated("cpu")
+    # The output first, then a few tiles' temporaries (64x64 f32 each).
+    _jeet.inject_allocation_failures(5, 1, "cpu")
+    # The calling thread runs tiles too: the allocator's own message when the
+    # failing tile was its, else the one the function's body reports.
+    with pytest.raises(jeet.OutOfMemoryError) as info:
+        exe.run(inputs)
+    assert_names_size(info.value, 64 * 64 * 4)
+    assert allocated("cpu") == before
+    (out,) = [o.numpy() for o in exe.run(inputs)]
+    ref = np.maximum(a.astype(np.float64) @ b, 0)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+    assert allocated("cpu") == before
+
+
+@requires_gpu
+@pytest.mark.parametrize("successes", [2, 3, 4])
+def test_gpu_failure_between_kernels(rng, no_injection, successes):
+    """On the GPU: the input's copy and the output succeed, then each of the
+    three intermediates' device allocations fails in turn; the host code frees
+    what it holds and releases its stream."""
+    side = 64
+    n = side * side
+    exe = _jeet.compile(graph_text(side), device="gpu", fuse=False,
+                        cached=False)
+    x = rng.standard_normal((side, side)).astype(np.float32)
+    inputs = [_jeet.RuntimeTensor.from_array(x, "float32")]
+    before = allocated("gpu")
+    _jeet.inject_allocation_failures(successes, 1, "gpu")
+    with pytest.raises(jeet.OutOfMemoryError) as info:
+        exe.run(inputs)
+    assert_names_size(info.value, 4 * n)
+    assert allocated("gpu") == before
+    (out,) = [o.numpy() for o in exe.run(inputs)]
+    np.testing.assert_allclose(out, reference(x), rtol=1e-5, atol=1e-5)
+    assert allocated("gpu") == before
+
+
+def _emulator():
+    here = pathlib.Path(__file__).resolve().parents[2]
+    for build in (os.environ.get("JEET_BUILD_DIR", ""), here / "build"):
+        path = pathlib.Path(build) / "lib" / "libjeet_cuda_emulator.so"
+        if build and path.exists():
+            return str(path)
+    return None
+
+
+@pytest.mark.skipif(_emulator() is None, reason="the GPU emulator is not built")
+def test_emulated_device_runs_out_of_memory(seed):
+    """The emulated device has 56 MiB (JEET_EMULATOR_MEMORY): the unfused
+    graph needs more at its peak (input, output and intermediates of 16 MiB
+    each) and fails in the driver's cuMemAlloc; the same graph on 4 MiB
+    buffers then runs, and the device's memory is all back."""
+    code = f"""
+import sys
+import numpy as np
+import jeet
+from jeet import _jeet
+sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
+from test_memory_limits import SIDE, assert_names_size, graph_text, reference
+x = np.random.default_rng({seed}).standard_normal((SIDE, SIDE)).astype(np.float32)
+inputs = [_jeet.RuntimeTensor.from_array(x, "float32")]
+unfused = _jeet.compile(graph_text(SIDE), device="gpu", fuse=False, cached=False)
+before = jeet.memory_stats("gpu")["allocated_bytes"]
+try:
+    unfused.run(inputs)
+    raise SystemExit("no OutOfMemoryError")
+except jeet.OutOfMemoryError as e:
+    assert_names_size(e, 4 * SIDE * SIDE)
+    print("error:", e)
+assert jeet.memory_stats("gpu")["allocated_bytes"] == before
+jeet.empty_cache("gpu")
+small = x[:1024, :1024].copy()
+smaller = _jeet.compile(graph_text(1024), device="gpu", fuse=False, cached=False)
+(out,) = [o.numpy() for o in
+          smaller.run([_jeet.RuntimeTensor.from_array(small, "float32")])]
+assert np.allclose(out, reference(small), rtol=1e-5, atol=1e-5)
+assert jeet.memory_stats("gpu")["allocated_bytes"] == before
+print("OK")
+"""
+    env = dict(os.environ, JEET_CUDA_DRIVER=_emulator(),
+               JEET_EMULATOR_MEMORY="56M")
+    result = subprocess.run([sys.executable, "-c", code], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "OK" in result.stdout, result.stdout

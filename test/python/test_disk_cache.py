@@ -233,6 +233,49 @@ def test_stale_openmp_record_of_the_same_pid(tmp_path, cached):
     assert stats["compilations"] == int(not cached)
 
 
+# A child that compiles (never runs) a four-layer graph whose hidden layers are
+# intermediates of the arena (the first two share it with the third, so the
+# plan's four numbers differ), and prints its memory plan, jeet.explain's text
+# and the cache counters as JSON.
+PLAN_CHILD = textwrap.dedent("""
+    import json
+    import numpy as np
+    import jeet
+    rng = np.random.default_rng(0)
+    x, *ws = (jeet.from_numpy(rng.standard_normal(s, dtype=np.float32),
+                              device="cpu")
+              for s in ((16, 32), (32, 64), (64, 16), (16, 40), (40, 8)))
+    y = x
+    for w in ws[:-1]:
+        y = jeet.relu(y @ w + 1.0)
+    y = y @ ws[-1]
+    print(json.dumps(dict(plan=jeet.compile(y).memory_plan,
+                          explain=jeet.explain(y), **jeet.cache_stats())))
+""")
+
+
+def test_disk_hit_has_the_compiled_memory_plan(tmp_path):
+    """The arena a cached entry runs with is the one its code was compiled
+    for: plan and explain of a disk hit equal those of the compilation."""
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", PLAN_CHILD],
+                              env=child_env(tmp_path), capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    compiled, loaded = runs
+    assert compiled["compilations"] == 1 and compiled["disk_hits"] == 0
+    assert loaded["compilations"] == 0 and loaded["disk_hits"] == 1, loaded
+    assert compiled["plan"]["arena_bytes"] > 0, compiled["plan"]
+    assert compiled["plan"]["buffers"] > 1, compiled["plan"]
+    # Intermediates share the arena: a plan with two fields swapped differs.
+    assert (compiled["plan"]["arena_bytes"] <
+            compiled["plan"]["intermediate_bytes"]), compiled["plan"]
+    assert loaded["plan"] == compiled["plan"]
+    assert loaded["explain"] == compiled["explain"]
+
+
 def test_processes_sharing_the_cache(tmp_path):
     env = child_env(tmp_path)
     procs = [subprocess.Popen([sys.executable, "-c", CHILD, "0"], env=env,

@@ -72,17 +72,16 @@ def run_child(cache_dir, *args, debug=True, stale_openmp_record=False):
     if debug:
         env["JEET_DEBUG"] = "1"
     command = [sys.executable, "-c", CHILD, "0", *args]
-    if stale_openmp_record:
-        # The child, before it becomes CHILD (same pid), leaves the empty
-        # record that a dead process of its pid would have left.
-        command = [sys.executable, "-c", textwrap.dedent("""
-            import os, sys
-            name = sys.argv[1].format(pid=os.getpid(), uid=os.getuid())
-            open(os.path.join("/dev/shm", name), "wb").close()
-            os.execv(sys.executable, [sys.executable] + sys.argv[2:])
-        """), OPENMP_RECORD] + command[1:]
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+
+    def plant_record():
+        # In the child between fork and exec (its pid is CHILD's): the empty
+        # record that a dead process with that pid would have left.
+        name = OPENMP_RECORD.format(pid=os.getpid(), uid=os.getuid())
+        open(os.path.join("/dev/shm", name), "wb").close()
+
+    proc = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, preexec_fn=plant_record if stale_openmp_record else None)
     try:
         out, err = proc.communicate(timeout=300)
     finally:

@@ -12,6 +12,8 @@
 
 #include "CompilerSupport.h"
 
+#include "jeet/Runtime/OpenMP.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -24,6 +26,8 @@ static constexpr const char *kBundledOpenMP = "libomp.so.5";
 
 const char *jeet::detail::openmpLibrary() {
   static const std::string path = [] {
+    // Every use of libomp by the compiler asks for its path first.
+    runtime::removeStaleOpenMPRecords();
     Dl_info info;
     if (dladdr(reinterpret_cast<void *>(&openmpLibrary), &info) &&
         info.dli_fname) {

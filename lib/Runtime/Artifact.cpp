@@ -9,6 +9,7 @@
 #include "jeet/Runtime/CudaDevice.h"
 #include "jeet/Runtime/Device.h"
 #include "jeet/Runtime/HostABI.h"
+#include "jeet/Runtime/OpenMP.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -232,6 +233,8 @@ Status checkElf(const std::string &path) {
 Status openArtifact(const std::string &path, Library &library,
                     ArtifactSignature &signature) {
   JEET_RETURN_IF_ERROR(checkElf(path));
+  // A parallel artifact runs libomp, which must not meet a stale record.
+  removeStaleOpenMPRecords();
   dlerror();
   // RTLD_NOW: a symbol the runtime does not provide fails here, with its
   // name, rather than at the first call. RTLD_LOCAL: two artifacts may be

@@ -29,14 +29,17 @@ def child_env(cache_dir):
 # A child process: builds a small MLP-like graph with jeet.jit on fixed
 # inputs, runs it, and prints the result's checksum and the cache counters as
 # JSON. Arguments: seed for the data, and "limit" to cap the size of files it
-# may write (a full disk).
+# may write (a full disk): FILE_SIZE_LIMIT, below any cache file (over 5 KiB)
+# but above the 1 KiB that libomp gives the record of each process it starts
+# in (an empty record that it could not size crashes the next process that
+# gets the same pid; see OPENMP_RECORD).
 CHILD = textwrap.dedent("""
     import json, resource, signal, sys
     import numpy as np
     import jeet
     if "limit" in sys.argv:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
     rng = np.random.default_rng(int(sys.argv[1]))
     x = rng.standard_normal((8, 16), dtype=np.float32)
     w = rng.standard_normal((16, 32), dtype=np.float32)
@@ -53,13 +56,47 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def run_child(cache_dir, *args, debug=True):
+# libomp's record of a process it runs in (the POSIX shared memory object
+# /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid>, or a file of that name in /tmp).
+OPENMP_RECORD = "__KMP_REGISTERED_LIB_{pid}_{uid}"
+OPENMP_RECORD_DIRS = ("/dev/shm", "/tmp")
+
+
+def openmp_records(pid):
+    name = OPENMP_RECORD.format(pid=pid, uid=os.getuid())
+    return [pathlib.Path(d) / name for d in OPENMP_RECORD_DIRS]
+
+
+def run_child(cache_dir, *args, debug=True, stale_openmp_record=False):
     env = child_env(cache_dir)
     if debug:
         env["JEET_DEBUG"] = "1"
-    proc = subprocess.run([sys.executable, "-c", CHILD, "0", *args], env=env,
-                          capture_output=True, text=True, timeout=300)
+    command = [sys.executable, "-c", CHILD, "0", *args]
+
+    def plant_record():
+        # In the child between fork and exec (its pid is CHILD's): the empty
+        # record that a dead process with that pid would have left.
+        name = OPENMP_RECORD.format(pid=os.getpid(), uid=os.getuid())
+        open(os.path.join("/dev/shm", name), "wb").close()
+
+    proc = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, preexec_fn=plant_record if stale_openmp_record else None)
+    try:
+        out, err = proc.communicate(timeout=300)
+    finally:
+        # Records of a child that crashed or was killed stay behind.
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        leftovers = [p for p in openmp_records(proc.pid) if p.exists()]
+        for path in leftovers:
+            path.unlink()
+    proc = subprocess.CompletedProcess(command, proc.returncode, out, err)
     assert proc.returncode == 0, proc.stderr
+    # libomp removes its record when the process ends normally; an empty
+    # one left behind would crash a later process with the same pid.
+    assert not leftovers, f"child {proc.args} left {leftovers}"
     stats = json.loads(proc.stdout.strip().splitlines()[-1])
     assert stats["error"] < 1e-4, stats
     messages = [line for line in proc.stderr.splitlines()
@@ -174,12 +211,68 @@ def test_unusable_directory(tmp_path):
 
 
 def test_full_disk(tmp_path):
-    # RLIMIT_FSIZE makes every write past 512 bytes fail, as a full disk.
+    # RLIMIT_FSIZE makes every write past 2 KiB fail, as a full disk.
     stats, messages = run_child(tmp_path, "limit")
     assert stats["compilations"] == 1
     assert any("cannot store" in m for m in messages), messages
     assert not cache_files(tmp_path)
     assert not list(tmp_path.glob("*.tmp"))
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_stale_openmp_record_of_the_same_pid(tmp_path, cached):
+    """An empty libomp record named after the process (left by a dead one
+    with the same pid) made the first parallel region die of SIGBUS."""
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no /dev/shm")
+    if cached:
+        run_child(tmp_path)
+    stats, _ = run_child(tmp_path, stale_openmp_record=True)
+    assert stats["disk_hits"] == int(cached)
+    assert stats["compilations"] == int(not cached)
+
+
+# A child that compiles (never runs) a four-layer graph whose hidden layers are
+# intermediates of the arena (the first two share it with the third, so the
+# plan's four numbers differ), and prints its memory plan, jeet.explain's text
+# and the cache counters as JSON.
+PLAN_CHILD = textwrap.dedent("""
+    import json
+    import numpy as np
+    import jeet
+    rng = np.random.default_rng(0)
+    x, *ws = (jeet.from_numpy(rng.standard_normal(s, dtype=np.float32),
+                              device="cpu")
+              for s in ((16, 32), (32, 64), (64, 16), (16, 40), (40, 8)))
+    y = x
+    for w in ws[:-1]:
+        y = jeet.relu(y @ w + 1.0)
+    y = y @ ws[-1]
+    print(json.dumps(dict(plan=jeet.compile(y).memory_plan,
+                          explain=jeet.explain(y), **jeet.cache_stats())))
+""")
+
+
+def test_disk_hit_has_the_compiled_memory_plan(tmp_path):
+    """The arena a cached entry runs with is the one its code was compiled
+    for: plan and explain of a disk hit equal those of the compilation."""
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", PLAN_CHILD],
+                              env=child_env(tmp_path), capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    compiled, loaded = runs
+    assert compiled["compilations"] == 1 and compiled["disk_hits"] == 0
+    assert loaded["compilations"] == 0 and loaded["disk_hits"] == 1, loaded
+    assert compiled["plan"]["arena_bytes"] > 0, compiled["plan"]
+    assert compiled["plan"]["buffers"] > 1, compiled["plan"]
+    # Intermediates share the arena: a plan with two fields swapped differs.
+    assert (compiled["plan"]["arena_bytes"] <
+            compiled["plan"]["intermediate_bytes"]), compiled["plan"]
+    assert loaded["plan"] == compiled["plan"]
+    assert loaded["explain"] == compiled["explain"]
 
 
 def test_processes_sharing_the_cache(tmp_path):

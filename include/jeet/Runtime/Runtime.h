@@ -11,6 +11,7 @@
 #include "jeet/Runtime/Device.h"
 #include "jeet/Runtime/HostABI.h"
 #include "jeet/Runtime/Npy.h"
+#include "jeet/Runtime/OpenMP.h"
 #include "jeet/Runtime/Status.h"
 #include "jeet/Runtime/Tensor.h"
 

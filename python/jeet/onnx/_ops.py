@@ -89,6 +89,11 @@ def _binary(n):
 @converter("Pow")
 def _pow(n):
     base, exponent = n.tensor(0), n.tensor(1)
+    if base._dtype not in ("f32", "f16", "bf16"):
+        # An integer power computed in floats rounds above 2**24: a wrong
+        # answer rather than an error, so it is refused.
+        raise n.unsupported(f"an integer base ({_types.name(n.elem_type(0))}); "
+                            "Jeet's pow is for floats, cast the base first")
     if exponent._dtype != base._dtype:
         # ONNX lets the exponent have another type; the result has the
         # base's.
@@ -126,9 +131,11 @@ def _dropout(n):
         raise n.unsupported("training_mode=true")
     if n.has(2) and not n.is_static(2):
         raise n.error("training_mode must be known when the model is loaded")
-    if n.output_used(1):
-        raise n.unsupported("the mask output")
-    return [n.tensor(0)]
+    x = n.tensor(0)
+    if not n.output_used(1):
+        return [x]
+    # Outside training nothing is dropped: the mask is all true.
+    return [x, Static(np.ones(x.shape, np.bool_), TensorProto.BOOL)]
 
 
 def _negative_part(x):
@@ -672,6 +679,10 @@ def _log_sum_exp(x, axes, keepdims):
     return out
 
 
+# Reductions of bool tensors (computed on int32 0/1 values), and their
+# value over no elements.
+_BOOL_REDUCE = {"ReduceMax": False}
+
 # The value of a reduction over no elements.
 _EMPTY_REDUCTION = {
     "ReduceSum": 0.0, "ReduceL1": 0.0, "ReduceL2": 0.0, "ReduceSumSquare": 0.0,
@@ -693,10 +704,17 @@ def _reduce(n):
         shape = [1 if i in reduced else d for i, d in enumerate(x.shape)
                  if keepdims or i not in reduced]
         value = _EMPTY_REDUCTION[n.op_type]
+        if x._dtype == "i1" and n.op_type in _BOOL_REDUCE:
+            value = _BOOL_REDUCE[n.op_type]
         if x._dtype in ("i32", "i64") and not np.isfinite(value):
             raise n.unsupported("an integer reduction over no elements")
         return [Static(np.full(shape, value, _types.numpy_dtype(n.elem_type(0))),
                        n.elem_type(0))]
+    if x._dtype == "i1":
+        if n.op_type not in _BOOL_REDUCE:
+            raise n.unsupported(f"{n.op_type} of a bool tensor")
+        counts = _REDUCE[n.op_type](jt.cast(x, "int32"), axes, keepdims)
+        return [jt.cast(counts, "bool")]
     return [_REDUCE[n.op_type](x, axes, keepdims)]
 
 

@@ -16,6 +16,10 @@ from . import _importer, _types
 from ._errors import OnnxImportError
 from ._ops import CONVERTERS, FOLDERS
 
+# The dtypes whose memory jeet.from_dlpack shares (int64 and bool inputs
+# are copied).
+_DLPACK_DTYPES = ("f32", "f16", "i32")
+
 
 class Options:
     __slots__ = ("initializers", "cast_float64")
@@ -484,8 +488,12 @@ class OnnxModel:
             array = value
         elif isinstance(value, (numbers.Number, np.generic, list, tuple)):
             array = np.asarray(value, dtype=spec.numpy_dtype)
-        elif hasattr(value, "__dlpack__"):
+        elif hasattr(value, "__dlpack__") and (
+                spec.dtype in _DLPACK_DTYPES or not hasattr(value, "numpy")):
             return self._dlpack_input(spec, value)
+        elif hasattr(value, "__dlpack__"):
+            # int64 and bool do not cross by DLPack: a copy through NumPy.
+            array = value.detach().cpu().numpy()
         else:
             raise ArgumentError(
                 f"input '{spec.name}': expected a NumPy array, a jeet tensor "
@@ -500,7 +508,7 @@ class OnnxModel:
                 f"{array.dtype} (convert with .astype(np.{spec.numpy_dtype}))")
         if spec.declared == _types.FLOAT64:
             array = array.astype(np.float32)
-        if (self.device == "cpu" and spec.dtype != "bf16"
+        if (self.device == "cpu" and spec.dtype in _DLPACK_DTYPES
                 and array.flags.c_contiguous):
             return _tensor.from_dlpack(array)._rt
         storage = _dtypes.to_storage(array, spec.dtype)

@@ -89,6 +89,11 @@ def _binary(n):
 @converter("Pow")
 def _pow(n):
     base, exponent = n.tensor(0), n.tensor(1)
+    if base._dtype not in ("f32", "f16", "bf16"):
+        # An integer power computed in floats rounds above 2**24: a wrong
+        # answer rather than an error, so it is refused.
+        raise n.unsupported(f"an integer base ({_types.name(n.elem_type(0))}); "
+                            "Jeet's pow is for floats, cast the base first")
     if exponent._dtype != base._dtype:
         # ONNX lets the exponent have another type; the result has the
         # base's.
@@ -126,9 +131,11 @@ def _dropout(n):
         raise n.unsupported("training_mode=true")
     if n.has(2) and not n.is_static(2):
         raise n.error("training_mode must be known when the model is loaded")
-    if n.output_used(1):
-        raise n.unsupported("the mask output")
-    return [n.tensor(0)]
+    x = n.tensor(0)
+    if not n.output_used(1):
+        return [x]
+    # Outside training nothing is dropped: the mask is all true.
+    return [x, Static(np.ones(x.shape, np.bool_), TensorProto.BOOL)]
 
 
 def _negative_part(x):
@@ -654,6 +661,8 @@ _REDUCE = {
     "ReduceSum": lambda x, a, k: jt.sum(x, a, k),
     "ReduceMean": lambda x, a, k: jt.mean(x, a, k),
     "ReduceMax": lambda x, a, k: jt.max(x, a, k),
+    "ReduceMin": lambda x, a, k: jt.min(x, a, k),
+    "ReduceProd": lambda x, a, k: jt.prod(x, a, k),
     "ReduceL1": lambda x, a, k: jt.sum(jt.abs(x), a, k),
     "ReduceL2": lambda x, a, k: jt.sqrt(jt.sum(jt.mul(x, x), a, k)),
     "ReduceSumSquare": lambda x, a, k: jt.sum(jt.mul(x, x), a, k),
@@ -672,10 +681,15 @@ def _log_sum_exp(x, axes, keepdims):
     return out
 
 
+# Reductions of bool tensors (computed on int32 0/1 values), and their
+# value over no elements.
+_BOOL_REDUCE = {"ReduceMax": False, "ReduceMin": True}
+
 # The value of a reduction over no elements.
 _EMPTY_REDUCTION = {
     "ReduceSum": 0.0, "ReduceL1": 0.0, "ReduceL2": 0.0, "ReduceSumSquare": 0.0,
     "ReduceMean": np.nan, "ReduceMax": -np.inf, "ReduceLogSum": -np.inf,
+    "ReduceMin": np.inf, "ReduceProd": 1.0,
     "ReduceLogSumExp": -np.inf,
 }
 
@@ -693,10 +707,17 @@ def _reduce(n):
         shape = [1 if i in reduced else d for i, d in enumerate(x.shape)
                  if keepdims or i not in reduced]
         value = _EMPTY_REDUCTION[n.op_type]
+        if x._dtype == "i1" and n.op_type in _BOOL_REDUCE:
+            value = _BOOL_REDUCE[n.op_type]
         if x._dtype in ("i32", "i64") and not np.isfinite(value):
             raise n.unsupported("an integer reduction over no elements")
         return [Static(np.full(shape, value, _types.numpy_dtype(n.elem_type(0))),
                        n.elem_type(0))]
+    if x._dtype == "i1":
+        if n.op_type not in _BOOL_REDUCE:
+            raise n.unsupported(f"{n.op_type} of a bool tensor")
+        counts = _REDUCE[n.op_type](jt.cast(x, "int32"), axes, keepdims)
+        return [jt.cast(counts, "bool")]
     return [_REDUCE[n.op_type](x, axes, keepdims)]
 
 
@@ -795,6 +816,226 @@ def _global_pool(n):
     if n.op_type == "GlobalAveragePool":
         return [jt.mean(x, axes, True)]
     return [jt.max(x, axes, True)]
+
+
+# --------------------------------------------------------------------------
+# Data movement: gather, slice, split, concat, pad
+# --------------------------------------------------------------------------
+
+
+@converter("Gather", needs=("take",))
+def _gather(n):
+    x = n.tensor(0)
+    axis = _axis(n, int(n.attr("axis", 0)), x.ndim)
+    # Out-of-range indices (an error in ONNX) are clamped, as jeet.take does.
+    return [jt.take(x, n.tensor(1), axis)]
+
+
+def _sliced(x, slices):
+    """x[slices] (a slice per axis, Python's clamping, as ONNX's)."""
+    if all(s == slice(None) for s in slices):
+        return x
+    return x[tuple(slices)]
+
+
+@converter("Slice", needs=("concatenate",))
+def _slice(n):
+    x = n.tensor(0)
+    starts = n.static_ints(1, "the starts")
+    ends = n.static_ints(2, "the ends")
+    axes = (n.static_ints(3, "the axes") if n.has(3) else list(range(len(starts))))
+    steps = n.static_ints(4, "the steps") if n.has(4) else [1] * len(starts)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise n.error(f"starts {starts}, ends {ends}, axes {axes} and steps "
+                      f"{steps} differ in length")
+    slices = [slice(None)] * x.ndim
+    for start, end, axis, step in zip(starts, ends, _axes(n, axes, x.ndim), steps):
+        if step == 0:
+            raise n.error("a step is 0")
+        slices[axis] = slice(start, end, step)
+    if any(len(range(*s.indices(d))) == 0 for s, d in zip(slices, x.shape)):
+        raise n.unsupported("an empty slice")
+    return [_sliced(x, slices)]
+
+
+@converter("Split", needs=("concatenate",))
+def _split(n):
+    x = n.tensor(0)
+    axis = _axis(n, int(n.attr("axis", 0)), x.ndim)
+    size = x.shape[axis]
+    if n.has(1):
+        sizes = n.static_ints(1, "the split")
+    elif n.has_attr("split"):
+        sizes = n.ints("split")
+    else:
+        parts = int(n.attr("num_outputs", n.num_outputs))
+        chunk = -(-size // parts)  # the last part is smaller
+        sizes = [min(chunk, size - i * chunk) for i in range(parts)]
+    if sum(sizes) != size or len(sizes) != n.num_outputs or min(sizes) < 0:
+        raise n.error(f"split sizes {sizes} do not divide axis {axis} of size "
+                      f"{size} into {n.num_outputs} outputs")
+    if min(sizes) == 0:
+        raise n.unsupported("an empty output")
+    outputs, start = [], 0
+    for s in sizes:
+        slices = [slice(None)] * x.ndim
+        slices[axis] = slice(start, start + s)
+        outputs.append(_sliced(x, slices) if s != size else x)
+        start += s
+    return outputs
+
+
+@converter("Concat", needs=("concatenate",))
+def _concat(n):
+    operands = [t for t in n.tensors()]
+    rank = operands[0].ndim
+    axis = _axis(n, int(n.attr("axis")), rank)
+    # ONNX allows empty inputs; they add nothing.
+    operands = [t for t in operands if t.shape[axis] != 0]
+    if not operands:
+        raise n.unsupported("an empty result")
+    return [operands[0] if len(operands) == 1 else jt.concatenate(operands, axis)]
+
+
+@converter("Pad", needs=("pad",))
+def _pad(n):
+    mode = n.attr("mode", "constant")
+    if isinstance(mode, bytes):
+        mode = mode.decode()
+    if mode != "constant":
+        raise n.unsupported(f"mode '{mode}'")
+    x = n.tensor(0)
+    pads = n.static_ints(1, "the pads")
+    axes = (_axes(n, n.static_ints(3, "the axes"), x.ndim) if n.has(3)
+            else list(range(x.ndim)))
+    if len(pads) != 2 * len(axes):
+        raise n.error(f"pads {pads} do not have two entries per axis {axes}")
+    value = 0
+    if n.has(2):
+        value = np.asarray(n.static(2, "the constant value")).reshape(-1)
+        value = value[0].item() if value.size else 0
+    widths = [[0, 0] for _ in range(x.ndim)]
+    slices = [slice(None)] * x.ndim
+    for k, axis in enumerate(axes):
+        before, after = pads[k], pads[k + len(axes)]
+        # A negative pad removes elements.
+        slices[axis] = slice(max(-before, 0), x.shape[axis] - max(-after, 0))
+        widths[axis] = [max(before, 0), max(after, 0)]
+    x = _sliced(x, slices)
+    if not any(w != [0, 0] for w in widths):
+        return [x]
+    return [jt.pad(x, widths, value)]
+
+
+# --------------------------------------------------------------------------
+# Convolution and pooling (2-D; 1-D as 2-D of height 1)
+# --------------------------------------------------------------------------
+
+
+def _window_attrs(n, x, kernel):
+    """strides, dilations and [top, left, bottom, right] padding of a Conv
+    or pooling node over the spatial dims of x, for `kernel` (kh, kw)."""
+    spatial = x.ndim - 2
+    strides = n.ints("strides", [1] * spatial)
+    dilations = n.ints("dilations", [1] * spatial)
+    pads = n.ints("pads", [0] * (2 * spatial))
+    auto_pad = n.attr("auto_pad", "NOTSET")
+    if isinstance(auto_pad, bytes):
+        auto_pad = auto_pad.decode()
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        pads = [0] * (2 * spatial)
+        for i in range(spatial):
+            size = x.shape[2 + i]
+            out = -(-size // strides[i])
+            extent = (kernel[-spatial + i] - 1) * dilations[i] + 1
+            total = max((out - 1) * strides[i] + extent - size, 0)
+            small = total // 2
+            big = total - small
+            pads[i], pads[i + spatial] = ((small, big) if auto_pad == "SAME_UPPER"
+                                          else (big, small))
+    elif auto_pad == "VALID":
+        pads = [0] * (2 * spatial)
+    elif auto_pad != "NOTSET":
+        raise n.error(f"auto_pad '{auto_pad}' is not NOTSET, SAME_UPPER, "
+                      "SAME_LOWER or VALID")
+    if spatial == 1:
+        return [1] + strides, [1] + dilations, [0, pads[0], 0, pads[1]]
+    return strides, dilations, pads
+
+
+def _as_2d(n, x, what):
+    if x.ndim == 3:
+        return jt.reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2]))
+    if x.ndim != 4:
+        raise n.unsupported(f"a {x.ndim - 2}-D {what} (1-D and 2-D are)")
+    return x
+
+
+def _from_2d(y, rank):
+    return jt.reshape(y, (y.shape[0], y.shape[1], y.shape[3])) if rank == 3 else y
+
+
+@converter("Conv", needs=("conv2d",))
+def _conv(n):
+    x, w = n.tensor(0), n.tensor(1)
+    rank = x.ndim
+    x2, w2 = _as_2d(n, x, "convolution"), _as_2d(n, w, "convolution")
+    strides, dilations, pads = _window_attrs(n, x, w2.shape[2:])
+    y = jt._node("conv2d", "jeet.conv2d", [x2, w2], {
+        "strides": strides, "padding": pads, "dilations": dilations,
+        "groups": int(n.attr("group", 1))})
+    if n.has(2):
+        y = jt.add(y, jt.reshape(n.tensor(2), (y.shape[1], 1, 1)))
+    return [_from_2d(y, rank)]
+
+
+@converter("MaxPool", "AveragePool", needs=("max_pool2d", "avg_pool2d"))
+def _pool(n):
+    x = n.tensor(0)
+    rank = x.ndim
+    x2 = _as_2d(n, x, "pooling")
+    kernel = n.ints("kernel_shape")
+    if rank == 3:
+        kernel = [1] + kernel
+    strides, dilations, pads = _window_attrs(n, x, kernel)
+    if n.attr("ceil_mode", 0):
+        for i in range(2):
+            size = x2.shape[2 + i] + pads[i] + pads[i + 2]
+            extent = (kernel[i] - 1) * dilations[i] + 1
+            if (size - extent) % strides[i]:
+                raise n.unsupported("ceil_mode=1 where it adds a window")
+    if n.output_used(1):
+        raise n.unsupported("the Indices output")
+    attrs = {"kernel_shape": kernel, "strides": strides, "padding": pads,
+             "dilations": dilations}
+    if n.op_type == "AveragePool":
+        if dilations != [1, 1]:
+            raise n.unsupported("dilations in AveragePool")
+        attrs["count_include_pad"] = bool(n.attr("count_include_pad", 0))
+        y = jt._node("avg_pool2d", "jeet.avg_pool2d", [x2], attrs)
+    else:
+        y = jt._node("max_pool2d", "jeet.max_pool2d", [x2], attrs)
+    return [_from_2d(y, rank)]
+
+
+# --------------------------------------------------------------------------
+# Index of the extremum
+# --------------------------------------------------------------------------
+
+
+@converter("ArgMax", "ArgMin", needs=("argmax", "argmin"))
+def _arg_extremum(n):
+    x = n.tensor(0)
+    axis = _axis(n, int(n.attr("axis", 0)), x.ndim)
+    fn = jt.argmax if n.op_type == "ArgMax" else jt.argmin
+    keepdims = bool(n.attr("keepdims", 1))
+    if not n.attr("select_last_index", 0):
+        return [fn(x, axis, keepdims)]
+    # The last extremum: the first one of the reversed axis, counted back.
+    slices = [slice(None)] * x.ndim
+    slices[axis] = slice(None, None, -1)
+    first = fn(_sliced(x, slices), axis, keepdims)
+    return [jt.sub(_scalar(first, x.shape[axis] - 1), first)]
 
 
 # --------------------------------------------------------------------------

@@ -469,3 +469,186 @@ def _full(node, size, fill_value, **kwargs):
 @converter([aten.scalar_tensor.default])
 def _scalar_tensor(node, value, **kwargs):
     return jt._scalar_constant(value, result_dtype(node), "torch")
+
+
+# --------------------------------------------------------------------------
+# Indexing and data movement
+# --------------------------------------------------------------------------
+
+
+@converter(aten.embedding.default, needs=("take",))
+def _embedding(node, weight, indices, *args, **kwargs):
+    # padding_idx only matters for gradients.
+    return jt.take(weight, indices, 0)
+
+
+@converter(aten.index_select.default, needs=("take",))
+def _index_select(node, x, dim, index):
+    return jt.take(x, index, dim % max(x.ndim, 1))
+
+
+def _sliced(x, dim, piece):
+    slices = [slice(None)] * x.ndim
+    slices[dim] = piece
+    return x[tuple(slices)]
+
+
+@converter([aten.slice.Tensor, aten.slice_copy.Tensor])
+def _slice(node, x, dim=0, start=None, end=None, step=1):
+    dim = dim % x.ndim
+    piece = slice(start, end, step)
+    if len(range(*piece.indices(x.shape[dim]))) == 0:
+        raise Unsupported("an empty slice")
+    if piece.indices(x.shape[dim]) == (0, x.shape[dim], 1):
+        return x
+    return _sliced(x, dim, piece)
+
+
+@converter([aten.select.int, aten.select_copy.int])
+def _select(node, x, dim, index):
+    dim = dim % x.ndim
+    return _sliced(x, dim, index)
+
+
+@converter([aten.split_with_sizes.default, aten.split.Tensor,
+            aten.split_with_sizes_copy.default, aten.split_copy.Tensor])
+def _split(node, x, sizes, dim=0):
+    dim = dim % x.ndim
+    size = x.shape[dim]
+    if isinstance(sizes, numbers.Integral):
+        sizes = [min(sizes, size - i) for i in range(0, size, sizes)]
+    if 0 in sizes:
+        raise Unsupported("an empty piece")
+    pieces, start = [], 0
+    for s in sizes:
+        pieces.append(x if s == size else _sliced(x, dim, slice(start, start + s)))
+        start += s
+    return tuple(pieces)
+
+
+@converter(aten.cat.default, needs=("concatenate",))
+def _cat(node, tensors, dim=0):
+    dtype = result_dtype(node)
+    tensors = [_operand(t, dtype) for t in tensors if t.size]
+    if not tensors:
+        raise Unsupported("an empty result")
+    return tensors[0] if len(tensors) == 1 else jt.concatenate(tensors, dim % tensors[0].ndim)
+
+
+@converter(aten.constant_pad_nd.default, needs=("pad",))
+def _constant_pad(node, x, pad, value=0):
+    # pad: (before, after) pairs from the last dimension backwards; a
+    # negative entry crops.
+    widths = [[0, 0] for _ in range(x.ndim)]
+    for i in range(len(pad) // 2):
+        dim = x.ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        if before < 0 or after < 0:
+            x = _sliced(x, dim, slice(max(-before, 0), x.shape[dim] - max(-after, 0)))
+        widths[dim] = [max(before, 0), max(after, 0)]
+    if all(w == [0, 0] for w in widths):
+        return x
+    return jt.pad(x, widths, value)
+
+
+# --------------------------------------------------------------------------
+# Convolution and pooling (2-D; 1-D as 2-D of height 1)
+# --------------------------------------------------------------------------
+
+
+def _as_2d(x, what):
+    if x.ndim == 3:
+        return jt.reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2]))
+    if x.ndim != 4:
+        raise Unsupported(f"a {x.ndim - 2}-D {what}")
+    return x
+
+
+def _hw(rank, value, fill):
+    """A 1-D or 2-D op's per-dimension argument as (H, W): the 1-D op's
+    single value gets `fill` for the added height."""
+    value = list(value) if isinstance(value, (list, tuple)) else [value]
+    spatial = rank - 2
+    if len(value) == 1:
+        value = value * spatial
+    return [fill] + value if spatial == 1 else value
+
+
+def _from_2d(y, rank):
+    return jt.reshape(y, (y.shape[0], y.shape[1], y.shape[3])) if rank == 3 else y
+
+
+@converter(aten.convolution.default, needs=("conv2d",))
+def _convolution(node, x, weight, bias, stride, padding, dilation, transposed,
+                 output_padding, groups):
+    if transposed:
+        raise Unsupported("a transposed convolution")
+    rank = x.ndim
+    x2, w2 = _as_2d(x, "convolution"), _as_2d(weight, "convolution")
+    pad_h, pad_w = _hw(rank, padding, 0)
+    y = jt.conv2d(x2, w2, bias, stride=tuple(_hw(rank, stride, 1)),
+                  padding=(pad_h, pad_w), dilation=tuple(_hw(rank, dilation, 1)),
+                  groups=int(groups))
+    return _from_2d(y, rank)
+
+
+def _check_ceil(x2, kernel, stride, padding, dilation, ceil_mode):
+    if not ceil_mode:
+        return
+    for i in range(2):
+        extent = (kernel[i] - 1) * dilation[i] + 1
+        if (x2.shape[2 + i] + 2 * padding[i] - extent) % stride[i]:
+            raise Unsupported("ceil_mode=True where it adds a window")
+
+
+@converter([aten.max_pool2d_with_indices.default, aten.max_pool2d.default],
+           needs=("max_pool2d",))
+def _max_pool2d(node, x, kernel_size, stride=(), padding=0, dilation=1,
+                ceil_mode=False):
+    kernel = _hw(4, kernel_size, 1)
+    stride = _hw(4, stride, 1) if stride not in ((), [], None) else kernel
+    padding, dilation = _hw(4, padding, 0), _hw(4, dilation, 1)
+    _check_ceil(x, kernel, stride, padding, dilation, ceil_mode)
+    y = jt.max_pool2d(x, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
+    if node.target == aten.max_pool2d.default:
+        return y
+    return (y, None)  # the indices: only for gradients
+
+
+@converter(aten.avg_pool2d.default, needs=("avg_pool2d",))
+def _avg_pool2d(node, x, kernel_size, stride=(), padding=0, ceil_mode=False,
+                count_include_pad=True, divisor_override=None):
+    if divisor_override is not None:
+        raise Unsupported("divisor_override")
+    kernel = _hw(4, kernel_size, 1)
+    stride = _hw(4, stride, 1) if stride not in ((), [], None) else kernel
+    padding = _hw(4, padding, 0)
+    _check_ceil(x, kernel, stride, padding, [1, 1], ceil_mode)
+    return jt.avg_pool2d(x, tuple(kernel), tuple(stride), tuple(padding),
+                         bool(count_include_pad))
+
+
+# --------------------------------------------------------------------------
+# More reductions
+# --------------------------------------------------------------------------
+
+
+@converter(aten.amin.default)
+def _amin(node, x, dims=(), keepdim=False):
+    return _reduce(jt.min, node, x, dims, keepdim, None)
+
+
+@converter([aten.prod.dim_int, aten.prod.default])
+def _prod(node, x, dim=None, keepdim=False, dtype=None):
+    # torch multiplies bool and int32 in int64: the result's dtype.
+    x = _operand(x, result_dtype(node))
+    return _reduce(jt.prod, node, x, dim, keepdim, None)
+
+
+@converter([aten.argmax.default, aten.argmin.default], needs=("argmax", "argmin"))
+def _argmax(node, x, dim=None, keepdim=False):
+    fn = jt.argmax if node.target == aten.argmax.default else jt.argmin
+    if dim is None:
+        y = fn(x, None, False)
+        return jt.reshape(y, (1,) * x.ndim) if keepdim else y
+    return fn(x, dim % max(x.ndim, 1), bool(keepdim))

@@ -32,9 +32,10 @@ Transpose Unsqueeze
 # (jeet.onnx registers those converters only then): claimed, and their
 # cases run, exactly when jeet.onnx.supported_ops() lists them.
 INCLUDE_WHEN_BUILT = sorted("""
-And BitwiseAnd BitwiseNot BitwiseOr BitwiseXor Cos Equal Erf Greater
-GreaterOrEqual IsInf IsNaN Less LessOrEqual Not Or Shrink Sign Sin
-ThresholdedRelu Where Xor
+And ArgMax ArgMin AveragePool BitwiseAnd BitwiseNot BitwiseOr BitwiseXor
+Concat Conv Cos Equal Erf Gather Greater GreaterOrEqual IsInf IsNaN Less
+LessOrEqual MaxPool Not Or Pad ReduceMin ReduceProd Shrink Sign Sin Slice
+Split ThresholdedRelu Where Xor
 """.split())
 
 
@@ -63,7 +64,31 @@ EXCLUDED = {
     "test_training_dropout_zero_ratio_mask": "training (random dropout)",
     "test_pow_types_int32_int32": "integer Pow (Jeet's pow is for floats)",
     "test_pow_types_int32_float32": "integer Pow (Jeet's pow is for floats)",
+    "test_pow_types_int64_int64": "integer Pow (Jeet's pow is for floats)",
+    "test_pow_types_int64_float32": "integer Pow (Jeet's pow is for floats)",
+    "test_causal_conv_with_state_kernel_size_one_expanded": "empty tensors",
+    "test_rotary_embedding_expanded": "empty tensors",
+    "test_rotary_embedding_3d_input_expanded": "empty tensors",
+    "test_rotary_embedding_interleaved_expanded": "empty tensors",
+    "test_rotary_embedding_no_position_ids_expanded": "empty tensors",
+    "test_rotary_embedding_no_position_ids_interleaved_expanded": "empty tensors",
 }
+
+# Cases of claimed ops, by a part of their names, that use what Jeet's
+# converters refuse with an error naming it.
+EXCLUDED_PATTERNS = {
+    "pool_3d": "3-D pooling (1-D and 2-D are supported)",
+    "pool_2d_ceil": "ceil_mode=1 adding a window",
+    "averagepool_2d_dilations": "dilated AveragePool",
+    "maxpool_with_argmax": "MaxPool's Indices output",
+    "test_edge_pad": "Pad modes other than constant",
+    "test_reflect_pad": "Pad modes other than constant",
+    "test_wrap_pad": "Pad modes other than constant",
+    "test_split_zero_size": "empty tensors",
+    "test_slice_start_out_of_bounds": "empty tensors",
+    "test_center_crop_pad": "Pad widths computed from tensor data",
+}
+
 
 # The spacing of floats just above 1 for each ONNX float type: a value that
 # the reference and Jeet round differently (a float16 or bfloat16 result
@@ -134,6 +159,9 @@ def classify(case, supported_types, claimed):
             onnx.TensorProto.DataType.Name(t).lower() for t in lacking)) + ")"
     if case.name in EXCLUDED:
         return EXCLUDED[case.name]
+    for pattern, reason in EXCLUDED_PATTERNS.items():
+        if pattern in case.name:
+            return reason
     return None
 
 

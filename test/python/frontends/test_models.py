@@ -29,27 +29,12 @@ SIZES = {
     "cnn": dict(batch=2, size=16),
 }
 
-# ATen ops of each model that may run in torch: the ones whose Jeet ops are
-# not in every build (embedding lookup, slicing, exact GELU, convolution,
-# pooling). Every other node of the model must be in a Jeet partition; the
-# ones this build leaves to torch are listed in the summary at the end.
-TORCH_FALLBACKS = {
-    "mlp": set(),
-    "transformer": {"aten.embedding.default", "aten.gelu.default",
-                    "aten.slice.Tensor", "aten.alias.default"},
-    "cnn": {"aten.convolution.default", "aten.max_pool2d_with_indices.default",
-            "aten.avg_pool2d.default"},
-}
+# ATen ops of each model that may run in torch: none, every node of the
+# three models is in a Jeet partition.
+TORCH_FALLBACKS = {"mlp": set(), "transformer": set(), "cnn": set()}
 
-# ONNX ops of each model's export that a build of Jeet may not import yet
-# (their jeet ops are not in every build). A model whose import fails on
-# these alone is reported as unsupported by this build, with the ops; any
-# other import failure fails the test.
-ONNX_MAY_LACK = {
-    "mlp": set(),
-    "transformer": {"Gather", "Split", "Slice", "Erf", "Concat"},
-    "cnn": {"Conv", "MaxPool", "AveragePool"},
-}
+# ONNX ops of each model's export that a build of Jeet may not import: none.
+ONNX_MAY_LACK = {"mlp": set(), "transformer": set(), "cnn": set()}
 
 
 class Report:

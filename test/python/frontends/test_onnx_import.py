@@ -488,3 +488,25 @@ print('ok')
                             text=True, env=_env())
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_integer_pow_is_refused_with_its_dtype():
+    # Computed in floats it would round above 2**24: refused, not wrong.
+    i64 = [helper.make_tensor_value_info(n, TensorProto.INT64, [3]) for n in ("x", "e", "y")]
+    model = make_model([helper.make_node("Pow", ["x", "e"], ["y"], name="p")],
+                       i64[:2], i64[2:])
+    with pytest.raises(OnnxImportError, match="Pow node 'p'.*integer base .int64."):
+        jeet.onnx.load(model)
+
+
+def test_int64_torch_input_is_copied_and_bool_reduction_runs():
+    torch = pytest.importorskip("torch")
+    nodes = [helper.make_node("Cast", ["i"], ["b"], to=TensorProto.BOOL),
+             helper.make_node("ReduceMax", ["b", "axes"], ["y"], keepdims=0)]
+    model = make_model(
+        nodes, [helper.make_tensor_value_info("i", TensorProto.INT64, [3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.BOOL, [3])],
+        [numpy_helper.from_array(np.asarray([1], np.int64), "axes")])
+    x = torch.tensor([[0, 0, 0, 0], [0, 5, 0, 0], [-1, 2, 0, 3]])
+    (y,) = jeet.onnx.load(model)(x)
+    np.testing.assert_array_equal(np.asarray(y), [False, True, True])

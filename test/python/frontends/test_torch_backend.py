@@ -351,3 +351,57 @@ def test_parameters_are_read_in_place(seed):
     np.testing.assert_allclose(got.numpy(), want[0].numpy(), rtol=1e-5, atol=1e-6,
                                err_msg=f"seed {seed}")
     np.testing.assert_allclose(again[1].numpy(), want[1].numpy(), rtol=1e-6)
+
+
+def _check_in_jeet(fn, inputs, seed, rtol=1e-5, atol=1e-5):
+    """fn compiled wholly into Jeet partitions (no ATen op left to torch)
+    and matching fn in float64."""
+    report = jeet.torch.explain(fn, *inputs)
+    fallbacks = {op for op, _, _ in report.fallbacks
+                 if op != "<built-in function getitem>"}
+    assert not fallbacks, str(report)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(*inputs)
+        want = fn(*[x.double() if x.is_floating_point() else x for x in inputs])
+    for g, w in zip(got, want):
+        assert g.shape == w.shape, f"seed {seed}"
+        if not w.is_floating_point():
+            assert g.dtype == w.dtype, f"seed {seed}"
+        np.testing.assert_allclose(g.double().numpy(), w.double().numpy(),
+                                   rtol=rtol, atol=atol, err_msg=f"seed {seed}")
+
+
+def test_indexing_and_data_movement_run_in_jeet(seed):
+    F = torch.nn.functional
+
+    def fn(table, ids, x, cols):
+        e = F.embedding(ids, table)                  # (2, 5, 6)
+        picked = torch.index_select(x, 1, cols)      # (7, 5)
+        a, b, c = torch.split(x, [2, 3, 2], dim=1)   # pieces of (7, 7)
+        joined = torch.cat([c, a, b * 2], dim=1)
+        padded = F.pad(x[1:6:2, ::2], (1, 2, 0, 1), value=-3.0)
+        return (e.sum(-1), picked, joined, padded, x[:, 3],
+                torch.argmax(x, 1), torch.argmin(x, 0, keepdim=True),
+                torch.amin(x, 1), torch.prod(x[:, :3], 0),
+                F.gelu(x), F.gelu(x, approximate="tanh"))
+
+    table, x = torch.randn(11, 6), torch.randn(7, 7)
+    ids, cols = torch.randint(0, 11, (2, 5)), torch.randint(0, 7, (5,))
+    _check_in_jeet(fn, (table, ids, x, cols), seed)
+
+
+def test_convolution_and_pooling_run_in_jeet(seed):
+    F = torch.nn.functional
+
+    def fn(x, w, b, g, s):
+        y = F.conv2d(x, w, b, stride=(2, 1), padding=(1, 2), dilation=(1, 2))
+        z = F.conv2d(x, g, None, padding=1, groups=2)
+        return (F.max_pool2d(y, 2), F.avg_pool2d(z, 3, 2, 1),
+                F.avg_pool2d(z, 3, 2, 1, count_include_pad=False),
+                F.max_pool2d(z, 3, 1, 1, dilation=2),
+                F.conv1d(x[:, :, 0], s, padding=1))
+
+    x = torch.randn(2, 4, 9, 10)
+    w, b = torch.randn(6, 4, 3, 3), torch.randn(6)
+    g, s = torch.randn(6, 2, 3, 3), torch.randn(5, 4, 3)
+    _check_in_jeet(fn, (x, w, b, g, s), seed, rtol=1e-4, atol=1e-4)

@@ -31,8 +31,12 @@ FLOAT_BINARY = ["add", "sub", "mul", "max", "min"]
 INT_BINARY = ["add", "sub", "mul", "max", "min"]
 
 
+_ERF = np.vectorize(math.erf, otypes=[np.float64])
+
+
 def gelu(x):
-    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    """jeet.gelu's default form: the exact one, x * Phi(x) (PyTorch's)."""
+    return 0.5 * x * (1 + _ERF(np.asarray(x, np.float64) / math.sqrt(2)))
 
 
 UNARY_REF = {

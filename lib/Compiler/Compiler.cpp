@@ -697,10 +697,9 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
   impl->cache.insert(key, *compiled);
   if (onDisk && !(*compiled)->impl->object.empty()) {
     const Executable::Impl &state = *(*compiled)->impl;
-    jeet::detail::CachedExecutable entry{
-        state.inputs,     state.outputs,
-        state.kernelOps,  state.memoryPlan,
-        state.stageNames, state.object};
+    jeet::detail::CachedExecutable entry{state.inputs,     state.outputs,
+                                         state.kernelOps,  state.memoryPlan,
+                                         state.stageNames, state.object};
     disk.store(key, entry);
     // The object is on disk; the executable does not need its copy.
     (*compiled)->impl->object.clear();

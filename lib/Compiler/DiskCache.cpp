@@ -12,11 +12,10 @@
 //   cpu <host cpu and features>
 //   inputs <spec>,<spec>,...        (IREE-style, e.g. 256x1024xf32)
 //   outputs <spec>,...
-//   plan <arena> <intermediates> <live bound> <buffers>   (bytes, bytes, bytes, count)
-//   stages <name>,<name>,...
-//   kernels <count>                 then one line per kernel: its op names
-//   object <bytes>                  then the object's bytes
-//   sha256 <hash of everything above>
+//   plan <arena> <intermediates> <live bound> <buffers>   (bytes, bytes, bytes,
+//   count) stages <name>,<name>,... kernels <count>                 then one
+//   line per kernel: its op names object <bytes>                  then the
+//   object's bytes sha256 <hash of everything above>
 //
 //===----------------------------------------------------------------------===//
 

@@ -115,44 +115,41 @@ def test_host_limit_hit_by_the_arena(rng, no_injection):
     assert allocated("cpu") == before + arena(exe)
 
 
-@pytest.mark.parametrize("successes", [0, 1])
-def test_host_failure_at_each_allocation(rng, no_injection, successes):
-    """A first execution allocates the arena and the output: each fails in
-    turn; each time everything allocated before is given back."""
+def fail_then_recover(rng, device, successes, cached):
+    """Makes allocation number `successes` of an execution of the 64x64 graph
+    on `device` fail: the error names a size asked for, everything allocated
+    before is given back (the executable keeps only its arena, once it has
+    one), and the next execution is right. A first execution allocates the
+    arena and the output; a cached one (`cached`) only the output."""
     side = 64
     n = side * side
-    exe = _jeet.compile(graph_text(side), fuse=False, cached=False)
+    exe = _jeet.compile(graph_text(side), device=device, fuse=False,
+                        cached=False)
     x = rng.standard_normal((side, side)).astype(np.float32)
-    inputs = [_jeet.RuntimeTensor.from_array(x, "float32")]
-    before = allocated("cpu")
-    _jeet.inject_allocation_failures(successes, 1, "cpu")
+    inputs = [_jeet.RuntimeTensor.from_array(x, "float32",
+                                             "cpu" if device == "cpu" else "cuda:0")]
+    if cached:
+        exe.run(inputs)
+    before = allocated(device)
+    _jeet.inject_allocation_failures(successes, 1, device)
     with pytest.raises(jeet.OutOfMemoryError) as info:
         exe.run(inputs)
-    assert_names_size(info.value, 4 * n, arena(exe))
-    assert allocated("cpu") == before
+    assert_names_size(info.value, *((4 * n,) if cached else (4 * n, arena(exe))))
+    assert allocated(device) == before
     (out,) = [o.numpy() for o in exe.run(inputs)]
     np.testing.assert_allclose(out, reference(x), rtol=1e-5, atol=1e-5)
-    assert allocated("cpu") == before + arena(exe)
+    assert allocated(device) == before + (0 if cached else arena(exe))
+
+
+@pytest.mark.parametrize("successes", [0, 1])
+def test_host_failure_at_each_allocation(rng, no_injection, successes):
+    """The arena and the output of a first execution fail in turn."""
+    fail_then_recover(rng, "cpu", successes, cached=False)
 
 
 def test_host_failure_of_a_cached_execution(rng, no_injection):
-    """A cached execution reuses its arena and allocates only its output:
-    that fails, and the next execution is right."""
-    side = 64
-    n = side * side
-    exe = _jeet.compile(graph_text(side), fuse=False, cached=False)
-    x = rng.standard_normal((side, side)).astype(np.float32)
-    inputs = [_jeet.RuntimeTensor.from_array(x, "float32")]
-    exe.run(inputs)
-    before = allocated("cpu")
-    _jeet.inject_allocation_failures(0, 1, "cpu")
-    with pytest.raises(jeet.OutOfMemoryError) as info:
-        exe.run(inputs)
-    assert_names_size(info.value, 4 * n)
-    assert allocated("cpu") == before
-    (out,) = [o.numpy() for o in exe.run(inputs)]
-    np.testing.assert_allclose(out, reference(x), rtol=1e-5, atol=1e-5)
-    assert allocated("cpu") == before
+    """A cached execution reuses its arena: its output fails."""
+    fail_then_recover(rng, "cpu", 0, cached=True)
 
 
 def test_host_failure_inside_a_parallel_loop(rng, no_injection):
@@ -183,21 +180,7 @@ def test_gpu_failure_at_each_allocation(rng, no_injection, successes):
     """On the GPU, with the input already on the device: the arena's and the
     output's device allocations fail in turn; the host code frees what it
     holds and releases its stream."""
-    side = 64
-    n = side * side
-    exe = _jeet.compile(graph_text(side), device="gpu", fuse=False,
-                        cached=False)
-    x = rng.standard_normal((side, side)).astype(np.float32)
-    inputs = [_jeet.RuntimeTensor.from_array(x, "float32", "cuda:0")]
-    before = allocated("gpu")
-    _jeet.inject_allocation_failures(successes, 1, "gpu")
-    with pytest.raises(jeet.OutOfMemoryError) as info:
-        exe.run(inputs)
-    assert_names_size(info.value, 4 * n, arena(exe))
-    assert allocated("gpu") == before
-    (out,) = [o.numpy() for o in exe.run(inputs)]
-    np.testing.assert_allclose(out, reference(x), rtol=1e-5, atol=1e-5)
-    assert allocated("gpu") == before + arena(exe)
+    fail_then_recover(rng, "gpu", successes, cached=False)
 
 
 def _emulator():

@@ -168,7 +168,11 @@ jeet::getJeetGpuPipeline(const GpuPipelineOptions &options) {
   pipeline.stages = {
       {stage::kFused.str(),
        [copy](OpPassManager &pm) {
-         buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps);
+         // Multi-reduction groups whose block of rows fits shared memory:
+         // jeet-gpu-form-kernels makes each one kernel.
+         buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps,
+                                /*multiReduction=*/true,
+                                getGpuMaxRowGroupBytes());
        }},
       {stage::kKernels.str(),
        [copy](OpPassManager &pm) { buildJeetGpuKernelPipeline(pm, *copy); }},

@@ -35,7 +35,8 @@ std::vector<std::string> jeet::StagedPipeline::stageNames() const {
 }
 
 void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
-                                  int64_t maxFusionOps, bool multiReduction) {
+                                  int64_t maxFusionOps, bool multiReduction,
+                                  int64_t maxRowBytes) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createJeetDecomposePass());
@@ -45,6 +46,7 @@ void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
   fuseOptions.enable = fuse;
   fuseOptions.maxOps = maxFusionOps;
   fuseOptions.multiReduction = multiReduction;
+  fuseOptions.maxRowBytes = maxRowBytes;
   pm.addNestedPass<func::FuncOp>(createJeetFusePass(fuseOptions));
 }
 

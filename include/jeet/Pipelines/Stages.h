@@ -86,9 +86,12 @@ struct StagedPipeline {
 
 /// Graph-level passes: canonicalize, decompose composites, fuse into
 /// jeet.fusion groups (with jeet-fuse's multi-reduction groups when
-/// `multiReduction`: the CPU lowering tiles them over blocks of rows).
+/// `multiReduction`: the CPU lowering tiles them over blocks of rows; the
+/// GPU's makes one kernel of those whose rows are at most `maxRowBytes` long,
+/// 0 meaning no limit).
 void buildJeetGraphPipeline(mlir::OpPassManager &pm, bool fuse,
-                            int64_t maxFusionOps, bool multiReduction = false);
+                            int64_t maxFusionOps, bool multiReduction = false,
+                            int64_t maxRowBytes = 0);
 
 /// Lowers jeet (with fusion groups) to linalg on tensors.
 void buildJeetLowerToLinalgPipeline(mlir::OpPassManager &pm);

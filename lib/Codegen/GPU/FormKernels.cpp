@@ -14,6 +14,17 @@
 // do not wait for each other. The tile sizes are chosen here, for the
 // strategy that jeet-gpu-map-kernels will pick for the tile.
 //
+// A multi-reduction group (jeet-fuse's `multi-reduction`: softmax,
+// layernorm) whose reductions reduce the trailing dimensions is one kernel:
+// its last row op is tiled over blocks of kRowsPerTile rows (a warp per row
+// in each reduction) with the reduced dimensions whole, the reductions and
+// the row ops fused into the tile, and the group's inputs that several ops
+// of the tile read staged in workgroup memory (read from global memory
+// once). jeet-fuse takes such groups only when their rows are at most
+// getGpuMaxRowGroupBytes() long. Any other multi-reduction group is split
+// at its reductions: a reduction is not fused into an op over its own rows,
+// so each reduction and the row ops that read it are kernels of their own.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Strategies.h"
@@ -26,7 +37,9 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -46,6 +59,54 @@ using namespace jeet::gpu_codegen;
 /// as kernels of one block (jeet-gpu-map-kernels).
 static constexpr int kMaxTiledResults = 16;
 
+/// Workgroup memory that the staged input rows of a multi-reduction tile may
+/// take: two thirds of kMaxWorkgroupBytes, leaving the rest to the tile's
+/// reduction results and other temporaries.
+static constexpr int64_t kRowStagingBytes = 32 * 1024;
+static_assert(kRowStagingBytes < kMaxWorkgroupBytes,
+              "room for the tile's reduction results");
+
+int64_t jeet::getGpuMaxRowGroupBytes() {
+  return kRowStagingBytes / kRowsPerTile;
+}
+
+namespace {
+/// What jeet-gpu-form-kernels knows about the jeet.fusion group that it makes
+/// a kernel of.
+struct GroupInfo {
+  /// A multi-reduction group over rows: the number of leading (row)
+  /// dimensions, 0 for any other group.
+  unsigned rowDims = 0;
+  /// A group with a row op (an op over a reduction's input shape that reads
+  /// the reduction), whatever its axes.
+  bool multiReduction = false;
+};
+} // namespace
+
+/// Whether `fusion` has a row op: an op with the shape of a reduction's
+/// input that reads that reduction, directly or through other ops.
+static bool hasRowOps(FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  for (Operation &op : body.without_terminator()) {
+    auto reduction = dyn_cast<ReductionOpInterface>(&op);
+    if (!reduction)
+      continue;
+    Type rowType = reduction.getInput().getType();
+    SmallVector<Operation *> worklist(op.getUsers().begin(),
+                                      op.getUsers().end());
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    while (!worklist.empty()) {
+      Operation *user = worklist.pop_back_val();
+      if (isa<YieldOp>(user) || !seen.insert(user).second)
+        continue;
+      if (llvm::is_contained(user->getResultTypes(), rowType))
+        return true;
+      worklist.append(user->getUsers().begin(), user->getUsers().end());
+    }
+  }
+  return false;
+}
+
 /// Erases the ops of `ops` that became dead, users first.
 static void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
   SmallVector<Operation *> dead(ops);
@@ -64,8 +125,20 @@ static void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
 /// Tile sizes of the kernel whose result `root` computes: its parallel
 /// dimensions only (reductions stay whole inside a tile).
 static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
-                                            bool hasMatmul) {
+                                            bool hasMatmul, unsigned rowDims) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  if (rowDims > 0) {
+    // The last row op of a multi-reduction group: blocks of kRowsPerTile
+    // rows (a warp per row in each reduction), filled from the innermost
+    // row dimension outward; the reduced dimensions whole.
+    SmallVector<int64_t> sizes(ranges.size(), 0);
+    int64_t budget = kRowsPerTile;
+    for (unsigned dim = rowDims; dim-- > 0;) {
+      sizes[dim] = std::max<int64_t>(1, std::min(ranges[dim], budget));
+      budget = std::max<int64_t>(1, budget / sizes[dim]);
+    }
+    return sizes;
+  }
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   SmallVector<unsigned> parallel;
   for (auto [i, iterator] : llvm::enumerate(iterators))
@@ -239,6 +312,84 @@ static void moveUsersAfter(RewriterBase &rewriter, Operation *loop) {
   }
 }
 
+/// The reductions of `group` that an op of the group over the same loop
+/// ranges reads (directly or through reshapes): a row op or a further
+/// reduction of the same rows, which a split multi-reduction group does not
+/// fuse them into.
+static llvm::SmallPtrSet<Operation *, 4>
+findRowReductions(const llvm::SetVector<Operation *> &group) {
+  llvm::SmallPtrSet<Operation *, 4> split;
+  for (Operation *op : group) {
+    auto reduction = dyn_cast<linalg::LinalgOp>(op);
+    if (!reduction || reduction.getNumReductionLoops() == 0)
+      continue;
+    SmallVector<int64_t> ranges = reduction.getStaticLoopRanges();
+    SmallVector<Operation *> worklist(op->getUsers().begin(),
+                                      op->getUsers().end());
+    while (!worklist.empty()) {
+      Operation *user = worklist.pop_back_val();
+      if (!group.contains(user))
+        continue;
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user)) {
+        worklist.append(user->getUsers().begin(), user->getUsers().end());
+        continue;
+      }
+      auto consumer = dyn_cast<linalg::LinalgOp>(user);
+      if (consumer && consumer.getStaticLoopRanges() == ranges)
+        split.insert(op);
+    }
+  }
+  return split;
+}
+
+/// Copies the slices of the group's inputs that several ops of the tile
+/// `forall` read into tile tensors (bufferized into workgroup memory), so
+/// that the tile reads them from global memory once, while their bytes
+/// stay within kRowStagingBytes.
+static void stageSharedInputs(RewriterBase &rewriter, scf::ForallOp forall) {
+  // Fusion leaves a slice per reader: equal slices become one first.
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, forall);
+  int64_t stagedBytes = 0;
+  SmallVector<tensor::ExtractSliceOp> slices;
+  forall.getBody()->walk(
+      [&](tensor::ExtractSliceOp slice) { slices.push_back(slice); });
+  for (tensor::ExtractSliceOp slice : slices) {
+    if (!forall.isDefinedOutsideOfLoop(slice.getSource()))
+      continue;
+    SmallVector<OpOperand *> reads;
+    for (OpOperand &use : slice->getUses())
+      if (auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner()))
+        if (reader.isDpsInput(&use))
+          reads.push_back(&use);
+    if (reads.size() < 2)
+      continue;
+    RankedTensorType type = slice.getResultType();
+    // The bound of a partial tile is the full one: the static sizes of the
+    // slice's source where the tile's size is dynamic.
+    int64_t bytes =
+        llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+    ArrayRef<int64_t> sourceShape = slice.getSourceType().getShape();
+    SmallVector<int64_t> staticSizes(slice.getStaticSizes());
+    for (auto [size, sourceSize] : llvm::zip(staticSizes, sourceShape))
+      bytes *= ShapedType::isDynamic(size)
+                   ? std::min<int64_t>(sourceSize, kRowsPerTile)
+                   : size;
+    if (stagedBytes + bytes > kRowStagingBytes)
+      continue;
+    stagedBytes += bytes;
+    rewriter.setInsertionPointAfter(slice);
+    Location loc = slice.getLoc();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, slice.getMixedSizes(),
+                                          type.getElementType());
+    Value staged =
+        linalg::CopyOp::create(rewriter, loc, slice.getResult(), empty)
+            ->getResult(0);
+    for (OpOperand *use : reads)
+      rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(staged); });
+  }
+}
+
 /// Tiles one result of the group made of the ops between `before` and
 /// `after` (program order) into a forall of kernel `kernelId`, and fuses the
 /// rest of the group that it depends on into its tiles. A result that a
@@ -246,8 +397,8 @@ static void moveUsersAfter(RewriterBase &rewriter, Operation *loop) {
 /// which becomes `kernelId`. Sets `done` when no result is left to tile.
 static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
                                    Operation *before, Operation *after,
-                                   int64_t &kernelId, int64_t &nextKernelId,
-                                   bool &done) {
+                                   const GroupInfo &info, int64_t &kernelId,
+                                   int64_t &nextKernelId, bool &done) {
   SmallVector<Operation *> ops = opsBetween(block, before, after);
   llvm::SetVector<Operation *> group(ops.begin(), ops.end());
   auto escapes = [&](Operation *op) {
@@ -281,7 +432,16 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   if (feedsKernel(root, block, kernelId))
     kernelId = nextKernelId++;
   bool hasMatmul = llvm::any_of(ops, isContraction);
-  SmallVector<int64_t> tileSizes = chooseTileSizes(root, hasMatmul);
+  // A multi-reduction group over rows is tiled at its last row op, the only
+  // result; any other multi-reduction group is split at its reductions.
+  bool rowTiles = info.rowDims > 0 && roots.size() == 1 &&
+                  root.getNumReductionLoops() == 0 &&
+                  root.getNumLoops() > info.rowDims;
+  llvm::SmallPtrSet<Operation *, 4> split;
+  if (info.multiReduction && !rowTiles)
+    split = findRowReductions(group);
+  SmallVector<int64_t> tileSizes =
+      chooseTileSizes(root, hasMatmul, rowTiles ? info.rowDims : 0);
   unsigned numTiled = llvm::count_if(tileSizes, [](int64_t s) { return s; });
   if (numTiled == 0)
     return wrapInOneTile(rewriter, group, root, kernelId);
@@ -296,7 +456,8 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
       [&](tensor::ExtractSliceOp, OpResult producer,
           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         Operation *owner = producer.getOwner();
-        if (!group.contains(owner) || isa<scf::ForallOp>(owner))
+        if (!group.contains(owner) || isa<scf::ForallOp>(owner) ||
+            split.contains(owner))
           return std::nullopt;
         scf::SCFTileAndFuseOptions::ControlFnResult result;
         result.yieldProducerReplacement = roots.contains(owner);
@@ -317,6 +478,9 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   for (auto [original, replacement] : tiled->replacements)
     rewriter.replaceAllUsesWith(original, replacement);
   moveUsersAfter(rewriter, tiled->loops.front());
+  if (rowTiles)
+    stageSharedInputs(rewriter,
+                      cast<scf::ForallOp>(tiled->loops.front().getOperation()));
 
   // Tiling leaves slices of the untiled ops in the loop body; once they are
   // gone, the untiled ops are dead too.
@@ -360,18 +524,72 @@ static void sinkReshapesOfGroup(Block *block, Operation *before,
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
 }
 
+/// Makes the generics of the group made of the ops between `before` and
+/// `after` read through the tensor.expand_shape ops that only add unit
+/// dimensions: they read the source, indexed without those dimensions.
+/// Tiling fuses no producer through a reshape; the lowering of a row op
+/// broadcasts a reduction over rows whose reduced extents are 1 (a softmax
+/// over one column) with such a reshape rather than an indexing map.
+static void readThroughUnitExpands(RewriterBase &rewriter, Block *block,
+                                   Operation *before, Operation *after) {
+  for (Operation *op : opsBetween(block, before, after)) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      continue;
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    bool changed = false;
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
+      if (!expand)
+        continue;
+      // The result dimension of each source dimension: the one non-unit
+      // dimension of its reassociation group (the last when all are 1).
+      ArrayRef<int64_t> shape = expand.getResultType().getShape();
+      SmallVector<unsigned> kept;
+      bool unitOnly = true;
+      for (ReassociationIndices group : expand.getReassociationIndices()) {
+        auto nonUnit = llvm::make_filter_range(
+            group, [&](int64_t dim) { return shape[dim] != 1; });
+        int64_t count = llvm::range_size(nonUnit);
+        unitOnly &= count <= 1;
+        kept.push_back(count == 1 ? *nonUnit.begin() : group.back());
+      }
+      if (!unitOnly)
+        continue;
+      AffineMap map = maps[input->getOperandNumber()];
+      SmallVector<AffineExpr> results;
+      for (unsigned dim : kept)
+        results.push_back(map.getResult(dim));
+      maps[input->getOperandNumber()] = AffineMap::get(
+          map.getNumDims(), map.getNumSymbols(), results, op->getContext());
+      rewriter.modifyOpInPlace(generic, [&] { input->set(expand.getSrc()); });
+      changed = true;
+    }
+    if (changed)
+      rewriter.modifyOpInPlace(generic, [&] {
+        generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      });
+  }
+}
+
 /// Makes the ops between `before` and `after` (one lowered group) one
 /// kernel, numbered `nextKernelId` (which it advances): a forall per
 /// independent result of the group, all tagged with the kernel's id; a
 /// result that another of them reads is a kernel of its own, before it.
 static LogicalResult formKernel(RewriterBase &rewriter, Block *block,
                                 Operation *before, Operation *after,
-                                int64_t &nextKernelId) {
-  sinkReshapesOfGroup(block, before, after);
+                                const GroupInfo &info, int64_t &nextKernelId) {
+  // A group over rows keeps its rows' shape: sinking would collapse the unit
+  // reduced dimensions of a group over rows of one element away.
+  if (info.rowDims == 0) {
+    sinkReshapesOfGroup(block, before, after);
+  } else {
+    readThroughUnitExpands(rewriter, block, before, after);
+  }
   int64_t kernelId = nextKernelId++;
   for (int round = 0; round < kMaxTiledResults; ++round) {
     bool done = false;
-    if (failed(tileOneResult(rewriter, block, before, after, kernelId,
+    if (failed(tileOneResult(rewriter, block, before, after, info, kernelId,
                              nextKernelId, done)))
       return failure();
     if (done)
@@ -405,7 +623,10 @@ struct JeetGpuFormKernelsPass
       Block *block = unit->getBlock();
       Operation *before = unit->getPrevNode(), *after = unit->getNextNode();
       rewriter.setInsertionPoint(unit);
+      GroupInfo info;
       if (auto fusion = dyn_cast<FusionOp>(unit)) {
+        info.rowDims = getRowGroupLeadingDims(fusion);
+        info.multiReduction = hasRowOps(fusion);
         if (failed(lowerFusionOpToLinalg(rewriter, fusion,
                                          /*epilogueTileSize=*/0)))
           return signalPassFailure();
@@ -416,7 +637,7 @@ struct JeetGpuFormKernelsPass
           return signalPassFailure();
         rewriter.replaceOp(unit, *results);
       }
-      if (failed(formKernel(rewriter, block, before, after, kernelId)))
+      if (failed(formKernel(rewriter, block, before, after, info, kernelId)))
         return signalPassFailure();
     }
   }

@@ -80,11 +80,19 @@ LogicalResult promoteAllocsToWorkgroup(RewriterBase &rewriter,
       OpFoldResult stride = rewriter.getIndexAttr(1);
       for (int64_t i = sizes.size() - 1; i >= 0; --i) {
         strides[i] = stride;
-        Value next = arith::MulIOp::create(
-            rewriter, loc,
-            getValueOrCreateConstantIndexOp(rewriter, loc, stride),
-            getValueOrCreateConstantIndexOp(rewriter, loc, sizes[i]));
-        stride = next;
+        // Strides stay constants while the sizes inside them are: the view's
+        // type (identity layout) requires static strides there.
+        std::optional<int64_t> a = getConstantIntValue(stride);
+        std::optional<int64_t> b = getConstantIntValue(sizes[i]);
+        if (a && b) {
+          stride = rewriter.getIndexAttr(*a * *b);
+          continue;
+        }
+        stride = arith::MulIOp::create(
+                     rewriter, loc,
+                     getValueOrCreateConstantIndexOp(rewriter, loc, stride),
+                     getValueOrCreateConstantIndexOp(rewriter, loc, sizes[i]))
+                     .getResult();
       }
       auto viewType = MemRefType::get(type.getShape(), type.getElementType(),
                                       MemRefLayoutAttrInterface(), workgroup);

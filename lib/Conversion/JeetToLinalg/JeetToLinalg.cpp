@@ -897,11 +897,7 @@ static LogicalResult tileEpilogue(RewriterBase &rewriter,
   return tileAndFuseProducers(rewriter, generic, sizes);
 }
 
-/// The number of leading (row) dimensions of a multi-reduction group: its
-/// one result and the input of every reduction have the same shape, and
-/// every reduction reduces the same trailing dimensions. 0 when the group is
-/// not such a group (no reduction, or anything else).
-static unsigned rowGroupLeadingDims(FusionOp fusion) {
+unsigned jeet::getRowGroupLeadingDims(FusionOp fusion) {
   Block &body = fusion.getBody().front();
   if (fusion->getNumResults() != 1)
     return 0;
@@ -970,7 +966,7 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
   if (!yield)
     return fusion.emitOpError("cannot be lowered to linalg: no jeet.yield");
 
-  unsigned rowDims = rowBlockBytes > 0 ? rowGroupLeadingDims(fusion) : 0;
+  unsigned rowDims = rowBlockBytes > 0 ? getRowGroupLeadingDims(fusion) : 0;
   rewriter.setInsertionPoint(fusion);
   GroupLowering group(rewriter, fusion.getLoc());
   for (auto [arg, input] :

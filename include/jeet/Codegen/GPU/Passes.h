@@ -27,6 +27,12 @@ namespace jeet {
 #define GEN_PASS_REGISTRATION
 #include "jeet/Codegen/GPU/Passes.h.inc"
 
+/// The longest row (bytes of its reduced elements) of a multi-reduction
+/// group (jeet-fuse's `multi-reduction`) that jeet-gpu-form-kernels makes one
+/// kernel of: a block's rows fit its shared memory. The GPU pipeline passes
+/// it as jeet-fuse's `max-row-bytes`.
+int64_t getGpuMaxRowGroupBytes();
+
 } // namespace jeet
 
 #endif // JEET_CODEGEN_GPU_PASSES_H

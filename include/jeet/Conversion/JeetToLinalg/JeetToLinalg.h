@@ -60,6 +60,12 @@ mlir::LogicalResult lowerFusionOpToLinalg(mlir::RewriterBase &rewriter,
                                           int64_t epilogueTileSize = 64,
                                           int64_t rowBlockBytes = 0);
 
+/// The number of leading (row) dimensions of a multi-reduction group: its
+/// one result and the input of every reduction have the same static shape,
+/// and every reduction reduces the same trailing dimensions. 0 when `fusion`
+/// is no such group.
+unsigned getRowGroupLeadingDims(FusionOp fusion);
+
 /// Lowers every jeet op nested in `root`: fusion groups first, then the ops
 /// outside any group. Stops at the first op that cannot be lowered, with a
 /// diagnostic naming it.

@@ -122,6 +122,9 @@ struct Group {
   std::vector<int64_t> rowShape;
   std::vector<int64_t> reducedAxes;
   bool keepdims = false;
+  /// Reduction groups: the bytes of one row (the reduced elements of the
+  /// reduced input).
+  int64_t rowBytes = 0;
   /// Set when the group was merged into another one.
   bool merged = false;
 
@@ -132,9 +135,10 @@ struct Group {
 /// index in the block, so every iteration follows program order.
 class BlockFuser {
 public:
-  BlockFuser(Block &block, bool enable, int64_t maxOps, bool multiReduction)
+  BlockFuser(Block &block, bool enable, int64_t maxOps, bool multiReduction,
+             int64_t maxRowBytes)
       : block(block), enable(enable), maxOps(maxOps),
-        multiReduction(multiReduction) {}
+        multiReduction(multiReduction), maxRowBytes(maxRowBytes) {}
 
   LogicalResult run();
 
@@ -150,6 +154,7 @@ private:
   void fuseReduction(unsigned op);
   void setAnchor(unsigned group, unsigned op);
   bool joinsAsFurtherReduction(unsigned group, unsigned op) const;
+  bool takesRows(unsigned group) const;
   void formGroups();
   bool isInGroup(unsigned group, unsigned op) const;
   bool recomputeCone(unsigned op, SmallVectorImpl<unsigned> &cone) const;
@@ -163,6 +168,7 @@ private:
   bool enable;
   int64_t maxOps;
   bool multiReduction;
+  int64_t maxRowBytes;
 
   /// Every op of the block in order, and its index.
   SmallVector<Operation *> ops;
@@ -239,7 +245,20 @@ void BlockFuser::setAnchor(unsigned group, unsigned op) {
     g.reducedAxes.assign(reduction.getAxes().begin(),
                          reduction.getAxes().end());
     g.keepdims = reduction.getKeepdims();
+    auto type = cast<RankedTensorType>(reduction.getInput().getType());
+    g.rowBytes =
+        llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+    for (int64_t axis : g.reducedAxes)
+      g.rowBytes *= type.getDimSize(axis < 0 ? axis + type.getRank() : axis);
   }
+}
+
+/// Multi-reduction fusion: whether reduction group `group` takes row ops and
+/// further reductions (its rows are at most `maxRowBytes` long, when set).
+bool BlockFuser::takesRows(unsigned group) const {
+  const Group &g = groups[group];
+  return multiReduction && g.kind == OpKind::Reduction &&
+         (maxRowBytes <= 0 || g.rowBytes <= maxRowBytes);
 }
 
 /// Multi-reduction fusion: whether reduction `op` joins `group` as a further
@@ -249,9 +268,14 @@ bool BlockFuser::joinsAsFurtherReduction(unsigned group, unsigned op) const {
   const Group &g = groups[group];
   auto reduction = cast<ReductionOpInterface>(ops[op]);
   std::optional<unsigned> producer = producerIndex(reduction.getInput());
-  return multiReduction && g.kind == OpKind::Reduction && producer &&
-         (roles[*producer] == Role::Rows ||
-          roles[*producer] == Role::Prologue) &&
+  // Where every reduced axis has one element (keepdims), the epilogue runs
+  // over the rows too: x - max of a softmax over one column is an epilogue.
+  auto overRows = [&](unsigned i) {
+    return roles[i] == Role::Rows || roles[i] == Role::Prologue ||
+           (roles[i] == Role::Epilogue &&
+            shapeOf(ops[i]->getResult(0)) == ArrayRef<int64_t>(g.rowShape));
+  };
+  return takesRows(group) && producer && overRows(*producer) &&
          shapeOf(reduction.getInput()) == ArrayRef<int64_t>(g.rowShape) &&
          reduction.getAxes() == ArrayRef<int64_t>(g.reducedAxes) &&
          reduction.getKeepdims() == g.keepdims;
@@ -296,8 +320,7 @@ std::optional<Role> BlockFuser::roleIn(unsigned group, unsigned op) const {
       return Role::Epilogue;
     // A row op runs over the reduced input's shape, reading the prologue,
     // the reductions and their epilogues broadcast back over the rows.
-    if (multiReduction && g.kind == OpKind::Reduction &&
-        shape == ArrayRef<int64_t>(g.rowShape))
+    if (takesRows(group) && shape == ArrayRef<int64_t>(g.rowShape))
       return Role::Rows;
     return std::nullopt;
   }
@@ -709,7 +732,8 @@ struct JeetFusePass : jeet::impl::JeetFusePassBase<JeetFusePass> {
       return WalkResult::advance();
     });
     for (Block *block : blocks)
-      if (failed(BlockFuser(*block, enable, maxOps, multiReduction).run()))
+      if (failed(BlockFuser(*block, enable, maxOps, multiReduction, maxRowBytes)
+                     .run()))
         return signalPassFailure();
   }
 };

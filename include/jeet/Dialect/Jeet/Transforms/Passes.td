@@ -71,7 +71,10 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     and other row ops; and further reductions of row ops or prologue values
     over the same axes, with the same keepdims. Softmax (max; x - max, exp;
     sum; / sum) and layernorm (mean; x - mean, square; mean; + eps, rsqrt;
-    scale) each become one group.
+    scale) each become one group. With `max-row-bytes`, only groups whose
+    rows (the reduced elements of one row of the reduction's input) are at
+    most that many bytes long do: the GPU pipeline keeps a block's rows in
+    shared memory.
 
     Before:
     ```mlir
@@ -98,6 +101,11 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
            "A reduction group also takes the ops that read its reductions "
            "broadcast back over the reduced rows, and further reductions of "
            "those rows over the same axes (softmax, layernorm: one group)">,
+    Option<"maxRowBytes", "max-row-bytes", "int64_t", /*default=*/"0",
+           "With multi-reduction: the longest row (bytes of the reduced "
+           "elements of one row) that a reduction group takes row ops and "
+           "further reductions over; longer rows keep a group per reduction "
+           "(0: no limit)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];
 }

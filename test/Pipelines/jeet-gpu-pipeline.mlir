@@ -70,13 +70,27 @@ func.func @mlp(%x: tensor<64x128xf32>, %w1: tensor<128x256xf32>, %b1: tensor<256
 
 // -----
 
-// Softmax is three fusion groups (max; exp and its sum; divide), three
-// launches; the group with two results (exp and sum) is one launch.
+// Softmax is one multi-reduction group (max; exp and its sum; divide): one
+// launch, a block per 8 rows.
 // CHECK-LABEL: llvm.func @softmax
-// CHECK-COUNT-3: gpu.launch_func
+// CHECK-COUNT-1: gpu.launch_func
 // CHECK-NOT: gpu.launch_func
 // CHECK: llvm.return
 func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
   return %0 : tensor<64x1000xf32>
+}
+
+// -----
+
+// Rows longer than 4096 bytes (1025 f32) do not fit a block's shared
+// memory: three fusion groups (max; exp and its sum; divide), three
+// launches; the group with two results (exp and sum) is one launch.
+// CHECK-LABEL: llvm.func @long_softmax
+// CHECK-COUNT-3: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: llvm.return
+func.func @long_softmax(%x: tensor<64x1025xf32>) -> tensor<64x1025xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<64x1025xf32>) -> tensor<64x1025xf32>
+  return %0 : tensor<64x1025xf32>
 }

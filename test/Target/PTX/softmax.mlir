@@ -7,19 +7,22 @@
 // RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 
-// Softmax along the last and the first axis: three kernels each (max; exp
-// and its sum; divide).
+// Softmax along the last axis: one kernel (a multi-reduction group: a block
+// per 8 rows, the rows staged in shared memory, a warp per row); along the
+// first axis, three kernels (max; exp and its sum; divide).
 
-// ENTRY-COUNT-6: .entry
+// ENTRY-COUNT-4: .entry
 // ENTRY-NOT: .entry
-// SM80-COUNT-6: .entry
+// SM80-COUNT-4: .entry
 
 // PTX-LABEL: .entry rows_kernel(
+// PTX: .shared .align 4 .b8 __wg_rows_kernel_0[32000];
+// PTX: bar.sync 0;
 // PTX: max.NaN.f32
-// PTX-LABEL: .entry rows_kernel_0(
+// PTX: shfl.sync.bfly.b32
 // PTX: ex2.approx
-// PTX-LABEL: .entry rows_kernel_1(
 // PTX: div.rn.f32
+// PTX-LABEL: .entry columns_kernel(
 func.func @rows(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
   return %0 : tensor<64x1000xf32>

@@ -1,0 +1,100 @@
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-decompose,jeet-fuse{multi-reduction=true max-row-bytes=4096}),jeet-gpu-form-kernels,canonicalize,cse)' | FileCheck %s
+
+// Multi-reduction groups: one kernel per group whose rows fit (jeet-fuse's
+// max-row-bytes, which the GPU pipeline sets to 4096 bytes), tiled over
+// blocks of 8 rows with the reduced dimension whole; the input rows that
+// several ops of the tile read are staged in a tile tensor (workgroup memory
+// once bufferized).
+
+// Softmax: one forall; max, exp-sum and the division read the staged rows.
+// CHECK-LABEL: func.func @softmax
+// CHECK: scf.forall (%[[R:.*]]) = (0) to (19) step (8)
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %{{.*}}[%[[R]], 0] [%{{.*}}, 1000] [1, 1]
+// CHECK: %[[STAGED:.*]] = linalg.copy ins(%[[ROWS]] : tensor<?x1000xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[STAGED]] :
+// CHECK: arith.maximumf
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[STAGED]], %[[MAX]] :
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[STAGED]], %[[MAX]], %[[SUM]] :
+// CHECK: arith.divf
+// CHECK: } {jeet.kernel = 0 : i64, mapping = [#gpu.block<linear_dim_0>]}
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @softmax(%x: tensor<19x1000xf32>) -> tensor<19x1000xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<19x1000xf32>) -> tensor<19x1000xf32>
+  return %0 : tensor<19x1000xf32>
+}
+
+// -----
+
+// Layernorm (mean; x - mean, square; mean; rsqrt; scale, shift): one forall
+// with both reductions.
+// CHECK-LABEL: func.func @layernorm
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (8)
+// CHECK: linalg.copy
+// CHECK-COUNT-2: iterator_types = ["parallel", "reduction"]
+// CHECK: math.rsqrt
+// CHECK: } {jeet.kernel = 0 : i64, mapping = [#gpu.block<linear_dim_0>]}
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @layernorm(%x: tensor<64x512xf16>, %g: tensor<512xf16>, %b: tensor<512xf16>) -> tensor<64x512xf16> {
+  %eps = jeet.constant dense<1.0e-5> : tensor<f16>
+  %m = jeet.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : tensor<64x512xf16> -> tensor<64x1xf16>
+  %d = jeet.sub %x, %m : tensor<64x512xf16>, tensor<64x1xf16> -> tensor<64x512xf16>
+  %sq = jeet.mul %d, %d : tensor<64x512xf16>, tensor<64x512xf16> -> tensor<64x512xf16>
+  %v = jeet.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : tensor<64x512xf16> -> tensor<64x1xf16>
+  %ve = jeet.add %v, %eps : tensor<64x1xf16>, tensor<f16> -> tensor<64x1xf16>
+  %r = jeet.rsqrt %ve : tensor<64x1xf16>
+  %n = jeet.mul %d, %r : tensor<64x512xf16>, tensor<64x1xf16> -> tensor<64x512xf16>
+  %s = jeet.mul %n, %g : tensor<64x512xf16>, tensor<512xf16> -> tensor<64x512xf16>
+  %o = jeet.add %s, %b : tensor<64x512xf16>, tensor<512xf16> -> tensor<64x512xf16>
+  return %o : tensor<64x512xf16>
+}
+
+// -----
+
+// Rows of one element: the reductions are broadcast through reshapes that
+// add unit dimensions, which the row ops read through; still one forall.
+// CHECK-LABEL: func.func @one_column
+// CHECK: scf.forall
+// CHECK: } {jeet.kernel = 0 : i64, mapping = [#gpu.block<linear_dim_0>]}
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @one_column(%x: tensor<3x1xf32>) -> tensor<3x1xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<3x1xf32>) -> tensor<3x1xf32>
+  return %0 : tensor<3x1xf32>
+}
+
+// -----
+
+// Rows of 4100 bytes are too long: jeet-fuse keeps a group per reduction and
+// the softmax is three kernels (max; exp and its sum; divide).
+// CHECK-LABEL: func.func @long_rows
+// CHECK-COUNT-3: jeet.kernel =
+// CHECK-NOT: jeet.kernel =
+// CHECK: return
+func.func @long_rows(%x: tensor<4x1025xf32>) -> tensor<4x1025xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<4x1025xf32>) -> tensor<4x1025xf32>
+  return %0 : tensor<4x1025xf32>
+}
+
+// -----
+
+// A softmax over the leading axis is one multi-reduction group, but not over
+// rows: it is split at its reductions, which are not fused into the ops over
+// their own rows: three kernels, the reductions before their readers.
+// CHECK-LABEL: func.func @columns
+// CHECK: iterator_types = ["reduction", "parallel"]
+// CHECK: arith.maximumf
+// CHECK: jeet.kernel = 2 : i64
+// CHECK: iterator_types = ["reduction", "parallel"]
+// CHECK: math.exp
+// CHECK: jeet.kernel = 1 : i64
+// CHECK: arith.divf
+// CHECK: jeet.kernel = 0 : i64
+// CHECK-NOT: jeet.kernel =
+// CHECK: return
+func.func @columns(%x: tensor<100x37xf32>) -> tensor<100x37xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 0 : i64} : (tensor<100x37xf32>) -> tensor<100x37xf32>
+  return %0 : tensor<100x37xf32>
+}

@@ -2,7 +2,8 @@
 normalisations (a reduction over the trailing axes, row ops that read it
 broadcast back over the rows, a second reduction of those rows, more row
 ops: the shapes of softmax and layernorm) run fused and unfused through
-jeet-run and agree with each other and with a float64 numpy reference.
+jeet-run and agree with each other and with a float64 numpy reference; the
+same graphs run on the GPU (the emulator everywhere) agree with numpy too.
 Shapes are large enough that the fused group is tiled over blocks of rows in
 some cases and small or prime in others. Each case has a fixed seed, printed
 on failure: `pytest test/numerics/test_row_fusion_differential.py -k case_7`.
@@ -10,7 +11,7 @@ on failure: `pytest test/numerics/test_row_fusion_differential.py -k case_7`.
 import numpy as np
 import pytest
 
-from jeetrun import assert_close, mlir_type, run_graph
+from jeetrun import GPU_DRIVERS, assert_close, mlir_type, run_graph
 
 NUM_CASES = 40
 
@@ -117,3 +118,18 @@ def test_row_groups_match_unfused_and_numpy(tmp_path, case):
         assert_close(u, ref, rtol=1e-4, what="unfused vs numpy, " + what)
         assert_close(f, u.astype(np.float64), rtol=1e-4,
                      what="fused vs unfused, " + what)
+
+
+@pytest.mark.parametrize("driver", GPU_DRIVERS)
+@pytest.mark.parametrize("case", range(NUM_CASES), ids=lambda c: f"case_{c}")
+def test_row_groups_on_gpu_match_numpy(tmp_path, case, driver):
+    # The GPU arm: the same graphs through the GPU pipeline, where a group
+    # whose rows fit a block's shared memory is one kernel (rows staged,
+    # reductions a warp per row) and longer rows are split per reduction.
+    seed = 20261201 + case
+    src, inputs, refs = RowGraph(seed).build()
+    outs = run_graph(tmp_path, src, inputs, gpu=driver)
+    for i, (out, ref) in enumerate(zip(outs, refs)):
+        assert_close(out, ref, rtol=1e-4,
+                     what=f"GPU ({driver}) vs numpy, seed {seed}, result {i}"
+                     f"\n{src}")

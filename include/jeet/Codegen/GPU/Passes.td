@@ -32,6 +32,20 @@ def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
     elements along the innermost dimensions for elementwise groups. A group
     with no parallel dimension (a reduction to a scalar) is one tile.
 
+    A multi-reduction group (`jeet-fuse` with `multi-reduction`: softmax,
+    layernorm) whose reductions reduce the same trailing dimensions is one
+    kernel: its last row op is tiled over blocks of 8 rows with the reduced
+    dimensions whole, the reductions (a warp per row) and the row ops fused
+    into the tile, and the group inputs that several ops of the tile read
+    (the rows) copied once into a tile tensor, which becomes workgroup
+    memory: a row is read from global memory once, within 32 KiB of staged
+    rows per block. The GPU pipeline runs `jeet-fuse` with
+    `max-row-bytes=4096`, so that longer rows keep a group per reduction
+    (three kernels for a softmax). Other multi-reduction groups (reductions
+    over leading axes) are split at their reductions: a reduction is not
+    fused into the ops over its own rows, so it is a kernel of its own,
+    launched before its readers.
+
     Before:
     ```mlir
     %r = jeet.fusion(%a, %b) : (tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096xf32> {

@@ -26,15 +26,16 @@ using namespace jeet;
 
 namespace {
 
-// matmul + bias + relu (one kernel), then softmax (three kernels): three
-// intermediates between kernels.
+// matmul + bias + relu (one kernel), then softmax over the columns (three
+// kernels: max; exp and its sum; divide; a softmax over rows would be one):
+// three intermediates between kernels.
 const char *kGraph = R"mlir(
 func.func @main(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>,
                 %b: tensor<16xf32>) -> tensor<64x16xf32> {
   %0 = jeet.matmul %x, %w : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x16xf32>
   %1 = jeet.add %0, %b : tensor<64x16xf32>, tensor<16xf32> -> tensor<64x16xf32>
   %2 = jeet.relu %1 : tensor<64x16xf32>
-  %3 = jeet.softmax %2 {axis = 1 : i64} : tensor<64x16xf32>
+  %3 = jeet.softmax %2 {axis = 0 : i64} : tensor<64x16xf32>
   return %3 : tensor<64x16xf32>
 }
 )mlir";
@@ -74,7 +75,8 @@ TEST(GpuExecution, CompiledGraphCallSequenceOnTheFakeDriver) {
   const Executable &exe = *executable;
   ASSERT_EQ(exe.numKernels(), 4);
   // Three intermediates between kernels, alive together: the 64x16xf32
-  // activations (4 KiB) and two 64-float rows of softmax (256 bytes each).
+  // activations (4 KiB) and two 16-float rows of softmax (64 bytes each, in
+  // 256-byte aligned slots of the arena).
   EXPECT_EQ(exe.memoryPlan().buffers, 3);
   EXPECT_EQ(exe.memoryPlan().arenaBytes, 4096 + 2 * 256);
   EXPECT_EQ(exe.memoryPlan().liveBytesBound, exe.memoryPlan().arenaBytes);

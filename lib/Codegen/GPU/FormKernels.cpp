@@ -21,9 +21,10 @@
 // the row ops fused into the tile, and the group's inputs that several ops
 // of the tile read staged in workgroup memory (read from global memory
 // once). jeet-fuse takes such groups only when their rows are at most
-// getGpuMaxRowGroupBytes() long. Any other multi-reduction group is split
-// at its reductions: a reduction is not fused into an op over its own rows,
-// so each reduction and the row ops that read it are kernels of their own.
+// getGpuMaxRowGroupBytes() long (and its trailing axes). Any other
+// multi-reduction group (from jeet-fuse without `max-row-bytes`) is split at
+// its reductions: a reduction is not fused into an op over its own rows, so
+// each reduction and the row ops that read it are kernels of their own.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,5 @@
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-decompose,jeet-fuse{multi-reduction=true max-row-bytes=4096}),jeet-gpu-form-kernels,canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-decompose,jeet-fuse{multi-reduction=true}),jeet-gpu-form-kernels,canonicalize,cse)' | FileCheck %s --check-prefix=SPLIT
 
 // Multi-reduction groups: one kernel per group whose rows fit (jeet-fuse's
 // max-row-bytes, which the GPU pipeline sets to 4096 bytes), tiled over
@@ -80,20 +81,27 @@ func.func @long_rows(%x: tensor<4x1025xf32>) -> tensor<4x1025xf32> {
 
 // -----
 
-// A softmax over the leading axis is one multi-reduction group, but not over
-// rows: it is split at its reductions, which are not fused into the ops over
-// their own rows: three kernels, the reductions before their readers.
+// A softmax over the leading axis: jeet-fuse with max-row-bytes keeps a
+// group per reduction (the rows are not the trailing axis). Without
+// max-row-bytes it is one multi-reduction group, but not over rows:
+// jeet-gpu-form-kernels splits it at its reductions, which are not fused
+// into the ops over their own rows: three kernels, the reductions before
+// their readers.
 // CHECK-LABEL: func.func @columns
-// CHECK: iterator_types = ["reduction", "parallel"]
-// CHECK: arith.maximumf
-// CHECK: jeet.kernel = 2 : i64
-// CHECK: iterator_types = ["reduction", "parallel"]
-// CHECK: math.exp
-// CHECK: jeet.kernel = 1 : i64
-// CHECK: arith.divf
-// CHECK: jeet.kernel = 0 : i64
+// CHECK-COUNT-3: jeet.kernel =
 // CHECK-NOT: jeet.kernel =
 // CHECK: return
+// SPLIT-LABEL: func.func @columns
+// SPLIT: iterator_types = ["reduction", "parallel"]
+// SPLIT: arith.maximumf
+// SPLIT: jeet.kernel = 2 : i64
+// SPLIT: iterator_types = ["reduction", "parallel"]
+// SPLIT: math.exp
+// SPLIT: jeet.kernel = 1 : i64
+// SPLIT: arith.divf
+// SPLIT: jeet.kernel = 0 : i64
+// SPLIT-NOT: jeet.kernel =
+// SPLIT: return
 func.func @columns(%x: tensor<100x37xf32>) -> tensor<100x37xf32> {
   %0 = "jeet.softmax"(%x) {axis = 0 : i64} : (tensor<100x37xf32>) -> tensor<100x37xf32>
   return %0 : tensor<100x37xf32>

@@ -40,11 +40,12 @@ def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
     (the rows) copied once into a tile tensor, which becomes workgroup
     memory: a row is read from global memory once, within 32 KiB of staged
     rows per block. The GPU pipeline runs `jeet-fuse` with
-    `max-row-bytes=4096`, so that longer rows keep a group per reduction
-    (three kernels for a softmax). Other multi-reduction groups (reductions
-    over leading axes) are split at their reductions: a reduction is not
-    fused into the ops over its own rows, so it is a kernel of its own,
-    launched before its readers.
+    `max-row-bytes=4096`, so that longer rows, and reductions over leading
+    axes, keep a group per reduction (three kernels for a softmax). Other
+    multi-reduction groups (from `jeet-fuse` without `max-row-bytes`:
+    reductions over leading axes) are split at their reductions: a reduction
+    is not fused into the ops over its own rows, so it is a kernel of its
+    own, launched before its readers.
 
     Before:
     ```mlir

@@ -123,8 +123,9 @@ struct Group {
   std::vector<int64_t> reducedAxes;
   bool keepdims = false;
   /// Reduction groups: the bytes of one row (the reduced elements of the
-  /// reduced input).
-  int64_t rowBytes = 0;
+  /// reduced input) when the reduced axes are its trailing ones (a row is
+  /// contiguous in memory), or nothing.
+  std::optional<int64_t> rowBytes;
   /// Set when the group was merged into another one.
   bool merged = false;
 
@@ -246,19 +247,27 @@ void BlockFuser::setAnchor(unsigned group, unsigned op) {
                          reduction.getAxes().end());
     g.keepdims = reduction.getKeepdims();
     auto type = cast<RankedTensorType>(reduction.getInput().getType());
-    g.rowBytes =
+    int64_t rank = type.getRank();
+    int64_t bytes =
         llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
-    for (int64_t axis : g.reducedAxes)
-      g.rowBytes *= type.getDimSize(axis < 0 ? axis + type.getRank() : axis);
+    bool trailing = true;
+    for (auto [i, axis] : llvm::enumerate(g.reducedAxes)) {
+      int64_t dim = axis < 0 ? axis + rank : axis;
+      trailing &= dim == rank - static_cast<int64_t>(g.reducedAxes.size()) +
+                             static_cast<int64_t>(i);
+      bytes *= type.getDimSize(dim);
+    }
+    g.rowBytes = trailing ? std::optional<int64_t>(bytes) : std::nullopt;
   }
 }
 
 /// Multi-reduction fusion: whether reduction group `group` takes row ops and
-/// further reductions (its rows are at most `maxRowBytes` long, when set).
+/// further reductions (with `maxRowBytes` set: its rows are contiguous and
+/// at most that long).
 bool BlockFuser::takesRows(unsigned group) const {
   const Group &g = groups[group];
   return multiReduction && g.kind == OpKind::Reduction &&
-         (maxRowBytes <= 0 || g.rowBytes <= maxRowBytes);
+         (maxRowBytes <= 0 || (g.rowBytes && *g.rowBytes <= maxRowBytes));
 }
 
 /// Multi-reduction fusion: whether reduction `op` joins `group` as a further

@@ -72,9 +72,9 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     over the same axes, with the same keepdims. Softmax (max; x - max, exp;
     sum; / sum) and layernorm (mean; x - mean, square; mean; + eps, rsqrt;
     scale) each become one group. With `max-row-bytes`, only groups whose
-    rows (the reduced elements of one row of the reduction's input) are at
-    most that many bytes long do: the GPU pipeline keeps a block's rows in
-    shared memory.
+    rows (the reduced elements of one row of the reduction's input) are its
+    trailing axes and at most that many bytes long do: the GPU pipeline
+    keeps a block's rows in shared memory.
 
     Before:
     ```mlir
@@ -104,8 +104,8 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     Option<"maxRowBytes", "max-row-bytes", "int64_t", /*default=*/"0",
            "With multi-reduction: the longest row (bytes of the reduced "
            "elements of one row) that a reduction group takes row ops and "
-           "further reductions over; longer rows keep a group per reduction "
-           "(0: no limit)">,
+           "further reductions over; longer rows, and rows that are not the "
+           "trailing axes, keep a group per reduction (0: no limit)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];
 }

@@ -78,7 +78,8 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 /// register-tiled: the unroller only multiplied the size of their loops
 /// (which carry up to 24 vector accumulators), and skipping it halved the
 /// time LLVM takes on a 3-layer MLP (its optimisation went from ~550 to
-/// ~220 ms under load) with no measurable change in speed. With
+/// ~220 ms under load) with no measurable change in speed. Identical
+/// functions are merged first. With
 /// `printPassTimes`, LLVM's time per pass goes to stderr (as -time-passes).
 void optimizeKernelModule(llvm::Module &module,
                           llvm::TargetMachine &targetMachine,

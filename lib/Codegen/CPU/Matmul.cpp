@@ -667,8 +667,8 @@ struct JeetCpuMatmulPass
       SymbolTable(module).insert(kernel);
       Block *body = kernel.addEntryBlock();
       builder.setInsertionPointToStart(body);
-      auto return_ = func::ReturnOp::create(builder, loc);
-      builder.setInsertionPoint(return_);
+      auto returnOp = func::ReturnOp::create(builder, loc);
+      builder.setInsertionPoint(returnOp);
       MatmulEmitter(builder, loc, body->getArgument(0), body->getArgument(1),
                     body->getArgument(2), sizes,
                     PackedPanels{body->getArgument(3), body->getArgument(4)})
@@ -697,6 +697,9 @@ struct JeetCpuMatmulPass
     TileSizes sizes = chooseCacheBlocks({std::max<int64_t>(1, registerRows),
                                          std::max<int64_t>(1, registerCols),
                                          rowBlock, kBlock});
+    // What an earlier run of this pass made belongs to another module.
+    hoistedPanels.clear();
+    tileKernels.clear();
     for (func::FuncOp func :
          llvm::to_vector(getOperation().getOps<func::FuncOp>()))
       rewriteMatmuls(func, sizes);

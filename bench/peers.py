@@ -765,6 +765,10 @@ def main():
     if ARGS.warm_start_child:
         warm_start_child()
         return
+    # Cold compiles are cold: an empty disk cache of this run's own (the
+    # default one keeps the graphs of an earlier run of the same build).
+    cold_cache = tempfile.TemporaryDirectory(prefix="jeet-cold-")
+    os.environ["JEET_CACHE_DIR"] = cold_cache.name
     names = [p for p in ARGS.peers.split(",") if p]
     peers, missing = load_peers(names)
     only = [s.strip() for s in ARGS.only.split(",") if s.strip()]

@@ -387,7 +387,8 @@ getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
 /// becomes the CPU's name.
 static llvm::Expected<llvm::SmallVector<char, 0>>
 emitObject(ModuleOp module, llvm::StringRef sourceName, ArtifactInfo &info,
-           jeet::detail::DiagnosticCollector &diagnostics) {
+           jeet::detail::DiagnosticCollector &diagnostics,
+           bool printPassTimes) {
   auto machine = createTargetMachine(info.targetCpu);
   if (!machine)
     return machine.takeError();
@@ -401,24 +402,14 @@ emitObject(ModuleOp module, llvm::StringRef sourceName, ArtifactInfo &info,
   finishArtifactModule(*llvmModule);
   llvmModule->setDataLayout((*machine)->createDataLayout());
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
-  auto transformer = jeet::detail::makeKernelTransformer(machine->get());
-  if (llvm::Error error = transformer(llvmModule.get()))
-    return std::move(error);
+  jeet::detail::optimizeKernelModule(*llvmModule, **machine, printPassTimes);
   std::string verifyErrors;
   llvm::raw_string_ostream verifyStream(verifyErrors);
   if (llvm::verifyModule(*llvmModule, &verifyStream))
     return llvm::createStringError("the artifact's LLVM IR does not verify: " +
                                    verifyErrors);
 
-  llvm::SmallVector<char, 0> object;
-  llvm::raw_svector_ostream os(object);
-  llvm::legacy::PassManager codegen;
-  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
-                                      llvm::CodeGenFileType::ObjectFile))
-    return llvm::createStringError(
-        "the target machine cannot emit object files");
-  codegen.run(*llvmModule);
-  return std::move(object);
+  return jeet::detail::emitObjectFile(*llvmModule, **machine, printPassTimes);
 }
 
 /// Writes `object` to a temporary file and links it into `outputPath`.
@@ -454,12 +445,6 @@ static llvm::Error writeArtifact(llvm::ArrayRef<char> object,
     return llvm::createStringError(ec, "cannot write " + outputPath.str());
   }
   return llvm::Error::success();
-}
-
-/// Seconds since `start`.
-static double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 llvm::Expected<ArtifactInfo>
@@ -522,15 +507,16 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
   info.targetCpu = options.targetCpu.empty()
                        ? (compile.device == "cpu" ? "host" : "generic")
                        : options.targetCpu;
-  auto start = std::chrono::steady_clock::now();
-  auto object = emitObject(*module, sourceName, info, diagnostics);
+  StepClock objectClock;
+  auto object = emitObject(*module, sourceName, info, diagnostics,
+                           runner.printPassTimes());
   if (!object)
     return object.takeError();
-  runner.reportStep("object", secondsSince(start));
+  runner.reportStep("object", objectClock);
 
-  start = std::chrono::steady_clock::now();
+  StepClock linkClock;
   if (llvm::Error error = writeArtifact(*object, options, outputPath))
     return std::move(error);
-  runner.reportStep("link", secondsSince(start));
+  runner.reportStep("link", linkClock);
   return info;
 }

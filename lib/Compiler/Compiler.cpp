@@ -461,9 +461,11 @@ static llvm::Error addPackedEntry(llvm::Module &module, llvm::StringRef entry) {
 }
 
 /// Compiles `module`, lowered by jeet-cpu-pipeline, to an object file for
-/// this CPU, in memory.
+/// this CPU, in memory; reports its steps to `runner`.
 static llvm::Expected<std::string> compileToObject(ModuleOp module,
-                                                   llvm::StringRef entry) {
+                                                   llvm::StringRef entry,
+                                                   PipelineRunner &runner) {
+  StepClock translateClock;
   auto targetMachine = jeet::detail::createHostTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
@@ -477,19 +479,20 @@ static llvm::Expected<std::string> compileToObject(ModuleOp module,
                                                   targetMachine->get());
   if (llvm::Error error = addPackedEntry(*llvmModule, entry))
     return std::move(error);
-  if (llvm::Error error = jeet::detail::makeKernelTransformer(
-          targetMachine->get())(llvmModule.get()))
-    return std::move(error);
-  llvm::SmallVector<char, 0> object;
-  llvm::raw_svector_ostream os(object);
-  llvm::legacy::PassManager codegen;
-  if ((*targetMachine)
-          ->addPassesToEmitFile(codegen, os, nullptr,
-                                llvm::CodeGenFileType::ObjectFile))
-    return llvm::createStringError(
-        "the target machine cannot emit object files");
-  codegen.run(*llvmModule);
-  return std::string(object.begin(), object.end());
+  runner.reportStep("translate", translateClock);
+
+  StepClock optimizeClock;
+  jeet::detail::optimizeKernelModule(*llvmModule, **targetMachine,
+                                     runner.printPassTimes());
+  runner.reportStep("optimize", optimizeClock);
+
+  StepClock codegenClock;
+  auto object = jeet::detail::emitObjectFile(*llvmModule, **targetMachine,
+                                             runner.printPassTimes());
+  if (!object)
+    return object.takeError();
+  runner.reportStep("codegen", codegenClock);
+  return std::string(object->begin(), object->end());
 }
 
 /// Links the object of a graph compiled for the CPU into a JIT of its own,
@@ -523,13 +526,15 @@ static llvm::Error linkObject(llvm::StringRef object, Executable::Impl &impl) {
 /// JIT-compiles `module`, lowered by jeet-cpu-pipeline, for this CPU; keeps
 /// the object for the disk cache when `keepObject`.
 static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl,
-                             bool keepObject) {
+                             bool keepObject, PipelineRunner &runner) {
   llvm::Expected<std::string> object =
-      compileToObject(module, impl.options.entry);
+      compileToObject(module, impl.options.entry, runner);
   if (!object)
     return object.takeError();
+  StepClock linkClock;
   if (llvm::Error error = linkObject(*object, impl))
     return error;
+  runner.reportStep("link", linkClock);
   if (keepObject)
     impl.object = std::move(*object);
   return llvm::Error::success();
@@ -626,16 +631,17 @@ Compiler::Impl::compile(llvm::StringRef source, llvm::StringRef sourceName,
                 pipeline->description + " failed");
   impl->stageIR = runner.takeStageIR();
 
-  auto start = std::chrono::steady_clock::now();
   bool keepObject = options.device == "cpu" && !options.keepIR &&
                     jeet::detail::DiskCache::global().enabled();
-  if (llvm::Error error = options.device == "gpu"
-                              ? jitForGpu(*module, *impl)
-                              : jitForCpu(*module, *impl, keepObject))
+  if (options.device == "gpu") {
+    StepClock jitClock;
+    if (llvm::Error error = jitForGpu(*module, *impl))
+      return std::move(error);
+    runner.reportStep("jit", jitClock);
+  } else if (llvm::Error error =
+                 jitForCpu(*module, *impl, keepObject, runner)) {
     return std::move(error);
-  runner.reportStep("jit", std::chrono::duration<double>(
-                               std::chrono::steady_clock::now() - start)
-                               .count());
+  }
   return std::make_shared<Executable>(std::move(impl));
 }
 

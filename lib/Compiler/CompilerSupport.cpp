@@ -13,9 +13,13 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassTimingInfo.h"
+#include "llvm/Pass.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 
 #include <functional>
 #include <mutex>
@@ -198,24 +202,58 @@ jeet::detail::createHostTargetMachine() {
   return machineBuilder->createTargetMachine();
 }
 
-std::function<llvm::Error(llvm::Module *)>
-jeet::detail::makeKernelTransformer(llvm::TargetMachine *targetMachine) {
-  return [targetMachine](llvm::Module *module) -> llvm::Error {
-    llvm::PipelineTuningOptions tuning;
-    tuning.LoopUnrolling = false;
-    tuning.LoopInterleaving = false;
-    llvm::PassBuilder builder(targetMachine, tuning);
-    llvm::LoopAnalysisManager loops;
-    llvm::FunctionAnalysisManager functions;
-    llvm::CGSCCAnalysisManager cgscc;
-    llvm::ModuleAnalysisManager modules;
-    builder.registerModuleAnalyses(modules);
-    builder.registerCGSCCAnalyses(cgscc);
-    builder.registerFunctionAnalyses(functions);
-    builder.registerLoopAnalyses(loops);
-    builder.crossRegisterProxies(loops, functions, cgscc, modules);
-    builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
-        .run(*module, modules);
-    return llvm::Error::success();
-  };
+void jeet::detail::optimizeKernelModule(llvm::Module &module,
+                                        llvm::TargetMachine &targetMachine,
+                                        bool printPassTimes) {
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  tuning.LoopInterleaving = false;
+  llvm::PassInstrumentationCallbacks instrumentation;
+  llvm::TimePassesHandler passTimes(printPassTimes);
+  passTimes.registerCallbacks(instrumentation);
+  llvm::PassBuilder builder(&targetMachine, tuning, std::nullopt,
+                            &instrumentation);
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  // Kernels that lowered to the same code (the tiles of two matmuls with
+  // the same shapes and epilogue, OpenMP-outlined) become one function
+  // before the pipeline spends its time on each copy.
+  llvm::ModulePassManager pipeline;
+  pipeline.addPass(llvm::MergeFunctionsPass());
+  pipeline.addPass(
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3));
+  pipeline.run(module, modules);
+  if (printPassTimes)
+    passTimes.print();
+}
+
+llvm::Expected<llvm::SmallVector<char, 0>>
+jeet::detail::emitObjectFile(llvm::Module &module,
+                             llvm::TargetMachine &targetMachine,
+                             bool printPassTimes) {
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  // The legacy pass manager of code generation times its passes when this
+  // global is set as it runs (what llc -time-passes does).
+  bool timedBefore = llvm::TimePassesIsEnabled;
+  llvm::TimePassesIsEnabled = printPassTimes;
+  llvm::legacy::PassManager codegen;
+  if (targetMachine.addPassesToEmitFile(codegen, os, nullptr,
+                                        llvm::CodeGenFileType::ObjectFile)) {
+    llvm::TimePassesIsEnabled = timedBefore;
+    return llvm::createStringError(
+        "the target machine cannot emit object files");
+  }
+  codegen.run(module);
+  llvm::TimePassesIsEnabled = timedBefore;
+  if (printPassTimes)
+    llvm::reportAndResetTimings(&llvm::errs());
+  return object;
 }

@@ -74,13 +74,22 @@ void keepOnlyEntry(mlir::ModuleOp module, mlir::func::FuncOp entry);
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 
 /// LLVM's O3 module pipeline for `targetMachine` without loop unrolling and
-/// interleaving, as an ExecutionEngine transformer. Jeet's kernels arrive
-/// vectorised and register-tiled: the unroller only multiplied the size of
-/// their loops (which carry up to 24 vector accumulators), and skipping it
-/// halved the time LLVM takes on a 3-layer MLP (its optimisation went from
-/// ~550 to ~220 ms under load) with no measurable change in speed.
-std::function<llvm::Error(llvm::Module *)>
-makeKernelTransformer(llvm::TargetMachine *targetMachine);
+/// interleaving, run on `module`. Jeet's kernels arrive vectorised and
+/// register-tiled: the unroller only multiplied the size of their loops
+/// (which carry up to 24 vector accumulators), and skipping it halved the
+/// time LLVM takes on a 3-layer MLP (its optimisation went from ~550 to
+/// ~220 ms under load) with no measurable change in speed. Identical
+/// functions are merged first. With
+/// `printPassTimes`, LLVM's time per pass goes to stderr (as -time-passes).
+void optimizeKernelModule(llvm::Module &module,
+                          llvm::TargetMachine &targetMachine,
+                          bool printPassTimes);
+
+/// The object file of `module` (optimised) for `targetMachine`, in memory;
+/// with `printPassTimes`, the code generator's time per pass goes to stderr.
+llvm::Expected<llvm::SmallVector<char, 0>>
+emitObjectFile(llvm::Module &module, llvm::TargetMachine &targetMachine,
+               bool printPassTimes);
 
 /// The libomp that parallel CPU code runs with, by absolute path: the copy
 /// next to the shared object that holds the compiler when there is one (the

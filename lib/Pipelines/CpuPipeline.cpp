@@ -31,7 +31,7 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     // already inside a parallel loop (an epilogue tile).
     JeetCpuMatmulPassOptions matmulOptions;
     matmulOptions.parallel = options.parallel;
-    pm.addNestedPass<func::FuncOp>(createJeetCpuMatmulPass(matmulOptions));
+    pm.addPass(createJeetCpuMatmulPass(matmulOptions));
     JeetCpuVectorizeElementwisePassOptions elementwiseOptions;
     elementwiseOptions.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(

@@ -9,8 +9,10 @@
 // - applies MLIR's pass-manager and timing command-line options where a tool
 //   registered them (--mlir-print-ir-after-all, --mlir-timing, ...), with
 //   one timing report per compilation and each stage a scope of its own;
-// - with JEET_DEBUG=1, prints each stage with its wall time and the fusion
-//   groups to stderr;
+// - with JEET_DEBUG=1, prints each stage with its wall time, the CPU time of
+//   the compiling thread (which a loaded machine does not inflate) and the
+//   fusion groups to stderr; with JEET_DEBUG=2 also the time of each MLIR
+//   pass (as --mlir-timing) and of each LLVM pass (as -time-passes);
 // - with JEET_DUMP_DIR=<dir>, writes the IR after each stage (and the PTX) to
 //   <dir>/<label>-<hash>/<NN>-<stage>.mlir (.ptx), where the hash is of the
 //   input graph and the pipeline's options.
@@ -28,6 +30,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,10 +45,25 @@ inline constexpr llvm::StringLiteral kDumpDirEnvVar = "JEET_DUMP_DIR";
 struct DebugSettings {
   /// JEET_DEBUG set to anything but "" or "0".
   bool printStages = false;
+  /// JEET_DEBUG=2: the time of every MLIR and LLVM pass as well.
+  bool printPassTimes = false;
   /// JEET_DUMP_DIR; empty: no dump.
   std::string dumpDir;
 
   static DebugSettings fromEnvironment();
+};
+
+/// Measures one step of a compilation: its wall time and the CPU time of
+/// the calling thread since construction.
+class StepClock {
+public:
+  StepClock();
+  double wallSeconds() const;
+  double cpuSeconds() const;
+
+private:
+  std::chrono::steady_clock::time_point wallStart;
+  double cpuStart;
 };
 
 /// For each jeet.fusion group of `module` (each becomes one kernel), the
@@ -77,9 +95,13 @@ public:
   /// The stage that failed in run(), or empty.
   llvm::StringRef failedStage() const { return failedStageName; }
 
-  /// Reports a step done after the pipeline (LLVM code generation, linking)
-  /// with its wall time, as JEET_DEBUG reports the stages.
-  void reportStep(llvm::StringRef name, double seconds);
+  /// Reports a step done after the pipeline (LLVM optimisation, code
+  /// generation, linking) with its times, as JEET_DEBUG reports the stages.
+  void reportStep(llvm::StringRef name, const StepClock &clock);
+
+  /// Whether JEET_DEBUG asks for the time of each pass (the steps after the
+  /// pipeline print LLVM's).
+  bool printPassTimes() const { return settings.printPassTimes; }
 
   /// The text after each stage (stage::kInput, the stages, the products),
   /// when kept.
@@ -102,7 +124,7 @@ private:
   std::string dumpFolder;
   std::string failedStageName;
   bool succeeded = false;
-  std::chrono::steady_clock::time_point start;
+  std::optional<StepClock> clock;
   llvm::StringMap<std::string> kept;
   mlir::DefaultTimingManager timing;
 };

@@ -26,13 +26,21 @@
 // holds. Remainder rows and columns get kernels of their own static size, so
 // that every tile is a static vector shape and every shape is exact.
 //
+// The tiles of a matmul with an epilogue (one matmul per tile, inside a
+// parallel loop, reading prepacked panels of B) call one private function
+// per combination of operand types: the MLP's three layers of the same
+// shape share one kernel, which the rest of the pipeline and LLVM then
+// compile once instead of three times.
+//
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include <unistd.h>
@@ -630,14 +638,78 @@ struct JeetCpuMatmulPass
 
   DenseMap<std::pair<Operation *, Value>, Value> hoistedPanels;
 
+  /// The function that computes a tile's matmul from prepacked panels, one
+  /// per combination of operand types, made on first use.
+  DenseMap<std::tuple<Type, Type, Type, Type>, func::FuncOp> tileKernels;
+
+  /// Calls the tile kernel for (lhs, rhs, acc) reading B from `prepacked`,
+  /// making the kernel first if no earlier tile of the same types did.
+  void callTileKernel(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                      Value acc, const PackedPanels &prepacked,
+                      const TileSizes &sizes) {
+    auto key = std::make_tuple(lhs.getType(), rhs.getType(), acc.getType(),
+                               prepacked.buffer.getType());
+    func::FuncOp &kernel = tileKernels[key];
+    if (!kernel) {
+      ModuleOp module = getOperation();
+      // Made detached, then named apart from the module's other symbols.
+      OpBuilder builder(module.getContext());
+      SmallVector<Type> inputs = {lhs.getType(), rhs.getType(), acc.getType(),
+                                  prepacked.buffer.getType(), b.getIndexType()};
+      kernel = func::FuncOp::create(builder, loc, kTileKernelName,
+                                    builder.getFunctionType(inputs, {}));
+      kernel.setPrivate();
+      // Inlined back into each tile, the kernel would be compiled once per
+      // call site again.
+      kernel->setAttr(
+          kPassthroughAttr,
+          builder.getArrayAttr({builder.getStringAttr(kNoInlineAttr)}));
+      SymbolTable(module).insert(kernel);
+      Block *body = kernel.addEntryBlock();
+      builder.setInsertionPointToStart(body);
+      auto returnOp = func::ReturnOp::create(builder, loc);
+      builder.setInsertionPoint(returnOp);
+      MatmulEmitter(builder, loc, body->getArgument(0), body->getArgument(1),
+                    body->getArgument(2), sizes,
+                    PackedPanels{body->getArgument(3), body->getArgument(4)})
+          .emit(/*parallel=*/false);
+    }
+    // The call gets a stack scope of its own: convert-scf-to-openmp wraps
+    // each parallel loop body in a memref.alloca_scope that canonicalization
+    // must inline before the body's loops become branches (a scope holds one
+    // block), and it keeps a scope that holds a call (which, without memory
+    // effects, might allocate on the stack) but looks past nested scopes.
+    auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&scope.getBodyRegion().emplaceBlock());
+    func::CallOp::create(
+        b, loc, kernel,
+        ValueRange{lhs, rhs, acc, prepacked.buffer, prepacked.firstPanel});
+    memref::AllocaScopeReturnOp::create(b, loc);
+  }
+
+  static constexpr llvm::StringLiteral kTileKernelName = "jeet_matmul_tile";
+  /// LLVM function attributes that the LLVM dialect passes through.
+  static constexpr llvm::StringLiteral kPassthroughAttr = "passthrough";
+  static constexpr llvm::StringLiteral kNoInlineAttr = "noinline";
+
   void runOnOperation() override {
     TileSizes sizes = chooseCacheBlocks({std::max<int64_t>(1, registerRows),
                                          std::max<int64_t>(1, registerCols),
                                          rowBlock, kBlock});
+    // What an earlier run of this pass made belongs to another module.
+    hoistedPanels.clear();
+    tileKernels.clear();
+    for (func::FuncOp func :
+         llvm::to_vector(getOperation().getOps<func::FuncOp>()))
+      rewriteMatmuls(func, sizes);
+  }
+
+  void rewriteMatmuls(func::FuncOp func, const TileSizes &sizes) {
     // Each matmul with, per operand, the loops that index its batch
     // dimensions (none for linalg.matmul).
     SmallVector<std::pair<linalg::LinalgOp, BroadcastContraction>> matmuls;
-    getOperation().walk([&](linalg::LinalgOp op) {
+    func.walk([&](linalg::LinalgOp op) {
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
         if (!matmul.hasUserDefinedMaps())
           matmuls.push_back({op, BroadcastContraction{{}, {}, 0}});
@@ -668,8 +740,11 @@ struct JeetCpuMatmulPass
         std::optional<PackedPanels> prepacked;
         if (nested)
           prepacked = hoistPacking(b, loc, rhs, sizes.registerCols);
-        MatmulEmitter(b, loc, lhs, rhs, acc, sizes, prepacked)
-            .emit(runParallel);
+        if (prepacked)
+          callTileKernel(b, loc, lhs, rhs, acc, *prepacked, sizes);
+        else
+          MatmulEmitter(b, loc, lhs, rhs, acc, sizes, prepacked)
+              .emit(runParallel);
         op->erase();
         continue;
       }

@@ -1,4 +1,4 @@
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-matmul),canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul,canonicalize,cse)' | FileCheck %s
 
 // 13x70 = two full 6-row register tiles and one remainder row; 64 full
 // columns (4 vectors of 16) and a remainder of 6 = 4 + 2. The row blocks are
@@ -204,9 +204,11 @@ func.func @packed(%a: memref<64x8xf32>, %b: memref<8x130xf32>, %c: memref<64x130
 // The tiles of a matmul with an epilogue: each tile's B is a 64-column slice
 // of %b at a multiple of 64, so B's panels are copied once, before the tile
 // loop, and each tile reads its panel (column / 64) from that copy; the copy
-// is freed after the loop.
+// is freed after the loop. The tiles call one kernel, shared by every tile
+// loop whose operands have the same types (the two layers here), which
+// reads the panels from the copy it is given.
 // CHECK-LABEL: func.func @tiles
-// CHECK-SAME: (%[[A:.*]]: memref<128x32xf32>, %[[B:.*]]: memref<32x128xf32>,
+// CHECK-SAME: (%[[A:[^:]*]]: memref<128x32xf32>, %[[B:[^:]*]]: memref<32x128xf32>, %[[B2:[^:]*]]: memref<32x128xf32>,
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x64xf32>
 // CHECK: scf.parallel
 // CHECK: vector.load %[[B]]
@@ -214,12 +216,22 @@ func.func @packed(%a: memref<64x8xf32>, %b: memref<8x130xf32>, %c: memref<64x130
 // CHECK: scf.parallel (%{{.*}}, %[[J:.*]]) =
 // CHECK-NOT: memref.alloc() {alignment = 64 : i64} : memref<1x32x64xf32>
 // CHECK: %[[FIRST:.*]] = arith.divui %[[J]], %c64
-// CHECK: vector.load %[[P]][%[[FIRST]], {{.*}}] : memref<2x32x64xf32>, vector<16xf32>
-// CHECK: vector.fma
+// CHECK: call @jeet_matmul_tile(%{{.*}}, %{{.*}}, %{{.*}}, %[[P]], %[[FIRST]])
 // CHECK: scf.reduce
 // CHECK: memref.dealloc %[[P]]
+// CHECK: %[[P2:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x64xf32>
+// CHECK: vector.load %[[B2]]
+// CHECK: scf.parallel (%{{.*}}, %[[J2:.*]]) =
+// CHECK: %[[FIRST2:.*]] = arith.divui %[[J2]], %c64
+// CHECK: call @jeet_matmul_tile(%{{.*}}, %{{.*}}, %{{.*}}, %[[P2]], %[[FIRST2]])
+// CHECK: memref.dealloc %[[P2]]
 // CHECK-NEXT: return
-func.func @tiles(%a: memref<128x32xf32>, %b: memref<32x128xf32>, %c: memref<128x128xf32>) {
+// CHECK: func.func private @jeet_matmul_tile(%{{.*}}: memref<64x32xf32, strided<[32, 1], offset: ?>>, %{{.*}}: memref<32x64xf32, strided<[128, 1], offset: ?>>, %{{.*}}: memref<64x64xf32, strided<[128, 1], offset: ?>>, %[[PK:.*]]: memref<2x32x64xf32>, %[[F:.*]]: index)
+// CHECK-SAME: attributes {passthrough = ["noinline"]}
+// CHECK: vector.load %[[PK]][%[[F]], {{.*}}] : memref<2x32x64xf32>, vector<16xf32>
+// CHECK: vector.fma
+// CHECK-NOT: func.func
+func.func @tiles(%a: memref<128x32xf32>, %b: memref<32x128xf32>, %b2: memref<32x128xf32>, %c: memref<128x128xf32>, %d: memref<128x128xf32>) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
@@ -228,6 +240,13 @@ func.func @tiles(%a: memref<128x32xf32>, %b: memref<32x128xf32>, %c: memref<128x
     %sb = memref.subview %b[0, %j] [32, 64] [1, 1] : memref<32x128xf32> to memref<32x64xf32, strided<[128, 1], offset: ?>>
     %sc = memref.subview %c[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
     linalg.matmul ins(%sa, %sb : memref<64x32xf32, strided<[32, 1], offset: ?>>, memref<32x64xf32, strided<[128, 1], offset: ?>>) outs(%sc : memref<64x64xf32, strided<[128, 1], offset: ?>>)
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c128, %c128) step (%c64, %c64) {
+    %sa = memref.subview %a[%i, 0] [64, 32] [1, 1] : memref<128x32xf32> to memref<64x32xf32, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b2[0, %j] [32, 64] [1, 1] : memref<32x128xf32> to memref<32x64xf32, strided<[128, 1], offset: ?>>
+    %sd = memref.subview %d[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul ins(%sa, %sb : memref<64x32xf32, strided<[32, 1], offset: ?>>, memref<32x64xf32, strided<[128, 1], offset: ?>>) outs(%sd : memref<64x64xf32, strided<[128, 1], offset: ?>>)
     scf.reduce
   }
   return

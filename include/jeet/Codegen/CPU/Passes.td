@@ -19,7 +19,7 @@ include "mlir/Pass/PassBase.td"
 // Kernels
 //===----------------------------------------------------------------------===//
 
-def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
+def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
   let summary = "Rewrites matmuls with an f32 accumulator on buffers into "
                 "cache- and register-tiled vector loop nests";
   let description = [{
@@ -49,7 +49,10 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
     from one cache line. A matmul in a parallel loop whose B is a column
     slice, aligned to the panels, of a buffer defined outside the loop (the
     tiles of a matmul with an epilogue) reads its panels from one copy of
-    the whole buffer made before the loop, instead of copying its own.
+    the whole buffer made before the loop, instead of copying its own; such
+    tiles call a private function `jeet_matmul_tile` (marked `noinline`),
+    one per combination of operand types, so that matmuls of the same shape
+    (the layers of an MLP) share one kernel that is compiled once.
 
     A `linalg.generic` that is a batched f32 contraction whose batch
     dimensions broadcast (loops `(batch..., m, n, k)`, A indexed by some of
@@ -101,8 +104,8 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -87,6 +87,29 @@ bool isSinkableSource(Value value) {
   return def && isa<MatmulOp, ElementwiseOpInterface>(def);
 }
 
+/// Whether `value` is computed from graph arguments and constants by
+/// elementwise ops and reshapes only (a batch norm's scale from its
+/// parameters, say): such values are read from memory or recomputed
+/// wherever they are used, whereas a value that depends on a reduction or a
+/// matmul belongs to a group of its own shape (a softmax's row maximum),
+/// which moving its reader would split.
+bool isParameterLike(Value value) {
+  SmallVector<Value> worklist = {value};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second || isa<BlockArgument>(v))
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (isa<ConstantOp>(def))
+      continue;
+    if (!isa<ElementwiseOpInterface, ReshapeOp>(def))
+      return false;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return true;
+}
+
 /// e(reshape(x), y...) -> reshape(e(x, reshape(y)...)), see Passes.td.
 struct SinkReshapeThroughElementwise
     : OpInterfaceRewritePattern<ElementwiseOpInterface> {
@@ -118,10 +141,7 @@ struct SinkReshapeThroughElementwise
         operands.push_back(reshape.getInput());
         continue;
       }
-      // Other operands are read from memory in either form; values computed
-      // by other ops (a reduction's rows, say) stay where they are, so as
-      // not to split their own groups.
-      if (!isa<BlockArgument>(operand) && !operand.getDefiningOp<ConstantOp>())
+      if (!isParameterLike(operand))
         return rewriter.notifyMatchFailure(op, "operand computed elsewhere");
       std::optional<SmallVector<int64_t>> shape =
           expansion->collapse(shapeOf(operand));

@@ -74,12 +74,12 @@ func.func @split_broadcast(%w: tensor<4x27xf32>, %cols: tensor<1x27x64xf32>, %b:
 
 // -----
 
-// Not moved: the other operand is computed by another op (it may belong to a
-// group of its own shape, such as a reduction's rows); a collapsing reshape;
-// a reshape of a graph argument.
+// Not moved: the other operand depends on a reduction (it belongs to a
+// group of its own shape, whose rows moving the add would split); a
+// collapsing reshape; a reshape of a graph argument.
 // CHECK-LABEL: func.func @left_alone
 // CHECK: %[[Y:.*]] = jeet.reshape %{{.*}} : tensor<6x5xf32> -> tensor<2x3x5xf32>
-// CHECK: jeet.add %[[Y]], %{{.*}} : tensor<2x3x5xf32>, tensor<2x3x5xf32>
+// CHECK: jeet.add %[[Y]], %{{.*}} : tensor<2x3x5xf32>, tensor<2x3x1xf32>
 // CHECK: %[[F:.*]] = jeet.reshape %{{.*}} : tensor<2x3x5xf32> -> tensor<6x5xf32>
 // CHECK: jeet.neg %[[F]] : tensor<6x5xf32>
 // CHECK: %[[G:.*]] = jeet.reshape %{{.*}} : tensor<30xf32> -> tensor<6x5xf32>
@@ -87,11 +87,31 @@ func.func @split_broadcast(%w: tensor<4x27xf32>, %cols: tensor<1x27x64xf32>, %b:
 func.func @left_alone(%x: tensor<6x8xf32>, %w: tensor<8x5xf32>, %r: tensor<2x3x5xf32>, %v: tensor<30xf32>) -> (tensor<2x3x5xf32>, tensor<6x5xf32>, tensor<6x5xf32>) {
   %m = jeet.matmul %x, %w : tensor<6x8xf32>, tensor<8x5xf32> -> tensor<6x5xf32>
   %y = jeet.reshape %m : tensor<6x5xf32> -> tensor<2x3x5xf32>
-  %e = jeet.exp %r : tensor<2x3x5xf32>
-  %a = jeet.add %y, %e : tensor<2x3x5xf32>, tensor<2x3x5xf32> -> tensor<2x3x5xf32>
+  %e = jeet.reduce_sum %r {axes = array<i64: 2>, keepdims = true} : tensor<2x3x5xf32> -> tensor<2x3x1xf32>
+  %n1 = jeet.neg %e : tensor<2x3x1xf32>
+  %a = jeet.add %y, %n1 : tensor<2x3x5xf32>, tensor<2x3x1xf32> -> tensor<2x3x5xf32>
   %f = jeet.reshape %a : tensor<2x3x5xf32> -> tensor<6x5xf32>
   %n = jeet.neg %f : tensor<6x5xf32>
   %g = jeet.reshape %v : tensor<30xf32> -> tensor<6x5xf32>
   %b = jeet.abs %g : tensor<6x5xf32>
   return %a, %n, %b : tensor<2x3x5xf32>, tensor<6x5xf32>, tensor<6x5xf32>
+}
+
+// -----
+
+// A batch norm's scale, computed from its parameters by elementwise ops, is
+// read collapsed like a parameter.
+// CHECK-LABEL: func.func @batch_norm
+// CHECK: %[[M:.*]] = jeet.matmul
+// CHECK: %[[S:.*]] = jeet.mul %{{.*}}, %{{.*}} : tensor<4x1x1xf32>, tensor<4x1x1xf32> -> tensor<4x1x1xf32>
+// CHECK: %[[S2:.*]] = jeet.reshape %[[S]] : tensor<4x1x1xf32> -> tensor<1x4x1xf32>
+// CHECK: jeet.mul %[[M]], %[[S2]] : tensor<2x4x64xf32>, tensor<1x4x1xf32> -> tensor<2x4x64xf32>
+// CHECK: jeet.reshape %{{.*}} : tensor<2x4x64xf32> -> tensor<2x4x8x8xf32>
+func.func @batch_norm(%w: tensor<4x27xf32>, %cols: tensor<2x27x64xf32>, %gamma: tensor<4x1x1xf32>, %var: tensor<4x1x1xf32>) -> tensor<2x4x8x8xf32> {
+  %m = jeet.matmul %w, %cols : tensor<4x27xf32>, tensor<2x27x64xf32> -> tensor<2x4x64xf32>
+  %y = jeet.reshape %m : tensor<2x4x64xf32> -> tensor<2x4x8x8xf32>
+  %r = jeet.rsqrt %var : tensor<4x1x1xf32>
+  %s = jeet.mul %gamma, %r : tensor<4x1x1xf32>, tensor<4x1x1xf32> -> tensor<4x1x1xf32>
+  %z = jeet.mul %y, %s : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
+  return %z : tensor<2x4x8x8xf32>
 }

@@ -62,9 +62,12 @@ def JeetSinkReshapesPass
     way that the unexpanded shape can express: within each group of
     dimensions split from one dimension of `x`, `y`'s dimensions are all 1
     or all full; `y'` is then `y` reshaped (a view). Other operands must be
-    graph arguments, constants or reshapes of the same kind, which are
-    read from memory anyway; anything else is left as it is. The rewrite
-    changes no value: a reshape of a row-major tensor moves no element.
+    computed from graph arguments and constants by elementwise ops and
+    reshapes only (parameters such as a batch norm's scale), or be reshapes
+    of the same kind; a value that depends on a reduction or a matmul (a
+    softmax's row maximum) keeps its reader where it is, so as not to split
+    that reader from the reduction's group. The rewrite changes no value: a
+    reshape of a row-major tensor moves no element.
 
     Before:
     ```mlir

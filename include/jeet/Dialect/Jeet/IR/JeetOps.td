@@ -707,6 +707,30 @@ def Jeet_Conv2dOp : Jeet_Op<"conv2d",
   }];
 }
 
+def Jeet_Im2colOp : Jeet_Op<"im2col", [Pure, InferTypeOpAdaptor]> {
+  let summary = "The sliding windows of an NCHW tensor, one column each";
+  let description = [{
+    The windows of `kernel_shape` (KH, KW) elements of each channel of an
+    input `(N, C, H, W)`, taken every `strides` elements with `dilations`
+    between window elements (no padding: pad the input first), as
+    `(N, C, KH, KW, OH, OW)`: element `(n, c, kh, kw, oh, ow)` is
+    `input[n, c, oh * sh + kh * dh, ow * sw + kw * dw]`. The decompositions
+    of `conv2d` and of the poolings take their windows with this op on the
+    padded input. It is lowered to one `linalg.generic` whose input map is
+    that affine function of the loops, so the copy runs as vector loads
+    along `ow` (stride 1) rather than one indexed load per element.
+
+    ```mlir
+    %cols = jeet.im2col %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x3x10x10xf32> -> tensor<1x3x3x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
 class Jeet_Pool2dOp<string mnemonic, string what>
     : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
                          DeclareOpInterfaceMethods<Jeet_CompositeOpInterface>]> {

@@ -42,6 +42,9 @@ void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
   pm.addPass(createJeetDecomposePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A matmul's epilogue behind a reshape (a convolution's bias and
+  // activation) joins the matmul's group once the reshape follows it.
+  pm.addNestedPass<func::FuncOp>(createJeetSinkReshapesPass());
   JeetFusePassOptions fuseOptions;
   fuseOptions.enable = fuse;
   fuseOptions.maxOps = maxFusionOps;

@@ -14,9 +14,9 @@
 // work queued on Jeet's stream; an import passes Jeet's stream to the
 // producer, which does the same on its side.
 //
-// Jeet tensors are C-contiguous and float32, float16, bfloat16 or int32:
-// other strides and dtypes are refused with an error that says how to
-// convert them (no hidden copy).
+// Jeet tensors are C-contiguous and float32, float16, bfloat16, int32,
+// int64 or bool: other strides and dtypes are refused with an error that says
+// how to convert them (no hidden copy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,12 +177,18 @@ DType fromDLPack(DLDataType type) {
       return DType::BF16;
     if (type.code == kDLInt && type.bits == 32)
       return DType::I32;
+    if (type.code == kDLInt && type.bits == 64)
+      return DType::I64;
+    // One byte per element, 0 or 1, as numpy and torch store bool.
+    if (type.code == kDLBool && type.bits == 8)
+      return DType::I1;
   }
   jeet_python::raise(jeet_python::errors().base,
                      "jeet.from_dlpack: dtype " + dtypeName(type) +
                          " is not supported: Jeet tensors are float32, "
-                         "float16, bfloat16 or int32 (convert it first, e.g. "
-                         "x.astype('float32') or x.to(torch.float32))");
+                         "float16, bfloat16, int32, int64 or bool (convert "
+                         "it first, e.g. x.astype('float32') or "
+                         "x.to(torch.float32))");
 }
 
 //===----------------------------------------------------------------------===//

@@ -141,3 +141,47 @@ def test_avg_pool2d(run, rng, case, dtype, count_include_pad):
     (out,) = run(graph, [x])
     tol = 1e-6 if dtype == np.float32 else 2e-3
     assert_close(out, expected, rtol=tol, atol=tol, what=str(case))
+
+
+EPILOGUES = [
+    # conv case (as CONVS), bias shape
+    (CONVS[0], (4, 1, 1)),
+    (CONVS[1], (1, 6, 1, 1)),
+    (CONVS[2], (6, 1, 1)),
+    (CONVS[4], (8, 1, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16],
+                         ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("case", EPILOGUES, ids=str)
+def test_conv2d_bias_relu(run, rng, case, dtype):
+    # The epilogue runs in the convolution's matmul kernel (jeet-sink-reshapes
+    # moves the NCHW reshape below it); the convolution itself is also a
+    # result, and a per-row bias (broadcast along W only, which the matmul's
+    # (N, O, OH * OW) shape cannot express) stays a kernel of its own.
+    (x_shape, w_shape, strides, padding, dilations, groups), b_shape = case
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+    b = rng.standard_normal(b_shape).astype(dtype)
+    conv = conv2d_reference(x, w, strides, padding, dilations, groups)
+    r = rng.standard_normal(conv.shape[2:3] + (1,)).astype(dtype)
+    expected = np.maximum(conv + b.astype(np.float64), 0.0)
+    rows = conv * r.astype(np.float64)
+    tx, tw = mlir_type(x_shape, dtype), mlir_type(w_shape, dtype)
+    tb, tr = mlir_type(b_shape, dtype), mlir_type(r.shape, dtype)
+    to = mlir_type(conv.shape, dtype)
+    graph = (f"func.func @main(%x: {tx}, %w: {tw}, %b: {tb}, %r: {tr}) -> ({to}, {to}, {to}) {{\n"
+             f"  %0 = jeet.conv2d %x, %w {{{attrs(strides, padding, dilations)}, "
+             f"groups = {groups} : i64}} : {tx}, {tw} -> {to}\n"
+             f"  %1 = jeet.add %0, %b : {to}, {tb} -> {to}\n"
+             f"  %2 = jeet.relu %1 : {to}\n"
+             f"  %3 = jeet.mul %0, %r : {to}, {tr} -> {to}\n"
+             f"  return %2, %0, %3 : {to}, {to}, {to}\n}}\n")
+    out, out_conv, out_rows = run(graph, [x, w, b, r])
+    k = np.prod(w_shape[1:])
+    tol = (2e-6 if dtype == np.float32 else 1e-3) * np.sqrt(k) * 4
+    assert_close(out, expected, rtol=tol, atol=tol, what=f"{case} relu")
+    assert_close(out_conv, conv, rtol=tol, atol=tol, what=f"{case} conv")
+    rtol = tol * 4
+    assert_close(out_rows, rows, rtol=rtol, atol=rtol, what=f"{case} rows")

@@ -38,6 +38,28 @@ def test_numpy_to_jeet_shares_memory_and_keeps_the_owner(rng):
     np.testing.assert_allclose((t * 2).numpy(), expected, rtol=1e-6)
 
 
+def test_int64_and_bool_are_shared_and_computed_with(rng):
+    # Indices and masks cross without a copy, like float data: a gather by
+    # int64 indices and a select by a bool mask, against numpy.
+    table = rng.standard_normal((10, 3)).astype(np.float32)
+    ids = rng.integers(0, 10, (4, 5)).astype(np.int64)
+    mask = rng.standard_normal((4, 5, 3)) > 0
+    before = host_allocated()
+    tids, tmask = jeet.from_dlpack(ids), jeet.from_dlpack(mask)
+    assert host_allocated() == before
+    assert (tids.dtype, tmask.dtype) == ("int64", "bool")
+    assert tids._rt.data_ptr == ids.ctypes.data
+    assert tmask._rt.data_ptr == mask.ctypes.data
+    rows = jeet.take(jeet.from_dlpack(table), tids, axis=0)
+    out = jeet.where(tmask, rows, 0.0).numpy()
+    expected = np.where(mask, table.astype(np.float64)[ids], 0.0)
+    np.testing.assert_array_equal(out, expected.astype(np.float32))
+    ids[0, 0] = (ids[0, 0] + 1) % 10          # the writes are seen
+    mask[0, 0, 0] = not mask[0, 0, 0]
+    np.testing.assert_array_equal(tids.numpy(), ids)
+    np.testing.assert_array_equal(tmask.numpy(), mask)
+
+
 def test_numpy_sees_writes_through_shared_memory():
     x = np.zeros(4, np.float32)
     t = jeet.from_dlpack(x)
@@ -133,8 +155,8 @@ def test_strided_and_foreign_dtypes_are_refused():
         jeet.from_dlpack(x.astype(np.float64))
     with pytest.raises(jeet.JeetError, match="dtype int8 is not supported"):
         jeet.from_dlpack(x.astype(np.int8))
-    with pytest.raises(jeet.JeetError, match="dtype bool is not supported"):
-        jeet.from_dlpack(x > 3)
+    with pytest.raises(jeet.JeetError, match="dtype uint8 is not supported"):
+        jeet.from_dlpack(x.astype(np.uint8))
     # A dimension of one element may have any stride.
     column = np.arange(4, dtype=np.float32).reshape(4, 1)
     np.testing.assert_array_equal(jeet.from_dlpack(column[:, :1]).numpy(),
@@ -241,8 +263,20 @@ def test_torch_strides_and_dtypes_are_refused():
         jeet.from_dlpack(x.t())
     with pytest.raises(jeet.JeetError, match="dtype float64 is not supported"):
         jeet.from_dlpack(x.double())
-    with pytest.raises(jeet.JeetError, match="dtype int64 is not supported"):
-        jeet.from_dlpack(x.long())
+    with pytest.raises(jeet.JeetError, match="dtype int16 is not supported"):
+        jeet.from_dlpack(x.short())
+
+
+@requires_torch
+def test_torch_int64_and_bool_are_shared():
+    ids = torch.tensor([[3, 1], [0, 2]], dtype=torch.int64)
+    mask = ids > 1
+    tids, tmask = jeet.from_dlpack(ids), jeet.from_dlpack(mask)
+    assert tids._rt.data_ptr == ids.data_ptr()
+    assert tmask._rt.data_ptr == mask.data_ptr()
+    ids[0, 0] = 7
+    np.testing.assert_array_equal(tids.numpy(), [[7, 1], [0, 2]])
+    np.testing.assert_array_equal(tmask.numpy(), [[True, False], [False, True]])
 
 
 def test_bfloat16_tensor_times_a_python_scalar():

@@ -28,6 +28,27 @@ Value jeet::cpu::splatTo(OpBuilder &b, Location loc, Value value,
       b, loc, VectorType::get({width}, value.getType()), value);
 }
 
+/// Whether an input's `map` is a sum of loop dimensions times constants in
+/// each result (an im2col's oh * sh + kh * dh) that reads along the
+/// innermost loop `inner` with unit stride: only its last result depends on
+/// `inner`, as `inner` plus terms of other loops.
+static bool isUnitStrideAffineInput(AffineMap map, unsigned inner) {
+  if (map.getNumSymbols() != 0 || map.getNumResults() == 0)
+    return false;
+  ArrayRef<AffineExpr> results = map.getResults();
+  for (AffineExpr expr : results.drop_back())
+    if (!expr.isPureAffine() || expr.isFunctionOfDim(inner))
+      return false;
+  AffineExpr last = results.back();
+  if (!last.isPureAffine())
+    return false;
+  if (!last.isFunctionOfDim(inner))
+    return true;
+  AffineExpr rest = simplifyAffineExpr(
+      last - getAffineDimExpr(inner, map.getContext()), map.getNumDims(), 0);
+  return !rest.isFunctionOfDim(inner);
+}
+
 bool jeet::cpu::analyzeOperands(linalg::GenericOp op,
                                 llvm::DenseSet<Value> &uniform,
                                 bool outputsMayBeUniform) {
@@ -43,17 +64,18 @@ bool jeet::cpu::analyzeOperands(linalg::GenericOp op,
     if (!type || !isVectorElementType(type.getElementType()))
       return false;
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+    bool isInit = op.isDpsInit(&operand);
+    bool permutation = map.isProjectedPermutation(/*allowZeroInResults=*/false);
+    if (!permutation && (isInit || !isUnitStrideAffineInput(map, inner)))
       return false;
     bool varies = map.isFunctionOfDim(inner);
-    bool isInit = op.isDpsInit(&operand);
     if (isInit && !varies && !outputsMayBeUniform)
       return false;
     // Vectors are read and written along the innermost memref dimension.
     if (varies) {
-      if (map.getNumResults() == 0 ||
-          map.getResults().back() != getAffineDimExpr(inner, op.getContext()) ||
-          !type.isLastDimUnitStride())
+      if (map.getNumResults() == 0 || !type.isLastDimUnitStride() ||
+          (permutation &&
+           map.getResults().back() != getAffineDimExpr(inner, op.getContext())))
         return false;
     }
     if (!varies)
@@ -96,6 +118,34 @@ SmallVector<Value> jeet::cpu::indicesAt(linalg::GenericOp op,
   return result;
 }
 
+/// `expr`, a sum of loop dimensions times constants, at loop indices `ivs`.
+static Value evaluate(OpBuilder &b, Location loc, AffineExpr expr,
+                      ArrayRef<Value> ivs) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return ivs[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return arith::ConstantIndexOp::create(b, loc, constant.getValue());
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = evaluate(b, loc, binary.getLHS(), ivs);
+  Value rhs = evaluate(b, loc, binary.getRHS(), ivs);
+  if (expr.getKind() == AffineExprKind::Add)
+    return arith::AddIOp::create(b, loc, lhs, rhs);
+  // Pure affine: the only other kind is a product with a constant.
+  return arith::MulIOp::create(b, loc, lhs, rhs);
+}
+
+/// The memref indices of input `operand` at loop indices `ivs`, whose map
+/// may be any sum of loop dimensions times constants.
+static SmallVector<Value> inputIndicesAt(OpBuilder &b, Location loc,
+                                         linalg::GenericOp op,
+                                         OpOperand &operand,
+                                         ArrayRef<Value> ivs) {
+  SmallVector<Value> result;
+  for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
+    result.push_back(evaluate(b, loc, expr, ivs));
+  return result;
+}
+
 IRMapping jeet::cpu::cloneBodyAt(
     OpBuilder &b, Location loc, linalg::GenericOp op,
     const llvm::DenseSet<Value> &uniform, ArrayRef<Value> ivs, int64_t width,
@@ -108,7 +158,7 @@ IRMapping jeet::cpu::cloneBodyAt(
     if (arg.use_empty() || (skip && op.isDpsInit(&operand)))
       continue;
     Value memref = operand.get();
-    SmallVector<Value> at = indicesAt(op, operand, ivs);
+    SmallVector<Value> at = inputIndicesAt(b, loc, op, operand, ivs);
     Value value;
     if (uniform.contains(arg)) {
       value = memref::LoadOp::create(b, loc, memref, at);

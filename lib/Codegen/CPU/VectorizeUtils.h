@@ -27,8 +27,10 @@ namespace cpu {
 mlir::Value splatTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                     int64_t width);
 
-/// Whether the operands of `op` (static shapes, projected-permutation maps)
-/// can be read as vectors along its innermost loop. Inputs that do not vary
+/// Whether the operands of `op` (static shapes, projected-permutation maps;
+/// inputs may also read at sums of loop dimensions times constants, with
+/// unit stride along the innermost loop) can be read as vectors along its
+/// innermost loop. Inputs that do not vary
 /// along it are uniform; outputs must vary along it unless
 /// `outputsMayBeUniform` (a reduction's output, indexed by the outer loops).
 bool analyzeOperands(mlir::linalg::GenericOp op,

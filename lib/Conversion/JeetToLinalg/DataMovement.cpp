@@ -185,6 +185,25 @@ Value jeet::emitGather(OpBuilder &b, GatherOp op, Value data, Value indices) {
       });
 }
 
+/// A copy whose input map is affine in the loops (n, c, kh, kw, oh, ow):
+/// input (n, c, oh * sh + kh * dh, ow * sw + kw * dw). With stride 1 along
+/// W the innermost loop reads consecutive elements, which the CPU code
+/// generator turns into vector loads; no index is loaded from memory.
+Value jeet::emitIm2col(OpBuilder &b, Im2colOp op, Value input) {
+  constexpr unsigned kN = 0, kC = 1, kKh = 2, kKw = 3, kOh = 4, kOw = 5;
+  RankedTensorType type = op.getType();
+  ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
+  auto dim = [&](unsigned d) { return b.getAffineDimExpr(d); };
+  AffineMap map = AffineMap::get(
+      type.getRank(), 0,
+      {dim(kN), dim(kC), dim(kOh) * strides[0] + dim(kKh) * dilations[0],
+       dim(kOw) * strides[1] + dim(kKw) * dilations[1]},
+      b.getContext());
+  return emitParallel(
+      b, op.getLoc(), type, input, map,
+      [](OpBuilder &, Location, ValueRange args) -> Value { return args[0]; });
+}
+
 Value jeet::emitPad(OpBuilder &b, PadOp op, Value input, Value value) {
   RankedTensorType type = op.getType();
   RankedTensorType inputType = op.getInput().getType();

@@ -15,6 +15,7 @@
 namespace jeet {
 class ConcatOp;
 class GatherOp;
+class Im2colOp;
 class PadOp;
 class SliceOp;
 
@@ -25,6 +26,7 @@ mlir::Value emitGather(mlir::OpBuilder &b, GatherOp op, mlir::Value data,
                        mlir::Value indices);
 mlir::Value emitPad(mlir::OpBuilder &b, PadOp op, mlir::Value input,
                     mlir::Value value);
+mlir::Value emitIm2col(mlir::OpBuilder &b, Im2colOp op, mlir::Value input);
 } // namespace jeet
 
 #endif // JEET_LIB_CONVERSION_JEETTOLINALG_DATAMOVEMENT_H

@@ -664,7 +664,7 @@ FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
     return Leaf{emitIota(b, iota), iota.getType().getElementType(), 0};
   // Cannot happen for the ops of the dialect: every other op is elementwise
   // (lowered in the loop nest of its readers) or handled below.
-  if (!isa<TransposeOp, ReshapeOp, ConcatOp, SliceOp, GatherOp, PadOp,
+  if (!isa<TransposeOp, ReshapeOp, ConcatOp, SliceOp, GatherOp, PadOp, Im2colOp,
            CompositeOpInterface>(op))
     return op->emitOpError("cannot be lowered to linalg: unsupported op");
 
@@ -698,6 +698,7 @@ FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
           })
           .Case(
               [&](PadOp pad) { return emitPad(b, pad, inputs[0], inputs[1]); })
+          .Case([&](Im2colOp im2col) { return emitIm2col(b, im2col, input); })
           .Case([&](CompositeOpInterface composite) {
             return lowerComposite(composite, inputs);
           })

@@ -59,9 +59,6 @@ TRAINING_MESSAGE = (
 # --------------------------------------------------------------------------
 
 
-_COPIED_DTYPES = (torch.int64, torch.bool)
-
-
 def to_runtime(t):
     """A runtime tensor over a CPU torch tensor's memory, shared through
     DLPack (no copy). Jeet tensors are row-major and dense: a tensor with
@@ -71,11 +68,6 @@ def to_runtime(t):
     t = t.detach()
     if not t.is_contiguous():
         t = t.contiguous()  # the explicit copy: DLPack cannot take the strides
-    if t.dtype in _COPIED_DTYPES:
-        # jeet.from_dlpack shares float32, float16, bfloat16 and int32 only:
-        # int64 (indices) and bool cross as a copy.
-        return _jeet.RuntimeTensor.from_array(
-            t.numpy(), _dtypes.jeet_dtype(t.dtype), "cpu")
     # The capsule functions directly: the __dlpack__ protocol's Python-level
     # checks cost more than copying a small tensor.
     return _jeet.from_dlpack_capsule(_to_dlpack(t))

@@ -119,3 +119,38 @@ func.func @column_sums(%x: memref<100x3000xf32>, %s: memref<3000xf32>) {
   }
   return
 }
+
+// -----
+
+// An input read at sums of loops (im2col: row oh + kh, column ow + kw) is
+// loaded as vectors along the innermost loop: its indices are computed from
+// the loop indices, the last one kw + ow with unit stride.
+// CHECK-LABEL: func.func @im2col
+// CHECK-NOT: linalg.generic
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[ROW]], %[[COL]]] : memref<1x2x10x34xf32>, vector<16xf32>
+// CHECK: vector.store {{.*}} : memref<1x2x3x3x8x32xf32>, vector<16xf32>
+func.func @im2col(%x: memref<1x2x10x34xf32>, %o: memref<1x2x3x3x8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 + d2, d5 + d3)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x2x10x34xf32>) outs(%o : memref<1x2x3x3x8x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+// Not vectorised: with a stride of 2 along the columns, consecutive lanes
+// are not consecutive elements.
+// CHECK-LABEL: func.func @strided_columns
+// CHECK: linalg.generic
+func.func @strided_columns(%x: memref<1x1x10x66xf32>, %o: memref<1x1x3x3x8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 + d2, d5 * 2 + d3)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x1x10x66xf32>) outs(%o : memref<1x1x3x3x8x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

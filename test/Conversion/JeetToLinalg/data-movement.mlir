@@ -1,4 +1,5 @@
 // RUN: jeet-opt %s --jeet-lower-to-linalg | FileCheck %s
+// RUN: jeet-opt %s --jeet-lower-to-linalg | FileCheck %s --check-prefix=MAP
 
 // Each op is one parallel generic over its result that reads its inputs with
 // tensor.extract at indices clamped into them.
@@ -63,4 +64,16 @@ func.func @pad(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor<4x6xf32> {
 func.func @empty(%x: tensor<4x3xf32>) -> tensor<0x3xf32> {
   %0 = jeet.slice %x {starts = array<i64: 2, 0>, stops = array<i64: 2, 3>, steps = array<i64: 1, 1>} : tensor<4x3xf32> -> tensor<0x3xf32>
   return %0 : tensor<0x3xf32>
+}
+
+// im2col is a copy whose input map is affine in the loops
+// (n, c, kh, kw, oh, ow): rows oh * 2 + kh * 1, columns ow * 1 + kw * 2.
+// MAP: affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 + d3 * 2)>
+// CHECK-LABEL: func.func @im2col
+// CHECK: linalg.generic {indexing_maps = [#[[IN:.*]], #{{.*}}], {{.*}} ins(%{{.*}} : tensor<1x2x7x7xf32>) outs(%{{.*}} : tensor<1x2x3x2x3x5xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[X]] : f32
+func.func @im2col(%x: tensor<1x2x7x7xf32>) -> tensor<1x2x3x2x3x5xf32> {
+  %0 = jeet.im2col %x {kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 1>, dilations = array<i64: 1, 2>} : tensor<1x2x7x7xf32> -> tensor<1x2x3x2x3x5xf32>
+  return %0 : tensor<1x2x3x2x3x5xf32>
 }

@@ -405,3 +405,16 @@ def test_convolution_and_pooling_run_in_jeet(seed):
     w, b = torch.randn(6, 4, 3, 3), torch.randn(6)
     g, s = torch.randn(6, 2, 3, 3), torch.randn(5, 4, 3)
     _check_in_jeet(fn, (x, w, b, g, s), seed, rtol=1e-4, atol=1e-4)
+
+
+def test_int64_and_bool_inputs_cross_without_a_copy():
+    # Indices and masks are shared through DLPack like float tensors: the
+    # runtime tensor is over the torch tensor's memory.
+    from jeet.torch._backend import to_runtime
+    ids = torch.tensor([[3, 1], [0, 2]], dtype=torch.int64)
+    mask = ids > 1
+    for t in (ids, mask):
+        rt = to_runtime(t)
+        assert rt.data_ptr == t.data_ptr()
+        np.testing.assert_array_equal(np.from_dlpack(jeet.Tensor._wrap(rt, "cpu")),
+                                      t.numpy())

@@ -5,13 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // conv2d, max_pool2d and avg_pool2d: type inference and their decomposition
-// into other jeet ops. All three gather the windows of the padded input
-// (im2col): the spatial dimensions are flattened, and one jeet.gather with a
-// constant index per (window element, output position) gives
-// (N, C, KH * KW, OH * OW), kernel-major, so that a convolution is a matmul
-// of the filter (O, C * KH * KW) with it, and a pooling a reduction over
-// its third dimension. The CPU and GPU code generators then compute them
-// with their matmul and reduction kernels.
+// into other jeet ops. All three take the windows of the padded input
+// (jeet.pad, then jeet.im2col, an affine copy that the code generators
+// vectorise) as (N, C, KH, KW, OH, OW), so that a convolution is a matmul
+// of the filter (O, C * KH * KW) with them as (N, C * KH * KW, OH * OW), and
+// a pooling a reduction over their window dimensions (2 and 3). The CPU and GPU
+// code generators then compute them with their matmul and reduction kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,33 +115,18 @@ Value reshape(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> shape) {
 }
 
 /// The windows of `x` (N, C, H, W) padded with `padValue`:
-/// (N, C, KH * KW, OH * OW), element (n, c, kh * KW + kw, oh * OW + ow)
-/// being padded x at (oh * sh + kh * dh, ow * sw + kw * dw).
+/// (N, C, KH, KW, OH, OW), element (n, c, kh, kw, oh, ow) being padded x at
+/// (oh * sh + kh * dh, ow * sw + kw * dw).
 Value gatherWindows(OpBuilder &b, Location loc, Value x, const Window &w,
                     TypedAttr padValue) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
   SmallVector<int64_t> low = {0, 0, w.padding[0], w.padding[1]};
   SmallVector<int64_t> high = {0, 0, w.padding[2], w.padding[3]};
   Value padded =
       PadOp::create(b, loc, x, scalarConstant(b, loc, padValue), low, high);
-  int64_t paddedWidth = w.padded(1);
-  Value flat = reshape(b, loc, padded, {n, c, w.padded(0) * paddedWidth});
-  SmallVector<int64_t> indices;
-  for (int64_t kh = 0; kh < w.kernel[0]; ++kh)
-    for (int64_t kw = 0; kw < w.kernel[1]; ++kw)
-      for (int64_t oh = 0; oh < w.out[0]; ++oh)
-        for (int64_t ow = 0; ow < w.out[1]; ++ow)
-          indices.push_back((oh * w.strides[0] + kh * w.dilations[0]) *
-                                paddedWidth +
-                            ow * w.strides[1] + kw * w.dilations[1]);
-  int64_t windowSize = w.kernel[0] * w.kernel[1];
-  int64_t positions = w.out[0] * w.out[1];
-  auto indexType =
-      RankedTensorType::get({windowSize, positions}, b.getI64Type());
-  Value indexConstant = ConstantOp::create(
-      b, loc, DenseElementsAttr::get(indexType, ArrayRef<int64_t>(indices)));
-  return GatherOp::create(b, loc, flat, indexConstant, /*axis=*/2);
+  return Im2colOp::create(b, loc, padded,
+                          ArrayRef<int64_t>(w.kernel, kSpatialDims),
+                          ArrayRef<int64_t>(w.strides, kSpatialDims),
+                          ArrayRef<int64_t>(w.dilations, kSpatialDims));
 }
 
 template <typename PoolOp>
@@ -245,6 +229,37 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
 }
 
 //===----------------------------------------------------------------------===//
+// Im2colOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult Im2colOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input || !input.hasStaticShape())
+    return emitOptionalError(loc, "'", name,
+                             "' op expects a statically shaped tensor");
+  if (!adaptor.getKernelShapeAttr() ||
+      adaptor.getKernelShape().size() != kSpatialDims)
+    return emitOptionalError(loc, "'", name,
+                             "' op kernel_shape must have 2 entries");
+  // The input is padded already.
+  auto noPadding =
+      DenseI64ArrayAttr::get(context, SmallVector<int64_t>(kPaddingEntries, 0));
+  Window window;
+  if (failed(getWindow(name, loc, input, adaptor.getKernelShape(),
+                       adaptor.getStridesAttr(), noPadding,
+                       adaptor.getDilationsAttr(), window)))
+    return failure();
+  results.push_back(
+      input.clone({input.getDimSize(0), input.getDimSize(1), window.kernel[0],
+                   window.kernel[1], window.out[0], window.out[1]}));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Pooling
 //===----------------------------------------------------------------------===//
 
@@ -276,7 +291,7 @@ static FailureOr<Window> poolWindow(PoolOp op, Value input) {
   return window;
 }
 
-/// reduce_max over the window dimension of the windows padded with -inf.
+/// reduce_max over the window dimensions of the windows padded with -inf.
 FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
                                         ValueRange operands) {
   FailureOr<Window> window = poolWindow(*this, operands[0]);
@@ -288,13 +303,12 @@ FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
       type, APFloat::getInf(type.getFloatSemantics(), /*Negative=*/true));
   Value windows =
       gatherWindows(builder, loc, operands[0], *window, negativeInfinity);
-  SmallVector<int64_t> axes = {2};
-  Value max = ReduceMaxOp::create(builder, loc, windows, axes,
-                                  /*keepdims=*/false);
-  return reshape(builder, loc, max, getType().getShape());
+  SmallVector<int64_t> axes = {2, 3};
+  return ReduceMaxOp::create(builder, loc, windows, axes, /*keepdims=*/false)
+      .getResult();
 }
 
-/// reduce_sum over the window dimension of the windows padded with 0,
+/// reduce_sum over the window dimensions of the windows padded with 0,
 /// divided by the window size or, without count_include_pad, by the number
 /// of input elements in each window (a constant per output position).
 FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
@@ -308,7 +322,7 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
   Value windows =
       gatherWindows(builder, loc, operands[0], w,
                     cast<TypedAttr>(builder.getZeroAttr(elementType)));
-  SmallVector<int64_t> axes = {2};
+  SmallVector<int64_t> axes = {2, 3};
   Value sum = ReduceSumOp::create(builder, loc, windows, axes,
                                   /*keepdims=*/false);
   Value divisor;
@@ -333,10 +347,9 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
       for (int64_t ow = 0; ow < w.out[1]; ++ow)
         counts.push_back(builder.getFloatAttr(
             elementType, static_cast<double>(inside(0, oh) * inside(1, ow))));
-    auto countType = RankedTensorType::get({w.out[0] * w.out[1]}, elementType);
+    auto countType = RankedTensorType::get({w.out[0], w.out[1]}, elementType);
     divisor = ConstantOp::create(builder, loc,
                                  DenseElementsAttr::get(countType, counts));
   }
-  Value mean = DivOp::create(builder, loc, sum, divisor);
-  return reshape(builder, loc, mean, getType().getShape());
+  return DivOp::create(builder, loc, sum, divisor).getResult();
 }

@@ -163,6 +163,13 @@ func.func @gt(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xi1> {
   return %r : tensor<4x3xi1>
 }
 
+// CHECK-LABEL: func.func @im2col
+// CHECK: jeet.im2col %{{.*}} {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>} : tensor<1x3x10x10xf32> -> tensor<1x3x3x3x8x8xf32>
+func.func @im2col(%x: tensor<1x3x10x10xf32>) -> tensor<1x3x3x3x8x8xf32> {
+  %cols = jeet.im2col %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x3x10x10xf32> -> tensor<1x3x3x3x8x8xf32>
+  return %cols : tensor<1x3x3x3x8x8xf32>
+}
+
 // CHECK-LABEL: func.func @iota
 // CHECK: jeet.iota {axis = 1 : i64} : tensor<2x3xi64>
 func.func @iota() -> tensor<2x3xi64> {

@@ -97,3 +97,43 @@ func.func @pool_window(%x: tensor<1x3x2x8xf32>) {
   %0 = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x3x2x8xf32> -> tensor<1x3x1x6xf32>
   return
 }
+
+// -----
+
+// im2col takes an NCHW input.
+func.func @im2col_rank(%x: tensor<3x8x8xf32>) {
+  // expected-error @+2 {{'jeet.im2col' op expects an NCHW input of rank 4, got 'tensor<3x8x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = jeet.im2col %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<3x8x8xf32> -> tensor<1x3x3x3x6x6xf32>
+  return
+}
+
+// -----
+
+// im2col's kernel_shape has one entry per spatial dimension.
+func.func @im2col_kernel(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+2 {{'jeet.im2col' op kernel_shape must have 2 entries}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = jeet.im2col %x {kernel_shape = array<i64: 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x3x3x6x6xf32>
+  return
+}
+
+// -----
+
+// im2col does not pad: the window must fit the input.
+func.func @im2col_fit(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{'jeet.im2col' op a window of [5, 5] (dilations [1, 1]) does not fit the padded input 'tensor<1x3x4x4xf32>' (padding [0, 0, 0, 0])}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = jeet.im2col %x {kernel_shape = array<i64: 5, 5>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x3x4x4xf32> -> tensor<1x3x5x5x1x1xf32>
+  return
+}
+
+// -----
+
+// im2col's strides are at least 1.
+func.func @im2col_strides(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+2 {{'jeet.im2col' op strides [0, 1] must have 2 entries of at least 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = jeet.im2col %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 0, 1>, dilations = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x3x3x6x6xf32>
+  return
+}

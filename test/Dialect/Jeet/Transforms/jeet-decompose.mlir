@@ -220,17 +220,14 @@ func.func @matmul_vectors(%a: tensor<2x4x3xf32>, %v: tensor<3xf32>, %w: tensor<4
 
 // -----
 
-// conv2d: a zero pad (none here: it folds), the windows gathered at constant
-// indices (kernel-major: row (kh, kw), column (oh, ow)), and a matmul with
-// the filter as (O, C*KH*KW).
+// conv2d: a zero pad (none here: it folds), the windows (im2col:
+// (N, C, KH, KW, OH, OW)), and a matmul with the filter as (O, C*KH*KW).
 // CHECK-LABEL: func.func @conv2d
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<1x2x4x4xf32>, %[[W:[^:]*]]: tensor<3x2x2x2xf32>)
-// CHECK-DAG: %[[IDX:.*]] = jeet.constant dense<{{\[\[}}0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 14], [5, 7, 13, 15]]> : tensor<4x4xi64>
 // CHECK-NOT: jeet.pad
-// CHECK: %[[F:.*]] = jeet.reshape %[[X]] : tensor<1x2x4x4xf32> -> tensor<1x2x16xf32>
-// CHECK: %[[G:.*]] = jeet.gather %[[F]], %[[IDX]] {axis = 2 : i64} : tensor<1x2x16xf32>, tensor<4x4xi64> -> tensor<1x2x4x4xf32>
+// CHECK: %[[G:.*]] = jeet.im2col %[[X]] {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2x2x2xf32>
 // CHECK: %[[WF:.*]] = jeet.reshape %[[W]] : tensor<3x2x2x2xf32> -> tensor<3x8xf32>
-// CHECK: %[[COLS:.*]] = jeet.reshape %[[G]] : tensor<1x2x4x4xf32> -> tensor<1x8x4xf32>
+// CHECK: %[[COLS:.*]] = jeet.reshape %[[G]] : tensor<1x2x2x2x2x2xf32> -> tensor<1x8x4xf32>
 // CHECK: %[[M:.*]] = jeet.matmul %[[WF]], %[[COLS]] : tensor<3x8xf32>, tensor<1x8x4xf32> -> tensor<1x3x4xf32>
 // CHECK: jeet.reshape %[[M]] : tensor<1x3x4xf32> -> tensor<1x3x2x2xf32>
 func.func @conv2d(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x2x2xf32>) -> tensor<1x3x2x2xf32> {
@@ -240,15 +237,16 @@ func.func @conv2d(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x2x2xf32>) -> tensor<1x
 
 // -----
 
-// max_pool2d pads with -inf and reduces the window dimension; avg_pool2d
+// max_pool2d pads with -inf and reduces the window dimensions; avg_pool2d
 // without count_include_pad divides by each window's count of input
 // elements.
 // CHECK-LABEL: func.func @pools
-// CHECK-DAG: jeet.constant dense<[4.000000e+00, 6.000000e+00, 4.000000e+00, 6.000000e+00, 9.000000e+00, 6.000000e+00, 4.000000e+00, 6.000000e+00, 4.000000e+00]> : tensor<9xf32>
+// CHECK-DAG: jeet.constant dense<{{\[\[}}4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]> : tensor<3x3xf32>
 // CHECK-DAG: jeet.constant dense<0xFF800000> : tensor<f32>
-// CHECK: jeet.reduce_max %{{.*}} {axes = array<i64: 2>} : tensor<1x1x9x9xf32> -> tensor<1x1x9xf32>
-// CHECK: jeet.reduce_sum %{{.*}} {axes = array<i64: 2>} : tensor<1x1x9x9xf32> -> tensor<1x1x9xf32>
-// CHECK: jeet.div %{{.*}}, %{{.*}} : tensor<1x1x9xf32>, tensor<9xf32> -> tensor<1x1x9xf32>
+// CHECK: jeet.im2col %{{.*}} {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>} : tensor<1x1x5x5xf32> -> tensor<1x1x3x3x3x3xf32>
+// CHECK: jeet.reduce_max %{{.*}} {axes = array<i64: 2, 3>} : tensor<1x1x3x3x3x3xf32> -> tensor<1x1x3x3xf32>
+// CHECK: jeet.reduce_sum %{{.*}} {axes = array<i64: 2, 3>} : tensor<1x1x3x3x3x3xf32> -> tensor<1x1x3x3xf32>
+// CHECK: jeet.div %{{.*}}, %{{.*}} : tensor<1x1x3x3xf32>, tensor<3x3xf32> -> tensor<1x1x3x3xf32>
 func.func @pools(%x: tensor<1x1x3x3xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) {
   %0 = jeet.max_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x3x3xf32> -> tensor<1x1x3x3xf32>
   %1 = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x1x3x3xf32> -> tensor<1x1x3x3xf32>

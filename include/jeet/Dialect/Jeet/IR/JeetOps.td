@@ -689,9 +689,10 @@ def Jeet_Conv2dOp : Jeet_Op<"conv2d",
     give `(N, O, OH, OW)`; the channels split into `groups` (which divides
     `C` and `O`), and output channel `o` sees the input channels of its
     group. The input is padded with zeros. f16 and bf16 accumulate in f32.
-    `jeet-decompose` rewrites it as a zero `pad`, a `gather` of the windows
-    (im2col) and a `matmul` between reshapes, so the CPU and GPU matmul
-    kernels compute it.
+    `jeet-decompose` rewrites it as a zero `pad`, an `im2col` of the
+    windows and a `matmul` between reshapes, so the CPU and GPU matmul
+    kernels compute it; `jeet-sink-reshapes` then lets an elementwise
+    epilogue (bias, activation) join that matmul's kernel.
 
     ```mlir
     %y = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
@@ -705,6 +706,30 @@ def Jeet_Conv2dOp : Jeet_Op<"conv2d",
     $input `,` $filter attr-dict `:` type($input) `,` type($filter) `->`
     type($result)
   }];
+}
+
+def Jeet_Im2colOp : Jeet_Op<"im2col", [Pure, InferTypeOpAdaptor]> {
+  let summary = "The sliding windows of an NCHW tensor, one column each";
+  let description = [{
+    The windows of `kernel_shape` (KH, KW) elements of each channel of an
+    input `(N, C, H, W)`, taken every `strides` elements with `dilations`
+    between window elements (no padding: pad the input first), as
+    `(N, C, KH, KW, OH, OW)`: element `(n, c, kh, kw, oh, ow)` is
+    `input[n, c, oh * sh + kh * dh, ow * sw + kw * dw]`. The decompositions
+    of `conv2d` and of the poolings take their windows with this op on the
+    padded input. It is lowered to one `linalg.generic` whose input map is
+    that affine function of the loops, so the copy runs as vector loads
+    along `ow` (stride 1) rather than one indexed load per element.
+
+    ```mlir
+    %cols = jeet.im2col %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x3x10x10xf32> -> tensor<1x3x3x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Jeet_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations);
+  let results = (outs Jeet_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
 class Jeet_Pool2dOp<string mnemonic, string what>
@@ -724,8 +749,8 @@ def Jeet_MaxPool2dOp : Jeet_Pool2dOp<"max_pool2d", "max"> {
     The maximum of each `kernel_shape` window of each channel of an input
     `(N, C, H, W)`, as PyTorch's `max_pool2d` and ONNX's `MaxPool`: padding
     is never the maximum (it is -inf), and NaN propagates.
-    `jeet-decompose` rewrites it as a `pad`, a `gather` of the windows and a
-    `reduce_max`.
+    `jeet-decompose` rewrites it as a `pad`, an `im2col` of the windows and
+    a `reduce_max` over the window dimensions.
 
     ```mlir
     %y = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
@@ -743,8 +768,8 @@ def Jeet_AvgPool2dOp : Jeet_Op<"avg_pool2d",
     (`dilations` as the max pooling's): with `count_include_pad` (PyTorch's
     default) the padding counts as zeros in the mean; without it (ONNX's
     default) only the window's input elements count. f16 and bf16 sum in
-    f32. `jeet-decompose` rewrites it as a zero `pad`, a `gather` of the
-    windows, a `reduce_sum` and a division.
+    f32. `jeet-decompose` rewrites it as a zero `pad`, an `im2col` of the
+    windows, a `reduce_sum` over the window dimensions and a division.
 
     ```mlir
     %y = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>

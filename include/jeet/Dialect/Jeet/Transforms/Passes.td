@@ -42,6 +42,50 @@ def JeetDecomposePass : Pass<"jeet-decompose"> {
 // Fusion
 //===----------------------------------------------------------------------===//
 
+def JeetSinkReshapesPass
+    : Pass<"jeet-sink-reshapes", "::mlir::func::FuncOp"> {
+  let summary = "Moves reshapes of matmul results below their elementwise "
+                "consumers, so that those join the matmul as its epilogue";
+  let description = [{
+    A reshape is a group of its own in `jeet-fuse`, so an elementwise op that
+    reads a matmul through a reshape cannot be the matmul's epilogue. The
+    convolution's decomposition ends in such a reshape (the matmul's
+    `(N, O, OH * OW)` to `(N, O, OH, OW)`), as does a matmul on flattened
+    rows (`(B * S, D)` to `(B, S, D)`); a bias, a scale or an activation after
+    it would be a kernel of its own.
+
+    This pass rewrites `e(reshape(x), y...)`, for an elementwise op `e` whose
+    result has the reshape's shape and a reshape that only splits dimensions
+    of `x` (an expansion), into `reshape(e(x, y'...))`, where `x` is a matmul
+    or an elementwise op (so a chain of epilogue ops follows the reshape
+    down). Every other operand `y` must broadcast to the expanded shape in a
+    way that the unexpanded shape can express: within each group of
+    dimensions split from one dimension of `x`, `y`'s dimensions are all 1
+    or all full; `y'` is then `y` reshaped (a view). Other operands must be
+    computed from graph arguments and constants by elementwise ops and
+    reshapes only (parameters such as a batch norm's scale), or be reshapes
+    of the same kind; a value that depends on a reduction or a matmul (a
+    softmax's row maximum) keeps its reader where it is, so as not to split
+    that reader from the reduction's group. The rewrite changes no value: a
+    reshape of a row-major tensor moves no element.
+
+    Before:
+    ```mlir
+    %m = jeet.matmul %w, %cols : tensor<4x27xf32>, tensor<2x27x64xf32> -> tensor<2x4x64xf32>
+    %y = jeet.reshape %m : tensor<2x4x64xf32> -> tensor<2x4x8x8xf32>
+    %z = jeet.add %y, %b : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
+    ```
+    After:
+    ```mlir
+    %m = jeet.matmul %w, %cols : tensor<4x27xf32>, tensor<2x27x64xf32> -> tensor<2x4x64xf32>
+    %b2 = jeet.reshape %b : tensor<4x1x1xf32> -> tensor<1x4x1xf32>
+    %s = jeet.add %m, %b2 : tensor<2x4x64xf32>, tensor<1x4x1xf32> -> tensor<2x4x64xf32>
+    %z = jeet.reshape %s : tensor<2x4x64xf32> -> tensor<2x4x8x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::jeet::JeetDialect"];
+}
+
 def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
   let summary = "Groups jeet ops into jeet.fusion regions, one per kernel";
   let description = [{

@@ -26,6 +26,13 @@
 // holds. Remainder rows and columns get kernels of their own static size, so
 // that every tile is a static vector shape and every shape is exact.
 //
+// A transposed operand (a linalg.matmul or batch_matmul whose indexing maps
+// swap A's or B's matrix dimensions, as jeet-lower-to-linalg emits for a
+// folded transpose) costs nothing extra: A is read one element at a time
+// anyway, by its packing or its kernels; B is always packed, and its packing
+// reads each column of B (a row of the transposed buffer) contiguously. A
+// partial last panel is packed too, for the remainder columns.
+//
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Codegen/CPU/Passes.h"
@@ -93,14 +100,21 @@ struct PackedPanels {
   Value firstPanel;
 };
 
+/// Which operands hold their matrix transposed: A as (k, m), B as (n, k).
+struct Layout {
+  bool lhsTransposed = false;
+  bool rhsTransposed = false;
+};
+
 /// Emits `C += A * B` for 2-D f32 memrefs of static shape at the builder's
 /// insertion point.
 class MatmulEmitter {
 public:
   MatmulEmitter(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc,
-                const TileSizes &sizes,
+                const TileSizes &sizes, Layout layout,
                 std::optional<PackedPanels> prepacked = std::nullopt)
-      : b(b), loc(loc), lhs(lhs), rhs(rhs), acc(acc), sizes(sizes) {
+      : b(b), loc(loc), lhs(lhs), rhs(rhs), acc(acc), layout(layout),
+        sizes(sizes) {
     if (prepacked) {
       packed = prepacked->buffer;
       firstPanel = prepacked->firstPanel;
@@ -110,7 +124,7 @@ public:
     auto accType = cast<MemRefType>(acc.getType());
     m = accType.getDimSize(0);
     n = accType.getDimSize(1);
-    k = lhsType.getDimSize(1);
+    k = lhsType.getDimSize(layout.lhsTransposed ? 0 : 1);
     elementType = accType.getElementType();
   }
 
@@ -125,9 +139,11 @@ public:
     }
     int64_t fullRows = m / mr * mr;
     // B's full column panels are copied once into a contiguous buffer that
-    // every row block then reads in order (see packRhs).
-    if (!packed && m >= kPackMinRows && n >= nr) {
-      packed = packRhs(b, loc, rhs, nr);
+    // every row block then reads in order (see packRhs); a transposed B
+    // always, with its partial last panel, since no kernel reads it as it
+    // is.
+    if (!packed && (layout.rhsTransposed || (m >= kPackMinRows && n >= nr))) {
+      packed = packRhs(b, loc, rhs, nr, layout.rhsTransposed);
       firstPanel = cst(0);
     }
     // Row blocks: a multiple of the register tile, and small enough that
@@ -181,7 +197,10 @@ public:
   /// is a multiple of 4 KiB and cross pages at every step. The panels are
   /// copied in parallel (an scf.parallel; nested in another parallel loop it
   /// runs in sequence). The caller frees the buffer.
-  static Value packRhs(OpBuilder &b, Location loc, Value rhs, int64_t nr) {
+  static Value packRhs(OpBuilder &b, Location loc, Value rhs, int64_t nr,
+                       bool transposed) {
+    if (transposed)
+      return packTransposedRhs(b, loc, rhs, nr);
     auto type = cast<MemRefType>(rhs.getType());
     int64_t k = type.getDimSize(0), panels = type.getDimSize(1) / nr;
     Type rhsElement = type.getElementType();
@@ -218,6 +237,48 @@ public:
     return packed;
   }
 
+  /// packRhs for a B held transposed, as (n, k): every panel, the partial
+  /// last one too (its columns past n are left unset and never read). Each
+  /// column of B, a row of the buffer, is read contiguously and scattered
+  /// into its panel, which stays in L1.
+  static Value packTransposedRhs(OpBuilder &b, Location loc, Value rhs,
+                                 int64_t nr) {
+    auto type = cast<MemRefType>(rhs.getType());
+    int64_t n = type.getDimSize(0), k = type.getDimSize(1);
+    int64_t panels = llvm::divideCeil(n, nr);
+    Value packed = memref::AllocOp::create(
+        b, loc, MemRefType::get({panels, k, nr}, type.getElementType()),
+        b.getI64IntegerAttr(kPackAlignment));
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value zero = cst(0), one = cst(1), count = cst(panels), width = cst(nr),
+          columns = cst(n), depth = cst(k);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
+          Value panel = ivs[0];
+          Value j = arith::MulIOp::create(nested, nestedLoc, panel, width);
+          Value end = arith::MinSIOp::create(
+              nested, nestedLoc,
+              arith::AddIOp::create(nested, nestedLoc, j, width), columns);
+          auto column = scf::ForOp::create(nested, nestedLoc, j, end, one);
+          OpBuilder body = OpBuilder::atBlockBegin(column.getBody());
+          Value col = column.getInductionVar();
+          Value offset = arith::SubIOp::create(body, nestedLoc, col, j);
+          scf::ForOp::create(
+              body, nestedLoc, zero, depth, one, ValueRange{},
+              [&](OpBuilder &inner, Location innerLoc, Value kk, ValueRange) {
+                Value value = memref::LoadOp::create(inner, innerLoc, rhs,
+                                                     ValueRange{col, kk});
+                memref::StoreOp::create(inner, innerLoc, value, packed,
+                                        ValueRange{panel, kk, offset});
+                scf::YieldOp::create(inner, innerLoc);
+              });
+        });
+    return packed;
+  }
+
 private:
   static constexpr int64_t kFewRowBlocks = 4;
   static constexpr int64_t kPanelsPerMatmul = 8;
@@ -247,20 +308,25 @@ private:
     int64_t panel = std::max<int64_t>(
         nr, llvm::divideCeil(llvm::divideCeil(n, kPanelsPerMatmul), nr) * nr);
     int64_t fullPanels = n / panel;
+    // Columns [j0, j0 + width) of a matrix (rows, for a transposed B).
     auto columns = [&](OpBuilder &builder, Value memref, Value j0,
-                       int64_t width) -> Value {
+                       int64_t width, bool transposed) -> Value {
       auto type = cast<MemRefType>(memref.getType());
-      int64_t rows = type.getDimSize(0);
-      SmallVector<OpFoldResult> offsets = {builder.getIndexAttr(0), j0};
-      SmallVector<OpFoldResult> extents = {builder.getIndexAttr(rows),
-                                           builder.getIndexAttr(width)};
+      unsigned colDim = transposed ? 0 : 1;
+      SmallVector<OpFoldResult> offsets(2, builder.getIndexAttr(0));
+      SmallVector<OpFoldResult> extents = {
+          builder.getIndexAttr(type.getDimSize(0)),
+          builder.getIndexAttr(type.getDimSize(1))};
+      offsets[colDim] = j0;
+      extents[colDim] = builder.getIndexAttr(width);
       SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
       return memref::SubViewOp::create(builder, loc, memref, offsets, extents,
                                        strides);
     };
     auto panelMatmul = [&](OpBuilder &builder, Value j0, int64_t width) {
-      MatmulEmitter(builder, loc, lhs, columns(builder, rhs, j0, width),
-                    columns(builder, acc, j0, width), sizes)
+      MatmulEmitter(builder, loc, lhs,
+                    columns(builder, rhs, j0, width, layout.rhsTransposed),
+                    columns(builder, acc, j0, width, false), sizes, layout)
           .emit(/*parallel=*/false);
     };
     scf::ParallelOp::create(b, loc, ValueRange{cst(0)},
@@ -277,6 +343,13 @@ private:
     return arith::ConstantIndexOp::create(b, loc, value);
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+
+  /// A[row, kk], wherever A's layout holds it.
+  Value loadLhs(OpBuilder &builder, Location at, Value row, Value kk) {
+    if (layout.lhsTransposed)
+      return memref::LoadOp::create(builder, at, lhs, ValueRange{kk, row});
+    return memref::LoadOp::create(builder, at, lhs, ValueRange{row, kk});
+  }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
 
   /// An scf.for from lb to ub by `step` whose body `fn` is built with the
@@ -327,8 +400,7 @@ private:
       forLoop(k0, k1, 1, [&](Value kk) {
         Value kRel = arith::SubIOp::create(b, loc, kk, k0);
         for (int64_t r = 0; r < mr; ++r) {
-          Value value = memref::LoadOp::create(
-              b, loc, lhs, ValueRange{r == 0 ? i : add(i, cst(r)), kk});
+          Value value = loadLhs(b, loc, r == 0 ? i : add(i, cst(r)), kk);
           memref::StoreOp::create(b, loc, value, lhsPacked,
                                   ValueRange{slot, tile, kRel, cst(r)});
         }
@@ -349,11 +421,12 @@ private:
                           VectorType::get({width}, elementType)});
       offsets.push_back(offset);
     }
-    // A full panel of B is read from its packed copy, and A from its packed
-    // block when there is one.
+    // A full panel of B is read from its packed copy (so is a partial one
+    // of a transposed B), and A from its packed block when there is one.
     Value panel;
-    if (packed && nr == sizes.registerCols)
-      panel = add(firstPanel, arith::DivUIOp::create(b, loc, j, cst(nr)));
+    if (packed && (nr == sizes.registerCols || layout.rhsTransposed))
+      panel = add(firstPanel,
+                  arith::DivUIOp::create(b, loc, j, cst(sizes.registerCols)));
     Value lhsTile;
     if (slot)
       lhsTile = arith::DivUIOp::create(
@@ -396,12 +469,11 @@ private:
           if (lhsTile)
             kRel = arith::SubIOp::create(nested, nestedLoc, kk, k0);
           for (int64_t r = 0; r < mr; ++r) {
-            Value a = widen(
-                lhsTile ? memref::LoadOp::create(
-                              nested, nestedLoc, lhsPacked,
-                              ValueRange{slot, lhsTile, kRel, cst(r)})
-                        : memref::LoadOp::create(nested, nestedLoc, lhs,
-                                                 ValueRange{rows[r], kk}));
+            Value a =
+                widen(lhsTile ? memref::LoadOp::create(
+                                    nested, nestedLoc, lhsPacked,
+                                    ValueRange{slot, lhsTile, kRel, cst(r)})
+                              : loadLhs(nested, nestedLoc, rows[r], kk));
             for (auto [s, segment] : llvm::enumerate(segments)) {
               Value splat = vector::BroadcastOp::create(nested, nestedLoc,
                                                         segment.second, a);
@@ -421,6 +493,7 @@ private:
   OpBuilder &b;
   Location loc;
   Value lhs, rhs, acc;
+  Layout layout;
   /// B's full column panels, contiguous (see packRhs), or null; the index
   /// of this matmul's first panel in it; whether this emitter frees it.
   Value packed, firstPanel;
@@ -474,19 +547,48 @@ static Value batchSlice(OpBuilder &b, Location loc, Value batched,
                                    offsets, sizes, strides);
 }
 
-/// A batched f32 contraction written as a linalg.generic, as
-/// jeet-lower-to-linalg emits when the operands' batch dimensions broadcast
-/// (x[b, m, k] @ w[k, n]): loops (batch..., m, n, k), C indexed by
+/// A matmul the kernels take: loops (batch..., m, n, k), C indexed by
 /// (batch..., m, n), A by (some batch dims in order..., m, k), B likewise by
-/// (..., k, n), and the body `C + A * B`. For each operand, the loops that
-/// index its batch dimensions.
-struct BroadcastContraction {
+/// (..., k, n), where A's or B's two matrix dimensions may be swapped (a
+/// transposed operand). That is linalg.matmul and linalg.batch_matmul, with
+/// their default indexing maps or transposing ones, and the contraction
+/// generic that jeet-lower-to-linalg emits when the operands' batch
+/// dimensions broadcast (x[b, m, k] @ w[k, n]). For each operand, the loops
+/// that index its batch dimensions, and its layout.
+struct Contraction {
   SmallVector<unsigned> lhsBatch, rhsBatch;
   int64_t numBatch;
+  Layout layout;
 };
 
-static std::optional<BroadcastContraction>
-matchBroadcastContraction(linalg::GenericOp op) {
+/// Whether the body of a contraction generic is `C + A * B` (f16/bf16
+/// factors widened first).
+static bool isMultiplyAdd(linalg::GenericOp op) {
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || body->getOperations().size() > 5)
+    return false;
+  Value out = body->getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || (add.getLhs() != out && add.getRhs() != out))
+    return false;
+  auto unwiden = [](Value value) {
+    if (auto ext = value.getDefiningOp<arith::ExtFOp>())
+      return ext.getIn();
+    return value;
+  };
+  llvm::SmallDenseSet<Value> factors = {unwiden(mul.getLhs()),
+                                        unwiden(mul.getRhs())};
+  return factors ==
+         llvm::SmallDenseSet<Value>{body->getArgument(0), body->getArgument(1)};
+}
+
+static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return std::nullopt;
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureBufferSemantics())
     return std::nullopt;
@@ -496,16 +598,21 @@ matchBroadcastContraction(linalg::GenericOp op) {
       op.getNumReductionLoops() != 1)
     return std::nullopt;
   unsigned m = numLoops - 3, n = numLoops - 2, k = numLoops - 1;
-  BroadcastContraction result;
+  Contraction result;
   result.numBatch = m;
+  // The operand's batch loops, and whether its matrix dimensions are
+  // (col, row) rather than (row, col).
   auto batchDims = [&](AffineMap map, unsigned row, unsigned col,
-                       SmallVector<unsigned> &batch) {
+                       SmallVector<unsigned> &batch, bool &transposed) {
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
         map.getNumResults() < 2)
       return false;
     ArrayRef<AffineExpr> results = map.getResults();
-    if (results[results.size() - 2] != getAffineDimExpr(row, op.getContext()) ||
-        results.back() != getAffineDimExpr(col, op.getContext()))
+    AffineExpr rowExpr = getAffineDimExpr(row, op.getContext());
+    AffineExpr colExpr = getAffineDimExpr(col, op.getContext());
+    AffineExpr first = results[results.size() - 2], second = results.back();
+    transposed = first == colExpr && second == rowExpr;
+    if (!transposed && (first != rowExpr || second != colExpr))
       return false;
     for (AffineExpr expr : results.drop_back(2)) {
       unsigned dim = cast<AffineDimExpr>(expr).getPosition();
@@ -515,34 +622,15 @@ matchBroadcastContraction(linalg::GenericOp op) {
     }
     return true;
   };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<unsigned> accBatch;
-  if (!batchDims(op.getIndexingMapsArray()[0], m, k, result.lhsBatch) ||
-      !batchDims(op.getIndexingMapsArray()[1], k, n, result.rhsBatch) ||
-      !batchDims(op.getIndexingMapsArray()[2], m, n, accBatch) ||
+  bool accTransposed = false;
+  if (!batchDims(maps[0], m, k, result.lhsBatch, result.layout.lhsTransposed) ||
+      !batchDims(maps[1], k, n, result.rhsBatch, result.layout.rhsTransposed) ||
+      !batchDims(maps[2], m, n, accBatch, accTransposed) || accTransposed ||
       accBatch.size() != m)
     return std::nullopt;
-
-  // The body: out + x * y.
-  Block *body = op.getBlock();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
-  if (!add || body->getOperations().size() > 5)
-    return std::nullopt;
-  Value out = body->getArgument(2);
-  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
-  auto mul = product.getDefiningOp<arith::MulFOp>();
-  if (!mul || (add.getLhs() != out && add.getRhs() != out))
-    return std::nullopt;
-  // f16/bf16 factors are widened first.
-  auto unwiden = [](Value value) {
-    if (auto ext = value.getDefiningOp<arith::ExtFOp>())
-      return ext.getIn();
-    return value;
-  };
-  llvm::SmallDenseSet<Value> factors = {unwiden(mul.getLhs()),
-                                        unwiden(mul.getRhs())};
-  if (factors !=
-      llvm::SmallDenseSet<Value>{body->getArgument(0), body->getArgument(1)})
+  if (generic && !isMultiplyAdd(generic))
     return std::nullopt;
   return result;
 }
@@ -561,10 +649,12 @@ static scf::ParallelOp outermostParallel(Operation *op) {
 /// outside the loop, with %j an induction variable of a parallel loop that
 /// starts at 0 and steps by a multiple of `nr`, and w a multiple of `nr`.
 /// Then every panel of the slice is a full panel of the base, so the
-/// slice's panels can be read from one packed copy of the whole base.
+/// slice's panels can be read from one packed copy of the whole base. A
+/// transposed B is sliced by rows instead: `subview %base[%j, 0] [w, K]`.
 /// Returns the base and the value of %j.
 static std::optional<std::pair<Value, Value>>
-hoistableRhs(Value rhs, int64_t nr, scf::ParallelOp outermost) {
+hoistableRhs(Value rhs, int64_t nr, bool transposed,
+             scf::ParallelOp outermost) {
   auto slice = rhs.getDefiningOp<memref::SubViewOp>();
   if (!slice || slice.getSourceType().getRank() != 2)
     return std::nullopt;
@@ -572,15 +662,16 @@ hoistableRhs(Value rhs, int64_t nr, scf::ParallelOp outermost) {
   auto baseType = cast<MemRefType>(base.getType());
   if (!baseType.hasStaticShape() || !baseType.getLayout().isIdentity())
     return std::nullopt;
+  unsigned colDim = transposed ? 0 : 1, kDim = 1 - colDim;
   SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
   ArrayRef<int64_t> sizes = slice.getStaticSizes();
-  if (!isConstantIntValue(offsets[0], 0) ||
-      sizes[0] != baseType.getDimSize(0) || ShapedType::isDynamic(sizes[1]) ||
-      sizes[1] % nr != 0 ||
+  if (!isConstantIntValue(offsets[kDim], 0) ||
+      sizes[kDim] != baseType.getDimSize(kDim) ||
+      ShapedType::isDynamic(sizes[colDim]) || sizes[colDim] % nr != 0 ||
       !llvm::all_of(slice.getStaticStrides(),
                     [](int64_t stride) { return stride == 1; }))
     return std::nullopt;
-  auto column = dyn_cast_if_present<Value>(offsets[1]);
+  auto column = dyn_cast_if_present<Value>(offsets[colDim]);
   auto iv = dyn_cast_or_null<BlockArgument>(column);
   if (!iv)
     return std::nullopt;
@@ -607,18 +698,19 @@ struct JeetCpuMatmulPass
   /// B's panels packed once before the tile loop `outermost`, for a matmul
   /// of one of its tiles (see hoistableRhs), or nothing.
   std::optional<PackedPanels> hoistPacking(OpBuilder &b, Location loc,
-                                           Value rhs, int64_t nr) {
+                                           Value rhs, int64_t nr,
+                                           bool transposed) {
     scf::ParallelOp outermost = outermostParallel(&*b.getInsertionPoint());
     if (!outermost)
       return std::nullopt;
-    auto hoistable = hoistableRhs(rhs, nr, outermost);
+    auto hoistable = hoistableRhs(rhs, nr, transposed, outermost);
     if (!hoistable)
       return std::nullopt;
     auto [base, column] = *hoistable;
-    Value &buffer = hoistedPanels[{outermost, base}];
+    Value &buffer = hoistedPanels[{{outermost, base}, transposed ? 1u : 0u}];
     if (!buffer) {
       OpBuilder before(outermost);
-      buffer = MatmulEmitter::packRhs(before, loc, base, nr);
+      buffer = MatmulEmitter::packRhs(before, loc, base, nr, transposed);
       OpBuilder after(outermost->getContext());
       after.setInsertionPointAfter(outermost);
       memref::DeallocOp::create(after, loc, buffer);
@@ -628,28 +720,20 @@ struct JeetCpuMatmulPass
     return PackedPanels{buffer, first};
   }
 
-  DenseMap<std::pair<Operation *, Value>, Value> hoistedPanels;
+  /// B's panels packed before a tile loop, by (loop, base, transposed).
+  DenseMap<std::pair<std::pair<Operation *, Value>, unsigned>, Value>
+      hoistedPanels;
 
   void runOnOperation() override {
     TileSizes sizes = chooseCacheBlocks({std::max<int64_t>(1, registerRows),
                                          std::max<int64_t>(1, registerCols),
                                          rowBlock, kBlock});
     // Each matmul with, per operand, the loops that index its batch
-    // dimensions (none for linalg.matmul).
-    SmallVector<std::pair<linalg::LinalgOp, BroadcastContraction>> matmuls;
+    // dimensions (none for linalg.matmul), and its layout.
+    SmallVector<std::pair<linalg::LinalgOp, Contraction>> matmuls;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
-        if (!matmul.hasUserDefinedMaps())
-          matmuls.push_back({op, BroadcastContraction{{}, {}, 0}});
-      } else if (auto batch =
-                     dyn_cast<linalg::BatchMatmulOp>(op.getOperation())) {
-        if (!batch.hasUserDefinedMaps())
-          matmuls.push_back({op, BroadcastContraction{{0}, {0}, 1}});
-      } else if (auto generic =
-                     dyn_cast<linalg::GenericOp>(op.getOperation())) {
-        if (auto contraction = matchBroadcastContraction(generic))
-          matmuls.push_back({op, *contraction});
-      }
+      if (std::optional<Contraction> contraction = matchContraction(op))
+        matmuls.push_back({op, *contraction});
     });
     for (auto &[op, batching] : matmuls) {
       if (!op.hasPureBufferSemantics())
@@ -667,8 +751,9 @@ struct JeetCpuMatmulPass
       if (batching.numBatch == 0) {
         std::optional<PackedPanels> prepacked;
         if (nested)
-          prepacked = hoistPacking(b, loc, rhs, sizes.registerCols);
-        MatmulEmitter(b, loc, lhs, rhs, acc, sizes, prepacked)
+          prepacked = hoistPacking(b, loc, rhs, sizes.registerCols,
+                                   batching.layout.rhsTransposed);
+        MatmulEmitter(b, loc, lhs, rhs, acc, sizes, batching.layout, prepacked)
             .emit(runParallel);
         op->erase();
         continue;
@@ -695,7 +780,7 @@ struct JeetCpuMatmulPass
                       batchSlice(nested, nestedLoc, rhs, at(batching.rhsBatch)),
                       batchSlice(nested, nestedLoc, acc,
                                  ivs.take_front(batching.numBatch)),
-                      sizes)
+                      sizes, batching.layout)
             .emit(runParallel && !batchParallel);
       };
       if (batchParallel)

@@ -58,6 +58,16 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
     `x[b, m, k] @ w[k, n]` this way) runs the same kernel once per batch on
     rank-reduced views.
 
+    Either operand may be transposed: indexing maps (of a `linalg.matmul`,
+    `linalg.batch_matmul` or such a generic) that read A as `(k, m)` or B as
+    `(n, k)`, as jeet-lower-to-linalg writes a matmul that folds in a
+    transpose. A transposed A is read one element at a time like any A (by
+    its packing or the kernels); a transposed B is always packed, its
+    partial last panel too, each of its columns (a row of the buffer) read
+    contiguously, so the kernels read the same panels as for any B. A tile's
+    B that is a row slice of a transposed buffer is packed once before the
+    tile loop, as a column slice is.
+
     With `parallel`, the row blocks of a matmul that is not already inside a
     parallel loop form an `scf.parallel` (with fewer than 4 register tiles
     of rows, as in a matrix-vector product, column panels do instead); a

@@ -23,7 +23,8 @@
 // per thread). A matmul inside a parallel loop whose B is a column slice of
 // a buffer defined outside the loop (the tiles of a matmul with an epilogue)
 // reads the panels that one copy of the whole buffer, made before the loop,
-// holds. Remainder rows and columns get kernels of their own static size, so
+// holds (for the tiles of a batch_matmul, one copy of the panels of every
+// batch). Remainder rows and columns get kernels of their own static size, so
 // that every tile is a static vector shape and every shape is exact.
 //
 // A transposed operand (a linalg.matmul or batch_matmul whose indexing maps
@@ -56,6 +57,9 @@ namespace {
 struct TileSizes {
   int64_t registerRows, registerCols, rowBlock, kBlock;
 };
+
+/// Packed buffers start on a cache line.
+constexpr int64_t kPackAlignment = 64;
 
 /// Data cache sizes assumed where the system does not report them.
 constexpr int64_t kDefaultL1Bytes = 32 * 1024;
@@ -199,14 +203,34 @@ public:
   /// runs in sequence). The caller frees the buffer.
   static Value packRhs(OpBuilder &b, Location loc, Value rhs, int64_t nr,
                        bool transposed) {
+    auto type = cast<MemRefType>(rhs.getType());
+    Value packed = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({numPanels(type, nr, transposed),
+                         type.getDimSize(transposed ? 1 : 0), nr},
+                        type.getElementType()),
+        b.getI64IntegerAttr(kPackAlignment));
+    packRhsInto(b, loc, rhs, nr, transposed, packed, /*first=*/Value());
+    return packed;
+  }
+
+  /// How many panels packRhs makes of a B of `type`.
+  static int64_t numPanels(MemRefType type, int64_t nr, bool transposed) {
     if (transposed)
-      return packTransposedRhs(b, loc, rhs, nr);
+      return llvm::divideCeil(type.getDimSize(0), nr);
+    return type.getDimSize(1) / nr;
+  }
+
+  /// packRhs into `packed`, from its panel `first` on (0 when null).
+  static void packRhsInto(OpBuilder &b, Location loc, Value rhs, int64_t nr,
+                          bool transposed, Value packed, Value first) {
+    if (transposed) {
+      packTransposedRhs(b, loc, rhs, nr, packed, first);
+      return;
+    }
     auto type = cast<MemRefType>(rhs.getType());
     int64_t k = type.getDimSize(0), panels = type.getDimSize(1) / nr;
     Type rhsElement = type.getElementType();
-    Value packed = memref::AllocOp::create(
-        b, loc, MemRefType::get({panels, k, nr}, rhsElement),
-        b.getI64IntegerAttr(kPackAlignment));
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
@@ -219,8 +243,10 @@ public:
     scf::ParallelOp::create(
         b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
         [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
-          Value panel = ivs[0];
-          Value j = arith::MulIOp::create(nested, nestedLoc, panel, width);
+          Value j = arith::MulIOp::create(nested, nestedLoc, ivs[0], width);
+          Value panel =
+              first ? arith::AddIOp::create(nested, nestedLoc, ivs[0], first)
+                    : ivs[0];
           scf::ForOp::create(
               nested, nestedLoc, zero, depth, one, ValueRange{},
               [&](OpBuilder &body, Location bodyLoc, Value kk, ValueRange) {
@@ -234,21 +260,17 @@ public:
                 scf::YieldOp::create(body, bodyLoc);
               });
         });
-    return packed;
   }
 
   /// packRhs for a B held transposed, as (n, k): every panel, the partial
   /// last one too (its columns past n are left unset and never read). Each
   /// column of B, a row of the buffer, is read contiguously and scattered
   /// into its panel, which stays in L1.
-  static Value packTransposedRhs(OpBuilder &b, Location loc, Value rhs,
-                                 int64_t nr) {
+  static void packTransposedRhs(OpBuilder &b, Location loc, Value rhs,
+                                int64_t nr, Value packed, Value first) {
     auto type = cast<MemRefType>(rhs.getType());
     int64_t n = type.getDimSize(0), k = type.getDimSize(1);
     int64_t panels = llvm::divideCeil(n, nr);
-    Value packed = memref::AllocOp::create(
-        b, loc, MemRefType::get({panels, k, nr}, type.getElementType()),
-        b.getI64IntegerAttr(kPackAlignment));
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
@@ -257,8 +279,10 @@ public:
     scf::ParallelOp::create(
         b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
         [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
-          Value panel = ivs[0];
-          Value j = arith::MulIOp::create(nested, nestedLoc, panel, width);
+          Value j = arith::MulIOp::create(nested, nestedLoc, ivs[0], width);
+          Value panel =
+              first ? arith::AddIOp::create(nested, nestedLoc, ivs[0], first)
+                    : ivs[0];
           Value end = arith::MinSIOp::create(
               nested, nestedLoc,
               arith::AddIOp::create(nested, nestedLoc, j, width), columns);
@@ -276,7 +300,6 @@ public:
                 scf::YieldOp::create(inner, innerLoc);
               });
         });
-    return packed;
   }
 
 private:
@@ -287,8 +310,6 @@ private:
   static constexpr int64_t kRowBlocksToBalance = 8;
   /// A tile of A is packed when it meets at least this many panels of B.
   static constexpr int64_t kMinPanelsToPackLhs = 2;
-  /// Packed buffers start on a cache line.
-  static constexpr int64_t kPackAlignment = 64;
 
   /// The power-of-two vector segments of `width` columns (28 columns are
   /// 16 + 8 + 4), as (offset, width) pairs.
@@ -644,51 +665,93 @@ static scf::ParallelOp outermostParallel(Operation *op) {
   return outermost;
 }
 
+/// B's panels of every matrix of a batched B (batch, ...), packed once into
+/// one buffer: batch b's panels (see MatmulEmitter::packRhs) start at panel
+/// b * numPanels.
+static Value packBatchedRhs(OpBuilder &b, Location loc, Value base, int64_t nr,
+                            bool transposed) {
+  auto type = cast<MemRefType>(base.getType());
+  auto matrix =
+      MemRefType::get(type.getShape().drop_front(), type.getElementType());
+  int64_t batches = type.getDimSize(0);
+  int64_t panels = MatmulEmitter::numPanels(matrix, nr, transposed);
+  Value packed = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get(
+          {batches * panels, matrix.getDimSize(transposed ? 1 : 0), nr},
+          type.getElementType()),
+      b.getI64IntegerAttr(kPackAlignment));
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto loop = scf::ForOp::create(b, loc, cst(0), cst(batches), cst(1));
+  OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+  Value batch = loop.getInductionVar();
+  Value first = arith::MulIOp::create(
+      body, loc, batch, arith::ConstantIndexOp::create(body, loc, panels));
+  MatmulEmitter::packRhsInto(body, loc, batchSlice(body, loc, base, batch), nr,
+                             transposed, packed, first);
+  return packed;
+}
+
 /// For a matmul in the tile `outermost` of a matmul with an epilogue: its B
 /// when it is `subview %base[0, %j] [K, w] [1, 1]` of a buffer defined
-/// outside the loop, with %j an induction variable of a parallel loop that
-/// starts at 0 and steps by a multiple of `nr`, and w a multiple of `nr`.
-/// Then every panel of the slice is a full panel of the base, so the
+/// outside the loop, with %j 0 or an induction variable of a parallel loop
+/// that starts at 0 and steps by a multiple of `nr`, and w a multiple of
+/// `nr`. Then every panel of the slice is a full panel of the base, so the
 /// slice's panels can be read from one packed copy of the whole base. A
 /// transposed B is sliced by rows instead: `subview %base[%j, 0] [w, K]`.
-/// Returns the base and the value of %j.
-static std::optional<std::pair<Value, Value>>
-hoistableRhs(Value rhs, int64_t nr, bool transposed,
-             scf::ParallelOp outermost) {
+/// With `batchRank` 1, B is one matrix of a batch (the tile of a
+/// batch_matmul): `subview %base[%b, ...] [1, ...]`, and the copy holds the
+/// panels of every batch (see packBatchedRhs).
+struct HoistableRhs {
+  Value base;
+  OpFoldResult column, batch;
+};
+
+static std::optional<HoistableRhs> hoistableRhs(Value rhs, int64_t nr,
+                                                bool transposed,
+                                                unsigned batchRank,
+                                                scf::ParallelOp outermost) {
   auto slice = rhs.getDefiningOp<memref::SubViewOp>();
-  if (!slice || slice.getSourceType().getRank() != 2)
+  if (!slice || slice.getSourceType().getRank() != 2 + batchRank)
     return std::nullopt;
   Value base = slice.getSource();
   auto baseType = cast<MemRefType>(base.getType());
   if (!baseType.hasStaticShape() || !baseType.getLayout().isIdentity())
     return std::nullopt;
-  unsigned colDim = transposed ? 0 : 1, kDim = 1 - colDim;
+  unsigned colDim = batchRank + (transposed ? 0 : 1);
+  unsigned kDim = batchRank + (transposed ? 1 : 0);
   SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
   ArrayRef<int64_t> sizes = slice.getStaticSizes();
   if (!isConstantIntValue(offsets[kDim], 0) ||
       sizes[kDim] != baseType.getDimSize(kDim) ||
       ShapedType::isDynamic(sizes[colDim]) || sizes[colDim] % nr != 0 ||
+      (batchRank && sizes[0] != 1) ||
       !llvm::all_of(slice.getStaticStrides(),
                     [](int64_t stride) { return stride == 1; }))
     return std::nullopt;
-  auto column = dyn_cast_if_present<Value>(offsets[colDim]);
-  auto iv = dyn_cast_or_null<BlockArgument>(column);
-  if (!iv)
-    return std::nullopt;
-  auto loop = dyn_cast<scf::ParallelOp>(iv.getOwner()->getParentOp());
-  if (!loop)
-    return std::nullopt;
-  unsigned dim = iv.getArgNumber();
-  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[dim]);
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
-  if (!lb || *lb != 0 || !step || *step % nr != 0)
-    return std::nullopt;
+  if (!isConstantIntValue(offsets[colDim], 0)) {
+    auto iv = dyn_cast_or_null<BlockArgument>(
+        dyn_cast_if_present<Value>(offsets[colDim]));
+    if (!iv)
+      return std::nullopt;
+    auto loop = dyn_cast<scf::ParallelOp>(iv.getOwner()->getParentOp());
+    if (!loop)
+      return std::nullopt;
+    unsigned dim = iv.getArgNumber();
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[dim]);
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
+    if (!lb || *lb != 0 || !step || *step % nr != 0)
+      return std::nullopt;
+  }
   Operation *owner = base.getDefiningOp();
   if (!owner)
     owner = cast<BlockArgument>(base).getOwner()->getParentOp();
   if (outermost->isAncestor(owner))
     return std::nullopt;
-  return std::make_pair(base, column);
+  return HoistableRhs{base, offsets[colDim],
+                      batchRank ? offsets[0] : OpFoldResult()};
 }
 
 struct JeetCpuMatmulPass
@@ -696,27 +759,48 @@ struct JeetCpuMatmulPass
   using Base::Base;
 
   /// B's panels packed once before the tile loop `outermost`, for a matmul
-  /// of one of its tiles (see hoistableRhs), or nothing.
+  /// of one of its tiles (see hoistableRhs), or nothing. `rhs` is the
+  /// matmul's B; with `batchRank` 1 a batch of matrices, of which the
+  /// kernel computes the one at `batchIndex` (relative to the slice).
   std::optional<PackedPanels> hoistPacking(OpBuilder &b, Location loc,
-                                           Value rhs, int64_t nr,
-                                           bool transposed) {
-    scf::ParallelOp outermost = outermostParallel(&*b.getInsertionPoint());
+                                           Operation *matmul, Value rhs,
+                                           int64_t nr, bool transposed,
+                                           unsigned batchRank = 0,
+                                           Value batchIndex = Value()) {
+    scf::ParallelOp outermost = outermostParallel(matmul);
     if (!outermost)
       return std::nullopt;
-    auto hoistable = hoistableRhs(rhs, nr, transposed, outermost);
+    auto hoistable = hoistableRhs(rhs, nr, transposed, batchRank, outermost);
     if (!hoistable)
       return std::nullopt;
-    auto [base, column] = *hoistable;
+    Value base = hoistable->base;
     Value &buffer = hoistedPanels[{{outermost, base}, transposed ? 1u : 0u}];
     if (!buffer) {
       OpBuilder before(outermost);
-      buffer = MatmulEmitter::packRhs(before, loc, base, nr, transposed);
+      buffer = batchRank
+                   ? packBatchedRhs(before, loc, base, nr, transposed)
+                   : MatmulEmitter::packRhs(before, loc, base, nr, transposed);
       OpBuilder after(outermost->getContext());
       after.setInsertionPointAfter(outermost);
       memref::DeallocOp::create(after, loc, buffer);
     }
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
     Value first = arith::DivUIOp::create(
-        b, loc, column, arith::ConstantIndexOp::create(b, loc, nr));
+        b, loc, getValueOrCreateConstantIndexOp(b, loc, hoistable->column),
+        cst(nr));
+    if (batchRank) {
+      auto baseType = cast<MemRefType>(base.getType());
+      auto matrix = MemRefType::get(baseType.getShape().drop_front(),
+                                    baseType.getElementType());
+      Value batch = arith::AddIOp::create(
+          b, loc, getValueOrCreateConstantIndexOp(b, loc, hoistable->batch),
+          batchIndex);
+      Value panels = cst(MatmulEmitter::numPanels(matrix, nr, transposed));
+      first = arith::AddIOp::create(
+          b, loc, first, arith::MulIOp::create(b, loc, batch, panels));
+    }
     return PackedPanels{buffer, first};
   }
 
@@ -751,7 +835,7 @@ struct JeetCpuMatmulPass
       if (batching.numBatch == 0) {
         std::optional<PackedPanels> prepacked;
         if (nested)
-          prepacked = hoistPacking(b, loc, rhs, sizes.registerCols,
+          prepacked = hoistPacking(b, loc, op, rhs, sizes.registerCols,
                                    batching.layout.rhsTransposed);
         MatmulEmitter(b, loc, lhs, rhs, acc, sizes, batching.layout, prepacked)
             .emit(runParallel);
@@ -770,17 +854,31 @@ struct JeetCpuMatmulPass
         steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
       }
       bool batchParallel = runParallel && batches >= 4;
+      bool inTile = nested;
       auto body = [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
         auto at = [&](ArrayRef<unsigned> loops) {
           return llvm::map_to_vector(loops,
                                      [&](unsigned loop) { return ivs[loop]; });
         };
+        // The tile of a batch_matmul with an epilogue reads B's panels
+        // from one copy of the whole batch of matrices, made before the
+        // tiles.
+        std::optional<PackedPanels> prepacked;
+        if (inTile && batching.numBatch == 1 &&
+            batching.rhsBatch == ArrayRef<unsigned>{0}) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          prepacked = hoistPacking(b, nestedLoc, op, rhs, sizes.registerCols,
+                                   batching.layout.rhsTransposed,
+                                   /*batchRank=*/1, ivs[0]);
+        }
         MatmulEmitter(nested, nestedLoc,
                       batchSlice(nested, nestedLoc, lhs, at(batching.lhsBatch)),
                       batchSlice(nested, nestedLoc, rhs, at(batching.rhsBatch)),
                       batchSlice(nested, nestedLoc, acc,
                                  ivs.take_front(batching.numBatch)),
-                      sizes, batching.layout)
+                      sizes, batching.layout, prepacked)
             .emit(runParallel && !batchParallel);
       };
       if (batchParallel)

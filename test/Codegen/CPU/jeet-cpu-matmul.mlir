@@ -316,6 +316,43 @@ func.func @tiles_rhs_transposed(%a: memref<128x32xf32>, %bt: memref<128x32xf32>,
 
 // -----
 
+// The tiles of a batch_matmul with an epilogue (attention's Q @ K^T * scale):
+// each tile's B is one matrix of %bt, sliced by rows, so the panels of every
+// batch are packed once before the tile loop, batch b's from panel 2 * b on
+// (2 batches of 2 panels); each tile reads from panel 2 * b + j / 64.
+// CHECK-LABEL: func.func @batched_tiles
+// CHECK-SAME: (%[[A:.*]]: memref<2x128x32xf32>, %[[BT:.*]]: memref<2x128x32xf32>,
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x32x64xf32>
+// CHECK: scf.for %[[B:[a-z0-9_]+]] =
+// CHECK: memref.load
+// CHECK: memref.store {{.*}}, %[[P]]
+// CHECK: scf.parallel (%[[TB:[a-z0-9_]+]], %{{.*}}, %[[J:[a-z0-9_]+]]) =
+// CHECK-NOT: memref.alloc() {alignment = 64 : i64} : memref<1x32x64xf32>
+// CHECK-DAG: arith.divui %[[J]], %c64
+// CHECK-DAG: arith.muli %[[TB]], %c2
+// CHECK: vector.load %[[P]][{{.*}}] : memref<4x32x64xf32>, vector<16xf32>
+// CHECK: scf.reduce
+// CHECK: memref.dealloc %[[P]]
+// CHECK-NEXT: return
+func.func @batched_tiles(%a: memref<2x128x32xf32>, %bt: memref<2x128x32xf32>, %c: memref<2x128x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.parallel (%b, %i, %j) = (%c0, %c0, %c0) to (%c2, %c128, %c128) step (%c1, %c64, %c64) {
+    %sa = memref.subview %a[%b, %i, 0] [1, 64, 32] [1, 1, 1] : memref<2x128x32xf32> to memref<1x64x32xf32, strided<[4096, 32, 1], offset: ?>>
+    %sb = memref.subview %bt[%b, %j, 0] [1, 64, 32] [1, 1, 1] : memref<2x128x32xf32> to memref<1x64x32xf32, strided<[4096, 32, 1], offset: ?>>
+    %sc = memref.subview %c[%b, %i, %j] [1, 64, 64] [1, 1, 1] : memref<2x128x128xf32> to memref<1x64x64xf32, strided<[16384, 128, 1], offset: ?>>
+    linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+        ins(%sa, %sb : memref<1x64x32xf32, strided<[4096, 32, 1], offset: ?>>, memref<1x64x32xf32, strided<[4096, 32, 1], offset: ?>>) outs(%sc : memref<1x64x64xf32, strided<[16384, 128, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A tile loop whose step is not a multiple of the panels (96 columns) keeps
 // a copy of its one full panel per tile.
 // CHECK-LABEL: func.func @unaligned_tiles

@@ -49,7 +49,9 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::func::FuncOp"> {
     from one cache line. A matmul in a parallel loop whose B is a column
     slice, aligned to the panels, of a buffer defined outside the loop (the
     tiles of a matmul with an epilogue) reads its panels from one copy of
-    the whole buffer made before the loop, instead of copying its own.
+    the whole buffer made before the loop, instead of copying its own; so
+    does a batch_matmul tile whose B is one matrix of such a buffer, from a
+    copy of the panels of every batch.
 
     A `linalg.generic` that is a batched f32 contraction whose batch
     dimensions broadcast (loops `(batch..., m, n, k)`, A indexed by some of

@@ -5,7 +5,9 @@ A graph has one element type (f32, f16, bf16 or i32), shapes with 0-, 1-,
 odd and prime sizes, ranks 0 to 4, broadcasting between operands of
 different ranks, long chains, several results, and values reused across
 transposes, reductions and matmuls (e.g. a=exp(x); t=transpose(a);
-b=neg(t); add(b, a)), which is what makes fusion legality hard.
+b=neg(t); add(b, a)), which is what makes fusion legality hard, and
+matmuls that read transposed operands (folded into the matmul, or not when
+something else reads the transpose too).
 
 bf16 has no .npy dtype: a bf16 graph takes f32 inputs holding bf16 values,
 casts them to bf16 first and its results back to f32 last (both exact).
@@ -274,6 +276,31 @@ class GraphGen:
         m = self.matmul(a, self.transpose(a, [1, 0]))
         return self.binary(self.matmul(m, a), a)
 
+    def motif_matmul_transposed(self, v):
+        # Matmuls that read transposes of matrices (which fusion folds into
+        # them): A^T @ B, A @ B^T or both, 2-D or batched; then the same B^T
+        # read by a second matmul (folded into both), or by an elementwise op
+        # too (materialised), or nothing more.
+        batch = tuple(self.dim() for _ in range(int(self.rng.integers(0, 2))))
+        swap = list(range(len(batch))) + [len(batch) + 1, len(batch)]
+        m, k, n = self.dim(), self.dim(), self.dim()
+
+        def operand(rows, cols, transposed):
+            if not transposed:
+                return self.new_input(batch + (rows, cols))
+            return self.transpose(
+                self.unary(self.new_input(batch + (cols, rows))), swap)
+        which = int(self.rng.integers(1, 4))  # 1: A^T, 2: B^T, 3: both
+        a = operand(m, k, which & 1)
+        b = operand(k, n, which & 2)
+        c = self.matmul(a, b)
+        more = int(self.rng.integers(3))
+        if more == 0:
+            return self.binary(c, self.matmul(self.new_input(a.shape), b))
+        if more == 1:
+            self.binary(b, self.new_input(b.shape))
+        return c
+
     # -- the graph -----------------------------------------------------------
 
     def step(self):
@@ -300,7 +327,8 @@ class GraphGen:
         elif kind == "reshape" and rank >= 1:
             self.reshape(v)
         elif kind == "motif":
-            motif = self.rng.choice(["transpose", "reduce", "matmul"])
+            motif = self.rng.choice(["transpose", "reduce", "matmul",
+                                     "matmul_transposed"])
             getattr(self, f"motif_{motif}")(v)
         else:
             self.unary(v)

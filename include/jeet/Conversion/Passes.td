@@ -22,7 +22,10 @@ def JeetLowerToLinalgPass : Pass<"jeet-lower-to-linalg"> {
     loop nest: its elementwise ops, broadcasts and casts are folded into a
     single `linalg.generic`, a matmul's epilogue is applied to the
     accumulator, and a reduction computes its prologue inside the reduction
-    loop.
+    loop. A transpose of matrices in a region that only its matmuls read is
+    not materialised: they read its input through transposed indexing maps
+    (`linalg.matmul` / `linalg.batch_matmul` with `indexing_maps`, or the
+    maps of a contraction generic).
 
     Before:
     ```mlir

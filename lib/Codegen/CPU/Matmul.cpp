@@ -23,14 +23,21 @@
 // per thread). A matmul inside a parallel loop whose B is a column slice of
 // a buffer defined outside the loop (the tiles of a matmul with an epilogue)
 // reads the panels that one copy of the whole buffer, made before the loop,
-// holds. Remainder rows and columns get kernels of their own static size, so
+// holds (for the tiles of a batch_matmul, one copy of the panels of every
+// batch). Remainder rows and columns get kernels of their own static size, so
 // that every tile is a static vector shape and every shape is exact.
 //
 // The tiles of a matmul with an epilogue (one matmul per tile, inside a
 // parallel loop, reading prepacked panels of B) call one private function
-// per combination of operand types: the MLP's three layers of the same
-// shape share one kernel, which the rest of the pipeline and LLVM then
+// per combination of operand types and layouts: the MLP's three layers of the
+// same shape share one kernel, which the rest of the pipeline and LLVM then
 // compile once instead of three times.
+// A transposed operand (a linalg.matmul or batch_matmul whose indexing maps
+// swap A's or B's matrix dimensions, as jeet-lower-to-linalg emits for a
+// folded transpose) costs nothing extra: A is read one element at a time
+// anyway, by its packing or its kernels; B is always packed, and its packing
+// reads each column of B (a row of the transposed buffer) contiguously. A
+// partial last panel is packed too, for the remainder columns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +64,9 @@ namespace {
 struct TileSizes {
   int64_t registerRows, registerCols, rowBlock, kBlock;
 };
+
+/// Packed buffers start on a cache line.
+constexpr int64_t kPackAlignment = 64;
 
 /// Data cache sizes assumed where the system does not report them.
 constexpr int64_t kDefaultL1Bytes = 32 * 1024;
@@ -101,14 +111,21 @@ struct PackedPanels {
   Value firstPanel;
 };
 
+/// Which operands hold their matrix transposed: A as (k, m), B as (n, k).
+struct Layout {
+  bool lhsTransposed = false;
+  bool rhsTransposed = false;
+};
+
 /// Emits `C += A * B` for 2-D f32 memrefs of static shape at the builder's
 /// insertion point.
 class MatmulEmitter {
 public:
   MatmulEmitter(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc,
-                const TileSizes &sizes,
+                const TileSizes &sizes, Layout layout,
                 std::optional<PackedPanels> prepacked = std::nullopt)
-      : b(b), loc(loc), lhs(lhs), rhs(rhs), acc(acc), sizes(sizes) {
+      : b(b), loc(loc), lhs(lhs), rhs(rhs), acc(acc), layout(layout),
+        sizes(sizes) {
     if (prepacked) {
       packed = prepacked->buffer;
       firstPanel = prepacked->firstPanel;
@@ -118,7 +135,7 @@ public:
     auto accType = cast<MemRefType>(acc.getType());
     m = accType.getDimSize(0);
     n = accType.getDimSize(1);
-    k = lhsType.getDimSize(1);
+    k = lhsType.getDimSize(layout.lhsTransposed ? 0 : 1);
     elementType = accType.getElementType();
   }
 
@@ -133,9 +150,11 @@ public:
     }
     int64_t fullRows = m / mr * mr;
     // B's full column panels are copied once into a contiguous buffer that
-    // every row block then reads in order (see packRhs).
-    if (!packed && m >= kPackMinRows && n >= nr) {
-      packed = packRhs(b, loc, rhs, nr);
+    // every row block then reads in order (see packRhs); a transposed B
+    // always, with its partial last panel, since no kernel reads it as it
+    // is.
+    if (!packed && (layout.rhsTransposed || (m >= kPackMinRows && n >= nr))) {
+      packed = packRhs(b, loc, rhs, nr, layout.rhsTransposed);
       firstPanel = cst(0);
     }
     // Row blocks: a multiple of the register tile, and small enough that
@@ -189,13 +208,36 @@ public:
   /// is a multiple of 4 KiB and cross pages at every step. The panels are
   /// copied in parallel (an scf.parallel; nested in another parallel loop it
   /// runs in sequence). The caller frees the buffer.
-  static Value packRhs(OpBuilder &b, Location loc, Value rhs, int64_t nr) {
+  static Value packRhs(OpBuilder &b, Location loc, Value rhs, int64_t nr,
+                       bool transposed) {
+    auto type = cast<MemRefType>(rhs.getType());
+    Value packed = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({numPanels(type, nr, transposed),
+                         type.getDimSize(transposed ? 1 : 0), nr},
+                        type.getElementType()),
+        b.getI64IntegerAttr(kPackAlignment));
+    packRhsInto(b, loc, rhs, nr, transposed, packed, /*first=*/Value());
+    return packed;
+  }
+
+  /// How many panels packRhs makes of a B of `type`.
+  static int64_t numPanels(MemRefType type, int64_t nr, bool transposed) {
+    if (transposed)
+      return llvm::divideCeil(type.getDimSize(0), nr);
+    return type.getDimSize(1) / nr;
+  }
+
+  /// packRhs into `packed`, from its panel `first` on (0 when null).
+  static void packRhsInto(OpBuilder &b, Location loc, Value rhs, int64_t nr,
+                          bool transposed, Value packed, Value first) {
+    if (transposed) {
+      packTransposedRhs(b, loc, rhs, nr, packed, first);
+      return;
+    }
     auto type = cast<MemRefType>(rhs.getType());
     int64_t k = type.getDimSize(0), panels = type.getDimSize(1) / nr;
     Type rhsElement = type.getElementType();
-    Value packed = memref::AllocOp::create(
-        b, loc, MemRefType::get({panels, k, nr}, rhsElement),
-        b.getI64IntegerAttr(kPackAlignment));
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
@@ -208,8 +250,10 @@ public:
     scf::ParallelOp::create(
         b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
         [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
-          Value panel = ivs[0];
-          Value j = arith::MulIOp::create(nested, nestedLoc, panel, width);
+          Value j = arith::MulIOp::create(nested, nestedLoc, ivs[0], width);
+          Value panel =
+              first ? arith::AddIOp::create(nested, nestedLoc, ivs[0], first)
+                    : ivs[0];
           scf::ForOp::create(
               nested, nestedLoc, zero, depth, one, ValueRange{},
               [&](OpBuilder &body, Location bodyLoc, Value kk, ValueRange) {
@@ -223,7 +267,46 @@ public:
                 scf::YieldOp::create(body, bodyLoc);
               });
         });
-    return packed;
+  }
+
+  /// packRhs for a B held transposed, as (n, k): every panel, the partial
+  /// last one too (its columns past n are left unset and never read). Each
+  /// column of B, a row of the buffer, is read contiguously and scattered
+  /// into its panel, which stays in L1.
+  static void packTransposedRhs(OpBuilder &b, Location loc, Value rhs,
+                                int64_t nr, Value packed, Value first) {
+    auto type = cast<MemRefType>(rhs.getType());
+    int64_t n = type.getDimSize(0), k = type.getDimSize(1);
+    int64_t panels = llvm::divideCeil(n, nr);
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value zero = cst(0), one = cst(1), count = cst(panels), width = cst(nr),
+          columns = cst(n), depth = cst(k);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
+          Value j = arith::MulIOp::create(nested, nestedLoc, ivs[0], width);
+          Value panel =
+              first ? arith::AddIOp::create(nested, nestedLoc, ivs[0], first)
+                    : ivs[0];
+          Value end = arith::MinSIOp::create(
+              nested, nestedLoc,
+              arith::AddIOp::create(nested, nestedLoc, j, width), columns);
+          auto column = scf::ForOp::create(nested, nestedLoc, j, end, one);
+          OpBuilder body = OpBuilder::atBlockBegin(column.getBody());
+          Value col = column.getInductionVar();
+          Value offset = arith::SubIOp::create(body, nestedLoc, col, j);
+          scf::ForOp::create(
+              body, nestedLoc, zero, depth, one, ValueRange{},
+              [&](OpBuilder &inner, Location innerLoc, Value kk, ValueRange) {
+                Value value = memref::LoadOp::create(inner, innerLoc, rhs,
+                                                     ValueRange{col, kk});
+                memref::StoreOp::create(inner, innerLoc, value, packed,
+                                        ValueRange{panel, kk, offset});
+                scf::YieldOp::create(inner, innerLoc);
+              });
+        });
   }
 
 private:
@@ -234,8 +317,6 @@ private:
   static constexpr int64_t kRowBlocksToBalance = 8;
   /// A tile of A is packed when it meets at least this many panels of B.
   static constexpr int64_t kMinPanelsToPackLhs = 2;
-  /// Packed buffers start on a cache line.
-  static constexpr int64_t kPackAlignment = 64;
 
   /// The power-of-two vector segments of `width` columns (28 columns are
   /// 16 + 8 + 4), as (offset, width) pairs.
@@ -255,20 +336,25 @@ private:
     int64_t panel = std::max<int64_t>(
         nr, llvm::divideCeil(llvm::divideCeil(n, kPanelsPerMatmul), nr) * nr);
     int64_t fullPanels = n / panel;
+    // Columns [j0, j0 + width) of a matrix (rows, for a transposed B).
     auto columns = [&](OpBuilder &builder, Value memref, Value j0,
-                       int64_t width) -> Value {
+                       int64_t width, bool transposed) -> Value {
       auto type = cast<MemRefType>(memref.getType());
-      int64_t rows = type.getDimSize(0);
-      SmallVector<OpFoldResult> offsets = {builder.getIndexAttr(0), j0};
-      SmallVector<OpFoldResult> extents = {builder.getIndexAttr(rows),
-                                           builder.getIndexAttr(width)};
+      unsigned colDim = transposed ? 0 : 1;
+      SmallVector<OpFoldResult> offsets(2, builder.getIndexAttr(0));
+      SmallVector<OpFoldResult> extents = {
+          builder.getIndexAttr(type.getDimSize(0)),
+          builder.getIndexAttr(type.getDimSize(1))};
+      offsets[colDim] = j0;
+      extents[colDim] = builder.getIndexAttr(width);
       SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
       return memref::SubViewOp::create(builder, loc, memref, offsets, extents,
                                        strides);
     };
     auto panelMatmul = [&](OpBuilder &builder, Value j0, int64_t width) {
-      MatmulEmitter(builder, loc, lhs, columns(builder, rhs, j0, width),
-                    columns(builder, acc, j0, width), sizes)
+      MatmulEmitter(builder, loc, lhs,
+                    columns(builder, rhs, j0, width, layout.rhsTransposed),
+                    columns(builder, acc, j0, width, false), sizes, layout)
           .emit(/*parallel=*/false);
     };
     scf::ParallelOp::create(b, loc, ValueRange{cst(0)},
@@ -285,6 +371,13 @@ private:
     return arith::ConstantIndexOp::create(b, loc, value);
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+
+  /// A[row, kk], wherever A's layout holds it.
+  Value loadLhs(OpBuilder &builder, Location at, Value row, Value kk) {
+    if (layout.lhsTransposed)
+      return memref::LoadOp::create(builder, at, lhs, ValueRange{kk, row});
+    return memref::LoadOp::create(builder, at, lhs, ValueRange{row, kk});
+  }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
 
   /// An scf.for from lb to ub by `step` whose body `fn` is built with the
@@ -335,8 +428,7 @@ private:
       forLoop(k0, k1, 1, [&](Value kk) {
         Value kRel = arith::SubIOp::create(b, loc, kk, k0);
         for (int64_t r = 0; r < mr; ++r) {
-          Value value = memref::LoadOp::create(
-              b, loc, lhs, ValueRange{r == 0 ? i : add(i, cst(r)), kk});
+          Value value = loadLhs(b, loc, r == 0 ? i : add(i, cst(r)), kk);
           memref::StoreOp::create(b, loc, value, lhsPacked,
                                   ValueRange{slot, tile, kRel, cst(r)});
         }
@@ -357,11 +449,12 @@ private:
                           VectorType::get({width}, elementType)});
       offsets.push_back(offset);
     }
-    // A full panel of B is read from its packed copy, and A from its packed
-    // block when there is one.
+    // A full panel of B is read from its packed copy (so is a partial one
+    // of a transposed B), and A from its packed block when there is one.
     Value panel;
-    if (packed && nr == sizes.registerCols)
-      panel = add(firstPanel, arith::DivUIOp::create(b, loc, j, cst(nr)));
+    if (packed && (nr == sizes.registerCols || layout.rhsTransposed))
+      panel = add(firstPanel,
+                  arith::DivUIOp::create(b, loc, j, cst(sizes.registerCols)));
     Value lhsTile;
     if (slot)
       lhsTile = arith::DivUIOp::create(
@@ -404,12 +497,11 @@ private:
           if (lhsTile)
             kRel = arith::SubIOp::create(nested, nestedLoc, kk, k0);
           for (int64_t r = 0; r < mr; ++r) {
-            Value a = widen(
-                lhsTile ? memref::LoadOp::create(
-                              nested, nestedLoc, lhsPacked,
-                              ValueRange{slot, lhsTile, kRel, cst(r)})
-                        : memref::LoadOp::create(nested, nestedLoc, lhs,
-                                                 ValueRange{rows[r], kk}));
+            Value a =
+                widen(lhsTile ? memref::LoadOp::create(
+                                    nested, nestedLoc, lhsPacked,
+                                    ValueRange{slot, lhsTile, kRel, cst(r)})
+                              : loadLhs(nested, nestedLoc, rows[r], kk));
             for (auto [s, segment] : llvm::enumerate(segments)) {
               Value splat = vector::BroadcastOp::create(nested, nestedLoc,
                                                         segment.second, a);
@@ -429,6 +521,7 @@ private:
   OpBuilder &b;
   Location loc;
   Value lhs, rhs, acc;
+  Layout layout;
   /// B's full column panels, contiguous (see packRhs), or null; the index
   /// of this matmul's first panel in it; whether this emitter frees it.
   Value packed, firstPanel;
@@ -482,19 +575,48 @@ static Value batchSlice(OpBuilder &b, Location loc, Value batched,
                                    offsets, sizes, strides);
 }
 
-/// A batched f32 contraction written as a linalg.generic, as
-/// jeet-lower-to-linalg emits when the operands' batch dimensions broadcast
-/// (x[b, m, k] @ w[k, n]): loops (batch..., m, n, k), C indexed by
+/// A matmul the kernels take: loops (batch..., m, n, k), C indexed by
 /// (batch..., m, n), A by (some batch dims in order..., m, k), B likewise by
-/// (..., k, n), and the body `C + A * B`. For each operand, the loops that
-/// index its batch dimensions.
-struct BroadcastContraction {
+/// (..., k, n), where A's or B's two matrix dimensions may be swapped (a
+/// transposed operand). That is linalg.matmul and linalg.batch_matmul, with
+/// their default indexing maps or transposing ones, and the contraction
+/// generic that jeet-lower-to-linalg emits when the operands' batch
+/// dimensions broadcast (x[b, m, k] @ w[k, n]). For each operand, the loops
+/// that index its batch dimensions, and its layout.
+struct Contraction {
   SmallVector<unsigned> lhsBatch, rhsBatch;
   int64_t numBatch;
+  Layout layout;
 };
 
-static std::optional<BroadcastContraction>
-matchBroadcastContraction(linalg::GenericOp op) {
+/// Whether the body of a contraction generic is `C + A * B` (f16/bf16
+/// factors widened first).
+static bool isMultiplyAdd(linalg::GenericOp op) {
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || body->getOperations().size() > 5)
+    return false;
+  Value out = body->getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || (add.getLhs() != out && add.getRhs() != out))
+    return false;
+  auto unwiden = [](Value value) {
+    if (auto ext = value.getDefiningOp<arith::ExtFOp>())
+      return ext.getIn();
+    return value;
+  };
+  llvm::SmallDenseSet<Value> factors = {unwiden(mul.getLhs()),
+                                        unwiden(mul.getRhs())};
+  return factors ==
+         llvm::SmallDenseSet<Value>{body->getArgument(0), body->getArgument(1)};
+}
+
+static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return std::nullopt;
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureBufferSemantics())
     return std::nullopt;
@@ -504,16 +626,21 @@ matchBroadcastContraction(linalg::GenericOp op) {
       op.getNumReductionLoops() != 1)
     return std::nullopt;
   unsigned m = numLoops - 3, n = numLoops - 2, k = numLoops - 1;
-  BroadcastContraction result;
+  Contraction result;
   result.numBatch = m;
+  // The operand's batch loops, and whether its matrix dimensions are
+  // (col, row) rather than (row, col).
   auto batchDims = [&](AffineMap map, unsigned row, unsigned col,
-                       SmallVector<unsigned> &batch) {
+                       SmallVector<unsigned> &batch, bool &transposed) {
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
         map.getNumResults() < 2)
       return false;
     ArrayRef<AffineExpr> results = map.getResults();
-    if (results[results.size() - 2] != getAffineDimExpr(row, op.getContext()) ||
-        results.back() != getAffineDimExpr(col, op.getContext()))
+    AffineExpr rowExpr = getAffineDimExpr(row, op.getContext());
+    AffineExpr colExpr = getAffineDimExpr(col, op.getContext());
+    AffineExpr first = results[results.size() - 2], second = results.back();
+    transposed = first == colExpr && second == rowExpr;
+    if (!transposed && (first != rowExpr || second != colExpr))
       return false;
     for (AffineExpr expr : results.drop_back(2)) {
       unsigned dim = cast<AffineDimExpr>(expr).getPosition();
@@ -523,34 +650,15 @@ matchBroadcastContraction(linalg::GenericOp op) {
     }
     return true;
   };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<unsigned> accBatch;
-  if (!batchDims(op.getIndexingMapsArray()[0], m, k, result.lhsBatch) ||
-      !batchDims(op.getIndexingMapsArray()[1], k, n, result.rhsBatch) ||
-      !batchDims(op.getIndexingMapsArray()[2], m, n, accBatch) ||
+  bool accTransposed = false;
+  if (!batchDims(maps[0], m, k, result.lhsBatch, result.layout.lhsTransposed) ||
+      !batchDims(maps[1], k, n, result.rhsBatch, result.layout.rhsTransposed) ||
+      !batchDims(maps[2], m, n, accBatch, accTransposed) || accTransposed ||
       accBatch.size() != m)
     return std::nullopt;
-
-  // The body: out + x * y.
-  Block *body = op.getBlock();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
-  if (!add || body->getOperations().size() > 5)
-    return std::nullopt;
-  Value out = body->getArgument(2);
-  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
-  auto mul = product.getDefiningOp<arith::MulFOp>();
-  if (!mul || (add.getLhs() != out && add.getRhs() != out))
-    return std::nullopt;
-  // f16/bf16 factors are widened first.
-  auto unwiden = [](Value value) {
-    if (auto ext = value.getDefiningOp<arith::ExtFOp>())
-      return ext.getIn();
-    return value;
-  };
-  llvm::SmallDenseSet<Value> factors = {unwiden(mul.getLhs()),
-                                        unwiden(mul.getRhs())};
-  if (factors !=
-      llvm::SmallDenseSet<Value>{body->getArgument(0), body->getArgument(1)})
+  if (generic && !isMultiplyAdd(generic))
     return std::nullopt;
   return result;
 }
@@ -564,48 +672,93 @@ static scf::ParallelOp outermostParallel(Operation *op) {
   return outermost;
 }
 
+/// B's panels of every matrix of a batched B (batch, ...), packed once into
+/// one buffer: batch b's panels (see MatmulEmitter::packRhs) start at panel
+/// b * numPanels.
+static Value packBatchedRhs(OpBuilder &b, Location loc, Value base, int64_t nr,
+                            bool transposed) {
+  auto type = cast<MemRefType>(base.getType());
+  auto matrix =
+      MemRefType::get(type.getShape().drop_front(), type.getElementType());
+  int64_t batches = type.getDimSize(0);
+  int64_t panels = MatmulEmitter::numPanels(matrix, nr, transposed);
+  Value packed = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get(
+          {batches * panels, matrix.getDimSize(transposed ? 1 : 0), nr},
+          type.getElementType()),
+      b.getI64IntegerAttr(kPackAlignment));
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto loop = scf::ForOp::create(b, loc, cst(0), cst(batches), cst(1));
+  OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+  Value batch = loop.getInductionVar();
+  Value first = arith::MulIOp::create(
+      body, loc, batch, arith::ConstantIndexOp::create(body, loc, panels));
+  MatmulEmitter::packRhsInto(body, loc, batchSlice(body, loc, base, batch), nr,
+                             transposed, packed, first);
+  return packed;
+}
+
 /// For a matmul in the tile `outermost` of a matmul with an epilogue: its B
 /// when it is `subview %base[0, %j] [K, w] [1, 1]` of a buffer defined
-/// outside the loop, with %j an induction variable of a parallel loop that
-/// starts at 0 and steps by a multiple of `nr`, and w a multiple of `nr`.
-/// Then every panel of the slice is a full panel of the base, so the
-/// slice's panels can be read from one packed copy of the whole base.
-/// Returns the base and the value of %j.
-static std::optional<std::pair<Value, Value>>
-hoistableRhs(Value rhs, int64_t nr, scf::ParallelOp outermost) {
+/// outside the loop, with %j 0 or an induction variable of a parallel loop
+/// that starts at 0 and steps by a multiple of `nr`, and w a multiple of
+/// `nr`. Then every panel of the slice is a full panel of the base, so the
+/// slice's panels can be read from one packed copy of the whole base. A
+/// transposed B is sliced by rows instead: `subview %base[%j, 0] [w, K]`.
+/// With `batchRank` 1, B is one matrix of a batch (the tile of a
+/// batch_matmul): `subview %base[%b, ...] [1, ...]`, and the copy holds the
+/// panels of every batch (see packBatchedRhs).
+struct HoistableRhs {
+  Value base;
+  OpFoldResult column, batch;
+};
+
+static std::optional<HoistableRhs> hoistableRhs(Value rhs, int64_t nr,
+                                                bool transposed,
+                                                unsigned batchRank,
+                                                scf::ParallelOp outermost) {
   auto slice = rhs.getDefiningOp<memref::SubViewOp>();
-  if (!slice || slice.getSourceType().getRank() != 2)
+  if (!slice || slice.getSourceType().getRank() != 2 + batchRank)
     return std::nullopt;
   Value base = slice.getSource();
   auto baseType = cast<MemRefType>(base.getType());
   if (!baseType.hasStaticShape() || !baseType.getLayout().isIdentity())
     return std::nullopt;
+  unsigned colDim = batchRank + (transposed ? 0 : 1);
+  unsigned kDim = batchRank + (transposed ? 1 : 0);
   SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
   ArrayRef<int64_t> sizes = slice.getStaticSizes();
-  if (!isConstantIntValue(offsets[0], 0) ||
-      sizes[0] != baseType.getDimSize(0) || ShapedType::isDynamic(sizes[1]) ||
-      sizes[1] % nr != 0 ||
+  if (!isConstantIntValue(offsets[kDim], 0) ||
+      sizes[kDim] != baseType.getDimSize(kDim) ||
+      ShapedType::isDynamic(sizes[colDim]) || sizes[colDim] % nr != 0 ||
+      (batchRank && sizes[0] != 1) ||
       !llvm::all_of(slice.getStaticStrides(),
                     [](int64_t stride) { return stride == 1; }))
     return std::nullopt;
-  auto column = dyn_cast_if_present<Value>(offsets[1]);
-  auto iv = dyn_cast_or_null<BlockArgument>(column);
-  if (!iv)
-    return std::nullopt;
-  auto loop = dyn_cast<scf::ParallelOp>(iv.getOwner()->getParentOp());
-  if (!loop)
-    return std::nullopt;
-  unsigned dim = iv.getArgNumber();
-  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[dim]);
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
-  if (!lb || *lb != 0 || !step || *step % nr != 0)
-    return std::nullopt;
+  if (!isConstantIntValue(offsets[colDim], 0)) {
+    auto iv = dyn_cast_or_null<BlockArgument>(
+        dyn_cast_if_present<Value>(offsets[colDim]));
+    if (!iv)
+      return std::nullopt;
+    auto loop = dyn_cast<scf::ParallelOp>(iv.getOwner()->getParentOp());
+    if (!loop)
+      return std::nullopt;
+    unsigned dim = iv.getArgNumber();
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[dim]);
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
+    if (!lb || *lb != 0 || !step || *step % nr != 0)
+      return std::nullopt;
+  }
   Operation *owner = base.getDefiningOp();
   if (!owner)
     owner = cast<BlockArgument>(base).getOwner()->getParentOp();
   if (outermost->isAncestor(owner))
     return std::nullopt;
-  return std::make_pair(base, column);
+  return HoistableRhs{base, offsets[colDim],
+                      batchRank ? offsets[0] : OpFoldResult()};
 }
 
 struct JeetCpuMatmulPass
@@ -613,42 +766,68 @@ struct JeetCpuMatmulPass
   using Base::Base;
 
   /// B's panels packed once before the tile loop `outermost`, for a matmul
-  /// of one of its tiles (see hoistableRhs), or nothing.
+  /// of one of its tiles (see hoistableRhs), or nothing. `rhs` is the
+  /// matmul's B; with `batchRank` 1 a batch of matrices, of which the
+  /// kernel computes the one at `batchIndex` (relative to the slice).
   std::optional<PackedPanels> hoistPacking(OpBuilder &b, Location loc,
-                                           Value rhs, int64_t nr) {
-    scf::ParallelOp outermost = outermostParallel(&*b.getInsertionPoint());
+                                           Operation *matmul, Value rhs,
+                                           int64_t nr, bool transposed,
+                                           unsigned batchRank = 0,
+                                           Value batchIndex = Value()) {
+    scf::ParallelOp outermost = outermostParallel(matmul);
     if (!outermost)
       return std::nullopt;
-    auto hoistable = hoistableRhs(rhs, nr, outermost);
+    auto hoistable = hoistableRhs(rhs, nr, transposed, batchRank, outermost);
     if (!hoistable)
       return std::nullopt;
-    auto [base, column] = *hoistable;
-    Value &buffer = hoistedPanels[{outermost, base}];
+    Value base = hoistable->base;
+    Value &buffer = hoistedPanels[{{outermost, base}, transposed ? 1u : 0u}];
     if (!buffer) {
       OpBuilder before(outermost);
-      buffer = MatmulEmitter::packRhs(before, loc, base, nr);
+      buffer = batchRank
+                   ? packBatchedRhs(before, loc, base, nr, transposed)
+                   : MatmulEmitter::packRhs(before, loc, base, nr, transposed);
       OpBuilder after(outermost->getContext());
       after.setInsertionPointAfter(outermost);
       memref::DeallocOp::create(after, loc, buffer);
     }
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
     Value first = arith::DivUIOp::create(
-        b, loc, column, arith::ConstantIndexOp::create(b, loc, nr));
+        b, loc, getValueOrCreateConstantIndexOp(b, loc, hoistable->column),
+        cst(nr));
+    if (batchRank) {
+      auto baseType = cast<MemRefType>(base.getType());
+      auto matrix = MemRefType::get(baseType.getShape().drop_front(),
+                                    baseType.getElementType());
+      Value batch = arith::AddIOp::create(
+          b, loc, getValueOrCreateConstantIndexOp(b, loc, hoistable->batch),
+          batchIndex);
+      Value panels = cst(MatmulEmitter::numPanels(matrix, nr, transposed));
+      first = arith::AddIOp::create(
+          b, loc, first, arith::MulIOp::create(b, loc, batch, panels));
+    }
     return PackedPanels{buffer, first};
   }
 
-  DenseMap<std::pair<Operation *, Value>, Value> hoistedPanels;
+  /// B's panels packed before a tile loop, by (loop, base, transposed).
+  DenseMap<std::pair<std::pair<Operation *, Value>, unsigned>, Value>
+      hoistedPanels;
 
   /// The function that computes a tile's matmul from prepacked panels, one
-  /// per combination of operand types, made on first use.
-  DenseMap<std::tuple<Type, Type, Type, Type>, func::FuncOp> tileKernels;
+  /// per combination of operand types and layouts, made on first use.
+  DenseMap<std::tuple<Type, Type, Type, Type, unsigned>, func::FuncOp>
+      tileKernels;
 
   /// Calls the tile kernel for (lhs, rhs, acc) reading B from `prepacked`,
   /// making the kernel first if no earlier tile of the same types did.
   void callTileKernel(OpBuilder &b, Location loc, Value lhs, Value rhs,
                       Value acc, const PackedPanels &prepacked,
-                      const TileSizes &sizes) {
-    auto key = std::make_tuple(lhs.getType(), rhs.getType(), acc.getType(),
-                               prepacked.buffer.getType());
+                      const TileSizes &sizes, Layout layout) {
+    auto key = std::make_tuple(
+        lhs.getType(), rhs.getType(), acc.getType(), prepacked.buffer.getType(),
+        unsigned(layout.lhsTransposed) << 1 | unsigned(layout.rhsTransposed));
     func::FuncOp &kernel = tileKernels[key];
     if (!kernel) {
       ModuleOp module = getOperation();
@@ -670,7 +849,7 @@ struct JeetCpuMatmulPass
       auto returnOp = func::ReturnOp::create(builder, loc);
       builder.setInsertionPoint(returnOp);
       MatmulEmitter(builder, loc, body->getArgument(0), body->getArgument(1),
-                    body->getArgument(2), sizes,
+                    body->getArgument(2), sizes, layout,
                     PackedPanels{body->getArgument(3), body->getArgument(4)})
           .emit(/*parallel=*/false);
     }
@@ -707,21 +886,11 @@ struct JeetCpuMatmulPass
 
   void rewriteMatmuls(func::FuncOp func, const TileSizes &sizes) {
     // Each matmul with, per operand, the loops that index its batch
-    // dimensions (none for linalg.matmul).
-    SmallVector<std::pair<linalg::LinalgOp, BroadcastContraction>> matmuls;
+    // dimensions (none for linalg.matmul), and its layout.
+    SmallVector<std::pair<linalg::LinalgOp, Contraction>> matmuls;
     func.walk([&](linalg::LinalgOp op) {
-      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
-        if (!matmul.hasUserDefinedMaps())
-          matmuls.push_back({op, BroadcastContraction{{}, {}, 0}});
-      } else if (auto batch =
-                     dyn_cast<linalg::BatchMatmulOp>(op.getOperation())) {
-        if (!batch.hasUserDefinedMaps())
-          matmuls.push_back({op, BroadcastContraction{{0}, {0}, 1}});
-      } else if (auto generic =
-                     dyn_cast<linalg::GenericOp>(op.getOperation())) {
-        if (auto contraction = matchBroadcastContraction(generic))
-          matmuls.push_back({op, *contraction});
-      }
+      if (std::optional<Contraction> contraction = matchContraction(op))
+        matmuls.push_back({op, *contraction});
     });
     for (auto &[op, batching] : matmuls) {
       if (!op.hasPureBufferSemantics())
@@ -739,11 +908,14 @@ struct JeetCpuMatmulPass
       if (batching.numBatch == 0) {
         std::optional<PackedPanels> prepacked;
         if (nested)
-          prepacked = hoistPacking(b, loc, rhs, sizes.registerCols);
+          prepacked = hoistPacking(b, loc, op, rhs, sizes.registerCols,
+                                   batching.layout.rhsTransposed);
         if (prepacked)
-          callTileKernel(b, loc, lhs, rhs, acc, *prepacked, sizes);
+          callTileKernel(b, loc, lhs, rhs, acc, *prepacked, sizes,
+                         batching.layout);
         else
-          MatmulEmitter(b, loc, lhs, rhs, acc, sizes, prepacked)
+          MatmulEmitter(b, loc, lhs, rhs, acc, sizes, batching.layout,
+                        prepacked)
               .emit(runParallel);
         op->erase();
         continue;
@@ -760,17 +932,31 @@ struct JeetCpuMatmulPass
         steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
       }
       bool batchParallel = runParallel && batches >= 4;
+      bool inTile = nested;
       auto body = [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
         auto at = [&](ArrayRef<unsigned> loops) {
           return llvm::map_to_vector(loops,
                                      [&](unsigned loop) { return ivs[loop]; });
         };
+        // The tile of a batch_matmul with an epilogue reads B's panels
+        // from one copy of the whole batch of matrices, made before the
+        // tiles.
+        std::optional<PackedPanels> prepacked;
+        if (inTile && batching.numBatch == 1 &&
+            batching.rhsBatch == ArrayRef<unsigned>{0}) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          prepacked = hoistPacking(b, nestedLoc, op, rhs, sizes.registerCols,
+                                   batching.layout.rhsTransposed,
+                                   /*batchRank=*/1, ivs[0]);
+        }
         MatmulEmitter(nested, nestedLoc,
                       batchSlice(nested, nestedLoc, lhs, at(batching.lhsBatch)),
                       batchSlice(nested, nestedLoc, rhs, at(batching.rhsBatch)),
                       batchSlice(nested, nestedLoc, acc,
                                  ivs.take_front(batching.numBatch)),
-                      sizes)
+                      sizes, batching.layout, prepacked)
             .emit(runParallel && !batchParallel);
       };
       if (batchParallel)

@@ -16,7 +16,10 @@
 // identity, combiner and accumulator type of its ReductionOpInterface; a
 // composite is lowered as the group of its decomposition; the others read
 // materialised operands, and elementwise ops after an anchor read its result
-// as an input of the next generic.
+// as an input of the next generic. A transpose of matrices that only matmuls
+// of its group read is not materialised: the matmuls read its input through
+// transposed indexing maps (`linalg.matmul` / `linalg.batch_matmul` with
+// `indexing_maps`, or the maps of a contraction generic).
 //
 // The lowering runs on verified IR: where a check below cannot fail for
 // verified ops, a comment says so; the diagnostic is kept as a guard for
@@ -243,6 +246,14 @@ static Value readLeafScalar(OpBuilder &b, Location loc, Value scalar,
   return buildScalarConversion(b, loc, scalar, leaf.elementType);
 }
 
+/// A matmul operand as the lowering reads it: a tensor that holds the
+/// operand's matrices, transposed when it is the input of a folded
+/// transpose.
+struct MatmulOperand {
+  Value tensor;
+  bool transposed;
+};
+
 /// The tensors a loop nest reads (see GroupLowering::readLeaves).
 struct LoopInputs {
   /// The group values read.
@@ -285,6 +296,7 @@ private:
   FailureOr<linalg::GenericOp> emitElementwise(ArrayRef<Value> roots);
   FailureOr<Leaf> lowerAnchor(Operation *op);
   FailureOr<Leaf> lowerReduction(ReductionOpInterface op);
+  FailureOr<MatmulOperand> matmulOperand(Value value);
   FailureOr<Leaf> lowerMatmul(MatmulOp op);
   FailureOr<Value> lowerComposite(CompositeOpInterface op, ValueRange inputs);
   FailureOr<Value> materialize(Value value);
@@ -296,6 +308,8 @@ private:
   DenseSet<Operation *> scalarOps;
   DenseSet<Value> anchorResults;
   DenseMap<Value, Value> materialized;
+  /// Transposes that the matmuls reading them fold in: never materialised.
+  DenseSet<Operation *> foldedTransposes;
 };
 
 } // namespace
@@ -494,18 +508,51 @@ FailureOr<Leaf> GroupLowering::lowerReduction(ReductionOpInterface op) {
   return Leaf{result, elementType, op.isMean() ? count : 0};
 }
 
+/// The tensor a matmul reads for `value`: the input of a folded transpose
+/// (read transposed), else the value itself.
+FailureOr<MatmulOperand> GroupLowering::matmulOperand(Value value) {
+  auto transpose = value.getDefiningOp<TransposeOp>();
+  bool transposed = transpose && foldedTransposes.contains(transpose);
+  FailureOr<Value> tensor =
+      materialize(transposed ? transpose.getInput() : value);
+  if (failed(tensor))
+    return failure();
+  return MatmulOperand{*tensor, transposed};
+}
+
+/// The indexing maps of a matmul of matrices with `numBatch` (0 or 1) batch
+/// loops that both operands share: loops (batch, m, n, k), A read at
+/// (batch, m, k), B at (batch, k, n), C at (batch, m, n); a transposed A or
+/// B has its two matrix dimensions swapped.
+static SmallVector<AffineMap> matmulMaps(MLIRContext *context,
+                                         unsigned numBatch, bool lhsTransposed,
+                                         bool rhsTransposed) {
+  unsigned m = numBatch, n = numBatch + 1, k = numBatch + 2;
+  auto map = [&](unsigned row, unsigned col, bool transposed) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned i = 0; i < numBatch; ++i)
+      exprs.push_back(getAffineDimExpr(i, context));
+    exprs.push_back(getAffineDimExpr(transposed ? col : row, context));
+    exprs.push_back(getAffineDimExpr(transposed ? row : col, context));
+    return AffineMap::get(numBatch + 3, 0, exprs, context);
+  };
+  return {map(m, k, lhsTransposed), map(k, n, rhsTransposed), map(m, n, false)};
+}
+
 /// `linalg.matmul`, `linalg.batch_matmul`, or a contraction generic when the
-/// batch dimensions broadcast. f16/bf16 accumulate in f32.
+/// batch dimensions broadcast; an operand that is a folded transpose is read
+/// through a transposed indexing map. f16/bf16 accumulate in f32.
 FailureOr<Leaf> GroupLowering::lowerMatmul(MatmulOp op) {
   Location opLoc = op.getLoc();
-  FailureOr<Value> lhs = materialize(op.getLhs());
+  FailureOr<MatmulOperand> lhs = matmulOperand(op.getLhs());
   if (failed(lhs))
     return failure();
-  FailureOr<Value> rhs = materialize(op.getRhs());
+  FailureOr<MatmulOperand> rhs = matmulOperand(op.getRhs());
   if (failed(rhs))
     return failure();
-  ArrayRef<int64_t> lhsShape = tensorType(*lhs).getShape();
-  ArrayRef<int64_t> rhsShape = tensorType(*rhs).getShape();
+  // The shapes of the operands as multiplied (transposes applied).
+  ArrayRef<int64_t> lhsShape = op.getLhs().getType().getShape();
+  ArrayRef<int64_t> rhsShape = op.getRhs().getType().getShape();
   RankedTensorType resultType = op.getType();
   ArrayRef<int64_t> shape = resultType.getShape();
   int64_t lhsRank = lhsShape.size(), rhsRank = rhsShape.size();
@@ -515,34 +562,46 @@ FailureOr<Leaf> GroupLowering::lowerMatmul(MatmulOp op) {
   Type accType = op.getAccumulatorType();
   Value init =
       filledTensor(b, opLoc, shape, cast<TypedAttr>(b.getZeroAttr(accType)));
+  bool transposed = lhs->transposed || rhs->transposed;
+  SmallVector<Value, 2> inputs = {lhs->tensor, rhs->tensor};
 
   Value result;
   if (lhsRank == 2 && rhsRank == 2) {
-    result = linalg::MatmulOp::create(b, opLoc, ValueRange{*lhs, *rhs},
-                                      ValueRange{init})
-                 .getResult(0);
+    auto matmul = linalg::MatmulOp::create(b, opLoc, inputs, ValueRange{init});
+    if (transposed)
+      matmul.setIndexingMapsAttr(b.getAffineMapArrayAttr(
+          matmulMaps(b.getContext(), 0, lhs->transposed, rhs->transposed)));
+    result = matmul.getResult(0);
   } else if (lhsRank == 3 && rhsRank == 3 && lhsShape[0] == rhsShape[0]) {
-    result = linalg::BatchMatmulOp::create(b, opLoc, ValueRange{*lhs, *rhs},
-                                           ValueRange{init})
-                 .getResult(0);
+    auto matmul =
+        linalg::BatchMatmulOp::create(b, opLoc, inputs, ValueRange{init});
+    if (transposed)
+      matmul.setIndexingMapsAttr(b.getAffineMapArrayAttr(
+          matmulMaps(b.getContext(), 1, lhs->transposed, rhs->transposed)));
+    result = matmul.getResult(0);
   } else {
     // Loops: the result's batch dimensions, then m, n, k.
     int64_t numBatch = rank - 2;
     int64_t m = numBatch, n = numBatch + 1, k = numBatch + 2;
     SmallVector<int64_t> loopSizes(shape);
     loopSizes.push_back(lhsShape.back());
-    auto operandLoops = [&](int64_t operandRank, int64_t row, int64_t col) {
+    // The loops of each dimension of an operand's tensor: its batch
+    // dimensions align with the result's innermost ones.
+    auto operandLoops = [&](int64_t operandRank, int64_t row, int64_t col,
+                            bool transposedOperand) {
       SmallVector<int64_t> loops;
       for (int64_t i = 0; i < operandRank - 2; ++i)
         loops.push_back(numBatch - (operandRank - 2) + i);
-      loops.push_back(row);
-      loops.push_back(col);
+      loops.push_back(transposedOperand ? col : row);
+      loops.push_back(transposedOperand ? row : col);
       return loops;
     };
     auto lhsAccess =
-        accessInLoops(b, opLoc, *lhs, operandLoops(lhsRank, m, k), loopSizes);
+        accessInLoops(b, opLoc, lhs->tensor,
+                      operandLoops(lhsRank, m, k, lhs->transposed), loopSizes);
     auto rhsAccess =
-        accessInLoops(b, opLoc, *rhs, operandLoops(rhsRank, k, n), loopSizes);
+        accessInLoops(b, opLoc, rhs->tensor,
+                      operandLoops(rhsRank, k, n, rhs->transposed), loopSizes);
     // Cannot happen: the verifier has checked that the batch dimensions
     // broadcast to the result's.
     if (failed(lhsAccess) || failed(rhsAccess) || numBatch < lhsRank - 2 ||
@@ -753,6 +812,13 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
   for (Operation *op : ops) {
     if (isScalarizableJeetOp(op)) {
       scalarOps.insert(op);
+      continue;
+    }
+    // Read by the matmuls of the group through their indexing maps.
+    auto transpose = dyn_cast<TransposeOp>(op);
+    if (transpose && foldsIntoMatmuls(transpose) &&
+        !llvm::is_contained(roots, transpose.getResult())) {
+      foldedTransposes.insert(op);
       continue;
     }
     ++numAnchors;

@@ -96,18 +96,16 @@ func.func @broadcast_batch(%x: memref<2x3x8x5xf32>, %w: memref<5x16xf32>, %o: me
 
 // -----
 
-// Generics that only look like contractions stay: a maximum instead of a
-// sum, and a transposed B.
+// A generic that only looks like a contraction stays: a maximum instead of
+// a sum.
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
-#bt = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
 // CHECK-LABEL: func.func @not_contractions
 // CHECK: linalg.generic
 // CHECK: arith.maximumf
-// CHECK: linalg.generic
 // CHECK-NOT: vector.fma
-func.func @not_contractions(%x: memref<4x5xf32>, %w: memref<5x6xf32>, %wt: memref<6x5xf32>, %o: memref<4x6xf32>) {
+func.func @not_contractions(%x: memref<4x5xf32>, %w: memref<5x6xf32>, %o: memref<4x6xf32>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<4x5xf32>, memref<5x6xf32>) outs(%o : memref<4x6xf32>) {
   ^bb0(%p: f32, %q: f32, %acc: f32):
@@ -115,8 +113,60 @@ func.func @not_contractions(%x: memref<4x5xf32>, %w: memref<5x6xf32>, %wt: memre
     %1 = arith.maximumf %acc, %0 : f32
     linalg.yield %1 : f32
   }
-  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x, %wt : memref<4x5xf32>, memref<6x5xf32>) outs(%o : memref<4x6xf32>) {
+  return
+}
+
+// -----
+
+// B transposed (read as (n, k)): always packed, though there are few rows,
+// the partial last panel too (70 columns: 2 panels of 64); the packing
+// reads each column of B, a row of %bt, in k order and scatters it into its
+// panel. The remainder columns (6) are read from the packed copy as well.
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @rhs_transposed
+// CHECK-SAME: (%[[A:.*]]: memref<13x7xf32>, %[[BT:.*]]: memref<70x7xf32>, %[[C:.*]]: memref<13x70xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x7x64xf32>
+// CHECK: scf.parallel (%[[PANEL:[a-z0-9_]+]]) =
+// CHECK: scf.for %[[COL:[a-z0-9_]+]] =
+// CHECK: %[[OFF:.*]] = arith.subi %[[COL]]
+// CHECK: scf.for %[[K:[a-z0-9_]+]] =
+// CHECK: %[[V:.*]] = memref.load %[[BT]][%[[COL]], %[[K]]] : memref<70x7xf32>
+// CHECK: memref.store %[[V]], %[[P]][%[[PANEL]], %[[K]], %[[OFF]]] : memref<2x7x64xf32>
+// CHECK: vector.load %[[P]][{{.*}}] : memref<2x7x64xf32>, vector<16xf32>
+// CHECK: vector.fma
+// CHECK: vector.load %[[P]][%c1, {{.*}}] : memref<2x7x64xf32>, vector<4xf32>
+// CHECK-NOT: vector.load %[[BT]]
+// CHECK: memref.dealloc %[[P]]
+func.func @rhs_transposed(%a: memref<13x7xf32>, %bt: memref<70x7xf32>, %c: memref<13x70xf32>) {
+  linalg.matmul indexing_maps = [#a, #bt, #c] ins(%a, %bt : memref<13x7xf32>, memref<70x7xf32>) outs(%c : memref<13x70xf32>)
+  return
+}
+
+// -----
+
+// A transposed (read as (k, m)) in a batch_matmul, and in a contraction
+// generic: the kernels load A[i, k] from %at[k, i].
+#at = affine_map<(m, n, k) -> (k, m)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @lhs_transposed
+// CHECK-SAME: (%[[AT:.*]]: memref<4x7x2xf32>, %[[B:.*]]: memref<4x7x3xf32>, %[[C:.*]]: memref<4x2x3xf32>, %[[XT:.*]]: memref<5x4xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: memref.subview %[[AT]]
+// CHECK: vector.fma
+// CHECK: scf.for %[[K:[a-z0-9_]+]] =
+// CHECK: memref.load %[[XT]][%[[K]], %{{.*}}] : memref<5x4xf32>
+// CHECK: vector.fma
+// CHECK-NOT: linalg.generic
+func.func @lhs_transposed(%at: memref<4x7x2xf32>, %b: memref<4x7x3xf32>, %c: memref<4x2x3xf32>,
+                          %xt: memref<5x4xf32>, %w: memref<5x6xf32>, %o: memref<4x6xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+      ins(%at, %b : memref<4x7x2xf32>, memref<4x7x3xf32>) outs(%c : memref<4x2x3xf32>)
+  linalg.generic {indexing_maps = [#at, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xt, %w : memref<5x4xf32>, memref<5x6xf32>) outs(%o : memref<4x6xf32>) {
   ^bb0(%p: f32, %q: f32, %acc: f32):
     %0 = arith.mulf %p, %q : f32
     %1 = arith.addf %acc, %0 : f32
@@ -179,8 +229,8 @@ func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300
 // CHECK-LABEL: func.func @packed
 // CHECK-SAME: (%[[A:.*]]: memref<64x8xf32>, %[[B:.*]]: memref<8x130xf32>, %[[C:.*]]: memref<64x130xf32>)
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x64xf32>
-// CHECK: scf.parallel (%[[PANEL:.*]]) = (%{{.*}}) to (%c2)
-// CHECK: scf.for %[[K:.*]] =
+// CHECK: scf.parallel (%[[PANEL:[a-z0-9_]+]]) = (%{{.*}}) to (%c2)
+// CHECK: scf.for %[[K:[a-z0-9_]+]] =
 // CHECK: %[[ROW:.*]] = vector.load %[[B]][%[[K]], %{{.*}}] : memref<8x130xf32>, vector<16xf32>
 // CHECK: vector.store %[[ROW]], %[[P]][%[[PANEL]], %[[K]], %{{.*}}] : memref<2x8x64xf32>, vector<16xf32>
 // CHECK: %[[PA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<6x2x8x6xf32>
@@ -247,6 +297,74 @@ func.func @tiles(%a: memref<128x32xf32>, %b: memref<32x128xf32>, %b2: memref<32x
     %sb = memref.subview %b2[0, %j] [32, 64] [1, 1] : memref<32x128xf32> to memref<32x64xf32, strided<[128, 1], offset: ?>>
     %sd = memref.subview %d[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
     linalg.matmul ins(%sa, %sb : memref<64x32xf32, strided<[32, 1], offset: ?>>, memref<32x64xf32, strided<[128, 1], offset: ?>>) outs(%sd : memref<64x64xf32, strided<[128, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The tiles of a matmul with an epilogue whose B is transposed: each tile's
+// B is a 64-row slice of %bt, so %bt is packed once before the tile loop.
+// CHECK-LABEL: func.func @tiles_rhs_transposed
+// CHECK-SAME: (%[[A:.*]]: memref<128x32xf32>, %[[BT:.*]]: memref<128x32xf32>,
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x64xf32>
+// CHECK: memref.load %[[BT]]
+// CHECK: memref.store {{.*}}, %[[P]]
+// CHECK: scf.parallel (%{{.*}}, %[[J:.*]]) =
+// CHECK-NOT: memref.alloc() {alignment = 64 : i64} : memref<1x32x64xf32>
+// CHECK: %[[FIRST:.*]] = arith.divui %[[J]], %c64
+// CHECK: vector.load %[[P]][%[[FIRST]], {{.*}}] : memref<2x32x64xf32>, vector<16xf32>
+// CHECK: scf.reduce
+// CHECK: memref.dealloc %[[P]]
+// CHECK-NEXT: return
+func.func @tiles_rhs_transposed(%a: memref<128x32xf32>, %bt: memref<128x32xf32>, %c: memref<128x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c128, %c128) step (%c64, %c64) {
+    %sa = memref.subview %a[%i, 0] [64, 32] [1, 1] : memref<128x32xf32> to memref<64x32xf32, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %bt[%j, 0] [64, 32] [1, 1] : memref<128x32xf32> to memref<64x32xf32, strided<[32, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+        ins(%sa, %sb : memref<64x32xf32, strided<[32, 1], offset: ?>>, memref<64x32xf32, strided<[32, 1], offset: ?>>) outs(%sc : memref<64x64xf32, strided<[128, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The tiles of a batch_matmul with an epilogue (attention's Q @ K^T * scale):
+// each tile's B is one matrix of %bt, sliced by rows, so the panels of every
+// batch are packed once before the tile loop, batch b's from panel 2 * b on
+// (2 batches of 2 panels); each tile reads from panel 2 * b + j / 64.
+// CHECK-LABEL: func.func @batched_tiles
+// CHECK-SAME: (%[[A:.*]]: memref<2x128x32xf32>, %[[BT:.*]]: memref<2x128x32xf32>,
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x32x64xf32>
+// CHECK: scf.for %[[B:[a-z0-9_]+]] =
+// CHECK: memref.load
+// CHECK: memref.store {{.*}}, %[[P]]
+// CHECK: scf.parallel (%[[TB:[a-z0-9_]+]], %{{.*}}, %[[J:[a-z0-9_]+]]) =
+// CHECK-NOT: memref.alloc() {alignment = 64 : i64} : memref<1x32x64xf32>
+// CHECK-DAG: arith.divui %[[J]], %c64
+// CHECK-DAG: arith.muli %[[TB]], %c2
+// CHECK: vector.load %[[P]][{{.*}}] : memref<4x32x64xf32>, vector<16xf32>
+// CHECK: scf.reduce
+// CHECK: memref.dealloc %[[P]]
+// CHECK-NEXT: return
+func.func @batched_tiles(%a: memref<2x128x32xf32>, %bt: memref<2x128x32xf32>, %c: memref<2x128x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.parallel (%b, %i, %j) = (%c0, %c0, %c0) to (%c2, %c128, %c128) step (%c1, %c64, %c64) {
+    %sa = memref.subview %a[%b, %i, 0] [1, 64, 32] [1, 1, 1] : memref<2x128x32xf32> to memref<1x64x32xf32, strided<[4096, 32, 1], offset: ?>>
+    %sb = memref.subview %bt[%b, %j, 0] [1, 64, 32] [1, 1, 1] : memref<2x128x32xf32> to memref<1x64x32xf32, strided<[4096, 32, 1], offset: ?>>
+    %sc = memref.subview %c[%b, %i, %j] [1, 64, 64] [1, 1, 1] : memref<2x128x128xf32> to memref<1x64x64xf32, strided<[16384, 128, 1], offset: ?>>
+    linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+        ins(%sa, %sb : memref<1x64x32xf32, strided<[4096, 32, 1], offset: ?>>, memref<1x64x32xf32, strided<[4096, 32, 1], offset: ?>>) outs(%sc : memref<1x64x64xf32, strided<[16384, 128, 1], offset: ?>>)
     scf.reduce
   }
   return

@@ -49,10 +49,12 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     from one cache line. A matmul in a parallel loop whose B is a column
     slice, aligned to the panels, of a buffer defined outside the loop (the
     tiles of a matmul with an epilogue) reads its panels from one copy of
-    the whole buffer made before the loop, instead of copying its own; such
-    tiles call a private function `jeet_matmul_tile` (marked `noinline`),
-    one per combination of operand types, so that matmuls of the same shape
-    (the layers of an MLP) share one kernel that is compiled once.
+    the whole buffer made before the loop, instead of copying its own; so
+    does a batch_matmul tile whose B is one matrix of such a buffer, from a
+    copy of the panels of every batch. Such tiles call a private function
+    `jeet_matmul_tile` (marked `noinline`), one per combination of operand
+    types and layouts, so that matmuls of the same shape (the layers of an
+    MLP) share one kernel that is compiled once.
 
     A `linalg.generic` that is a batched f32 contraction whose batch
     dimensions broadcast (loops `(batch..., m, n, k)`, A indexed by some of
@@ -60,6 +62,16 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     them then `(m, n)`, body `C + A * B`; jeet-lower-to-linalg writes
     `x[b, m, k] @ w[k, n]` this way) runs the same kernel once per batch on
     rank-reduced views.
+
+    Either operand may be transposed: indexing maps (of a `linalg.matmul`,
+    `linalg.batch_matmul` or such a generic) that read A as `(k, m)` or B as
+    `(n, k)`, as jeet-lower-to-linalg writes a matmul that folds in a
+    transpose. A transposed A is read one element at a time like any A (by
+    its packing or the kernels); a transposed B is always packed, its
+    partial last panel too, each of its columns (a row of the buffer) read
+    contiguously, so the kernels read the same panels as for any B. A tile's
+    B that is a row slice of a transposed buffer is packed once before the
+    tile loop, as a column slice is.
 
     With `parallel`, the row blocks of a matmul that is not already inside a
     parallel loop form an `scf.parallel` (with fewer than 4 register tiles

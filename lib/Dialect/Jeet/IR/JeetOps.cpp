@@ -718,6 +718,24 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+bool jeet::isMatrixTranspose(TransposeOp op) {
+  ArrayRef<int64_t> perm = op.getPermutation();
+  int64_t rank = perm.size();
+  if (rank < 2 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+    return false;
+  return llvm::equal(perm.drop_back(2), llvm::seq<int64_t>(0, rank - 2));
+}
+
+bool jeet::foldsIntoMatmuls(TransposeOp op) {
+  if (!isMatrixTranspose(op) || op->use_empty())
+    return false;
+  return llvm::all_of(op->getUses(), [](OpOperand &use) {
+    auto matmul = dyn_cast<MatmulOp>(use.getOwner());
+    return matmul && matmul.getLhs().getType().getRank() >= 2 &&
+           matmul.getRhs().getType().getRank() >= 2;
+  });
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
   ArrayRef<int64_t> perm = getPermutation();
   if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))

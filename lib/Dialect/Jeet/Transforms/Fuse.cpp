@@ -25,9 +25,15 @@
 // * rsqrt(var + eps)), and further reductions over the same axes of such rows
 // (softmax's sum, layernorm's variance): one kernel per row-wise
 // normalisation, which the lowering tiles over blocks of rows.
-// transpose, reshape, softmax and any other op is a group of its own. A merge
-// is made only if the contracted graph of groups stays acyclic, so the groups
-// can always be ordered.
+// A transpose of matrices (the two innermost dimensions) whose every use is a
+// matmul operand joins the group of each matmul that reads it: the matmul
+// reads the transpose's input through a transposed indexing map, and the
+// copy is never made (attention's Q @ K^T is one kernel, not two). It is a
+// member of its first reader's group and recomputed in the others', or,
+// where a reader's group is full (max-ops), a group of its own.
+// Any other transpose, reshape, softmax or other op is a group of its own.
+// A merge is made only if the contracted graph of groups stays acyclic, so
+// the groups can always be ordered.
 //
 // Then cheap elementwise work is recomputed instead of read from memory: when
 // a group reads a value produced in another group by a short elementwise
@@ -156,6 +162,7 @@ private:
   void setAnchor(unsigned group, unsigned op);
   bool joinsAsFurtherReduction(unsigned group, unsigned op) const;
   bool takesRows(unsigned group) const;
+  void assignMatrixTransposes();
   void formGroups();
   bool isInGroup(unsigned group, unsigned op) const;
   bool recomputeCone(unsigned op, SmallVectorImpl<unsigned> &cone) const;
@@ -179,6 +186,9 @@ private:
   SmallVector<SmallVector<unsigned>> users;
   /// Whether each op is fused, its kind, group and role.
   SmallVector<bool> isCandidate;
+  /// Transposes that the matmuls reading them fold in (see the file
+  /// comment); they are grouped after the matmuls.
+  SmallVector<bool> foldsIntoMatmul;
   SmallVector<OpKind> kinds;
   SmallVector<int> groupOf;
   SmallVector<Role> roles;
@@ -208,6 +218,12 @@ void BlockFuser::indexOps() {
                      !isa<ConstantOp, FusionOp, YieldOp>(op);
     isCandidate.push_back(candidate);
     kinds.push_back(candidate ? classify(op) : OpKind::Opaque);
+    auto transpose = dyn_cast<TransposeOp>(op);
+    foldsIntoMatmul.push_back(
+        candidate && transpose && foldsIntoMatmuls(transpose) &&
+        llvm::all_of(op->getUsers(), [&](Operation *user) {
+          return user->getBlock() == &block;
+        }));
   }
   groupOf.assign(ops.size(), -1);
   roles.assign(ops.size(), Role::Prologue);
@@ -466,6 +482,36 @@ void BlockFuser::fuseReduction(unsigned op) {
   newGroup(op, OpKind::Reduction, Role::Anchor);
 }
 
+/// A transpose that folds into the matmuls reading it becomes a member of
+/// the first reader's group and is recomputed in the others', where every
+/// reader's group has room for it; otherwise it is a group of its own.
+void BlockFuser::assignMatrixTransposes() {
+  for (unsigned op = 0, e = ops.size(); op < e; ++op) {
+    if (!foldsIntoMatmul[op])
+      continue;
+    SmallVector<unsigned> readers;
+    for (unsigned user : users[op]) {
+      unsigned group = groupOf[user];
+      if (!llvm::is_contained(readers, group))
+        readers.push_back(group);
+    }
+    bool fits = llvm::all_of(readers, [&](unsigned group) {
+      return static_cast<int64_t>(groups[group].size()) + 1 <= maxOps;
+    });
+    if (readers.empty() || !fits) {
+      foldsIntoMatmul[op] = false;
+      newGroup(op, OpKind::Opaque, Role::Prologue);
+      continue;
+    }
+    Group &first = groups[readers.front()];
+    first.members = mergeSorted(first.members, {op});
+    groupOf[op] = readers.front();
+    roles[op] = Role::Prologue;
+    for (unsigned group : llvm::drop_begin(readers))
+      groups[group].clones = mergeSorted(groups[group].clones, {op});
+  }
+}
+
 void BlockFuser::formGroups() {
   for (unsigned op = 0, e = ops.size(); op < e; ++op) {
     if (!isCandidate[op])
@@ -474,6 +520,9 @@ void BlockFuser::formGroups() {
       newGroup(op, OpKind::Opaque, Role::Prologue);
       continue;
     }
+    // Grouped with the matmuls that read it, once they have groups.
+    if (foldsIntoMatmul[op])
+      continue;
     switch (kinds[op]) {
     case OpKind::Elementwise:
       fuseElementwise(op);
@@ -489,6 +538,8 @@ void BlockFuser::formGroups() {
       break;
     }
   }
+  if (enable)
+    assignMatrixTransposes();
 }
 
 bool BlockFuser::isInGroup(unsigned group, unsigned op) const {
@@ -543,8 +594,9 @@ void BlockFuser::addRecomputation() {
         continue;
       SmallVector<unsigned> body = mergeSorted(group.members, group.clones);
       for (unsigned op : body) {
-        // A matmul reads its operands from memory.
-        if (kinds[op] == OpKind::Matmul)
+        // A matmul reads its operands from memory, and so does a transpose
+        // that it folds in.
+        if (kinds[op] == OpKind::Matmul || foldsIntoMatmul[op])
           continue;
         for (Value operand : ops[op]->getOperands()) {
           std::optional<unsigned> producer = producerIndex(operand);

@@ -56,6 +56,17 @@ SliceBounds getSliceBounds(int64_t size, int64_t start, int64_t stop,
 llvm::SmallVector<int64_t> promoteMatmulOperand(mlir::RankedTensorType type,
                                                 bool isLhs);
 
+/// Whether `op` transposes the matrices of a tensor: it swaps the two
+/// innermost dimensions and keeps any leading (batch) dimensions in place. A
+/// matmul can read such a transpose's input through a transposed indexing
+/// map instead of a materialised copy.
+bool isMatrixTranspose(TransposeOp op);
+
+/// Whether every use of `op`'s result is an operand of a jeet.matmul of
+/// matrices (both operands of rank 2 or more), so that the matmuls can read
+/// the transpose's input directly (see isMatrixTranspose).
+bool foldsIntoMatmuls(TransposeOp op);
+
 } // namespace jeet
 
 #endif // JEET_DIALECT_JEET_IR_JEETOPS_H

@@ -109,6 +109,15 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     recomputed copies included. Merges that would create a cycle between
     groups are refused, and the output does not depend on pointer order.
 
+    A transpose of matrices (it swaps the two innermost dimensions and keeps
+    the batch dimensions in place) whose every use is an operand of a matmul
+    of matrices joins the group of each matmul that reads it (a member of
+    the first, recomputed in the others): the lowering reads its input
+    through the matmul's indexing maps, and the transpose is never
+    materialised, so attention's `Q @ K^T` is one kernel. Where a reader's
+    group has no room left (`max-ops`), or any other op reads the transpose,
+    it is a group of its own. Any other transpose is a group of its own.
+
     With `multi-reduction`, a reduction group also takes row ops: elementwise
     ops with the reduced input's shape that read the group's reductions (or
     their epilogues) broadcast back over the rows, with the group's prologue

@@ -1,0 +1,145 @@
+// RUN: jeet-opt %s --split-input-file --jeet-decompose --jeet-fuse=multi-reduction=true | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --jeet-decompose --jeet-fuse=enable=false | FileCheck %s --check-prefix=NOFUSE
+// RUN: jeet-opt %s --split-input-file --jeet-decompose --jeet-fuse=max-ops=2 | FileCheck %s --check-prefix=CAP
+
+// A transpose of matrices whose every use is a matmul operand joins the
+// matmul's group: the matmul reads the transpose's input through its
+// indexing maps, and no kernel materialises the transpose.
+
+// Attention (Q @ K^T * scale, softmax, @ V), the CPU pipeline's fusion: three
+// groups; the transpose of K is in the first matmul's. Unfused, every op is
+// a kernel of its own (the transpose too).
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[S:.*]] = jeet.fusion(%{{.*}}, %{{.*}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.constant
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.matmul
+// CHECK: jeet.mul
+// CHECK-NEXT: jeet.yield
+// CHECK: %[[P:.*]] = jeet.fusion(%[[S]])
+// CHECK: jeet.fusion(%[[P]], %{{.*}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.matmul
+// CHECK-NEXT: jeet.yield
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+// NOFUSE-LABEL: func.func @attention
+// NOFUSE: jeet.fusion
+// NOFUSE-NEXT: ^bb0
+// NOFUSE-NEXT: jeet.transpose
+// NOFUSE-NEXT: jeet.yield
+func.func @attention(%q: tensor<8x512x64xf32>, %k: tensor<8x512x64xf32>, %v: tensor<8x512x64xf32>) -> tensor<8x512x64xf32> {
+  %kt = jeet.transpose %k {permutation = array<i64: 0, 2, 1>} : tensor<8x512x64xf32> -> tensor<8x64x512xf32>
+  %s = jeet.matmul %q, %kt : tensor<8x512x64xf32>, tensor<8x64x512xf32> -> tensor<8x512x512xf32>
+  %c = jeet.constant dense<0.125> : tensor<f32>
+  %ss = jeet.mul %s, %c : tensor<8x512x512xf32>, tensor<f32> -> tensor<8x512x512xf32>
+  %p = jeet.softmax %ss {axis = 2 : i64} : tensor<8x512x512xf32>
+  %o = jeet.matmul %p, %v : tensor<8x512x512xf32>, tensor<8x512x64xf32> -> tensor<8x512x64xf32>
+  return %o : tensor<8x512x64xf32>
+}
+
+// -----
+
+// Both operands transposed (A^T @ B^T), 2-D: one group. With max-ops=2 the
+// matmul and its epilogue fill the group, and both transposes are groups of
+// their own.
+// CHECK-LABEL: func.func @both_transposed
+// CHECK: jeet.fusion
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.matmul
+// CHECK-NEXT: jeet.relu
+// CHECK-NEXT: jeet.yield
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+// CAP-LABEL: func.func @both_transposed
+// CAP-COUNT-2: jeet.transpose
+// CAP: jeet.fusion
+// CAP-NEXT: ^bb0
+// CAP-NEXT: jeet.matmul
+// CAP-NEXT: jeet.relu
+// CAP-NEXT: jeet.yield
+// CAP-NOT: jeet.fusion
+// CAP: return
+func.func @both_transposed(%a: tensor<16x8xf32>, %b: tensor<4x16xf32>) -> tensor<8x4xf32> {
+  %at = jeet.transpose %a {permutation = array<i64: 1, 0>} : tensor<16x8xf32> -> tensor<8x16xf32>
+  %bt = jeet.transpose %b {permutation = array<i64: 1, 0>} : tensor<4x16xf32> -> tensor<16x4xf32>
+  %0 = jeet.matmul %at, %bt : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %1 = jeet.relu %0 : tensor<8x4xf32>
+  return %1 : tensor<8x4xf32>
+}
+
+// -----
+
+// A transpose read by two matmuls is in both groups (a member of the
+// first, recomputed in the second) and yielded by neither.
+// CHECK-LABEL: func.func @two_readers
+// CHECK: %[[M1:.*]] = jeet.fusion(%{{.*}}, %{{.*}}) : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.matmul
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion(%{{.*}}, %{{.*}}, %[[M1]]) : (tensor<4x16xf32>, tensor<8x16xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.matmul
+// CHECK-NEXT: jeet.add
+// CHECK-NEXT: jeet.yield
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+func.func @two_readers(%w: tensor<4x16xf32>, %x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> tensor<8x4xf32> {
+  %wt = jeet.transpose %w {permutation = array<i64: 1, 0>} : tensor<4x16xf32> -> tensor<16x4xf32>
+  %0 = jeet.matmul %x, %wt : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %1 = jeet.matmul %y, %wt : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %2 = jeet.add %1, %0 : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  return %2 : tensor<8x4xf32>
+}
+
+// -----
+
+// A transpose that an elementwise op reads too is materialised once, by a
+// group of its own, which both the matmul and the add read.
+// CHECK-LABEL: func.func @other_reader
+// CHECK: %[[T:.*]] = jeet.fusion(%{{.*}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion(%{{.*}}, %[[T]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.matmul
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion(%[[T]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.exp
+// CHECK-NEXT: jeet.yield
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+func.func @other_reader(%w: tensor<4x16xf32>, %x: tensor<8x16xf32>) -> (tensor<8x4xf32>, tensor<16x4xf32>) {
+  %wt = jeet.transpose %w {permutation = array<i64: 1, 0>} : tensor<4x16xf32> -> tensor<16x4xf32>
+  %0 = jeet.matmul %x, %wt : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %1 = jeet.exp %wt : tensor<16x4xf32>
+  return %0, %1 : tensor<8x4xf32>, tensor<16x4xf32>
+}
+
+// -----
+
+// Only a transpose of the two innermost dimensions folds: one that moves a
+// batch dimension stays a group of its own.
+// CHECK-LABEL: func.func @batch_transpose
+// CHECK: jeet.fusion
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.matmul
+// CHECK-NEXT: jeet.yield
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+func.func @batch_transpose(%a: tensor<4x3x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<3x4x5xf32> {
+  %at = jeet.transpose %a {permutation = array<i64: 1, 0, 2>} : tensor<4x3x8xf32> -> tensor<3x4x8xf32>
+  %0 = jeet.matmul %at, %b : tensor<3x4x8xf32>, tensor<3x8x5xf32> -> tensor<3x4x5xf32>
+  return %0 : tensor<3x4x5xf32>
+}

@@ -15,6 +15,8 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 python=${2:-python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
+# No disk cache: every compilation is counted and made in this run.
+export JEET_CACHE_DIR=
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/scripts/tsan.supp"
 
 echo "== ConcurrencyTest (ThreadSanitizer) =="

@@ -6,7 +6,8 @@
 #  - test/python/test_concurrency.py -k sequential: the same execution from 8
 #    Python threads, the GIL released while the compiled code runs. The
 #    interpreter is not instrumented, so the TSan runtime is preloaded for
-#    the _jeet extension, which is.
+#    the _jeet extension, which is; -s, so that pytest does not swallow a
+#    report (halt_on_error ends the process before pytest prints it).
 # Kernels run sequentially in both (libomp is not instrumented: its
 # synchronisation is invisible to TSan). scripts/tsan.supp lists what is
 # suppressed and why. Any report fails the run (halt_on_error).
@@ -29,5 +30,5 @@ tsan=$(gcc -print-file-name=libtsan.so)
 echo "== test/python/test_concurrency.py -k sequential (ThreadSanitizer) =="
 cd "$root"
 LD_PRELOAD=$tsan PYTHONPATH="$build/python" JEET_BUILD_DIR="$build" \
-  "$interpreter" -m pytest -q -p no:cacheprovider -k sequential \
+  "$interpreter" -m pytest -q -s -p no:cacheprovider -k sequential \
   test/python/test_concurrency.py

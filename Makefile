@@ -128,18 +128,20 @@ test-sanitize: setup
 	ninja -C $(ASAN_BUILD_DIR) -j$(JOBS)
 	@bash scripts/test-sanitize.sh $(ASAN_BUILD_DIR) "$(PYTHON)"
 
-# ThreadSanitizer over the concurrency tests (executes of one graph from 8
-# threads, compilations racing on one key), in a build directory of its own.
+# ThreadSanitizer over the concurrency tests (executions of one graph from 8
+# C++ and 8 Python threads, compilations racing on one key), in a build
+# directory of its own, at -O1 like the ASan build.
 TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 $(TSAN_BUILD_DIR)/build.ninja:
 	cmake -S . -B $(TSAN_BUILD_DIR) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Release \
-	  -DCMAKE_C_FLAGS="$(TSAN_FLAGS)" -DCMAKE_CXX_FLAGS="$(TSAN_FLAGS)"
+	  -DCMAKE_C_FLAGS="$(TSAN_FLAGS)" -DCMAKE_CXX_FLAGS="$(TSAN_FLAGS)" \
+	  -DCMAKE_C_FLAGS_RELEASE="$(SANITIZE_OPT)" \
+	  -DCMAKE_CXX_FLAGS_RELEASE="$(SANITIZE_OPT)"
 
 test-tsan: setup
 	$(MAKE) $(TSAN_BUILD_DIR)/build.ninja
-	ninja -C $(TSAN_BUILD_DIR) -j$(JOBS) ConcurrencyTest
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  $(TSAN_BUILD_DIR)/bin/ConcurrencyTest
+	ninja -C $(TSAN_BUILD_DIR) -j$(JOBS) ConcurrencyTest jeet-python
+	@bash scripts/test-tsan.sh $(TSAN_BUILD_DIR) "$(PYTHON)"
 
 # 10,000 random graphs through the differential test (fused vs unfused vs
 # float64 numpy), at the lowest priority.

@@ -90,15 +90,40 @@ bool isSmallGraph(ModuleOp module) {
 
 } // namespace
 
+namespace {
+
+/// The context the inputs are parsed in, with its diagnostic handler and the
+/// target's compiler, replaced every kInputsPerContext inputs.
+struct FuzzContext {
+  explicit FuzzContext(jeet::fuzz::GraphCompilerFactory makeCompiler)
+      : context(getRegistry(), MLIRContext::Threading::DISABLED),
+        discard(&context, [](Diagnostic &) { return success(); }),
+        compiler(makeCompiler(context)) {}
+
+  MLIRContext context;
+  ScopedDiagnosticHandler discard;
+  /// Declared after the context: destroyed before it.
+  std::unique_ptr<jeet::fuzz::GraphCompiler> compiler;
+  unsigned inputs = 0;
+};
+
+FuzzContext &getContext(jeet::fuzz::GraphCompilerFactory makeCompiler) {
+  static std::unique_ptr<FuzzContext> current;
+  if (!current || current->inputs == jeet::fuzz::kInputsPerContext) {
+    current.reset();
+    current = std::make_unique<FuzzContext>(makeCompiler);
+  }
+  ++current->inputs;
+  return *current;
+}
+
+} // namespace
+
 void jeet::fuzz::runMlirInput(const uint8_t *data, size_t size,
-                              llvm::function_ref<void(ModuleOp)> compile) {
+                              GraphCompilerFactory makeCompiler) {
   if (size > kMaxFuzzInputBytes)
     return;
-  // A fresh context per input: a context keeps every attribute and type it
-  // ever uniqued, so one shared context would grow without end.
-  MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
-  ScopedDiagnosticHandler discard(&context,
-                                  [](Diagnostic &) { return success(); });
+  FuzzContext &fuzzContext = getContext(makeCompiler);
   llvm::SourceMgr sourceMgr;
   // The parser needs a null-terminated buffer: copy.
   sourceMgr.AddNewSourceBuffer(
@@ -107,10 +132,10 @@ void jeet::fuzz::runMlirInput(const uint8_t *data, size_t size,
           "fuzz-input.mlir"),
       llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&fuzzContext.context));
   if (!module || failed(verify(*module)))
     return;
   if (!isSmallGraph(*module))
     return;
-  compile(*module);
+  fuzzContext.compiler->compile(*module);
 }

@@ -5,7 +5,8 @@
 // Each MLIR fuzz target parses its input as a module, verifies it and, when
 // the module is a Jeet graph (jeet ops, func.func/return/call) whose tensors
 // are within a size cap, runs one pipeline on it. Every step may fail with a
-// diagnostic (diagnostics are discarded); none may crash or hang.
+// diagnostic (diagnostics are discarded); none may crash or hang. A context
+// serves kInputsPerContext inputs in a row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace jeet {
 namespace fuzz {
@@ -31,10 +33,30 @@ constexpr int64_t kMaxFuzzRank = 8;
 /// Longer inputs are ignored (libFuzzer's -max_len keeps below it anyway).
 constexpr size_t kMaxFuzzInputBytes = 1 << 16;
 
-/// Parses and verifies `data` in a fresh context; when the module is a graph
-/// within the caps, calls `compile` on it.
+/// Inputs parsed in one context before it is replaced by a fresh one. Making
+/// a context and loading the pipelines' dialects into it cost more than
+/// parsing and compiling a typical input; a context also keeps every
+/// attribute and type it uniqued (a folded constant of up to 2^20 elements),
+/// so one context for a whole run would grow without end.
+constexpr unsigned kInputsPerContext = 256;
+
+/// What a target does with each graph. One is made per context (a pass
+/// manager is built once there, not per input) and destroyed before it.
+class GraphCompiler {
+public:
+  virtual ~GraphCompiler() = default;
+  virtual void compile(mlir::ModuleOp module) = 0;
+};
+
+using GraphCompilerFactory =
+    llvm::function_ref<std::unique_ptr<GraphCompiler>(mlir::MLIRContext &)>;
+
+/// Parses and verifies `data` in the current context (every dialect of
+/// Jeet's registry, diagnostics discarded); when the module is a graph within
+/// the caps, compiles it with the context's GraphCompiler, made by
+/// `makeCompiler` the first time.
 void runMlirInput(const uint8_t *data, size_t size,
-                  llvm::function_ref<void(mlir::ModuleOp)> compile);
+                  GraphCompilerFactory makeCompiler);
 
 } // namespace fuzz
 } // namespace jeet

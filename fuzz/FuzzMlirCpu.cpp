@@ -12,13 +12,28 @@
 
 #include "mlir/Pass/PassManager.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  jeet::fuzz::runMlirInput(data, size, [](mlir::ModuleOp module) {
-    mlir::PassManager pm =
-        mlir::PassManager::on<mlir::ModuleOp>(module.getContext());
+namespace {
+
+/// The CPU pipeline, built once per context.
+class CpuPipelineCompiler : public jeet::fuzz::GraphCompiler {
+public:
+  explicit CpuPipelineCompiler(mlir::MLIRContext &context)
+      : pm(mlir::PassManager::on<mlir::ModuleOp>(&context)) {
     jeet::CpuPipelineOptions options;
     jeet::buildJeetCpuPipeline(pm, options);
-    (void)pm.run(module);
+  }
+
+  void compile(mlir::ModuleOp module) override { (void)pm.run(module); }
+
+private:
+  mlir::PassManager pm;
+};
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  jeet::fuzz::runMlirInput(data, size, [](mlir::MLIRContext &context) {
+    return std::make_unique<CpuPipelineCompiler>(context);
   });
   return 0;
 }

@@ -108,6 +108,13 @@ FAULTS = [
      "      (void)held;",
      [lit("Codegen/CPU"),
       pytest("test/python/test_memory_limits.py")]),
+    ("arena pool: an arena in use is handed to a second execution",
+     "lib/Runtime/Execution.cpp",
+     "      if (!pool[i].busy && pool[i].stream == stream) {",
+     "      if (pool[i].stream == stream) {",
+     [ctest("Concurrency"),
+      pytest("test/python/test_concurrency.py"),
+      pytest("test/python/test_memory_limits.py")]),
 ]
 
 PENDING = [

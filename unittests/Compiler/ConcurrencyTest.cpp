@@ -2,7 +2,7 @@
 //
 // Part of the Jeet project.
 //
-// Executes of one compiled graph from 8 threads at once, and compilations
+// Executions of one compiled graph from 8 threads at once, and compilations
 // racing on one cache key: every result right, every intermediate freed (the
 // host allocator's statistics back to their start). make test-tsan runs this
 // test under ThreadSanitizer. The kernels run single-threaded here
@@ -27,21 +27,37 @@ using namespace jeet;
 namespace {
 
 constexpr int kThreads = 8;
-constexpr int kRunsPerThread = 40;
-constexpr int64_t kM = 33, kK = 17, kN = 9;
+constexpr int kRunsPerThread = 100;
+// Large enough that an execution takes a few hundred microseconds: those of
+// different threads overlap, and one that used another's intermediates
+// (its arena) would give a wrong result.
+constexpr int64_t kM = 257, kK = 129, kN = 65;
 
-// relu(x @ w + b), summed over rows: two kernels and an intermediate that
-// the allocator hands out and takes back on every execution.
+// relu(x @ w + b), summed over rows: two kernels and an intermediate in the
+// executable's arena (one per concurrent execution).
 const char *kGraph = R"mlir(
-func.func @main(%x: tensor<33x17xf32>, %w: tensor<17x9xf32>,
-                %b: tensor<9xf32>) -> tensor<33xf32> {
-  %0 = jeet.matmul %x, %w : tensor<33x17xf32>, tensor<17x9xf32> -> tensor<33x9xf32>
-  %1 = jeet.add %0, %b : tensor<33x9xf32>, tensor<9xf32> -> tensor<33x9xf32>
-  %2 = jeet.relu %1 : tensor<33x9xf32>
-  %3 = jeet.reduce_sum %2 {axes = array<i64: 1>} : tensor<33x9xf32> -> tensor<33xf32>
-  return %3 : tensor<33xf32>
+func.func @main(%x: tensor<257x129xf32>, %w: tensor<129x65xf32>,
+                %b: tensor<65xf32>) -> tensor<257xf32> {
+  %0 = jeet.matmul %x, %w : tensor<257x129xf32>, tensor<129x65xf32> -> tensor<257x65xf32>
+  %1 = jeet.add %0, %b : tensor<257x65xf32>, tensor<65xf32> -> tensor<257x65xf32>
+  %2 = jeet.relu %1 : tensor<257x65xf32>
+  %3 = jeet.reduce_sum %2 {axes = array<i64: 1>} : tensor<257x65xf32> -> tensor<257xf32>
+  return %3 : tensor<257xf32>
 }
 )mlir";
+
+/// Makes the threads start together: each waits until all are ready.
+class StartLine {
+public:
+  void wait() {
+    ++ready;
+    while (ready.load() < kThreads)
+      std::this_thread::yield();
+  }
+
+private:
+  std::atomic<int> ready{0};
+};
 
 struct Inputs {
   std::vector<float> x, w, b;
@@ -104,18 +120,16 @@ TEST(Concurrency, EightThreadsExecuteOneCachedGraph) {
   runtime::CachingAllocator &allocator = runtime::getHostDevice().allocator();
   uint64_t allocatedBefore = allocator.stats().allocated_bytes;
   std::atomic<int64_t> wrong{0};
-  std::atomic<int> go{0};
+  StartLine start;
   std::vector<std::string> errors(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       Inputs in = makeInputs(1000 + t);
-      while (!go.load())
-        std::this_thread::yield();
+      start.wait();
       for (int r = 0; r < kRunsPerThread; ++r)
         wrong += runAndCount(*exe, in, errors[t]);
     });
-  go = 1;
   for (std::thread &thread : threads)
     thread.join();
   EXPECT_EQ(wrong.load(), 0);
@@ -131,21 +145,19 @@ TEST(Concurrency, EightThreadsExecuteOneCachedGraph) {
 
 TEST(Concurrency, CompilationsRaceOnOneKey) {
   Compiler compiler;
-  std::atomic<int> go{0};
+  StartLine start;
   std::vector<std::shared_ptr<Executable>> executables(kThreads);
   std::vector<std::string> errors(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
-      while (!go.load())
-        std::this_thread::yield();
+      start.wait();
       auto compiled = compiler.compileCached(kGraph, options());
       if (compiled)
         executables[t] = *compiled;
       else
         errors[t] = llvm::toString(compiled.takeError());
     });
-  go = 1;
   for (std::thread &thread : threads)
     thread.join();
   Inputs in = makeInputs(7);

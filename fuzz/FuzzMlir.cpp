@@ -8,6 +8,7 @@
 
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
 #include "jeet/InitAllJeet.h"
+#include "jeet/Limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -122,6 +123,11 @@ FuzzContext &getContext(jeet::fuzz::GraphCompilerFactory makeCompiler) {
 void jeet::fuzz::runMlirInput(const uint8_t *data, size_t size,
                               GraphCompilerFactory makeCompiler) {
   if (size > kMaxFuzzInputBytes)
+    return;
+  // The compiler's entries refuse these before parsing: MLIR's parser would
+  // exhaust memory on them (jeet::findOversizedResultNumber).
+  if (jeet::findOversizedResultNumber({reinterpret_cast<const char *>(data),
+                                       size}) != std::string_view::npos)
     return;
   FuzzContext &fuzzContext = getContext(makeCompiler);
   llvm::SourceMgr sourceMgr;

@@ -7,8 +7,10 @@
 #include "CompilerSupport.h"
 
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
+#include "jeet/Limits.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -145,11 +147,35 @@ LogicalResult jeet::detail::verifyGraph(ModuleOp module) {
   return success();
 }
 
+LogicalResult
+jeet::detail::checkResultNumbers(MLIRContext &context,
+                                 const llvm::SourceMgr &sourceMgr) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  llvm::StringRef text = buffer->getBuffer();
+  size_t offset = findOversizedResultNumber({text.data(), text.size()});
+  if (offset == std::string_view::npos)
+    return success();
+  auto [line, column] = sourceMgr.getLineAndColumn(
+      llvm::SMLoc::getFromPointer(text.data() + offset));
+  llvm::StringRef use = text.substr(offset).take_while(
+      [](char c) { return !llvm::isSpace(c) && c != ',' && c != ')'; });
+  emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line,
+                                column))
+      << "value use '" << use.take_front(64) << "' names result number "
+      << "beyond " << kMaxResultNumber << ", more than any op has";
+  return failure();
+}
+
 OwningOpRef<ModuleOp>
 jeet::detail::parseGraph(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                          llvm::StringRef sourceName, llvm::StringRef entry,
                          std::vector<TensorSpec> &inputs,
                          std::vector<TensorSpec> &outputs, std::string &error) {
+  if (failed(checkResultNumbers(context, sourceMgr))) {
+    error = "failed to parse " + sourceName.str();
+    return nullptr;
+  }
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module) {

@@ -56,6 +56,12 @@ mlir::LogicalResult readSignature(mlir::func::FuncOp func,
 /// offending op.
 mlir::LogicalResult verifyGraph(mlir::ModuleOp module);
 
+/// Fails, with a diagnostic naming the line, when the text of `sourceMgr`'s
+/// main buffer names a result number that MLIR's parser would size a table
+/// by before checking it (jeet::findOversizedResultNumber).
+mlir::LogicalResult checkResultNumbers(mlir::MLIRContext &context,
+                                       const llvm::SourceMgr &sourceMgr);
+
 /// Parses `sourceMgr`'s buffer as a graph module, verifies it, finds
 /// `entry` and reads its signature. On failure the diagnostics have been
 /// emitted (collect them with DiagnosticCollector) and `error` says what step

@@ -475,6 +475,36 @@ def test_compilation_error_carries_diagnostic():
     assert "<graph>:" in info.value.diagnostic  # file:line:col
 
 
+def test_oversized_result_number_is_a_compilation_error():
+    """MLIR's parser sizes a table by a value use's result number before it
+    checks it: `%r#2147483648` would exhaust memory and end the process. The
+    compiler refuses it first, naming the line (a run in a subprocess, so a
+    regression fails this test instead of killing the session)."""
+    import subprocess
+    import sys
+    code = """
+import jeet
+from jeet import _jeet
+_jeet.compile("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\\n"
+              "  return %a : tensor<2xf32>\\n}\\n")
+text = ("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\\n"
+        "  %r:2 = jeet.fusion (%a) : (tensor<2xf32>) -> "
+        "(tensor<2xf32>, tensor<2xf32>) {\\n"
+        "  ^bb0(%x: tensor<2xf32>):\\n"
+        "    jeet.yield %x, %x : tensor<2xf32>, tensor<2xf32>\\n  }\\n"
+        "  return %r#2147483648 : tensor<2xf32>\\n}\\n")
+try:
+    _jeet.compile(text)
+except jeet.CompilationError as error:
+    print("raised:", error.diagnostic)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "raised: <graph>:6:10: error: value use '%r#2147483648' names " \
+        "result number beyond 1048576" in done.stdout, done.stdout
+
+
 def test_nothing_to_compile():
     with pytest.raises(jeet.JeetError):
         jeet.compile(jeet.zeros(3, device="cpu"))

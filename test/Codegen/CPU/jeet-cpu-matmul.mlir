@@ -314,10 +314,12 @@ func.func @tiles(%a: memref<128x32xf32>, %b: memref<32x128xf32>, %b2: memref<32x
 // CHECK: scf.parallel (%{{.*}}, %[[J:.*]]) =
 // CHECK-NOT: memref.alloc() {alignment = 64 : i64} : memref<1x32x64xf32>
 // CHECK: %[[FIRST:.*]] = arith.divui %[[J]], %c64
-// CHECK: vector.load %[[P]][%[[FIRST]], {{.*}}] : memref<2x32x64xf32>, vector<16xf32>
+// CHECK: call @jeet_matmul_tile(%{{.*}}, %{{.*}}, %{{.*}}, %[[P]], %[[FIRST]])
 // CHECK: scf.reduce
 // CHECK: memref.dealloc %[[P]]
 // CHECK-NEXT: return
+// CHECK: func.func private @jeet_matmul_tile({{.*}}, %[[PK:.*]]: memref<2x32x64xf32>, %[[F:.*]]: index)
+// CHECK: vector.load %[[PK]][%[[F]], {{.*}}] : memref<2x32x64xf32>, vector<16xf32>
 func.func @tiles_rhs_transposed(%a: memref<128x32xf32>, %bt: memref<128x32xf32>, %c: memref<128x128xf32>) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index

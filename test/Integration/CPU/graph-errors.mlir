@@ -4,6 +4,7 @@
 // RUN: not jeet-run %t/foreign.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=FOREIGN
 // RUN: not jeet-run %t/huge.mlir --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: not jeet-run %t/huge-arg.mlir --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=HUGEARG
+// RUN: not jeet-run %t/result-number.mlir --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=RESULTNUM
 
 // A graph that calls itself would overflow the stack when run: rejected.
 // REC: recursive.mlir:2:8: error: recursive call to 'main': Jeet graphs cannot call themselves, directly or through other functions
@@ -47,4 +48,18 @@ func.func @main(%a: tensor<9223372036854775807xf32>) -> tensor<92233720368547758
 //--- huge-arg.mlir
 func.func @main(%a: tensor<4611686018427387904xf32>) -> tensor<4611686018427387904xf32> {
   return %a : tensor<4611686018427387904xf32>
+}
+
+// A result number that MLIR's parser would size a table by (2^31 entries,
+// exhausting memory) is refused before parsing, naming the line.
+// RESULTNUM: result-number.mlir:7:10: error: value use '%r#2147483648' names result number beyond 1048576, more than any op has
+// RESULTNUM: jeet-run: error: compilation of '{{.*}}result-number.mlir' failed
+//--- result-number.mlir
+func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %r:2 = jeet.fusion (%a) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  ^bb0(%x: tensor<2xf32>):
+    %0 = jeet.neg %x : tensor<2xf32>
+    jeet.yield %0, %x : tensor<2xf32>, tensor<2xf32>
+  }
+  return %r#2147483648 : tensor<2xf32>
 }

@@ -5,7 +5,9 @@
 // The upstream translations, `--jeet-to-ptx`: a jeet graph compiled with
 // jeet-gpu-pipeline, printed as the PTX of its kernels, and
 // `--jeet-to-emulator-object`: the host shared object of its kernels for the
-// CUDA driver emulator (jeet-gpu-pipeline{target=emulator}).
+// CUDA driver emulator (jeet-gpu-pipeline{target=emulator}). The Jeet
+// translations parse their input as the compiler does
+// (jeet::parseGraphSource): only jeet and func ops reach a parser.
 //
 //===----------------------------------------------------------------------===//
 

@@ -6,17 +6,13 @@
 
 #include "FuzzMlir.h"
 
-#include "jeet/Dialect/Jeet/IR/JeetDialect.h"
+#include "jeet/GraphSource.h"
 #include "jeet/InitAllJeet.h"
-#include "jeet/Limits.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -50,18 +46,9 @@ bool withinCap(Type type) {
   return count <= jeet::fuzz::kMaxFuzzElements;
 }
 
-/// The ops a Jeet graph is made of: what the compiler's entry points accept.
-bool isGraphOp(Operation *op) {
-  if (isa<ModuleOp, func::FuncOp, func::ReturnOp, func::CallOp>(op))
-    return true;
-  return isa_and_nonnull<jeet::JeetDialect>(op->getDialect());
-}
-
-/// True when every op is a graph op and every tensor within the caps.
+/// True when every tensor of the graph is within the caps.
 bool isSmallGraph(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
-    if (!isGraphOp(op))
-      return WalkResult::interrupt();
     for (Type type : op->getOperandTypes())
       if (!withinCap(type))
         return WalkResult::interrupt();
@@ -124,11 +111,6 @@ void jeet::fuzz::runMlirInput(const uint8_t *data, size_t size,
                               GraphCompilerFactory makeCompiler) {
   if (size > kMaxFuzzInputBytes)
     return;
-  // The compiler's entries refuse these before parsing: MLIR's parser would
-  // exhaust memory on them (jeet::findOversizedResultNumber).
-  if (jeet::findOversizedResultNumber({reinterpret_cast<const char *>(data),
-                                       size}) != std::string_view::npos)
-    return;
   FuzzContext &fuzzContext = getContext(makeCompiler);
   llvm::SourceMgr sourceMgr;
   // The parser needs a null-terminated buffer: copy.
@@ -137,9 +119,11 @@ void jeet::fuzz::runMlirInput(const uint8_t *data, size_t size,
           llvm::StringRef(reinterpret_cast<const char *>(data), size),
           "fuzz-input.mlir"),
       llvm::SMLoc());
+  // As the compiler's entry points parse a graph: only graph ops reach a
+  // parser, and the graph arrives verified in the target's context.
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&fuzzContext.context));
-  if (!module || failed(verify(*module)))
+      jeet::parseGraphSource(sourceMgr, fuzzContext.context);
+  if (!module)
     return;
   if (!isSmallGraph(*module))
     return;

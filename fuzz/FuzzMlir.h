@@ -2,9 +2,10 @@
 //
 // Part of the Jeet project.
 //
-// Each MLIR fuzz target parses its input as a module, verifies it and, when
-// the module is a Jeet graph (jeet ops, func.func/return/call) whose tensors
-// are within a size cap, runs one pipeline on it. Every step may fail with a
+// Each MLIR fuzz target parses its input as a Jeet graph, as the compiler's
+// entry points do (jeet::parseGraphSource: only the jeet and func dialects
+// reach a parser, and the graph is verified), and, when its tensors are
+// within a size cap, runs one pipeline on it. Every step may fail with a
 // diagnostic (diagnostics are discarded); none may crash or hang. A context
 // serves kInputsPerContext inputs in a row.
 //
@@ -51,9 +52,9 @@ public:
 using GraphCompilerFactory =
     llvm::function_ref<std::unique_ptr<GraphCompiler>(mlir::MLIRContext &)>;
 
-/// Parses and verifies `data` in the current context (every dialect of
-/// Jeet's registry, diagnostics discarded); when the module is a graph within
-/// the caps, compiles it with the context's GraphCompiler, made by
+/// Parses and verifies `data` as a graph into the current context (every
+/// dialect of Jeet's registry, diagnostics discarded); when it is within the
+/// caps, compiles it with the context's GraphCompiler, made by
 /// `makeCompiler` the first time.
 void runMlirInput(const uint8_t *data, size_t size,
                   GraphCompilerFactory makeCompiler);

@@ -7,13 +7,10 @@
 #include "CompilerSupport.h"
 
 #include "jeet/Dialect/Jeet/IR/JeetDialect.h"
-#include "jeet/Limits.h"
+#include "jeet/GraphSource.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -23,7 +20,6 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Transforms/IPO/MergeFunctions.h"
 
-#include <functional>
 #include <mutex>
 
 using namespace mlir;
@@ -100,99 +96,19 @@ LogicalResult jeet::detail::readSignature(func::FuncOp func,
   return success();
 }
 
-/// The ops a graph is made of: jeet ops, and functions that call each other.
-static bool isGraphOp(Operation *op) {
-  return isa<ModuleOp, func::FuncOp, func::ReturnOp, func::CallOp>(op) ||
-         isa_and_nonnull<JeetDialect>(op->getDialect());
-}
-
-LogicalResult jeet::detail::verifyGraph(ModuleOp module) {
-  WalkResult ops = module.walk([](Operation *op) {
-    if (isGraphOp(op))
-      return WalkResult::advance();
-    op->emitError() << "'" << op->getName()
-                    << "' is not part of a Jeet graph: graphs hold jeet ops, "
-                       "and func.call between their functions";
-    return WalkResult::interrupt();
-  });
-  if (ops.wasInterrupted())
-    return failure();
-  // No recursion: each function's callees, depth first, with the functions
-  // on the current path marked (a graph is a DAG of calls).
-  SymbolTable symbols(module);
-  llvm::DenseMap<Operation *, int> state; // 1: on the path, 2: done.
-  std::function<LogicalResult(func::FuncOp)> visit =
-      [&](func::FuncOp func) -> LogicalResult {
-    state[func] = 1;
-    WalkResult calls = func.walk([&](func::CallOp call) {
-      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-      if (!callee)
-        return WalkResult::advance(); // The verifier reports it.
-      if (state.lookup(callee) == 1) {
-        call.emitError() << "recursive call to '" << call.getCallee()
-                         << "': Jeet graphs cannot call themselves, "
-                            "directly or through other functions";
-        return WalkResult::interrupt();
-      }
-      if (state.lookup(callee) == 0 && failed(visit(callee)))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    state[func] = 2;
-    return failure(calls.wasInterrupted());
-  };
-  for (auto func : module.getOps<func::FuncOp>())
-    if (state.lookup(func) == 0 && failed(visit(func)))
-      return failure();
-  return success();
-}
-
-LogicalResult
-jeet::detail::checkResultNumbers(MLIRContext &context,
-                                 const llvm::SourceMgr &sourceMgr) {
-  const llvm::MemoryBuffer *buffer =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  llvm::StringRef text = buffer->getBuffer();
-  size_t offset = findOversizedResultNumber({text.data(), text.size()});
-  if (offset == std::string_view::npos)
-    return success();
-  auto [line, column] = sourceMgr.getLineAndColumn(
-      llvm::SMLoc::getFromPointer(text.data() + offset));
-  llvm::StringRef use = text.substr(offset).take_while(
-      [](char c) { return !llvm::isSpace(c) && c != ',' && c != ')'; });
-  emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line,
-                                column))
-      << "value use '" << use.take_front(64) << "' names result number "
-      << "beyond " << kMaxResultNumber << ", more than any op has";
-  return failure();
-}
-
 OwningOpRef<ModuleOp>
 jeet::detail::parseGraph(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                          llvm::StringRef sourceName, llvm::StringRef entry,
                          std::vector<TensorSpec> &inputs,
                          std::vector<TensorSpec> &outputs, std::string &error) {
-  if (failed(checkResultNumbers(context, sourceMgr))) {
-    error = "failed to parse " + sourceName.str();
-    return nullptr;
-  }
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  OwningOpRef<ModuleOp> module = parseGraphSource(sourceMgr, context);
   if (!module) {
-    error = "failed to parse " + sourceName.str();
+    error = "failed to parse " + sourceName.str() + " as a Jeet graph";
     return nullptr;
   }
   auto func = module->lookupSymbol<func::FuncOp>(entry);
   if (!func) {
     error = sourceName.str() + ": no function named '" + entry.str() + "'";
-    return nullptr;
-  }
-  if (failed(verify(*module))) {
-    error = "the graph does not verify";
-    return nullptr;
-  }
-  if (failed(verifyGraph(*module))) {
-    error = "the graph is not one Jeet can compile";
     return nullptr;
   }
   if (failed(readSignature(func, inputs, outputs))) {

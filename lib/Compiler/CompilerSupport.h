@@ -50,19 +50,8 @@ mlir::LogicalResult readSignature(mlir::func::FuncOp func,
                                   std::vector<TensorSpec> &inputs,
                                   std::vector<TensorSpec> &outputs);
 
-/// Checks what the verifier does not: that the module is a Jeet graph (jeet
-/// ops and functions calling each other, nothing else) and that no function
-/// calls itself, directly or through others. Errors are emitted on the
-/// offending op.
-mlir::LogicalResult verifyGraph(mlir::ModuleOp module);
-
-/// Fails, with a diagnostic naming the line, when the text of `sourceMgr`'s
-/// main buffer names a result number that MLIR's parser would size a table
-/// by before checking it (jeet::findOversizedResultNumber).
-mlir::LogicalResult checkResultNumbers(mlir::MLIRContext &context,
-                                       const llvm::SourceMgr &sourceMgr);
-
-/// Parses `sourceMgr`'s buffer as a graph module, verifies it, finds
+/// Parses `sourceMgr`'s buffer as a graph module in `context`
+/// (jeet::parseGraphSource, which verifies it), finds
 /// `entry` and reads its signature. On failure the diagnostics have been
 /// emitted (collect them with DiagnosticCollector) and `error` says what step
 /// failed when no diagnostic did.

@@ -28,7 +28,8 @@ func.func @helper(%a: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // Ops of other dialects are not part of a graph.
-// FOREIGN: foreign.mlir:2:8: error: 'arith.addf' is not part of a Jeet graph: graphs hold jeet ops, and func.call between their functions
+// FOREIGN: foreign.mlir:2:8: error: Dialect `arith' not found for custom op 'arith.addf'
+// FOREIGN: note: Available dialects: builtin, func, jeet
 //--- foreign.mlir
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = arith.addf %a, %a : tensor<4xf32>

@@ -129,19 +129,31 @@ Value gatherWindows(OpBuilder &b, Location loc, Value x, const Window &w,
                           ArrayRef<int64_t>(w.dilations, kSpatialDims));
 }
 
+/// The statically shaped input of a windowed op (a pooling or im2col) and
+/// its 2-entry kernel_shape, or an error naming the op.
+static FailureOr<RankedTensorType>
+windowedInput(StringRef name, std::optional<Location> loc, Type inputType,
+              DenseI64ArrayAttr kernelShape) {
+  auto input = dyn_cast<RankedTensorType>(inputType);
+  if (!input || !input.hasStaticShape())
+    return emitOptionalError(loc, "'", name,
+                             "' op expects a statically shaped tensor");
+  if (!kernelShape || kernelShape.size() != kSpatialDims)
+    return emitOptionalError(loc, "'", name,
+                             "' op kernel_shape must have 2 entries");
+  return input;
+}
+
 template <typename PoolOp>
 LogicalResult inferPool(std::optional<Location> loc,
                         typename PoolOp::Adaptor adaptor,
                         SmallVectorImpl<Type> &results, Window &window) {
   StringRef name = PoolOp::getOperationName();
-  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-  if (!input || !input.hasStaticShape())
-    return emitOptionalError(loc, "'", name,
-                             "' op expects a statically shaped tensor");
-  if (!adaptor.getKernelShapeAttr() ||
-      adaptor.getKernelShape().size() != kSpatialDims)
-    return emitOptionalError(loc, "'", name,
-                             "' op kernel_shape must have 2 entries");
+  FailureOr<RankedTensorType> checked = windowedInput(
+      name, loc, adaptor.getInput().getType(), adaptor.getKernelShapeAttr());
+  if (failed(checked))
+    return failure();
+  RankedTensorType input = *checked;
   if (failed(getWindow(name, loc, input, adaptor.getKernelShape(),
                        adaptor.getStridesAttr(), adaptor.getPaddingAttr(),
                        adaptor.getDilationsAttr(), window)))
@@ -237,14 +249,11 @@ LogicalResult Im2colOp::inferReturnTypes(MLIRContext *context,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
-  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-  if (!input || !input.hasStaticShape())
-    return emitOptionalError(loc, "'", name,
-                             "' op expects a statically shaped tensor");
-  if (!adaptor.getKernelShapeAttr() ||
-      adaptor.getKernelShape().size() != kSpatialDims)
-    return emitOptionalError(loc, "'", name,
-                             "' op kernel_shape must have 2 entries");
+  FailureOr<RankedTensorType> checked = windowedInput(
+      name, loc, adaptor.getInput().getType(), adaptor.getKernelShapeAttr());
+  if (failed(checked))
+    return failure();
+  RankedTensorType input = *checked;
   // The input is padded already.
   auto noPadding =
       DenseI64ArrayAttr::get(context, SmallVector<int64_t>(kPaddingEntries, 0));

@@ -211,6 +211,21 @@ jeet_status *getSpec(const char *function, const jeet_executable *executable,
   return nullptr;
 }
 
+/// Writes `get(executable)` to `*out` after checking the handle and `out`:
+/// the executable's scalar properties all read this way.
+template <typename T, typename Getter>
+jeet_status *getProperty(const char *function,
+                         const jeet_executable *executable, T *out,
+                         Getter get) {
+  if (jeet_status *status = checkHandle(function, executable,
+                                        HandleKind::Executable, "executable"))
+    return status;
+  if (!out)
+    return nullOutput(function);
+  *out = get(*executable->executable);
+  return nullptr;
+}
+
 /// The op names of kernel `kernel`, or an error status.
 jeet_status *getKernel(const char *function, const jeet_executable *executable,
                        size_t kernel, const std::vector<std::string> *&ops) {
@@ -507,26 +522,16 @@ jeet_status *jeet_executable_destroy(jeet_executable *executable) {
 
 jeet_status *jeet_executable_get_num_inputs(const jeet_executable *executable,
                                             size_t *out) {
-  const char *function = "jeet_executable_get_num_inputs";
-  if (jeet_status *status = checkHandle(function, executable,
-                                        HandleKind::Executable, "executable"))
-    return status;
-  if (!out)
-    return nullOutput(function);
-  *out = executable->executable->inputs().size();
-  return nullptr;
+  return getProperty(
+      "jeet_executable_get_num_inputs", executable, out,
+      [](const jeet::Executable &e) { return e.inputs().size(); });
 }
 
 jeet_status *jeet_executable_get_num_outputs(const jeet_executable *executable,
                                              size_t *out) {
-  const char *function = "jeet_executable_get_num_outputs";
-  if (jeet_status *status = checkHandle(function, executable,
-                                        HandleKind::Executable, "executable"))
-    return status;
-  if (!out)
-    return nullOutput(function);
-  *out = executable->executable->outputs().size();
-  return nullptr;
+  return getProperty(
+      "jeet_executable_get_num_outputs", executable, out,
+      [](const jeet::Executable &e) { return e.outputs().size(); });
 }
 
 jeet_status *jeet_executable_get_input(const jeet_executable *executable,
@@ -543,26 +548,17 @@ jeet_status *jeet_executable_get_output(const jeet_executable *executable,
 
 jeet_status *jeet_executable_get_device(const jeet_executable *executable,
                                         const char **out) {
-  const char *function = "jeet_executable_get_device";
-  if (jeet_status *status = checkHandle(function, executable,
-                                        HandleKind::Executable, "executable"))
-    return status;
-  if (!out)
-    return nullOutput(function);
-  *out = executable->executable->options().device == "gpu" ? "gpu" : "cpu";
-  return nullptr;
+  return getProperty("jeet_executable_get_device", executable, out,
+                     [](const jeet::Executable &e) {
+                       return e.options().device == "gpu" ? "gpu" : "cpu";
+                     });
 }
 
 jeet_status *jeet_executable_get_num_kernels(const jeet_executable *executable,
                                              size_t *out) {
-  const char *function = "jeet_executable_get_num_kernels";
-  if (jeet_status *status = checkHandle(function, executable,
-                                        HandleKind::Executable, "executable"))
-    return status;
-  if (!out)
-    return nullOutput(function);
-  *out = executable->executable->kernelOps().size();
-  return nullptr;
+  return getProperty(
+      "jeet_executable_get_num_kernels", executable, out,
+      [](const jeet::Executable &e) { return e.kernelOps().size(); });
 }
 
 jeet_status *

@@ -117,6 +117,19 @@ const ErrorInfo *findError(int code) {
 }
 
 /// One recorded call; holds the state's lock for its duration.
+/// A new fake handle numbered from `next`, owned by `table` and written to
+/// `*out`; returned for the caller to fill in.
+template <typename Fake>
+Fake *addHandle(std::map<Fake *, std::unique_ptr<Fake>> &table, int &next,
+                void **out) {
+  auto fake = std::make_unique<Fake>();
+  Fake *raw = fake.get();
+  raw->id = next++;
+  *out = raw;
+  table[raw] = std::move(fake);
+  return raw;
+}
+
 class Call {
 public:
   Call(const char *name, const std::string &args)
@@ -599,13 +612,10 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(void **module, const void *image,
     values[infoSizeIndex] = reinterpret_cast<void *>(
         static_cast<uintptr_t>(std::min(info.size() + 1, infoSize)));
   writeLog(errorLog, errorSize, "");
-  auto fake = std::make_unique<FakeModule>();
-  fake->id = call.s.nextModule++;
+  FakeModule *fake = addHandle(call.s.modules, call.s.nextModule, module);
   fake->entries = entries;
   fake->paramSizes = findParamSizes(text);
-  *module = fake.get();
   call.note("=> module " + std::to_string(fake->id));
-  call.s.modules[fake.get()] = std::move(fake);
   return 0;
 }
 
@@ -700,11 +710,8 @@ FAKE_EXPORT CUresult cuStreamCreate(void **stream, unsigned flags) {
   Call call("cuStreamCreate", "flags=" + std::to_string(flags));
   if (CUresult r = call.injected())
     return r;
-  auto fake = std::make_unique<FakeStream>();
-  fake->id = call.s.nextStream++;
-  *stream = fake.get();
+  FakeStream *fake = addHandle(call.s.streams, call.s.nextStream, stream);
   call.note("=> stream " + std::to_string(fake->id));
-  call.s.streams[fake.get()] = std::move(fake);
   return 0;
 }
 
@@ -734,10 +741,7 @@ FAKE_EXPORT CUresult cuEventCreate(void **event, unsigned flags) {
   Call call("cuEventCreate", "flags=" + std::to_string(flags));
   if (CUresult r = call.injected())
     return r;
-  auto fake = std::make_unique<FakeEvent>();
-  fake->id = call.s.nextEvent++;
-  *event = fake.get();
-  call.s.events[fake.get()] = std::move(fake);
+  addHandle(call.s.events, call.s.nextEvent, event);
   return 0;
 }
 
@@ -817,11 +821,8 @@ FAKE_EXPORT CUresult cuGraphCreate(void **graph, unsigned flags) {
   Call call("cuGraphCreate", "flags=" + std::to_string(flags));
   if (CUresult r = call.injected())
     return r;
-  auto fake = std::make_unique<FakeGraph>();
-  fake->id = call.s.nextGraph++;
-  *graph = fake.get();
+  FakeGraph *fake = addHandle(call.s.graphs, call.s.nextGraph, graph);
   call.note("=> graph " + std::to_string(fake->id));
-  call.s.graphs[fake.get()] = std::move(fake);
   return 0;
 }
 
@@ -855,14 +856,11 @@ FAKE_EXPORT CUresult cuGraphInstantiateWithFlags(void **exec, void *graph,
   auto it = call.s.graphs.find(static_cast<FakeGraph *>(graph));
   if (it == call.s.graphs.end())
     return call.result(400);
-  auto fake = std::make_unique<FakeGraphExec>();
-  fake->id = call.s.nextExec++;
+  FakeGraphExec *fake = addHandle(call.s.execs, call.s.nextExec, exec);
   fake->graph = it->second->id;
   fake->nodes = it->second->nodes;
-  *exec = fake.get();
   call.note("=> exec " + std::to_string(fake->id) + " of " +
             std::to_string(fake->nodes.size()) + " kernels");
-  call.s.execs[fake.get()] = std::move(fake);
   return 0;
 }
 

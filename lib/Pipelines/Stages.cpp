@@ -78,8 +78,9 @@ void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
   // Ownership-based deallocation frees every intermediate; the liveness
   // optimisation then moves each free right after the buffer's last use.
   bufferization::BufferDeallocationPipelineOptions deallocOptions;
+  // The deallocation pipeline ends with CSE and canonicalization; one more
+  // CSE takes what canonicalization made equal.
   bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
-  pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(
       bufferization::createOptimizeAllocationLivenessPass());

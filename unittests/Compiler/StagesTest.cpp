@@ -4,13 +4,19 @@
 //
 // The stages an Executable reports and keeps are its device's pipeline's
 // (jeet/Pipelines): the registered pipeline and the stage-by-stage run give
-// the same IR, and JEET_DUMP_DIR dumps a Compiler::compile as it does a tool.
+// the same IR, JEET_DUMP_DIR dumps a Compiler::compile as it does a tool, and
+// a stage that leaves the module invalid fails with the verifier's message.
 //
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Compiler/Compiler.h"
 #include "jeet/InitAllJeet.h"
+#include "jeet/Pipelines/PipelineRunner.h"
 #include "jeet/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/Pass.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -127,6 +133,49 @@ TEST(Stages, DumpDirDumpsACompilationOfTheCppAPI) {
     }
   }
   llvm::sys::fs::remove_directories(dir);
+}
+
+/// Leaves the module invalid: @main's type loses its results while its
+/// return still returns a value (what a faulty pass could do).
+struct DropResultTypesPass
+    : mlir::PassWrapper<DropResultTypesPass,
+                        mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DropResultTypesPass)
+  void runOnOperation() override {
+    for (auto function : getOperation().getOps<mlir::func::FuncOp>())
+      function.setType(mlir::FunctionType::get(
+          &getContext(), function.getArgumentTypes(), {}));
+  }
+};
+
+TEST(Stages, AStageThatLeavesInvalidIRFailsWithTheVerifiersMessage) {
+  // The pass manager does not verify after each pass; the runner verifies
+  // after each stage.
+  mlir::DialectRegistry registry;
+  registerAllJeetDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.disableMultithreading();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(kGraph, &context);
+  ASSERT_TRUE(module);
+  StagedPipeline pipeline;
+  pipeline.description = "broken";
+  pipeline.stages = {{"broken",
+                      [](mlir::OpPassManager &pm) {
+                        pm.addPass(std::make_unique<DropResultTypesPass>());
+                      }},
+                     {"after", [](mlir::OpPassManager &) {}}};
+  std::string messages;
+  mlir::ScopedDiagnosticHandler handler(&context,
+                                        [&](mlir::Diagnostic &diagnostic) {
+                                          messages += diagnostic.str() + "\n";
+                                          return mlir::success();
+                                        });
+  PipelineRunner runner(pipeline, "main-cpu", /*keepIR=*/false);
+  EXPECT_TRUE(mlir::failed(runner.run(*module)));
+  EXPECT_EQ(runner.failedStage(), "broken");
+  EXPECT_NE(messages.find("enclosing function (@main) returns 0"),
+            std::string::npos)
+      << messages;
 }
 
 } // namespace

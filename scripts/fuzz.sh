@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make fuzz: runs every libFuzzer target of the clang build in $1 for $3
 # seconds each, at the lowest priority, then the Python graph-builder fuzzer
-# on the main build in $2 for as long; ends with a table of executions per
+# on the main build in $2 for as long (compiling and running one program in
+# FUZZ_EXECUTE_EVERY, default 10, and building the others' graphs); ends with a table of executions per
 # target. Each target's corpus grows in $1/fuzz/live/<corpus> (seeded from the
 # lit tests and the regression inputs); a crash or a timeout writes the input
 # to $1/fuzz/artifacts/ and the script exits 1 naming it.
@@ -68,7 +69,8 @@ done
 echo "== Python graph builder: ${seconds}s =="
 PYTHONPATH="$build/python" JEET_BUILD_DIR=$(cd "$build" && pwd) \
   nice -n 19 "$python" "$root/fuzz/python/fuzz_graph_builder.py" \
-  --seconds "$seconds" >"$artifacts/graph-builder.log" 2>&1
+  --seconds "$seconds" --execute-every "${FUZZ_EXECUTE_EVERY:-10}" \
+  >"$artifacts/graph-builder.log" 2>&1
 rc=$?
 tail -3 "$artifacts/graph-builder.log"
 result=ok

@@ -13,9 +13,15 @@ exception, a CompilationError for a graph whose every op was accepted, a
 crash) is a finding.
 
 Two drivers:
-  fuzz_graph_builder.py [--seed S] [--count N | --seconds T]
+  fuzz_graph_builder.py [--seed S] [--count N | --seconds T] [--execute-every K]
       a seeded random driver: program k of a run uses seed S+k; a failure
-      prints the one-line command that replays it.
+      prints the one-line command that replays it. With --execute-every K
+      (default 1: every program), only the programs whose seed is a multiple
+      of K are compiled and run; the others stop after building their graph
+      (the C++ graph builder, MLIR's verifier and printer, the structural
+      key), which is about 40 times cheaper than compiling it: long runs
+      cover many more programs of the builder that way, and the compiler
+      behind it has fuzz targets of its own (jeet-fuzz-mlir-cpu/-gpu).
   fuzz_graph_builder.py --atheris [libFuzzer flags...]
       coverage-guided with atheris (pip install atheris), libFuzzer's flags.
 
@@ -33,6 +39,7 @@ import numpy as np
 import warnings
 
 import jeet
+from jeet import _tensor
 
 ALLOWED = (jeet.JeetError, TypeError, ValueError, OverflowError)
 
@@ -259,12 +266,15 @@ class Program:
             raise Finding(f"{name} returned {type(result).__name__}, not a jeet.Tensor")
         self.tensors.append(result)
 
-    def check_executes(self):
+    def check_executes(self, execute=True):
         lazy = [t for t in self.tensors if not t.is_materialized]
         if not lazy:
             return
         chosen = [self.src.pick(lazy) for _ in range(self.src.int(1, 3))]
         declared = [(t.shape, t.dtype) for t in chosen]
+        if not execute:
+            self.check_builds(chosen)
+            return
         self.log.append(f"jeet.execute({len(chosen)} tensors)")
         try:
             jeet.execute(*chosen)
@@ -282,12 +292,29 @@ class Program:
                     f"declared {shape} {dtype}, executed {array.shape} {array.dtype}")
 
 
-def run_program(src):
+    def check_builds(self, chosen):
+        """The graph computing `chosen`, built and printed but not compiled:
+        every op the Python API accepted must be accepted by the C++ graph
+        builder and the verifier, and the structural key must be made."""
+        self.log.append(f"build({len(chosen)} tensors)")
+        unique = list({id(t): t for t in chosen}.values())
+        try:
+            built = _tensor._build(unique)
+        except ALLOWED as error:
+            raise Finding("a graph whose every op was accepted failed to "
+                          f"build: {type(error).__name__}: {error}") from None
+        if "func.func" not in built.text:
+            raise Finding(f"the built graph has no function:\n{built.text}")
+        if _tensor._graph_key(unique) is None:
+            raise Finding("no structural key for a graph that builds")
+
+
+def run_program(src, execute=True):
     program = Program(src)
     try:
         for _ in range(src.int(1, 14)):
             program.step()
-        program.check_executes()
+        program.check_executes(execute)
     except Finding:
         raise
     except Exception as error:  # anything a caller could not expect
@@ -298,7 +325,7 @@ def run_program(src):
 
 def seeded_main(args):
     start = time.monotonic()
-    count = 0
+    count = executed = 0
     while True:
         if args.count is not None and count >= args.count:
             break
@@ -309,16 +336,20 @@ def seeded_main(args):
         if args.verbose:
             print(f"program seed {seed}", flush=True)
         try:
-            run_program(RandomSource(seed))
+            run_program(RandomSource(seed), seed % args.execute_every == 0)
         except Finding as finding:
             print(f"FINDING in program seed {seed}: {finding}")
+            mode = "" if seed % args.execute_every == 0 else \
+                f" --execute-every {args.execute_every}"
             print("replay: PYTHONPATH=build/python python3 "
-                  f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1")
+                  f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1"
+                  + mode)
             return 1
+        executed += seed % args.execute_every == 0
         count += 1
     print(f"fuzz_graph_builder: {count} programs (seeds {args.seed}.."
-          f"{args.seed + count - 1}) in {time.monotonic() - start:.1f} s, "
-          "no finding")
+          f"{args.seed + count - 1}; {executed} compiled and run, the others "
+          f"built) in {time.monotonic() - start:.1f} s, no finding")
     return 0
 
 
@@ -344,8 +375,14 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int)
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--execute-every", type=int, default=1, metavar="K",
+                        help="compile and run only the programs whose seed "
+                        "is a multiple of K; build the others' graphs")
     parser.add_argument("--verbose", action="store_true")
-    return seeded_main(parser.parse_args())
+    args = parser.parse_args()
+    if args.execute_every < 1:
+        parser.error(f"--execute-every must be at least 1, got {args.execute_every}")
+    return seeded_main(args)
 
 
 if __name__ == "__main__":

@@ -11,13 +11,16 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FUZZER = ROOT / "fuzz" / "python" / "fuzz_graph_builder.py"
 PROGRAMS = 150
+# Programs that stop after building their graph (C++ graph builder, verifier,
+# printer, structural key) are ~40x cheaper than compiled ones.
+BUILT_PROGRAMS = 3000
+EXECUTE_EVERY = 500
 
 
-def test_graph_builder_fuzzer_short_run():
-    env = dict(os.environ)
+def run_fuzzer(*args):
     proc = subprocess.run(
-        [sys.executable, str(FUZZER), "--seed", "1", "--count", str(PROGRAMS),
-         "--verbose"], capture_output=True, text=True, env=env, timeout=900)
+        [sys.executable, str(FUZZER), *args, "--verbose"], capture_output=True,
+        text=True, env=dict(os.environ), timeout=900)
     if proc.returncode != 0:
         seeds = [line for line in proc.stdout.splitlines()
                  if line.startswith("program seed")]
@@ -25,5 +28,27 @@ def test_graph_builder_fuzzer_short_run():
         raise AssertionError(
             f"the fuzzer failed (exit {proc.returncode}) in program seed {last}; "
             f"replay: PYTHONPATH=build/python python3 {FUZZER.relative_to(ROOT)} "
-            f"--seed {last} --count 1\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    assert f"{PROGRAMS} programs" in proc.stdout
+            f"--seed {last} --count 1 {' '.join(args[4:])}\n{proc.stdout[-3000:]}\n"
+            f"{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+def test_graph_builder_fuzzer_short_run():
+    out = run_fuzzer("--seed", "1", "--count", str(PROGRAMS))
+    assert f"{PROGRAMS} programs (seeds 1..{PROGRAMS}; {PROGRAMS} compiled" in out
+
+
+def test_graph_builder_fuzzer_builds_without_compiling():
+    out = run_fuzzer("--seed", "200000", "--count", str(BUILT_PROGRAMS),
+                     "--execute-every", str(EXECUTE_EVERY))
+    executed = BUILT_PROGRAMS // EXECUTE_EVERY
+    assert f"{BUILT_PROGRAMS} programs (seeds 200000..{200000 + BUILT_PROGRAMS - 1}; " \
+        f"{executed} compiled and run" in out
+
+
+def test_graph_builder_fuzzer_rejects_a_bad_execute_every():
+    proc = subprocess.run(
+        [sys.executable, str(FUZZER), "--count", "1", "--execute-every", "0"],
+        capture_output=True, text=True, env=dict(os.environ), timeout=60)
+    assert proc.returncode == 2
+    assert "--execute-every must be at least 1, got 0" in proc.stderr

@@ -456,4 +456,62 @@ def JeetCpuSequentializeNestedParallelPass
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Compile time
+//===----------------------------------------------------------------------===//
+
+def JeetCpuOutlineKernelsPass
+    : Pass<"jeet-cpu-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Moves each kernel of a graph with many kernels into a "
+                "function of its own";
+  let description = [{
+    LLVM optimises and generates code for one function at a time, and parts
+    of it (the machine scheduler and instruction selection over one long
+    block, the analyses that outline OpenMP regions) grow with the square of
+    that function's size. A graph of hundreds of kernels, all in its one
+    function, then compiles in time that grows with the square of its
+    kernels. In a public function holding at least `min-kernels` kernels,
+    this pass moves each kernel (an op of the function's body with regions
+    and no results: a loop nest or a linalg op on buffers) into a private
+    function of its own, marked `noinline`, and calls it: each is then
+    compiled alone, and kernels that lower to the same code are merged into
+    one function by LLVM. The buffers and scalars a kernel uses become the
+    function's arguments; constants are copied into it.
+
+    A kernel that allocates or frees memory stays where it is: its
+    allocations must stop the graph's function cleanly when they fail
+    (`jeet-cpu-check-allocations`), which a callee cannot do. Graphs with
+    fewer kernels keep them inline, where LLVM also sees across them.
+
+    Before (`min-kernels=2`):
+    ```mlir
+    func.func @main(%a: memref<16xf32>, %b: memref<16xf32>) {
+      %c0 = arith.constant 0 : index
+      scf.for %i = %c0 to %c16 step %c1 { ... %a ... }
+      scf.for %i = %c0 to %c16 step %c1 { ... %b ... }
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%a: memref<16xf32>, %b: memref<16xf32>) {
+      call @jeet_kernel(%a) : (memref<16xf32>) -> ()
+      call @jeet_kernel_0(%b) : (memref<16xf32>) -> ()
+      return
+    }
+    func.func private @jeet_kernel(%arg0: memref<16xf32>)
+        attributes {passthrough = ["noinline"]} {
+      %c0 = arith.constant 0 : index
+      scf.for %i = %c0 to %c16 step %c1 { ... %arg0 ... }
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"minKernels", "min-kernels", "int64_t", /*default=*/"32",
+           "Outline the kernels of functions that hold at least this many">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // JEET_CODEGEN_CPU_PASSES_TD

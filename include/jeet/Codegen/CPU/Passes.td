@@ -77,7 +77,16 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     parallel loop form an `scf.parallel` (with fewer than 4 register tiles
     of rows, as in a matrix-vector product, column panels do instead); a
     batch_matmul (or a broadcast contraction) with at least 4 batches runs
-    its batches in parallel.
+    its batches in parallel. A matmul of fewer than `min-parallel-work`
+    multiply-adds runs on one thread (no `scf.parallel`, its packing of B
+    included).
+
+    The tiles of a matmul with an epilogue whose parallel loop runs over
+    the columns alone (every tile reads panels of B no other tile reads, as
+    when the rows fit in one tile) pack their own panels inside the tile
+    instead of reading a copy made before the loop: the copy is the same
+    work, but made before the loop it is a parallel loop of its own, one
+    more start and join of the threads per call.
 
     Before:
     ```mlir
@@ -113,6 +122,11 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     Option<"kBlock", "k-block", "int64_t", /*default=*/"0",
            "Reduction steps per cache block; 0: the most whose micro-panel "
            "of B takes two thirds of the L1 data cache">,
+    Option<"minParallelWork", "min-parallel-work", "int64_t",
+           /*default=*/"0",
+           "Multiply-adds (m x n x k, times the batches) below which a "
+           "matmul runs on one thread: starting and joining the threads "
+           "would cost more than they save">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",

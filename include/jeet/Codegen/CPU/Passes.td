@@ -83,10 +83,12 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
 
     The tiles of a matmul with an epilogue whose parallel loop runs over
     the columns alone (every tile reads panels of B no other tile reads, as
-    when the rows fit in one tile) pack their own panels inside the tile
-    instead of reading a copy made before the loop: the copy is the same
-    work, but made before the loop it is a parallel loop of its own, one
-    more start and join of the threads per call.
+    when the rows fit in one tile) do not read a copy made before the loop
+    (the same work, but a parallel loop of its own: one more start and join
+    of the threads per call). Such a tile of 128 rows or more, or whose B
+    rows lie a multiple of 4 KiB apart, packs its own panels; a smaller one
+    reads B as it is (the copy would cost more than streaming the panel
+    from L2).
 
     Before:
     ```mlir

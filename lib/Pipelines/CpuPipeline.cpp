@@ -21,6 +21,12 @@
 
 using namespace mlir;
 
+/// Multiply-adds below which a matmul runs on one thread: about 20 us of one
+/// core's work (2^20 multiply-adds at ~50 GFLOP/s), as long as waking a
+/// sleeping OpenMP thread and joining it can take on a loaded machine
+/// (OMP_WAIT_POLICY=passive, docs/Performance.md).
+static constexpr int64_t kMinParallelMatmulWork = int64_t(1) << 20;
+
 void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
                                        const CpuPipelineOptions &options) {
   // Tiled kernels (a matmul with its epilogue) come as scf.forall over tiles.
@@ -31,6 +37,7 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     // already inside a parallel loop (an epilogue tile).
     JeetCpuMatmulPassOptions matmulOptions;
     matmulOptions.parallel = options.parallel;
+    matmulOptions.minParallelWork = kMinParallelMatmulWork;
     pm.addPass(createJeetCpuMatmulPass(matmulOptions));
     JeetCpuVectorizeElementwisePassOptions elementwiseOptions;
     elementwiseOptions.parallel = options.parallel;

@@ -120,6 +120,23 @@ def test_matmul(shapes, rng):
     check(jeet.matmul(t(a), t(b)), np.matmul(f64(a), f64(b)), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("shapes", [
+    # Epilogue tiles along the columns alone, B's rows 1 KiB apart: each
+    # tile reads B as it is (an MLP layer at batch 64).
+    ((64, 784), (784, 256)),
+    # The same with B's rows 4 KiB apart: each tile packs its own panel.
+    ((64, 96), (96, 1024)),
+    # Tiles along rows and columns: one copy of B's panels for all.
+    ((200, 64), (64, 256)),
+    # Small enough to run on one thread.
+    ((64, 256), (256, 10))])
+def test_matmul_bias_relu(shapes, rng):
+    a, b = randn(rng, *shapes[0]), randn(rng, *shapes[1])
+    bias = randn(rng, shapes[1][1])
+    check(jeet.relu(jeet.matmul(t(a), t(b)) + t(bias)),
+          np.maximum(f64(a) @ f64(b) + f64(bias), 0), rtol=1e-4, atol=1e-4)
+
+
 def test_matmul_operator(rng):
     a, b = randn(rng, 40, 30), randn(rng, 30, 20)
     check(t(a) @ t(b), f64(a) @ f64(b), rtol=1e-4, atol=1e-4)

@@ -50,6 +50,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <limits>
 #include <unistd.h>
 
 namespace jeet {
@@ -153,8 +154,9 @@ public:
     // every row block then reads in order (see packRhs); a transposed B
     // always, with its partial last panel, since no kernel reads it as it
     // is.
-    if (!packed && (layout.rhsTransposed || (m >= kPackMinRows && n >= nr))) {
-      packed = packRhs(b, loc, rhs, nr, layout.rhsTransposed);
+    if (!packed && (layout.rhsTransposed ||
+                    (mayPackRhs && m >= kPackMinRows && n >= nr))) {
+      packed = packRhs(b, loc, rhs, nr, layout.rhsTransposed, parallel);
       firstPanel = cst(0);
     }
     // Row blocks: a multiple of the register tile, and small enough that
@@ -202,14 +204,22 @@ public:
       memref::DeallocOp::create(b, loc, lhsPacked);
   }
 
+  /// Reads a B that is not transposed as it is, never packing it (see
+  /// JeetCpuMatmulPass::packsOwnPanels).
+  MatmulEmitter &withoutRhsPacking() {
+    mayPackRhs = false;
+    return *this;
+  }
+
   /// Copies B's full panels of `nr` columns into a new (panel, k, column)
   /// buffer: a kernel then reads its panel of B as one contiguous stream
   /// instead of rows a whole B row apart, which alias in L1 when that stride
   /// is a multiple of 4 KiB and cross pages at every step. The panels are
   /// copied in parallel (an scf.parallel; nested in another parallel loop it
-  /// runs in sequence). The caller frees the buffer.
+  /// runs in sequence) unless `parallel` is false. The caller frees the
+  /// buffer.
   static Value packRhs(OpBuilder &b, Location loc, Value rhs, int64_t nr,
-                       bool transposed) {
+                       bool transposed, bool parallel = true) {
     auto type = cast<MemRefType>(rhs.getType());
     Value packed = memref::AllocOp::create(
         b, loc,
@@ -217,7 +227,8 @@ public:
                          type.getDimSize(transposed ? 1 : 0), nr},
                         type.getElementType()),
         b.getI64IntegerAttr(kPackAlignment));
-    packRhsInto(b, loc, rhs, nr, transposed, packed, /*first=*/Value());
+    packRhsInto(b, loc, rhs, nr, transposed, packed, /*first=*/Value(),
+                parallel);
     return packed;
   }
 
@@ -230,9 +241,10 @@ public:
 
   /// packRhs into `packed`, from its panel `first` on (0 when null).
   static void packRhsInto(OpBuilder &b, Location loc, Value rhs, int64_t nr,
-                          bool transposed, Value packed, Value first) {
+                          bool transposed, Value packed, Value first,
+                          bool parallel = true) {
     if (transposed) {
-      packTransposedRhs(b, loc, rhs, nr, packed, first);
+      packTransposedRhs(b, loc, rhs, nr, packed, first, parallel);
       return;
     }
     auto type = cast<MemRefType>(rhs.getType());
@@ -247,8 +259,8 @@ public:
     SmallVector<std::pair<Value, VectorType>> segments;
     for (auto [offset, size] : segmentsOf(nr))
       segments.push_back({cst(offset), VectorType::get({size}, rhsElement)});
-    scf::ParallelOp::create(
-        b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
+    panelLoop(
+        b, loc, zero, count, one, parallel,
         [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
           Value j = arith::MulIOp::create(nested, nestedLoc, ivs[0], width);
           Value panel =
@@ -274,7 +286,8 @@ public:
   /// column of B, a row of the buffer, is read contiguously and scattered
   /// into its panel, which stays in L1.
   static void packTransposedRhs(OpBuilder &b, Location loc, Value rhs,
-                                int64_t nr, Value packed, Value first) {
+                                int64_t nr, Value packed, Value first,
+                                bool parallel) {
     auto type = cast<MemRefType>(rhs.getType());
     int64_t n = type.getDimSize(0), k = type.getDimSize(1);
     int64_t panels = llvm::divideCeil(n, nr);
@@ -283,8 +296,8 @@ public:
     };
     Value zero = cst(0), one = cst(1), count = cst(panels), width = cst(nr),
           columns = cst(n), depth = cst(k);
-    scf::ParallelOp::create(
-        b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
+    panelLoop(
+        b, loc, zero, count, one, parallel,
         [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
           Value j = arith::MulIOp::create(nested, nestedLoc, ivs[0], width);
           Value panel =
@@ -310,6 +323,20 @@ public:
   }
 
 private:
+  /// The loop over B's panels of a packing: an scf.parallel, or with
+  /// `parallel` false an scf.for.
+  static void
+  panelLoop(OpBuilder &b, Location loc, Value lb, Value ub, Value step,
+            bool parallel,
+            function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+    if (parallel)
+      scf::ParallelOp::create(b, loc, ValueRange{lb}, ValueRange{ub},
+                              ValueRange{step}, body);
+    else
+      scf::buildLoopNest(b, loc, ValueRange{lb}, ValueRange{ub},
+                         ValueRange{step}, body);
+  }
+
   static constexpr int64_t kFewRowBlocks = 4;
   static constexpr int64_t kPanelsPerMatmul = 8;
   static constexpr int64_t kPackMinRows = 64;
@@ -526,6 +553,7 @@ private:
   /// of this matmul's first panel in it; whether this emitter frees it.
   Value packed, firstPanel;
   bool ownsPacked = true;
+  bool mayPackRhs = true;
   /// A's blocks, packed per row block (see packLhs), or null, and the rows
   /// of a block.
   Value lhsPacked;
@@ -761,6 +789,63 @@ static std::optional<HoistableRhs> hoistableRhs(Value rhs, int64_t nr,
                       batchRank ? offsets[0] : OpFoldResult()};
 }
 
+/// Whether the tile `matmul` of the tile loop `outermost` reads panels of B
+/// that no other tile reads: its B is sliced at the induction variable of
+/// the loop's one dimension of more than one iteration, and no other loop
+/// lies between the tile and `outermost`. Such a tile packs its own panels
+/// (the same copying as one copy before the loop, without a parallel loop
+/// of its own to start and join).
+static bool readsOwnPanels(Operation *matmul, const HoistableRhs &hoistable,
+                           scf::ParallelOp outermost) {
+  if (matmul->getParentOp() != outermost.getOperation())
+    return false;
+  auto iv = dyn_cast_or_null<BlockArgument>(
+      dyn_cast_if_present<Value>(hoistable.column));
+  if (!iv || iv.getOwner()->getParentOp() != outermost.getOperation())
+    return false;
+  for (unsigned dim = 0, e = outermost.getNumLoops(); dim < e; ++dim) {
+    if (dim == iv.getArgNumber())
+      continue;
+    std::optional<int64_t> lb =
+        getConstantIntValue(outermost.getLowerBound()[dim]);
+    std::optional<int64_t> ub =
+        getConstantIntValue(outermost.getUpperBound()[dim]);
+    std::optional<int64_t> step = getConstantIntValue(outermost.getStep()[dim]);
+    if (!lb || !ub || !step || *step <= 0 || *ub - *lb > *step)
+      return false;
+  }
+  return true;
+}
+
+/// The distance in bytes at which addresses share an L1 set (64 sets of
+/// 64-byte lines): rows of B this far apart evict each other.
+constexpr int64_t kL1AliasingBytes = 4096;
+/// Rows of a tile from which packing its own panels of B pays even when
+/// B's rows do not alias: below, the copy costs more than the panel's
+/// streaming from L2 (64x784 @ 784x64 tiles of an MLP: 35 us of 245 us on
+/// one thread).
+constexpr int64_t kTilePackMinRows = 128;
+
+/// Whether B's rows lie a multiple of kL1AliasingBytes apart.
+static bool rowsAliasInL1(Value rhs) {
+  auto type = cast<MemRefType>(rhs.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  int64_t bytes = strides[0] * type.getElementTypeBitWidth() / 8;
+  return !ShapedType::isDynamic(strides[0]) && bytes % kL1AliasingBytes == 0;
+}
+
+/// The multiply-adds of a contraction: the product of its loop ranges.
+static int64_t multiplyAdds(linalg::LinalgOp op) {
+  int64_t work = 1;
+  for (int64_t range : op.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range) ||
+        (range > 0 && work > std::numeric_limits<int64_t>::max() / range))
+      return std::numeric_limits<int64_t>::max();
+    work *= range;
+  }
+  return work;
+}
+
 struct JeetCpuMatmulPass
     : public jeet::impl::JeetCpuMatmulPassBase<JeetCpuMatmulPass> {
   using Base::Base;
@@ -778,7 +863,8 @@ struct JeetCpuMatmulPass
     if (!outermost)
       return std::nullopt;
     auto hoistable = hoistableRhs(rhs, nr, transposed, batchRank, outermost);
-    if (!hoistable)
+    if (!hoistable ||
+        (batchRank == 0 && readsOwnPanels(matmul, *hoistable, outermost)))
       return std::nullopt;
     Value base = hoistable->base;
     Value &buffer = hoistedPanels[{{outermost, base}, transposed ? 1u : 0u}];
@@ -809,6 +895,17 @@ struct JeetCpuMatmulPass
           b, loc, first, arith::MulIOp::create(b, loc, batch, panels));
     }
     return PackedPanels{buffer, first};
+  }
+
+  /// Whether the tile `matmul` reads panels of B that no other tile of its
+  /// loop reads (see readsOwnPanels).
+  static bool ownsPanels(Operation *matmul, Value rhs, int64_t nr,
+                         bool transposed) {
+    scf::ParallelOp outermost = outermostParallel(matmul);
+    if (!outermost)
+      return false;
+    auto hoistable = hoistableRhs(rhs, nr, transposed, 0, outermost);
+    return hoistable && readsOwnPanels(matmul, *hoistable, outermost);
   }
 
   /// B's panels packed before a tile loop, by (loop, base, transposed).
@@ -904,19 +1001,30 @@ struct JeetCpuMatmulPass
       Location loc = op.getLoc();
       bool nested = op->getParentOfType<scf::ParallelOp>() ||
                     op->getParentOfType<scf::ForallOp>();
-      bool runParallel = parallel && !nested;
+      // A small matmul is done before the threads would have started.
+      bool runParallel =
+          parallel && !nested && multiplyAdds(op) >= minParallelWork;
       if (batching.numBatch == 0) {
         std::optional<PackedPanels> prepacked;
         if (nested)
           prepacked = hoistPacking(b, loc, op, rhs, sizes.registerCols,
                                    batching.layout.rhsTransposed);
-        if (prepacked)
+        if (prepacked) {
           callTileKernel(b, loc, lhs, rhs, acc, *prepacked, sizes,
                          batching.layout);
-        else
-          MatmulEmitter(b, loc, lhs, rhs, acc, sizes, batching.layout,
-                        prepacked)
-              .emit(runParallel);
+        } else {
+          MatmulEmitter emitter(b, loc, lhs, rhs, acc, sizes, batching.layout);
+          // A tile that alone reads its panels streams them from L2 unless
+          // they alias in L1 or enough rows share the copy.
+          if (nested &&
+              ownsPanels(op, rhs, sizes.registerCols,
+                         batching.layout.rhsTransposed) &&
+              cast<MemRefType>(acc.getType()).getDimSize(0) <
+                  kTilePackMinRows &&
+              !rowsAliasInL1(rhs))
+            emitter.withoutRhsPacking();
+          emitter.emit(runParallel);
+        }
         op->erase();
         continue;
       }

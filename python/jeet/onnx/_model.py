@@ -19,6 +19,7 @@ from ._ops import CONVERTERS, FOLDERS
 # The dtypes whose memory jeet.from_dlpack shares (int64 and bool inputs
 # are copied).
 _DLPACK_DTYPES = ("f32", "f16", "i32")
+_DTYPE_NUMPY = {"f32": "float32", "f16": "float16", "i32": "int32"}
 
 
 class Options:
@@ -124,7 +125,8 @@ def check_model(model, where):
 
 
 class InputSpec:
-    __slots__ = ("name", "shape", "dtype", "numpy_dtype", "declared", "error")
+    __slots__ = ("name", "shape", "dtype", "numpy_dtype", "declared", "error",
+                 "shared")
 
     def __str__(self):
         return f"'{self.name}' {_fmt(self.shape)} {_types.name(self.declared)}"
@@ -183,6 +185,11 @@ def input_specs(model, input_shapes, options):
         declared = _declared_dims(info) if tensor_type.HasField("shape") else None
         given = input_shapes.get(info.name)
         spec.shape = _resolve_shape(info.name, declared, given)
+        # A C-contiguous NumPy array of exactly this shape and dtype is
+        # shared with the graph as it is (the calls' fast path).
+        spec.shared = (spec.dtype in _DLPACK_DTYPES
+                       and spec.declared != _types.FLOAT64
+                       and spec.numpy_dtype == np.dtype(_DTYPE_NUMPY.get(spec.dtype)))
         specs.append(spec)
     return specs
 
@@ -235,7 +242,7 @@ class Imported:
     """One import of the graph: the jeet graph's text and how to run it."""
 
     __slots__ = ("text", "device", "leaves", "plan", "runtime_inputs",
-                 "executable")
+                 "executable", "leaf_rts", "source")
 
 
 def import_graph(model, specs, statics, options, device, prepare=False,
@@ -293,7 +300,9 @@ def import_graph(model, specs, statics, options, device, prepare=False,
         elif out._rt is not None or out._op == "constant":
             plan.append(("tensor", out))
         else:
-            plan.append(("out", len(nodes)))
+            # The result's type is known now: calls wrap the runtime tensor
+            # without asking it.
+            plan.append(("out", len(nodes), out._shape, out._dtype))
             nodes.append(out)
     imported = Imported()
     imported.plan = plan
@@ -306,6 +315,8 @@ def import_graph(model, specs, statics, options, device, prepare=False,
         built = _tensor._build(nodes, order)
         imported.text = built.text
         imported.leaves = built.leaves
+    imported.leaf_rts = [leaf._rt for leaf in imported.leaves]
+    imported.source = (imported.text, device)
     return imported
 
 
@@ -551,9 +562,35 @@ class OnnxModel:
             return tensor.to(self.device)._rt  # host to GPU: the one copy
         return tensor._rt
 
+    def _shared_inputs(self, imported, args):
+        """The runtime tensors of the inputs when every argument is a NumPy
+        array that is passed as it is (C-contiguous, the input's shape and
+        dtype, a CPU model): the path of repeated calls, with no checks
+        beyond those. None otherwise: the general path then converts or
+        rejects them with its errors."""
+        if self.device != "cpu":
+            return None
+        specs = self._specs
+        inputs = []
+        for i in imported.runtime_inputs:
+            value, spec = args[i], specs[i]
+            if (type(value) is not np.ndarray or not spec.shared
+                    or value.shape != spec.shape
+                    or value.dtype != spec.numpy_dtype
+                    or not value.flags.c_contiguous):
+                return None
+            inputs.append(_jeet.from_dlpack_capsule(
+                value.__dlpack__(max_version=(1, 0))))
+        return inputs
+
     def __call__(self, *args, **kwargs):
-        values = self._bind(args, kwargs)
         imported = self._default
+        if (imported is not None and not kwargs and len(args) == len(self._specs)
+                and imported.executable is not None):
+            inputs = self._shared_inputs(imported, args)
+            if inputs is not None:
+                return self._run(imported, inputs)
+        values = self._bind(args, kwargs)
         while imported is None:
             # Compiled for the values of the inputs that decide shapes or
             # attributes (once per distinct value).
@@ -566,20 +603,25 @@ class OnnxModel:
             imported = self._import(statics)
         inputs = [self._runtime_tensor(self._specs[i], values[i])
                   for i in imported.runtime_inputs]
-        results = []
         if imported.text is not None:
             self._ensure_compiled(imported)
-            results = imported.executable.run(
-                inputs + [leaf._rt for leaf in imported.leaves])
+        return self._run(imported, inputs)
+
+    @staticmethod
+    def _run(imported, inputs):
+        results = []
+        if imported.executable is not None:
+            results = imported.executable.run(inputs + imported.leaf_rts)
         outputs = []
-        for kind, what in imported.plan:
+        for step in imported.plan:
+            kind = step[0]
             if kind == "out":
-                t = Tensor._wrap(results[what], imported.device)
-                t._source = (imported.text, imported.device)
+                t = Tensor._result(results[step[1]], step[2], step[3],
+                                   imported.device, imported.source)
             elif kind == "arg":
-                t = Tensor._wrap(inputs[what], imported.device)
+                t = Tensor._wrap(inputs[step[1]], imported.device)
             else:
-                t = what
+                t = step[1]
             outputs.append(t)
         return outputs
 

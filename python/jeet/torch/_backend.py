@@ -283,11 +283,20 @@ class JeetPartition(torch.nn.Module):
             self.executable = _tensor._compile(built.text, built.device)
         self._static_cache = {}
         self._prepared = None
+        # What every call does, decided once: the inputs some graph reads
+        # (in order, whether static), and the bound arguments' runtime
+        # tensors.
+        static = set(self.static_index)
+        self._reads = [(i, i in static)
+                       for i in sorted(set(self.main_index) | set(self.prep_index))]
+        self._leaf_rts = [leaf._rt for leaf in self.leaves]
+        self._prep_leaf_rts = [leaf._rt for leaf in self.prep_leaves]
         _PARTITIONS.add(self)
 
     def release(self):
         self.executable, self.prep_executable = None, None
         self.leaves, self.prep_leaves = [], []
+        self._leaf_rts, self._prep_leaf_rts = [], []
         self._static_cache, self._prepared = {}, None
 
     def _static_runtime(self, i, t):
@@ -303,30 +312,25 @@ class JeetPartition(torch.nn.Module):
         return rt, False
 
     def forward(self, *tensors):
-        static = set(self.static_index)
-        needed = set(self.main_index) | set(self.prep_index)
-        inputs, all_cached = [], True
-        for i, t in enumerate(tensors):
-            if i not in needed:
-                # Returned as it is, or read by no graph: nothing to copy.
-                inputs.append(None)
-                continue
-            if i in static:
-                rt, hit = self._static_runtime(i, t)
-                all_cached &= hit
+        # Inputs returned as they are, or read by no graph, stay None:
+        # nothing to wrap.
+        inputs, all_cached = [None] * len(tensors), True
+        for i, static in self._reads:
+            if static:
+                rt, hit = self._static_runtime(i, tensors[i])
+                all_cached = all_cached and hit
             else:
-                rt = to_runtime(t)
-            inputs.append(rt)
+                rt = to_runtime(tensors[i])
+            inputs[i] = rt
         if self.prep_executable is not None and (self._prepared is None or not all_cached):
             self._prepared = self.prep_executable.run(
-                [inputs[i] for i in self.prep_index]
-                + [leaf._rt for leaf in self.prep_leaves])
+                [inputs[i] for i in self.prep_index] + self._prep_leaf_rts)
         prepared = list(self._prepared or [])
         results = []
         if self.executable is not None:
             results = self.executable.run(
                 [inputs[i] for i in self.main_index] + prepared
-                + [leaf._rt for leaf in self.leaves])
+                + self._leaf_rts)
         out = []
         for kind, index, _ in self.plan:
             if kind == "arg":
@@ -392,9 +396,58 @@ class Specialization:
                 setattr(fused, name, partition)
                 self.partitions.append(partition)
         self.module = fused
+        self._direct = _direct_call(fused, self.partitions)
 
     def __call__(self, *args):
+        if self._direct is not None:
+            # The whole graph is one partition: called without the FX
+            # module's interpreter frame and nn.Module dispatch.
+            partition, positions, picks, container = self._direct
+            result = partition.forward(*[args[i] for i in positions])
+            return container([result if pick is None else result[pick]
+                              for pick in picks])
         return self.module(*args)
+
+
+def _direct_call(module, partitions):
+    """For a graph that is one partition called on graph inputs, whose
+    outputs are the partition's results: (partition, the position of each of
+    its arguments among the graph's inputs, per output None (the result) or
+    the index of a result in the partition's tuple, the output container
+    type). None for any other graph."""
+    if len(partitions) != 1:
+        return None
+    nodes = list(module.graph.nodes)
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    calls = [n for n in nodes if n.op == "call_module"]
+    if len(calls) != 1 or nodes[-1].op != "output":
+        return None
+    call = calls[0]
+    if getattr(module, call.target, None) is not partitions[0]:
+        return None
+    position = {n: i for i, n in enumerate(placeholders)}
+    if call.kwargs or any(a not in position for a in call.args):
+        return None
+    picks_of = {call: None}
+    for n in nodes:
+        if n.op in ("placeholder", "output") or n is call:
+            continue
+        if not (n.op == "call_function" and n.target is operator.getitem
+                and n.args[0] is call and isinstance(n.args[1], int)):
+            return None
+        picks_of[n] = n.args[1]
+    outputs = nodes[-1].args[0]
+    if type(outputs) not in (tuple, list) or any(o not in picks_of for o in outputs):
+        return None
+    picks = [picks_of[o] for o in outputs]
+    # A tuple result is read through getitems, any other as it is.
+    if partitions[0].returns_tuple:
+        if any(p is None for p in picks):
+            return None
+    elif any(p is not None for p in picks):
+        return None
+    return (partitions[0], [position[a] for a in call.args], picks,
+            type(outputs))
 
 
 def _has_symbolic_shapes(graph_module):
@@ -438,7 +491,7 @@ class CompiledGraph:
         self.specializations = {}
         self._on_compile = on_compile
         if not self.dynamic:
-            self._add(_key(example_inputs), graph_module)
+            self._static = self._add(_key(example_inputs), graph_module)
 
     def _add(self, key, graph_module):
         spec = Specialization(graph_module, self.static_positions)
@@ -448,6 +501,10 @@ class CompiledGraph:
         return spec
 
     def __call__(self, *args):
+        if not self.dynamic:
+            # Dynamo's guards hold the shapes, dtypes and devices of a static
+            # graph's inputs (another shape compiles another graph).
+            return self._static(*args)
         key = _key(args)
         spec = self.specializations.get(key)
         if spec is None:

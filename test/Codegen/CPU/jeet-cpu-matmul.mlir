@@ -374,6 +374,68 @@ func.func @batched_tiles(%a: memref<2x128x32xf32>, %bt: memref<2x128x32xf32>, %c
 
 // -----
 
+// Tiles along the columns alone (the rows fit in one tile, as in an MLP
+// layer at batch 64): every panel of B is read by one tile. No copy of the
+// whole B before the loop (that copy would be a parallel loop of its own)
+// and no shared tile kernel; with fewer than 128 rows and B's rows 1 KiB
+// apart (no L1 aliasing), the tile reads B as it is.
+// CHECK-LABEL: func.func @column_tiles
+// CHECK-SAME: (%[[A:[^:]*]]: memref<64x32xf32>, %[[B:[^:]*]]: memref<32x256xf32>,
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel (%[[J:.*]]) =
+// CHECK: %[[SB:.*]] = memref.subview %[[B]][0, %[[J]]] [32, 64]
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: scf.parallel
+// CHECK: vector.load %[[SB]]
+// CHECK: vector.fma
+// CHECK: scf.reduce
+// CHECK-NOT: call @jeet_matmul_tile
+func.func @column_tiles(%a: memref<64x32xf32>, %b: memref<32x256xf32>, %c: memref<64x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%j) = (%c0) to (%c256) step (%c64) {
+    %sb = memref.subview %b[0, %j] [32, 64] [1, 1] : memref<32x256xf32> to memref<32x64xf32, strided<[256, 1], offset: ?>>
+    %sc = memref.subview %c[0, %j] [64, 64] [1, 1] : memref<64x256xf32> to memref<64x64xf32, strided<[256, 1], offset: ?>>
+    linalg.matmul ins(%a, %sb : memref<64x32xf32>, memref<32x64xf32, strided<[256, 1], offset: ?>>) outs(%sc : memref<64x64xf32, strided<[256, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The same with B's rows 4 KiB apart (1024 columns), which alias in L1:
+// each tile packs its own panel, inside the tile.
+// CHECK-LABEL: func.func @column_tiles_aliasing
+// CHECK-SAME: (%[[A:[^:]*]]: memref<64x32xf32>, %[[B:[^:]*]]: memref<32x1024xf32>,
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel (%[[J:.*]]) =
+// CHECK: %[[SB:.*]] = memref.subview %[[B]][0, %[[J]]] [32, 64]
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x32x64xf32>
+// CHECK-NOT: scf.parallel
+// CHECK: vector.load %[[SB]]
+// CHECK: vector.store {{.*}}, %[[P]]
+// CHECK: vector.load %[[P]]
+// CHECK: vector.fma
+// CHECK: memref.dealloc %[[P]]
+// CHECK: scf.reduce
+// CHECK-NOT: call @jeet_matmul_tile
+func.func @column_tiles_aliasing(%a: memref<64x32xf32>, %b: memref<32x1024xf32>, %c: memref<64x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%j) = (%c0) to (%c1024) step (%c64) {
+    %sb = memref.subview %b[0, %j] [32, 64] [1, 1] : memref<32x1024xf32> to memref<32x64xf32, strided<[1024, 1], offset: ?>>
+    %sc = memref.subview %c[0, %j] [64, 64] [1, 1] : memref<64x1024xf32> to memref<64x64xf32, strided<[1024, 1], offset: ?>>
+    linalg.matmul ins(%a, %sb : memref<64x32xf32>, memref<32x64xf32, strided<[1024, 1], offset: ?>>) outs(%sc : memref<64x64xf32, strided<[1024, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A tile loop whose step is not a multiple of the panels (96 columns) keeps
 // a copy of its one full panel per tile.
 // CHECK-LABEL: func.func @unaligned_tiles

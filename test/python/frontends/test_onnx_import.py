@@ -352,6 +352,55 @@ def test_inputs_and_results_are_not_copied(rng):
                                rtol=1e-4, atol=1e-3)
 
 
+def test_repeated_calls_check_every_input(rng):
+    """Calls after the first take a short path for NumPy arrays of exactly
+    the input's shape and dtype; anything else still gets the general
+    path's conversion or its error, call after call."""
+    model, reference = linear_model(rng, batch=4, features=6, hidden=5)
+    compiled = jeet.onnx.load(model, device="cpu")
+    previous = []
+    for _ in range(3):
+        x = rng.standard_normal((4, 6)).astype(np.float32)
+        (y,) = compiled(x)
+        assert y.shape == (4, 5) and y.dtype == "float32"
+        np.testing.assert_allclose(np.asarray(y), reference(x), rtol=1e-5, atol=1e-6)
+        previous.append((y, reference(x)))
+    # Every call's result is its own: earlier ones are unchanged.
+    for y, expected in previous:
+        np.testing.assert_allclose(np.asarray(y), expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(jeet.ShapeError, match=r"input 'x' \(4, 6\) float32: expected shape \(4, 6\), got \(6, 4\)"):
+        compiled(np.zeros((6, 4), np.float32))
+    with pytest.raises(jeet.ShapeError, match=r"expected shape \(4, 6\), got \(4, 6, 1\)"):
+        compiled(np.zeros((4, 6, 1), np.float32))
+    with pytest.raises(jeet.ArgumentError, match="expected dtype float32, got float64"):
+        compiled(np.zeros((4, 6)))
+    with pytest.raises(jeet.ArgumentError, match="expected dtype float32, got int32"):
+        compiled(np.zeros((4, 6), np.int32))
+    with pytest.raises(jeet.ArgumentError, match="expected a NumPy array.*got dict"):
+        compiled({})
+    # Other strides (a transposed view, Fortran order): one copy, right values.
+    x = rng.standard_normal((6, 4)).astype(np.float32).T
+    (y,) = compiled(x)
+    np.testing.assert_allclose(np.asarray(y), reference(x), rtol=1e-5, atol=1e-6)
+    x = np.asfortranarray(rng.standard_normal((4, 6)).astype(np.float32))
+    (y,) = compiled(x)
+    np.testing.assert_allclose(np.asarray(y), reference(x), rtol=1e-5, atol=1e-6)
+    # A read-only array is read, not written.
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    x.flags.writeable = False
+    (y,) = compiled(x)
+    np.testing.assert_allclose(np.asarray(y), reference(x), rtol=1e-5, atol=1e-6)
+
+
+def test_repeated_calls_share_the_input(rng):
+    compiled = jeet.onnx.load(passthrough_model((8, 6)), device="cpu")
+    for _ in range(3):
+        x = rng.standard_normal((8, 6)).astype(np.float32)
+        y, z = compiled(x)
+        assert _pointer(z) == _pointer(x)
+        np.testing.assert_allclose(np.asarray(y), np.exp(x.astype(np.float64)), rtol=1e-6)
+
+
 def test_torch_tensors_are_passed_without_copies(rng):
     torch = pytest.importorskip("torch")
     compiled = jeet.onnx.load(passthrough_model((8, 6)), device="cpu")

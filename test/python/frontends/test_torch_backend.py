@@ -214,6 +214,33 @@ def test_compiled_once_per_shape():
         (4, 13), (6, 13), (9, 13)}
 
 
+def test_a_graph_that_is_one_partition_is_called_directly(seed):
+    """A graph Jeet compiles whole is called without the FX module in
+    between, with its results in the graph's order (a tuple result picked
+    apart as the graph's getitems do); a graph with ops left to torch runs
+    through the FX module. Both give the same values call after call."""
+    def whole(x, y):
+        return torch.relu(x @ y), torch.sigmoid(x).sum(0), x * 2.0
+
+    def split(x, y):
+        # float64 stays in torch: two partitions around it.
+        return (torch.relu(x @ y).double() * 2.0).float() + 1.0
+
+    for fn, direct in ((whole, True), (split, False)):
+        compiled, specs = compile_counting(fn)
+        with torch.no_grad():
+            for _ in range(3):
+                x, y = torch.randn(5, 7), torch.randn(7, 3)
+                got = compiled(x, y)
+                want = fn(x.double(), y.double())
+                got, want = ((got,), (want,)) if direct is False else (got, want)
+                assert len(got) == len(want)
+                for g, w in zip(got, want):
+                    np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5,
+                                               atol=1e-5, err_msg=f"seed {seed}")
+        assert (specs[0]._direct is not None) == direct, fn.__name__
+
+
 def test_weights_are_prepared_once_and_again_when_changed(seed):
     model = torch.nn.Linear(6, 4).eval()
     x = torch.randn(2, 6)

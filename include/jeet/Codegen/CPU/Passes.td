@@ -77,7 +77,18 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     parallel loop form an `scf.parallel` (with fewer than 4 register tiles
     of rows, as in a matrix-vector product, column panels do instead); a
     batch_matmul (or a broadcast contraction) with at least 4 batches runs
-    its batches in parallel.
+    its batches in parallel. A matmul of fewer than `min-parallel-work`
+    multiply-adds runs on one thread (no `scf.parallel`, its packing of B
+    included).
+
+    The tiles of a matmul with an epilogue whose parallel loop runs over
+    the columns alone (every tile reads panels of B no other tile reads, as
+    when the rows fit in one tile) do not read a copy made before the loop
+    (the same work, but a parallel loop of its own: one more start and join
+    of the threads per call). Such a tile of 128 rows or more, or whose B
+    rows lie a multiple of 4 KiB apart, packs its own panels; a smaller one
+    reads B as it is (the copy would cost more than streaming the panel
+    from L2).
 
     Before:
     ```mlir
@@ -113,6 +124,11 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     Option<"kBlock", "k-block", "int64_t", /*default=*/"0",
            "Reduction steps per cache block; 0: the most whose micro-panel "
            "of B takes two thirds of the L1 data cache">,
+    Option<"minParallelWork", "min-parallel-work", "int64_t",
+           /*default=*/"0",
+           "Multiply-adds (m x n x k, times the batches) below which a "
+           "matmul runs on one thread: starting and joining the threads "
+           "would cost more than they save">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",

@@ -908,7 +908,7 @@ static int64_t chooseTileSize(int64_t range, int64_t tileSize) {
 /// Tiles `generic` by `sizes` (0: not tiled) into an scf.forall and fuses
 /// its producers into each tile.
 static LogicalResult tileAndFuseProducers(RewriterBase &rewriter,
-                                          linalg::GenericOp generic,
+                                          Operation *generic,
                                           ArrayRef<OpFoldResult> sizes) {
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(sizes).setLoopType(
@@ -919,7 +919,7 @@ static LogicalResult tileAndFuseProducers(RewriterBase &rewriter,
   rewriter.setInsertionPoint(generic);
   FailureOr<scf::SCFTileAndFuseResult> tiled =
       scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(generic.getOperation()), options);
+          rewriter, cast<TilingInterface>(generic), options);
   if (failed(tiled))
     return failure();
   for (OpResult result : generic->getResults())
@@ -1023,6 +1023,58 @@ static LogicalResult tileRows(RewriterBase &rewriter, linalg::GenericOp generic,
   return tileAndFuseProducers(rewriter, generic, sizes);
 }
 
+/// The bytes of one row of the scores (the first matmul's result) of an
+/// attention group (see jeet-fuse's attention-block-bytes): a group of two
+/// matmuls with one result, the second reading the rows that reductions over
+/// the first's trailing axis normalise. 0 when `fusion` is no such group.
+static int64_t getAttentionRowBytes(FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  if (fusion->getNumResults() != 1)
+    return 0;
+  SmallVector<MatmulOp> matmuls;
+  bool hasReduction = false;
+  for (Operation &op : body.without_terminator()) {
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      matmuls.push_back(matmul);
+    hasReduction |= isa<ReductionOpInterface>(op);
+  }
+  if (matmuls.size() != 2 || !hasReduction)
+    return 0;
+  RankedTensorType scores = matmuls.front().getType();
+  auto result = dyn_cast<RankedTensorType>(fusion->getResult(0).getType());
+  if (!scores.hasStaticShape() || !result || !result.hasStaticShape() ||
+      result.getRank() != scores.getRank() ||
+      result.getShape().drop_back() != scores.getShape().drop_back())
+    return 0;
+  return scores.getShape().back() *
+         llvm::divideCeil(scores.getElementTypeBitWidth(), 8);
+}
+
+/// Tiles the root of an attention group (the second matmul, or its
+/// epilogue) over its batch, one at a time, and blocks of rows, and fuses
+/// the softmax and the first matmul into each block: a block of the scores
+/// and of the softmax of about `rowBlockBytes` together stays in the cache.
+static LogicalResult tileAttention(RewriterBase &rewriter, Operation *root,
+                                   int64_t scoreRowBytes,
+                                   int64_t rowBlockBytes) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(root);
+  if (!linalgOp)
+    return failure();
+  auto type = cast<RankedTensorType>(root->getResult(0).getType());
+  unsigned rowDim = type.getRank() - 2;
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  int64_t rows = std::max<int64_t>(1, rowBlockBytes / (2 * scoreRowBytes));
+  // Batch loops one at a time, the rows in blocks that divide them (static
+  // shapes), everything else whole.
+  SmallVector<OpFoldResult> sizes(ranges.size(), rewriter.getIndexAttr(0));
+  for (unsigned i = 0; i < rowDim; ++i)
+    sizes[i] = rewriter.getIndexAttr(1);
+  sizes[rowDim] = rewriter.getIndexAttr(chooseTileSize(ranges[rowDim], rows));
+  if (failed(tileAndFuseProducers(rewriter, root, sizes)))
+    return failure();
+  return success();
+}
+
 LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
                                           FusionOp fusion,
                                           int64_t epilogueTileSize,
@@ -1034,6 +1086,7 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
     return fusion.emitOpError("cannot be lowered to linalg: no jeet.yield");
 
   unsigned rowDims = rowBlockBytes > 0 ? getRowGroupLeadingDims(fusion) : 0;
+  int64_t scoreRowBytes = rowBlockBytes > 0 ? getAttentionRowBytes(fusion) : 0;
   rewriter.setInsertionPoint(fusion);
   GroupLowering group(rewriter, fusion.getLoc());
   for (auto [arg, input] :
@@ -1051,6 +1104,12 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
   if (epilogueTileSize > 0 && group.numAnchors == 1 && group.hasMatmul &&
       !group.anchorIsRoot && group.rootGenerics.size() == 1)
     (void)tileEpilogue(rewriter, group.rootGenerics.front(), epilogueTileSize);
+  // Attention: the scores, the softmax and the second matmul per block of
+  // rows.
+  if (scoreRowBytes > 0 &&
+      (group.anchorIsRoot || group.rootGenerics.size() == 1))
+    (void)tileAttention(rewriter, results->front().getDefiningOp(),
+                        scoreRowBytes, rowBlockBytes);
   // Reductions and the row ops that read them: per block of rows.
   if (rowDims > 0 && group.numAnchors >= 1 && !group.hasMatmul &&
       !group.anchorIsRoot && group.rootGenerics.size() == 1)

@@ -33,6 +33,7 @@
 
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
+#include "jeet/Dialect/Jeet/Transforms/TileSizes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -883,26 +884,12 @@ FailureOr<SmallVector<Value>> jeet::lowerJeetOpToLinalg(OpBuilder &builder,
   return group.run(op, op->getResults());
 }
 
-/// Tiles the epilogue generic of a matmul group over its output and fuses the
-/// matmul (and its fill) into each tile.
-/// The size of the tiles of a dimension of `range` iterations: `tileSize`
-/// if it divides the range, else the divisor of the range closest to it
-/// within [tileSize / 2, 2 * tileSize], else the whole range. Every tile then
-/// has the same static shape: a partial tile would have a dynamic one, which
-/// the CPU matmul kernels (static shapes only) could not take.
+/// The size of the tiles of a dimension (see chooseDividingTileSize); a
+/// dynamic range gets `tileSize`.
 static int64_t chooseTileSize(int64_t range, int64_t tileSize) {
-  if (ShapedType::isDynamic(range) || range <= tileSize)
-    return ShapedType::isDynamic(range) ? tileSize : range;
-  int64_t best = range;
-  for (int64_t candidate = tileSize / 2; candidate <= 2 * tileSize;
-       ++candidate) {
-    if (candidate < 1 || range % candidate != 0)
-      continue;
-    if (best == range ||
-        std::abs(candidate - tileSize) <= std::abs(best - tileSize))
-      best = candidate;
-  }
-  return best;
+  if (ShapedType::isDynamic(range))
+    return tileSize;
+  return chooseDividingTileSize(range, tileSize);
 }
 
 /// Tiles `generic` by `sizes` (0: not tiled) into an scf.forall and fuses
@@ -950,6 +937,8 @@ static LogicalResult tileAndFuseProducers(RewriterBase &rewriter,
   return success();
 }
 
+/// Tiles the epilogue generic of a matmul group over its output and fuses the
+/// matmul (and its fill) into each tile.
 static LogicalResult tileEpilogue(RewriterBase &rewriter,
                                   linalg::GenericOp generic, int64_t tileSize) {
   unsigned rank = generic.getNumLoops();
@@ -1063,7 +1052,7 @@ static LogicalResult tileAttention(RewriterBase &rewriter, Operation *root,
   auto type = cast<RankedTensorType>(root->getResult(0).getType());
   unsigned rowDim = type.getRank() - 2;
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  int64_t rows = std::max<int64_t>(1, rowBlockBytes / (2 * scoreRowBytes));
+  int64_t rows = attentionBlockRows(rowBlockBytes, scoreRowBytes);
   // Batch loops one at a time, the rows in blocks that divide them (static
   // shapes), everything else whole.
   SmallVector<OpFoldResult> sizes(ranges.size(), rewriter.getIndexAttr(0));

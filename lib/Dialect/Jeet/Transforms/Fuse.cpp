@@ -54,6 +54,7 @@
 
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
+#include "jeet/Dialect/Jeet/Transforms/TileSizes.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -75,10 +76,10 @@ namespace {
 /// groups that use them; larger ones are group inputs.
 constexpr int64_t kMaxClonedConstantElements = 256;
 
-/// An attention group is formed only where this many rows of the first
-/// matmul's result, and as many of the softmax's, fit the block budget: fewer
-/// rows per block would leave the matmuls of a block too little work to
-/// amortise reading all of K and V.
+/// An attention group is formed only where blocks of at least this many rows
+/// of the first matmul's result, and as many of the softmax's, fit the block
+/// budget: fewer rows per block would leave the matmuls of a block too little
+/// work to amortise reading all of K and V.
 constexpr int64_t kMinAttentionRows = 16;
 
 /// The longest elementwise chain that is recomputed in a consumer group
@@ -582,9 +583,11 @@ static bool isPlainF32Matmul(MatmulOp matmul) {
 /// Attention: merges the group of `matmul` (P @ V), the multi-reduction group
 /// that computes its left operand (the softmax) and the matmul group whose
 /// result that group reduces (Q @ K^T * scale) into one group, where the
-/// rows are the trailing axis, a block of kMinAttentionRows rows of the
-/// scores and of P fits attentionBlockBytes, the softmax reads no other
-/// matmul group and nothing outside reads the scores or the softmax.
+/// rows are the trailing axis, the lowering's blocks of rows of the scores
+/// and of P (attentionBlockRows, in tiles that divide the rows) fit
+/// attentionBlockBytes with at least kMinAttentionRows rows, the softmax
+/// reads no other matmul group and nothing outside reads the scores or the
+/// softmax.
 void BlockFuser::fuseAttention(unsigned matmul) {
   auto op = cast<MatmulOp>(ops[matmul]);
   std::optional<unsigned> lhs = producerIndex(op.getLhs());
@@ -593,10 +596,17 @@ void BlockFuser::fuseAttention(unsigned matmul) {
   unsigned rows = groupOf[*lhs], consumer = groupOf[matmul];
   const Group &r = groups[rows];
   int64_t rank = r.rowShape.size();
-  if (!takesRows(rows) || !r.rowBytes ||
+  if (!takesRows(rows) || !r.rowBytes || rank < 2 ||
       r.reducedAxes != std::vector<int64_t>{rank - 1} ||
-      2 * kMinAttentionRows * *r.rowBytes > attentionBlockBytes ||
       !usersWithin(rows, consumer))
+    return;
+  // Blocks of rows as the lowering tiles them: a divisor of the rows near
+  // the budget's, or all rows where they are fewer.
+  int64_t blockRows = attentionBlockRows(attentionBlockBytes, *r.rowBytes);
+  int64_t numRows = r.rowShape[rank - 2];
+  int64_t block = chooseDividingTileSize(numRows, blockRows);
+  if ((blockRows < kMinAttentionRows && block < numRows) ||
+      block > 2 * blockRows)
     return;
   std::optional<unsigned> scores = attentionScores(rows);
   if (!scores ||

@@ -134,9 +134,12 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     softmax, and a matmul whose left operand is that group's row op) is one
     group: the exception to "never two matmuls". Both matmuls are f32
     matmuls of matrices or of one batch of them, nothing else reads the
-    scores or the softmax, and 16 rows of the scores and 16 of the softmax
-    fit the budget; the CPU lowering then computes the scores, the softmax
-    and the second matmul block of rows by block of rows, in the cache.
+    scores or the softmax, and the rows have blocks that fit the budget
+    (scores and softmax together): blocks of the number of rows the budget
+    holds, or a divisor of the rows within a factor of two of it, and at
+    least 16 rows unless all rows fit. The CPU lowering then computes the
+    scores, the softmax and the second matmul block of rows by block of
+    rows, in the cache.
 
     Before:
     ```mlir
@@ -172,8 +175,8 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
            /*default=*/"0",
            "With multi-reduction: attention (matmul; softmax-like "
            "multi-reduction group over its rows; matmul of that) is one group "
-           "where 16 rows of the scores and 16 of the softmax fit this many "
-           "bytes (0: never; three groups)">,
+           "where blocks of at least 16 rows of the scores and of the softmax "
+           "fit this many bytes (0: never; three groups)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];
 }

@@ -352,6 +352,7 @@ getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
     CpuPipelineOptions cpuOptions;
     cpuOptions.fuse = compile.fuse;
     cpuOptions.maxFusionOps = compile.maxFusionOps;
+    cpuOptions.fuseAttention = compile.fuseAttention;
     // Single-threaded unless asked: then libomp is needed where it runs.
     cpuOptions.parallel = options.openmp;
     // Intermediates come from the runtime's caching allocator.

@@ -55,9 +55,9 @@ using namespace jeet;
 std::string CompileOptions::str() const {
   return llvm::formatv("entry={0} device={1} gpu-target={2} fuse={3} "
                        "max-fusion-ops={4} parallel={5} keep-ir={6} "
-                       "cuda-graphs={7}",
+                       "cuda-graphs={7} fuse-attention={8}",
                        entry, device, gpuTarget, fuse, maxFusionOps, parallel,
-                       keepIR, cudaGraphs)
+                       keepIR, cudaGraphs, fuseAttention)
       .str();
 }
 
@@ -575,6 +575,7 @@ getPipeline(const CompileOptions &options) {
   CpuPipelineOptions cpuOptions;
   cpuOptions.fuse = options.fuse;
   cpuOptions.maxFusionOps = options.maxFusionOps;
+  cpuOptions.fuseAttention = options.fuseAttention;
   cpuOptions.parallel = options.parallel;
   // Intermediates come from the runtime's caching allocator, which counts
   // them and recycles their memory across executions.

@@ -107,7 +107,9 @@ jeet::getJeetCpuPipeline(const CpuPipelineOptions &options) {
       {stage::kFused.str(),
        [copy](OpPassManager &pm) {
          buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps,
-                                /*multiReduction=*/true);
+                                /*multiReduction=*/true, /*maxRowBytes=*/0,
+                                copy->fuseAttention ? kCpuAttentionBlockBytes
+                                                    : 0);
        }},
       {stage::kLinalg.str(), buildJeetLowerToLinalgPipeline},
       {stage::kBufferized.str(),

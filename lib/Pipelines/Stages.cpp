@@ -36,7 +36,8 @@ std::vector<std::string> jeet::StagedPipeline::stageNames() const {
 
 void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
                                   int64_t maxFusionOps, bool multiReduction,
-                                  int64_t maxRowBytes) {
+                                  int64_t maxRowBytes,
+                                  int64_t attentionBlockBytes) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createJeetDecomposePass());
@@ -50,6 +51,7 @@ void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
   fuseOptions.maxOps = maxFusionOps;
   fuseOptions.multiReduction = multiReduction;
   fuseOptions.maxRowBytes = maxRowBytes;
+  fuseOptions.attentionBlockBytes = attentionBlockBytes;
   pm.addNestedPass<func::FuncOp>(createJeetFusePass(fuseOptions));
 }
 

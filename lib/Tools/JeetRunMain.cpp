@@ -101,6 +101,11 @@ RunFlags parseFlags(int argc, char **argv) {
   cl::opt<int64_t> maxFusionOps(
       "max-fusion-ops", cl::desc("The largest number of ops in one kernel"),
       cl::init(kDefaultMaxFusionOps), cl::cat(category));
+  cl::opt<bool> fuseAttention(
+      "fuse-attention",
+      cl::desc("CPU: attention as one kernel where its blocks of rows fit "
+               "(default true)"),
+      cl::init(true), cl::cat(category));
   cl::opt<bool> parallel("parallel",
                          cl::desc("Use all cores on the CPU (default true)"),
                          cl::init(true), cl::cat(category));
@@ -129,6 +134,7 @@ RunFlags parseFlags(int argc, char **argv) {
   flags.compile.gpuTarget = gpuTarget;
   flags.compile.fuse = fuse;
   flags.compile.maxFusionOps = maxFusionOps;
+  flags.compile.fuseAttention = fuseAttention;
   flags.compile.parallel = parallel;
   flags.compile.cudaGraphs = cudaGraphs;
   return flags;

@@ -301,6 +301,36 @@ class GraphGen:
             self.binary(b, self.new_input(b.shape))
         return c
 
+    def softmax(self, v):
+        """jeet.softmax over the last axis (a composite: decomposed before
+        fusion into max, sub, exp, sum, div)."""
+        axis = len(v.shape) - 1
+        shifted = v.ref - np.max(v.ref, axis=axis, keepdims=True, initial=-np.inf)
+        e = np.exp(shifted)
+        return self.emit(f"jeet.softmax {v.name} {{axis = {axis} : i64}} : "
+                         f"{self.ttype(v.shape)}", v.shape,
+                         e / np.sum(e, axis=axis, keepdims=True), True,
+                         v.depth + 1)
+
+    def motif_attention(self, v):
+        # softmax(Q @ K^T * scale) @ V, 2-D or batched: on the CPU one group
+        # (the scores and the softmax computed per block of rows) where
+        # nothing else reads the scores or the softmax; sometimes the scores
+        # are read again (three groups). Integer graphs have no softmax.
+        if self.is_int:
+            return self.motif_matmul_transposed(v)
+        batch = tuple(self.dim() for _ in range(int(self.rng.integers(0, 2))))
+        swap = list(range(len(batch))) + [len(batch) + 1, len(batch)]
+        m, n, d, e = self.dim(), self.dim(), self.dim(), self.dim()
+        q = self.new_input(batch + (m, d))
+        kt = self.transpose(self.new_input(batch + (n, d)), swap)
+        scores = self.binary(self.matmul(q, kt), self.new_input(()), "mul")
+        p = self.softmax(scores)
+        out = self.matmul(p, self.new_input(batch + (n, e)))
+        if self.rng.integers(4) == 0:
+            self.binary(scores, self.new_input(scores.shape))
+        return out
+
     # -- the graph -----------------------------------------------------------
 
     def step(self):
@@ -328,7 +358,7 @@ class GraphGen:
             self.reshape(v)
         elif kind == "motif":
             motif = self.rng.choice(["transpose", "reduce", "matmul",
-                                     "matmul_transposed"])
+                                     "matmul_transposed", "attention"])
             getattr(self, f"motif_{motif}")(v)
         else:
             self.unary(v)

@@ -134,9 +134,17 @@ def test_transpose_read_by_two_matmuls_and_an_add(run, rng):
     assert_close(out2, 2 * wt, rtol=1e-6, what="the add")
 
 
-def test_attention(run, rng):
-    """softmax(Q @ K^T * scale) @ V with sizes that fit no tile."""
-    b, s, d = 3, 70, 24
+@pytest.mark.parametrize("b,s,d", [
+    (3, 70, 24),    # sizes that fit no tile; one block of rows (CPU)
+    (2, 1000, 24),  # blocks of 25 rows: 1000 is not a multiple of 64
+    (1, 300, 40),   # blocks of 100 rows
+    (4, 512, 64),   # blocks of 64 rows, as bench/peers.py's attention
+    (1, 1031, 8),   # a prime number of rows over the budget: three kernels
+])
+def test_attention(run, rng, b, s, d):
+    """softmax(Q @ K^T * scale) @ V; on the CPU one kernel that computes the
+    scores and the softmax block of rows by block of rows, where the rows
+    allow (see test/Dialect/Jeet/Transforms/jeet-fuse-attention.mlir)."""
     scale = 0.25  # exact in f32
     q, k, v = (rng.standard_normal((b, s, d)).astype(F32) for _ in range(3))
     tq, ts = t((b, s, d)), t((b, s, s))

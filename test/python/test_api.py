@@ -301,17 +301,21 @@ def test_fusion_counts(rng):
     np.testing.assert_allclose(chain.numpy(), x.numpy() + 10, rtol=1e-6)
 
 
-def test_attention_is_three_kernels(rng):
-    """softmax(q @ k^T * scale) @ v: the transpose of k is read by the first
-    matmul (its kernel lists it), not a kernel of its own."""
+def test_attention_is_one_kernel(rng):
+    """softmax(q @ k^T * scale) @ v on the CPU: one kernel (the scores and
+    the softmax computed block of rows by block of rows); the transpose of k
+    is read by the first matmul (the kernel lists it), not a kernel of its
+    own."""
     q, k, v = (t(randn(rng, 2, 8, 4)) for _ in range(3))
     scores = jeet.matmul(q, jeet.transpose(k, [0, 2, 1])) * 0.5
     out = jeet.matmul(jeet.softmax(scores, axis=-1), v)
     compiled = jeet.compile(out)
-    assert compiled.num_kernels == 3
-    assert compiled.kernel_ops[0][:2] == ["jeet.transpose", "jeet.matmul"]
-    assert "kernel 0: jeet.transpose + jeet.matmul + jeet.mul" in \
-        jeet.explain(out)
+    assert compiled.num_kernels == 1
+    assert compiled.kernel_ops[0] == [
+        "jeet.transpose", "jeet.matmul", "jeet.mul", "jeet.reduce_max",
+        "jeet.sub", "jeet.exp", "jeet.reduce_sum", "jeet.div", "jeet.matmul"]
+    assert "1 kernel(s):\n  kernel 0: jeet.transpose + jeet.matmul + " \
+        "jeet.mul + jeet.reduce_max" in jeet.explain(out)
     q64, k64, v64 = (x.numpy().astype(np.float64) for x in (q, k, v))
     s = q64 @ k64.transpose(0, 2, 1) * 0.5
     p = np.exp(s - s.max(axis=-1, keepdims=True))

@@ -42,6 +42,9 @@ struct CompileOptions {
   std::string gpuTarget = "auto";
   /// Fuse ops into kernels; false gives one kernel per op.
   bool fuse = true;
+  /// CPU: attention as one kernel where its blocks of rows fit (see
+  /// jeet-cpu-pipeline's fuse-attention).
+  bool fuseAttention = true;
   /// The largest number of ops in one fusion group.
   int64_t maxFusionOps = kDefaultMaxFusionOps;
   /// Run the outer loops of each kernel on all cores (CPU).

@@ -29,6 +29,13 @@ struct CpuPipelineOptions
       *this, "max-fusion-ops",
       llvm::cl::desc("The largest number of ops in one fusion group"),
       llvm::cl::init(kDefaultMaxFusionOps)};
+  Option<bool> fuseAttention{
+      *this, "fuse-attention",
+      llvm::cl::desc("Make attention (matmul, softmax, matmul) one kernel "
+                     "that computes the scores and the softmax block of rows "
+                     "by block of rows in the cache, where a block fits "
+                     "(jeet-fuse's attention-block-bytes)"),
+      llvm::cl::init(true)};
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Run the outer parallel loops of each kernel on all "
@@ -48,6 +55,12 @@ struct CpuPipelineOptions
                      "of malloc"),
       llvm::cl::init(false)};
 };
+
+/// The block budget of the CPU's attention kernels (jeet-fuse's
+/// attention-block-bytes): the lowering's blocks of rows of the scores and
+/// of the softmax, together about the size of the blocks of a
+/// multi-reduction group (jeet-lower-to-linalg), stay in a core's L2.
+inline constexpr int64_t kCpuAttentionBlockBytes = 256 * 1024;
 
 /// Lowers bufferized linalg to the LLVM dialect for the host CPU.
 void buildJeetCpuCodegenPipeline(mlir::OpPassManager &pm,

@@ -88,10 +88,12 @@ struct StagedPipeline {
 /// jeet.fusion groups (with jeet-fuse's multi-reduction groups when
 /// `multiReduction`: the CPU lowering tiles them over blocks of rows; the
 /// GPU's makes one kernel of those whose rows are at most `maxRowBytes` long,
-/// 0 meaning no limit).
+/// 0 meaning no limit), and with `attentionBlockBytes` attention as one
+/// group where a block of its rows fits (0: three groups).
 void buildJeetGraphPipeline(mlir::OpPassManager &pm, bool fuse,
                             int64_t maxFusionOps, bool multiReduction = false,
-                            int64_t maxRowBytes = 0);
+                            int64_t maxRowBytes = 0,
+                            int64_t attentionBlockBytes = 0);
 
 /// Lowers jeet (with fusion groups) to linalg on tensors.
 void buildJeetLowerToLinalgPipeline(mlir::OpPassManager &pm);

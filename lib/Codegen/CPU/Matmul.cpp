@@ -738,7 +738,9 @@ static Value packBatchedRhs(OpBuilder &b, Location loc, Value base, int64_t nr,
 /// transposed B is sliced by rows instead: `subview %base[%j, 0] [w, K]`.
 /// With `batchRank` 1, B is one matrix of a batch (the tile of a
 /// batch_matmul): `subview %base[%b, ...] [1, ...]`, and the copy holds the
-/// panels of every batch (see packBatchedRhs).
+/// panels of every batch (see packBatchedRhs). A B that is the whole of a
+/// buffer defined outside the loop (the blocks of rows of an attention
+/// group read all of K and V) is read the same way, as its column 0.
 struct HoistableRhs {
   Value base;
   OpFoldResult column, batch;
@@ -748,8 +750,25 @@ static std::optional<HoistableRhs> hoistableRhs(Value rhs, int64_t nr,
                                                 bool transposed,
                                                 unsigned batchRank,
                                                 scf::ParallelOp outermost) {
+  auto definedOutside = [&](Value base) {
+    Operation *owner = base.getDefiningOp();
+    if (!owner)
+      owner = cast<BlockArgument>(base).getOwner()->getParentOp();
+    return !outermost->isAncestor(owner);
+  };
   auto slice = rhs.getDefiningOp<memref::SubViewOp>();
-  if (!slice || slice.getSourceType().getRank() != 2 + batchRank)
+  if (!slice) {
+    auto type = dyn_cast<MemRefType>(rhs.getType());
+    // Its panels are the base's, a partial last one included; a B held as
+    // (k, n) with no full panel is read where it is.
+    if (batchRank || !type || type.getRank() != 2 || !type.hasStaticShape() ||
+        !type.getLayout().isIdentity() || !definedOutside(rhs) ||
+        (!transposed && type.getDimSize(1) < nr))
+      return std::nullopt;
+    OpFoldResult zero = IntegerAttr::get(IndexType::get(rhs.getContext()), 0);
+    return HoistableRhs{rhs, zero, OpFoldResult()};
+  }
+  if (slice.getSourceType().getRank() != 2 + batchRank)
     return std::nullopt;
   Value base = slice.getSource();
   auto baseType = cast<MemRefType>(base.getType());
@@ -780,10 +799,7 @@ static std::optional<HoistableRhs> hoistableRhs(Value rhs, int64_t nr,
     if (!lb || *lb != 0 || !step || *step % nr != 0)
       return std::nullopt;
   }
-  Operation *owner = base.getDefiningOp();
-  if (!owner)
-    owner = cast<BlockArgument>(base).getOwner()->getParentOp();
-  if (outermost->isAncestor(owner))
+  if (!definedOutside(base))
     return std::nullopt;
   return HoistableRhs{base, offsets[colDim],
                       batchRank ? offsets[0] : OpFoldResult()};

@@ -33,6 +33,7 @@
 
 #include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
+#include "jeet/Dialect/Jeet/Transforms/TileSizes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -883,32 +884,18 @@ FailureOr<SmallVector<Value>> jeet::lowerJeetOpToLinalg(OpBuilder &builder,
   return group.run(op, op->getResults());
 }
 
-/// Tiles the epilogue generic of a matmul group over its output and fuses the
-/// matmul (and its fill) into each tile.
-/// The size of the tiles of a dimension of `range` iterations: `tileSize`
-/// if it divides the range, else the divisor of the range closest to it
-/// within [tileSize / 2, 2 * tileSize], else the whole range. Every tile then
-/// has the same static shape: a partial tile would have a dynamic one, which
-/// the CPU matmul kernels (static shapes only) could not take.
+/// The size of the tiles of a dimension (see chooseDividingTileSize); a
+/// dynamic range gets `tileSize`.
 static int64_t chooseTileSize(int64_t range, int64_t tileSize) {
-  if (ShapedType::isDynamic(range) || range <= tileSize)
-    return ShapedType::isDynamic(range) ? tileSize : range;
-  int64_t best = range;
-  for (int64_t candidate = tileSize / 2; candidate <= 2 * tileSize;
-       ++candidate) {
-    if (candidate < 1 || range % candidate != 0)
-      continue;
-    if (best == range ||
-        std::abs(candidate - tileSize) <= std::abs(best - tileSize))
-      best = candidate;
-  }
-  return best;
+  if (ShapedType::isDynamic(range))
+    return tileSize;
+  return chooseDividingTileSize(range, tileSize);
 }
 
 /// Tiles `generic` by `sizes` (0: not tiled) into an scf.forall and fuses
 /// its producers into each tile.
 static LogicalResult tileAndFuseProducers(RewriterBase &rewriter,
-                                          linalg::GenericOp generic,
+                                          Operation *generic,
                                           ArrayRef<OpFoldResult> sizes) {
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(sizes).setLoopType(
@@ -919,7 +906,7 @@ static LogicalResult tileAndFuseProducers(RewriterBase &rewriter,
   rewriter.setInsertionPoint(generic);
   FailureOr<scf::SCFTileAndFuseResult> tiled =
       scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(generic.getOperation()), options);
+          rewriter, cast<TilingInterface>(generic), options);
   if (failed(tiled))
     return failure();
   for (OpResult result : generic->getResults())
@@ -950,6 +937,8 @@ static LogicalResult tileAndFuseProducers(RewriterBase &rewriter,
   return success();
 }
 
+/// Tiles the epilogue generic of a matmul group over its output and fuses the
+/// matmul (and its fill) into each tile.
 static LogicalResult tileEpilogue(RewriterBase &rewriter,
                                   linalg::GenericOp generic, int64_t tileSize) {
   unsigned rank = generic.getNumLoops();
@@ -1023,6 +1012,58 @@ static LogicalResult tileRows(RewriterBase &rewriter, linalg::GenericOp generic,
   return tileAndFuseProducers(rewriter, generic, sizes);
 }
 
+/// The bytes of one row of the scores (the first matmul's result) of an
+/// attention group (see jeet-fuse's attention-block-bytes): a group of two
+/// matmuls with one result, the second reading the rows that reductions over
+/// the first's trailing axis normalise. 0 when `fusion` is no such group.
+static int64_t getAttentionRowBytes(FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  if (fusion->getNumResults() != 1)
+    return 0;
+  SmallVector<MatmulOp> matmuls;
+  bool hasReduction = false;
+  for (Operation &op : body.without_terminator()) {
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      matmuls.push_back(matmul);
+    hasReduction |= isa<ReductionOpInterface>(op);
+  }
+  if (matmuls.size() != 2 || !hasReduction)
+    return 0;
+  RankedTensorType scores = matmuls.front().getType();
+  auto result = dyn_cast<RankedTensorType>(fusion->getResult(0).getType());
+  if (!scores.hasStaticShape() || !result || !result.hasStaticShape() ||
+      result.getRank() != scores.getRank() ||
+      result.getShape().drop_back() != scores.getShape().drop_back())
+    return 0;
+  return scores.getShape().back() *
+         llvm::divideCeil(scores.getElementTypeBitWidth(), 8);
+}
+
+/// Tiles the root of an attention group (the second matmul, or its
+/// epilogue) over its batch, one at a time, and blocks of rows, and fuses
+/// the softmax and the first matmul into each block: a block of the scores
+/// and of the softmax of about `rowBlockBytes` together stays in the cache.
+static LogicalResult tileAttention(RewriterBase &rewriter, Operation *root,
+                                   int64_t scoreRowBytes,
+                                   int64_t rowBlockBytes) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(root);
+  if (!linalgOp)
+    return failure();
+  auto type = cast<RankedTensorType>(root->getResult(0).getType());
+  unsigned rowDim = type.getRank() - 2;
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  int64_t rows = attentionBlockRows(rowBlockBytes, scoreRowBytes);
+  // Batch loops one at a time, the rows in blocks that divide them (static
+  // shapes), everything else whole.
+  SmallVector<OpFoldResult> sizes(ranges.size(), rewriter.getIndexAttr(0));
+  for (unsigned i = 0; i < rowDim; ++i)
+    sizes[i] = rewriter.getIndexAttr(1);
+  sizes[rowDim] = rewriter.getIndexAttr(chooseTileSize(ranges[rowDim], rows));
+  if (failed(tileAndFuseProducers(rewriter, root, sizes)))
+    return failure();
+  return success();
+}
+
 LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
                                           FusionOp fusion,
                                           int64_t epilogueTileSize,
@@ -1034,6 +1075,7 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
     return fusion.emitOpError("cannot be lowered to linalg: no jeet.yield");
 
   unsigned rowDims = rowBlockBytes > 0 ? getRowGroupLeadingDims(fusion) : 0;
+  int64_t scoreRowBytes = rowBlockBytes > 0 ? getAttentionRowBytes(fusion) : 0;
   rewriter.setInsertionPoint(fusion);
   GroupLowering group(rewriter, fusion.getLoc());
   for (auto [arg, input] :
@@ -1051,6 +1093,12 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
   if (epilogueTileSize > 0 && group.numAnchors == 1 && group.hasMatmul &&
       !group.anchorIsRoot && group.rootGenerics.size() == 1)
     (void)tileEpilogue(rewriter, group.rootGenerics.front(), epilogueTileSize);
+  // Attention: the scores, the softmax and the second matmul per block of
+  // rows.
+  if (scoreRowBytes > 0 &&
+      (group.anchorIsRoot || group.rootGenerics.size() == 1))
+    (void)tileAttention(rewriter, results->front().getDefiningOp(),
+                        scoreRowBytes, rowBlockBytes);
   // Reductions and the row ops that read them: per block of rows.
   if (rowDims > 0 && group.numAnchors >= 1 && !group.hasMatmul &&
       !group.anchorIsRoot && group.rootGenerics.size() == 1)

@@ -32,6 +32,13 @@
 // member of its first reader's group and recomputed in the others', or,
 // where a reader's group is full (max-ops), a group of its own.
 // Any other transpose, reshape, softmax or other op is a group of its own.
+// With an attention block budget (the CPU pipeline's choice), a matmul whose
+// left operand is a row op of a multi-reduction group over the rows of
+// another matmul's result (attention: Q @ K^T * scale; softmax; @ V) is
+// merged with both into one group, the one exception to "never two
+// matmuls", where a block of rows of the first matmul's result fits the
+// budget: the lowering computes it block by block and the rows never leave
+// the cache.
 // A merge is made only if the contracted graph of groups stays acyclic, so
 // the groups can always be ordered.
 //
@@ -47,6 +54,7 @@
 
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
+#include "jeet/Dialect/Jeet/Transforms/TileSizes.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -67,6 +75,12 @@ namespace {
 /// Constants with at most this many elements (or splats) are cloned into the
 /// groups that use them; larger ones are group inputs.
 constexpr int64_t kMaxClonedConstantElements = 256;
+
+/// An attention group is formed only where blocks of at least this many rows
+/// of the first matmul's result, and as many of the softmax's, fit the block
+/// budget: fewer rows per block would leave the matmuls of a block too little
+/// work to amortise reading all of K and V.
+constexpr int64_t kMinAttentionRows = 16;
 
 /// The longest elementwise chain that is recomputed in a consumer group
 /// rather than materialised.
@@ -143,9 +157,10 @@ struct Group {
 class BlockFuser {
 public:
   BlockFuser(Block &block, bool enable, int64_t maxOps, bool multiReduction,
-             int64_t maxRowBytes)
+             int64_t maxRowBytes, int64_t attentionBlockBytes)
       : block(block), enable(enable), maxOps(maxOps),
-        multiReduction(multiReduction), maxRowBytes(maxRowBytes) {}
+        multiReduction(multiReduction), maxRowBytes(maxRowBytes),
+        attentionBlockBytes(attentionBlockBytes) {}
 
   LogicalResult run();
 
@@ -162,6 +177,9 @@ private:
   void setAnchor(unsigned group, unsigned op);
   bool joinsAsFurtherReduction(unsigned group, unsigned op) const;
   bool takesRows(unsigned group) const;
+  bool usersWithin(unsigned group, unsigned other) const;
+  std::optional<unsigned> attentionScores(unsigned rows) const;
+  void fuseAttention(unsigned matmul);
   void assignMatrixTransposes();
   void formGroups();
   bool isInGroup(unsigned group, unsigned op) const;
@@ -177,6 +195,7 @@ private:
   int64_t maxOps;
   bool multiReduction;
   int64_t maxRowBytes;
+  int64_t attentionBlockBytes;
 
   /// Every op of the block in order, and its index.
   SmallVector<Operation *> ops;
@@ -512,6 +531,94 @@ void BlockFuser::assignMatrixTransposes() {
   }
 }
 
+/// Whether every op that reads a member of `group` is in `group` or `other`.
+bool BlockFuser::usersWithin(unsigned group, unsigned other) const {
+  return llvm::all_of(groups[group].members, [&](unsigned member) {
+    return llvm::all_of(users[member], [&](unsigned user) {
+      return isCandidate[user] && (groupOf[user] == static_cast<int>(group) ||
+                                   groupOf[user] == static_cast<int>(other));
+    });
+  });
+}
+
+/// The matmul group whose result the multi-reduction group `rows` reduces
+/// over (attention's scores), if there is exactly one such group, its
+/// matmul's result is the rows' shape, and only `rows` reads it.
+std::optional<unsigned> BlockFuser::attentionScores(unsigned rows) const {
+  std::optional<unsigned> scores;
+  for (unsigned member : groups[rows].members) {
+    for (Value operand : ops[member]->getOperands()) {
+      std::optional<unsigned> producer = producerIndex(operand);
+      if (!producer || groupOf[*producer] == static_cast<int>(rows))
+        continue;
+      unsigned group = groupOf[*producer];
+      if (groups[group].kind != OpKind::Matmul)
+        continue;
+      if (scores && *scores != group)
+        return std::nullopt;
+      scores = group;
+    }
+  }
+  if (!scores || !usersWithin(*scores, rows) ||
+      shapeOf(ops[*groups[*scores].anchor]->getResult(0)) !=
+          ArrayRef<int64_t>(groups[rows].rowShape))
+    return std::nullopt;
+  return scores;
+}
+
+/// Whether a matmul reads its operands as matrices or one batch of them
+/// (the lowering's linalg.matmul or linalg.batch_matmul) in f32.
+static bool isPlainF32Matmul(MatmulOp matmul) {
+  auto type = matmul.getType();
+  int64_t rank = type.getRank();
+  auto isMatrices = [&](Value operand) {
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    return operandType.getRank() == rank && operandType.hasStaticShape() &&
+           (rank == 2 || operandType.getDimSize(0) == type.getDimSize(0));
+  };
+  return (rank == 2 || rank == 3) && type.getElementType().isF32() &&
+         isMatrices(matmul.getLhs()) && isMatrices(matmul.getRhs());
+}
+
+/// Attention: merges the group of `matmul` (P @ V), the multi-reduction group
+/// that computes its left operand (the softmax) and the matmul group whose
+/// result that group reduces (Q @ K^T * scale) into one group, where the
+/// rows are the trailing axis, the lowering's blocks of rows of the scores
+/// and of P (attentionBlockRows, in tiles that divide the rows) fit
+/// attentionBlockBytes with at least kMinAttentionRows rows, the softmax
+/// reads no other matmul group and nothing outside reads the scores or the
+/// softmax.
+void BlockFuser::fuseAttention(unsigned matmul) {
+  auto op = cast<MatmulOp>(ops[matmul]);
+  std::optional<unsigned> lhs = producerIndex(op.getLhs());
+  if (!lhs || roles[*lhs] != Role::Rows || !isPlainF32Matmul(op))
+    return;
+  unsigned rows = groupOf[*lhs], consumer = groupOf[matmul];
+  const Group &r = groups[rows];
+  int64_t rank = r.rowShape.size();
+  if (!takesRows(rows) || !r.rowBytes || rank < 2 ||
+      r.reducedAxes != std::vector<int64_t>{rank - 1} ||
+      !usersWithin(rows, consumer))
+    return;
+  // Blocks of rows as the lowering tiles them: a divisor of the rows near
+  // the budget's, or all rows where they are fewer.
+  int64_t blockRows = attentionBlockRows(attentionBlockBytes, *r.rowBytes);
+  int64_t numRows = r.rowShape[rank - 2];
+  int64_t block = chooseDividingTileSize(numRows, blockRows);
+  if ((blockRows < kMinAttentionRows && block < numRows) ||
+      block > 2 * blockRows)
+    return;
+  std::optional<unsigned> scores = attentionScores(rows);
+  if (!scores ||
+      !isPlainF32Matmul(cast<MatmulOp>(ops[*groups[*scores].anchor])))
+    return;
+  if (static_cast<int64_t>(groups[consumer].size() + r.size() +
+                           groups[*scores].size()) > maxOps)
+    return;
+  mergeGroups(consumer, *scores);
+  mergeGroups(consumer, rows);
+}
+
 void BlockFuser::formGroups() {
   for (unsigned op = 0, e = ops.size(); op < e; ++op) {
     if (!isCandidate[op])
@@ -538,6 +645,11 @@ void BlockFuser::formGroups() {
       break;
     }
   }
+  if (enable && multiReduction && attentionBlockBytes > 0)
+    for (unsigned op = 0, e = ops.size(); op < e; ++op)
+      if (isCandidate[op] && kinds[op] == OpKind::Matmul &&
+          groups[groupOf[op]].anchor == op)
+        fuseAttention(op);
   if (enable)
     assignMatrixTransposes();
 }
@@ -793,7 +905,8 @@ struct JeetFusePass : jeet::impl::JeetFusePassBase<JeetFusePass> {
       return WalkResult::advance();
     });
     for (Block *block : blocks)
-      if (failed(BlockFuser(*block, enable, maxOps, multiReduction, maxRowBytes)
+      if (failed(BlockFuser(*block, enable, maxOps, multiReduction, maxRowBytes,
+                            attentionBlockBytes)
                      .run()))
         return signalPassFailure();
   }

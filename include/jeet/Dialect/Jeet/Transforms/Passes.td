@@ -129,6 +129,18 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     trailing axes and at most that many bytes long do: the GPU pipeline
     keeps a block's rows in shared memory.
 
+    With `multi-reduction` and `attention-block-bytes`, attention (a matmul,
+    a multi-reduction group over the trailing axis of its result such as a
+    softmax, and a matmul whose left operand is that group's row op) is one
+    group: the exception to "never two matmuls". Both matmuls are f32
+    matmuls of matrices or of one batch of them, nothing else reads the
+    scores or the softmax, and the rows have blocks that fit the budget
+    (scores and softmax together): blocks of the number of rows the budget
+    holds, or a divisor of the rows within a factor of two of it, and at
+    least 16 rows unless all rows fit. The CPU lowering then computes the
+    scores, the softmax and the second matmul block of rows by block of
+    rows, in the cache.
+
     Before:
     ```mlir
     %0 = jeet.add %a, %b : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
@@ -159,6 +171,12 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
            "elements of one row) that a reduction group takes row ops and "
            "further reductions over; longer rows, and rows that are not the "
            "trailing axes, keep a group per reduction (0: no limit)">,
+    Option<"attentionBlockBytes", "attention-block-bytes", "int64_t",
+           /*default=*/"0",
+           "With multi-reduction: attention (matmul; softmax-like "
+           "multi-reduction group over its rows; matmul of that) is one group "
+           "where blocks of at least 16 rows of the scores and of the softmax "
+           "fit this many bytes (0: never; three groups)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];
 }

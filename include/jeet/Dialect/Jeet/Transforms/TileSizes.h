@@ -1,0 +1,48 @@
+//===- TileSizes.h - Tile sizes shared by fusion and lowering ---*- C++ -*-===//
+//
+// Part of the Jeet project.
+//
+// The sizes of the blocks that the lowering tiles fusion groups into, in a
+// header of their own (no MLIR): jeet-fuse forms a group only where the
+// lowering will find blocks that fit, so both compute them here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JEET_DIALECT_JEET_TRANSFORMS_TILESIZES_H
+#define JEET_DIALECT_JEET_TRANSFORMS_TILESIZES_H
+
+#include <cstdint>
+#include <cstdlib>
+
+namespace jeet {
+
+/// The size of the tiles of a dimension of `range` (static) iterations:
+/// `tileSize` if it divides the range, else the divisor of the range closest
+/// to it within [tileSize / 2, 2 * tileSize], else the whole range. Every
+/// tile then has the same static shape: a partial tile would have a dynamic
+/// one, which the CPU matmul kernels (static shapes only) could not take.
+inline int64_t chooseDividingTileSize(int64_t range, int64_t tileSize) {
+  if (range <= tileSize)
+    return range;
+  int64_t best = range;
+  for (int64_t candidate = tileSize / 2; candidate <= 2 * tileSize;
+       ++candidate) {
+    if (candidate < 1 || range % candidate != 0)
+      continue;
+    if (best == range ||
+        std::abs(candidate - tileSize) <= std::abs(best - tileSize))
+      best = candidate;
+  }
+  return best;
+}
+
+/// The rows of one block of an attention group: its scores and its softmax,
+/// `rowBytes` each per row, together about `blockBytes`.
+inline int64_t attentionBlockRows(int64_t blockBytes, int64_t rowBytes) {
+  int64_t rows = blockBytes / (2 * (rowBytes > 0 ? rowBytes : 1));
+  return rows > 1 ? rows : 1;
+}
+
+} // namespace jeet
+
+#endif // JEET_DIALECT_JEET_TRANSFORMS_TILESIZES_H

@@ -32,6 +32,8 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     JeetCpuMatmulPassOptions matmulOptions;
     matmulOptions.parallel = options.parallel;
     pm.addPass(createJeetCpuMatmulPass(matmulOptions));
+    // A pad's clamped reads stay scalar; a fill and a copy vectorise.
+    pm.addNestedPass<func::FuncOp>(createJeetCpuVectorizePadPass());
     JeetCpuVectorizeElementwisePassOptions elementwiseOptions;
     elementwiseOptions.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(

@@ -121,6 +121,51 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
   ];
 }
 
+def JeetCpuVectorizePadPass
+    : Pass<"jeet-cpu-vectorize-pad", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites the linalg.generic of a jeet.pad on buffers into a "
+                "fill and a copy of the input into the interior";
+  let description = [{
+    `jeet-lower-to-linalg` lowers `jeet.pad` to one generic over the result
+    that reads the input at indices clamped into it and selects the padding
+    value outside it (marked with `jeet.pad_low`, the padding before each
+    dimension). Its index arithmetic and loads at computed indices keep it
+    scalar: before a convolution it cost as much as the convolution's
+    matmul. This pass rewrites each such generic whose body is still only
+    that select into two elementwise generics that
+    `jeet-cpu-vectorize-elementwise` then turns into parallel vector loops:
+    one that fills the result with the padding value, and one that copies
+    the input into the result's interior (a `memref.subview` at the low
+    padding). Generics whose body holds more (an epilogue) are left alone.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [#id], iterator_types = [...],
+                    jeet.pad_low = array<i64: 0, 1>}
+        outs(%o : memref<4x6xf32>) {
+      ... %e = memref.load %x[%i, %j] : memref<4x4xf32>
+      %r = arith.select %inside, %e, %cst : f32
+      linalg.yield %r : f32
+    }
+    ```
+    After:
+    ```mlir
+    linalg.generic {indexing_maps = [#id], ...} outs(%o : memref<4x6xf32>) {
+      linalg.yield %cst : f32
+    }
+    %interior = memref.subview %o[0, 1] [4, 4] [1, 1]
+    linalg.generic {indexing_maps = [#id, #id], ...}
+        ins(%x : memref<4x4xf32>) outs(%interior : memref<4x4xf32, ...>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def JeetCpuVectorizeElementwisePass
     : Pass<"jeet-cpu-vectorize-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Rewrites elementwise linalg.generic ops (and reductions "

@@ -166,6 +166,64 @@ def JeetCpuVectorizePadPass
   ];
 }
 
+def JeetCpuVectorizeWindowReductionsPass
+    : Pass<"jeet-cpu-vectorize-window-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites reductions over a short innermost window row "
+                "(poolings) into vector loops along the outputs";
+  let description = [{
+    A pooling whose windows tile its input reduces the input reshaped to
+    (..., OH, KH, OW, KW) over KH and KW: a `linalg.generic` whose innermost
+    loop reduces the KW (2 to 8) contiguous columns of a window, after the
+    parallel loop over the OW outputs of a row. Vectorised along its
+    innermost loop it would combine vectors of KW lanes and end with a
+    horizontal reduction per output. This pass matches such generics (an
+    identity input map on a contiguous buffer, the output indexed by the
+    parallel loops in order, a body of one combining op: `maximumf`,
+    `minimumf`, `addf`, `addi`, `maxsi`, `minsi`; OW a multiple of 4) and
+    emits, for each `width` outputs (16, 8 or 4, whichever divides OW
+    first), one `vector.load` of their `width * KW` contiguous inputs, KW
+    `vector.shuffle`s that take every KW-th lane, and the combining op on
+    vectors, accumulated across the outer reduction loops (KH) in the scalar
+    loop's order, so the result is the same. The outer parallel loops form
+    an `scf.parallel`.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [#id6, #out],
+        iterator_types = ["parallel", "parallel", "parallel", "reduction",
+                          "parallel", "reduction"]}
+        ins(%x : memref<16x16x16x2x16x2xf32>)
+        outs(%o : memref<16x16x16x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %out, %in : f32
+      linalg.yield %m : f32
+    }
+    ```
+    After:
+    ```mlir
+    %rows = memref.collapse_shape %x [[0], [1], [2], [3], [4, 5]]
+    scf.parallel (%n, %c, %h) = ... {
+      scf.for %j = %c0 to %c16 step %c16 {
+        %acc = vector.load %o[%n, %c, %h, %j] : ..., vector<16xf32>
+        %r = scf.for %kh = %c0 to %c2 step %c1 iter_args(%a = %acc) {
+          %v = vector.load %rows[%n, %c, %h, %kh, %j2] : ..., vector<32xf32>
+          %even = vector.shuffle %v, %v [0, 2, ..., 30]
+          %odd = vector.shuffle %v, %v [1, 3, ..., 31]
+          %m0 = arith.maximumf %a, %even : vector<16xf32>
+          %m1 = arith.maximumf %m0, %odd : vector<16xf32>
+          scf.yield %m1 : vector<16xf32>
+        }
+        vector.store %r, %o[%n, %c, %h, %j]
+      }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def JeetCpuVectorizeElementwisePass
     : Pass<"jeet-cpu-vectorize-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Rewrites elementwise linalg.generic ops (and reductions "

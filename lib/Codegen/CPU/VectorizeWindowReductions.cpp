@@ -20,6 +20,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <functional>
+
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUVECTORIZEWINDOWREDUCTIONSPASS
 #include "jeet/Codegen/CPU/Passes.h.inc"
@@ -32,6 +34,8 @@ namespace {
 /// The longest window row reduced this way: a vector of kMaxWindow * width
 /// lanes is loaded per step.
 constexpr int64_t kMaxWindow = 8;
+/// Booleans (i1) are left alone: their vectors are not loaded as bytes.
+constexpr unsigned kMinBits = 8;
 /// Output vector widths tried, widest first; the output row must be a
 /// multiple of one of them.
 constexpr int64_t kWidths[] = {16, 8, 4};
@@ -63,7 +67,8 @@ std::optional<WindowReduction> match(linalg::GenericOp op) {
   if (!inputType || !outputType || !inputType.hasStaticShape() ||
       !outputType.hasStaticShape() || !inputType.getLayout().isIdentity() ||
       !outputType.isLastDimUnitStride() ||
-      !inputType.getElementType().isIntOrFloat())
+      !inputType.getElementType().isIntOrFloat() ||
+      inputType.getElementType().getIntOrFloatBitWidth() < kMinBits)
     return std::nullopt;
   // The input is read at the loops' indices; the output at the parallel
   // loops', in order.

@@ -39,6 +39,11 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     matmulOptions.parallel = options.parallel;
     matmulOptions.minParallelWork = kMinParallelMatmulWork;
     pm.addPass(createJeetCpuMatmulPass(matmulOptions));
+    // A pad's clamped reads stay scalar; a fill and a copy vectorise.
+    pm.addNestedPass<func::FuncOp>(createJeetCpuVectorizePadPass());
+    // Poolings: vectors along the outputs, not along a window's row.
+    pm.addNestedPass<func::FuncOp>(
+        createJeetCpuVectorizeWindowReductionsPass());
     JeetCpuVectorizeElementwisePassOptions elementwiseOptions;
     elementwiseOptions.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(

@@ -93,6 +93,12 @@ def test_conv2d_int32_with_epilogue(run, rng):
 POOLS = [
     # (N, C, H, W), kernel, strides, padding, dilations
     ((2, 3, 8, 8), (2, 2), (2, 2), (0, 0, 0, 0), (1, 1)),
+    # Windows that tile the input: reduced from a reshape of it.
+    ((2, 3, 6, 12), (3, 4), (3, 4), (0, 0, 0, 0), (1, 1)),
+    # Rows of 8 windows of 3: vector loads split into every third lane.
+    ((1, 2, 4, 24), (2, 3), (2, 3), (0, 0, 0, 0), (1, 1)),
+    # The same kernel leaving a row and a column out: gathered by im2col.
+    ((1, 2, 7, 9), (2, 2), (2, 2), (0, 0, 0, 0), (1, 1)),
     ((1, 4, 9, 11), (3, 3), (1, 2), (1, 1, 1, 1), (1, 1)),
     ((1, 2, 10, 10), (3, 2), (2, 1), (1, 0, 1, 1), (2, 1)),
 ]

@@ -17,6 +17,13 @@
 
 namespace jeet {
 
+/// The attribute jeet-lower-to-linalg puts on the linalg.generic of a
+/// jeet.pad: the padding before each dimension (a dense i64 array). The
+/// generic reads the input at indices clamped into it and selects the
+/// padding value outside; a code generator that knows the attribute can copy
+/// the input into the interior instead (jeet-cpu-vectorize-pad).
+inline constexpr llvm::StringLiteral kPadLowAttr = "jeet.pad_low";
+
 #define GEN_PASS_DECL
 #include "jeet/Conversion/Passes.h.inc"
 

@@ -16,6 +16,7 @@
 
 #include "DataMovement.h"
 
+#include "jeet/Conversion/Passes.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -207,7 +208,7 @@ Value jeet::emitIm2col(OpBuilder &b, Im2colOp op, Value input) {
 Value jeet::emitPad(OpBuilder &b, PadOp op, Value input, Value value) {
   RankedTensorType type = op.getType();
   RankedTensorType inputType = op.getInput().getType();
-  return emitParallel(
+  Value padded = emitParallel(
       b, op.getLoc(), type, {}, {},
       [&](OpBuilder &body, Location loc, ValueRange) -> Value {
         IndexMath math{body, loc};
@@ -230,4 +231,8 @@ Value jeet::emitPad(OpBuilder &b, PadOp op, Value input, Value value) {
           return element;
         return arith::SelectOp::create(body, loc, inside, element, padding);
       });
+  // Where the code generator copies the interior instead (kPadLowAttr).
+  if (auto generic = padded.getDefiningOp<linalg::GenericOp>())
+    generic->setAttr(kPadLowAttr, b.getDenseI64ArrayAttr(op.getLow()));
+  return padded;
 }

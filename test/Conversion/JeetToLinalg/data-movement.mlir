@@ -46,9 +46,10 @@ func.func @gather(%t: tensor<10x4xf32>, %i: tensor<5xi64>) -> tensor<5x4xf32> {
   return %0 : tensor<5x4xf32>
 }
 
-// Pad reads the value in the loop and selects it outside the input.
+// Pad reads the value in the loop and selects it outside the input; the
+// generic carries the low padding (jeet.pad_low) for the CPU code generator.
 // CHECK-LABEL: func.func @pad
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x6xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x6xf32>) attrs = {{.*}}jeet.pad_low = array<i64: 1, 2>}
 // CHECK: %[[V:.*]] = tensor.extract %{{.*}}[] : tensor<f32>
 // CHECK: %[[E:.*]] = tensor.extract %{{.*}} : tensor<2x3xf32>
 // CHECK: arith.select %{{.*}}, %[[E]], %[[V]] : f32

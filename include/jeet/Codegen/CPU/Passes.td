@@ -137,6 +137,109 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
   ];
 }
 
+def JeetCpuVectorizePadPass
+    : Pass<"jeet-cpu-vectorize-pad", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites the linalg.generic of a jeet.pad on buffers into a "
+                "fill and a copy of the input into the interior";
+  let description = [{
+    `jeet-lower-to-linalg` lowers `jeet.pad` to one generic over the result
+    that reads the input at indices clamped into it and selects the padding
+    value outside it (marked with `jeet.pad_low`, the padding before each
+    dimension). Its index arithmetic and loads at computed indices keep it
+    scalar: before a convolution it cost as much as the convolution's
+    matmul. This pass rewrites each such generic whose body is still only
+    that select into two elementwise generics that
+    `jeet-cpu-vectorize-elementwise` then turns into parallel vector loops:
+    one that fills the result with the padding value, and one that copies
+    the input into the result's interior (a `memref.subview` at the low
+    padding). Generics whose body holds more (an epilogue) are left alone.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [#id], iterator_types = [...],
+                    jeet.pad_low = array<i64: 0, 1>}
+        outs(%o : memref<4x6xf32>) {
+      ... %e = memref.load %x[%i, %j] : memref<4x4xf32>
+      %r = arith.select %inside, %e, %cst : f32
+      linalg.yield %r : f32
+    }
+    ```
+    After:
+    ```mlir
+    linalg.generic {indexing_maps = [#id], ...} outs(%o : memref<4x6xf32>) {
+      linalg.yield %cst : f32
+    }
+    %interior = memref.subview %o[0, 1] [4, 4] [1, 1]
+    linalg.generic {indexing_maps = [#id, #id], ...}
+        ins(%x : memref<4x4xf32>) outs(%interior : memref<4x4xf32, ...>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def JeetCpuVectorizeWindowReductionsPass
+    : Pass<"jeet-cpu-vectorize-window-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites reductions over a short innermost window row "
+                "(poolings) into vector loops along the outputs";
+  let description = [{
+    A pooling whose windows tile its input reduces the input reshaped to
+    (..., OH, KH, OW, KW) over KH and KW: a `linalg.generic` whose innermost
+    loop reduces the KW (2 to 8) contiguous columns of a window, after the
+    parallel loop over the OW outputs of a row. Vectorised along its
+    innermost loop it would combine vectors of KW lanes and end with a
+    horizontal reduction per output. This pass matches such generics (an
+    identity input map on a contiguous buffer, the output indexed by the
+    parallel loops in order, a body of one combining op: `maximumf`,
+    `minimumf`, `addf`, `addi`, `maxsi`, `minsi`; OW a multiple of 4) and
+    emits, for each `width` outputs (16, 8 or 4, whichever divides OW
+    first), one `vector.load` of their `width * KW` contiguous inputs, KW
+    `vector.shuffle`s that take every KW-th lane, and the combining op on
+    vectors, accumulated across the outer reduction loops (KH) in the scalar
+    loop's order, so the result is the same. The outer parallel loops form
+    an `scf.parallel`.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [#id6, #out],
+        iterator_types = ["parallel", "parallel", "parallel", "reduction",
+                          "parallel", "reduction"]}
+        ins(%x : memref<16x16x16x2x16x2xf32>)
+        outs(%o : memref<16x16x16x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %out, %in : f32
+      linalg.yield %m : f32
+    }
+    ```
+    After:
+    ```mlir
+    %rows = memref.collapse_shape %x [[0], [1], [2], [3], [4, 5]]
+    scf.parallel (%n, %c, %h) = ... {
+      scf.for %j = %c0 to %c16 step %c16 {
+        %acc = vector.load %o[%n, %c, %h, %j] : ..., vector<16xf32>
+        %r = scf.for %kh = %c0 to %c2 step %c1 iter_args(%a = %acc) {
+          %v = vector.load %rows[%n, %c, %h, %kh, %j2] : ..., vector<32xf32>
+          %even = vector.shuffle %v, %v [0, 2, ..., 30]
+          %odd = vector.shuffle %v, %v [1, 3, ..., 31]
+          %m0 = arith.maximumf %a, %even : vector<16xf32>
+          %m1 = arith.maximumf %m0, %odd : vector<16xf32>
+          scf.yield %m1 : vector<16xf32>
+        }
+        vector.store %r, %o[%n, %c, %h, %j]
+      }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def JeetCpuVectorizeElementwisePass
     : Pass<"jeet-cpu-vectorize-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Rewrites elementwise linalg.generic ops (and reductions "

@@ -9,8 +9,12 @@
 // (jeet.pad, then jeet.im2col, an affine copy that the code generators
 // vectorise) as (N, C, KH, KW, OH, OW), so that a convolution is a matmul
 // of the filter (O, C * KH * KW) with them as (N, C * KH * KW, OH * OW), and
-// a pooling a reduction over their window dimensions (2 and 3). The CPU and GPU
-// code generators then compute them with their matmul and reduction kernels.
+// a pooling a reduction over their window dimensions (2 and 3). A pooling
+// whose windows tile its input (strides equal to the kernel, no padding, no
+// dilation: the usual 2x2 pooling) reduces a reshape of the input instead,
+// (N, C, OH, KH, OW, KW) over dimensions 3 and 5, with no copy. The CPU and
+// GPU code generators then compute them with their matmul and reduction
+// kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -300,24 +304,62 @@ static FailureOr<Window> poolWindow(PoolOp op, Value input) {
   return window;
 }
 
-/// reduce_max over the window dimensions of the windows padded with -inf.
+/// Whether the windows tile the input exactly: strides equal to the kernel,
+/// no dilation, no padding, and sizes that the kernel divides. Each input
+/// element is then in one window, and the windows are a view of the input.
+static bool windowsTileInput(const Window &w) {
+  for (int64_t d = 0; d < kSpatialDims; ++d)
+    if (w.strides[d] != w.kernel[d] || w.dilations[d] != 1 ||
+        w.padding[d] != 0 || w.padding[d + kSpatialDims] != 0 ||
+        w.in[d] % w.kernel[d] != 0)
+      return false;
+  return true;
+}
+
+/// The input of a pooling whose windows tile it (windowsTileInput) as
+/// (N, C, OH, KH, OW, KW): a reshape, no copy. A pooling reduces its axes 3
+/// and 5 straight from the input, where the windows of gatherWindows would
+/// be a copy of the whole input first.
+static Value tiledWindows(OpBuilder &b, Location loc, Value x,
+                          const Window &w) {
+  auto type = cast<RankedTensorType>(x.getType());
+  return reshape(b, loc, x,
+                 {type.getDimSize(0), type.getDimSize(1), w.out[0], w.kernel[0],
+                  w.out[1], w.kernel[1]});
+}
+
+/// The window axes of tiledWindows' result and of gatherWindows' result.
+static SmallVector<int64_t> windowAxes(bool tiled) {
+  if (tiled)
+    return {3, 5};
+  return {2, 3};
+}
+
+/// reduce_max over the window dimensions of the windows padded with -inf
+/// (of the input itself where the windows tile it).
 FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
                                         ValueRange operands) {
   FailureOr<Window> window = poolWindow(*this, operands[0]);
   if (failed(window))
     return failure();
   Location loc = getLoc();
+  if (windowsTileInput(*window))
+    return ReduceMaxOp::create(builder, loc,
+                               tiledWindows(builder, loc, operands[0], *window),
+                               windowAxes(/*tiled=*/true), /*keepdims=*/false)
+        .getResult();
   auto type = cast<FloatType>(getType().getElementType());
   auto negativeInfinity = builder.getFloatAttr(
       type, APFloat::getInf(type.getFloatSemantics(), /*Negative=*/true));
   Value windows =
       gatherWindows(builder, loc, operands[0], *window, negativeInfinity);
-  SmallVector<int64_t> axes = {2, 3};
-  return ReduceMaxOp::create(builder, loc, windows, axes, /*keepdims=*/false)
+  return ReduceMaxOp::create(builder, loc, windows, windowAxes(/*tiled=*/false),
+                             /*keepdims=*/false)
       .getResult();
 }
 
-/// reduce_sum over the window dimensions of the windows padded with 0,
+/// reduce_sum over the window dimensions of the windows padded with 0 (of
+/// the input itself where the windows tile it),
 /// divided by the window size or, without count_include_pad, by the number
 /// of input elements in each window (a constant per output position).
 FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
@@ -328,14 +370,16 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
   const Window &w = *window;
   Location loc = getLoc();
   Type elementType = getType().getElementType();
+  // Where the windows tile the input, no window holds padding.
+  bool tiled = windowsTileInput(w);
   Value windows =
-      gatherWindows(builder, loc, operands[0], w,
-                    cast<TypedAttr>(builder.getZeroAttr(elementType)));
-  SmallVector<int64_t> axes = {2, 3};
-  Value sum = ReduceSumOp::create(builder, loc, windows, axes,
+      tiled ? tiledWindows(builder, loc, operands[0], w)
+            : gatherWindows(builder, loc, operands[0], w,
+                            cast<TypedAttr>(builder.getZeroAttr(elementType)));
+  Value sum = ReduceSumOp::create(builder, loc, windows, windowAxes(tiled),
                                   /*keepdims=*/false);
   Value divisor;
-  if (getCountIncludePad()) {
+  if (getCountIncludePad() || tiled) {
     divisor = scalarConstant(
         builder, loc,
         builder.getFloatAttr(elementType,

@@ -252,3 +252,35 @@ func.func @pools(%x: tensor<1x1x3x3xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x
   %1 = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x1x3x3xf32> -> tensor<1x1x3x3xf32>
   return %0, %1 : tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>
 }
+
+// -----
+
+// Poolings whose windows tile the input (strides equal to the kernel, no
+// padding or dilation) reduce a reshape of the input, with no window copy;
+// avg_pool2d divides by the window size.
+// CHECK-LABEL: func.func @tiled_pools
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x2x4x6xf32>)
+// CHECK-NOT: jeet.im2col
+// CHECK-DAG: %[[SIZE:.*]] = jeet.constant dense<6.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[V:.*]] = jeet.reshape %[[X]] : tensor<1x2x4x6xf32> -> tensor<1x2x2x2x2x3xf32>
+// CHECK: jeet.reduce_max %[[V]] {axes = array<i64: 3, 5>} : tensor<1x2x2x2x2x3xf32> -> tensor<1x2x2x2xf32>
+// CHECK: %[[SUM:.*]] = jeet.reduce_sum %{{.*}} {axes = array<i64: 3, 5>} : tensor<1x2x2x2x2x3xf32> -> tensor<1x2x2x2xf32>
+// CHECK: jeet.div %[[SUM]], %[[SIZE]]
+// CHECK-NOT: jeet.im2col
+func.func @tiled_pools(%x: tensor<1x2x4x6xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %0 = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 3>, strides = array<i64: 2, 3>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x2x4x6xf32> -> tensor<1x2x2x2xf32>
+  %1 = jeet.avg_pool2d %x {kernel_shape = array<i64: 2, 3>, strides = array<i64: 2, 3>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x2x4x6xf32> -> tensor<1x2x2x2xf32>
+  return %0, %1 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Windows that do not divide the input (the last row is left out) are
+// gathered by im2col as before.
+// CHECK-LABEL: func.func @untiled_pool
+// CHECK: jeet.im2col
+// CHECK: jeet.reduce_max %{{.*}} {axes = array<i64: 2, 3>}
+func.func @untiled_pool(%x: tensor<1x1x5x4xf32>) -> tensor<1x1x2x2xf32> {
+  %0 = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x5x4xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}

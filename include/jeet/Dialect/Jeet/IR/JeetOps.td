@@ -750,7 +750,9 @@ def Jeet_MaxPool2dOp : Jeet_Pool2dOp<"max_pool2d", "max"> {
     `(N, C, H, W)`, as PyTorch's `max_pool2d` and ONNX's `MaxPool`: padding
     is never the maximum (it is -inf), and NaN propagates.
     `jeet-decompose` rewrites it as a `pad`, an `im2col` of the windows and
-    a `reduce_max` over the window dimensions.
+    a `reduce_max` over the window dimensions; windows that tile the input
+    (strides equal to the kernel, no padding or dilation) are a `reshape` of
+    it instead, with no copy.
 
     ```mlir
     %y = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
@@ -769,7 +771,9 @@ def Jeet_AvgPool2dOp : Jeet_Op<"avg_pool2d",
     default) the padding counts as zeros in the mean; without it (ONNX's
     default) only the window's input elements count. f16 and bf16 sum in
     f32. `jeet-decompose` rewrites it as a zero `pad`, an `im2col` of the
-    windows, a `reduce_sum` over the window dimensions and a division.
+    windows, a `reduce_sum` over the window dimensions and a division;
+    windows that tile the input (strides equal to the kernel, no padding or
+    dilation) are a `reshape` of it instead, with no copy.
 
     ```mlir
     %y = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>

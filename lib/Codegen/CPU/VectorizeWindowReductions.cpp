@@ -1,0 +1,234 @@
+//===- VectorizeWindowReductions.cpp - Vectors along pooled outputs -------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// jeet-cpu-vectorize-window-reductions: a pooling whose windows tile its
+// input reduces the input viewed as (..., OW, KW) over a short innermost
+// loop (the KW columns of a window). Vectorising along that loop gives
+// vectors of 2 or 3 lanes and a horizontal reduction per output; instead,
+// each step loads the KW * width contiguous inputs of `width` outputs as one
+// vector and splits it into KW vectors of every KW-th lane (vector.shuffle),
+// so that the lanes run along the outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <functional>
+
+namespace jeet {
+#define GEN_PASS_DEF_JEETCPUVECTORIZEWINDOWREDUCTIONSPASS
+#include "jeet/Codegen/CPU/Passes.h.inc"
+} // namespace jeet
+
+using namespace mlir;
+
+namespace {
+
+/// The longest window row reduced this way: a vector of kMaxWindow * width
+/// lanes is loaded per step.
+constexpr int64_t kMaxWindow = 8;
+/// Booleans (i1) are left alone: their vectors are not loaded as bytes.
+constexpr unsigned kMinBits = 8;
+/// Output vector widths tried, widest first; the output row must be a
+/// multiple of one of them.
+constexpr int64_t kWidths[] = {16, 8, 4};
+
+/// A reduction whose innermost loop reduces a short window row.
+struct WindowReduction {
+  linalg::GenericOp op;
+  /// The op of the body that combines the output with the input.
+  Operation *combiner;
+  /// Whether the combiner takes the output first.
+  bool outputFirst;
+  /// The window row (KW) and the output vectors' width.
+  int64_t window, width;
+};
+
+std::optional<WindowReduction> match(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op.hasIndexSemantics())
+    return std::nullopt;
+  int64_t loops = op.getNumLoops();
+  auto iterators = op.getIteratorTypesArray();
+  if (loops < 2 || iterators[loops - 1] != utils::IteratorType::reduction ||
+      iterators[loops - 2] != utils::IteratorType::parallel)
+    return std::nullopt;
+  OpOperand *input = op.getDpsInputOperand(0);
+  OpOperand *output = op.getDpsInitOperand(0);
+  auto inputType = dyn_cast<MemRefType>(input->get().getType());
+  auto outputType = dyn_cast<MemRefType>(output->get().getType());
+  if (!inputType || !outputType || !inputType.hasStaticShape() ||
+      !outputType.hasStaticShape() || !inputType.getLayout().isIdentity() ||
+      !outputType.isLastDimUnitStride() ||
+      !inputType.getElementType().isIntOrFloat() ||
+      inputType.getElementType().getIntOrFloatBitWidth() < kMinBits)
+    return std::nullopt;
+  // The input is read at the loops' indices; the output at the parallel
+  // loops', in order.
+  if (!op.getMatchingIndexingMap(input).isIdentity())
+    return std::nullopt;
+  SmallVector<AffineExpr> parallel;
+  for (int64_t d = 0; d < loops; ++d)
+    if (iterators[d] == utils::IteratorType::parallel)
+      parallel.push_back(getAffineDimExpr(d, op.getContext()));
+  if (op.getMatchingIndexingMap(output).getResults() != ArrayRef(parallel))
+    return std::nullopt;
+  // The body is one combining op of the output and the input.
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 2)
+    return std::nullopt;
+  Operation *combiner = &body->front();
+  if (!isa<arith::MaximumFOp, arith::MinimumFOp, arith::AddFOp, arith::AddIOp,
+           arith::MaxSIOp, arith::MinSIOp>(combiner) ||
+      combiner->getResult(0) != body->getTerminator()->getOperand(0))
+    return std::nullopt;
+  Value in = body->getArgument(0), out = body->getArgument(1);
+  bool outputFirst = combiner->getOperand(0) == out;
+  if (combiner->getOperand(outputFirst ? 1 : 0) != in ||
+      combiner->getOperand(outputFirst ? 0 : 1) != out)
+    return std::nullopt;
+  int64_t window = inputType.getDimSize(loops - 1);
+  int64_t row = inputType.getDimSize(loops - 2);
+  if (window < 2 || window > kMaxWindow)
+    return std::nullopt;
+  for (int64_t width : kWidths)
+    if (row % width == 0)
+      return WindowReduction{op, combiner, outputFirst, window, width};
+  return std::nullopt;
+}
+
+/// Emits the loops of `w` in place of its generic.
+void rewrite(const WindowReduction &w) {
+  linalg::GenericOp op = w.op;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t loops = op.getNumLoops();
+  auto iterators = op.getIteratorTypesArray();
+  Value input = op.getDpsInputOperand(0)->get();
+  Value output = op.getDpsInitOperand(0)->get();
+  auto inputType = cast<MemRefType>(input.getType());
+  Type element = inputType.getElementType();
+  // (..., OW, KW) as (..., OW * KW): a window row is contiguous.
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < loops - 2; ++d)
+    groups.push_back({d});
+  groups.push_back({loops - 2, loops - 1});
+  Value rows = memref::CollapseShapeOp::create(b, loc, input, groups);
+
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto wide = VectorType::get({w.width * w.window}, element);
+  auto narrow = VectorType::get({w.width}, element);
+  SmallVector<Value> lbs, ubs, steps;
+  SmallVector<int64_t> parallelDims, reductionDims;
+  for (int64_t d = 0; d < loops - 2; ++d) {
+    if (iterators[d] == utils::IteratorType::parallel) {
+      parallelDims.push_back(d);
+      lbs.push_back(index(0));
+      ubs.push_back(index(inputType.getDimSize(d)));
+      steps.push_back(index(1));
+    } else {
+      reductionDims.push_back(d);
+    }
+  }
+  // One output row: per `width` outputs, the outer reduction loops (in the
+  // scalar loop's order) combine the window rows into a vector accumulator.
+  auto emitRow = [&](OpBuilder &rb, Location rl, ValueRange outer) {
+    Value c0 = arith::ConstantIndexOp::create(rb, rl, 0);
+    Value c1 = arith::ConstantIndexOp::create(rb, rl, 1);
+    Value row =
+        arith::ConstantIndexOp::create(rb, rl, inputType.getDimSize(loops - 2));
+    Value step = arith::ConstantIndexOp::create(rb, rl, w.width);
+    Value windowSize = arith::ConstantIndexOp::create(rb, rl, w.window);
+    scf::ForOp::create(
+        rb, rl, c0, row, step, ValueRange(),
+        [&](OpBuilder &fb, Location fl, Value column, ValueRange) {
+          SmallVector<Value> outAt(outer);
+          outAt.push_back(column);
+          Value acc = vector::LoadOp::create(fb, fl, narrow, output, outAt);
+          Value first = arith::MulIOp::create(fb, fl, column, windowSize);
+          // The loops over the outer reduction dimensions, recursively.
+          std::function<Value(OpBuilder &, Location, SmallVector<Value>, size_t,
+                              Value)>
+              reduce = [&](OpBuilder &nb, Location nl, SmallVector<Value> ivs,
+                           size_t next, Value current) -> Value {
+            if (next == reductionDims.size()) {
+              // ivs are the indices of every outer dimension, in order.
+              SmallVector<Value> at(ivs);
+              at.push_back(first);
+              Value lanes =
+                  vector::LoadOp::create(nb, nl, wide, rows, at).getResult();
+              for (int64_t k = 0; k < w.window; ++k) {
+                SmallVector<int64_t> mask;
+                for (int64_t i = 0; i < w.width; ++i)
+                  mask.push_back(k + i * w.window);
+                Value part =
+                    vector::ShuffleOp::create(nb, nl, lanes, lanes, mask);
+                IRMapping mapping;
+                mapping.map(op.getBlock()->getArgument(0), part);
+                mapping.map(op.getBlock()->getArgument(1), current);
+                Operation *combined = nb.clone(*w.combiner, mapping);
+                combined->getResult(0).setType(narrow);
+                current = combined->getResult(0);
+              }
+              return current;
+            }
+            int64_t dim = reductionDims[next];
+            Value size = arith::ConstantIndexOp::create(
+                nb, nl, inputType.getDimSize(dim));
+            auto loop = scf::ForOp::create(
+                nb, nl, c0, size, c1, ValueRange{current},
+                [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
+                  SmallVector<Value> inner(ivs);
+                  inner[dim] = iv;
+                  scf::YieldOp::create(
+                      lb, ll, reduce(lb, ll, inner, next + 1, args[0]));
+                });
+            return loop.getResult(0);
+          };
+          // Outer indices: the parallel ones given, the reduction ones
+          // filled in by their loops.
+          SmallVector<Value> ivs(loops - 2, c0);
+          for (auto [dim, iv] : llvm::zip(parallelDims, outer))
+            ivs[dim] = iv;
+          Value result = reduce(fb, fl, ivs, 0, acc);
+          vector::StoreOp::create(fb, fl, result, output, outAt);
+          scf::YieldOp::create(fb, fl);
+        });
+  };
+  if (parallelDims.empty()) {
+    emitRow(b, loc, ValueRange());
+  } else {
+    scf::ParallelOp::create(b, loc, lbs, ubs, steps,
+                            [&](OpBuilder &pb, Location pl, ValueRange ivs) {
+                              emitRow(pb, pl, ivs);
+                            });
+  }
+  op.erase();
+}
+
+struct JeetCpuVectorizeWindowReductionsPass
+    : public jeet::impl::JeetCpuVectorizeWindowReductionsPassBase<
+          JeetCpuVectorizeWindowReductionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<WindowReduction> matched;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<WindowReduction> w = match(op))
+        matched.push_back(*w);
+    });
+    for (const WindowReduction &w : matched)
+      rewrite(w);
+  }
+};
+
+} // namespace

@@ -1,0 +1,85 @@
+// RUN: jeet-opt %s --split-input-file --jeet-cpu-vectorize-window-reductions | FileCheck %s
+
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+
+// A 2x2 max pooling (the input as (H/2, 2, W/2, 2)): per 8 outputs, one
+// load of 16 inputs split into its even and odd lanes, combined over the
+// window's rows in the scalar loop's order.
+// CHECK-LABEL: func.func @max_pool
+// CHECK-SAME: (%[[X:[^:]*]]: memref<4x2x8x2xf32>, %[[O:[^:]*]]: memref<4x8xf32>)
+// CHECK: %[[ROWS:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0], [1], [2, 3]] : memref<4x2x8x2xf32> into memref<4x2x16xf32>
+// CHECK: scf.parallel (%[[H:.*]]) =
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[ACC:.*]] = vector.load %[[O]][%[[H]], %[[J]]] : memref<4x8xf32>, vector<8xf32>
+// CHECK: %[[R:.*]] = scf.for %[[KH:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[ACC]]) -> (vector<8xf32>) {
+// CHECK: %[[V:.*]] = vector.load %[[ROWS]][%[[H]], %[[KH]], %{{.*}}] : memref<4x2x16xf32>, vector<16xf32>
+// CHECK: %[[EVEN:.*]] = vector.shuffle %[[V]], %[[V]] [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK: %[[M0:.*]] = arith.maximumf %[[A]], %[[EVEN]] : vector<8xf32>
+// CHECK: %[[ODD:.*]] = vector.shuffle %[[V]], %[[V]] [1, 3, 5, 7, 9, 11, 13, 15]
+// CHECK: %[[M1:.*]] = arith.maximumf %[[M0]], %[[ODD]] : vector<8xf32>
+// CHECK: scf.yield %[[M1]] : vector<8xf32>
+// CHECK: vector.store %[[R]], %[[O]][%[[H]], %[[J]]]
+// CHECK-NOT: linalg.generic
+func.func @max_pool(%x: memref<4x2x8x2xf32>, %o: memref<4x8xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%x : memref<4x2x8x2xf32>) outs(%o : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+
+// A sum over windows of 3 with the input first: 3 shuffles of every third
+// lane, the operands in the body's order.
+// CHECK-LABEL: func.func @sum_rows_of_three
+// CHECK: vector.load %{{.*}} : memref<12xf32>, vector<12xf32>
+// CHECK: vector.shuffle %{{.*}} [0, 3, 6, 9]
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK: vector.shuffle %{{.*}} [1, 4, 7, 10]
+// CHECK: vector.shuffle %{{.*}} [2, 5, 8, 11]
+func.func @sum_rows_of_three(%x: memref<4x3xf32>, %o: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x3xf32>) outs(%o : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+
+// Left alone: a long innermost reduction (a row sum, for
+// jeet-cpu-vectorize-reductions), outputs that no width divides, and a body
+// that computes more than the combining op.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: vector.shuffle
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: vector.shuffle
+func.func @left_alone(%a: memref<4x64xf32>, %b: memref<6x2xf32>, %c: memref<4x2xf32>, %o: memref<4xf32>, %p: memref<6xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%a : memref<4x64xf32>) outs(%o : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%b : memref<6x2xf32>) outs(%p : memref<6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%c : memref<4x2xf32>) outs(%o : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %in : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -55,9 +55,6 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     // exp, log and tanh as polynomials that vectorise, not libm calls.
     pm.addNestedPass<func::FuncOp>(createJeetCpuApproximateMathPass());
   }
-  // A graph of many kernels: one function per kernel, so that LLVM's time
-  // grows with the kernels rather than with the square of one function.
-  pm.addPass(createJeetCpuOutlineKernelsPass());
   if (options.parallel) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     // One OpenMP region per kernel: nested parallel loops run in sequence

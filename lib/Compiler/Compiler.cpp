@@ -460,6 +460,13 @@ static llvm::Error addPackedEntry(llvm::Module &module, llvm::StringRef entry) {
     builder.CreateStore(result, builder.CreateLoad(builder.getPtrTy(), slot));
   }
   builder.CreateRetVoid();
+  // The entry is only called through its packed form: inlined there, its
+  // arguments (five per memref descriptor, ten per output of a graph) become
+  // loads from the packed list instead of a call passing thousands of
+  // values, most on the stack, whose code generation grows with the square
+  // of the graph's outputs.
+  function->setLinkage(llvm::GlobalValue::InternalLinkage);
+  function->addFnAttr(llvm::Attribute::AlwaysInline);
   return llvm::Error::success();
 }
 

@@ -205,7 +205,7 @@ public:
   }
 
   /// Reads a B that is not transposed as it is, never packing it (see
-  /// JeetCpuMatmulPass::packsOwnPanels).
+  /// JeetCpuMatmulPass::ownsPanels).
   MatmulEmitter &withoutRhsPacking() {
     mayPackRhs = false;
     return *this;
@@ -846,8 +846,9 @@ constexpr int64_t kTilePackMinRows = 128;
 static bool rowsAliasInL1(Value rhs) {
   auto type = cast<MemRefType>(rhs.getType());
   auto [strides, offset] = type.getStridesAndOffset();
-  int64_t bytes = strides[0] * type.getElementTypeBitWidth() / 8;
-  return !ShapedType::isDynamic(strides[0]) && bytes % kL1AliasingBytes == 0;
+  if (ShapedType::isDynamic(strides[0]))
+    return false;
+  return strides[0] * type.getElementTypeBitWidth() / 8 % kL1AliasingBytes == 0;
 }
 
 /// The multiply-adds of a contraction: the product of its loop ranges.

@@ -19,7 +19,6 @@ from ._ops import CONVERTERS, FOLDERS
 # The dtypes whose memory jeet.from_dlpack shares (int64 and bool inputs
 # are copied).
 _DLPACK_DTYPES = ("f32", "f16", "i32")
-_DTYPE_NUMPY = {"f32": "float32", "f16": "float16", "i32": "int32"}
 
 
 class Options:
@@ -189,7 +188,7 @@ def input_specs(model, input_shapes, options):
         # shared with the graph as it is (the calls' fast path).
         spec.shared = (spec.dtype in _DLPACK_DTYPES
                        and spec.declared != _types.FLOAT64
-                       and spec.numpy_dtype == np.dtype(_DTYPE_NUMPY.get(spec.dtype)))
+                       and spec.numpy_dtype == _dtypes.NUMPY_DTYPES[spec.dtype])
         specs.append(spec)
     return specs
 

@@ -367,11 +367,14 @@ class Symbolic:
 class Prepared:
     """A peer's compiled graph: `call()` runs it, `result()` gives the last
     output as numpy, `kernels` counts its kernels (or None), `compile_s` is
-    how long preparing it took (compilation included)."""
+    how long preparing it took (compilation included), `first_s` (where
+    measured) compilation and the first call together."""
 
-    def __init__(self, call, result, kernels=None, compile_s=None):
+    def __init__(self, call, result, kernels=None, compile_s=None,
+                 first_s=None):
         self.call, self.result = call, result
         self.kernels, self.compile_s = kernels, compile_s
+        self.first_s = first_s
 
 
 def load_peers(names):
@@ -394,17 +397,21 @@ def prepare_jeet(jeet, graph, arrays):
     ops = JeetOps(jeet)
     tensors = [jeet.from_numpy(a, device="cpu") for a in arrays]
     fn = jeet.jit(lambda *xs: graph.fn(ops, *xs))
+    # Compilation alone (tracing included), as XLA's is timed below; then
+    # the first call, which finds the compiled graph in the cache and runs
+    # it for the first time (first touch of its output and scratch memory).
     start = time.perf_counter()
-    out = fn(*tensors)
+    kernels = jeet.compile(graph.fn(ops, *tensors)).num_kernels
     compile_s = time.perf_counter() - start
+    out = fn(*tensors)
+    first_s = time.perf_counter() - start
     box = [out]
 
     def call():
         box[0] = fn(*tensors)
 
-    symbolic = graph.fn(ops, *tensors)
-    kernels = jeet.compile(symbolic).num_kernels
-    return Prepared(call, lambda: box[0].numpy(), kernels, compile_s)
+    return Prepared(call, lambda: box[0].numpy(), kernels, compile_s,
+                    first_s)
 
 
 def load_numpy():
@@ -457,13 +464,15 @@ def prepare_jax(mods, graph, arrays):
     start = time.perf_counter()
     compiled = jitted.lower(*inputs).compile()
     compile_s = time.perf_counter() - start
+    box = [compiled(*inputs).block_until_ready()]
+    first_s = time.perf_counter() - start
     kernels = count_hlo_kernels(compiled.as_text())
-    box = [None]
 
     def call():
         box[0] = compiled(*inputs).block_until_ready()
 
-    return Prepared(call, lambda: np.asarray(box[0]), kernels, compile_s)
+    return Prepared(call, lambda: np.asarray(box[0]), kernels, compile_s,
+                    first_s)
 
 
 def load_torch():
@@ -676,7 +685,8 @@ def run_graph(graph, peers, rng):
         error = max_rel_error(p.result(), reference)
         results[name] = dict(median=statistics.median(times[name]),
                              best=min(times[name]), kernels=p.kernels,
-                             compile_s=p.compile_s, error=error,
+                             compile_s=p.compile_s, first_s=p.first_s,
+                             error=error,
                              ok=error <= graph.tol)
     return results, failed
 
@@ -761,6 +771,12 @@ def call_overhead(peers):
     return rows
 
 
+def time_cell(results, name, key):
+    """`results[name][key]` in ms for a table, "-" where not measured."""
+    r = results.get(name)
+    return "-" if not r or r.get(key) is None else fmt_ms(r[key])
+
+
 def main():
     if ARGS.warm_start_child:
         warm_start_child()
@@ -833,20 +849,28 @@ def main():
                             f"{fastest[1]['best'] / jeet['best']:.2f}x",
                             jeet["kernels"],
                             results.get("iree", {}).get("kernels", "-")])
-        compile_rows.append([graph.name] + [
-            fmt_ms(results[n]["compile_s"])
-            if n in results and results[n]["compile_s"] is not None else "-"
-            for n in ("jeet", "jax", "torch.compile", "onnxruntime", "iree")])
+        compile_rows.append(
+            [graph.name] +
+            [time_cell(results, name, key)
+             for name, key in (("jeet", "compile_s"), ("jax", "compile_s"),
+                               ("jeet", "first_s"), ("jax", "first_s"),
+                               ("torch.compile", "compile_s"),
+                               ("onnxruntime", "compile_s"),
+                               ("iree", "compile_s"))])
 
     if summary:
         print_table("Summary: Jeet against the fastest peer (best runs)",
                     ["graph", "fastest peer", "peer/jeet", "jeet kernels",
                      "iree kernels"], summary)
     if not ARGS.no_compile_table and compile_rows:
-        print_table("Cold compile, ms (first call: trace + compile + run; "
-                    "Jeet's in-process and disk caches were empty)",
-                    ["graph", "jeet", "jax/xla", "torch.compile",
-                     "onnxruntime", "iree"], compile_rows)
+        print_table("Cold compile, ms (Jeet's in-process and disk caches "
+                    "empty): compile alone (trace + compile) and the first "
+                    "call (compile + first run) for Jeet and XLA; "
+                    "torch.compile's first call, onnxruntime's session, "
+                    "IREE's compile",
+                    ["graph", "jeet", "jax/xla", "jeet first call",
+                     "xla first call", "torch.compile", "onnxruntime",
+                     "iree"], compile_rows)
 
     if "jeet" in peers and (not only or "mlp" in only):
         with tempfile.TemporaryDirectory(prefix="jeet-warm-") as cache_dir:

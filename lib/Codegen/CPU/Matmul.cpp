@@ -719,13 +719,25 @@ static Value packBatchedRhs(OpBuilder &b, Location loc, Value base, int64_t nr,
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto loop = scf::ForOp::create(b, loc, cst(0), cst(batches), cst(1));
-  OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
-  Value batch = loop.getInductionVar();
-  Value first = arith::MulIOp::create(
-      body, loc, batch, arith::ConstantIndexOp::create(body, loc, panels));
-  MatmulEmitter::packRhsInto(body, loc, batchSlice(body, loc, base, batch), nr,
-                             transposed, packed, first);
+  auto packBatch = [&](OpBuilder &body, Value batch, bool parallelPanels) {
+    Value first = arith::MulIOp::create(
+        body, loc, batch, arith::ConstantIndexOp::create(body, loc, panels));
+    MatmulEmitter::packRhsInto(body, loc, batchSlice(body, loc, base, batch),
+                               nr, transposed, packed, first, parallelPanels);
+  };
+  // Several batches share the threads as one parallel loop: the panels of
+  // each alone are too few for a loop of their own (a conv's 4 panels of
+  // 144 x 64 went serial), and one loop is one OpenMP region, not one per
+  // batch.
+  if (batches == 1) {
+    packBatch(b, cst(0), /*parallelPanels=*/true);
+    return packed;
+  }
+  scf::ParallelOp::create(b, loc, ValueRange{cst(0)}, ValueRange{cst(batches)},
+                          ValueRange{cst(1)},
+                          [&](OpBuilder &nested, Location, ValueRange ivs) {
+                            packBatch(nested, ivs[0], /*parallelPanels=*/false);
+                          });
   return packed;
 }
 
@@ -849,6 +861,34 @@ static bool rowsAliasInL1(Value rhs) {
   if (ShapedType::isDynamic(strides[0]))
     return false;
   return strides[0] * type.getElementTypeBitWidth() / 8 % kL1AliasingBytes == 0;
+}
+
+/// Whether the tile `matmul` of a batch_matmul with an epilogue reads its B
+/// where it lies instead of from panels packed before the tiles: the tile
+/// computes every row of its matrix (its A is a whole buffer defined
+/// outside the tile loop, so no other tile reads the same columns of B), it
+/// has fewer than kTilePackMinRows rows, and B's rows do not alias in L1.
+/// The packing would then be one more copy of all of B, read once (the
+/// windows of a convolution: 144 x 256 per image of the example CNN).
+static bool streamsBatchedRhs(Operation *matmul, Value lhs, Value rhs,
+                              Value acc, Layout layout) {
+  scf::ParallelOp outermost = outermostParallel(matmul);
+  if (!outermost || layout.rhsTransposed ||
+      lhs.getDefiningOp<memref::SubViewOp>())
+    return false;
+  Operation *owner = lhs.getDefiningOp();
+  if (!owner)
+    owner = cast<BlockArgument>(lhs).getOwner()->getParentOp();
+  if (outermost->isAncestor(owner))
+    return false;
+  auto accType = cast<MemRefType>(acc.getType());
+  auto rhsType = cast<MemRefType>(rhs.getType());
+  auto [strides, offset] = rhsType.getStridesAndOffset();
+  int64_t rowStride = strides[strides.size() - 2];
+  return accType.getDimSize(accType.getRank() - 2) < kTilePackMinRows &&
+         !ShapedType::isDynamic(rowStride) &&
+         rowStride * rhsType.getElementTypeBitWidth() / 8 % kL1AliasingBytes !=
+             0;
 }
 
 /// The multiply-adds of a contraction: the product of its loop ranges.
@@ -1067,7 +1107,9 @@ struct JeetCpuMatmulPass
         // from one copy of the whole batch of matrices, made before the
         // tiles.
         std::optional<PackedPanels> prepacked;
-        if (inTile && batching.numBatch == 1 &&
+        bool streams =
+            inTile && streamsBatchedRhs(op, lhs, rhs, acc, batching.layout);
+        if (inTile && !streams && batching.numBatch == 1 &&
             batching.rhsBatch == ArrayRef<unsigned>{0}) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
@@ -1076,13 +1118,16 @@ struct JeetCpuMatmulPass
                                    batching.layout.rhsTransposed,
                                    /*batchRank=*/1, ivs[0]);
         }
-        MatmulEmitter(nested, nestedLoc,
-                      batchSlice(nested, nestedLoc, lhs, at(batching.lhsBatch)),
-                      batchSlice(nested, nestedLoc, rhs, at(batching.rhsBatch)),
-                      batchSlice(nested, nestedLoc, acc,
-                                 ivs.take_front(batching.numBatch)),
-                      sizes, batching.layout, prepacked)
-            .emit(runParallel && !batchParallel);
+        MatmulEmitter emitter(
+            nested, nestedLoc,
+            batchSlice(nested, nestedLoc, lhs, at(batching.lhsBatch)),
+            batchSlice(nested, nestedLoc, rhs, at(batching.rhsBatch)),
+            batchSlice(nested, nestedLoc, acc,
+                       ivs.take_front(batching.numBatch)),
+            sizes, batching.layout, prepacked);
+        if (streams)
+          emitter.withoutRhsPacking();
+        emitter.emit(runParallel && !batchParallel);
       };
       if (batchParallel)
         scf::ParallelOp::create(b, loc, lbs, ubs, steps, body);

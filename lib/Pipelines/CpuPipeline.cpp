@@ -115,8 +115,17 @@ jeet::getJeetCpuPipeline(const CpuPipelineOptions &options) {
        }},
       {stage::kLinalg.str(), buildJeetLowerToLinalgPipeline},
       {stage::kBufferized.str(),
-       [](OpPassManager &pm) {
+       [copy](OpPassManager &pm) {
          buildJeetBufferizePipeline(pm);
+         // An im2col and the pad before it: one parallel loop of row
+         // copies. Before the memory plan, which must see the copies read
+         // the pad's input while they write the windows.
+         if (copy->vectorize) {
+           JeetCpuIm2colPassOptions im2colOptions;
+           im2colOptions.parallel = copy->parallel;
+           pm.addNestedPass<func::FuncOp>(
+               createJeetCpuIm2colPass(im2colOptions));
+         }
          // Intermediates in one arena the caller supplies.
          pm.addPass(createJeetPlanMemoryPass());
        }},

@@ -191,3 +191,60 @@ def test_conv2d_bias_relu(run, rng, case, dtype):
     assert_close(out_conv, conv, rtol=tol, atol=tol, what=f"{case} conv")
     rtol = tol * 4
     assert_close(out_rows, rows, rtol=rtol, atol=rtol, what=f"{case} rows")
+
+
+def max_pool_reference(x, k):
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h // k, k, w // k, k).max(axis=(3, 5))
+
+
+STAGES = [
+    # (N, C, H, W), first filter, second filter: two conv + bias + relu
+    # stages with a 2x2 max pooling between them, as the example CNN. The
+    # first conv's windows have rows 4 KiB apart (32 x 32 outputs) and few
+    # of them (K = 27), the second's 1 KiB apart (K = 144): both are read by
+    # the conv's tiles where they lie. The pads read the input and the
+    # pooling's result, both absorbed into the im2col copies.
+    ((2, 3, 32, 32), (16, 3, 3, 3), (32, 16, 3, 3)),
+    # K = 8 * 5 * 5 = 200 rows 4 KiB apart: the windows are packed before
+    # the tiles, the images in parallel; the second conv pads by 2.
+    ((3, 8, 32, 32), (8, 8, 5, 5), (4, 8, 5, 5)),
+]
+
+
+@pytest.mark.parametrize("case", STAGES, ids=str)
+def test_conv_stages(run, rng, case):
+    x_shape, w1_shape, w2_shape = case
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w1 = rng.standard_normal(w1_shape).astype(np.float32)
+    w2 = rng.standard_normal(w2_shape).astype(np.float32)
+    b1 = rng.standard_normal((w1_shape[0], 1, 1)).astype(np.float32)
+    b2 = rng.standard_normal((w2_shape[0], 1, 1)).astype(np.float32)
+    p1 = (w1_shape[2] // 2,) * 4
+    p2 = (w2_shape[2] // 2,) * 4
+    h1 = np.maximum(conv2d_reference(x, w1, (1, 1), p1, (1, 1), 1) + b1, 0.0)
+    pooled = max_pool_reference(h1, 2)
+    expected = np.maximum(
+        conv2d_reference(pooled, w2, (1, 1), p2, (1, 1), 1) + b2, 0.0)
+    n, _, h, w = x_shape
+    tx, tw1, tw2 = (mlir_type(s, np.float32) for s in (x_shape, w1_shape, w2_shape))
+    tb1, tb2 = mlir_type(b1.shape, np.float32), mlir_type(b2.shape, np.float32)
+    t1 = mlir_type((n, w1_shape[0], h, w), np.float32)
+    tp = mlir_type(pooled.shape, np.float32)
+    to = mlir_type(expected.shape, np.float32)
+    pool = "kernel_shape = array<i64: 2, 2>, " + attrs((2, 2), (0, 0, 0, 0), (1, 1))
+    graph = (
+        f"func.func @main(%x: {tx}, %w1: {tw1}, %b1: {tb1}, %w2: {tw2}, %b2: {tb2}) -> {to} {{\n"
+        f"  %0 = jeet.conv2d %x, %w1 {{{attrs((1, 1), p1, (1, 1))}, groups = 1 : i64}} : {tx}, {tw1} -> {t1}\n"
+        f"  %1 = jeet.add %0, %b1 : {t1}, {tb1} -> {t1}\n"
+        f"  %2 = jeet.relu %1 : {t1}\n"
+        f"  %3 = jeet.max_pool2d %2 {{{pool}}} : {t1} -> {tp}\n"
+        f"  %4 = jeet.conv2d %3, %w2 {{{attrs((1, 1), p2, (1, 1))}, groups = 1 : i64}} : {tp}, {tw2} -> {to}\n"
+        f"  %5 = jeet.add %4, %b2 : {to}, {tb2} -> {to}\n"
+        f"  %6 = jeet.relu %5 : {to}\n"
+        f"  return %6 : {to}\n}}\n")
+    (out,) = run(graph, [x, w1, b1, w2, b2])
+    k = max(np.prod(w1_shape[1:]), np.prod(w2_shape[1:]))
+    # The second conv sums K products of first-stage values of size ~sqrt(K).
+    tol = 2e-6 * k * 4
+    assert_close(out, expected, rtol=tol, atol=tol, what=str(case))

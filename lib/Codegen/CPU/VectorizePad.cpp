@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "VectorizeUtils.h"
+
 #include "jeet/Codegen/CPU/Passes.h"
 #include "jeet/Conversion/Passes.h"
 
@@ -24,56 +26,10 @@ namespace jeet {
 } // namespace jeet
 
 using namespace mlir;
+using jeet::cpu::matchPad;
+using jeet::cpu::PadOperands;
 
 namespace {
-
-/// What the generic of a pad reads: its input buffer and its padding value
-/// (a scalar defined outside the body, or a load of a 0-d buffer).
-struct PadOperands {
-  Value input;
-  Value padding;
-  /// The 0-d buffer the padding value is loaded from, when it is one.
-  Value paddingBuffer;
-};
-
-/// A value of `op`'s body that is computed outside it.
-static bool isDefinedOutside(Value value, linalg::GenericOp op) {
-  return !op.getRegion().isAncestor(value.getParentRegion());
-}
-
-/// The input and padding value of a marked pad generic whose body yields
-/// `select(inside, load(input, ...), padding)`, or nothing when it is
-/// another shape (an epilogue in the same loop nest) or not on buffers.
-static std::optional<PadOperands> matchPad(linalg::GenericOp op) {
-  auto low = op->getAttrOfType<DenseI64ArrayAttr>(jeet::kPadLowAttr);
-  if (!low || !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 0 ||
-      op.getNumDpsInits() != 1)
-    return std::nullopt;
-  auto output = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
-  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-  auto select = yield.getValues()[0].getDefiningOp<arith::SelectOp>();
-  if (!output || !output.hasStaticShape() || low.size() != output.getRank() ||
-      !select)
-    return std::nullopt;
-  auto load = select.getTrueValue().getDefiningOp<memref::LoadOp>();
-  if (!load || !isDefinedOutside(load.getMemRef(), op))
-    return std::nullopt;
-  auto inputType = cast<MemRefType>(load.getMemRef().getType());
-  if (!inputType.hasStaticShape() || inputType.getRank() != output.getRank())
-    return std::nullopt;
-  for (int64_t d = 0; d < output.getRank(); ++d)
-    if (low[d] < 0 || low[d] + inputType.getDimSize(d) > output.getDimSize(d))
-      return std::nullopt;
-  PadOperands pad{load.getMemRef(), select.getFalseValue(), Value()};
-  if (isDefinedOutside(pad.padding, op))
-    return pad;
-  auto paddingLoad = pad.padding.getDefiningOp<memref::LoadOp>();
-  if (!paddingLoad || !paddingLoad.getIndices().empty() ||
-      !isDefinedOutside(paddingLoad.getMemRef(), op))
-    return std::nullopt;
-  pad.paddingBuffer = paddingLoad.getMemRef();
-  return pad;
-}
 
 /// A generic of identity maps and parallel loops over `output` that yields
 /// what `body` returns of the block arguments.

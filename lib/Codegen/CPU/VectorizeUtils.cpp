@@ -6,6 +6,8 @@
 
 #include "VectorizeUtils.h"
 
+#include "jeet/Conversion/Passes.h"
+
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -233,4 +235,41 @@ void jeet::cpu::forEachGeneric(
   for (linalg::GenericOp op : generics)
     fn(op, op->getParentOfType<scf::ParallelOp>() ||
                op->getParentOfType<scf::ForallOp>());
+}
+
+/// A value of `op`'s body that is computed outside it.
+static bool isDefinedOutside(Value value, linalg::GenericOp op) {
+  return !op.getRegion().isAncestor(value.getParentRegion());
+}
+
+std::optional<jeet::cpu::PadOperands>
+jeet::cpu::matchPad(linalg::GenericOp op) {
+  auto low = op->getAttrOfType<DenseI64ArrayAttr>(jeet::kPadLowAttr);
+  if (!low || !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 0 ||
+      op.getNumDpsInits() != 1)
+    return std::nullopt;
+  auto output = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  auto select = yield.getValues()[0].getDefiningOp<arith::SelectOp>();
+  if (!output || !output.hasStaticShape() || low.size() != output.getRank() ||
+      !select)
+    return std::nullopt;
+  auto load = select.getTrueValue().getDefiningOp<memref::LoadOp>();
+  if (!load || !isDefinedOutside(load.getMemRef(), op))
+    return std::nullopt;
+  auto inputType = cast<MemRefType>(load.getMemRef().getType());
+  if (!inputType.hasStaticShape() || inputType.getRank() != output.getRank())
+    return std::nullopt;
+  for (int64_t d = 0; d < output.getRank(); ++d)
+    if (low[d] < 0 || low[d] + inputType.getDimSize(d) > output.getDimSize(d))
+      return std::nullopt;
+  PadOperands pad{load.getMemRef(), select.getFalseValue(), Value()};
+  if (isDefinedOutside(pad.padding, op))
+    return pad;
+  auto paddingLoad = pad.padding.getDefiningOp<memref::LoadOp>();
+  if (!paddingLoad || !paddingLoad.getIndices().empty() ||
+      !isDefinedOutside(paddingLoad.getMemRef(), op))
+    return std::nullopt;
+  pad.paddingBuffer = paddingLoad.getMemRef();
+  return pad;
 }

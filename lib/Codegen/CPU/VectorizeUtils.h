@@ -4,10 +4,11 @@
 // Part of the Jeet project.
 //
 // Internal to lib/Codegen/CPU: what jeet-cpu-vectorize-elementwise and
-// jeet-cpu-vectorize-reductions share. Both rewrite a `linalg.generic` on
-// buffers into loops whose innermost one works on vectors, cloning the
-// generic's body op for op with vector types, so the arithmetic is the
-// scalar loop's, lane by lane.
+// jeet-cpu-vectorize-reductions share (and the pad matching that
+// jeet-cpu-vectorize-pad and jeet-cpu-im2col share). Both rewrite a
+// `linalg.generic` on buffers into loops whose innermost one works on vectors,
+// cloning the generic's body op for op with vector types, so the arithmetic is
+// the scalar loop's, lane by lane.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +69,21 @@ void buildLoops(
     mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange lbs,
     mlir::ValueRange ubs, mlir::ValueRange steps, bool parallel,
     llvm::function_ref<void(mlir::OpBuilder &, mlir::ValueRange)> body);
+
+/// What the generic of a jeet.pad (marked jeet::kPadLowAttr) reads: its
+/// input buffer and its padding value (a scalar defined outside the body, or
+/// a load of a 0-d buffer).
+struct PadOperands {
+  mlir::Value input;
+  mlir::Value padding;
+  /// The 0-d buffer the padding value is loaded from, when it is one.
+  mlir::Value paddingBuffer;
+};
+
+/// The operands of a marked pad generic on buffers whose body yields
+/// `select(inside, load(input, ...), padding)`, or nothing when it is
+/// another shape (an epilogue in the same loop nest) or not on buffers.
+std::optional<PadOperands> matchPad(mlir::linalg::GenericOp op);
 
 /// Calls `fn` on every linalg.generic of `func` (collected first, so `fn`
 /// may replace it), with whether it already sits inside a parallel loop.

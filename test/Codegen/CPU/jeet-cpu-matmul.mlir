@@ -466,3 +466,79 @@ func.func @unsupported(%a: memref<4x4xi32>, %c: memref<4x4xi32>, %t: tensor<4x4x
   %0 = linalg.matmul ins(%t, %t : tensor<4x4xf32>, tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+// The tiles of a convolution's batch_matmul with its epilogue: A (the
+// filter) is whole and defined outside the tile loop, so each tile computes
+// every row of its image's matrix and alone reads its columns of B (the
+// windows). With 16 rows and B's rows 1 KiB apart, no panels are packed
+// before the loop: each tile reads its slice of B where it lies.
+// CHECK-LABEL: func.func @conv_tiles
+// CHECK-SAME: (%[[A:[^:]*]]: memref<16x27xf32>, %[[B:[^:]*]]: memref<4x27x256xf32>,
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel (%[[N:.*]], %[[J:.*]]) =
+// CHECK: %[[SB:.*]] = memref.subview %[[B]][%[[N]], 0, %[[J]]] [1, 27, 64]
+// CHECK-NOT: memref.alloc
+// CHECK: %[[M:.*]] = memref.subview %[[SB]][0, 0, 0] [1, 27, 64]
+// CHECK-NOT: memref.alloc
+// CHECK: vector.load %[[M]]
+// CHECK: vector.fma
+// CHECK: scf.reduce
+// CHECK-NOT: call @jeet_matmul_tile
+func.func @conv_tiles(%a: memref<16x27xf32>, %b: memref<4x27x256xf32>, %c: memref<4x16x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%n, %j) = (%c0, %c0) to (%c4, %c256) step (%c1, %c64) {
+    %sb = memref.subview %b[%n, 0, %j] [1, 27, 64] [1, 1, 1] : memref<4x27x256xf32> to memref<1x27x64xf32, strided<[6912, 256, 1], offset: ?>>
+    %sc = memref.subview %c[%n, 0, %j] [1, 16, 64] [1, 1, 1] : memref<4x16x256xf32> to memref<1x16x64xf32, strided<[4096, 256, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%a, %sb : memref<16x27xf32>, memref<1x27x64xf32, strided<[6912, 256, 1], offset: ?>>) outs(%sc : memref<1x16x64xf32, strided<[4096, 256, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %m = arith.mulf %x, %y : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The same with B's rows 4 KiB apart (1024 columns) and 40 of them, more
+// than a tile streams when they alias in L1: the panels of all four images
+// are packed before the tile loop, in one parallel loop over the images.
+// CHECK-LABEL: func.func @conv_tiles_aliasing
+// CHECK-SAME: (%[[A:[^:]*]]: memref<16x40xf32>, %[[B:[^:]*]]: memref<4x40x1024xf32>,
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64x40x64xf32>
+// CHECK-NEXT: scf.parallel (%[[IMG:.*]]) = (%c0) to (%c4) step (%c1) {
+// CHECK-NOT: scf.parallel
+// CHECK: vector.store {{.*}}, %[[P]]
+// CHECK: scf.reduce
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) =
+// CHECK: vector.load %[[P]]
+// CHECK: memref.dealloc %[[P]]
+func.func @conv_tiles_aliasing(%a: memref<16x40xf32>, %b: memref<4x40x1024xf32>, %c: memref<4x16x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%n, %j) = (%c0, %c0) to (%c4, %c1024) step (%c1, %c64) {
+    %sb = memref.subview %b[%n, 0, %j] [1, 40, 64] [1, 1, 1] : memref<4x40x1024xf32> to memref<1x40x64xf32, strided<[40960, 1024, 1], offset: ?>>
+    %sc = memref.subview %c[%n, 0, %j] [1, 16, 64] [1, 1, 1] : memref<4x16x1024xf32> to memref<1x16x64xf32, strided<[16384, 1024, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%a, %sb : memref<16x40xf32>, memref<1x40x64xf32, strided<[40960, 1024, 1], offset: ?>>) outs(%sc : memref<1x16x64xf32, strided<[16384, 1024, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %m = arith.mulf %x, %y : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    }
+    scf.reduce
+  }
+  return
+}

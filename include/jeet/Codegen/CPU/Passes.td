@@ -137,6 +137,76 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
   ];
 }
 
+def JeetCpuIm2colPass
+    : Pass<"jeet-cpu-im2col", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites the linalg.generic of a jeet.im2col on buffers, and "
+                "the jeet.pad before it, into one parallel loop of row copies";
+  let description = [{
+    `jeet-lower-to-linalg` lowers `jeet.im2col` to a generic that copies
+    its (N, C, H, W) input at (n, c, oh * sh + kh * dh, ow * sw + kw * dw)
+    into an (N, C, KH, KW, OH, OW) result; before a convolution that input
+    is a `jeet.pad`'s result, a generic marked `jeet.pad_low`. Left alone,
+    the two are a fill and a copy (`jeet-cpu-vectorize-pad`) and the im2col
+    copy, three parallel regions and two passes over memory, the im2col's
+    indices computed element by element.
+
+    This pass rewrites each such im2col generic into one loop over (n, c),
+    an `scf.parallel` unless the `parallel` option is off or the generic is
+    already inside a parallel loop, that for each kernel offset (kh, kw)
+    (unrolled; kernels of more than 64 offsets keep the generic) writes
+    whole output rows: rows whose input row lies in the padding get the
+    padding value, the others are copied from the unpadded input, with the
+    padding value in the columns outside it. Those rows and columns depend
+    on kh and kw alone, so every bound is static. With a stride of 1 along
+    W a row's copy is a run of `vector.load`s and `vector.store`s (64-byte
+    vectors, then narrower ones for the rest); with a larger stride, one
+    element at a time. The pad is absorbed (its generic erased, the im2col
+    reading the pad's input) when the im2col is the only reader of the
+    padded buffer, the pad pads H and W only and the pad's body is only its
+    select (see `jeet-cpu-vectorize-pad`); otherwise the im2col copies from
+    the padded buffer.
+
+    Before (a 3x3 window, stride 1, a pad of 1):
+    ```mlir
+    linalg.generic {..., jeet.pad_low = array<i64: 0, 0, 1, 1>}
+        outs(%padded : memref<1x1x6x6xf32>) { ... arith.select ... }
+    linalg.generic {indexing_maps = [
+        affine_map<(n, c, kh, kw, oh, ow) -> (n, c, oh + kh, ow + kw)>,
+        affine_map<(n, c, kh, kw, oh, ow) -> (n, c, kh, kw, oh, ow)>], ...}
+        ins(%padded : memref<1x1x6x6xf32>)
+        outs(%windows : memref<1x1x3x3x4x4xf32>) { linalg.yield %in : f32 }
+    ```
+    After, for (kh, kw) = (0, 0): output row 0 is padding, rows 1 to 3 have
+    padding in column 0 and input row oh - 1, columns 0 to 2, in columns 1
+    to 3:
+    ```mlir
+    scf.parallel (%n, %c) = (%c0, %c0) to (%c1, %c1) step (%c1, %c1) {
+      scf.for %oh = %c0 to %c1 step %c1 {
+        vector.store %pad4, %windows[%n, %c, %c0, %c0, %oh, %c0]
+      }
+      scf.for %oh = %c1 to %c4 step %c1 {
+        memref.store %pad, %windows[%n, %c, %c0, %c0, %oh, %c0]
+        %ih = ... %oh - 1
+        %row = vector.load %x[%n, %c, %ih, %c0] : memref<1x1x4x4xf32>,
+                                                  vector<2xf32>
+        vector.store %row, %windows[%n, %c, %c0, %c0, %oh, %c1]
+        ...
+      }
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Make the loop over (n, c) an scf.parallel">,
+  ];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def JeetCpuVectorizePadPass
     : Pass<"jeet-cpu-vectorize-pad", "::mlir::func::FuncOp"> {
   let summary = "Rewrites the linalg.generic of a jeet.pad on buffers into a "

@@ -1,0 +1,420 @@
+//===- Im2col.cpp - An im2col and its pad as one pass of row copies -------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// jeet-cpu-im2col: the generic of a jeet.im2col copies the windows of a
+// padded (N, C, H, W) input into (N, C, KH, KW, OH, OW), element
+// (n, c, kh, kw, oh, ow) being the input at (oh * sh + kh * dh,
+// ow * sw + kw * dw). Before a convolution its input is a jeet.pad's result:
+// the pad's fill, the pad's copy and the im2col were three parallel regions
+// (each a wake-up of the OpenMP threads) and two copies, and the im2col's
+// generic computed its indices element by element.
+//
+// This pass rewrites the im2col generic into one parallel loop over (n, c)
+// that, for each kernel offset (kh, kw) (unrolled: kernels are small),
+// writes each output row of OW elements at once: rows whose input row lies
+// in the padding get the padding value, the others a copy of the unpadded
+// input's row, with the padding value in the columns that fall outside it.
+// Which rows and columns those are depends on kh and kw alone, so every
+// bound is static; with sw = 1 a row's copy is one contiguous run of the
+// input, done with vector loads and stores. The pad's generic goes when the
+// im2col was the only reader of its result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VectorizeUtils.h"
+
+#include "jeet/Codegen/CPU/Passes.h"
+#include "jeet/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace jeet {
+#define GEN_PASS_DEF_JEETCPUIM2COLPASS
+#include "jeet/Codegen/CPU/Passes.h.inc"
+} // namespace jeet
+
+using namespace mlir;
+
+namespace {
+
+/// The loops of an im2col generic, in the order of its output dimensions.
+enum Loop : unsigned { kN, kC, kKh, kKw, kOh, kOw, kNumLoops };
+/// The input's dimensions (N, C, H, W).
+constexpr unsigned kInputRank = 4;
+/// The spatial dimensions.
+constexpr unsigned kSpatial = 2;
+/// Bytes of the widest vector the rows are copied with (a zmm register).
+constexpr int64_t kVectorBytes = 64;
+/// Full vectors of a row's run copied without a loop; longer runs loop.
+constexpr int64_t kMaxUnrolledVectors = 4;
+/// Kernel offsets (KH * KW) up to which the offsets are unrolled; larger
+/// kernels keep the generic.
+constexpr int64_t kMaxKernelOffsets = 64;
+
+/// An im2col generic, the pad it may absorb, and their geometry.
+struct Im2col {
+  linalg::GenericOp op;
+  /// The buffer the rows are copied from: the pad's input where the pad is
+  /// absorbed, else the im2col's input.
+  Value source;
+  Value output;
+  int64_t stride[kSpatial], dilation[kSpatial];
+  /// The padding before H and W that the source lacks (0 without a pad).
+  int64_t low[kSpatial] = {0, 0};
+  /// The absorbed pad's generic and value, or null.
+  linalg::GenericOp pad;
+  Value padding, paddingBuffer;
+};
+
+/// The coefficients of the loop dimensions in `expr`, a sum of dimensions
+/// times constants with no constant term, or nothing for any other form.
+std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr expr,
+                                                       unsigned numDims) {
+  SmallVector<int64_t> coefficients(numDims, 0);
+  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr e,
+                                                     int64_t scale) -> bool {
+    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+      coefficients[dim.getPosition()] += scale;
+      return true;
+    }
+    if (auto constant = dyn_cast<AffineConstantExpr>(e))
+      return constant.getValue() == 0;
+    auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!binary)
+      return false;
+    if (e.getKind() == AffineExprKind::Add)
+      return add(binary.getLHS(), scale) && add(binary.getRHS(), scale);
+    if (e.getKind() != AffineExprKind::Mul)
+      return false;
+    auto factor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+    return factor && add(binary.getLHS(), scale * factor.getValue());
+  };
+  if (!add(expr, 1))
+    return std::nullopt;
+  return coefficients;
+}
+
+/// Whether `type` is a static memref whose rows can be read and written as
+/// vectors.
+bool isRowAccessible(Type type, unsigned rank) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape() || memref.getRank() != rank ||
+      !memref.isLastDimUnitStride())
+    return false;
+  Type element = memref.getElementType();
+  return element.isIntOrFloat() && element.getIntOrFloatBitWidth() % 8 == 0;
+}
+
+/// The generic of a jeet.im2col on buffers (see jeet::emitIm2col): a copy
+/// of its input at (n, c, oh * sh + kh * dh, ow * sw + kw * dw) into an
+/// identity-indexed (N, C, KH, KW, OH, OW) output.
+std::optional<Im2col> matchIm2col(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != kNumLoops ||
+      op.getNumReductionLoops() != 0 || op.hasIndexSemantics())
+    return std::nullopt;
+  OpOperand *input = op.getDpsInputOperand(0);
+  OpOperand *output = op.getDpsInitOperand(0);
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  if (yield.getValues().size() != 1 ||
+      yield.getValues()[0] != op.getMatchingBlockArgument(input) ||
+      !isRowAccessible(input->get().getType(), kInputRank) ||
+      !isRowAccessible(output->get().getType(), kNumLoops) ||
+      !op.getMatchingIndexingMap(output).isIdentity())
+    return std::nullopt;
+  AffineMap map = op.getMatchingIndexingMap(input);
+  if (map.getNumResults() != kInputRank || map.getNumSymbols() != 0 ||
+      map.getResult(0) != getAffineDimExpr(kN, op.getContext()) ||
+      map.getResult(1) != getAffineDimExpr(kC, op.getContext()))
+    return std::nullopt;
+  Im2col im{op, input->get(), output->get()};
+  const unsigned outLoop[kSpatial] = {kOh, kOw},
+                 kernelLoop[kSpatial] = {kKh, kKw};
+  for (unsigned d = 0; d < kSpatial; ++d) {
+    std::optional<SmallVector<int64_t>> coefficients =
+        linearCoefficients(map.getResult(kInputRank - kSpatial + d), kNumLoops);
+    if (!coefficients)
+      return std::nullopt;
+    for (unsigned loop = 0; loop < kNumLoops; ++loop)
+      if (loop != outLoop[d] && loop != kernelLoop[d] &&
+          (*coefficients)[loop] != 0)
+        return std::nullopt;
+    im.stride[d] = (*coefficients)[outLoop[d]];
+    im.dilation[d] = (*coefficients)[kernelLoop[d]];
+    if (im.stride[d] < 1 || im.dilation[d] < 1)
+      return std::nullopt;
+  }
+  auto outputType = cast<MemRefType>(im.output.getType());
+  if (outputType.getDimSize(kKh) * outputType.getDimSize(kKw) >
+      kMaxKernelOffsets)
+    return std::nullopt;
+  return im;
+}
+
+/// The buffer that `value` is a view of.
+Value rootOf(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Absorbs the pad whose result is the im2col's input when the im2col is
+/// its only reader, the pad pads H and W only, and its input's rows can be
+/// copied as vectors: the im2col then reads the pad's input. That input
+/// must be another buffer than the im2col's output, one of the two a
+/// memref.alloc (so the memory plan, which runs later, sees the two live
+/// at once; two function arguments might be one buffer).
+void absorbPad(Im2col &im) {
+  Value padded = im.source;
+  linalg::GenericOp pad;
+  for (Operation *user : padded.getUsers()) {
+    if (user == im.op.getOperation() || isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (pad || !generic || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInits()[0] != padded ||
+        generic->getBlock() != im.op->getBlock() ||
+        !generic->isBeforeInBlock(im.op))
+      return;
+    pad = generic;
+  }
+  std::optional<jeet::cpu::PadOperands> operands;
+  if (pad)
+    operands = jeet::cpu::matchPad(pad);
+  if (!operands || !isRowAccessible(operands->input.getType(), kInputRank))
+    return;
+  ArrayRef<int64_t> low =
+      pad->getAttrOfType<DenseI64ArrayAttr>(jeet::kPadLowAttr).asArrayRef();
+  auto inputType = cast<MemRefType>(operands->input.getType());
+  auto paddedType = cast<MemRefType>(padded.getType());
+  for (unsigned d : {kN, kC})
+    if (low[d] != 0 || inputType.getDimSize(d) != paddedType.getDimSize(d))
+      return;
+  Value sourceRoot = rootOf(operands->input), outputRoot = rootOf(im.output);
+  if (sourceRoot == outputRoot ||
+      (!sourceRoot.getDefiningOp<memref::AllocOp>() &&
+       !outputRoot.getDefiningOp<memref::AllocOp>()))
+    return;
+  im.source = operands->input;
+  im.low[0] = low[kInputRank - kSpatial];
+  im.low[1] = low[kInputRank - 1];
+  im.pad = pad;
+  im.padding = operands->padding;
+  im.paddingBuffer = operands->paddingBuffer;
+}
+
+/// Emits the copies of one (n, c) of an im2col.
+class RowEmitter {
+public:
+  RowEmitter(OpBuilder &b, Location loc, const Im2col &im, Value padding,
+             Value n, Value c)
+      : b(b), loc(loc), im(im), padding(padding), n(n), c(c) {
+    auto sourceType = cast<MemRefType>(im.source.getType());
+    auto outputType = cast<MemRefType>(im.output.getType());
+    for (unsigned d = 0; d < kSpatial; ++d) {
+      in[d] = sourceType.getDimSize(kInputRank - kSpatial + d);
+      out[d] = outputType.getDimSize(kOh + d);
+    }
+    element = outputType.getElementType();
+    lanes = std::max<int64_t>(1, kVectorBytes /
+                                     (element.getIntOrFloatBitWidth() / 8));
+  }
+
+  /// The rows of kernel offset (kh, kw).
+  void emitOffset(int64_t kh, int64_t kw) {
+    int64_t offset[kSpatial] = {kh * im.dilation[0] - im.low[0],
+                                kw * im.dilation[1] - im.low[1]};
+    // Outputs [first, last) of each dimension read inside the source:
+    // 0 <= o * stride + offset < in.
+    int64_t first[kSpatial], last[kSpatial];
+    for (unsigned d = 0; d < kSpatial; ++d) {
+      first[d] = std::clamp<int64_t>(
+          llvm::divideCeilSigned(-offset[d], im.stride[d]), 0, out[d]);
+      last[d] = std::clamp<int64_t>(
+          llvm::divideCeilSigned(in[d] - offset[d], im.stride[d]), first[d],
+          out[d]);
+    }
+    Value khValue = cst(kh), kwValue = cst(kw);
+    auto at = [&](Value oh, Value ow) -> SmallVector<Value> {
+      return {n, c, khValue, kwValue, oh, ow};
+    };
+    // Rows wholly in the padding, above and below the input.
+    for (auto [lo, hi] :
+         {std::pair{int64_t(0), first[0]}, std::pair{last[0], out[0]}})
+      rowLoop(lo, hi, [&](Value oh) { fill(at, oh, 0, out[1]); });
+    rowLoop(first[0], last[0], [&](Value oh) {
+      fill(at, oh, 0, first[1]);
+      fill(at, oh, last[1], out[1]);
+      Value ih = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, oh, cst(im.stride[0])),
+          cst(offset[0]));
+      copy(at, oh, ih, first[1], last[1], offset[1]);
+    });
+  }
+
+private:
+  using OutputIndices = function_ref<SmallVector<Value>(Value, Value)>;
+
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// An scf.for over output rows [lo, hi), none when empty.
+  void rowLoop(int64_t lo, int64_t hi, function_ref<void(Value)> body) {
+    if (lo >= hi)
+      return;
+    auto loop = scf::ForOp::create(b, loc, cst(lo), cst(hi), cst(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    body(loop.getInductionVar());
+  }
+
+  /// Calls `fn(column, width)` for runs covering columns [lo, hi): full
+  /// vectors (in a loop when there are many), then ever narrower ones.
+  void forEachRun(int64_t lo, int64_t hi,
+                  function_ref<void(Value, int64_t)> fn) {
+    int64_t vectors = (hi - lo) / lanes;
+    if (vectors > kMaxUnrolledVectors) {
+      auto loop = scf::ForOp::create(b, loc, cst(lo), cst(lo + vectors * lanes),
+                                     cst(lanes));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      fn(loop.getInductionVar(), lanes);
+    } else {
+      for (int64_t v = 0; v < vectors; ++v)
+        fn(cst(lo + v * lanes), lanes);
+    }
+    for (int64_t at = lo + vectors * lanes, width = lanes / 2; at < hi;
+         width /= 2)
+      for (; width > 0 && at + width <= hi; at += width)
+        fn(cst(at), width);
+  }
+
+  /// The padding value in output row `oh`, columns [lo, hi).
+  void fill(OutputIndices at, Value oh, int64_t lo, int64_t hi) {
+    forEachRun(lo, hi, [&](Value ow, int64_t width) {
+      store(width == 1 ? padding : jeet::cpu::splatTo(b, loc, padding, width),
+            at(oh, ow), width);
+    });
+  }
+
+  /// Source row `ih` into output row `oh`, columns [lo, hi): output column
+  /// ow reads source column ow * sw + offset.
+  void copy(OutputIndices at, Value oh, Value ih, int64_t lo, int64_t hi,
+            int64_t offset) {
+    if (lo >= hi)
+      return;
+    if (im.stride[1] == 1) {
+      forEachRun(lo, hi, [&](Value ow, int64_t width) {
+        Value iw = arith::AddIOp::create(b, loc, ow, cst(offset));
+        SmallVector<Value> from = {n, c, ih, iw};
+        Value row =
+            width == 1
+                ? memref::LoadOp::create(b, loc, im.source, from).getResult()
+                : vector::LoadOp::create(b, loc,
+                                         VectorType::get({width}, element),
+                                         im.source, from)
+                      .getResult();
+        store(row, at(oh, ow), width);
+      });
+      return;
+    }
+    // A strided row: one element at a time.
+    rowLoop(lo, hi, [&](Value ow) {
+      Value iw = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, ow, cst(im.stride[1])),
+          cst(offset));
+      Value value =
+          memref::LoadOp::create(b, loc, im.source, ValueRange{n, c, ih, iw});
+      memref::StoreOp::create(b, loc, value, im.output, at(oh, ow));
+    });
+  }
+
+  void store(Value value, ArrayRef<Value> indices, int64_t width) {
+    if (width == 1) {
+      memref::StoreOp::create(b, loc, value, im.output, indices);
+      return;
+    }
+    vector::StoreOp::create(b, loc, value, im.output, indices);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const Im2col &im;
+  Value padding, n, c;
+  int64_t in[kSpatial], out[kSpatial];
+  Type element;
+  int64_t lanes;
+};
+
+/// Replaces the im2col generic (and the pad it absorbed) by the row copies,
+/// in an scf.parallel over (n, c) when `parallel`.
+void rewriteIm2col(Im2col im, bool parallel) {
+  OpBuilder b(im.op);
+  Location loc = im.op.getLoc();
+  Value padding = im.padding;
+  if (im.paddingBuffer)
+    padding = memref::LoadOp::create(b, loc, im.paddingBuffer, ValueRange());
+  auto outputType = cast<MemRefType>(im.output.getType());
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zero = cst(0), one = cst(1);
+  jeet::cpu::buildLoops(
+      b, loc, {zero, zero},
+      {cst(outputType.getDimSize(kN)), cst(outputType.getDimSize(kC))},
+      {one, one}, parallel, [&](OpBuilder &nested, ValueRange ivs) {
+        OpBuilder::InsertionGuard guard(nested);
+        RowEmitter emitter(nested, loc, im, padding, ivs[0], ivs[1]);
+        for (int64_t kh = 0; kh < outputType.getDimSize(kKh); ++kh)
+          for (int64_t kw = 0; kw < outputType.getDimSize(kKw); ++kw)
+            emitter.emitOffset(kh, kw);
+      });
+  if (im.pad) {
+    // The pad was the last reader of its input, freed after it: the free
+    // moves after the copies that now read it.
+    Value sourceRoot = rootOf(im.source);
+    for (Operation *user : llvm::to_vector(sourceRoot.getUsers()))
+      if (isa<memref::DeallocOp>(user) &&
+          user->getBlock() == im.op->getBlock() && user->isBeforeInBlock(im.op))
+        user->moveAfter(im.op);
+  }
+  Value padded = im.pad ? im.pad.getDpsInits()[0] : Value();
+  im.op.erase();
+  if (!im.pad)
+    return;
+  im.pad.erase();
+  // The padded buffer, now unread, goes with its frees.
+  auto alloc = padded.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !llvm::all_of(padded.getUsers(), [](Operation *user) {
+        return isa<memref::DeallocOp>(user);
+      }))
+    return;
+  for (Operation *user : llvm::to_vector(padded.getUsers()))
+    user->erase();
+  alloc.erase();
+}
+
+struct JeetCpuIm2colPass
+    : public jeet::impl::JeetCpuIm2colPassBase<JeetCpuIm2colPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    jeet::cpu::forEachGeneric(getOperation(),
+                              [&](linalg::GenericOp op, bool nested) {
+                                std::optional<Im2col> im = matchIm2col(op);
+                                if (!im)
+                                  return;
+                                absorbPad(*im);
+                                rewriteIm2col(*im, parallel && !nested);
+                              });
+  }
+};
+
+} // namespace

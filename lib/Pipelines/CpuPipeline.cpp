@@ -66,6 +66,9 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     // stay single-block; canonicalization inlines the scopes that hold no
     // alloca before inner loops become branches.
     pm.addPass(createCanonicalizerPass());
+    // Kernels that follow each other share one region: one wake-up of the
+    // threads per run of kernels instead of one per kernel.
+    pm.addNestedPass<func::FuncOp>(createJeetCpuMergeParallelRegionsPass());
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   }

@@ -104,3 +104,26 @@ def test_onnx_export_matches_eager(name, tmp_path):
     text = jeet.explain(got)
     assert "kernel 0:" in text and "jeet.matmul" in text
     Report.lines[name, "ONNX"] = f"matches eager; {compiled.num_kernels} kernel(s)"
+
+
+def test_mlp_at_benchmark_size_repeats_exactly(tmp_path):
+    """The MLP at bench/models.py's size (batch 64, 784-256-256-10), where
+    its two hidden layers share one OpenMP region (a barrier between them,
+    tiles handed out to whichever thread asks): calls on two inputs in turn
+    match float64 and give the same bits every time, whichever thread
+    computed which tile (a layer that read the previous one's output before
+    it was complete would see the other input's values)."""
+    model, inputs = models.BUILDERS["mlp"](batch=64, seed=3)
+    path = models.export_onnx(model, inputs, str(tmp_path / "mlp.onnx"))
+    compiled = jeet.onnx.load(path, device="cpu")
+    generator = torch.Generator().manual_seed(4)
+    xs = [inputs[0], torch.randn(inputs[0].shape, generator=generator)]
+    firsts = []
+    for x in xs:
+        want = float64_reference(model, (x,))
+        first = np.array(compiled(x.numpy())[0])
+        np.testing.assert_allclose(first, want.numpy(), **tolerance(want))
+        firsts.append(first)
+    for call in range(100):
+        got = np.asarray(compiled(xs[call % 2].numpy())[0])
+        np.testing.assert_array_equal(got, firsts[call % 2])

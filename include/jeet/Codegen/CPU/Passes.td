@@ -645,4 +645,72 @@ def JeetCpuSequentializeNestedParallelPass
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def JeetCpuMergeParallelRegionsPass
+    : Pass<"jeet-cpu-merge-parallel-regions", "::mlir::func::FuncOp"> {
+  let summary = "Runs adjacent OpenMP regions as one, with barriers between "
+                "their loops";
+  let description = [{
+    Every kernel's outermost parallel loop becomes an `omp.parallel` region
+    of its own, and each region starts (wakes) and joins the threads. Two
+    regions of the same block with only effect-free ops between them (each
+    region holding worksharing loops and effect-free ops only, no clauses)
+    become one: the second region's loops follow the first's, after the
+    barrier that ends the first's last loop. The last loop of each region
+    then gets `nowait` (the region's end joins the threads anyway), and a
+    loop of at most `dynamic-schedule-iterations` iterations (the tiles of a
+    matmul with an epilogue) gets `schedule(dynamic)`: a thread that starts
+    late takes fewer of them instead of holding the others up.
+
+    Before:
+    ```mlir
+    omp.parallel {
+      omp.wsloop {
+        omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c64) {
+          "layer.one"(%i) : (index) -> ()
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    omp.parallel {
+      omp.wsloop {
+        omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c64) {
+          "layer.two"(%i) : (index) -> ()
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    ```
+    After:
+    ```mlir
+    omp.parallel {
+      omp.wsloop schedule(dynamic) {
+        omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c64) {
+          "layer.one"(%i) : (index) -> ()
+          omp.yield
+        }
+      }
+      omp.wsloop schedule(dynamic) nowait {
+        omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c64) {
+          "layer.two"(%i) : (index) -> ()
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    ```
+  }];
+  let options = [
+    Option<"merge", "merge", "bool", /*default=*/"true",
+           "Merge adjacent regions (otherwise only the schedules and the "
+           "last loops' barriers change)">,
+    Option<"dynamicScheduleIterations", "dynamic-schedule-iterations",
+           "int64_t", /*default=*/"64",
+           "Loops of at most this many iterations hand them out one at a "
+           "time (schedule(dynamic))">
+  ];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
+}
+
 #endif // JEET_CODEGEN_CPU_PASSES_TD

@@ -1,0 +1,23 @@
+// RUN: jeet-opt %s --jeet-cpu-pipeline | FileCheck %s
+
+// Two layers of an MLP (matmul tiles with a bias and relu epilogue) run in
+// one OpenMP region: one start of the threads per call, a barrier between
+// the layers, none after the last; the four tiles of each layer are handed
+// out one at a time.
+// CHECK-LABEL: llvm.func @main
+// CHECK:         omp.parallel {
+// CHECK-NEXT:      omp.wsloop schedule(dynamic) {
+// CHECK:           omp.wsloop nowait schedule(dynamic) {
+// CHECK:           omp.terminator
+// CHECK-NOT:     omp.parallel
+func.func @main(%x: tensor<64x128xf32>, %w1: tensor<128x256xf32>,
+                %b1: tensor<256xf32>, %w2: tensor<256x256xf32>,
+                %b2: tensor<256xf32>) -> tensor<64x256xf32> {
+  %0 = jeet.matmul %x, %w1 : tensor<64x128xf32>, tensor<128x256xf32> -> tensor<64x256xf32>
+  %1 = jeet.add %0, %b1 : tensor<64x256xf32>, tensor<256xf32> -> tensor<64x256xf32>
+  %2 = jeet.relu %1 : tensor<64x256xf32>
+  %3 = jeet.matmul %2, %w2 : tensor<64x256xf32>, tensor<256x256xf32> -> tensor<64x256xf32>
+  %4 = jeet.add %3, %b2 : tensor<64x256xf32>, tensor<256xf32> -> tensor<64x256xf32>
+  %5 = jeet.relu %4 : tensor<64x256xf32>
+  return %5 : tensor<64x256xf32>
+}

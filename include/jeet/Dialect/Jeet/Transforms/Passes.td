@@ -210,4 +210,34 @@ def JeetDistinctResultsPass
   ];
 }
 
+def JeetUnshareEmptyTensorsPass
+    : Pass<"jeet-unshare-empty-tensors", "::mlir::func::FuncOp"> {
+  let summary = "Gives every user of a tensor.empty an empty tensor of its own";
+  let description = [{
+    CSE merges the equal `tensor.empty` ops that the lowering to linalg
+    creates, one per kernel: in a graph of N independent outputs, one empty
+    tensor becomes the destination of N kernels. One-shot bufferization's
+    analysis then looks at every use of that tensor for each of its uses,
+    which grows with the square of N. This pass undoes the merge: each use
+    gets its own `tensor.empty`, created just before the user (or the user's
+    ancestor in the empty tensor's block). Bufferization makes one buffer
+    per kernel either way; the pass only keeps its analysis linear.
+
+    Before:
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %0 = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %1 = linalg.copy ins(%y : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    %e0 = tensor.empty() : tensor<4xf32>
+    %0 = linalg.copy ins(%x : tensor<4xf32>) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>
+    %e1 = tensor.empty() : tensor<4xf32>
+    %1 = linalg.copy ins(%y : tensor<4xf32>) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 #endif // JEET_DIALECT_JEET_TRANSFORMS_PASSES_TD

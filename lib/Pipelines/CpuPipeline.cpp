@@ -82,6 +82,10 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
   memrefOptions.useGenericFunctions = options.runtimeAllocator;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  // Before the conversion of the functions' signatures (by the OpenMP
+  // conversion or by func's), whose cost otherwise grows with arguments
+  // times the entry block's ops.
+  pm.addNestedPass<func::FuncOp>(createJeetCpuSeparateEntryBlockPass());
   if (options.parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());

@@ -1,4 +1,4 @@
-//===- UnshareEmptyTensors.cpp - One tensor.empty per user ----------------===//
+//===- UnshareEmptyTensors.cpp - A tensor.empty per group of users --------===//
 //
 // Part of the Jeet project.
 //
@@ -17,26 +17,45 @@ namespace {
 
 struct JeetUnshareEmptyTensorsPass
     : jeet::impl::JeetUnshareEmptyTensorsPassBase<JeetUnshareEmptyTensorsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    if (maxUses < 1) {
+      getOperation().emitError()
+          << "jeet-unshare-empty-tensors: max-uses must be at least 1, got "
+          << static_cast<int64_t>(maxUses);
+      return signalPassFailure();
+    }
+    size_t groupSize = static_cast<size_t>(maxUses);
     llvm::SmallVector<tensor::EmptyOp> shared;
     getOperation().walk([&](tensor::EmptyOp empty) {
-      if (!empty->hasOneUse() && !empty->use_empty())
+      if (static_cast<size_t>(llvm::range_size(empty->getUses())) > groupSize)
         shared.push_back(empty);
     });
-    for (tensor::EmptyOp empty : shared) {
-      Block *block = empty->getBlock();
-      // The uses are collected first: each one is rewritten in the loop.
-      llvm::SmallVector<OpOperand *> uses = llvm::map_to_vector(
-          empty->getUses(), [](OpOperand &use) { return &use; });
-      // Each use gets a clone just before the user's ancestor in the
-      // original's block, where the original's operands (the dynamic sizes)
-      // dominate it, as the lowering placed it before CSE merged it.
-      for (OpOperand *use : uses) {
-        Operation *anchor = block->findAncestorOpInBlock(*use->getOwner());
-        OpBuilder builder(anchor);
-        use->set(builder.clone(*empty)->getResult(0));
-      }
-      empty->erase();
+    for (tensor::EmptyOp empty : shared)
+      unshare(empty, groupSize);
+  }
+
+  /// Gives each run of `groupSize` consecutive users of `empty` after the
+  /// first a clone of it, created before the first user of the run (or that
+  /// user's ancestor in the block of `empty`, where the operands of `empty`,
+  /// the dynamic sizes, dominate it).
+  static void unshare(tensor::EmptyOp empty, size_t groupSize) {
+    Block *block = empty->getBlock();
+    // (the user's ancestor in `block`, the use), in the order of the block;
+    // sorted before any insertion, so the block's order is computed once.
+    llvm::SmallVector<std::pair<Operation *, OpOperand *>> uses;
+    for (OpOperand &use : empty->getUses())
+      uses.push_back({block->findAncestorOpInBlock(*use.getOwner()), &use});
+    llvm::stable_sort(uses, [](const auto &a, const auto &b) {
+      return a.first != b.first && a.first->isBeforeInBlock(b.first);
+    });
+    for (size_t first = groupSize; first < uses.size(); first += groupSize) {
+      OpBuilder builder(uses[first].first);
+      Value clone = builder.clone(*empty)->getResult(0);
+      size_t end = std::min(first + groupSize, uses.size());
+      for (size_t i = first; i < end; ++i)
+        uses[i].second->set(clone);
     }
   }
 };

@@ -128,6 +128,11 @@ LogicalResult jeet::addArtifactABI(ModuleOp module, llvm::StringRef entry,
   }
   LLVM::CallOp::create(builder, loc, func, values);
   LLVM::ReturnOp::create(builder, loc, ValueRange{});
+  // As the JIT's packed entry does (addPackedEntry in Compiler.cpp): inlined,
+  // the entry's arguments (ten per output of a graph) are loads from the
+  // list; left a function, LLVM's inference of its arguments' attributes
+  // grew with their square (3.3 s of CPU for a graph of 2,000 outputs).
+  func.setAlwaysInline(true);
 
   // const char jeet_artifact_signature[] = "v1 ...";
   builder.setInsertionPointToEnd(module.getBody());

@@ -144,6 +144,12 @@ jeet::detail::createHostTargetMachine() {
   return machineBuilder->createTargetMachine();
 }
 
+/// The longest basic block outside loops that code generation sees
+/// (outlineLongBlocks). A graph of 2,000 independent outputs (one block of
+/// ~18,000 instructions) took 4.1 s of CPU in code generation unsplit, 3.2 s
+/// in blocks of 1,000 instructions and 1.3 to 1.5 s in blocks of 100 to 300.
+static constexpr size_t kMaxBlockInstructions = 256;
+
 void jeet::detail::optimizeKernelModule(llvm::Module &module,
                                         llvm::TargetMachine &targetMachine,
                                         bool printPassTimes) {
@@ -182,6 +188,7 @@ void jeet::detail::optimizeKernelModule(llvm::Module &module,
   pipeline.run(module, modules);
   if (printPassTimes)
     passTimes.print();
+  outlineLongBlocks(module, kMaxBlockInstructions);
 }
 
 llvm::Expected<llvm::SmallVector<char, 0>>

@@ -74,11 +74,19 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 /// (which carry up to 24 vector accumulators), and skipping it halved the
 /// time LLVM takes on a 3-layer MLP (its optimisation went from ~550 to
 /// ~220 ms under load) with no measurable change in speed. Identical
-/// functions are merged first. With
+/// functions are merged first, and long blocks outside loops are outlined
+/// last (outlineLongBlocks). With
 /// `printPassTimes`, LLVM's time per pass goes to stderr (as -time-passes).
 void optimizeKernelModule(llvm::Module &module,
                           llvm::TargetMachine &targetMachine,
                           bool printPassTimes);
+
+/// Moves every piece of `maxInstructions` instructions of a longer basic
+/// block of `module` into a function of its own, called in its place, so
+/// that code generation, which grows with the square of a block's length,
+/// sees no block longer than that. Run after optimisation. Returns the
+/// number of pieces moved. Implemented in OutlineLongBlocks.cpp.
+size_t outlineLongBlocks(llvm::Module &module, size_t maxInstructions);
 
 /// The object file of `module` (optimised) for `targetMachine`, in memory;
 /// with `printPassTimes`, the code generator's time per pass goes to stderr.

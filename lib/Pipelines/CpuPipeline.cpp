@@ -71,6 +71,11 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createJeetCpuMergeParallelRegionsPass());
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    // Loops of one iteration (a kernel of one chunk, the chunk's one vector)
+    // become straight code, as the parallel path's canonicalization makes
+    // them: left as loops, LLVM's loop rotation of a graph of N such kernels
+    // grew with N squared (4.2 s of CPU for 1,000 outputs).
+    pm.addPass(createCanonicalizerPass());
   }
   // After the scopes are inlined: a fence would keep a scope alive.
   pm.addNestedPass<func::FuncOp>(createJeetCpuFenceNontemporalStoresPass());
@@ -85,6 +90,10 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
   memrefOptions.useGenericFunctions = options.runtimeAllocator;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  // Before the conversion of the functions' signatures (by the OpenMP
+  // conversion or by func's), whose cost otherwise grows with arguments
+  // times the entry block's ops.
+  pm.addNestedPass<func::FuncOp>(createJeetCpuSeparateEntryBlockPass());
   if (options.parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());

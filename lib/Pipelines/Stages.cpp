@@ -64,6 +64,10 @@ void jeet::buildJeetLowerToLinalgPipeline(OpPassManager &pm) {
 void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
   // Each result gets a buffer of its own (a value returned twice is copied).
   pm.addNestedPass<func::FuncOp>(createJeetDistinctResultsPass());
+  // CSE merged the kernels' equal tensor.empty destinations; one-shot
+  // bufferization's analysis of a tensor with N destination uses grows with
+  // N squared (a graph of N independent outputs), so each use gets its own.
+  pm.addNestedPass<func::FuncOp>(createJeetUnshareEmptyTensorsPass());
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
   bufferizeOptions.bufferizeFunctionBoundaries = true;
   bufferizeOptions.functionBoundaryTypeConversion =

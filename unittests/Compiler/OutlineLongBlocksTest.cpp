@@ -1,0 +1,129 @@
+//===- OutlineLongBlocksTest.cpp - Long blocks become calls ---------------===//
+//
+// Part of the Jeet project.
+//
+// Code generation grows with the square of a basic block's length, so the
+// compiler outlines pieces of long blocks outside loops
+// (jeet::detail::outlineLongBlocks). These tests count blocks and
+// functions, never time: a block of N instructions leaves no block longer
+// than the limit, loops are left alone, and the module stays valid.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../../lib/Compiler/CompilerSupport.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+constexpr size_t kLimit = 64;
+/// What a piece holds beyond its share of the block: its terminator and a
+/// store per value it gives to the next piece (here a kernel's pointers).
+constexpr size_t kPieceOverhead = 4;
+/// Independent kernels of one load, one add and one store each.
+constexpr unsigned kKernels = 200;
+constexpr unsigned kInstructionsPerKernel = 5;
+
+/// `void f(ptr %args)`: kKernels times, load a buffer's pointer from the
+/// packed list, then its value, add one and store it back; in a loop of
+/// `tripCount` iterations when `inLoop`.
+llvm::Function *buildKernels(llvm::Module &module, llvm::StringRef name,
+                             bool inLoop) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> b(context);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false);
+  auto *f = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name,
+                                   module);
+  auto *entry = llvm::BasicBlock::Create(context, "entry", f);
+  auto *body = llvm::BasicBlock::Create(context, "body", f);
+  auto *exit = llvm::BasicBlock::Create(context, "exit", f);
+  b.SetInsertPoint(entry);
+  b.CreateBr(body);
+  b.SetInsertPoint(body);
+  llvm::PHINode *counter = nullptr;
+  if (inLoop) {
+    counter = b.CreatePHI(b.getInt64Ty(), 2);
+    counter->addIncoming(b.getInt64(0), entry);
+  }
+  for (unsigned i = 0; i < kKernels; ++i) {
+    llvm::Value *slot = b.CreateGEP(b.getPtrTy(), f->getArg(0), b.getInt64(i));
+    llvm::Value *buffer = b.CreateLoad(b.getPtrTy(), slot);
+    llvm::Value *value = b.CreateLoad(b.getFloatTy(), buffer);
+    llvm::Value *sum =
+        b.CreateFAdd(value, llvm::ConstantFP::get(b.getFloatTy(), 1.0));
+    b.CreateStore(sum, buffer);
+  }
+  if (inLoop) {
+    llvm::Value *next = b.CreateAdd(counter, b.getInt64(1));
+    counter->addIncoming(next, body);
+    b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(4)), body, exit);
+  } else {
+    b.CreateBr(exit);
+  }
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+  return f;
+}
+
+size_t longestBlock(const llvm::Function &f) {
+  size_t longest = 0;
+  for (const llvm::BasicBlock &block : f)
+    longest = std::max(longest, block.size());
+  return longest;
+}
+
+/// The functions `module` defines (the outlining also declares intrinsics).
+size_t definitions(const llvm::Module &module) {
+  return llvm::count_if(module, [](const llvm::Function &function) {
+    return !function.isDeclaration();
+  });
+}
+
+std::string verifierErrors(const llvm::Module &module) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  llvm::verifyModule(module, &os);
+  return errors;
+}
+
+TEST(OutlineLongBlocksTest, LongBlockBecomesPiecesOfAtMostTheLimit) {
+  llvm::LLVMContext context;
+  llvm::Module module("kernels", context);
+  llvm::Function *f = buildKernels(module, "straight", /*inLoop=*/false);
+  ASSERT_GT(longestBlock(*f), kKernels * (kInstructionsPerKernel - 1));
+
+  size_t outlined = jeet::detail::outlineLongBlocks(module, kLimit);
+
+  // Every piece after the first moves out: (1000 + 1) / 64 pieces follow it.
+  size_t body = kKernels * kInstructionsPerKernel;
+  EXPECT_EQ(outlined, body / (kLimit + 1));
+  EXPECT_EQ(definitions(module), 1 + outlined);
+  // A piece keeps its branch and stores each value it gives to a later one.
+  for (const llvm::Function &function : module)
+    EXPECT_LE(longestBlock(function), kLimit + kPieceOverhead)
+        << function.getName().str();
+  EXPECT_EQ(verifierErrors(module), "");
+}
+
+TEST(OutlineLongBlocksTest, LoopsAndShortBlocksStay) {
+  llvm::LLVMContext context;
+  llvm::Module module("kernels", context);
+  llvm::Function *loop = buildKernels(module, "loop", /*inLoop=*/true);
+  size_t before = longestBlock(*loop);
+
+  EXPECT_EQ(jeet::detail::outlineLongBlocks(module, kLimit), 0u);
+  EXPECT_EQ(definitions(module), 1u);
+  EXPECT_EQ(longestBlock(*loop), before);
+  // A limit above every block's length changes nothing either.
+  llvm::Function *f = buildKernels(module, "straight", /*inLoop=*/false);
+  EXPECT_EQ(jeet::detail::outlineLongBlocks(module, longestBlock(*f)), 0u);
+  EXPECT_EQ(verifierErrors(module), "");
+}
+
+} // namespace

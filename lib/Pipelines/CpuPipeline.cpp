@@ -69,6 +69,9 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     // Kernels that follow each other share one region: one wake-up of the
     // threads per run of kernels instead of one per kernel.
     pm.addNestedPass<func::FuncOp>(createJeetCpuMergeParallelRegionsPass());
+    // Tile buffers allocated and freed per iteration: one stack copy per
+    // thread, after merging (a region that allocates is not merged).
+    pm.addNestedPass<func::FuncOp>(createJeetCpuHoistTileBuffersPass());
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
     // Loops of one iteration (a kernel of one chunk, the chunk's one vector)

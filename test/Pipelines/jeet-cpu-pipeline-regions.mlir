@@ -3,13 +3,18 @@
 // Two layers of an MLP (matmul tiles with a bias and relu epilogue) run in
 // one OpenMP region: one start of the threads per call, a barrier between
 // the layers, none after the last; the four tiles of each layer are handed
-// out one at a time.
+// out one at a time. Both layers' tiles accumulate into one 64x64 buffer
+// on each thread's stack, made at the region's start: the graph calls no
+// allocator.
 // CHECK-LABEL: llvm.func @main
+// CHECK-NOT:     _mlir_memref_to_llvm_
 // CHECK:         omp.parallel {
+// CHECK-NEXT:      llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
 // CHECK-NEXT:      omp.wsloop schedule(dynamic) {
 // CHECK:           omp.wsloop nowait schedule(dynamic) {
 // CHECK:           omp.terminator
 // CHECK-NOT:     omp.parallel
+// CHECK-NOT:     _mlir_memref_to_llvm_
 func.func @main(%x: tensor<64x128xf32>, %w1: tensor<128x256xf32>,
                 %b1: tensor<256xf32>, %w2: tensor<256x256xf32>,
                 %b2: tensor<256xf32>) -> tensor<64x256xf32> {

@@ -752,4 +752,61 @@ def JeetCpuMergeParallelRegionsPass
   let dependentDialects = ["::mlir::omp::OpenMPDialect"];
 }
 
+def JeetCpuHoistTileBuffersPass
+    : Pass<"jeet-cpu-hoist-tile-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Gives each thread of an OpenMP region one stack copy of "
+                "the small buffers its loop iterations allocate and free";
+  let description = [{
+    A matmul tile with an epilogue accumulates into a buffer of its own
+    (64x64 f32), allocated at the start of each iteration of the tile loop
+    and freed at its end: every tile of every call went through the
+    runtime's allocator, whose lock the threads of the region take in turn.
+    An allocation at the top level of a worksharing loop's body, of a static
+    shape of at most `max-bytes` bytes, freed in the same body, lives within
+    one iteration, and a thread runs its iterations one after another: one
+    buffer per thread serves them all. It becomes a `memref.alloca` at the
+    start of the enclosing `omp.parallel` region (which every thread of the
+    team runs once), and its free goes. The loops of one region run one
+    after another on each thread, so buffers of the same type in different
+    loops share a slot; at most `max-region-bytes` bytes are hoisted per
+    region (the stack of an OpenMP worker is a few MiB).
+
+    Before:
+    ```mlir
+    omp.parallel {
+      omp.wsloop {
+        omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c64) {
+          %acc = memref.alloc() {alignment = 64 : i64} : memref<64x64xf32>
+          "tile.compute"(%i, %acc) : (index, memref<64x64xf32>) -> ()
+          memref.dealloc %acc : memref<64x64xf32>
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    ```
+    After:
+    ```mlir
+    omp.parallel {
+      %acc = memref.alloca() {alignment = 64 : i64} : memref<64x64xf32>
+      omp.wsloop {
+        omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c64) {
+          "tile.compute"(%i, %acc) : (index, memref<64x64xf32>) -> ()
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"65536",
+           "Largest buffer (bytes) moved to the stack">,
+    Option<"maxRegionBytes", "max-region-bytes", "int64_t",
+           /*default=*/"262144",
+           "Most bytes of stack buffers per OpenMP region">
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // JEET_CODEGEN_CPU_PASSES_TD

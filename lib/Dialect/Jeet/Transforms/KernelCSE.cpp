@@ -14,8 +14,11 @@
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
+
+#include <algorithm>
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETKERNELCSEPASS
@@ -73,16 +76,43 @@ uint64_t hashRegions(Operation *root) {
 
 struct JeetKernelCSEPass
     : jeet::impl::JeetKernelCSEPassBase<JeetKernelCSEPass> {
+  using Base::Base;
+
+  /// Ops with regions that CSE could merge: those of functions and modules
+  /// are isolated and never equal to another.
+  bool mayMerge(Operation *op) {
+    return op != getOperation() && op->getNumRegions() != 0 &&
+           !op->hasTrait<OpTrait::IsIsolatedFromAbove>();
+  }
+
+  /// The most ops with regions that CSE's own hash (the one its table uses)
+  /// puts in one bucket: what it compared pairwise.
+  void reportLargestBucket() {
+    llvm::DenseMap<unsigned, unsigned> buckets;
+    unsigned largest = 0;
+    unsigned candidates = 0;
+    getOperation()->walk([&](Operation *op) {
+      if (!mayMerge(op))
+        return;
+      unsigned hash = OperationEquivalence::computeHash(
+          op, OperationEquivalence::directHashValue,
+          OperationEquivalence::ignoreHashValue,
+          OperationEquivalence::IgnoreLocations);
+      ++candidates;
+      largest = std::max(largest, ++buckets[hash]);
+    });
+    emitRemark(getOperation()->getLoc())
+        << "largest CSE bucket: " << largest << " of " << candidates
+        << " ops with regions";
+  }
+
   void runOnOperation() override {
     Operation *root = getOperation();
     MLIRContext *context = &getContext();
     auto name = StringAttr::get(context, kBodyHashAttr);
     auto i64 = IntegerType::get(context, 64);
-    // Only ops CSE could merge: those of functions and modules are
-    // isolated and never equal to another.
     root->walk([&](Operation *op) {
-      if (op != root && op->getNumRegions() != 0 &&
-          !op->hasTrait<OpTrait::IsIsolatedFromAbove>())
+      if (mayMerge(op))
         op->setAttr(
             name, IntegerAttr::get(i64, static_cast<int64_t>(hashRegions(op))));
     });
@@ -90,6 +120,8 @@ struct JeetKernelCSEPass
     bool changed = false;
     eliminateCommonSubExpressions(rewriter, getAnalysis<DominanceInfo>(), root,
                                   &changed);
+    if (reportBuckets)
+      reportLargestBucket();
     root->walk([&](Operation *op) { op->removeAttr(name); });
     if (!changed)
       markAllAnalysesPreserved();

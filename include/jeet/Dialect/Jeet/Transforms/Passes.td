@@ -205,7 +205,16 @@ def JeetKernelCSEPass : Pass<"jeet-kernel-cse"> {
     usually land in different buckets. Outside values other than constants
     are hashed by type only, so ops that CSE makes equal later are still
     compared.
+
+    With `report-buckets`, a remark on the root op gives the most ops with
+    regions that CSE hashed alike (and so compared with each other): 1 when
+    their bodies all differ.
   }];
+  let options = [
+    Option<"reportBuckets", "report-buckets", "bool", /*default=*/"false",
+           "Report the largest group of ops with regions that CSE hashed "
+           "alike, as a remark">,
+  ];
 }
 
 //===----------------------------------------------------------------------===//

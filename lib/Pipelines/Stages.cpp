@@ -58,10 +58,15 @@ void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
 void jeet::buildJeetLowerToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createJeetLowerToLinalgPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // CSE that hashes the kernels' bodies: N kernels on the same (merged)
+  // operands that differ only in a captured constant were compared pairwise.
+  pm.addPass(createJeetKernelCSEPass());
 }
 
 void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
+  // One-shot bufferization's analysis of a tensor that N kernels read grows
+  // with N squared; each group of readers gets an alias of its own.
+  pm.addNestedPass<func::FuncOp>(createJeetGroupSharedReadsPass());
   // Each result gets a buffer of its own (a value returned twice is copied).
   pm.addNestedPass<func::FuncOp>(createJeetDistinctResultsPass());
   // CSE merged the kernels' equal tensor.empty destinations; one-shot

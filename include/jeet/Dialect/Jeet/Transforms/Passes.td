@@ -182,8 +182,87 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Kernels on tensors
+//===----------------------------------------------------------------------===//
+
+def JeetKernelCSEPass : Pass<"jeet-kernel-cse"> {
+  let summary = "Common subexpression elimination that tells kernels apart "
+                "by their bodies";
+  let description = [{
+    MLIR's CSE, with the same result, for IR whose ops with regions (the
+    `linalg.generic` kernels of a graph) differ only inside their regions.
+    CSE hashes an op's name, attributes, operands and result types but not
+    its regions, so N kernels that read the same tensors into the same
+    (merged) `tensor.empty` and differ only in a constant they capture all
+    fall into one bucket and are compared pairwise: N squared comparisons
+    (a graph of N outputs `x + c_i`).
+
+    This pass first tags every op with regions with a hash of its regions'
+    structure (op names, attributes, types, the values used: inside the op
+    by position, outside it by constant value or else by type), then runs
+    MLIR's CSE and removes the tags. Equal ops have equal tags, so CSE
+    merges exactly what it merged before; ops with different bodies
+    usually land in different buckets. Outside values other than constants
+    are hashed by type only, so ops that CSE makes equal later are still
+    compared.
+
+    With `report-buckets`, a remark on the root op gives the most ops with
+    regions that CSE hashed alike (and so compared with each other): 1 when
+    their bodies all differ.
+  }];
+  let options = [
+    Option<"reportBuckets", "report-buckets", "bool", /*default=*/"false",
+           "Report the largest group of ops with regions that CSE hashed "
+           "alike, as a remark">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Bufferization support
 //===----------------------------------------------------------------------===//
+
+def JeetGroupSharedReadsPass
+    : Pass<"jeet-group-shared-reads", "::mlir::func::FuncOp"> {
+  let summary = "Gives each group of readers of a widely read tensor an "
+                "alias of its own";
+  let description = [{
+    One-shot bufferization's analysis visits, for every use of a tensor,
+    the uses of all tensors that alias it. A tensor read by N kernels (one
+    input that N ops read: a fan-out) therefore costs N squared before any
+    decision is made. This pass gives each group of K readers (operands
+    that a linalg op only reads, in the block that defines the tensor) a
+    `tensor.cast` to the same type, which bufferization turns into an alias
+    of the same buffer (the cast then folds away): no copy, the same
+    in-place decisions, and the analysis of a reader visits K uses.
+
+    The casts themselves are analysed after their readers (bottom-up) and
+    see the aliases decided so far, up to N uses each; K is the larger of
+    `max-reads` and the square root of N, so the whole costs about N times
+    the square root of N. Tensors with at most `max-reads` such readers are
+    left as they are.
+
+    Before (`max-reads=2`):
+    ```mlir
+    %0 = linalg.generic ins(%x : tensor<4xf32>) outs(%e0 : tensor<4xf32>) ...
+    %1 = linalg.generic ins(%x : tensor<4xf32>) outs(%e1 : tensor<4xf32>) ...
+    %2 = linalg.generic ins(%x : tensor<4xf32>) outs(%e2 : tensor<4xf32>) ...
+    ```
+    After:
+    ```mlir
+    %x0 = tensor.cast %x : tensor<4xf32> to tensor<4xf32>
+    %x1 = tensor.cast %x : tensor<4xf32> to tensor<4xf32>
+    %0 = linalg.generic ins(%x0 : tensor<4xf32>) outs(%e0 : tensor<4xf32>) ...
+    %1 = linalg.generic ins(%x0 : tensor<4xf32>) outs(%e1 : tensor<4xf32>) ...
+    %2 = linalg.generic ins(%x1 : tensor<4xf32>) outs(%e2 : tensor<4xf32>) ...
+    ```
+  }];
+  let options = [
+    Option<"maxReads", "max-reads", "int64_t", /*default=*/"16",
+           "Readers a tensor keeps before its readers are grouped (and the "
+           "smallest group)">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
 
 def JeetDistinctResultsPass
     : Pass<"jeet-distinct-results", "::mlir::func::FuncOp"> {

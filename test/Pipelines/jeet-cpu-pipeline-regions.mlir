@@ -2,7 +2,7 @@
 
 // Two layers of an MLP (matmul tiles with a bias and relu epilogue) run in
 // one OpenMP region: one start of the threads per call, a barrier between
-// the layers, none after the last; the four tiles of each layer are handed
+// the layers; the four tiles of each layer are handed
 // out one at a time. Both layers' tiles accumulate into one 64x64 buffer
 // on each thread's stack, made at the region's start: the graph calls no
 // allocator.
@@ -11,7 +11,7 @@
 // CHECK:         omp.parallel {
 // CHECK-NEXT:      llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
 // CHECK-NEXT:      omp.wsloop schedule(dynamic) {
-// CHECK:           omp.wsloop nowait schedule(dynamic) {
+// CHECK:           omp.wsloop schedule(dynamic) {
 // CHECK:           omp.terminator
 // CHECK-NOT:     omp.parallel
 // CHECK-NOT:     _mlir_memref_to_llvm_

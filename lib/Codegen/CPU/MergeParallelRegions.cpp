@@ -13,10 +13,13 @@
 // region instead: their worksharing loops one after the other, each ending
 // with the barrier that keeps the next from reading what the previous one
 // has not written yet. The last loop of a region needs no barrier of its
-// own (the region's end joins the threads), and a loop whose iterations are
-// few and coarse (the tiles of a matmul) hands them out one at a time: a
-// thread that wakes late then takes fewer of them instead of holding the
-// others up at the next barrier.
+// own (the region's end joins the threads); dropping it is an option, off
+// by default (LeakSanitizer's exit-time scan of a process that ran such a
+// loop through a dlopen'ed libomp crashes on a thread-local block, and the
+// barrier costs little next to the region's start). A loop whose
+// iterations are few and coarse (the tiles of a matmul) hands them out one
+// at a time: a thread that wakes late then takes fewer of them instead of
+// holding the others up at the next barrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,8 +111,9 @@ struct JeetCpuMergeParallelRegionsPass
               context, omp::ClauseScheduleKind::Dynamic));
       // The region's end joins the threads: its last loop's barrier would
       // only make them wait twice.
-      if (!loops.empty() && loops.back()->getNextNode() ==
-                                region.getRegion().front().getTerminator())
+      if (nowaitLastLoop && !loops.empty() &&
+          loops.back()->getNextNode() ==
+              region.getRegion().front().getTerminator())
         loops.back().setNowait(true);
     }
   }

@@ -1,5 +1,6 @@
-// RUN: jeet-opt %s --allow-unregistered-dialect --split-input-file --jeet-cpu-merge-parallel-regions | FileCheck %s
-// RUN: jeet-opt %s --allow-unregistered-dialect --split-input-file --jeet-cpu-merge-parallel-regions="merge=false" | FileCheck %s --check-prefix=APART
+// RUN: jeet-opt %s --allow-unregistered-dialect --split-input-file --jeet-cpu-merge-parallel-regions="nowait-last-loop=true" | FileCheck %s
+// RUN: jeet-opt %s --allow-unregistered-dialect --split-input-file --jeet-cpu-merge-parallel-regions="merge=false nowait-last-loop=true" | FileCheck %s --check-prefix=APART
+// RUN: jeet-opt %s --allow-unregistered-dialect --split-input-file --jeet-cpu-merge-parallel-regions | FileCheck %s --check-prefix=BARRIER
 
 // Two kernels with only a constant between them run in one region: the
 // first loop keeps its barrier, the last needs none (the region's end joins
@@ -14,6 +15,13 @@
 // CHECK:           omp.terminator
 // CHECK-NOT:     omp.parallel
 // CHECK:         return
+// By default every loop keeps its barrier.
+// BARRIER-LABEL: func.func @adjacent
+// BARRIER:         omp.parallel {
+// BARRIER-NEXT:      omp.wsloop schedule(dynamic) {
+// BARRIER:           omp.wsloop schedule(dynamic) {
+// BARRIER-NOT:     nowait
+// BARRIER-LABEL: func.func @effect_between
 // Without merging, each region's last loop still drops its barrier.
 // APART-LABEL: func.func @adjacent
 // APART:         omp.parallel {

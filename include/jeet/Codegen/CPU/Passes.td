@@ -694,8 +694,12 @@ def JeetCpuMergeParallelRegionsPass
     regions of the same block with only effect-free ops between them (each
     region holding worksharing loops and effect-free ops only, no clauses)
     become one: the second region's loops follow the first's, after the
-    barrier that ends the first's last loop. The last loop of each region
-    then gets `nowait` (the region's end joins the threads anyway), and a
+    barrier that ends the first's last loop. With `nowait-last-loop`, the
+    last loop of each region gets `nowait` (the region's end joins the
+    threads anyway); it is off by default: with it, LeakSanitizer's scan at
+    the exit of a process that ran such a loop through libomp (loaded with
+    dlopen) crashes on a thread-local block, and the barrier it saves is
+    cheap next to the region's start. A
     loop of at most `dynamic-schedule-iterations` iterations (the tiles of a
     matmul with an epilogue) gets `schedule(dynamic)`: a thread that starts
     late takes fewer of them instead of holding the others up.
@@ -730,7 +734,7 @@ def JeetCpuMergeParallelRegionsPass
           omp.yield
         }
       }
-      omp.wsloop schedule(dynamic) nowait {
+      omp.wsloop schedule(dynamic) {
         omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c64) {
           "layer.two"(%i) : (index) -> ()
           omp.yield
@@ -744,6 +748,9 @@ def JeetCpuMergeParallelRegionsPass
     Option<"merge", "merge", "bool", /*default=*/"true",
            "Merge adjacent regions (otherwise only the schedules and the "
            "last loops' barriers change)">,
+    Option<"nowaitLastLoop", "nowait-last-loop", "bool", /*default=*/"false",
+           "Give the last loop of each region `nowait` (no barrier before "
+           "the region's join)">,
     Option<"dynamicScheduleIterations", "dynamic-schedule-iterations",
            "int64_t", /*default=*/"64",
            "Loops of at most this many iterations hand them out one at a "

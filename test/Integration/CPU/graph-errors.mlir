@@ -5,6 +5,8 @@
 // RUN: not jeet-run %t/huge.mlir --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: not jeet-run %t/huge-arg.mlir --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=HUGEARG
 // RUN: not jeet-run %t/result-number.mlir --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=RESULTNUM
+// RUN: not jeet-opt %t/result-number.mlir 2>&1 | FileCheck %s --check-prefix=RESULTNUM-OPT
+// RUN: not jeet-opt < %t/result-number.mlir 2>&1 | FileCheck %s --check-prefix=RESULTNUM-STDIN
 
 // A graph that calls itself would overflow the stack when run: rejected.
 // REC: recursive.mlir:2:8: error: recursive call to 'main': Jeet graphs cannot call themselves, directly or through other functions
@@ -55,6 +57,12 @@ func.func @main(%a: tensor<4611686018427387904xf32>) -> tensor<46116860184273879
 // exhausting memory) is refused before parsing, naming the line.
 // RESULTNUM: result-number.mlir:7:10: error: value use '%r#2147483648' names result number beyond 1048576, more than any op has
 // RESULTNUM: jeet-run: error: compilation of '{{.*}}result-number.mlir' failed
+// jeet-opt checks its input the same way before MLIR's parser sees it (the
+// parser sizes a table by the number first and runs out of memory), from a
+// file or from standard input.
+// RESULTNUM-OPT: result-number.mlir:7:10: error: value use '%r#2147483648' names result number beyond 1048576, more than any op has
+// RESULTNUM-OPT-NOT: LLVM ERROR
+// RESULTNUM-STDIN: <stdin>:7:10: error: value use '%r#2147483648' names result number beyond 1048576
 //--- result-number.mlir
 func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %r:2 = jeet.fusion (%a) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {

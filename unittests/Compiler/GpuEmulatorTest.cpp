@@ -348,8 +348,9 @@ protected:
   void *allocate(size_t bytes, const float *values = nullptr) {
     auto ptr = emulatedDevice().allocator().allocate(bytes);
     EXPECT_TRUE(ptr.ok()) << ptr.status().toString();
-    if (values)
+    if (values) {
       EXPECT_TRUE(emulatedDevice().copyHostToDevice(*ptr, values, bytes).ok());
+    }
     return *ptr;
   }
   void release(void *ptr) {

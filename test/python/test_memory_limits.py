@@ -70,6 +70,20 @@ BMM = """func.func @main(%a: tensor<8x128x64xf32>, %b: tensor<8x64x128xf32>) -> 
 }
 """
 
+# Attention as one kernel: each block of 64 query rows keeps its 64 x 512
+# scores (128 KiB, more than a thread's stack buffer may take) in a buffer
+# allocated inside the parallel loop.
+ATTENTION = """func.func @main(%q: tensor<2x512x16xf32>, %k: tensor<2x512x16xf32>, %v: tensor<2x512x16xf32>) -> tensor<2x512x16xf32> {
+  %kt = jeet.transpose %k {permutation = array<i64: 0, 2, 1>} : tensor<2x512x16xf32> -> tensor<2x16x512xf32>
+  %s = jeet.matmul %q, %kt : tensor<2x512x16xf32>, tensor<2x16x512xf32> -> tensor<2x512x512xf32>
+  %c = jeet.constant dense<0.25> : tensor<f32>
+  %ss = jeet.mul %s, %c : tensor<2x512x512xf32>, tensor<f32> -> tensor<2x512x512xf32>
+  %p = jeet.softmax %ss {axis = 2 : i64} : tensor<2x512x512xf32>
+  %o = jeet.matmul %p, %v : tensor<2x512x512xf32>, tensor<2x512x16xf32> -> tensor<2x512x16xf32>
+  return %o : tensor<2x512x16xf32>
+}
+"""
+
 
 def run(executable, arrays):
     inputs = [_jeet.RuntimeTensor.from_array(a, "float32") for a in arrays]
@@ -178,24 +192,29 @@ def test_host_failure_in_the_function_body(rng, no_injection, successes):
 
 
 def test_host_failure_inside_a_parallel_loop(rng, no_injection):
-    """A tile's temporary fails on an OpenMP thread: the other tiles finish,
-    the execution reports the size, and nothing leaks."""
-    exe = _jeet.compile(BMM, cached=False)
-    a = rng.standard_normal((8, 128, 64)).astype(np.float32)
-    b = rng.standard_normal((8, 64, 128)).astype(np.float32)
-    inputs = [_jeet.RuntimeTensor.from_array(v, "float32") for v in (a, b)]
+    """A block's temporary fails on an OpenMP thread: the other blocks
+    finish, the execution reports the size, and nothing leaks. (A matmul
+    tile's 64x64 accumulator no longer reaches the allocator: each thread
+    keeps one on its stack; an attention block's scores are too large.)"""
+    exe = _jeet.compile(ATTENTION, cached=False)
+    q, k, v = (rng.standard_normal((2, 512, 16)).astype(np.float32)
+               for _ in range(3))
+    inputs = [_jeet.RuntimeTensor.from_array(x, "float32") for x in (q, k, v)]
     before = allocated("cpu")
-    # The output first, then a few tiles' temporaries (64x64 f32 each).
+    # The output and the buffers made before the loop first, then a few
+    # blocks' scores (64x512 f32 each).
     _jeet.inject_allocation_failures(5, 1, "cpu")
-    # The calling thread runs tiles too: the allocator's own message when the
-    # failing tile was its, else the one the function's body reports.
+    # The calling thread runs blocks too: the allocator's own message when
+    # the failing block was its, else the one the function's body reports.
     with pytest.raises(jeet.OutOfMemoryError) as info:
         exe.run(inputs)
-    assert_names_size(info.value, 64 * 64 * 4)
+    assert_names_size(info.value, 64 * 512 * 4)
     assert allocated("cpu") == before
     (out,) = [o.numpy() for o in exe.run(inputs)]
-    ref = np.maximum(a.astype(np.float64) @ b, 0)
-    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * 0.25
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    p /= p.sum(axis=2, keepdims=True)
+    np.testing.assert_allclose(out, p @ v, rtol=1e-4, atol=1e-5)
     assert allocated("cpu") == before
 
 

@@ -55,26 +55,18 @@ static memref::DeallocOp freedInSameBlock(memref::AllocOp alloc) {
   return found;
 }
 
-/// A stack slot of the region: its type and alignment, and the buffer.
-struct Slot {
-  MemRefType type;
-  int64_t alignment;
-  memref::AllocaOp buffer;
-};
-
 struct JeetCpuHoistTileBuffersPass
     : public jeet::impl::JeetCpuHoistTileBuffersPassBase<
           JeetCpuHoistTileBuffersPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<omp::ParallelOp> regions;
+    // Post-order: a region's body is visited before the region, so moving
+    // ops out of it and erasing them here is safe.
     getOperation().walk([&](omp::ParallelOp region) {
       if (!region->getParentOfType<omp::ParallelOp>())
-        regions.push_back(region);
+        hoistIn(region);
     });
-    for (omp::ParallelOp region : regions)
-      hoistIn(region);
   }
 
   /// Moves the tile buffers of the worksharing loops directly in `region`
@@ -82,7 +74,7 @@ struct JeetCpuHoistTileBuffersPass
   /// so each loop reuses the slots of the loops before it.
   void hoistIn(omp::ParallelOp region) {
     Block &entry = region.getRegion().front();
-    SmallVector<Slot> slots;
+    SmallVector<memref::AllocaOp> slots;
     int64_t regionBytes = 0;
     for (omp::WsloopOp loop : entry.getOps<omp::WsloopOp>()) {
       auto nest = dyn_cast<omp::LoopNestOp>(loop.getWrappedLoop());
@@ -92,41 +84,41 @@ struct JeetCpuHoistTileBuffersPass
       llvm::SmallDenseSet<unsigned> taken;
       for (auto alloc : llvm::make_early_inc_range(
                nest.getRegion().front().getOps<memref::AllocOp>())) {
-        MemRefType type = alloc.getType();
-        std::optional<int64_t> bytes = staticBytes(type);
+        // A static identity shape has neither dynamic sizes nor symbols.
+        std::optional<int64_t> bytes = staticBytes(alloc.getType());
         memref::DeallocOp dealloc = freedInSameBlock(alloc);
-        if (!bytes || *bytes > maxBytes || !dealloc ||
-            !alloc.getDynamicSizes().empty() ||
-            !alloc.getSymbolOperands().empty())
+        if (!bytes || *bytes > maxBytes || !dealloc)
           continue;
-        int64_t alignment = alloc.getAlignment().value_or(0);
-        std::optional<unsigned> slot = findSlot(slots, taken, type, alignment);
+        std::optional<unsigned> slot = findSlot(slots, taken, alloc);
         if (!slot) {
           if (regionBytes + *bytes > maxRegionBytes)
             continue;
           OpBuilder builder(&entry, entry.begin());
-          auto buffer = memref::AllocaOp::create(builder, alloc.getLoc(), type,
-                                                 alloc.getAlignmentAttr());
-          slots.push_back({type, alignment, buffer});
+          slots.push_back(memref::AllocaOp::create(builder, alloc.getLoc(),
+                                                   alloc.getType(),
+                                                   alloc.getAlignmentAttr()));
           regionBytes += *bytes;
           slot = slots.size() - 1;
         }
         taken.insert(*slot);
         dealloc->erase();
-        alloc.replaceAllUsesWith(slots[*slot].buffer.getResult());
+        alloc.replaceAllUsesWith(slots[*slot].getResult());
         alloc->erase();
       }
     }
   }
 
-  /// A slot of `type` and `alignment` that this iteration does not use yet.
+  /// A slot of `alloc`'s type and alignment that this iteration does not
+  /// use yet.
   static std::optional<unsigned>
-  findSlot(ArrayRef<Slot> slots, const llvm::SmallDenseSet<unsigned> &taken,
-           MemRefType type, int64_t alignment) {
-    for (auto [index, slot] : llvm::enumerate(slots))
-      if (slot.type == type && slot.alignment == alignment &&
-          !taken.contains(index))
+  findSlot(ArrayRef<memref::AllocaOp> slots,
+           const llvm::SmallDenseSet<unsigned> &taken, memref::AllocOp alloc) {
+    for (unsigned index = 0; index < slots.size(); ++index) {
+      memref::AllocaOp slot = slots[index];
+      if (slot.getType() == alloc.getType() &&
+          slot.getAlignment() == alloc.getAlignment() && !taken.contains(index))
         return index;
+    }
     return std::nullopt;
   }
 };

@@ -44,6 +44,14 @@ bool isGraphOp(mlir::Operation *op);
 /// offending op.
 mlir::LogicalResult verifyGraph(mlir::ModuleOp module);
 
+/// Fails, with an error in `context` naming the file, line and column, when
+/// the main buffer of `sourceMgr` names a result number that MLIR's parser
+/// would size a table by before checking it (jeet::findOversizedResultNumber):
+/// that exhausts memory in any parser. parseGraphSource checks this first;
+/// tools that hand text to MLIR's parser themselves call it before.
+mlir::LogicalResult checkResultNumbers(const llvm::SourceMgr &sourceMgr,
+                                       mlir::MLIRContext &context);
+
 /// Parses the main buffer of `sourceMgr` as a graph with only the graph
 /// dialects, verifies it (the verifier, then verifyGraph) and returns it in
 /// `context`. Diagnostics are re-emitted in `context`, at the same file, line

@@ -85,12 +85,8 @@ static Location translateLocation(Location loc, MLIRContext &context) {
   return UnknownLoc::get(&context);
 }
 
-/// Fails, with a diagnostic naming the line, when the text of `sourceMgr`'s
-/// main buffer names a result number that MLIR's parser would size a table
-/// by before checking it (jeet::findOversizedResultNumber): that exhausts
-/// memory in any context.
-static LogicalResult checkResultNumbers(const llvm::SourceMgr &sourceMgr,
-                                        MLIRContext &context) {
+LogicalResult jeet::checkResultNumbers(const llvm::SourceMgr &sourceMgr,
+                                       MLIRContext &context) {
   const llvm::MemoryBuffer *buffer =
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
   llvm::StringRef text = buffer->getBuffer();

@@ -6,42 +6,32 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "jeet/GraphSource.h"
 #include "jeet/InitAllJeet.h"
-#include "jeet/Limits.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <string_view>
-
-/// Whether `buffer` names a result number that MLIR's parser would size a
-/// table by before checking it (jeet::findOversizedResultNumber), which
-/// exhausts memory: reports the first such use with its file, line and
-/// column, as jeet-run and the graph builder do.
+/// Whether `buffer` names a result number MLIR's parser would size a table
+/// by before checking it (jeet::checkResultNumbers, as jeet-run and the graph
+/// builder check): reports the first such use with its file, line and column.
 static bool hasOversizedResultNumber(const llvm::MemoryBuffer &buffer) {
-  llvm::StringRef text = buffer.getBuffer();
-  size_t offset = jeet::findOversizedResultNumber({text.data(), text.size()});
-  if (offset == std::string_view::npos)
-    return false;
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBuffer(text, buffer.getBufferIdentifier()),
+      llvm::MemoryBuffer::getMemBuffer(buffer.getBuffer(),
+                                       buffer.getBufferIdentifier()),
       llvm::SMLoc());
-  llvm::StringRef use = text.substr(offset).take_while(
-      [](char c) { return !llvm::isSpace(c) && c != ',' && c != ')'; });
-  sourceMgr.PrintMessage(
-      llvm::errs(), llvm::SMLoc::getFromPointer(text.data() + offset),
-      llvm::SourceMgr::DK_Error,
-      "value use '" + use.take_front(64) + "' names result number beyond " +
-          llvm::Twine(jeet::kMaxResultNumber) + ", more than any op has");
-  return true;
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  return mlir::failed(jeet::checkResultNumbers(sourceMgr, context));
 }
 
 int main(int argc, char **argv) {

@@ -113,6 +113,8 @@ struct ObjectFiles {
   std::vector<std::string> objects;
   /// The instructions of each partition when the module was split.
   std::vector<size_t> partitionInstructions;
+  /// The CPU time of the caller's thread spent cutting the module.
+  double splitSeconds = 0;
   /// The CPU time of the threads other than the caller's.
   double helperCpuSeconds = 0;
 

@@ -82,9 +82,10 @@ std::string ObjectFiles::describe() const {
   std::string sizes;
   for (size_t instructions : partitionInstructions)
     sizes += (sizes.empty() ? "" : " + ") + std::to_string(instructions);
-  return llvm::formatv("{0} objects in parallel ({1} instructions), other "
-                       "threads' cpu {2:f3} ms",
-                       objects.size(), sizes, helperCpuSeconds * 1e3)
+  return llvm::formatv("{0} objects in parallel ({1} instructions), split in "
+                       "{2:f3} ms, other threads' cpu {3:f3} ms",
+                       objects.size(), sizes, splitSeconds * 1e3,
+                       helperCpuSeconds * 1e3)
       .str();
 }
 
@@ -303,6 +304,7 @@ jeet::detail::emitObjectFiles(llvm::Module &module,
     return result;
   }
 
+  StepClock splitClock;
   exposeAcrossPartitions(module, split);
   size_t count = split.instructions.size();
   result.partitionInstructions = split.instructions;
@@ -316,6 +318,7 @@ jeet::detail::emitObjectFiles(llvm::Module &module,
     llvm::raw_string_ostream os(bitcode[i]);
     llvm::WriteBitcodeToFile(*part, os);
   }
+  result.splitSeconds = splitClock.cpuSeconds();
 
   // What each helper thread leaves: its object, or why there is none.
   struct Helper {

@@ -10,7 +10,7 @@
 // RUN: jeet-runner %t/whole.so --input=@%t/x.npy --input=@%t/w1.npy --input=@%t/b1.npy --input=@%t/w2.npy --output=@%t/whole.npy
 // RUN: %python -c "import numpy as np; s, w = (np.load('%t/' + n + '.npy') for n in ('split', 'whole')); x, w1, b1, w2 = (np.load('%t/' + n + '.npy').astype(np.float64) for n in ('x', 'w1', 'b1', 'w2')); ref = np.maximum(x @ w1 + b1, 0) @ w2; assert np.array_equal(s, w), abs(s - w).max(); assert np.allclose(s, ref, rtol=1e-5, atol=1e-5), abs(s - ref).max(); print('ok')" | FileCheck %s
 
-// SPLIT: jeet:      object {{.*}}   2 objects in parallel ({{[0-9]+}} + {{[0-9]+}} instructions), other threads' cpu {{[0-9.]+}} ms
+// SPLIT: jeet:      object {{.*}}   2 objects in parallel ({{[0-9]+}} + {{[0-9]+}} instructions), split in {{[0-9.]+}} ms, other threads' cpu {{[0-9.]+}} ms
 // WHOLE: jeet:      object
 // WHOLE-NOT: objects in parallel
 // CHECK: ok

@@ -47,8 +47,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
-#include <thread>
+#include <pthread.h>
 
 using namespace jeet;
 using namespace jeet::detail;
@@ -131,6 +132,33 @@ static const llvm::GlobalValue *holderOf(const llvm::User *user) {
 }
 
 namespace {
+/// Runs `work` on a thread of its own, joined on destruction; or at once on
+/// the calling thread when no thread can be started (a process at its
+/// thread limit still compiles, one partition after the other).
+class HelperThread {
+public:
+  explicit HelperThread(std::function<void()> work) : work(std::move(work)) {
+    started = pthread_create(&thread, nullptr, &HelperThread::run, this) == 0;
+    if (!started)
+      this->work();
+  }
+  ~HelperThread() {
+    if (started)
+      pthread_join(thread, nullptr);
+  }
+  HelperThread(const HelperThread &) = delete;
+  HelperThread &operator=(const HelperThread &) = delete;
+
+private:
+  static void *run(void *self) {
+    static_cast<HelperThread *>(self)->work();
+    return nullptr;
+  }
+  std::function<void()> work;
+  pthread_t thread;
+  bool started = false;
+};
+
 /// Which partition each definition goes to.
 struct Partitioning {
   std::map<const llvm::GlobalValue *, unsigned> partitionOf;
@@ -339,16 +367,17 @@ jeet::detail::emitObjectFiles(llvm::Module &module,
   };
   // LLVM's pass timers are not shared between threads: timed, the
   // partitions are generated one after the other (the same objects).
-  std::vector<std::thread> helpers;
+  bool concurrent = !printPassTimes && !llvm::TimePassesIsEnabled;
+  std::vector<std::unique_ptr<HelperThread>> helpers;
   for (unsigned i = 1; i < count; ++i) {
-    if (printPassTimes)
-      runHelper(i);
+    if (concurrent)
+      helpers.push_back(
+          std::make_unique<HelperThread>([&, i] { runHelper(i); }));
     else
-      helpers.emplace_back(runHelper, i);
+      runHelper(i);
   }
   auto object = emitObjectFile(*first, targetMachine, printPassTimes);
-  for (std::thread &helper : helpers)
-    helper.join();
+  helpers.clear();
   if (!object)
     return object.takeError();
   result.objects[0].assign(object->begin(), object->end());

@@ -113,14 +113,17 @@ struct ObjectFiles {
   std::vector<std::string> objects;
   /// The instructions of each partition when the module was split.
   std::vector<size_t> partitionInstructions;
+  /// Whether the partitions after the first ran on threads of their own
+  /// (not when LLVM's pass timing is on, or no thread could start).
+  bool inParallel = false;
   /// The CPU time of the caller's thread spent cutting the module.
   double splitSeconds = 0;
   /// The CPU time of the threads other than the caller's.
   double helperCpuSeconds = 0;
 
-  /// What JEET_DEBUG says of a code generation split over threads (empty
-  /// for one object): the instructions of each object and the other
-  /// threads' CPU time.
+  /// What JEET_DEBUG says of a code generation split in partitions (empty
+  /// for one object): the instructions of each object, the time spent
+  /// cutting the module and the other threads' CPU time.
   std::string describe() const;
 };
 

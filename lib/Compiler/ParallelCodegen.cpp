@@ -83,6 +83,11 @@ std::string ObjectFiles::describe() const {
   std::string sizes;
   for (size_t instructions : partitionInstructions)
     sizes += (sizes.empty() ? "" : " + ") + std::to_string(instructions);
+  if (!inParallel)
+    return llvm::formatv("{0} objects one after the other ({1} "
+                         "instructions), split in {2:f3} ms",
+                         objects.size(), sizes, splitSeconds * 1e3)
+        .str();
   return llvm::formatv("{0} objects in parallel ({1} instructions), split in "
                        "{2:f3} ms, other threads' cpu {3:f3} ms",
                        objects.size(), sizes, splitSeconds * 1e3,
@@ -146,6 +151,8 @@ public:
     if (started)
       pthread_join(thread, nullptr);
   }
+  /// Whether `work` runs on a thread of its own.
+  bool isThread() const { return started; }
   HelperThread(const HelperThread &) = delete;
   HelperThread &operator=(const HelperThread &) = delete;
 
@@ -377,6 +384,8 @@ jeet::detail::emitObjectFiles(llvm::Module &module,
       runHelper(i);
   }
   auto object = emitObjectFile(*first, targetMachine, printPassTimes);
+  result.inParallel = llvm::any_of(
+      helpers, [](const auto &helper) { return helper->isThread(); });
   helpers.clear();
   if (!object)
     return object.takeError();
@@ -387,7 +396,8 @@ jeet::detail::emitObjectFiles(llvm::Module &module,
                                      std::to_string(i) +
                                      " failed: " + done[i].error);
     result.objects[i] = std::move(done[i].object);
-    result.helperCpuSeconds += done[i].cpuSeconds;
+    if (result.inParallel)
+      result.helperCpuSeconds += done[i].cpuSeconds;
   }
   return result;
 }

@@ -49,6 +49,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <pthread.h>
 
 using namespace jeet;
@@ -70,6 +71,14 @@ unsigned jeet::detail::codegenThreads() {
     unsigned threads = 0;
     if (!llvm::StringRef(env).getAsInteger(10, threads) && threads > 0)
       return std::min(threads, kMaxCodegenThreads);
+    // Said once a process: a compilation still runs, with the default.
+    static std::once_flag warnOnce;
+    std::call_once(warnOnce, [&] {
+      llvm::errs() << "jeet: warning: ignoring " << kCompileThreadsEnvVar
+                   << "='" << env
+                   << "': expected a positive number of threads; using the "
+                      "host's cores\n";
+    });
   }
   return std::clamp(llvm::hardware_concurrency().compute_thread_count(), 1u,
                     kMaxCodegenThreads);

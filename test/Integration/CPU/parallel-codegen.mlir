@@ -18,6 +18,11 @@
 // WHOLE: jeet:      codegen
 // WHOLE-NOT: objects in parallel
 // CHECK: ok
+// A value that is not a positive number is named in a warning and the
+// compilation goes on with the host's cores.
+// RUN: env JEET_CACHE_DIR= JEET_COMPILE_THREADS=two jeet-run %s --entry=small --device=cpu --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: jeet: warning: ignoring JEET_COMPILE_THREADS='two': expected a positive number of threads; using the host's cores
+// BAD: 4xf32=[2 4 6 8]
 // SMALL: jeet:      codegen
 // SMALL-NOT: objects in parallel
 // SMALL: 4xf32=[2 4 6 8]

@@ -260,10 +260,10 @@ createTargetMachine(llvm::StringRef cpu) {
 /// How long the C compiler may take to link an artifact.
 static constexpr unsigned kLinkTimeoutSeconds = 120;
 
-/// Links `object` into the shared object `output` with the C compiler; with
+/// Links `objects` into the shared object `output` with the C compiler; with
 /// `openmp`, against libomp, whose folder is recorded as the RUNPATH.
 static llvm::Error linkSharedObject(llvm::StringRef linker,
-                                    llvm::StringRef object,
+                                    llvm::ArrayRef<llvm::StringRef> objects,
                                     llvm::StringRef output, bool openmp) {
   std::string program = linker.str();
   if (program.empty())
@@ -299,16 +299,10 @@ static llvm::Error linkSharedObject(llvm::StringRef linker,
 
   std::string scriptFlag =
       "-Wl,--version-script=" + versionScript.path.str().str();
-  llvm::SmallVector<llvm::StringRef> args = {program,
-                                             "-shared",
-                                             "-o",
-                                             output,
-                                             object,
-                                             scriptFlag,
-                                             "-lm",
-                                             "-Wl,-z,noexecstack",
-                                             "-Wl,--hash-style=both",
-                                             "-Wl,-O1"};
+  llvm::SmallVector<llvm::StringRef> args = {program, "-shared", "-o", output};
+  args.append(objects.begin(), objects.end());
+  args.append({scriptFlag, "-lm", "-Wl,-z,noexecstack", "-Wl,--hash-style=both",
+               "-Wl,-O1"});
   std::string runpath;
   if (openmp) {
     runpath =
@@ -389,13 +383,17 @@ getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
 }
 
 /// Translates `module` (the LLVM dialect with the artifact ABI) to LLVM IR,
-/// optimises it for `targetCpu` and emits an object file. `info.targetCpu`
+/// optimises it for `targetCpu` and emits its object files (one per
+/// partition when code generation is split over threads). `info.targetCpu`
 /// becomes the CPU's name.
-static llvm::Expected<llvm::SmallVector<char, 0>>
-emitObject(ModuleOp module, llvm::StringRef sourceName, ArtifactInfo &info,
-           jeet::detail::DiagnosticCollector &diagnostics,
-           bool printPassTimes) {
-  auto machine = createTargetMachine(info.targetCpu);
+static llvm::Expected<jeet::detail::ObjectFiles>
+emitObjects(ModuleOp module, llvm::StringRef sourceName, ArtifactInfo &info,
+            jeet::detail::DiagnosticCollector &diagnostics,
+            bool printPassTimes) {
+  // The threads of code generation make their machines from the CPU asked
+  // for ("host": this one's features), not from its resolved name.
+  std::string cpu = info.targetCpu;
+  auto machine = createTargetMachine(cpu);
   if (!machine)
     return machine.takeError();
   if (info.targetCpu == "host")
@@ -415,25 +413,31 @@ emitObject(ModuleOp module, llvm::StringRef sourceName, ArtifactInfo &info,
     return llvm::createStringError("the artifact's LLVM IR does not verify: " +
                                    verifyErrors);
 
-  return jeet::detail::emitObjectFile(*llvmModule, **machine, printPassTimes);
+  return jeet::detail::emitObjectFiles(
+      *llvmModule, **machine, [cpu] { return createTargetMachine(cpu); },
+      jeet::detail::codegenThreads(), printPassTimes);
 }
 
-/// Writes `object` to a temporary file and links it into `outputPath`.
-static llvm::Error writeArtifact(llvm::ArrayRef<char> object,
+/// Writes `objects` to temporary files and links them into `outputPath`.
+static llvm::Error writeArtifact(llvm::ArrayRef<std::string> objects,
                                  const ArtifactOptions &options,
                                  llvm::StringRef outputPath) {
-  TempFile objectFile;
-  int fd;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "jeet-artifact", "o", fd, objectFile.path))
-    return llvm::createStringError(ec, "cannot create a temporary file");
-  {
+  std::vector<TempFile> objectFiles(objects.size());
+  llvm::SmallVector<llvm::StringRef> objectPaths;
+  for (auto [object, file] : llvm::zip_equal(objects, objectFiles)) {
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "jeet-artifact", "o", fd, file.path))
+      return llvm::createStringError(ec, "cannot create a temporary file");
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os.write(object.data(), object.size());
     os.close();
-    if (os.has_error())
-      return llvm::createStringError(os.error(),
-                                     "cannot write " + objectFile.path);
+    if (os.has_error()) {
+      std::error_code error = os.error();
+      os.clear_error();
+      return llvm::createStringError(error, "cannot write " + file.path);
+    }
+    objectPaths.push_back(file.path);
   }
 
   // Link next to the output, then rename: a failed link never leaves a
@@ -441,7 +445,7 @@ static llvm::Error writeArtifact(llvm::ArrayRef<char> object,
   llvm::SmallString<128> partial(outputPath);
   partial += ".partial";
   if (llvm::Error error =
-          linkSharedObject(options.linker, objectFile.path, partial,
+          linkSharedObject(options.linker, objectPaths, partial,
                            options.openmp && options.compile.device == "cpu")) {
     llvm::sys::fs::remove(partial);
     return error;
@@ -514,14 +518,14 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
                        ? (compile.device == "cpu" ? "host" : "generic")
                        : options.targetCpu;
   StepClock objectClock;
-  auto object = emitObject(*module, sourceName, info, diagnostics,
-                           runner.printPassTimes());
-  if (!object)
-    return object.takeError();
-  runner.reportStep("object", objectClock);
+  auto objects = emitObjects(*module, sourceName, info, diagnostics,
+                             runner.printPassTimes());
+  if (!objects)
+    return objects.takeError();
+  runner.reportStep("object", objectClock, objects->describe());
 
   StepClock linkClock;
-  if (llvm::Error error = writeArtifact(*object, options, outputPath))
+  if (llvm::Error error = writeArtifact(objects->objects, options, outputPath))
     return std::move(error);
   runner.reportStep("link", linkClock);
   return info;

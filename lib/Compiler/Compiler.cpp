@@ -122,9 +122,9 @@ struct Executable::Impl {
   /// A graph loaded from the disk cache: its object, linked (instead of
   /// `engine`).
   std::unique_ptr<llvm::orc::LLJIT> linked;
-  /// The object code of the JIT'ed module, kept for the disk cache when it
-  /// is on.
-  std::string object;
+  /// The object code of the JIT'ed module (one object per partition of
+  /// code generation), kept for the disk cache when it is on.
+  std::vector<std::string> objects;
   /// The packed entry point: `void(void **args)`.
   void (*packed)(void **) = nullptr;
   /// Binds the packed entry to its device on the first execution: a GPU
@@ -470,16 +470,25 @@ static llvm::Error addPackedEntry(llvm::Module &module, llvm::StringRef entry) {
   return llvm::Error::success();
 }
 
-/// Compiles `module`, lowered by jeet-cpu-pipeline, to an object file for
-/// this CPU, in memory; reports its steps to `runner`.
-static llvm::Expected<std::string> compileToObject(ModuleOp module,
-                                                   llvm::StringRef entry,
-                                                   PipelineRunner &runner) {
-  StepClock translateClock;
+/// A host target machine for the CPU's kernels.
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createKernelTargetMachine() {
   auto targetMachine = jeet::detail::createHostTargetMachine();
+  if (targetMachine)
+    (*targetMachine)->setOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return targetMachine;
+}
+
+/// Compiles `module`, lowered by jeet-cpu-pipeline, to object files for
+/// this CPU, in memory (several when code generation is split over
+/// threads); reports its steps to `runner`.
+static llvm::Expected<std::vector<std::string>>
+compileToObjects(ModuleOp module, llvm::StringRef entry,
+                 PipelineRunner &runner) {
+  StepClock translateClock;
+  auto targetMachine = createKernelTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
-  (*targetMachine)->setOptLevel(llvm::CodeGenOptLevel::Aggressive);
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context, "jeet-graph");
@@ -497,18 +506,20 @@ static llvm::Expected<std::string> compileToObject(ModuleOp module,
   runner.reportStep("optimize", optimizeClock);
 
   StepClock codegenClock;
-  auto object = jeet::detail::emitObjectFile(*llvmModule, **targetMachine,
-                                             runner.printPassTimes());
-  if (!object)
-    return object.takeError();
-  runner.reportStep("codegen", codegenClock);
-  return std::string(object->begin(), object->end());
+  auto objects = jeet::detail::emitObjectFiles(
+      *llvmModule, **targetMachine, createKernelTargetMachine,
+      jeet::detail::codegenThreads(), runner.printPassTimes());
+  if (!objects)
+    return objects.takeError();
+  runner.reportStep("codegen", codegenClock, objects->describe());
+  return std::move(objects->objects);
 }
 
 /// Links the object of a graph compiled for the CPU into a JIT of its own,
 /// with the runtime's host ABI and (for parallel code) libomp, and finds its
 /// entry point. Compilation and the disk cache both come here.
-static llvm::Error linkObject(llvm::StringRef object, Executable::Impl &impl) {
+static llvm::Error linkObjects(llvm::ArrayRef<std::string> objects,
+                               Executable::Impl &impl) {
   llvm::SmallVector<llvm::StringRef, 1> libraries;
   std::string openmp;
   if (impl.options.parallel) {
@@ -516,7 +527,7 @@ static llvm::Error linkObject(llvm::StringRef object, Executable::Impl &impl) {
     libraries.push_back(openmp);
   }
   auto jit =
-      jeet::detail::linkCachedObject(object, libraries, hostSymbolList());
+      jeet::detail::linkCachedObjects(objects, libraries, hostSymbolList());
   if (!jit)
     return jit.takeError();
   auto entryPoint = (*jit)->lookup("_mlir_" + impl.options.entry);
@@ -537,16 +548,16 @@ static llvm::Error linkObject(llvm::StringRef object, Executable::Impl &impl) {
 /// the object for the disk cache when `keepObject`.
 static llvm::Error jitForCpu(ModuleOp module, Executable::Impl &impl,
                              bool keepObject, PipelineRunner &runner) {
-  llvm::Expected<std::string> object =
-      compileToObject(module, impl.options.entry, runner);
-  if (!object)
-    return object.takeError();
+  llvm::Expected<std::vector<std::string>> objects =
+      compileToObjects(module, impl.options.entry, runner);
+  if (!objects)
+    return objects.takeError();
   StepClock linkClock;
-  if (llvm::Error error = linkObject(*object, impl))
+  if (llvm::Error error = linkObjects(*objects, impl))
     return error;
   runner.reportStep("link", linkClock);
   if (keepObject)
-    impl.object = std::move(*object);
+    impl.objects = std::move(*objects);
   return llvm::Error::success();
 }
 
@@ -562,7 +573,7 @@ linkCached(jeet::detail::CachedExecutable entry,
   impl->kernelOps = std::move(entry.kernelOps);
   impl->memoryPlan = entry.memoryPlan;
   impl->stageNames = std::move(entry.stageNames);
-  if (llvm::Error error = linkObject(entry.object, *impl))
+  if (llvm::Error error = linkObjects(entry.objects, *impl))
     return std::move(error);
   return impl;
 }
@@ -712,14 +723,14 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
   if (!compiled)
     return compiled.takeError();
   impl->cache.insert(key, *compiled);
-  if (onDisk && !(*compiled)->impl->object.empty()) {
+  if (onDisk && !(*compiled)->impl->objects.empty()) {
     const Executable::Impl &state = *(*compiled)->impl;
     jeet::detail::CachedExecutable entry{state.inputs,     state.outputs,
                                          state.kernelOps,  state.memoryPlan,
-                                         state.stageNames, state.object};
+                                         state.stageNames, state.objects};
     disk.store(key, entry);
     // The object is on disk; the executable does not need its copy.
-    (*compiled)->impl->object.clear();
+    (*compiled)->impl->objects.clear();
   }
   return compiled;
 }

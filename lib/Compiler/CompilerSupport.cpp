@@ -198,18 +198,24 @@ jeet::detail::emitObjectFile(llvm::Module &module,
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
   // The legacy pass manager of code generation times its passes when this
-  // global is set as it runs (what llc -time-passes does).
+  // global is set as it runs (what llc -time-passes does). It is written
+  // only when it must change: code generation on several threads reads it
+  // (ParallelCodegen.cpp runs them only while it is false).
   bool timedBefore = llvm::TimePassesIsEnabled;
-  llvm::TimePassesIsEnabled = printPassTimes;
+  auto setTiming = [&](bool timed) {
+    if (llvm::TimePassesIsEnabled != timed)
+      llvm::TimePassesIsEnabled = timed;
+  };
+  setTiming(printPassTimes);
   llvm::legacy::PassManager codegen;
   if (targetMachine.addPassesToEmitFile(codegen, os, nullptr,
                                         llvm::CodeGenFileType::ObjectFile)) {
-    llvm::TimePassesIsEnabled = timedBefore;
+    setTiming(timedBefore);
     return llvm::createStringError(
         "the target machine cannot emit object files");
   }
   codegen.run(module);
-  llvm::TimePassesIsEnabled = timedBefore;
+  setTiming(timedBefore);
   if (printPassTimes)
     llvm::reportAndResetTimings(&llvm::errs());
   return object;

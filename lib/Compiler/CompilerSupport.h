@@ -94,6 +94,53 @@ llvm::Expected<llvm::SmallVector<char, 0>>
 emitObjectFile(llvm::Module &module, llvm::TargetMachine &targetMachine,
                bool printPassTimes);
 
+/// The environment variable that caps the threads of code generation.
+inline constexpr llvm::StringLiteral kCompileThreadsEnvVar =
+    "JEET_COMPILE_THREADS";
+
+/// The threads code generation may use: JEET_COMPILE_THREADS when set to a
+/// positive number, else the cores this process may run on (at most 8).
+/// Implemented in ParallelCodegen.cpp.
+unsigned codegenThreads();
+
+/// Makes a target machine like the one a compilation started with, for a
+/// thread of code generation of its own.
+using TargetMachineFactory =
+    std::function<llvm::Expected<std::unique_ptr<llvm::TargetMachine>>()>;
+
+/// The object files of one module, to be linked together.
+struct ObjectFiles {
+  std::vector<std::string> objects;
+  /// The instructions of each partition when the module was split.
+  std::vector<size_t> partitionInstructions;
+  /// Whether the partitions after the first ran on threads of their own
+  /// (not when LLVM's pass timing is on, or no thread could start).
+  bool inParallel = false;
+  /// The CPU time of the caller's thread spent cutting the module.
+  double splitSeconds = 0;
+  /// The CPU time of the threads other than the caller's.
+  double helperCpuSeconds = 0;
+
+  /// What JEET_DEBUG says of a code generation split in partitions (empty
+  /// for one object): the instructions of each object, the time spent
+  /// cutting the module and the other threads' CPU time.
+  std::string describe() const;
+};
+
+/// The object files of `module` (optimised) for `targetMachine`: one, or
+/// with `threads` > 1 and a module large enough to gain, one per partition,
+/// generated in parallel (the first on the calling thread with
+/// `targetMachine`, each other on a thread of its own with a machine from
+/// `makeTargetMachine`). `module` may be changed (functions that partitions
+/// share become external). The same module and `threads` give the same
+/// objects. With `printPassTimes` the partitions are generated one after
+/// the other and LLVM's time per pass goes to stderr. Implemented in
+/// ParallelCodegen.cpp.
+llvm::Expected<ObjectFiles>
+emitObjectFiles(llvm::Module &module, llvm::TargetMachine &targetMachine,
+                const TargetMachineFactory &makeTargetMachine, unsigned threads,
+                bool printPassTimes);
+
 /// The libomp that parallel CPU code runs with, by absolute path: the copy
 /// next to the shared object that holds the compiler when there is one (the
 /// Python wheel carries its own), else the one found at build time

@@ -6,16 +6,20 @@
 //
 // A cache file, all text up to the object's bytes:
 //
-//   JEETCACHE 2
+//   JEETCACHE 3
 //   key <sha256 of the key text>
 //   version <Jeet version> build <compiler library's size.mtime>
 //   cpu <host cpu and features>
 //   inputs <spec>,<spec>,...        (IREE-style, e.g. 256x1024xf32)
 //   outputs <spec>,...
-//   plan <arena> <intermediates> <live bound> <buffers>   (bytes, bytes, bytes,
-//   count) stages <name>,<name>,... kernels <count>                 then one
-//   line per kernel: its op names object <bytes>                  then the
-//   object's bytes sha256 <hash of everything above>
+//   plan <arena> <intermediates> <live bound> <buffers>  (bytes, bytes, bytes,
+//                                                         count)
+//   stages <name>,<name>,...
+//   kernels <count>                 then one line per kernel: its op names
+//   objects <count>                 then for each object (one per partition
+//   object <bytes>                  of code generation) its size line, its
+//   <the object's bytes>            bytes and a newline
+//   sha256 <hash of everything above>
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +50,7 @@ using namespace jeet;
 using namespace jeet::detail;
 
 /// The first line of every cache file; a new layout takes a new number.
-static constexpr llvm::StringLiteral kMagic = "JEETCACHE 2";
+static constexpr llvm::StringLiteral kMagic = "JEETCACHE 3";
 /// Files larger than this are not read (no graph's object comes close).
 static constexpr uint64_t kMaxFileBytes = uint64_t(1) << 30;
 static constexpr llvm::StringLiteral kSuffix = ".jeetc";
@@ -207,7 +211,10 @@ static std::string formatEntry(llvm::StringRef keyHash,
      << "kernels " << entry.kernelOps.size() << "\n";
   for (const std::vector<std::string> &ops : entry.kernelOps)
     os << llvm::join(ops, " ") << "\n";
-  os << "object " << entry.object.size() << "\n" << entry.object;
+  os << "objects " << entry.objects.size() << "\n";
+  for (size_t i = 0; i < entry.objects.size(); ++i)
+    os << (i ? "\n" : "") << "object " << entry.objects[i].size() << "\n"
+       << entry.objects[i];
   return text;
 }
 
@@ -287,12 +294,23 @@ static llvm::Expected<CachedExecutable> parseEntry(llvm::StringRef data,
     for (llvm::StringRef op : ops)
       entry.kernelOps.back().push_back(op.str());
   }
-  std::optional<llvm::StringRef> objectSize = field("object");
-  size_t size;
-  if (!objectSize || objectSize->getAsInteger(10, size) ||
-      size != rest.size() - 1)
-    return bad("its object has the wrong size");
-  entry.object = rest.take_front(size).str();
+  std::optional<llvm::StringRef> objectCount = field("objects");
+  size_t numObjects;
+  if (!objectCount || objectCount->getAsInteger(10, numObjects) ||
+      numObjects == 0 || numObjects > body.size())
+    return bad("its object count cannot be read");
+  for (size_t i = 0; i < numObjects; ++i) {
+    std::optional<llvm::StringRef> objectSize = field("object");
+    size_t size;
+    // Each object is followed by a newline: the next size line's, or the
+    // body's last.
+    if (!objectSize || objectSize->getAsInteger(10, size) ||
+        size >= rest.size() || rest[size] != '\n' ||
+        (i + 1 == numObjects && size != rest.size() - 1))
+      return bad("its object has the wrong size");
+    entry.objects.push_back(rest.take_front(size).str());
+    rest = rest.drop_front(size + 1);
+  }
   return entry;
 }
 
@@ -376,8 +394,9 @@ void DiskCache::store(llvm::StringRef keyText, const CachedExecutable &entry) {
 }
 
 llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
-jeet::detail::linkCachedObject(
-    llvm::StringRef object, llvm::ArrayRef<llvm::StringRef> libraries,
+jeet::detail::linkCachedObjects(
+    llvm::ArrayRef<std::string> objects,
+    llvm::ArrayRef<llvm::StringRef> libraries,
     const std::vector<std::pair<std::string, void *>> &symbols) {
   static std::once_flag initializeNativeTargetOnce;
   std::call_once(initializeNativeTargetOnce, [] {
@@ -427,9 +446,10 @@ jeet::detail::linkCachedObject(
   if (llvm::Error error =
           main.define(llvm::orc::absoluteSymbols(std::move(defined))))
     return std::move(error);
-  if (llvm::Error error = (*jit)->addObjectFile(
-          llvm::MemoryBuffer::getMemBufferCopy(object, "jeet-cached-graph")))
-    return std::move(error);
+  for (const std::string &object : objects)
+    if (llvm::Error error = (*jit)->addObjectFile(
+            llvm::MemoryBuffer::getMemBufferCopy(object, "jeet-graph")))
+      return std::move(error);
   if (llvm::Error error = (*jit)->initialize(main))
     return std::move(error);
   return std::move(*jit);

@@ -47,8 +47,9 @@ struct CachedExecutable {
   /// The static memory plan the object's entry expects (its arena size).
   MemoryPlan memoryPlan;
   std::vector<std::string> stageNames;
-  /// The relocatable object file (ELF) that the JIT produced.
-  std::string object;
+  /// The relocatable object files (ELF) that the JIT produced: one, or one
+  /// per partition when code generation was split over threads.
+  std::vector<std::string> objects;
 };
 
 class DiskCache {
@@ -92,13 +93,13 @@ private:
 /// Says `message` on stderr when JEET_DEBUG asks for it.
 void reportCacheEvent(const llvm::Twine &message);
 
-/// Links `object` (from CachedExecutable) into a new JIT for the host with
-/// `symbols` defined, the process's own symbols visible and `libraries`
-/// loaded, and runs its initializers.
+/// Links `objects` (from CachedExecutable, or just compiled) together into
+/// a new JIT for the host with `symbols` defined, the process's own symbols
+/// visible and `libraries` loaded, and runs its initializers.
 llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
-linkCachedObject(llvm::StringRef object,
-                 llvm::ArrayRef<llvm::StringRef> libraries,
-                 const std::vector<std::pair<std::string, void *>> &symbols);
+linkCachedObjects(llvm::ArrayRef<std::string> objects,
+                  llvm::ArrayRef<llvm::StringRef> libraries,
+                  const std::vector<std::pair<std::string, void *>> &symbols);
 
 /// "<cpu name> <feature list>" of the host: part of every key.
 std::string hostCpuDescription();

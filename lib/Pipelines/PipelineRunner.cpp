@@ -222,7 +222,9 @@ LogicalResult PipelineRunner::run(ModuleOp module,
   return success();
 }
 
-void PipelineRunner::reportStep(llvm::StringRef name, const StepClock &clock) {
+void PipelineRunner::reportStep(llvm::StringRef name, const StepClock &clock,
+                                llvm::StringRef note) {
   if (settings.printStages)
-    printDebugLine(formatStep("", name, clock));
+    printDebugLine(formatStep("", name, clock) +
+                   (note.empty() ? "" : "   " + note.str()));
 }

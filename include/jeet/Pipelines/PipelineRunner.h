@@ -96,8 +96,10 @@ public:
   llvm::StringRef failedStage() const { return failedStageName; }
 
   /// Reports a step done after the pipeline (LLVM optimisation, code
-  /// generation, linking) with its times, as JEET_DEBUG reports the stages.
-  void reportStep(llvm::StringRef name, const StepClock &clock);
+  /// generation, linking) with its times, as JEET_DEBUG reports the stages,
+  /// and `note` after them when not empty.
+  void reportStep(llvm::StringRef name, const StepClock &clock,
+                  llvm::StringRef note = "");
 
   /// Whether JEET_DEBUG asks for the time of each pass (the steps after the
   /// pipeline print LLVM's).

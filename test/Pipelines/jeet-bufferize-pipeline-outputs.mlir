@@ -1,5 +1,5 @@
 // RUN: jeet-opt %s --jeet-lower-to-linalg --canonicalize --cse \
-// RUN:   --jeet-bufferize-pipeline --mlir-print-ir-before=one-shot-bufferize \
+// RUN:   --jeet-bufferize-pipeline --mlir-print-ir-before=jeet-one-shot-bufferize \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s
 
 // Independent outputs: the lowering gives each kernel a tensor.empty and CSE
@@ -7,7 +7,7 @@
 // kernels has a destination of its own again (34 kernels: three); one
 // destination shared by N kernels made its analysis grow with N squared (a
 // graph of 2,000 outputs took 2.6 s of CPU in it).
-// CHECK-LABEL: IR Dump Before OneShotBufferizePass
+// CHECK-LABEL: IR Dump Before JeetOneShotBufferizePass
 // CHECK:         %[[E0:.*]] = tensor.empty()
 // CHECK-COUNT-16: outs(%[[E0]] :
 // CHECK:         %[[E1:.*]] = tensor.empty()

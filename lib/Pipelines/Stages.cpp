@@ -73,11 +73,10 @@ void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
   // bufferization's analysis of a tensor with N destination uses grows with
   // N squared (a graph of N independent outputs), so each use gets its own.
   pm.addNestedPass<func::FuncOp>(createJeetUnshareEmptyTensorsPass());
-  bufferization::OneShotBufferizePassOptions bufferizeOptions;
-  bufferizeOptions.bufferizeFunctionBoundaries = true;
-  bufferizeOptions.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  // MLIR's one-shot bufferization with function boundaries (identity
+  // layouts at the boundary); MLIR's own matches every returned tensor with
+  // every argument, N squared for a graph of N inputs and N outputs.
+  pm.addPass(createJeetOneShotBufferizePass());
 
   // Results become out-parameters that the caller owns; a result computed in
   // a fresh buffer is written straight into the caller's.

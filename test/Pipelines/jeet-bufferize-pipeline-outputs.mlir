@@ -1,13 +1,17 @@
 // RUN: jeet-opt %s --jeet-lower-to-linalg --canonicalize --cse \
-// RUN:   --jeet-bufferize-pipeline --mlir-print-ir-before=one-shot-bufferize \
+// RUN:   --jeet-bufferize-pipeline --mlir-print-ir-before=jeet-one-shot-bufferize \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s
+// RUN: jeet-opt %s --jeet-lower-to-linalg --canonicalize --cse \
+// RUN:   --jeet-one-shot-bufferize=report-visits -o /dev/null \
+// RUN:   --mlir-print-op-on-diagnostic=false 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=VISITS
 
 // Independent outputs: the lowering gives each kernel a tensor.empty and CSE
 // merges them into one. Before one-shot bufferization, each run of 16
 // kernels has a destination of its own again (34 kernels: three); one
 // destination shared by N kernels made its analysis grow with N squared (a
 // graph of 2,000 outputs took 2.6 s of CPU in it).
-// CHECK-LABEL: IR Dump Before OneShotBufferizePass
+// CHECK-LABEL: IR Dump Before JeetOneShotBufferizePass
 // CHECK:         %[[E0:.*]] = tensor.empty()
 // CHECK-COUNT-16: outs(%[[E0]] :
 // CHECK:         %[[E1:.*]] = tensor.empty()
@@ -16,6 +20,12 @@
 // CHECK-COUNT-2: outs(%[[E2]] :
 // CHECK-NOT:     tensor.empty
 // CHECK:         return
+
+// The pipeline's one-shot bufferization matches the 34 results with the 34
+// arguments by visiting each argument's equivalence class and alias set
+// once: 68 values. MLIR's module bufferization compared every result with
+// every argument, 34 x 34 pairs (5,000 outputs: 1.1 s of CPU of its 1.3).
+// VISITS: remark: matched 34 tensor results with 34 tensor arguments, visiting 68 values
 func.func @main(%a0: tensor<16xf32>, %a1: tensor<16xf32>, %a2: tensor<16xf32>, %a3: tensor<16xf32>, %a4: tensor<16xf32>, %a5: tensor<16xf32>, %a6: tensor<16xf32>, %a7: tensor<16xf32>, %a8: tensor<16xf32>, %a9: tensor<16xf32>, %a10: tensor<16xf32>, %a11: tensor<16xf32>, %a12: tensor<16xf32>, %a13: tensor<16xf32>, %a14: tensor<16xf32>, %a15: tensor<16xf32>, %a16: tensor<16xf32>, %a17: tensor<16xf32>, %a18: tensor<16xf32>, %a19: tensor<16xf32>, %a20: tensor<16xf32>, %a21: tensor<16xf32>, %a22: tensor<16xf32>, %a23: tensor<16xf32>, %a24: tensor<16xf32>, %a25: tensor<16xf32>, %a26: tensor<16xf32>, %a27: tensor<16xf32>, %a28: tensor<16xf32>, %a29: tensor<16xf32>, %a30: tensor<16xf32>, %a31: tensor<16xf32>, %a32: tensor<16xf32>, %a33: tensor<16xf32>)
     -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
   %0 = jeet.neg %a0 : tensor<16xf32>

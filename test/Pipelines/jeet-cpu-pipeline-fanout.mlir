@@ -1,5 +1,5 @@
 // RUN: jeet-opt %s --jeet-cpu-pipeline \
-// RUN:   --mlir-print-ir-before=one-shot-bufferize -o /dev/null 2>&1 \
+// RUN:   --mlir-print-ir-before=jeet-one-shot-bufferize -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s
 // RUN: jeet-opt %s --canonicalize --cse --jeet-decompose --canonicalize --cse \
 // RUN:   --jeet-fuse --jeet-lower-to-linalg --canonicalize \
@@ -16,7 +16,7 @@
 // Before one-shot bufferization, each run of 16 readers reads the input
 // through a cast of its own (40 readers: three), so the analysis of a reader
 // visits 16 uses instead of 40.
-// CHECK-LABEL: IR Dump Before OneShotBufferizePass
+// CHECK-LABEL: IR Dump Before JeetOneShotBufferizePass
 // CHECK:         func.func @main(%[[X:[^:]*]]: tensor<16xf32>)
 // CHECK:         %[[C0:.*]] = tensor.cast %[[X]] : tensor<16xf32> to tensor<16xf32>
 // CHECK:         %[[C1:.*]] = tensor.cast %[[X]] : tensor<16xf32> to tensor<16xf32>
@@ -38,7 +38,7 @@
 // PIPELINE-NEXT: jeet-kernel-cse
 // PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT:   jeet-group-shared-reads
-// PIPELINE:      one-shot-bufferize
+// PIPELINE:      jeet-one-shot-bufferize
 
 func.func @main(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
   %c0 = jeet.constant dense<0.0> : tensor<f32>

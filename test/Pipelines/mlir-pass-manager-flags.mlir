@@ -14,7 +14,7 @@
 // TIMING: {{^ +[0-9.]+ +\( *[0-9.]+%\)  linalg$}}
 // TIMING-NEXT: JeetLowerToLinalgPass
 // TIMING: {{^ +[0-9.]+ +\( *[0-9.]+%\)  bufferized$}}
-// TIMING: OneShotBufferizePass
+// TIMING: JeetOneShotBufferizePass
 // TIMING: {{^ +[0-9.]+ +\( *[0-9.]+%\)  llvm$}}
 // TIMING: ConvertFuncToLLVMPass
 // TIMING-NOT: Execution time report
@@ -27,7 +27,7 @@
 // ALL: IR Dump After JeetDecomposePass (jeet-decompose)
 // ALL: IR Dump After JeetFusePass (jeet-fuse)
 // ALL: IR Dump After JeetLowerToLinalgPass (jeet-lower-to-linalg)
-// ALL: IR Dump After OneShotBufferizePass (one-shot-bufferize)
+// ALL: IR Dump After JeetOneShotBufferizePass (jeet-one-shot-bufferize)
 // ALL: IR Dump After ConvertFuncToLLVMPass (convert-func-to-llvm)
 // ALL: 2xf32=[9 21]
 

@@ -14,7 +14,9 @@
 
 #include "jeet/Dialect/Jeet/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/Transforms/BufferUtils.h"
 #include "mlir/Dialect/Bufferization/Transforms/Bufferize.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -225,6 +227,32 @@ void recordArgumentAccesses(func::FuncOp funcOp,
   }
 }
 
+/// Creates the global of every tensor constant of `module`, in the order of
+/// a walk of the module. Bufferizing a constant makes or finds its global
+/// (`getGlobalFor`), and MLIR's module bufferization visits the functions
+/// in an order that varies from run to run (it picks them from a map keyed
+/// by address): the globals' order and the numbers that make their names
+/// unique would vary with it, and so would the object code of the same
+/// graph. Made here first, bufferization finds them all.
+LogicalResult
+createConstantGlobals(ModuleOp module,
+                      const OneShotBufferizationOptions &options) {
+  SymbolTableCollection symbolTables;
+  WalkResult result = module.walk([&](arith::ConstantOp constant) {
+    auto type = dyn_cast<RankedTensorType>(constant.getType());
+    if (!type || !options.isOpAllowed(constant))
+      return WalkResult::advance();
+    std::optional<Attribute> memorySpace = options.defaultMemorySpaceFn(type);
+    if (!memorySpace)
+      return WalkResult::advance();
+    if (failed(getGlobalFor(constant, symbolTables, options.bufferAlignment,
+                            *memorySpace)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct JeetOneShotBufferizePass
     : jeet::impl::JeetOneShotBufferizePassBase<JeetOneShotBufferizePass> {
   using Base::Base;
@@ -236,6 +264,8 @@ struct JeetOneShotBufferizePass
     options.setFunctionBoundaryTypeConversion(
         LayoutMapOption::IdentityLayoutMap);
 
+    if (failed(createConstantGlobals(module, options)))
+      return signalPassFailure();
     BufferizationStatistics statistics;
     OneShotAnalysisState state(module, options);
     if (failed(analyzeModule(module, state, &statistics)))

@@ -22,8 +22,10 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETONESHOTBUFFERIZEPASS
@@ -253,6 +255,39 @@ createConstantGlobals(ModuleOp module,
   return failure(result.wasInterrupted());
 }
 
+/// Gives each allocation that a `func.return` returns again a copy of its
+/// own. The analysis may place two results with equal contents in one
+/// buffer (a `linalg.copy` of a value onto the buffer that holds it writes
+/// nothing new, so it is done in place), where every result of a graph is an
+/// out-parameter of its own: `buffer-results-to-out-params` replaces a
+/// returned allocation with its out-parameter and cannot make one
+/// allocation two. (An argument returned twice is copied into both
+/// out-parameters there, and callers rely on its equivalence.)
+void copyRepeatedResults(ModuleOp module, uint64_t alignment) {
+  module.walk([&](func::ReturnOp ret) {
+    OpBuilder builder(ret);
+    llvm::SmallPtrSet<Value, 8> seen;
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value buffer = operand.get();
+      auto type = dyn_cast<MemRefType>(buffer.getType());
+      if (!type || !type.getLayout().isIdentity() ||
+          !buffer.getDefiningOp<memref::AllocOp>() ||
+          seen.insert(buffer).second)
+        continue;
+      SmallVector<Value> dynamicSizes;
+      for (auto [dim, size] : llvm::enumerate(type.getShape()))
+        if (ShapedType::isDynamic(size))
+          dynamicSizes.push_back(
+              memref::DimOp::create(builder, ret.getLoc(), buffer, dim));
+      auto copy =
+          memref::AllocOp::create(builder, ret.getLoc(), type, dynamicSizes,
+                                  builder.getI64IntegerAttr(alignment));
+      memref::CopyOp::create(builder, ret.getLoc(), buffer, copy);
+      operand.set(copy);
+    }
+  });
+}
+
 struct JeetOneShotBufferizePass
     : jeet::impl::JeetOneShotBufferizePassBase<JeetOneShotBufferizePass> {
   using Base::Base;
@@ -277,6 +312,7 @@ struct JeetOneShotBufferizePass
         failed(bufferizeModuleOp(module, options, bufferizationState,
                                  &statistics)))
       return signalPassFailure();
+    copyRepeatedResults(module, options.bufferAlignment);
   }
 
   /// With `report-visits`: a remark on `funcOp` with its tensor results and

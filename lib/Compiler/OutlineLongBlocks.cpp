@@ -180,7 +180,7 @@ bool mustStay(const llvm::BasicBlock &block) {
 /// (the first keeps the block's PHIs and the entry block's allocas). Split
 /// from the end: each split moves what follows its point into a new block,
 /// so splitting from the front moved the rest of the block every time
-/// (0.3 s of CPU for a block of 45,000 instructions).
+/// (95 ms of CPU for the block of 5,000 outputs, 8 ms from the end).
 llvm::SmallVector<llvm::BasicBlock *> splitIntoPieces(llvm::BasicBlock &block,
                                                       size_t maxInstructions) {
   llvm::SmallVector<llvm::Instruction *> starts;
@@ -198,6 +198,11 @@ llvm::SmallVector<llvm::BasicBlock *> splitIntoPieces(llvm::BasicBlock &block,
     pieces.push_back(block.splitBasicBlock(start->getIterator(),
                                            block.getName() + ".piece"));
   std::reverse(pieces.begin(), pieces.end());
+  // Named in the order they run (each split took the name first).
+  for (llvm::BasicBlock *piece : pieces)
+    piece->setName("");
+  for (llvm::BasicBlock *piece : pieces)
+    piece->setName(block.getName() + ".piece");
   return pieces;
 }
 

@@ -113,6 +113,10 @@ LogicalResult jeet::addArtifactABI(ModuleOp module, llvm::StringRef entry,
   auto voidType = LLVM::LLVMVoidType::get(context);
 
   // void jeet_artifact_run(void **args): args[i] points to argument i.
+  // Neither the list nor what it points to changes during a call (the
+  // compiled code writes only into the buffers): the loads are invariant,
+  // which lets code generation recompute them where they are used
+  // (outlineLongBlocks) instead of keeping thousands of them live.
   auto run = LLVM::LLVMFuncOp::create(
       builder, loc, kRunSymbol, LLVM::LLVMFunctionType::get(voidType, ptrType));
   Block *body = run.addEntryBlock(builder);
@@ -123,8 +127,13 @@ LogicalResult jeet::addArtifactABI(ModuleOp module, llvm::StringRef entry,
     Value slot =
         LLVM::GEPOp::create(builder, loc, ptrType, ptrType, args,
                             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
-    Value pointer = LLVM::LoadOp::create(builder, loc, ptrType, slot);
-    values.push_back(LLVM::LoadOp::create(builder, loc, type, pointer));
+    Value pointer = LLVM::LoadOp::create(builder, loc, ptrType, slot,
+                                         /*alignment=*/0, /*isVolatile=*/false,
+                                         /*isNonTemporal=*/false,
+                                         /*isInvariant=*/true);
+    values.push_back(LLVM::LoadOp::create(
+        builder, loc, type, pointer, /*alignment=*/0, /*isVolatile=*/false,
+        /*isNonTemporal=*/false, /*isInvariant=*/true));
   }
   LLVM::CallOp::create(builder, loc, func, values);
   LLVM::ReturnOp::create(builder, loc, ValueRange{});

@@ -446,12 +446,22 @@ static llvm::Error addPackedEntry(llvm::Module &module, llvm::StringRef entry) {
                                         "_mlir_" + entry, module);
   builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", packed));
   llvm::Value *argList = packed->getArg(0);
+  // Neither the list nor what it points to changes during a call (the
+  // compiled code writes only into the buffers): the loads are invariant,
+  // which lets code generation recompute them where they are used
+  // (outlineLongBlocks) instead of keeping thousands of them live.
+  llvm::MDNode *invariant = llvm::MDNode::get(context, {});
+  auto invariantLoad = [&](llvm::Type *type, llvm::Value *address) {
+    llvm::LoadInst *load = builder.CreateLoad(type, address);
+    load->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    return load;
+  };
   llvm::SmallVector<llvm::Value *> args;
   for (auto [index, arg] : llvm::enumerate(function->args())) {
     llvm::Value *slot =
         builder.CreateGEP(builder.getPtrTy(), argList, builder.getInt64(index));
-    llvm::Value *pointer = builder.CreateLoad(builder.getPtrTy(), slot);
-    args.push_back(builder.CreateLoad(arg.getType(), pointer));
+    llvm::Value *pointer = invariantLoad(builder.getPtrTy(), slot);
+    args.push_back(invariantLoad(arg.getType(), pointer));
   }
   llvm::Value *result = builder.CreateCall(function, args);
   if (!result->getType()->isVoidTy()) {

@@ -84,8 +84,11 @@ void optimizeKernelModule(llvm::Module &module,
 /// Moves every piece of `maxInstructions` instructions of a longer basic
 /// block of `module` into a function of its own, called in its place, so
 /// that code generation, which grows with the square of a block's length,
-/// sees no block longer than that. Run after optimisation. Returns the
-/// number of pieces moved. Implemented in OutlineLongBlocks.cpp.
+/// sees no block longer than that. A piece computes again the
+/// `!invariant.load` chains it uses (the packed entry's argument loads)
+/// instead of taking them from the pieces before it; the marks are dropped
+/// afterwards. Run after optimisation. Returns the number of pieces moved.
+/// Implemented in OutlineLongBlocks.cpp.
 size_t outlineLongBlocks(llvm::Module &module, size_t maxInstructions);
 
 /// The object file of `module` (optimised) for `targetMachine`, in memory;

@@ -4,9 +4,11 @@
 //
 // Code generation grows with the square of a basic block's length, so the
 // compiler outlines pieces of long blocks outside loops
-// (jeet::detail::outlineLongBlocks). These tests count blocks and
-// functions, never time: a block of N instructions leaves no block longer
-// than the limit, loops are left alone, and the module stays valid.
+// (jeet::detail::outlineLongBlocks). These tests count blocks, functions
+// and the values that cross pieces, never time: a block of N instructions
+// leaves no block longer than the limit, loops are left alone, a piece
+// loads the invariant arguments it uses itself (other loads stay), and the
+// module stays valid.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,13 @@ constexpr size_t kLimit = 64;
 /// What a piece holds beyond its share of the block: its terminator and a
 /// store per value it gives to the next piece (here a kernel's pointers).
 constexpr size_t kPieceOverhead = 4;
+/// What a piece of the packed form recomputes beyond its share: the
+/// pointers (a GEP and two loads each) of up to three buffers that kernels
+/// before it use too.
+constexpr size_t kRecomputedPerPiece = 9;
+/// The packed list, and at most three values of a kernel cut in two (two
+/// loaded values and their sum, taken or given).
+constexpr size_t kMaxPieceArguments = 4;
 /// Independent kernels of one load, one add and one store each.
 constexpr unsigned kKernels = 200;
 constexpr unsigned kInstructionsPerKernel = 5;
@@ -69,6 +78,64 @@ llvm::Function *buildKernels(llvm::Module &module, llvm::StringRef name,
   b.SetInsertPoint(exit);
   b.CreateRetVoid();
   return f;
+}
+
+/// `void f(ptr %args)` as the packed form of an entry arrives at the
+/// outlining: all buffers' pointers loaded from the list first (loads marked
+/// invariant when `invariant`), then kKernels kernels, kernel i adding
+/// buffer i to buffer i + 1 in place.
+llvm::Function *buildPackedEntry(llvm::Module &module, llvm::StringRef name,
+                                 bool invariant) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> b(context);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false);
+  auto *f = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name,
+                                   module);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", f));
+  llvm::MDNode *mark = llvm::MDNode::get(context, {});
+  auto load = [&](llvm::Type *loaded, llvm::Value *address) {
+    llvm::LoadInst *inst = b.CreateLoad(loaded, address);
+    if (invariant)
+      inst->setMetadata(llvm::LLVMContext::MD_invariant_load, mark);
+    return inst;
+  };
+  llvm::SmallVector<llvm::Value *> buffers;
+  for (unsigned i = 0; i <= kKernels; ++i) {
+    llvm::Value *slot = b.CreateGEP(b.getPtrTy(), f->getArg(0), b.getInt64(i));
+    buffers.push_back(load(b.getPtrTy(), load(b.getPtrTy(), slot)));
+  }
+  for (unsigned i = 0; i < kKernels; ++i) {
+    llvm::Value *sum =
+        b.CreateFAdd(b.CreateLoad(b.getFloatTy(), buffers[i]),
+                     b.CreateLoad(b.getFloatTy(), buffers[i + 1]));
+    b.CreateStore(sum, buffers[i + 1]);
+  }
+  b.CreateRetVoid();
+  return f;
+}
+
+/// The largest number of arguments of the functions `module` defines but
+/// `except`, and the number of allocas in `except` (each a value a piece
+/// gives to a later one).
+std::pair<size_t, size_t> piecesInterface(const llvm::Module &module,
+                                          const llvm::Function &except) {
+  size_t widest = 0;
+  for (const llvm::Function &function : module)
+    if (&function != &except && !function.isDeclaration())
+      widest = std::max(widest, function.arg_size());
+  size_t allocas = 0;
+  for (const llvm::Instruction &inst : except.getEntryBlock())
+    allocas += llvm::isa<llvm::AllocaInst>(inst);
+  return {widest, allocas};
+}
+
+bool hasInvariantLoads(const llvm::Module &module) {
+  for (const llvm::Function &function : module)
+    for (const llvm::BasicBlock &block : function)
+      for (const llvm::Instruction &inst : block)
+        if (inst.hasMetadata(llvm::LLVMContext::MD_invariant_load))
+          return true;
+  return false;
 }
 
 size_t longestBlock(const llvm::Function &f) {
@@ -123,6 +190,50 @@ TEST(OutlineLongBlocksTest, LoopsAndShortBlocksStay) {
   // A limit above every block's length changes nothing either.
   llvm::Function *f = buildKernels(module, "straight", /*inLoop=*/false);
   EXPECT_EQ(jeet::detail::outlineLongBlocks(module, longestBlock(*f)), 0u);
+  EXPECT_EQ(verifierErrors(module), "");
+}
+
+// The pointers the packed form loads at the top are used all along the
+// block. Left there, each piece passed on what the later pieces needed and
+// the entry kept every pointer live across every call (what the register
+// allocator spilled, and the stack slot colouring of those spills grew with
+// their square). Invariant, they are loaded again where they are used: a
+// piece takes the list and what the kernel before it stored, nothing else.
+TEST(OutlineLongBlocksTest, PiecesLoadTheArgumentsTheyUse) {
+  llvm::LLVMContext context;
+  llvm::Module module("kernels", context);
+  llvm::Function *f = buildPackedEntry(module, "packed", /*invariant=*/true);
+
+  size_t outlined = jeet::detail::outlineLongBlocks(module, kLimit);
+
+  EXPECT_GT(outlined, 1u);
+  // A piece takes the list, and gives or takes the values of the one kernel
+  // a cut splits (two loaded values, a sum); every pointer it loads again.
+  auto [widest, allocas] = piecesInterface(module, *f);
+  EXPECT_LE(widest, kMaxPieceArguments);
+  EXPECT_LE(allocas, outlined);
+  // The mark has done its work; instruction selection leaves invariant loads
+  // unordered, which made its scheduling of a piece six times as long.
+  EXPECT_FALSE(hasInvariantLoads(module));
+  for (const llvm::Function &function : module)
+    EXPECT_LE(longestBlock(function),
+              kLimit + kPieceOverhead + kRecomputedPerPiece)
+        << function.getName().str();
+  EXPECT_EQ(verifierErrors(module), "");
+}
+
+// Loads that may see a kernel's stores stay where they are: the pieces take
+// their values from the entry, as many as the later kernels use.
+TEST(OutlineLongBlocksTest, OtherLoadsStay) {
+  llvm::LLVMContext context;
+  llvm::Module module("kernels", context);
+  llvm::Function *f = buildPackedEntry(module, "packed", /*invariant=*/false);
+
+  EXPECT_GT(jeet::detail::outlineLongBlocks(module, kLimit), 1u);
+
+  auto [widest, allocas] = piecesInterface(module, *f);
+  EXPECT_GT(widest, kLimit / 4);
+  EXPECT_GT(allocas, kLimit / 4);
   EXPECT_EQ(verifierErrors(module), "");
 }
 

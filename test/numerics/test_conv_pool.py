@@ -50,6 +50,11 @@ CONVS = [
     ((2, 6, 12, 12), (6, 1, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 6),
     ((1, 8, 7, 7), (16, 8, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ((1, 3, 16, 16), (8, 3, 5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 1),
+    # 16 x 16 outputs: with an epilogue, each tile of the matmul copies the
+    # windows of its whole output rows (strided, padded on two sides only;
+    # dilated).
+    ((2, 4, 32, 32), (8, 4, 3, 3), (2, 2), (1, 0, 0, 1), (1, 1), 1),
+    ((1, 3, 16, 16), (4, 3, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),
 ]
 
 
@@ -155,6 +160,8 @@ EPILOGUES = [
     (CONVS[1], (1, 6, 1, 1)),
     (CONVS[2], (6, 1, 1)),
     (CONVS[4], (8, 1, 1)),
+    (CONVS[5], (8, 1, 1)),
+    (CONVS[6], (4, 1, 1)),
 ]
 
 
@@ -200,14 +207,12 @@ def max_pool_reference(x, k):
 
 STAGES = [
     # (N, C, H, W), first filter, second filter: two conv + bias + relu
-    # stages with a 2x2 max pooling between them, as the example CNN. The
-    # first conv's windows have rows 4 KiB apart (32 x 32 outputs) and few
-    # of them (K = 27), the second's 1 KiB apart (K = 144): both are read by
-    # the conv's tiles where they lie. The pads read the input and the
-    # pooling's result, both absorbed into the im2col copies.
+    # stages with a 2x2 max pooling between them, as the example CNN. Each
+    # tile of a conv's matmul (64 output pixels: 2 rows of 32, then 4 of 16)
+    # copies its own windows (K = 27, then 144) from the input and from the
+    # pooling's result, with the pads' zeros.
     ((2, 3, 32, 32), (16, 3, 3, 3), (32, 16, 3, 3)),
-    # K = 8 * 5 * 5 = 200 rows 4 KiB apart: the windows are packed before
-    # the tiles, the images in parallel; the second conv pads by 2.
+    # K = 8 * 5 * 5 = 200; the second conv pads by 2.
     ((3, 8, 32, 32), (8, 8, 5, 5), (4, 8, 5, 5)),
 ]
 

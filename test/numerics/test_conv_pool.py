@@ -50,9 +50,8 @@ CONVS = [
     ((2, 6, 12, 12), (6, 1, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 6),
     ((1, 8, 7, 7), (16, 8, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ((1, 3, 16, 16), (8, 3, 5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 1),
-    # 16 x 16 outputs: with an epilogue, each tile of the matmul copies the
-    # windows of its whole output rows (strided, padded on two sides only;
-    # dilated).
+    # 16 x 16 outputs (see test_conv2d_tiles): strided, padded on two sides
+    # only; dilated.
     ((2, 4, 32, 32), (8, 4, 3, 3), (2, 2), (1, 0, 0, 1), (1, 1), 1),
     ((1, 3, 16, 16), (4, 3, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),
 ]
@@ -160,8 +159,6 @@ EPILOGUES = [
     (CONVS[1], (1, 6, 1, 1)),
     (CONVS[2], (6, 1, 1)),
     (CONVS[4], (8, 1, 1)),
-    (CONVS[5], (8, 1, 1)),
-    (CONVS[6], (4, 1, 1)),
 ]
 
 
@@ -198,6 +195,30 @@ def test_conv2d_bias_relu(run, rng, case, dtype):
     assert_close(out_conv, conv, rtol=tol, atol=tol, what=f"{case} conv")
     rtol = tol * 4
     assert_close(out_rows, rows, rtol=rtol, atol=rtol, what=f"{case} rows")
+
+
+@pytest.mark.parametrize("case", [(CONVS[5], (8, 1, 1)), (CONVS[6], (4, 1, 1))],
+                         ids=str)
+def test_conv2d_tiles(run, rng, case):
+    # conv + bias + relu alone: each tile of the matmul (its epilogue joined)
+    # copies the windows of its whole output rows itself (jeet-cpu-im2col).
+    (x_shape, w_shape, strides, padding, dilations, groups), b_shape = case
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = rng.standard_normal(w_shape).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    conv = conv2d_reference(x, w, strides, padding, dilations, groups)
+    expected = np.maximum(conv + b.astype(np.float64), 0.0)
+    tx, tw = mlir_type(x_shape, np.float32), mlir_type(w_shape, np.float32)
+    tb, to = mlir_type(b_shape, np.float32), mlir_type(conv.shape, np.float32)
+    graph = (f"func.func @main(%x: {tx}, %w: {tw}, %b: {tb}) -> {to} {{\n"
+             f"  %0 = jeet.conv2d %x, %w {{{attrs(strides, padding, dilations)}, "
+             f"groups = {groups} : i64}} : {tx}, {tw} -> {to}\n"
+             f"  %1 = jeet.add %0, %b : {to}, {tb} -> {to}\n"
+             f"  %2 = jeet.relu %1 : {to}\n"
+             f"  return %2 : {to}\n}}\n")
+    (out,) = run(graph, [x, w, b])
+    tol = 2e-6 * np.sqrt(np.prod(w_shape[1:])) * 4
+    assert_close(out, expected, rtol=tol, atol=tol, what=str(case))
 
 
 def max_pool_reference(x, k):

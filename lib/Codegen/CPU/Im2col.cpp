@@ -290,6 +290,16 @@ private:
           b, loc, to,
           arith::AddIOp::create(b, loc, dest.firstRow, cst(dest.rows)));
     }
+    loop(from, to, body);
+  }
+
+  /// An scf.for over output columns [lo, hi), none when empty.
+  void columnLoop(int64_t lo, int64_t hi, function_ref<void(Value)> body) {
+    if (lo < hi)
+      loop(cst(lo), cst(hi), body);
+  }
+
+  void loop(Value from, Value to, function_ref<void(Value)> body) {
     auto loop = scf::ForOp::create(b, loc, from, to, cst(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -347,7 +357,7 @@ private:
       return;
     }
     // A strided row: one element at a time.
-    rowLoop(lo, hi, [&](Value ow) {
+    columnLoop(lo, hi, [&](Value ow) {
       Value iw = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, ow, cst(im.stride[1])),
           cst(offset));

@@ -1123,9 +1123,9 @@ struct JeetCpuMatmulPass
         continue;
       OpBuilder b(op);
       Location loc = op.getLoc();
-      int64_t k = cast<MemRefType>(lhs.getType())
-                      .getDimSize(cast<MemRefType>(lhs.getType()).getRank() -
-                                  (batching.layout.lhsTransposed ? 2 : 1));
+      auto lhsType = cast<MemRefType>(lhs.getType());
+      int64_t k = lhsType.getDimSize(lhsType.getRank() -
+                                     (batching.layout.lhsTransposed ? 2 : 1));
       linalg::FillOp fill = initialFill(op, acc, k);
       TypedAttr initialValue = fill ? fillConstant(fill) : TypedAttr();
       if (fill)

@@ -141,3 +141,40 @@ func.func @not_in_tiles(%x: memref<2x1x5x17xf32>, %f: memref<4x4xf32>, %o: memre
   memref.dealloc %again : memref<2x1x2x2x4x16xf32>
   return
 }
+
+// -----
+
+#win = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 + d2, d5 + d3)>
+#id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#lhs = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#rhs = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#acc = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// A tile's windows over 64 KiB (64 channels x 9 offsets x 32 pixels x 4
+// bytes: 72 KiB) would not go on the stack: they are copied before the
+// tiles.
+// CHECK-LABEL: func.func @tile_windows_too_large
+// CHECK: memref.alloc() : memref<2x64x3x3x2x16xf32>
+// CHECK: scf.parallel
+// CHECK: scf.forall
+// CHECK-NOT: memref.alloc
+func.func @tile_windows_too_large(%x: memref<2x64x4x18xf32>, %f: memref<4x576xf32>, %o: memref<2x4x32xf32>) {
+  %windows = memref.alloc() : memref<2x64x3x3x2x16xf32>
+  linalg.generic {indexing_maps = [#win, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<2x64x4x18xf32>) outs(%windows : memref<2x64x3x3x2x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %matrices = memref.collapse_shape %windows [[0], [1, 2, 3], [4, 5]] : memref<2x64x3x3x2x16xf32> into memref<2x576x32xf32>
+  scf.forall (%n, %p) = (0, 0) to (2, 32) step (1, 32) {
+    %tile = memref.subview %matrices[%n, 0, %p] [1, 576, 32] [1, 1, 1] : memref<2x576x32xf32> to memref<1x576x32xf32, strided<[18432, 32, 1], offset: ?>>
+    %out = memref.subview %o[%n, 0, %p] [1, 4, 32] [1, 1, 1] : memref<2x4x32xf32> to memref<1x4x32xf32, strided<[128, 32, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%f, %tile : memref<4x576xf32>, memref<1x576x32xf32, strided<[18432, 32, 1], offset: ?>>) outs(%out : memref<1x4x32xf32, strided<[128, 32, 1], offset: ?>>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %0 = arith.mulf %a, %b : f32
+      %1 = arith.addf %acc, %0 : f32
+      linalg.yield %1 : f32
+    }
+  }
+  memref.dealloc %windows : memref<2x64x3x3x2x16xf32>
+  return
+}

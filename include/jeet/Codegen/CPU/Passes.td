@@ -179,10 +179,11 @@ def JeetCpuIm2colPass
     reads the slice `[n, 0, p] [1, K, T]` at a loop index `p` that starts at
     0 and steps by T, a multiple of OW, the copies move into the tiles
     instead: each tile allocates a `(1, C, KH, KW, T / OW, OW)` buffer for
-    the windows of its own output rows (which `jeet-cpu-hoist-tile-buffers`
-    later puts on the stack), copies them as above, for its rows only (the
-    row loops' bounds clamped to them), in a loop over the channels, and
-    its matmul reads that buffer. The windows are never written out whole
+    the windows of its own output rows (at most 64 KiB, which
+    `jeet-cpu-hoist-tile-buffers` later puts on the stack; larger windows
+    are copied before the tiles), copies them as above, for its rows only
+    (the row loops' bounds clamped to them), in a loop over the channels,
+    and its matmul reads that buffer. The windows are never written out whole
     (the example CNN's were 1.8 and 2.4 MiB), a tile reads them from its
     cache, and the loop of copies before the tiles, with its start and join
     of the threads, goes.

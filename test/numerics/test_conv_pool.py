@@ -50,6 +50,10 @@ CONVS = [
     ((2, 6, 12, 12), (6, 1, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 6),
     ((1, 8, 7, 7), (16, 8, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ((1, 3, 16, 16), (8, 3, 5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 1),
+    # 16 x 16 outputs (see test_conv2d_tiles): strided, padded on two sides
+    # only; dilated.
+    ((2, 4, 32, 32), (8, 4, 3, 3), (2, 2), (1, 0, 0, 1), (1, 1), 1),
+    ((1, 3, 16, 16), (4, 3, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),
 ]
 
 
@@ -193,6 +197,30 @@ def test_conv2d_bias_relu(run, rng, case, dtype):
     assert_close(out_rows, rows, rtol=rtol, atol=rtol, what=f"{case} rows")
 
 
+@pytest.mark.parametrize("case", [(CONVS[5], (8, 1, 1)), (CONVS[6], (4, 1, 1))],
+                         ids=str)
+def test_conv2d_tiles(run, rng, case):
+    # conv + bias + relu alone: each tile of the matmul (its epilogue joined)
+    # copies the windows of its whole output rows itself (jeet-cpu-im2col).
+    (x_shape, w_shape, strides, padding, dilations, groups), b_shape = case
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = rng.standard_normal(w_shape).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    conv = conv2d_reference(x, w, strides, padding, dilations, groups)
+    expected = np.maximum(conv + b.astype(np.float64), 0.0)
+    tx, tw = mlir_type(x_shape, np.float32), mlir_type(w_shape, np.float32)
+    tb, to = mlir_type(b_shape, np.float32), mlir_type(conv.shape, np.float32)
+    graph = (f"func.func @main(%x: {tx}, %w: {tw}, %b: {tb}) -> {to} {{\n"
+             f"  %0 = jeet.conv2d %x, %w {{{attrs(strides, padding, dilations)}, "
+             f"groups = {groups} : i64}} : {tx}, {tw} -> {to}\n"
+             f"  %1 = jeet.add %0, %b : {to}, {tb} -> {to}\n"
+             f"  %2 = jeet.relu %1 : {to}\n"
+             f"  return %2 : {to}\n}}\n")
+    (out,) = run(graph, [x, w, b])
+    tol = 2e-6 * np.sqrt(np.prod(w_shape[1:])) * 4
+    assert_close(out, expected, rtol=tol, atol=tol, what=str(case))
+
+
 def max_pool_reference(x, k):
     n, c, h, w = x.shape
     return x.reshape(n, c, h // k, k, w // k, k).max(axis=(3, 5))
@@ -200,14 +228,12 @@ def max_pool_reference(x, k):
 
 STAGES = [
     # (N, C, H, W), first filter, second filter: two conv + bias + relu
-    # stages with a 2x2 max pooling between them, as the example CNN. The
-    # first conv's windows have rows 4 KiB apart (32 x 32 outputs) and few
-    # of them (K = 27), the second's 1 KiB apart (K = 144): both are read by
-    # the conv's tiles where they lie. The pads read the input and the
-    # pooling's result, both absorbed into the im2col copies.
+    # stages with a 2x2 max pooling between them, as the example CNN. Each
+    # tile of a conv's matmul (64 output pixels: 2 rows of 32, then 4 of 16)
+    # copies its own windows (K = 27, then 144) from the input and from the
+    # pooling's result, with the pads' zeros.
     ((2, 3, 32, 32), (16, 3, 3, 3), (32, 16, 3, 3)),
-    # K = 8 * 5 * 5 = 200 rows 4 KiB apart: the windows are packed before
-    # the tiles, the images in parallel; the second conv pads by 2.
+    # K = 8 * 5 * 5 = 200; the second conv pads by 2.
     ((3, 8, 32, 32), (8, 8, 5, 5), (4, 8, 5, 5)),
 ]
 

@@ -22,6 +22,13 @@
 // input, done with vector loads and stores. The pad's generic goes when the
 // im2col was the only reader of its result.
 //
+// When the only reader of the im2col's result is the tile loop of the
+// convolution's matmul, each tile whole output rows, the same copies go into
+// the tiles instead, each copying the windows of its own rows into a small
+// buffer of its own: the windows are never written to memory whole and read
+// back (1.8 MiB for the example CNN's first convolution), and the loop of
+// copies before the tiles, with its barrier, goes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "VectorizeUtils.h"
@@ -58,6 +65,11 @@ constexpr int64_t kMaxUnrolledVectors = 4;
 /// Kernel offsets (KH * KW) up to which the offsets are unrolled; larger
 /// kernels keep the generic.
 constexpr int64_t kMaxKernelOffsets = 64;
+/// The largest buffer of one tile's windows: what
+/// jeet-cpu-hoist-tile-buffers puts on the stack by default. A larger one
+/// would be allocated per tile, so those windows are copied before the
+/// tiles instead.
+constexpr int64_t kMaxTileWindowsBytes = 64 * 1024;
 
 /// An im2col generic, the pad it may absorb, and their geometry.
 struct Im2col {
@@ -211,12 +223,23 @@ void absorbPad(Im2col &im) {
   im.paddingBuffer = operands->paddingBuffer;
 }
 
+/// Where the copies of an im2col go: its output, or the windows of one
+/// tile of the convolution's matmul (see TileWindows).
+struct Destination {
+  /// The (N', C, KH, KW, OH', OW) buffer written, at batch index `n`.
+  Value buffer, n;
+  /// The first output row written, at row 0 of `buffer`, and how many
+  /// rows: null and 0 for all of them.
+  Value firstRow;
+  int64_t rows = 0;
+};
+
 /// Emits the copies of one (n, c) of an im2col.
 class RowEmitter {
 public:
   RowEmitter(OpBuilder &b, Location loc, const Im2col &im, Value padding,
-             Value n, Value c)
-      : b(b), loc(loc), im(im), padding(padding), n(n), c(c) {
+             Value n, Value c, Destination dest)
+      : b(b), loc(loc), im(im), padding(padding), n(n), c(c), dest(dest) {
     auto sourceType = cast<MemRefType>(im.source.getType());
     auto outputType = cast<MemRefType>(im.output.getType());
     for (unsigned d = 0; d < kSpatial; ++d) {
@@ -244,7 +267,9 @@ public:
     }
     Value khValue = cst(kh), kwValue = cst(kw);
     auto at = [&](Value oh, Value ow) -> SmallVector<Value> {
-      return {n, c, khValue, kwValue, oh, ow};
+      Value row =
+          dest.firstRow ? arith::SubIOp::create(b, loc, oh, dest.firstRow) : oh;
+      return {dest.n, c, khValue, kwValue, row, ow};
     };
     // Rows wholly in the padding, above and below the input.
     for (auto [lo, hi] :
@@ -265,11 +290,29 @@ private:
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
-  /// An scf.for over output rows [lo, hi), none when empty.
+  /// An scf.for over output rows [lo, hi), none when empty; of a tile's
+  /// rows, the part of [lo, hi) among them.
   void rowLoop(int64_t lo, int64_t hi, function_ref<void(Value)> body) {
     if (lo >= hi)
       return;
-    auto loop = scf::ForOp::create(b, loc, cst(lo), cst(hi), cst(1));
+    Value from = cst(lo), to = cst(hi);
+    if (dest.firstRow) {
+      from = arith::MaxSIOp::create(b, loc, from, dest.firstRow);
+      to = arith::MinSIOp::create(
+          b, loc, to,
+          arith::AddIOp::create(b, loc, dest.firstRow, cst(dest.rows)));
+    }
+    loop(from, to, body);
+  }
+
+  /// An scf.for over output columns [lo, hi), none when empty.
+  void columnLoop(int64_t lo, int64_t hi, function_ref<void(Value)> body) {
+    if (lo < hi)
+      loop(cst(lo), cst(hi), body);
+  }
+
+  void loop(Value from, Value to, function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, from, to, cst(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar());
@@ -326,64 +369,51 @@ private:
       return;
     }
     // A strided row: one element at a time.
-    rowLoop(lo, hi, [&](Value ow) {
+    columnLoop(lo, hi, [&](Value ow) {
       Value iw = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, ow, cst(im.stride[1])),
           cst(offset));
       Value value =
           memref::LoadOp::create(b, loc, im.source, ValueRange{n, c, ih, iw});
-      memref::StoreOp::create(b, loc, value, im.output, at(oh, ow));
+      memref::StoreOp::create(b, loc, value, dest.buffer, at(oh, ow));
     });
   }
 
   void store(Value value, ArrayRef<Value> indices, int64_t width) {
     if (width == 1) {
-      memref::StoreOp::create(b, loc, value, im.output, indices);
+      memref::StoreOp::create(b, loc, value, dest.buffer, indices);
       return;
     }
-    vector::StoreOp::create(b, loc, value, im.output, indices);
+    vector::StoreOp::create(b, loc, value, dest.buffer, indices);
   }
 
   OpBuilder &b;
   Location loc;
   const Im2col &im;
   Value padding, n, c;
+  Destination dest;
   int64_t in[kSpatial], out[kSpatial];
   Type element;
   int64_t lanes;
 };
 
-/// Replaces the im2col generic (and the pad it absorbed) by the row copies,
-/// in an scf.parallel over (n, c) when `parallel`.
-void rewriteIm2col(Im2col im, bool parallel) {
-  OpBuilder b(im.op);
-  Location loc = im.op.getLoc();
-  Value padding = im.padding;
+/// The padding value, read where the pad keeps it in a buffer.
+Value paddingValue(OpBuilder &b, Location loc, const Im2col &im) {
   if (im.paddingBuffer)
-    padding = memref::LoadOp::create(b, loc, im.paddingBuffer, ValueRange());
-  auto outputType = cast<MemRefType>(im.output.getType());
-  auto cst = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value zero = cst(0), one = cst(1);
-  jeet::cpu::buildLoops(
-      b, loc, {zero, zero},
-      {cst(outputType.getDimSize(kN)), cst(outputType.getDimSize(kC))},
-      {one, one}, parallel, [&](OpBuilder &nested, ValueRange ivs) {
-        OpBuilder::InsertionGuard guard(nested);
-        RowEmitter emitter(nested, loc, im, padding, ivs[0], ivs[1]);
-        for (int64_t kh = 0; kh < outputType.getDimSize(kKh); ++kh)
-          for (int64_t kw = 0; kw < outputType.getDimSize(kKw); ++kw)
-            emitter.emitOffset(kh, kw);
-      });
+    return memref::LoadOp::create(b, loc, im.paddingBuffer, ValueRange());
+  return im.padding;
+}
+
+/// Erases the im2col generic, and the pad it absorbed with the padded
+/// buffer; the pad's input, which the copies now read, is freed after
+/// `lastReader` (the pad was its last reader).
+void eraseIm2col(Im2col &im, Operation *lastReader) {
   if (im.pad) {
-    // The pad was the last reader of its input, freed after it: the free
-    // moves after the copies that now read it.
     Value sourceRoot = rootOf(im.source);
     for (Operation *user : llvm::to_vector(sourceRoot.getUsers()))
       if (isa<memref::DeallocOp>(user) &&
           user->getBlock() == im.op->getBlock() && user->isBeforeInBlock(im.op))
-        user->moveAfter(im.op);
+        user->moveAfter(lastReader);
   }
   Value padded = im.pad ? im.pad.getDpsInits()[0] : Value();
   im.op.erase();
@@ -401,19 +431,162 @@ void rewriteIm2col(Im2col im, bool parallel) {
   alloc.erase();
 }
 
+/// Replaces the im2col generic (and the pad it absorbed) by the row copies,
+/// in an scf.parallel over (n, c) when `parallel`.
+void rewriteIm2col(Im2col im, bool parallel) {
+  OpBuilder b(im.op);
+  Location loc = im.op.getLoc();
+  Value padding = paddingValue(b, loc, im);
+  auto outputType = cast<MemRefType>(im.output.getType());
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zero = cst(0), one = cst(1);
+  jeet::cpu::buildLoops(
+      b, loc, {zero, zero},
+      {cst(outputType.getDimSize(kN)), cst(outputType.getDimSize(kC))},
+      {one, one}, parallel, [&](OpBuilder &nested, ValueRange ivs) {
+        OpBuilder::InsertionGuard guard(nested);
+        RowEmitter emitter(nested, loc, im, padding, ivs[0], ivs[1],
+                           Destination{im.output, ivs[0]});
+        for (int64_t kh = 0; kh < outputType.getDimSize(kKh); ++kh)
+          for (int64_t kw = 0; kw < outputType.getDimSize(kKw); ++kw)
+            emitter.emitOffset(kh, kw);
+      });
+  eraseIm2col(im, im.op);
+}
+
+/// The tiles of a convolution's matmul that alone read an im2col's output
+/// (N, C, KH, KW, OH, OW), seen as (N, C * KH * KW, OH * OW) by a
+/// collapse_shape: each tile of the scf.forall reads its slice
+/// [n, 0, p] [1, K, T] at a loop index p that steps by T, a multiple of OW,
+/// from 0, so a tile's windows are T / OW whole output rows.
+struct TileWindows {
+  scf::ForallOp loop;
+  memref::CollapseShapeOp collapse;
+  memref::SubViewOp slice;
+  /// The tile's image and first output pixel.
+  OpFoldResult image;
+  Value pixel;
+  /// The output rows of a tile.
+  int64_t rows;
+};
+
+std::optional<TileWindows> matchTileWindows(Im2col &im) {
+  if (!im.output.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  memref::CollapseShapeOp collapse;
+  for (Operation *user : im.output.getUsers()) {
+    if (user == im.op.getOperation() || isa<memref::DeallocOp>(user))
+      continue;
+    auto reshape = dyn_cast<memref::CollapseShapeOp>(user);
+    if (!reshape || collapse)
+      return std::nullopt;
+    collapse = reshape;
+  }
+  SmallVector<ReassociationIndices> windowsAsMatrices = {
+      {kN}, {kC, kKh, kKw}, {kOh, kOw}};
+  if (!collapse || collapse.getReassociationIndices() != windowsAsMatrices ||
+      !collapse->hasOneUse())
+    return std::nullopt;
+  auto slice = dyn_cast<memref::SubViewOp>(*collapse->getUsers().begin());
+  if (!slice)
+    return std::nullopt;
+  auto loop = dyn_cast<scf::ForallOp>(slice->getParentOp());
+  if (!loop || loop->getBlock() != im.op->getBlock() ||
+      !im.op->isBeforeInBlock(loop))
+    return std::nullopt;
+  auto outputType = cast<MemRefType>(im.output.getType());
+  int64_t width = outputType.getDimSize(kOw);
+  auto matrices = cast<MemRefType>(collapse.getType());
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  int64_t pixels = sizes.back();
+  if (sizes.size() != 3 || sizes[0] != 1 ||
+      sizes[1] != matrices.getDimSize(1) || ShapedType::isDynamic(pixels) ||
+      pixels % width != 0 || !isConstantIntValue(offsets[1], 0) ||
+      !llvm::all_of(slice.getStaticStrides(),
+                    [](int64_t stride) { return stride == 1; }))
+    return std::nullopt;
+  auto pixel = dyn_cast_if_present<Value>(offsets[2]);
+  auto iv = dyn_cast_or_null<BlockArgument>(pixel);
+  if (!iv || iv.getOwner() != loop.getBody())
+    return std::nullopt;
+  unsigned dim = iv.getArgNumber();
+  if (dim >= loop.getRank() ||
+      !isConstantIntValue(loop.getMixedLowerBound()[dim], 0) ||
+      getConstantIntValue(loop.getMixedStep()[dim]) != pixels)
+    return std::nullopt;
+  int64_t elementBytes = outputType.getElementTypeBitWidth() / 8;
+  if (matrices.getDimSize(1) * pixels * elementBytes > kMaxTileWindowsBytes)
+    return std::nullopt;
+  return TileWindows{loop, collapse, slice, offsets[0], pixel, pixels / width};
+}
+
+/// Replaces the im2col generic (and the pad it absorbed) by row copies in
+/// each tile of `tile.loop`, into a buffer of the tile's own windows: the
+/// windows are never written out whole, and the tile reads them from its
+/// cache instead of from memory.
+void rewriteIntoTiles(Im2col im, TileWindows tile) {
+  OpBuilder b(tile.slice);
+  Location loc = im.op.getLoc();
+  auto outputType = cast<MemRefType>(im.output.getType());
+  SmallVector<int64_t> shape(outputType.getShape());
+  shape[kN] = 1;
+  shape[kOh] = tile.rows;
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value windows = memref::AllocOp::create(
+      b, loc, MemRefType::get(shape, outputType.getElementType()),
+      b.getI64IntegerAttr(kVectorBytes));
+  Value padding = paddingValue(b, loc, im);
+  Value image = getValueOrCreateConstantIndexOp(b, loc, tile.image);
+  Value firstRow = arith::DivUIOp::create(b, loc, tile.pixel,
+                                          cst(outputType.getDimSize(kOw)));
+  Destination dest{windows, cst(0), firstRow, tile.rows};
+  auto channels = scf::ForOp::create(b, loc, cst(0),
+                                     cst(outputType.getDimSize(kC)), cst(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(channels.getBody()->getTerminator());
+    RowEmitter emitter(b, loc, im, padding, image, channels.getInductionVar(),
+                       dest);
+    for (int64_t kh = 0; kh < outputType.getDimSize(kKh); ++kh)
+      for (int64_t kw = 0; kw < outputType.getDimSize(kKw); ++kw)
+        emitter.emitOffset(kh, kw);
+  }
+  Value matrices = memref::CollapseShapeOp::create(
+      b, loc, windows, tile.collapse.getReassociationIndices());
+  tile.slice.getResult().replaceAllUsesWith(matrices);
+  b.setInsertionPoint(tile.loop.getBody()->getTerminator());
+  memref::DeallocOp::create(b, loc, windows);
+  tile.slice.erase();
+  tile.collapse.erase();
+  Value output = im.output;
+  eraseIm2col(im, tile.loop);
+  // The whole windows' buffer, now unwritten and unread, goes.
+  for (Operation *user : llvm::to_vector(output.getUsers()))
+    user->erase();
+  output.getDefiningOp()->erase();
+}
+
 struct JeetCpuIm2colPass
     : public jeet::impl::JeetCpuIm2colPassBase<JeetCpuIm2colPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    jeet::cpu::forEachGeneric(getOperation(),
-                              [&](linalg::GenericOp op, bool nested) {
-                                std::optional<Im2col> im = matchIm2col(op);
-                                if (!im)
-                                  return;
-                                absorbPad(*im);
-                                rewriteIm2col(*im, parallel && !nested);
-                              });
+    jeet::cpu::forEachGeneric(
+        getOperation(), [&](linalg::GenericOp op, bool nested) {
+          std::optional<Im2col> im = matchIm2col(op);
+          if (!im)
+            return;
+          absorbPad(*im);
+          if (std::optional<TileWindows> tile = matchTileWindows(*im))
+            rewriteIntoTiles(*im, *tile);
+          else
+            rewriteIm2col(*im, parallel && !nested);
+        });
   }
 };
 

@@ -47,6 +47,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -202,6 +203,13 @@ public:
       memref::DeallocOp::create(b, loc, packed);
     if (lhsPacked)
       memref::DeallocOp::create(b, loc, lhsPacked);
+  }
+
+  /// Starts every element of C at `value` instead of reading C: the matmul
+  /// then overwrites C (the fill before it folded in; see initialFill).
+  MatmulEmitter &withInitialValue(TypedAttr value) {
+    initialValue = value;
+    return *this;
   }
 
   /// Reads a B that is not transposed as it is, never packing it (see
@@ -382,6 +390,7 @@ private:
       MatmulEmitter(builder, loc, lhs,
                     columns(builder, rhs, j0, width, layout.rhsTransposed),
                     columns(builder, acc, j0, width, false), sizes, layout)
+          .withInitialValue(initialValue)
           .emit(/*parallel=*/false);
     };
     scf::ParallelOp::create(b, loc, ValueRange{cst(0)},
@@ -424,7 +433,7 @@ private:
     int64_t nr = sizes.registerCols;
     int64_t fullCols = n / nr * nr;
     int64_t kBlock = std::max<int64_t>(1, sizes.kBlock);
-    forLoop(cst(0), cst(k), kBlock, [&](Value k0) {
+    auto block = [&](Value k0, bool first) {
       Value k1 = min(add(k0, cst(kBlock)), cst(k));
       Value slot;
       if (lhsPacked) {
@@ -433,16 +442,27 @@ private:
       }
       if (fullCols > 0) {
         forLoop(cst(0), cst(fullCols), nr, [&](Value j) {
-          forLoop(i0, i1, mr,
-                  [&](Value i) { emitKernel(mr, nr, i, j, k0, k1, i0, slot); });
+          forLoop(i0, i1, mr, [&](Value i) {
+            emitKernel(mr, nr, i, j, k0, k1, i0, slot, first);
+          });
         });
       }
       if (n > fullCols) {
         forLoop(i0, i1, mr, [&](Value i) {
-          emitKernel(mr, n - fullCols, i, cst(fullCols), k0, k1, i0, slot);
+          emitKernel(mr, n - fullCols, i, cst(fullCols), k0, k1, i0, slot,
+                     first);
         });
       }
-    });
+    };
+    // With an initial value the first k-block starts the tiles from it, so
+    // it is peeled off the loop over the others.
+    if (!initialValue) {
+      forLoop(cst(0), cst(k), kBlock, [&](Value k0) { block(k0, false); });
+      return;
+    }
+    block(cst(0), true);
+    if (k > kBlock)
+      forLoop(cst(kBlock), cst(k), kBlock, [&](Value k0) { block(k0, false); });
   }
 
   /// Copies A[i0:i1, k0:k1] into lhsPacked[slot] as (tile, k, row): the
@@ -468,7 +488,7 @@ private:
   /// remainder of 28 columns is 16 + 8 + 4), which LLVM maps onto whole
   /// registers.
   void emitKernel(int64_t mr, int64_t nr, Value i, Value j, Value k0, Value k1,
-                  Value i0, Value slot) {
+                  Value i0, Value slot, bool first) {
     SmallVector<std::pair<Value, VectorType>> segments;
     SmallVector<int64_t> offsets;
     for (auto [offset, width] : segmentsOf(nr)) {
@@ -487,11 +507,16 @@ private:
       lhsTile = arith::DivUIOp::create(
           b, loc, arith::SubIOp::create(b, loc, i, i0), cst(mr));
     SmallVector<Value> rows, tile;
+    Value initial;
+    if (first)
+      initial = arith::ConstantOp::create(b, loc, initialValue);
     for (int64_t r = 0; r < mr; ++r) {
       rows.push_back(r == 0 ? i : add(i, cst(r)));
       for (auto [col, type] : segments)
-        tile.push_back(vector::LoadOp::create(b, loc, type, acc,
-                                              ValueRange{rows.back(), col}));
+        tile.push_back(
+            first ? Value(vector::BroadcastOp::create(b, loc, type, initial))
+                  : Value(vector::LoadOp::create(
+                        b, loc, type, acc, ValueRange{rows.back(), col})));
     }
     auto loop = scf::ForOp::create(
         b, loc, k0, k1, cst(1), tile,
@@ -554,6 +579,8 @@ private:
   Value packed, firstPanel;
   bool ownsPacked = true;
   bool mayPackRhs = true;
+  /// The value C starts from instead of its contents, or null.
+  TypedAttr initialValue;
   /// A's blocks, packed per row block (see packLhs), or null, and the rows
   /// of a block.
   Value lhsPacked;
@@ -902,6 +929,31 @@ static bool streamsBatchedRhs(Operation *matmul, Value lhs, Value rhs,
                           kMaxStreamedAliasingRows);
 }
 
+/// The linalg.fill of all of C with a constant just before the matmul `op`
+/// (the zeros of a matmul's accumulator), or null. The kernels then start
+/// their tiles from the constant instead of loading C, and the fill goes: it
+/// was a pass over C of its own (a memset per tile of a matmul with an
+/// epilogue), and each tile's first loads of C read what it had just
+/// written. A matmul with K = 0 writes nothing and keeps its fill.
+static linalg::FillOp initialFill(linalg::LinalgOp op, Value acc, int64_t k) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || k <= 0 || !fill.hasPureBufferSemantics() ||
+      fill.getDpsInitOperand(0)->get() != acc)
+    return nullptr;
+  Value value = fill.getDpsInputOperand(0)->get();
+  if (value.getType() != getElementTypeOrSelf(acc.getType()) ||
+      !matchPattern(value, m_Constant()))
+    return nullptr;
+  return fill;
+}
+
+/// The fill's constant.
+static TypedAttr fillConstant(linalg::FillOp fill) {
+  Attribute value;
+  matchPattern(fill.getDpsInputOperand(0)->get(), m_Constant(&value));
+  return cast<TypedAttr>(value);
+}
+
 /// The multiply-adds of a contraction: the product of its loop ranges.
 static int64_t multiplyAdds(linalg::LinalgOp op) {
   int64_t work = 1;
@@ -982,17 +1034,20 @@ struct JeetCpuMatmulPass
 
   /// The function that computes a tile's matmul from prepacked panels, one
   /// per combination of operand types and layouts, made on first use.
-  DenseMap<std::tuple<Type, Type, Type, Type, unsigned>, func::FuncOp>
+  DenseMap<std::tuple<Type, Type, Type, Type, unsigned, Attribute>,
+           func::FuncOp>
       tileKernels;
 
   /// Calls the tile kernel for (lhs, rhs, acc) reading B from `prepacked`,
   /// making the kernel first if no earlier tile of the same types did.
   void callTileKernel(OpBuilder &b, Location loc, Value lhs, Value rhs,
                       Value acc, const PackedPanels &prepacked,
-                      const TileSizes &sizes, Layout layout) {
+                      const TileSizes &sizes, Layout layout,
+                      TypedAttr initialValue) {
     auto key = std::make_tuple(
         lhs.getType(), rhs.getType(), acc.getType(), prepacked.buffer.getType(),
-        unsigned(layout.lhsTransposed) << 1 | unsigned(layout.rhsTransposed));
+        unsigned(layout.lhsTransposed) << 1 | unsigned(layout.rhsTransposed),
+        Attribute(initialValue));
     func::FuncOp &kernel = tileKernels[key];
     if (!kernel) {
       ModuleOp module = getOperation();
@@ -1016,6 +1071,7 @@ struct JeetCpuMatmulPass
       MatmulEmitter(builder, loc, body->getArgument(0), body->getArgument(1),
                     body->getArgument(2), sizes, layout,
                     PackedPanels{body->getArgument(3), body->getArgument(4)})
+          .withInitialValue(initialValue)
           .emit(/*parallel=*/false);
     }
     // The call gets a stack scope of its own: convert-scf-to-openmp wraps
@@ -1067,6 +1123,13 @@ struct JeetCpuMatmulPass
         continue;
       OpBuilder b(op);
       Location loc = op.getLoc();
+      auto lhsType = cast<MemRefType>(lhs.getType());
+      int64_t k = lhsType.getDimSize(lhsType.getRank() -
+                                     (batching.layout.lhsTransposed ? 2 : 1));
+      linalg::FillOp fill = initialFill(op, acc, k);
+      TypedAttr initialValue = fill ? fillConstant(fill) : TypedAttr();
+      if (fill)
+        fill.erase();
       bool nested = op->getParentOfType<scf::ParallelOp>() ||
                     op->getParentOfType<scf::ForallOp>();
       // A small matmul is done before the threads would have started.
@@ -1079,9 +1142,10 @@ struct JeetCpuMatmulPass
                                    batching.layout.rhsTransposed);
         if (prepacked) {
           callTileKernel(b, loc, lhs, rhs, acc, *prepacked, sizes,
-                         batching.layout);
+                         batching.layout, initialValue);
         } else {
           MatmulEmitter emitter(b, loc, lhs, rhs, acc, sizes, batching.layout);
+          emitter.withInitialValue(initialValue);
           // A tile that alone reads its panels streams them from L2 unless
           // they alias in L1 or enough rows share the copy.
           if (nested &&
@@ -1136,6 +1200,7 @@ struct JeetCpuMatmulPass
             batchSlice(nested, nestedLoc, acc,
                        ivs.take_front(batching.numBatch)),
             sizes, batching.layout, prepacked);
+        emitter.withInitialValue(initialValue);
         if (streams)
           emitter.withoutRhsPacking();
         emitter.emit(runParallel && !batchParallel);

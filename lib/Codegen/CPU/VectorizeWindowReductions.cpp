@@ -12,6 +12,14 @@
 // vector and splits it into KW vectors of every KW-th lane (vector.shuffle),
 // so that the lanes run along the outputs.
 //
+// The reduction's neighbours on the same output buffer join its loop: a
+// `linalg.fill` of the output just before it becomes the accumulator's
+// first value (a splat, not a load), and an elementwise generic just after
+// it that rewrites the output in place (an average pooling's division by
+// the window's size) is applied to the accumulator before its store. Each
+// was a pass over the whole output of its own, and, on several threads, a
+// parallel loop and a barrier of its own.
+//
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Codegen/CPU/Passes.h"
@@ -19,6 +27,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <functional>
 
@@ -49,7 +59,78 @@ struct WindowReduction {
   bool outputFirst;
   /// The window row (KW) and the output vectors' width.
   int64_t window, width;
+  /// A fill of the whole output right before the reduction (its value
+  /// starts every accumulator), or null.
+  linalg::FillOp fill;
+  /// An elementwise generic right after the reduction that rewrites the
+  /// output in place from its values alone, or null.
+  linalg::GenericOp epilogue;
 };
+
+/// The linalg.fill of all of `output` (the same value) just before `op`.
+linalg::FillOp fillBefore(Operation *op, Value output) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() ||
+      fill.getDpsInitOperand(0)->get() != output ||
+      fill.getDpsInputOperand(0)->get().getType() !=
+          getElementTypeOrSelf(output.getType()))
+    return nullptr;
+  return fill;
+}
+
+/// The generic just after `op` that maps each element of `output` to a
+/// function of it alone, written back in place: one input and one init, both
+/// `output` with identity maps, all loops parallel, and a body of pure scalar
+/// ops on the input and values defined outside it (constants), not reading
+/// the init.
+linalg::GenericOp epilogueAfter(Operation *op, Value output) {
+  auto next = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
+  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInputs() != 1 ||
+      next.getNumDpsInits() != 1 ||
+      next.getDpsInputOperand(0)->get() != output ||
+      next.getDpsInitOperand(0)->get() != output ||
+      next.getNumParallelLoops() != next.getNumLoops() ||
+      next.hasIndexSemantics() ||
+      !llvm::all_of(next.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return nullptr;
+  Block *body = next.getBlock();
+  if (!body->getArgument(1).use_empty())
+    return nullptr;
+  for (Operation &inner : body->without_terminator()) {
+    if (inner.getNumRegions() != 0 || !isPure(&inner) ||
+        inner.getNumResults() != 1 ||
+        !isa_and_present<arith::ArithDialect>(inner.getDialect()))
+      return nullptr;
+    for (Type type : inner.getOperandTypes())
+      if (!type.isIntOrIndexOrFloat())
+        return nullptr;
+  }
+  return next;
+}
+
+/// The epilogue's body applied to the vector `value` (its element type the
+/// body's input's) at the builder's insertion point: each op cloned with
+/// vector types, values from outside the body splat.
+Value applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
+                    Value value) {
+  auto type = cast<VectorType>(value.getType());
+  Block *body = epilogue.getBlock();
+  IRMapping mapping;
+  mapping.map(body->getArgument(0), value);
+  for (Operation &inner : body->without_terminator()) {
+    for (Value operand : inner.getOperands())
+      if (!mapping.contains(operand))
+        mapping.map(operand,
+                    vector::BroadcastOp::create(
+                        b, loc, type.clone(operand.getType()), operand));
+    Operation *cloned = b.clone(inner, mapping);
+    Value result = cloned->getResult(0);
+    result.setType(type.clone(inner.getResult(0).getType()));
+    mapping.map(inner.getResult(0), result);
+  }
+  return mapping.lookup(body->getTerminator()->getOperand(0));
+}
 
 std::optional<WindowReduction> match(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 1 ||
@@ -100,12 +181,18 @@ std::optional<WindowReduction> match(linalg::GenericOp op) {
     return std::nullopt;
   for (int64_t width : kWidths)
     if (row % width == 0)
-      return WindowReduction{op, combiner, outputFirst, window, width};
+      return WindowReduction{op,
+                             combiner,
+                             outputFirst,
+                             window,
+                             width,
+                             fillBefore(op, output->get()),
+                             epilogueAfter(op, output->get())};
   return std::nullopt;
 }
 
 /// Emits the loops of `w` in place of its generic.
-void rewrite(const WindowReduction &w) {
+void rewrite(WindowReduction w) {
   linalg::GenericOp op = w.op;
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -139,6 +226,7 @@ void rewrite(const WindowReduction &w) {
       reductionDims.push_back(d);
     }
   }
+  Value fillValue = w.fill ? w.fill.getDpsInputOperand(0)->get() : Value();
   // One output row: per `width` outputs, the outer reduction loops (in the
   // scalar loop's order) combine the window rows into a vector accumulator.
   auto emitRow = [&](OpBuilder &rb, Location rl, ValueRange outer) {
@@ -153,7 +241,11 @@ void rewrite(const WindowReduction &w) {
         [&](OpBuilder &fb, Location fl, Value column, ValueRange) {
           SmallVector<Value> outAt(outer);
           outAt.push_back(column);
-          Value acc = vector::LoadOp::create(fb, fl, narrow, output, outAt);
+          Value acc;
+          if (w.fill)
+            acc = vector::BroadcastOp::create(fb, fl, narrow, fillValue);
+          else
+            acc = vector::LoadOp::create(fb, fl, narrow, output, outAt);
           Value first = arith::MulIOp::create(fb, fl, column, windowSize);
           // The loops over the outer reduction dimensions, recursively.
           std::function<Value(OpBuilder &, Location, SmallVector<Value>, size_t,
@@ -200,6 +292,8 @@ void rewrite(const WindowReduction &w) {
           for (auto [dim, iv] : llvm::zip(parallelDims, outer))
             ivs[dim] = iv;
           Value result = reduce(fb, fl, ivs, 0, acc);
+          if (w.epilogue)
+            result = applyEpilogue(fb, fl, w.epilogue, result);
           vector::StoreOp::create(fb, fl, result, output, outAt);
           scf::YieldOp::create(fb, fl);
         });
@@ -213,6 +307,10 @@ void rewrite(const WindowReduction &w) {
                             });
   }
   op.erase();
+  if (w.fill)
+    w.fill.erase();
+  if (w.epilogue)
+    w.epilogue.erase();
 }
 
 struct JeetCpuVectorizeWindowReductionsPass
@@ -226,7 +324,7 @@ struct JeetCpuVectorizeWindowReductionsPass
       if (std::optional<WindowReduction> w = match(op))
         matched.push_back(*w);
     });
-    for (const WindowReduction &w : matched)
+    for (WindowReduction &w : matched)
       rewrite(w);
   }
 };

@@ -83,3 +83,90 @@ func.func @left_alone(%a: memref<4x64xf32>, %b: memref<6x2xf32>, %c: memref<4x2x
   }
   return
 }
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// An average pooling as the pipeline has it: the fill of its output before
+// the sum and the division of the sums in place after it join the sum's
+// loop: the accumulator starts as a splat of the fill's value (no load of
+// the output) and is divided before its one store.
+// CHECK-LABEL: func.func @avg_pool_fill_and_division
+// CHECK-SAME: (%[[X:[^:]*]]: memref<4x2x8x2xf32>, %[[O:[^:]*]]: memref<4x8xf32>)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel (%[[H:.*]]) =
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT: vector.load %[[O]]
+// CHECK: %[[ACC:.*]] = vector.broadcast %[[ZERO]] : f32 to vector<8xf32>
+// CHECK: %[[R:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8xf32>) {
+// CHECK: arith.addf %{{.*}} : vector<8xf32>
+// CHECK: arith.addf %{{.*}} : vector<8xf32>
+// CHECK: scf.yield
+// CHECK: %[[D:.*]] = vector.broadcast %[[FOUR]] : f32 to vector<8xf32>
+// CHECK: %[[Q:.*]] = arith.divf %[[R]], %[[D]] : vector<8xf32>
+// CHECK: vector.store %[[Q]], %[[O]][%[[H]], %[[J]]]
+// CHECK-NOT: linalg.generic
+func.func @avg_pool_fill_and_division(%x: memref<4x2x8x2xf32>, %o: memref<4x8xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %four = arith.constant 4.000000e+00 : f32
+  linalg.fill ins(%zero : f32) outs(%o : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%x : memref<4x2x8x2xf32>) outs(%o : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%o : memref<4x8xf32>) outs(%o : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.divf %in, %four : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Neighbours left alone: a fill of another buffer, an op between the fill
+// and the reduction, and a generic after it that reads what it overwrites
+// (its init) or writes elsewhere.
+// CHECK-LABEL: func.func @neighbours_left_alone
+// CHECK-SAME: (%[[X:[^:]*]]: memref<4x2x8x2xf32>, %[[O:[^:]*]]: memref<4x8xf32>, %[[P:[^:]*]]: memref<4x8xf32>)
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[P]] : memref<4x8xf32>)
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[O]] : memref<4x8xf32>)
+// CHECK: memref.store
+// CHECK: vector.load %[[O]]
+// CHECK-NOT: arith.divf {{.*}} vector
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+func.func @neighbours_left_alone(%x: memref<4x2x8x2xf32>, %o: memref<4x8xf32>, %p: memref<4x8xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %four = arith.constant 4.000000e+00 : f32
+  %c0 = arith.constant 0 : index
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%o : memref<4x8xf32>)
+  memref.store %four, %o[%c0, %c0] : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%x : memref<4x2x8x2xf32>) outs(%o : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%o : memref<4x8xf32>) outs(%o : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.divf %in, %out : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%o : memref<4x8xf32>) outs(%p : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.divf %in, %four : f32
+    linalg.yield %0 : f32
+  }
+  return
+}

@@ -8,8 +8,9 @@ onnxruntime's thread pool and Jeet's OpenMP threads would otherwise spin
 against each other on the same cores), with the same thread count, on the
 same weights and inputs (fixed seeds). Times are the median (and the
 fastest) of --repeat calls after warm-up calls; compilation is excluded.
-Every contender's output is compared with torch eager's. Jeet through
-torch.compile runs with OMP_WAIT_POLICY=passive (see run_contender).
+Every contender's output is compared with torch eager's. Every contender
+runs with its runtime's default thread wait policy (--jeet-wait-policy
+sets OMP_WAIT_POLICY for Jeet's contenders).
 
     python3 bench/models.py [--models mlp,cnn] [--threads 2] [--repeat 50]
 """
@@ -144,17 +145,15 @@ def run_contender(args, model_name, contender, workdir):
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(args.threads)
-    if contender == "jeet-torch":
-        # Through torch.compile, Jeet's kernels and the ops left to torch run
-        # in turn in one call, on two OpenMP runtimes: torch's and Jeet's.
-        # With the default policy each one's idle threads spin (Jeet's libomp
-        # for 200 ms after each kernel) on the cores the other, and the
-        # Python driving the calls, need: 2-4x slower calls on two cores
-        # (docs/Performance.md). Through ONNX only Jeet's runtime works
-        # during the timed calls (torch ran once, for the expected output,
-        # before them), so that contender keeps the default policy, as a
-        # user's process would, and as onnxruntime's spinning thread pool.
-        env["OMP_WAIT_POLICY"] = "passive"
+    if contender.startswith("jeet") and args.jeet_wait_policy != "default":
+        # Jeet's kernels run on LLVM's OpenMP runtime, whose idle threads
+        # spin for a while (KMP_BLOCKTIME) before they sleep, as onnxruntime's
+        # pool does; the default is what a user's process gets. On this
+        # 2-core machine, quiet, the default was 1.6-4x faster than
+        # OMP_WAIT_POLICY=passive for both of Jeet's contenders (each
+        # parallel region wakes a sleeping thread); under load from other
+        # processes spinning can cost instead (docs/Performance.md).
+        env["OMP_WAIT_POLICY"] = args.jeet_wait_policy
     build_python = str(pathlib.Path(args.build_dir) / "python")
     env["PYTHONPATH"] = os.pathsep.join(
         [build_python] + [p for p in [env.get("PYTHONPATH")] if p])
@@ -172,6 +171,9 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--jeet-wait-policy", default="default",
+                        choices=["default", "passive", "active"],
+                        help="OMP_WAIT_POLICY for Jeet's contenders")
     parser.add_argument("--build-dir", default=os.environ.get(
         "JEET_BUILD_DIR", str(ROOT / "build")))
     parser.add_argument("--worker", nargs=2, metavar=("MODEL", "CONTENDER"),

@@ -43,6 +43,8 @@
 
 #include "jeet/Codegen/CPU/Passes.h"
 
+#include "VectorizeUtils.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -929,29 +931,24 @@ static bool streamsBatchedRhs(Operation *matmul, Value lhs, Value rhs,
                           kMaxStreamedAliasingRows);
 }
 
-/// The linalg.fill of all of C with a constant just before the matmul `op`
-/// (the zeros of a matmul's accumulator), or null. The kernels then start
-/// their tiles from the constant instead of loading C, and the fill goes: it
-/// was a pass over C of its own (a memset per tile of a matmul with an
-/// epilogue), and each tile's first loads of C read what it had just
+/// A linalg.fill of all of C with a constant just before the matmul `op`
+/// (the zeros of a matmul's accumulator), and its constant. The kernels then
+/// start their tiles from the constant instead of loading C, and the fill
+/// goes: it was a pass over C of its own (a memset per tile of a matmul with
+/// an epilogue), and each tile's first loads of C read what it had just
 /// written. A matmul with K = 0 writes nothing and keeps its fill.
-static linalg::FillOp initialFill(linalg::LinalgOp op, Value acc, int64_t k) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (!fill || k <= 0 || !fill.hasPureBufferSemantics() ||
-      fill.getDpsInitOperand(0)->get() != acc)
-    return nullptr;
-  Value value = fill.getDpsInputOperand(0)->get();
-  if (value.getType() != getElementTypeOrSelf(acc.getType()) ||
-      !matchPattern(value, m_Constant()))
-    return nullptr;
-  return fill;
-}
+struct InitialFill {
+  linalg::FillOp fill;
+  TypedAttr value;
+};
 
-/// The fill's constant.
-static TypedAttr fillConstant(linalg::FillOp fill) {
+static InitialFill initialFill(linalg::LinalgOp op, Value acc, int64_t k) {
+  linalg::FillOp fill = jeet::cpu::fillOfBufferBefore(op, acc);
   Attribute value;
-  matchPattern(fill.getDpsInputOperand(0)->get(), m_Constant(&value));
-  return cast<TypedAttr>(value);
+  if (!fill || k <= 0 ||
+      !matchPattern(fill.getDpsInputOperand(0)->get(), m_Constant(&value)))
+    return {};
+  return {fill, cast<TypedAttr>(value)};
 }
 
 /// The multiply-adds of a contraction: the product of its loop ranges.
@@ -1126,8 +1123,7 @@ struct JeetCpuMatmulPass
       auto lhsType = cast<MemRefType>(lhs.getType());
       int64_t k = lhsType.getDimSize(lhsType.getRank() -
                                      (batching.layout.lhsTransposed ? 2 : 1));
-      linalg::FillOp fill = initialFill(op, acc, k);
-      TypedAttr initialValue = fill ? fillConstant(fill) : TypedAttr();
+      auto [fill, initialValue] = initialFill(op, acc, k);
       if (fill)
         fill.erase();
       bool nested = op->getParentOfType<scf::ParallelOp>() ||

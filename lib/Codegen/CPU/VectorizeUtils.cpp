@@ -6,6 +6,8 @@
 
 #include "VectorizeUtils.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #include "jeet/Conversion/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -20,6 +22,16 @@ static bool isVectorElementType(Type type) {
   if (auto intType = dyn_cast<IntegerType>(type))
     return intType.getWidth() % 8 == 0;
   return isa<FloatType>(type);
+}
+
+linalg::FillOp jeet::cpu::fillOfBufferBefore(Operation *op, Value buffer) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() ||
+      fill.getDpsInitOperand(0)->get() != buffer ||
+      fill.getDpsInputOperand(0)->get().getType() !=
+          getElementTypeOrSelf(buffer.getType()))
+    return nullptr;
+  return fill;
 }
 
 Value jeet::cpu::splatTo(OpBuilder &b, Location loc, Value value,

@@ -5,10 +5,11 @@
 //
 // Internal to lib/Codegen/CPU: what jeet-cpu-vectorize-elementwise and
 // jeet-cpu-vectorize-reductions share (and the pad matching that
-// jeet-cpu-vectorize-pad and jeet-cpu-im2col share). Both rewrite a
-// `linalg.generic` on buffers into loops whose innermost one works on vectors,
-// cloning the generic's body op for op with vector types, so the arithmetic is
-// the scalar loop's, lane by lane.
+// jeet-cpu-vectorize-pad and jeet-cpu-im2col share, and the fill matching
+// that jeet-cpu-matmul and jeet-cpu-vectorize-window-reductions share). Both
+// rewrite a `linalg.generic` on buffers into loops whose innermost one works on
+// vectors, cloning the generic's body op for op with vector types, so the
+// arithmetic is the scalar loop's, lane by lane.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +63,13 @@ mlir::IRMapping cloneBodyAt(
     int64_t width, mlir::Operation *skip = nullptr,
     llvm::function_ref<void(mlir::OpOperand &, llvm::ArrayRef<mlir::Value>)>
         onLoad = {});
+
+/// The `linalg.fill` of all of `buffer` with a value of its element type
+/// just before `op`, or null: the fill that jeet-cpu-matmul and
+/// jeet-cpu-vectorize-window-reductions fold into the loops after it (the
+/// accumulators start from its value instead of loading what it wrote).
+mlir::linalg::FillOp fillOfBufferBefore(mlir::Operation *op,
+                                        mlir::Value buffer);
 
 /// An `scf.parallel` over the given bounds when `parallel`, else a nest of
 /// `scf.for` loops; `body` fills in the innermost body at the loops' indices.

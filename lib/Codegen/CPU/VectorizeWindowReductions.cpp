@@ -24,6 +24,8 @@
 
 #include "jeet/Codegen/CPU/Passes.h"
 
+#include "VectorizeUtils.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -66,17 +68,6 @@ struct WindowReduction {
   /// output in place from its values alone, or null.
   linalg::GenericOp epilogue;
 };
-
-/// The linalg.fill of all of `output` (the same value) just before `op`.
-linalg::FillOp fillBefore(Operation *op, Value output) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (!fill || !fill.hasPureBufferSemantics() ||
-      fill.getDpsInitOperand(0)->get() != output ||
-      fill.getDpsInputOperand(0)->get().getType() !=
-          getElementTypeOrSelf(output.getType()))
-    return nullptr;
-  return fill;
-}
 
 /// The generic just after `op` that maps each element of `output` to a
 /// function of it alone, written back in place: one input and one init, both
@@ -122,8 +113,7 @@ Value applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
     for (Value operand : inner.getOperands())
       if (!mapping.contains(operand))
         mapping.map(operand,
-                    vector::BroadcastOp::create(
-                        b, loc, type.clone(operand.getType()), operand));
+                    jeet::cpu::splatTo(b, loc, operand, type.getNumElements()));
     Operation *cloned = b.clone(inner, mapping);
     Value result = cloned->getResult(0);
     result.setType(type.clone(inner.getResult(0).getType()));
@@ -186,7 +176,7 @@ std::optional<WindowReduction> match(linalg::GenericOp op) {
                              outputFirst,
                              window,
                              width,
-                             fillBefore(op, output->get()),
+                             jeet::cpu::fillOfBufferBefore(op, output->get()),
                              epilogueAfter(op, output->get())};
   return std::nullopt;
 }
@@ -243,7 +233,7 @@ void rewrite(WindowReduction w) {
           outAt.push_back(column);
           Value acc;
           if (w.fill)
-            acc = vector::BroadcastOp::create(fb, fl, narrow, fillValue);
+            acc = jeet::cpu::splatTo(fb, fl, fillValue, w.width);
           else
             acc = vector::LoadOp::create(fb, fl, narrow, output, outAt);
           Value first = arith::MulIOp::create(fb, fl, column, windowSize);

@@ -33,6 +33,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -393,22 +394,76 @@ void DiskCache::store(llvm::StringRef keyText, const CachedExecutable &entry) {
   ++counters.stores;
 }
 
+/// An error if `object` is not an object file, or has code that a loader
+/// runs before or after the program (constructors, destructors): the JIT
+/// below does not run them.
+static llvm::Error checkNoInitializers(llvm::StringRef object) {
+  auto file = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(object, "jeet-graph"));
+  if (!file)
+    return file.takeError();
+  for (const llvm::object::SectionRef &section : (*file)->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    if (!name)
+      return name.takeError();
+    if (llvm::is_contained({".init_array", ".fini_array", ".preinit_array",
+                            ".ctors", ".dtors", ".init", ".fini"},
+                           *name))
+      return llvm::createStringError(
+          "the object has initializers or finalizers (section " + *name +
+          "), which Jeet's JIT does not run");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
 jeet::detail::linkCachedObjects(
     llvm::ArrayRef<std::string> objects,
     llvm::ArrayRef<llvm::StringRef> libraries,
     const std::vector<std::pair<std::string, void *>> &symbols) {
-  static std::once_flag initializeNativeTargetOnce;
-  std::call_once(initializeNativeTargetOnce, [] {
+  // What every JIT of the process shares: the native target, the host's
+  // target machine description and its data layout (which LLJIT would
+  // otherwise make a target machine to find, for each graph).
+  struct HostJitSettings {
+    std::optional<llvm::orc::JITTargetMachineBuilder> machineBuilder;
+    std::optional<llvm::DataLayout> dataLayout;
+    std::string error;
+  };
+  static const HostJitSettings *settings = [] {
+    auto *settings = new HostJitSettings();
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-  });
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return machineBuilder.takeError();
+    auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!machineBuilder) {
+      settings->error = llvm::toString(machineBuilder.takeError());
+      return settings;
+    }
+    auto dataLayout = machineBuilder->getDefaultDataLayoutForTarget();
+    if (!dataLayout) {
+      settings->error = llvm::toString(dataLayout.takeError());
+      return settings;
+    }
+    settings->machineBuilder = std::move(*machineBuilder);
+    settings->dataLayout = std::move(*dataLayout);
+    return settings;
+  }();
+  if (!settings->machineBuilder)
+    return llvm::createStringError("cannot set up the host's JIT: " +
+                                   settings->error);
+  for (const std::string &object : objects)
+    if (llvm::Error error = checkNoInitializers(object))
+      return std::move(error);
+  // Jeet's objects have no initializers or finalizers to run (checked
+  // above): the inactive platform, which adds nothing, serves them; the
+  // default one builds and adds an IR module of its own to every JIT. The
+  // process's symbols are searched by the generator added below, not by a
+  // JITDylib of their own.
   auto jit =
       llvm::orc::LLJITBuilder()
-          .setJITTargetMachineBuilder(std::move(*machineBuilder))
+          .setJITTargetMachineBuilder(*settings->machineBuilder)
+          .setDataLayout(*settings->dataLayout)
+          .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+          .setLinkProcessSymbolsByDefault(false)
           .setObjectLinkingLayerCreator(
               [](llvm::orc::ExecutionSession &session)
                   -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {

@@ -95,7 +95,9 @@ void reportCacheEvent(const llvm::Twine &message);
 
 /// Links `objects` (from CachedExecutable, or just compiled) together into
 /// a new JIT for the host with `symbols` defined, the process's own symbols
-/// visible and `libraries` loaded, and runs its initializers.
+/// visible and `libraries` loaded. The JIT runs no initializers: an object
+/// with constructors or destructors (Jeet's have none) is an error, as are
+/// bytes that are not an object file.
 llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
 linkCachedObjects(llvm::ArrayRef<std::string> objects,
                   llvm::ArrayRef<llvm::StringRef> libraries,

@@ -42,6 +42,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <mutex>
 
@@ -368,8 +369,28 @@ static void registerHostSymbols(ExecutionEngine &engine) {
 }
 
 /// The runtime's host ABI (mgpu*) as (name, address) pairs.
+/// `bf16 __truncsfbf2(f32)`: LLVM's code generation calls it to round an
+/// f32 to bf16 on a CPU without bf16 conversion instructions, and older
+/// libgcc releases (GCC 12's, Debian 12's) do not have it. Round to nearest
+/// even, NaNs stay NaNs (quiet). A bf16 travels in an SSE register, as a
+/// _Float16 does.
+static _Float16 truncFloatToBFloat16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint16_t rounded;
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    rounded = uint16_t((bits >> 16) | 0x40u);
+  else
+    rounded = uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  _Float16 result;
+  std::memcpy(&result, &rounded, sizeof(result));
+  return result;
+}
+
 static std::vector<std::pair<std::string, void *>> hostSymbolList() {
   std::vector<std::pair<std::string, void *>> symbols;
+  symbols.push_back(
+      {"__truncsfbf2", reinterpret_cast<void *>(&truncFloatToBFloat16)});
   size_t count = 0;
   const runtime::HostSymbol *table = runtime::getHostABISymbols(&count);
   for (size_t i = 0; i < count; ++i)

@@ -363,6 +363,7 @@ getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
     cpuOptions.fuseAttention = compile.fuseAttention;
     // Single-threaded unless asked: then libomp is needed where it runs.
     cpuOptions.parallel = options.openmp;
+    cpuOptions.mergeParallelRegions = options.mergeParallelRegions;
     // Intermediates come from the runtime's caching allocator.
     cpuOptions.runtimeAllocator = true;
     return getJeetCpuPipeline(cpuOptions);

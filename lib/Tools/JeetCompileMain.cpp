@@ -85,6 +85,12 @@ CompileFlags parseFlags(int argc, char **argv) {
                "artifact then needs libomp where it runs (its path here is "
                "recorded). Default: single-threaded, libc and libm only"),
       cl::init(false), cl::cat(category));
+  cl::opt<bool> mergeParallelRegions(
+      "merge-parallel-regions",
+      cl::desc("CPU artifacts with --parallel: run adjacent kernels in one "
+               "OpenMP region (default true); false gives each kernel its "
+               "own region (outlined function), to profile kernel by kernel"),
+      cl::init(true), cl::cat(category));
   cl::opt<bool> printSignature(
       "print-signature",
       cl::desc("Print the artifact's signature after writing it"),
@@ -111,6 +117,7 @@ CompileFlags parseFlags(int argc, char **argv) {
   options.compile.gpuTarget = gpuTarget;
   options.targetCpu = targetCpu;
   options.openmp = parallel;
+  options.mergeParallelRegions = mergeParallelRegions;
   options.gpuChip = gpuChip;
   options.gpuFormat = gpuFormat;
   return flags;

@@ -159,3 +159,30 @@ def test_data_movement_with_arithmetic(run, rng):
     c = np.concatenate([np.maximum(e, 0), e[::-1]], axis=2)
     p = np.pad(c, [(1, 1), (0, 0), (0, 0)], constant_values=-1.0)
     np.testing.assert_array_equal(out, p * p)
+
+
+# Transposes that keep the innermost dimension in place are copies of whole
+# rows (vector loads and stores on the CPU): attention's heads split from
+# the QKV projection's rows and merged back, rows with a remainder (20 =
+# 16 + 4, 37 = 2 x 16 + 4 + 1), rows of one element; the last one moves the
+# innermost dimension (element by element) and is the control.
+TRANSPOSES = [
+    ((2, 5, 3, 2, 20), (2, 0, 3, 1, 4)),
+    ((2, 4, 8, 32), (0, 2, 1, 3)),
+    ((3, 6, 37), (1, 0, 2)),
+    ((5, 3, 1), (1, 0, 2)),
+    ((4, 6, 9), (2, 0, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=ids)
+@pytest.mark.parametrize("shape_perm", TRANSPOSES, ids=str)
+def test_transpose(run, rng, dtype, shape_perm):
+    shape, perm = shape_perm
+    x = random(rng, shape, dtype)
+    expected = np.transpose(x, perm)
+    graph = one_op_graph(
+        f"jeet.transpose %a0 {{permutation = array<i64: {', '.join(map(str, perm))}>}} "
+        f": {mlir_type(x.shape, dtype)}", [x], expected.shape, dtype)
+    (out,) = run(graph, [x])
+    np.testing.assert_array_equal(out, expected)

@@ -42,6 +42,10 @@ struct ArtifactOptions {
   /// Without it (the default) CPU artifacts are single-threaded and need
   /// nothing but libc and libm.
   bool openmp = false;
+  /// CPU artifacts with `openmp`: adjacent kernels share one OpenMP region
+  /// (jeet-cpu-pipeline's merge-parallel-regions); false keeps a region per
+  /// kernel, which profiles (perf) kernel by kernel.
+  bool mergeParallelRegions = true;
   /// The CPU the host code is compiled for: "host" (this machine's CPU and
   /// features), "generic", or an LLVM CPU name ("x86-64-v3", "znver4").
   /// Empty: "host" for CPU artifacts, "generic" for GPU artifacts (whose

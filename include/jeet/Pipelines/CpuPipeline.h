@@ -41,6 +41,19 @@ struct CpuPipelineOptions
       llvm::cl::desc("Run the outer parallel loops of each kernel on all "
                      "cores with OpenMP"),
       llvm::cl::init(true)};
+  Option<int64_t> matmulRegisterCols{
+      *this, "matmul-register-cols",
+      llvm::cl::desc("Columns of jeet-cpu-matmul's register tile (6 rows "
+                     "each); 0: from the host's vector registers, 64 (24 "
+                     "accumulators) with AVX-512's 32, 16 (12 of 16 AVX2 "
+                     "registers) otherwise"),
+      llvm::cl::init(0)};
+  Option<bool> mergeParallelRegions{
+      *this, "merge-parallel-regions",
+      llvm::cl::desc("Run adjacent kernels' OpenMP regions as one region "
+                     "(jeet-cpu-merge-parallel-regions); false keeps one "
+                     "region per kernel, e.g. to profile kernel by kernel"),
+      llvm::cl::init(true)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Compute f32 matmuls with cache- and register-tiled "
@@ -61,6 +74,13 @@ struct CpuPipelineOptions
 /// of the softmax, together about the size of the blocks of a
 /// multi-reduction group (jeet-lower-to-linalg), stay in a core's L2.
 inline constexpr int64_t kCpuAttentionBlockBytes = 256 * 1024;
+
+/// The columns of jeet-cpu-matmul's 6-row register tile that the host's
+/// vector registers hold with room for a row of B and a broadcast of A: 64
+/// (24 accumulators of 16 f32) where the host has AVX-512's 32 registers,
+/// 16 (12 accumulators of 8 f32) with AVX2's 16, whose 6 x 64 tile would
+/// keep its accumulators on the stack.
+int64_t hostMatmulRegisterCols();
 
 /// Lowers bufferized linalg to the LLVM dialect for the host CPU.
 void buildJeetCpuCodegenPipeline(mlir::OpPassManager &pm,

@@ -7,12 +7,17 @@
 // jeet-cpu-vectorize-elementwise: rewrites elementwise `linalg.generic` ops
 // on buffers (and reductions over outer loops) into loop nests whose
 // innermost loop works on vectors, in chunks that run in parallel, with
-// prefetches and non-temporal stores for large buffers.
+// prefetches and non-temporal stores for large buffers. Transposes that
+// keep the innermost dimension in place (attention's heads split from and
+// merged back into the rows) are copies of contiguous rows: they become
+// generics first and are vectorised the same way.
 //
 //===----------------------------------------------------------------------===//
 
 #include "VectorizeUtils.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace jeet {
@@ -370,6 +375,31 @@ private:
   llvm::SmallDenseMap<unsigned, Value> flat;
 };
 
+/// Rewrites each `linalg.transpose` on buffers of static shape that leaves
+/// the innermost dimension where it is into the equivalent
+/// `linalg.generic`, whose input map is a permutation ending in the
+/// innermost loop: the analysis above then takes it, and its rows are
+/// copied as vectors instead of element by element by
+/// convert-linalg-to-parallel-loops. Transposes that move the innermost
+/// dimension (reads along a stride) are left alone.
+static void generalizeRowTransposes(func::FuncOp func) {
+  SmallVector<linalg::TransposeOp> transposes;
+  func.walk([&](linalg::TransposeOp op) {
+    ArrayRef<int64_t> permutation = op.getPermutation();
+    auto input = dyn_cast<MemRefType>(op.getInput().getType());
+    auto init = dyn_cast<MemRefType>(op.getInit().getType());
+    if (!permutation.empty() &&
+        permutation.back() == int64_t(permutation.size()) - 1 && input &&
+        init && input.hasStaticShape() && init.hasStaticShape())
+      transposes.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (linalg::TransposeOp op : transposes) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
 struct JeetCpuVectorizeElementwisePass
     : public jeet::impl::JeetCpuVectorizeElementwisePassBase<
           JeetCpuVectorizeElementwisePass> {
@@ -377,6 +407,7 @@ struct JeetCpuVectorizeElementwisePass
 
   void runOnOperation() override {
     int64_t width = std::max<int64_t>(1, vectorWidth);
+    generalizeRowTransposes(getOperation());
     forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
       llvm::DenseSet<Value> uniform;
       if (!analyze(op, uniform))

@@ -273,15 +273,70 @@ def _hardtanh(node, x, lo=-1.0, hi=1.0):
 # --------------------------------------------------------------------------
 
 
+def _batches_of(x):
+    """The tensor that a reshape flattened into x's batch dimension (its
+    matrices unchanged), or None: the (batch, head, ...) operands that
+    torch's decomposition of a batched matmul collapses to (batch * head,
+    ...)."""
+    if getattr(x, "_op", None) != "jeet.reshape" or x.ndim != 3:
+        return None
+    (source,) = x._inputs
+    if (source.ndim > 3 and source.shape[-2:] == x.shape[-2:]
+            and math.prod(source.shape[:-2]) == x.shape[0]):
+        return source
+    return None
+
+
+def _rows_of(x):
+    """The tensor of rank > 2 that a reshape flattened into x's rows (its
+    last dimension unchanged), or None: a linear layer's input, which
+    torch's decomposition views as (batch * seq, features)."""
+    if getattr(x, "_op", None) != "jeet.reshape" or x.ndim != 2:
+        return None
+    (source,) = x._inputs
+    return source if source.ndim > 2 and source.shape[-1] == x.shape[-1] else None
+
+
+def _matmul_of_rows(a, b):
+    """a @ b for a 2-D b, computed on the tensor that a's rows were
+    flattened from when there is one (the matmul takes its batch
+    dimensions as they are), then flattened as torch's result is: the view
+    back to (batch, seq, features) that follows a linear layer undoes it,
+    and no reshape is left on either side of the matmul."""
+    source = _rows_of(a) if b.ndim == 2 else None
+    if source is None:
+        return jt.matmul(a, b)
+    y = jt.matmul(source, b)
+    return y, (a.shape[0], b.shape[1])
+
+
 @converter([aten.mm.default, aten.bmm.default])
 def _mm(node, a, b):
-    return jt.matmul(a, b)
+    # bmm(view(a4, (B*H, m, k)), view(b4, (B*H, k, n))): the matmul of the
+    # uncollapsed operands, whose batch dimensions need no copy of a
+    # permuted (B, H) view, and where a transpose of b4's matrices folds
+    # into the matmul (attention's Q @ K^T); the result is collapsed as
+    # torch's is, and the view that follows it undoes that.
+    a4, b4 = _batches_of(a), _batches_of(b)
+    if a4 is not None and b4 is not None and a4.shape[:-2] == b4.shape[:-2]:
+        y = jt.matmul(a4, b4)
+        return jt.reshape(y, (a.shape[0],) + y.shape[-2:])
+    y = _matmul_of_rows(a, b)
+    return jt.reshape(*y) if isinstance(y, tuple) else y
 
 
 @converter(aten.addmm.default)
 def _addmm(node, bias, a, b, beta=1, alpha=1):
     dtype = result_dtype(node)
-    y = jt.matmul(a, b)
+    # A bias of whole rows (rank 2) is added to the flat product.
+    y = (_matmul_of_rows(a, b) if getattr(bias, "ndim", 0) <= 1
+         else jt.matmul(a, b))
+    y, flat = y if isinstance(y, tuple) else (y, None)
+    y = _addmm_terms(y, bias, dtype, beta, alpha)
+    return jt.reshape(y, flat) if flat else y
+
+
+def _addmm_terms(y, bias, dtype, beta, alpha):
     if alpha != 1:
         y = jt.mul(y, _operand(alpha, dtype))
     if beta == 0:
@@ -310,6 +365,9 @@ def _reshape_like(node, x, *args):
     shape = _shape_of(node)
     if node.target in (aten.expand.default, aten.expand_copy.default):
         return jt.broadcast_to(x, shape)
+    # A view back to the shape before the previous one is that shape's tensor.
+    if getattr(x, "_op", None) == "jeet.reshape" and x._inputs[0].shape == shape:
+        return x._inputs[0]
     return jt.reshape(x, shape)
 
 

@@ -366,6 +366,12 @@ def JeetCpuVectorizeElementwisePass
     combined and written back as vectors at every step, in the scalar loop's
     order.
 
+    A `linalg.transpose` that keeps the innermost dimension in place (a
+    copy of contiguous rows, such as attention's heads split from the rows
+    of the QKV projection and merged back) becomes the equivalent generic
+    first and is vectorised like any other; other transposes are left to
+    `convert-linalg-to-parallel-loops`.
+
     Generics that read an operand transposed along the innermost dimension,
     whose innermost stride is not one, or whose innermost loop reduces
     (`jeet-cpu-vectorize-reductions`), are left alone.

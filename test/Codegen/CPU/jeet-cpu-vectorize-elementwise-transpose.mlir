@@ -1,0 +1,44 @@
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise),canonicalize,cse)' | FileCheck %s
+
+// Attention's heads merged back into the rows: (batch, head, seq, dim) to
+// (batch, seq, head, dim). The innermost dimension stays in place, so each
+// row of 32 is copied as two vectors of 16, read where the permuted input
+// holds it; the outer dimensions are the parallel loop.
+// CHECK-LABEL: func.func @merge_heads
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.generic
+// CHECK: scf.parallel (%[[B:.*]], %[[S:.*]], %[[H:.*]]) =
+// CHECK: scf.for %[[D:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: %[[V:.*]] = vector.load %{{.*}}[%[[B]], %[[H]], %[[S]], %[[D]]] : memref<2x4x8x32xf32>, vector<16xf32>
+// CHECK: vector.store %[[V]], %{{.*}}[%[[B]], %[[S]], %[[H]], %[[D]]] : memref<2x8x4x32xf32>, vector<16xf32>
+func.func @merge_heads(%x: memref<2x4x8x32xf32>, %y: memref<2x8x4x32xf32>) {
+  linalg.transpose ins(%x : memref<2x4x8x32xf32>) outs(%y : memref<2x8x4x32xf32>) permutation = [0, 2, 1, 3]
+  return
+}
+
+// -----
+
+// The QKV projection's heads split from its rows, with a remainder: 20
+// columns are a vector of 16 and one of 4.
+// CHECK-LABEL: func.func @split_heads
+// CHECK-NOT: linalg.transpose
+// CHECK: vector.load %{{.*}} : memref<2x5x3x2x20xf32>, vector<16xf32>
+// CHECK: vector.store %{{.*}} : memref<3x2x2x5x20xf32>, vector<16xf32>
+// CHECK: vector.load %{{.*}} : memref<2x5x3x2x20xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}} : memref<3x2x2x5x20xf32>, vector<4xf32>
+func.func @split_heads(%x: memref<2x5x3x2x20xf32>, %y: memref<3x2x2x5x20xf32>) {
+  linalg.transpose ins(%x : memref<2x5x3x2x20xf32>) outs(%y : memref<3x2x2x5x20xf32>) permutation = [2, 0, 3, 1, 4]
+  return
+}
+
+// -----
+
+// A transpose that moves the innermost dimension reads along a stride: it
+// is left as it is.
+// CHECK-LABEL: func.func @matrix_transpose
+// CHECK: linalg.transpose
+// CHECK-NOT: vector.load
+func.func @matrix_transpose(%x: memref<8x16xf32>, %y: memref<16x8xf32>) {
+  linalg.transpose ins(%x : memref<8x16xf32>) outs(%y : memref<16x8xf32>) permutation = [1, 0]
+  return
+}

@@ -17,8 +17,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-#include "llvm/TargetParser/Host.h"
-
 #include <memory>
 
 using namespace mlir;
@@ -28,15 +26,6 @@ using namespace mlir;
 /// sleeping OpenMP thread and joining it can take on a loaded machine
 /// (OMP_WAIT_POLICY=passive, docs/Performance.md).
 static constexpr int64_t kMinParallelMatmulWork = int64_t(1) << 20;
-
-int64_t jeet::hostMatmulRegisterCols() {
-  static const int64_t cols = [] {
-    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-    auto it = features.find("avx512f");
-    return it != features.end() && it->second ? 64 : 16;
-  }();
-  return cols;
-}
 
 void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
                                        const CpuPipelineOptions &options) {
@@ -49,9 +38,8 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     JeetCpuMatmulPassOptions matmulOptions;
     matmulOptions.parallel = options.parallel;
     matmulOptions.minParallelWork = kMinParallelMatmulWork;
-    matmulOptions.registerCols = options.matmulRegisterCols > 0
-                                     ? int64_t(options.matmulRegisterCols)
-                                     : hostMatmulRegisterCols();
+    // 0: jeet-cpu-matmul takes the columns from the host.
+    matmulOptions.registerCols = options.matmulRegisterCols;
     pm.addPass(createJeetCpuMatmulPass(matmulOptions));
     // A pad's clamped reads stay scalar; a fill and a copy vectorise.
     pm.addNestedPass<func::FuncOp>(createJeetCpuVectorizePadPass());

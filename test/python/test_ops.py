@@ -137,6 +137,32 @@ def test_matmul_bias_relu(shapes, rng):
           np.maximum(f64(a) @ f64(b) + f64(bias), 0), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("shapes", [
+    # One row: the column panels run in parallel instead of the rows.
+    ((1, 700), (700, 37)),
+    # K past one reduction block (k-block is at most 512), not a multiple of
+    # it; one remainder row past the 6-row register tiles and 2 columns past
+    # the 16- and 64-column ones.
+    ((97, 1031), (1031, 130)),
+    # Remainders in M, N and K at once, several row blocks per thread.
+    ((389, 517), (517, 259)),
+    # Batched, K of one block and a bit.
+    ((3, 25, 530), (3, 530, 47))])
+def test_matmul_blocks(shapes, rng):
+    a, b = randn(rng, *shapes[0]), randn(rng, *shapes[1])
+    check(jeet.matmul(t(a), t(b)), np.matmul(f64(a), f64(b)), rtol=1e-4,
+          atol=1e-3)
+
+
+@pytest.mark.parametrize("shapes", [((131, 600), (600, 192)),
+                                    ((70, 1030), (1030, 100))])
+def test_matmul_blocks_bias_relu(shapes, rng):
+    a, b = randn(rng, *shapes[0]), randn(rng, *shapes[1])
+    bias = randn(rng, shapes[1][1])
+    check(jeet.relu(jeet.matmul(t(a), t(b)) + t(bias)),
+          np.maximum(f64(a) @ f64(b) + f64(bias), 0), rtol=1e-4, atol=1e-3)
+
+
 def test_matmul_operator(rng):
     a, b = randn(rng, 40, 30), randn(rng, 30, 20)
     check(t(a) @ t(b), f64(a) @ f64(b), rtol=1e-4, atol=1e-4)

@@ -19,7 +19,10 @@ PACKAGE_PATH = str(pathlib.Path(jeet.__file__).resolve().parents[1])
 
 # A child process: a two-layer MLP (width argv[2]) on inputs drawn from
 # seed argv[1], run through jeet.jit; prints its largest error against
-# float64 numpy and the cache counters as JSON.
+# float64 numpy and the cache counters as JSON. The second layer reads its
+# weights transposed, so the two layers' tiles call two kernels (one per
+# layout): with AVX2's 6x16 register tiles one tile kernel alone is under
+# the smallest partition's size.
 CHILD = textwrap.dedent("""
     import json, sys
     import numpy as np
@@ -33,17 +36,17 @@ CHILD = textwrap.dedent("""
 
     @jeet.jit
     def mlp(x, w1, b1, w2):
-        return jeet.matmul(jeet.relu(jeet.matmul(x, w1) + b1), w2)
+        return jeet.matmul(jeet.relu(jeet.matmul(x, w1) + b1), jeet.transpose(w2))
 
     out = mlp(*(jeet.from_numpy(a, device="cpu") for a in (x, w1, b1, w2)))
-    expected = np.maximum(x.astype(np.float64) @ w1 + b1, 0) @ w2
+    expected = np.maximum(x.astype(np.float64) @ w1 + b1, 0) @ w2.T
     error = float(np.max(np.abs(out.numpy() - expected)))
     scale = float(np.max(np.abs(expected)))
     print(json.dumps(dict(jeet.cache_stats(), error=error, scale=scale)))
 """)
 
 # The width whose graph is large enough to split in two (its matmul tile
-# kernel and the rest), and one too small to gain from it.
+# kernels and the rest), and one too small to gain from it.
 LARGE, SMALL = 256, 16
 SPLIT = re.compile(r"codegen .* (\d+) objects in parallel \(([\d +]+) "
                    r"instructions\)")

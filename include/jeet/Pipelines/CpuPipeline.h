@@ -75,13 +75,6 @@ struct CpuPipelineOptions
 /// multi-reduction group (jeet-lower-to-linalg), stay in a core's L2.
 inline constexpr int64_t kCpuAttentionBlockBytes = 256 * 1024;
 
-/// The columns of jeet-cpu-matmul's 6-row register tile that the host's
-/// vector registers hold with room for a row of B and a broadcast of A: 64
-/// (24 accumulators of 16 f32) where the host has AVX-512's 32 registers,
-/// 16 (12 accumulators of 8 f32) with AVX2's 16, whose 6 x 64 tile would
-/// keep its accumulators on the stack.
-int64_t hostMatmulRegisterCols();
-
 /// Lowers bufferized linalg to the LLVM dialect for the host CPU.
 void buildJeetCpuCodegenPipeline(mlir::OpPassManager &pm,
                                  const CpuPipelineOptions &options);

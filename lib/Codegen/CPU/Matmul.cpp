@@ -52,6 +52,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <limits>
 #include <unistd.h>
@@ -86,6 +87,17 @@ std::pair<int64_t, int64_t> hostCacheSizes() {
     l2 = size;
 #endif
   return {l1, l2};
+}
+
+/// The register tile's columns when the options leave them at 0, from the
+/// host's vector registers: with AVX-512, 64 (6 x 4 of its 32 registers
+/// hold the tile); otherwise 16 (6 x 2 of AVX2's 16, which leaves room for
+/// B's two vectors and A's broadcast: a tile of 6 x 64 needs 48 and spilled
+/// its accumulators to the stack at every step of k).
+int64_t hostRegisterCols() {
+  static const int64_t cols =
+      llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 64 : 16;
+  return cols;
 }
 
 /// The cache blocks for `registerCols`-wide f32 panels when the options
@@ -1091,9 +1103,9 @@ struct JeetCpuMatmulPass
   static constexpr llvm::StringLiteral kNoInlineAttr = "noinline";
 
   void runOnOperation() override {
-    TileSizes sizes = chooseCacheBlocks({std::max<int64_t>(1, registerRows),
-                                         std::max<int64_t>(1, registerCols),
-                                         rowBlock, kBlock});
+    int64_t cols = registerCols > 0 ? registerCols : hostRegisterCols();
+    TileSizes sizes = chooseCacheBlocks(
+        {std::max<int64_t>(1, registerRows), cols, rowBlock, kBlock});
     // What an earlier run of this pass made belongs to another module.
     hoistedPanels.clear();
     tileKernels.clear();
@@ -1101,6 +1113,26 @@ struct JeetCpuMatmulPass
          llvm::to_vector(getOperation().getOps<func::FuncOp>()))
       rewriteMatmuls(func, sizes);
   }
+
+  /// Records `sizes` on `func` (see kBlockingAttr).
+  static void recordBlocking(func::FuncOp func, const TileSizes &sizes) {
+    Builder b(func.getContext());
+    func->setAttr(kBlockingAttr,
+                  b.getDictionaryAttr({
+                      b.getNamedAttr("k_block", b.getI64IntegerAttr(
+                                                    sizes.kBlock)),
+                      b.getNamedAttr("register_cols",
+                                     b.getI64IntegerAttr(sizes.registerCols)),
+                      b.getNamedAttr("register_rows",
+                                     b.getI64IntegerAttr(sizes.registerRows)),
+                      b.getNamedAttr("row_block",
+                                     b.getI64IntegerAttr(sizes.rowBlock)),
+                  }));
+  }
+
+  /// The tile and cache block sizes chosen for a function's matmuls (the
+  /// options' or the host's), recorded on it.
+  static constexpr llvm::StringLiteral kBlockingAttr = "jeet.matmul_blocking";
 
   void rewriteMatmuls(func::FuncOp func, const TileSizes &sizes) {
     // Each matmul with, per operand, the loops that index its batch
@@ -1118,6 +1150,7 @@ struct JeetCpuMatmulPass
       Value acc = op.getDpsInitOperand(0)->get();
       if (!isSupported({lhs, rhs, acc}))
         continue;
+      recordBlocking(func, sizes);
       OpBuilder b(op);
       Location loc = op.getLoc();
       auto lhsType = cast<MemRefType>(lhs.getType());

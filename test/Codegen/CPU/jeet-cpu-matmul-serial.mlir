@@ -1,4 +1,4 @@
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{min-parallel-work=16384},canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{min-parallel-work=16384 register-cols=64},canonicalize,cse)' | FileCheck %s
 
 // min-parallel-work: a matmul of fewer multiply-adds than that runs on one
 // thread, its packing of B included (64 x 8 x 64 = 32768 multiply-adds

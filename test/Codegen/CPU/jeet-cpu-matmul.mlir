@@ -1,4 +1,4 @@
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul,canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=64},canonicalize,cse)' | FileCheck %s
 
 // 13x70 = two full 6-row register tiles and one remainder row; 64 full
 // columns (4 vectors of 16) and a remainder of 6 = 4 + 2. The row blocks are

@@ -90,6 +90,12 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     reads B as it is (the copy would cost more than streaming the panel
     from L2).
 
+    The tile and block sizes the pass chose (from the options, or from the
+    host's vector registers and cache sizes where an option is 0) are
+    recorded on each function whose matmuls it rewrote, as
+    `jeet.matmul_blocking = {k_block, register_cols, register_rows,
+    row_block}`.
+
     A `linalg.fill` of all of C with a constant just before the matmul (the
     zeros of a matmul's or a tile's accumulator) is folded into it: the
     register tiles of the first reduction block (peeled off the loop over
@@ -122,9 +128,10 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
            "one)">,
     Option<"registerRows", "register-rows", "int64_t", /*default=*/"6",
            "Rows of the result tile kept in registers">,
-    Option<"registerCols", "register-cols", "int64_t", /*default=*/"64",
-           "Columns of the result tile kept in registers (6 x 64 f32 are "
-           "24 of the 32 AVX-512 registers)">,
+    Option<"registerCols", "register-cols", "int64_t", /*default=*/"0",
+           "Columns of the result tile kept in registers; 0: from the "
+           "host's vector registers (64 with AVX-512: 6 x 64 f32 are 24 of "
+           "its 32 registers; otherwise 16: 6 x 16 are 12 of AVX2's 16)">,
     Option<"rowBlock", "row-block", "int64_t", /*default=*/"0",
            "Rows of A per cache block (rounded to register-rows); 0: the "
            "most whose packed block takes half of the L2 cache">,

@@ -143,6 +143,9 @@ jeet::getJeetCpuPipeline(const CpuPipelineOptions &options) {
            im2colOptions.parallel = copy->parallel;
            pm.addNestedPass<func::FuncOp>(
                createJeetCpuIm2colPass(im2colOptions));
+           // A pooling of a convolution's result: in the convolution's
+           // tiles, its result never written out whole.
+           pm.addNestedPass<func::FuncOp>(createJeetCpuPoolInTilesPass());
          }
          // Intermediates in one arena the caller supplies.
          pm.addPass(createJeetPlanMemoryPass());

@@ -73,3 +73,20 @@ def test_errors():
     with pytest.raises(jeet.ShapeError, match="bias of shape"):
         jeet.conv2d(x, t(np.zeros((6, 4, 3, 3), np.float32)),
                     t(np.zeros(5, np.float32)))
+
+
+@pytest.mark.parametrize("pool", ["max", "avg"])
+def test_pooling_of_a_convolution(rng, pool):
+    # A 2x2 pooling of a convolution's relu: the pooling runs in the
+    # convolution's tiles (jeet-cpu-pool-in-tiles), each tile pooling its
+    # own rows of outputs (64 pixels: 2 rows of 32, 4 of 16).
+    for n, c, o, size in ((3, 3, 16, 32), (2, 16, 32, 16)):
+        x = rng.standard_normal((n, c, size, size)).astype(np.float32)
+        w = rng.standard_normal((o, c, 3, 3)).astype(np.float32)
+        b = rng.standard_normal(o).astype(np.float32)
+        y = jeet.relu(jeet.conv2d(t(x), t(w), t(b), padding=1))
+        got = (jeet.max_pool2d(y, 2) if pool == "max" else jeet.avg_pool2d(y, 2)).numpy()
+        ref = np.maximum(conv_reference(x, w, b, 1, 1, 1, 1), 0)
+        windows = ref.reshape(n, o, size // 2, 2, size // 2, 2)
+        want = windows.max(axis=(3, 5)) if pool == "max" else windows.mean(axis=(3, 5))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)

@@ -11,6 +11,7 @@ torch.
 
 import math
 import numbers
+import weakref
 
 import torch
 
@@ -494,8 +495,30 @@ def _batch_norm_inference(node, x, weight, bias, mean, var, eps):
     shift = jt.neg(jt.mul(mean, s))
     if bias is not None:
         shift = jt.add(shift, bias)
+    folded = _fold_into_convolution(node, x, s, shift)
+    if folded is not None:
+        return (folded, None, None)
     y = jt.add(jt.mul(x, _per_channel(s, x.ndim)), _per_channel(shift, x.ndim))
     return (y, None, None)
+
+
+def _fold_into_convolution(node, x, scale, shift):
+    """A batch norm of a 2-D convolution that nothing else reads, as the
+    convolution of the scaled filter with the shifted bias: conv(x, w) * s +
+    t = conv(x, w * s) + (b * s + t), per output channel. The filter and the
+    bias are parameters: their scaling runs once, in the preparation graph,
+    and each call's epilogue is the convolution's bias alone (as an ONNX
+    export, which folds batch norm the same way, has it). None otherwise."""
+    producer = node.args[0]
+    conv = _CONVOLUTIONS.get(producer) if isinstance(producer, torch.fx.Node) else None
+    if conv is None or conv[0] is not x or len(producer.users) != 1:
+        return None
+    _, x2, weight, bias, params = conv
+    channels = weight.shape[0]
+    weight = jt.mul(weight, jt.reshape(scale, (channels, 1, 1, 1)))
+    if bias is not None:
+        shift = jt.add(jt.mul(bias, scale), shift)
+    return jt.conv2d(x2, weight, shift, **params)
 
 
 @converter(aten._native_batch_norm_legit_no_training.default)
@@ -636,6 +659,12 @@ def _from_2d(y, rank):
     return jt.reshape(y, (y.shape[0], y.shape[1], y.shape[3])) if rank == 3 else y
 
 
+# Each 2-D convolution converted, by its node: (its result, its input,
+# filter and bias, conv2d's other arguments), for a batch norm after it to
+# fold into it (_fold_into_convolution).
+_CONVOLUTIONS = weakref.WeakKeyDictionary()
+
+
 @converter(aten.convolution.default, needs=("conv2d",))
 def _convolution(node, x, weight, bias, stride, padding, dilation, transposed,
                  output_padding, groups):
@@ -644,9 +673,11 @@ def _convolution(node, x, weight, bias, stride, padding, dilation, transposed,
     rank = x.ndim
     x2, w2 = _as_2d(x, "convolution"), _as_2d(weight, "convolution")
     pad_h, pad_w = _hw(rank, padding, 0)
-    y = jt.conv2d(x2, w2, bias, stride=tuple(_hw(rank, stride, 1)),
-                  padding=(pad_h, pad_w), dilation=tuple(_hw(rank, dilation, 1)),
-                  groups=int(groups))
+    params = dict(stride=tuple(_hw(rank, stride, 1)), padding=(pad_h, pad_w),
+                  dilation=tuple(_hw(rank, dilation, 1)), groups=int(groups))
+    y = jt.conv2d(x2, w2, bias, **params)
+    if rank == 4:
+        _CONVOLUTIONS[node] = (y, x2, w2, bias, params)
     return _from_2d(y, rank)
 
 

@@ -513,3 +513,43 @@ def test_linear_layer_on_rows_of_a_batch(seed):
         assert g.shape == w_.shape
         np.testing.assert_allclose(g.numpy(), w_.numpy(), rtol=1e-5, atol=1e-5,
                                    err_msg=f"seed {seed}")
+
+
+def test_batch_norm_folds_into_the_convolution_before_it(seed):
+    # A batch norm that alone reads a convolution's result becomes that
+    # convolution's filter and bias, scaled once from the parameters: each
+    # call's epilogue is the bias and the relu only. A convolution whose
+    # result is read twice keeps the batch norm as an epilogue of its own.
+    class Model(torch.nn.Module):
+        def __init__(self, bias, groups):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(4, 6, 3, padding=1, bias=bias, groups=groups)
+            self.bn = torch.nn.BatchNorm2d(6)
+
+        def forward(self, x):
+            return torch.relu(self.bn(self.conv(x)))
+
+    class Shared(Model):
+        def forward(self, x):
+            y = self.conv(x)
+            return torch.relu(self.bn(y)), y
+
+    x = torch.randn(2, 4, 8, 8)
+    for model, folded in ((Model(True, 1), True), (Model(False, 2), True),
+                          (Shared(True, 1), False)):
+        model.eval()
+        with torch.no_grad():
+            model.bn.running_mean.normal_()
+            model.bn.running_var.uniform_(0.5, 1.5)
+            model.bn.weight.uniform_(0.5, 1.5)
+            model.bn.bias.normal_()
+        report = str(jeet.torch.explain(model, x))
+        # The graph each call runs, without the preparation graph's kernels.
+        per_call = report.split("prepared once")[0]
+        assert ("jeet.mul" not in per_call) == folded, report
+        with torch.no_grad():
+            got = torch.compile(model, backend="jeet")(x)
+            want = model.double()(x.double())
+        for g, w in zip(*(t if isinstance(t, tuple) else (t,) for t in (got, want))):
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-5,
+                                       err_msg=f"seed {seed}")

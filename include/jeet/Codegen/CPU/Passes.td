@@ -236,6 +236,72 @@ def JeetCpuIm2colPass
   ];
 }
 
+def JeetCpuPoolInTilesPass
+    : Pass<"jeet-cpu-pool-in-tiles", "::mlir::func::FuncOp"> {
+  let summary = "Moves a pooling of a convolution's output into the tiles "
+                "of the convolution's matmul";
+  let description = [{
+    The tiles of a convolution's matmul with its epilogue (an `scf.forall`)
+    each write one image's `T` output pixels, every channel, into the
+    `(N, C, OH * OW)` result: the slice `[n, 0, p] [1, C, T]` at a loop
+    index `p` that starts at 0 and steps by `T`. A pooling whose windows
+    tile that result (a 2x2 `jeet.max_pool2d` or `jeet.avg_pool2d`, say)
+    is a generic over `(n, c, ph, kh, pw, kw)`, reduction over `kh` and
+    `kw`, that reads the result seen as `(N, C, PH, KH, PW, KW)` by a
+    `memref.expand_shape` and writes `(N, C, PH, PW)`, in a loop of its own
+    after the tiles: the whole result goes to memory and comes back, and on
+    several threads the pooling is one more start and join of the threads.
+
+    When the pooling is the only reader of the result, `T` is a multiple of
+    `KH * OW` (each tile whole rows of windows) and the tile's pixels take
+    at most 64 KiB, the pooling moves into the tiles: the tile's epilogue
+    writes a `(1, C, T)` buffer of the tile's own (which
+    `jeet-cpu-hoist-tile-buffers` later puts on the stack), and the tile
+    pools that buffer into its `T / (KH * OW)` rows of the pooling's output.
+    A `linalg.fill` of the pooling's output just before it, and a generic
+    just after it that rewrites the output in place elementwise (an average
+    pooling's division), come along, on the tile's rows. Ops between the
+    tiles and the pooling must touch no memory (views, constants,
+    allocations and frees of other buffers); the pooling's output, when
+    allocated after the tiles, is allocated before them. The convolution's
+    result is not allocated any more.
+
+    Before (2x2 max pooling, tiles of 64 pixels = 2 rows of 32):
+    ```mlir
+    %conv = memref.alloc() : memref<16x16x1024xf32>
+    scf.forall (%n, %p) = (0, 0) to (16, 1024) step (1, 64) {
+      ...
+      %slice = memref.subview %conv[%n, 0, %p] [1, 16, 64] [1, 1, 1]
+      linalg.generic ... ins(%acc, %bias ...) outs(%slice ...)
+    }
+    %windows = memref.expand_shape %conv [[0], [1], [2, 3, 4, 5]]
+        : memref<16x16x1024xf32> into memref<16x16x16x2x16x2xf32>
+    linalg.fill ins(%minus_inf : f32) outs(%pooled : memref<16x16x16x16xf32>)
+    linalg.generic {... reduction over d3, d5 ...}
+        ins(%windows ...) outs(%pooled ...) { arith.maximumf ... }
+    ```
+    After:
+    ```mlir
+    scf.forall (%n, %p) = (0, 0) to (16, 1024) step (1, 64) {
+      ...
+      %tile = memref.alloc() {alignment = 64 : i64} : memref<1x16x64xf32>
+      linalg.generic ... ins(%acc, %bias ...) outs(%tile ...)
+      %tile_windows = memref.expand_shape %tile [[0], [1], [2, 3, 4, 5]]
+          : memref<1x16x64xf32> into memref<1x16x1x2x16x2xf32>
+      %row = arith.divui %p, %c64 : index
+      %rows = memref.subview %pooled[%n, 0, %row, 0] [1, 16, 1, 16] [1, 1, 1, 1]
+      linalg.fill ins(%minus_inf : f32) outs(%rows ...)
+      linalg.generic {...} ins(%tile_windows ...) outs(%rows ...)
+      memref.dealloc %tile
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def JeetCpuVectorizePadPass
     : Pass<"jeet-cpu-vectorize-pad", "::mlir::func::FuncOp"> {
   let summary = "Rewrites the linalg.generic of a jeet.pad on buffers into a "

@@ -25,6 +25,8 @@
 
 #include "jeet/Codegen/CPU/Passes.h"
 
+#include "VectorizeUtils.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -103,14 +105,7 @@ linalg::GenericOp inPlaceAfter(Operation *op, Value output) {
          after->getOperand(0) != output)
     after = after->getNextNode();
   auto next = dyn_cast_or_null<linalg::GenericOp>(after);
-  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInputs() != 1 ||
-      next.getNumDpsInits() != 1 ||
-      next.getDpsInputOperand(0)->get() != output ||
-      next.getDpsInitOperand(0)->get() != output ||
-      next.getNumParallelLoops() != next.getNumLoops() ||
-      next.hasIndexSemantics() ||
-      !llvm::all_of(next.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
+  if (!next || !jeet::cpu::isInPlaceElementwise(next, output))
     return nullptr;
   return next;
 }

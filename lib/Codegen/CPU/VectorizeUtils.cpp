@@ -24,6 +24,17 @@ static bool isVectorElementType(Type type) {
   return isa<FloatType>(type);
 }
 
+bool jeet::cpu::isInPlaceElementwise(linalg::GenericOp op, Value output) {
+  return op.hasPureBufferSemantics() && op.getNumDpsInputs() == 1 &&
+         op.getNumDpsInits() == 1 &&
+         op.getDpsInputOperand(0)->get() == output &&
+         op.getDpsInitOperand(0)->get() == output &&
+         op.getNumParallelLoops() == op.getNumLoops() &&
+         !op.hasIndexSemantics() &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); });
+}
+
 linalg::FillOp jeet::cpu::fillOfBufferBefore(Operation *op, Value buffer) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
   if (!fill || !fill.hasPureBufferSemantics() ||

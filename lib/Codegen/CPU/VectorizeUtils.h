@@ -71,6 +71,11 @@ mlir::IRMapping cloneBodyAt(
 mlir::linalg::FillOp fillOfBufferBefore(mlir::Operation *op,
                                         mlir::Value buffer);
 
+/// Whether `op` rewrites `output` in place elementwise: one input and one
+/// init, both `output`, identity maps, all loops parallel, no linalg.index
+/// (a pooling's division, a window reduction's epilogue).
+bool isInPlaceElementwise(mlir::linalg::GenericOp op, mlir::Value output);
+
 /// An `scf.parallel` over the given bounds when `parallel`, else a nest of
 /// `scf.for` loops; `body` fills in the innermost body at the loops' indices.
 void buildLoops(

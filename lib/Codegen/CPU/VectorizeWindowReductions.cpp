@@ -76,14 +76,7 @@ struct WindowReduction {
 /// the init.
 linalg::GenericOp epilogueAfter(Operation *op, Value output) {
   auto next = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
-  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInputs() != 1 ||
-      next.getNumDpsInits() != 1 ||
-      next.getDpsInputOperand(0)->get() != output ||
-      next.getDpsInitOperand(0)->get() != output ||
-      next.getNumParallelLoops() != next.getNumLoops() ||
-      next.hasIndexSemantics() ||
-      !llvm::all_of(next.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
+  if (!next || !jeet::cpu::isInPlaceElementwise(next, output))
     return nullptr;
   Block *body = next.getBlock();
   if (!body->getArgument(1).use_empty())

@@ -36,12 +36,13 @@ std::string buildObject(bool withConstructor) {
   module.setDataLayout((*targetMachine)->createDataLayout());
   llvm::IRBuilder<> b(context);
   auto *type = llvm::FunctionType::get(b.getInt32Ty(), {b.getInt32Ty()}, false);
-  llvm::FunctionCallee host = module.getOrInsertFunction("jeet_test_host", type);
+  llvm::FunctionCallee host =
+      module.getOrInsertFunction("jeet_test_host", type);
   auto *answer = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
                                         "jeet_test_answer", module);
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", answer));
-  b.CreateRet(b.CreateAdd(b.CreateCall(host, {answer->getArg(0)}),
-                          b.getInt32(1)));
+  b.CreateRet(
+      b.CreateAdd(b.CreateCall(host, {answer->getArg(0)}), b.getInt32(1)));
   if (withConstructor) {
     auto *ctorType = llvm::FunctionType::get(b.getVoidTy(), false);
     auto *ctor = llvm::Function::Create(
@@ -87,8 +88,8 @@ TEST(LinkObjectsTest, RefusesAnObjectWithInitializers) {
 }
 
 TEST(LinkObjectsTest, RefusesBytesThatAreNotAnObject) {
-  auto jit = jeet::detail::linkCachedObjects({std::string("not an object")},
-                                             {}, hostSymbols());
+  auto jit = jeet::detail::linkCachedObjects({std::string("not an object")}, {},
+                                             hostSymbols());
   ASSERT_FALSE(bool(jit));
   EXPECT_FALSE(llvm::toString(jit.takeError()).empty());
 }

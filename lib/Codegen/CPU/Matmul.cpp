@@ -1117,17 +1117,16 @@ struct JeetCpuMatmulPass
   /// Records `sizes` on `func` (see kBlockingAttr).
   static void recordBlocking(func::FuncOp func, const TileSizes &sizes) {
     Builder b(func.getContext());
-    func->setAttr(kBlockingAttr,
-                  b.getDictionaryAttr({
-                      b.getNamedAttr("k_block", b.getI64IntegerAttr(
-                                                    sizes.kBlock)),
-                      b.getNamedAttr("register_cols",
-                                     b.getI64IntegerAttr(sizes.registerCols)),
-                      b.getNamedAttr("register_rows",
-                                     b.getI64IntegerAttr(sizes.registerRows)),
-                      b.getNamedAttr("row_block",
-                                     b.getI64IntegerAttr(sizes.rowBlock)),
-                  }));
+    func->setAttr(
+        kBlockingAttr,
+        b.getDictionaryAttr({
+            b.getNamedAttr("k_block", b.getI64IntegerAttr(sizes.kBlock)),
+            b.getNamedAttr("register_cols",
+                           b.getI64IntegerAttr(sizes.registerCols)),
+            b.getNamedAttr("register_rows",
+                           b.getI64IntegerAttr(sizes.registerRows)),
+            b.getNamedAttr("row_block", b.getI64IntegerAttr(sizes.rowBlock)),
+        }));
   }
 
   /// The tile and cache block sizes chosen for a function's matmuls (the

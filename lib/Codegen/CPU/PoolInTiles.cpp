@@ -234,8 +234,8 @@ void rewrite(PoolInTiles &p) {
   Value tile = memref::AllocOp::create(b, loc, tileType,
                                        b.getI64IntegerAttr(kAlignment));
   p.slice.getResult().replaceAllUsesWith(tile);
-  Value image = getValueOrCreateConstantIndexOp(b, loc,
-                                                p.slice.getMixedOffsets()[0]);
+  Value image =
+      getValueOrCreateConstantIndexOp(b, loc, p.slice.getMixedOffsets()[0]);
 
   b.setInsertionPointAfter(p.writer);
   auto windowsType = cast<MemRefType>(p.windows.getType());
@@ -248,10 +248,10 @@ void rewrite(PoolInTiles &p) {
       tile, p.windows.getReassociationIndices());
   // The tile's rows of the output: [n, 0, p / (KH * PW * KW), 0]
   // [1, C, rows, PW].
-  Value firstRow = arith::DivUIOp::create(
-      b, loc, p.pixel,
-      arith::ConstantIndexOp::create(b, loc,
-                                     shape[kKh] * shape[kPw] * shape[kKw]));
+  Value firstRow =
+      arith::DivUIOp::create(b, loc, p.pixel,
+                             arith::ConstantIndexOp::create(
+                                 b, loc, shape[kKh] * shape[kPw] * shape[kKw]));
   Value outputRows = memref::SubViewOp::create(
       b, loc, p.output,
       SmallVector<OpFoldResult>{image, b.getIndexAttr(0), firstRow,

@@ -5,8 +5,11 @@ BUILD_DIR ?= build
 JOBS ?= 2
 PYTHON ?= python3
 LLVM_DIR ?= /usr/lib/llvm-22
+# libzstd-dev: LLVMSupport's CMake exports link zstd::libzstd_shared, which
+# the wheel's static link (cmake/JeetStaticLLVM.cmake) must find; Debian's
+# llvm-22-dev does not always pull it in.
 APT_PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
-  llvm-22-tools libomp-22-dev libgtest-dev
+  llvm-22-tools libomp-22-dev libgtest-dev libzstd-dev
 PIP_PACKAGES := numpy pytest nanobind scikit-build-core
 # Test dependencies of the frontends and of DLPack interop (jeet.onnx,
 # jeet.torch; `import jeet` needs none of them): onnx, onnxruntime for the

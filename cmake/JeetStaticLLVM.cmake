@@ -67,6 +67,23 @@ function(jeet_link_llvm_statically)
       endif()
     endif()
   endforeach()
+  # Every path needs LLVMSupport. When a package it links was not found,
+  # say which and how to get it, rather than fail in CMake's generate step
+  # on the missing target.
+  if(NOT "LLVMSupport" IN_LIST llvm_static)
+    get_target_property(deps LLVMSupport INTERFACE_LINK_LIBRARIES)
+    set(missing)
+    foreach(dep IN LISTS deps)
+      if(dep MATCHES "::" AND NOT TARGET ${dep})
+        list(APPEND missing ${dep})
+      endif()
+    endforeach()
+    list(JOIN missing ", " missing)
+    message(FATAL_ERROR
+      "JEET_STATIC_LLVM: the static LLVMSupport links ${missing}, which "
+      "CMake did not find. Install the development packages (zstd: "
+      "libzstd-dev, ZLIB: zlib1g-dev); `make setup` does.")
+  endif()
   set(mlir_static)
   get_property(mlir_libs GLOBAL PROPERTY MLIR_ALL_LIBS)
   foreach(lib IN LISTS mlir_libs)

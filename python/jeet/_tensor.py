@@ -7,6 +7,7 @@ DAG under the tensors asked for, turns materialised leaves into graph inputs
 builds a jeet::Graph, compiles it through the process-wide cache and runs it.
 """
 
+import itertools
 import numbers
 
 import numpy as np
@@ -373,11 +374,34 @@ class Tensor:
 # --------------------------------------------------------------------------
 
 
+# What a node adds to a graph's structural key is a number, the same for
+# every node of one (op, attributes, result type, operand count) -- or of one
+# constant -- so that a key is a flat tuple of small ints, quick to hash and
+# compare. Numbers are never reused (the table may be cleared, the counter
+# goes on): a number always stands for one thing.
+_KEY_IDS = {}
+_MAX_KEY_IDS = 65536
+_next_key_id = itertools.count(1).__next__
+# Constants larger than this keep their bytes in the key instead of a number
+# (the table would hold their bytes for good).
+_MAX_INTERNED_CONSTANT = 256
+
+
+def _key_id(part):
+    kid = _KEY_IDS.get(part)
+    if kid is None:
+        if len(_KEY_IDS) >= _MAX_KEY_IDS:
+            _KEY_IDS.clear()
+        kid = _KEY_IDS[part] = _next_key_id()
+    return kid
+
+
 def _constant_key(storage, dtype):
     """A constant's part of a structural key: its dtype, shape and every
     value (as bytes: -0.0 and 0.0, or two NaNs, are told apart)."""
-    return ("constant", dtype, storage.shape, storage.dtype.str,
+    part = ("constant", dtype, storage.shape, storage.dtype.str,
             storage.tobytes())
+    return _key_id(part) if storage.nbytes <= _MAX_INTERNED_CONSTANT else part
 
 
 def _constant(value, dtype):
@@ -486,33 +510,44 @@ def _attrs_key(attrs):
     return tuple(sorted((name, _freeze(value)) for name, value in attrs.items()))
 
 
-# The graph's type inference, by (op, operand types, attributes, given
-# result): recording an op the process has seen before asks C++ nothing.
+# The graph's type inference and the node's key number, by (op, operand
+# types, attributes, given result): recording an op the process has seen
+# before asks C++ nothing.
 _INFERRED = {}
 _MAX_INFERRED = 65536
 
 
 def _node(opname, op, inputs, attrs=None, result=None):
     """A lazy node, shape-checked now by the graph's own type inference."""
-    if len(inputs) == 1:
-        device = inputs[0]._device
-    else:
-        device = _common_device(opname, inputs)
     attrs_key = _attrs_key(attrs) if attrs else ()
-    if len(inputs) == 2 and result is None:
+    # The memo of the common cases (one operand; two, no result type given)
+    # is a flat tuple; each form has a length of its own.
+    arity = len(inputs)
+    if arity == 1:
+        first = inputs[0]
+        device = first._device
+        memo = (op, first._shape, first._dtype, attrs_key,
+                None if result is None else (tuple(result[0]), result[1]))
+    elif arity == 2 and result is None:
         first, second = inputs
+        device = first._device
+        if device != second._device:
+            device = _common_device(opname, inputs)
         memo = (op, first._shape, first._dtype, second._shape, second._dtype,
                 attrs_key)
     else:
+        device = _common_device(opname, inputs)
         memo = (op, tuple([(t._shape, t._dtype) for t in inputs]), attrs_key,
                 None if result is None else (tuple(result[0]), result[1]))
     inferred = _INFERRED.get(memo)
     if inferred is None:
-        inferred = _infer(opname, op, inputs, attrs, result)
+        shape, dtype = _infer(opname, op, inputs, attrs, result)
+        inferred = (shape, dtype,
+                    _key_id((op, attrs_key, shape, dtype, arity)))
         if len(_INFERRED) >= _MAX_INFERRED:
             _INFERRED.clear()
         _INFERRED[memo] = inferred
-    shape, dtype = inferred
+    shape, dtype, key = inferred
     t = object.__new__(Tensor)
     t._rt = None
     t._op = op
@@ -522,7 +557,7 @@ def _node(opname, op, inputs, attrs=None, result=None):
     t._dtype = dtype
     t._device = device
     t._source = None
-    t._key = (op, attrs_key, shape, dtype)
+    t._key = key
     return t
 
 
@@ -1504,60 +1539,26 @@ def _graph_key(outputs):
     the tensors that feed its inputs in _build's order -- or None when only
     _build can say what is wrong with the graph.
 
-    Each node's part was made when it was recorded (op, attributes, result
-    shape and dtype; a constant's values); this walk only numbers the nodes
+    Each node's key number was made when it was recorded (for its op,
+    attributes, result shape and dtype, operand count; a constant's values);
+    the walk (_jeet.key_walk, in _topo_order's order) only numbers the nodes
     and adds which node feeds which, so equal keys mean equal graph text and
-    no MLIR is built or printed to find a graph compiled before."""
-    parts = []
-    index = {}  # id -> number, once the node's part is made
-    leaves = []
-    devices = set()
-    seen = set()
-    ident = id
-    for root in outputs:
-        if ident(root) in seen:
-            continue
-        # _topo_order's walk, making each node's part as it is ordered.
-        stack = [(root, False)]
-        pop, push = stack.pop, stack.append
-        while stack:
-            node, expanded = pop()
-            inputs = node._inputs
-            if expanded:
-                index[ident(node)] = len(parts)
-                if node._device is not None:
-                    devices.add(node._device)
-                if node._rt is not None:
-                    parts.append((node._shape, node._dtype))
-                    leaves.append(node)
-                elif len(inputs) == 1:
-                    parts.append((node._key, index[ident(inputs[0])]))
-                elif inputs:
-                    parts.append((node._key,
-                                  tuple([index[ident(i)] for i in inputs])))
-                elif node._key is not None:
-                    parts.append(node._key)
-                else:
-                    return None  # a jit argument outside its trace
-                continue
-            if ident(node) in seen:
-                continue
-            seen.add(ident(node))
-            push((node, True))
-            if node._rt is None:
-                for inp in reversed(inputs):
-                    if ident(inp) not in seen:
-                        push((inp, False))
+    no MLIR is built or printed to find a graph compiled before. The key's
+    tokens are, per node in the walk's order, a leaf's (shape, dtype), or the
+    node's key number (or a large constant's values) followed by the numbers
+    of its operands (as many as the key number says)."""
+    found = _jeet.key_walk(outputs)
+    if found is None:
+        return None
+    tokens, numbers, leaves, devices = found
     if len(devices) > 1:
         return None
     device = devices.pop() if devices else _device.resolve("auto")
     # The compile options that change the executable are part of the key.
-    key = (device, _options["cuda_graphs"], tuple(parts),
-           tuple([index[id(out)] for out in outputs]))
-    return key, leaves
+    return (device, _options["cuda_graphs"], tokens, numbers), leaves
 
 
-# Compiled graphs by structural key: (executable, graph text, device).
+# Compiled graphs by structural key: (executable, (graph text, device)).
 _BY_KEY = {}
 _MAX_BY_KEY = 1024
 key_hits = 0  # executions that found their graph by its structural key
@@ -1578,6 +1579,14 @@ def _compile(text, device, keep_ir=False, gpu_target="auto"):
 def execute(*tensors):
     """Materialises every tensor given, computing all of them in one graph
     (shared work is done once). Returns the tensors (one, or a tuple)."""
+    if len(tensors) == 1 and type(tensors[0]) is Tensor:
+        # The common case: one tensor.
+        t = tensors[0]
+        if t._rt is not None:
+            return t
+        if t._op != "constant":
+            _execute_pending([t])
+            return t
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"jeet.execute: expected jeet.Tensor, got {type(t).__name__}")
@@ -1595,30 +1604,35 @@ def execute(*tensors):
             continue
         pending.append(t)
     if pending:
-        global key_hits
-        keyed = _graph_key(pending)
-        found = _BY_KEY.get(keyed[0]) if keyed is not None else None
-        if found is not None:
-            key_hits += 1
-            executable, text, device = found
-            leaves = keyed[1]
-        else:
-            built = _build(pending)
-            text, device, leaves = built.text, built.device, built.leaves
-            executable = _compile(text, device)
-            if keyed is not None:
-                if len(_BY_KEY) >= _MAX_BY_KEY:
-                    _BY_KEY.pop(next(iter(_BY_KEY)))
-                _BY_KEY[keyed[0]] = (executable, text, device)
-        results = executable.run([leaf._rt for leaf in leaves])
-        source = (text, device)
-        for t, rt in zip(pending, results):
-            t._rt = rt
-            t._device = device
-            t._source = source
-            # The inputs are no longer needed: let them go.
-            t._op, t._inputs, t._attrs = None, (), None
+        _execute_pending(pending)
     return tensors[0] if len(tensors) == 1 else tensors
+
+
+def _execute_pending(pending):
+    """Computes `pending` (distinct lazy nodes, no constants) in one graph."""
+    global key_hits
+    keyed = _graph_key(pending)
+    found = _BY_KEY.get(keyed[0]) if keyed is not None else None
+    if found is not None:
+        key_hits += 1
+        executable, source = found
+        leaves = keyed[1]
+    else:
+        built = _build(pending)
+        source, leaves = (built.text, built.device), built.leaves
+        executable = _compile(built.text, built.device)
+        if keyed is not None:
+            if len(_BY_KEY) >= _MAX_BY_KEY:
+                _BY_KEY.pop(next(iter(_BY_KEY)))
+            _BY_KEY[keyed[0]] = (executable, source)
+    results = executable.run([leaf._rt for leaf in leaves])
+    device = source[1]
+    for t, rt in zip(pending, results):
+        t._rt = rt
+        t._device = device
+        t._source = source
+        # The inputs are no longer needed: let them go.
+        t._op, t._inputs, t._attrs = None, (), None
 
 
 # --------------------------------------------------------------------------

@@ -4,8 +4,9 @@
 // Part of the Jeet project.
 //
 // The extension is JeetModule.cpp (graphs, compiler, runtime tensors,
-// devices) and DLPack.cpp (DLPack capsules both ways); both raise the
-// exception classes of jeet.errors through the helpers here.
+// devices), DLPack.cpp (DLPack capsules both ways) and GraphKey.cpp (the walk
+// of a lazy graph's structural key); they raise the exception classes of
+// jeet.errors through the helpers here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +55,9 @@ nanobind::tuple shapeTuple(const std::vector<int64_t> &shape);
 /// RuntimeTensor.dlpack, RuntimeTensor.dlpack_device, from_dlpack.
 void bindDLPack(nanobind::module_ &m,
                 nanobind::class_<jeet::runtime::Tensor> &tensor);
+
+/// key_walk.
+void bindGraphKey(nanobind::module_ &m);
 
 } // namespace jeet_python
 

@@ -642,6 +642,7 @@ NB_MODULE(_jeet, m) {
   bindGraph(m);
   bindCompiler(m);
   bindDevices(m);
+  jeet_python::bindGraphKey(m);
   // Fail at import, not at the first error, if jeet.errors is missing.
   errors();
 }

@@ -233,3 +233,139 @@ def test_bad_input_is_reported_every_time(rng):
         with pytest.raises(jeet.ArgumentError, match="not an integer"):
             i * 2.5
     assert ((i * 2).numpy() == np.arange(6) * 2).all()
+
+
+def _reference_walk(outputs):
+    """What _jeet.key_walk computes, written plainly: post order, operands
+    first and in order, each node once, materialised tensors as leaves."""
+    tokens, index, leaves, devices = [], {}, [], set()
+
+    def visit(node):
+        if id(node) in index:
+            return True
+        if node._rt is not None:
+            index[id(node)] = len(index)
+            tokens.append((node._shape, node._dtype))
+            leaves.append(node)
+            devices.add(node._device)
+            return True
+        for inp in node._inputs:
+            if not visit(inp):
+                return False
+        if node._key is None:
+            return False
+        index[id(node)] = len(index)
+        tokens.append(node._key)
+        tokens.extend(index[id(i)] for i in node._inputs)
+        if not node._inputs and node._device is not None:
+            devices.add(node._device)
+        return True
+
+    for out in outputs:
+        if not visit(out):
+            return None
+    return (tuple(tokens), tuple(index[id(o)] for o in outputs), leaves,
+            devices - {None})
+
+
+def _random_dag(rng, leaves, ops):
+    """A random DAG over `leaves`: each op reads earlier nodes (shared, and
+    the same node twice at times), some with constants and iota."""
+    nodes = list(leaves)
+    for _ in range(ops):
+        kind = rng.integers(6)
+        x = nodes[rng.integers(len(nodes))]
+        y = nodes[rng.integers(len(nodes))]
+        if kind == 0:
+            nodes.append(x + y)
+        elif kind == 1:
+            nodes.append(x * y - x)
+        elif kind == 2:
+            nodes.append(jeet.exp(x))
+        elif kind == 3:
+            nodes.append(x * float(rng.integers(3)))
+        elif kind == 4:
+            nodes.append(jeet.where(x > y, x, y))
+        else:
+            nodes.append(x + jeet.iota((4, 6), axis=1, dtype="float32"))
+    return nodes
+
+
+def test_key_walk_is_the_reference_walk(rng):
+    # Random DAGs, several outputs (some shared, some leaves), and a chain
+    # deeper than any recursion limit.
+    for trial in range(20):
+        leaves = [t(data(rng, 4, 6)) for _ in range(3)]
+        nodes = _random_dag(rng, leaves, 30)
+        picks = rng.integers(len(nodes), size=rng.integers(1, 4))
+        outputs = [nodes[i] for i in picks]
+        got = _tensor._jeet.key_walk(outputs)
+        want = _reference_walk(outputs)
+        assert got[0] == want[0] and got[1] == want[1]
+        assert [id(x) for x in got[2]] == [id(x) for x in want[2]]
+        assert got[3] == want[3]
+    x = t(data(rng, 4, 6))
+    y = x
+    for _ in range(20000):
+        y = y + x
+    tokens, numbers, leaves, devices = _tensor._jeet.key_walk([y])
+    want = [(x._shape, x._dtype)]
+    for i in range(20000):
+        want += [y._key, i, 0]
+    assert tokens == tuple(want)
+    assert numbers == (20000,) and leaves == [x] and devices == {"cpu"}
+
+
+def test_key_numbers_are_never_reused(rng, monkeypatch):
+    # The table of key numbers is cleared when full (here: at every new
+    # entry); a number made after that must still be new, else two graphs
+    # would share a key.
+    monkeypatch.setattr(_tensor, "_MAX_KEY_IDS", 1)
+    monkeypatch.setattr(_tensor, "_KEY_IDS", {})
+    monkeypatch.setattr(_tensor, "_INFERRED", {})
+    monkeypatch.setattr(_tensor, "_BY_KEY", {})
+    a, b = data(rng, 4, 6), data(rng, 4, 6)
+    for _ in range(2):
+        added = t(a) + t(b)
+        subtracted = t(a) - t(b)
+        assert added._key != subtracted._key
+        np.testing.assert_allclose(added.execute().numpy(), a.astype(np.float64) + b,
+                                   rtol=1e-6)
+        np.testing.assert_allclose(subtracted.execute().numpy(),
+                                   a.astype(np.float64) - b, rtol=1e-6)
+        _tensor._INFERRED.clear()
+
+
+def test_large_constants_are_keyed_by_their_values(rng):
+    # A constant over _MAX_INTERNED_CONSTANT bytes keeps its values in the
+    # key: equal values share a key, one value changed does not.
+    a = data(rng, 16, 16)
+    c = data(rng, 16, 16)
+    assert c.nbytes > _tensor._MAX_INTERNED_CONSTANT
+    d = c.copy()
+    d[7, 3] += 1.0
+
+    def graph(values):
+        return t(a) * _tensor._constant(values, "f32")
+
+    assert key_of(graph(c)) == key_of(graph(c.copy()))
+    assert key_of(graph(c)) != key_of(graph(d))
+    for values in (c, d, c, d):
+        np.testing.assert_allclose(graph(values).execute().numpy(),
+                                   a.astype(np.float64) * values, rtol=1e-6)
+
+
+def test_nodes_without_a_key_are_built_every_time(rng):
+    # A node made without its key part (as a frontend's rewrite makes them)
+    # gives no key: the graph is built and found by its text, never by a key
+    # it would share with another such graph.
+    a = data(rng, 4, 6)
+    x = t(a)
+
+    def node(op):
+        return _tensor.Tensor._new(x._shape, x._dtype, "cpu", op=op, inputs=(x,))
+
+    assert _tensor._graph_key([node("jeet.exp")]) is None
+    for op, ref in [("jeet.exp", np.exp), ("jeet.neg", np.negative)] * 2:
+        np.testing.assert_allclose(node(op).execute().numpy(),
+                                   ref(a.astype(np.float64)), rtol=1e-6)

@@ -17,7 +17,6 @@ from torch._decomp import core_aten_decompositions
 from torch._functorch.aot_autograd import aot_module_simplified
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
-from torch.utils.dlpack import from_dlpack as _from_dlpack
 from torch.utils.dlpack import to_dlpack as _to_dlpack
 
 from .. import _jeet, _tensor
@@ -28,6 +27,8 @@ from ..errors import JeetError
 from . import _aten, _dtypes
 
 DECOMPOSITIONS = core_aten_decompositions()
+
+_capsule_to_torch = torch._C._from_dlpack
 
 # Ops that move no data in torch (views) or nothing at all: a partition of
 # only these is left to torch (running it in Jeet would copy for nothing).
@@ -65,7 +66,8 @@ def to_runtime(t):
     other strides (a transposed or sliced view) is first copied into a
     contiguous one, the only copy on the way in. Partitions take only dtypes
     Jeet has (the partitioner checks every input's)."""
-    t = t.detach()
+    # No detach: torch's to_dlpack takes a tensor that requires grad (only
+    # the __dlpack__ protocol refuses one), and Jeet only reads it.
     if not t.is_contiguous():
         t = t.contiguous()  # the explicit copy: DLPack cannot take the strides
     # The capsule functions directly: the __dlpack__ protocol's Python-level
@@ -77,7 +79,9 @@ def from_runtime(rt):
     """A torch tensor over a runtime tensor's memory, shared through DLPack
     (no copy): the torch tensor keeps Jeet's buffer alive, and the buffer
     goes back to Jeet's allocator when torch frees it."""
-    return _from_dlpack(rt.dlpack(None, False, False))
+    # The capsule to torch's converter directly (torch.utils.dlpack's
+    # from_dlpack only checks that it is a capsule before calling it).
+    return _capsule_to_torch(rt.dlpack(None, False, False))
 
 
 # --------------------------------------------------------------------------

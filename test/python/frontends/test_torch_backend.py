@@ -553,3 +553,21 @@ def test_batch_norm_folds_into_the_convolution_before_it(seed):
         for g, w in zip(*(t if isinstance(t, tuple) else (t,) for t in (got, want))):
             np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-5,
                                        err_msg=f"seed {seed}")
+
+
+def test_inputs_that_require_grad_under_no_grad(seed):
+    # Under no_grad a graph is inference even when an input requires grad:
+    # its memory is shared with Jeet every call (the __dlpack__ protocol
+    # would refuse such a tensor; torch's to_dlpack takes it), and the answer
+    # follows the input's values when they change in place.
+    lin = torch.nn.Linear(5, 3)
+    x = torch.randn(4, 5, requires_grad=True)
+    compiled = torch.compile(lambda v: torch.relu(lin(v)) * 2.0, backend="jeet")
+    for _ in range(2):
+        with torch.no_grad():
+            got = compiled(x)
+            want = torch.relu(torch.nn.functional.linear(
+                x.double(), lin.weight.double(), lin.bias.double())) * 2.0
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5,
+                                       atol=1e-6, err_msg=f"seed {seed}")
+            x.mul_(-1.5)  # in place between calls

@@ -147,7 +147,14 @@ def test_matmul_bias_relu(shapes, rng):
     # Remainders in M, N and K at once, several row blocks per thread.
     ((389, 517), (517, 259)),
     # Batched, K of one block and a bit.
-    ((3, 25, 530), (3, 530, 47))])
+    ((3, 25, 530), (3, 530, 47)),
+    # K one step past two blocks of 256 (Zen 3's k-block): three blocks of
+    # equal depth, each added to C after its loop; one remainder row and 3
+    # remainder columns.
+    ((13, 513), (513, 35)),
+    # K four whole blocks of 256 (or two of 512), 7 rows: a 6-row tile and
+    # a 1-row one.
+    ((7, 1024), (1024, 48))])
 def test_matmul_blocks(shapes, rng):
     a, b = randn(rng, *shapes[0]), randn(rng, *shapes[1])
     check(jeet.matmul(t(a), t(b)), np.matmul(f64(a), f64(b)), rtol=1e-4,

@@ -15,12 +15,13 @@
 //       pack A[i0.., k0..] into (tile, k, register-rows)   block in L2
 //       for j in columns, step register-cols       B micro-panel in L1
 //         for i in i0.., step register-rows
-//           C tile in registers; for k in k0..: rank-1 update with FMAs
+//           C tile in registers from zeros; for k in k0..: rank-1 update
+//           with FMAs; then added to C (prefetched before the loop)
 //
 // The k-block is sized so that a micro-panel of B (k-block x register-cols)
-// fills about two thirds of the L1 data cache, the row block so that the
-// packed block of A fits in half of the L2 cache (and there are a few blocks
-// per thread). A matmul inside a parallel loop whose B is a column slice of
+// fills half of the L1 data cache, the row block so that the packed block of
+// A fits in a quarter of the L2 cache (and there are a few blocks per
+// thread); a matmul's depth is then split into blocks of equal depth. A matmul inside a parallel loop whose B is a column slice of
 // a buffer defined outside the loop (the tiles of a matmul with an epilogue)
 // reads the panels that one copy of the whole buffer, made before the loop,
 // holds (for the tiles of a batch_matmul, one copy of the panels of every
@@ -101,22 +102,45 @@ int64_t hostRegisterCols() {
 }
 
 /// The cache blocks for `registerCols`-wide f32 panels when the options
-/// leave them at 0: a k-block whose micro-panel of B takes two thirds of L1
-/// (a multiple of 16 steps, 32 to 512), and row blocks whose packed A block
-/// (rows x k-block) takes at most half of L2.
-TileSizes chooseCacheBlocks(TileSizes sizes) {
+/// leave them at 0: a k-block whose micro-panel of B takes half of L1 (a
+/// multiple of 16 steps, 32 to 512), and row blocks whose packed A block
+/// (rows x k-block) takes at most a quarter of L2. The rest of L1 is for
+/// the A micro-panel that streams past the B micro-panel and the C tile
+/// (with a 32 KiB, 8-way L1, a 6 x 16 tile and 336 steps, B's 21 KiB and
+/// A's 8 KiB took every way but one, and the kernel lost ~10% to misses);
+/// the rest of L2 for the B micro-panels on their way to L1. On a Zen 3
+/// core (32 KiB L1, 512 KiB L2) that is 256 steps and 126 rows, BLIS's
+/// blocking for the same 6 x 16 tile (256 and 144). `l1Bytes` and
+/// `l2Bytes`, where positive, stand for the host's cache sizes.
+TileSizes chooseCacheBlocks(TileSizes sizes, int64_t l1Bytes,
+                            int64_t l2Bytes) {
   constexpr int64_t kFloatBytes = 4, kKStep = 16, kMinK = 32, kMaxK = 512,
                     kMaxRows = 512;
   auto [l1, l2] = hostCacheSizes();
+  if (l1Bytes > 0)
+    l1 = l1Bytes;
+  if (l2Bytes > 0)
+    l2 = l2Bytes;
   if (sizes.kBlock <= 0) {
-    int64_t k = 2 * l1 / 3 / (sizes.registerCols * kFloatBytes);
+    int64_t k = l1 / 2 / (sizes.registerCols * kFloatBytes);
     sizes.kBlock = std::clamp(k / kKStep * kKStep, kMinK, kMaxK);
   }
   if (sizes.rowBlock <= 0) {
-    int64_t rows = l2 / 2 / (sizes.kBlock * kFloatBytes);
+    int64_t rows = l2 / 4 / (sizes.kBlock * kFloatBytes);
     sizes.rowBlock = std::clamp(rows, sizes.registerRows, kMaxRows);
   }
   return sizes;
+}
+
+/// The k-block of a matmul of depth `k`: as many blocks as `kBlock` needs,
+/// of equal depth (the last one up to one step shorter). K = 1024 in blocks
+/// of at most 336 is 4 blocks of 256, not 3 of 336 and one of 16, whose
+/// kernels would load and store their C tile for 16 steps.
+int64_t balancedKBlock(int64_t k, int64_t kBlock) {
+  kBlock = std::max<int64_t>(1, kBlock);
+  if (k <= kBlock)
+    return std::max<int64_t>(1, k);
+  return llvm::divideCeil(k, llvm::divideCeil(k, kBlock));
 }
 
 /// B's full panels, packed before the matmul's loops: a
@@ -152,6 +176,7 @@ public:
     m = accType.getDimSize(0);
     n = accType.getDimSize(1);
     k = lhsType.getDimSize(layout.lhsTransposed ? 0 : 1);
+    kBlock = balancedKBlock(k, sizes.kBlock);
     elementType = accType.getElementType();
   }
 
@@ -187,7 +212,7 @@ public:
       int64_t slots = llvm::divideCeil(fullRows, rowBlock) + 1;
       lhsPacked = memref::AllocOp::create(
           b, loc,
-          MemRefType::get({slots, rowBlock / mr, std::min(sizes.kBlock, k), mr},
+          MemRefType::get({slots, rowBlock / mr, kBlock, mr},
                           getElementTypeOrSelf(lhs.getType())),
           b.getI64IntegerAttr(kPackAlignment));
       lhsRowBlock = rowBlock;
@@ -366,6 +391,8 @@ private:
   static constexpr int64_t kRowBlocksToBalance = 8;
   /// A tile of A is packed when it meets at least this many panels of B.
   static constexpr int64_t kMinPanelsToPackLhs = 2;
+  /// f32 elements in a cache line (of 64 bytes).
+  static constexpr int64_t kLineFloats = 16;
 
   /// The power-of-two vector segments of `width` columns (28 columns are
   /// 16 + 8 + 4), as (offset, width) pairs.
@@ -446,7 +473,6 @@ private:
   void emitRows(int64_t mr, Value i0, Value i1) {
     int64_t nr = sizes.registerCols;
     int64_t fullCols = n / nr * nr;
-    int64_t kBlock = std::max<int64_t>(1, sizes.kBlock);
     auto block = [&](Value k0, bool first) {
       Value k1 = min(add(k0, cst(kBlock)), cst(k));
       Value slot;
@@ -500,7 +526,11 @@ private:
   /// C[i:i+mr, j:j+nr] += A[i:i+mr, k0:k1] * B[k0:k1, j:j+nr], with the
   /// C tile in registers: each row as vectors of power-of-two widths (a
   /// remainder of 28 columns is 16 + 8 + 4), which LLVM maps onto whole
-  /// registers.
+  /// registers. The tile accumulates from zeros (or from the initial value,
+  /// in the first k-block) and is added to C after the loop over k: C's
+  /// rows, prefetched before the loop, are then in L1. Loaded before the
+  /// loop, C's tile (rows a whole C row apart, mostly in L3 or memory)
+  /// stalled every FMA chain of the kernel's first steps until it arrived.
   void emitKernel(int64_t mr, int64_t nr, Value i, Value j, Value k0, Value k1,
                   Value i0, Value slot, bool first) {
     SmallVector<std::pair<Value, VectorType>> segments;
@@ -521,16 +551,20 @@ private:
       lhsTile = arith::DivUIOp::create(
           b, loc, arith::SubIOp::create(b, loc, i, i0), cst(mr));
     SmallVector<Value> rows, tile;
-    Value initial;
-    if (first)
-      initial = arith::ConstantOp::create(b, loc, initialValue);
+    Value initial =
+        first ? Value(arith::ConstantOp::create(b, loc, initialValue))
+              : Value(arith::ConstantOp::create(
+                    b, loc, b.getFloatAttr(elementType, 0.0)));
     for (int64_t r = 0; r < mr; ++r) {
       rows.push_back(r == 0 ? i : add(i, cst(r)));
+      if (!first)
+        for (int64_t offset = 0; offset < nr; offset += kLineFloats)
+          memref::PrefetchOp::create(
+              b, loc, acc,
+              ValueRange{rows.back(), offset == 0 ? j : add(j, cst(offset))},
+              /*isWrite=*/true, /*localityHint=*/3, /*isDataCache=*/true);
       for (auto [col, type] : segments)
-        tile.push_back(
-            first ? Value(vector::BroadcastOp::create(b, loc, type, initial))
-                  : Value(vector::LoadOp::create(
-                        b, loc, type, acc, ValueRange{rows.back(), col})));
+        tile.push_back(vector::BroadcastOp::create(b, loc, type, initial));
     }
     auto loop = scf::ForOp::create(
         b, loc, k0, k1, cst(1), tile,
@@ -579,9 +613,17 @@ private:
           scf::YieldOp::create(nested, nestedLoc, next);
         });
     for (int64_t r = 0; r < mr; ++r)
-      for (auto [s, segment] : llvm::enumerate(segments))
-        vector::StoreOp::create(b, loc, loop.getResult(r * segments.size() + s),
-                                acc, ValueRange{rows[r], segment.first});
+      for (auto [s, segment] : llvm::enumerate(segments)) {
+        auto [col, type] = segment;
+        Value sum = loop.getResult(r * segments.size() + s);
+        if (!first)
+          sum = arith::AddFOp::create(
+              b, loc,
+              vector::LoadOp::create(b, loc, type, acc,
+                                     ValueRange{rows[r], col}),
+              sum);
+        vector::StoreOp::create(b, loc, sum, acc, ValueRange{rows[r], col});
+      }
   }
 
   OpBuilder &b;
@@ -601,6 +643,8 @@ private:
   int64_t lhsRowBlock = 0;
   TileSizes sizes;
   int64_t m, n, k;
+  /// The k-block of this matmul (see balancedKBlock).
+  int64_t kBlock;
   Type elementType;
 };
 
@@ -1105,7 +1149,8 @@ struct JeetCpuMatmulPass
   void runOnOperation() override {
     int64_t cols = registerCols > 0 ? registerCols : hostRegisterCols();
     TileSizes sizes = chooseCacheBlocks(
-        {std::max<int64_t>(1, registerRows), cols, rowBlock, kBlock});
+        {std::max<int64_t>(1, registerRows), cols, rowBlock, kBlock},
+        l1CacheBytes, l2CacheBytes);
     // What an earlier run of this pass made belongs to another module.
     hoistedPanels.clear();
     tileKernels.clear();

@@ -1,21 +1,35 @@
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=16 k-block=48 row-block=30},canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul,canonicalize,cse)' | FileCheck %s --check-prefix=HOST
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=16 l1-cache-bytes=32768 l2-cache-bytes=524288},canonicalize,cse)' | FileCheck %s --check-prefix=ZEN3
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=64 l1-cache-bytes=49152 l2-cache-bytes=2097152},canonicalize,cse)' | FileCheck %s --check-prefix=AVX512
 
 // The sizes the pass used are recorded on the function. A register tile of
 // 16 columns (AVX2's 6 x 2 registers): B is packed in panels of 16 columns
 // (130 = 8 * 16 + 2), each 6-row tile keeps 6 vectors of 16, and K = 100
-// runs in blocks of 48 (48 + 48 + 4). 100 rows in blocks of at most 30
-// rows (a multiple of 6 rows): 96 rows in 8 blocks of 12 (so that the
-// threads balance), then the 4 remainder rows.
+// runs in blocks of at most 48, of equal depth: 34 + 34 + 32 (not
+// 48 + 48 + 4). 100 rows in blocks of at most 30 rows (a multiple of 6
+// rows): 96 rows in 8 blocks of 12 (so that the threads balance), then the
+// 4 remainder rows. Each tile prefetches its rows of C, accumulates the
+// k-block from zeros, then adds C's rows to it.
 // AVX2-LABEL: func.func @blocks
+// AVX2-SAME: %[[C:[^:]*]]: memref<100x130xf32>)
 // AVX2-SAME: attributes {jeet.matmul_blocking = {k_block = 48 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 30 : i64}}
+// AVX2-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // AVX2: memref.alloc() {alignment = 64 : i64} : memref<8x100x16xf32>
-// AVX2: memref.alloc() {alignment = 64 : i64} : memref<9x2x48x6xf32>
+// AVX2: memref.alloc() {alignment = 64 : i64} : memref<9x2x34x6xf32>
 // AVX2: scf.parallel ({{.*}}) = ({{.*}}) to (%c96) step (%c12)
-// AVX2: scf.for %{{.*}} = %c0 to %c100 step %c48
-// AVX2: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// AVX2: scf.for %[[K0:.*]] = %c0 to %c100 step %c34
+// AVX2: %[[K1:.*]] = arith.minsi {{.*}}, %c100
+// AVX2-COUNT-6: memref.prefetch %[[C]][{{.*}}], write, locality<3>, data
+// AVX2-NOT: vector.load %[[C]]
+// AVX2: scf.for %{{.*}} = %[[K0]] to %[[K1]] step %c1 iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // AVX2: vector.load {{.*}} : memref<8x100x16xf32>, vector<16xf32>
 // AVX2: vector.fma {{.*}} : vector<16xf32>
+// AVX2: scf.yield
+// AVX2-NEXT: }
+// AVX2-NEXT: %[[OLD:.*]] = vector.load %[[C]]
+// AVX2-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} : vector<16xf32>
+// AVX2-NEXT: vector.store %[[NEW]], %[[C]]
 // The 2 remainder columns, read from B itself.
 // AVX2: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
 // AVX2: scf.reduce
@@ -32,6 +46,20 @@
 // HOST-SAME: attributes {jeet.matmul_blocking = {k_block = {{[1-9][0-9]*}} : i64, register_cols = {{16|64}} : i64, register_rows = 6 : i64, row_block = {{[1-9][0-9]*}} : i64}}
 // HOST-LABEL: func.func @no_matmul
 // HOST-NOT: jeet.matmul_blocking
+
+// The sizes from given caches. A Zen 3 core (32 KiB L1, 512 KiB L2) and
+// 16 columns: a k-block whose 16-column micro-panel of B takes half of L1
+// (256 steps, 16 KiB), a row block whose packed A block takes a quarter of
+// L2 (128 rows of 256 steps, used as 126: a multiple of 6). K = 100 is one
+// block.
+// ZEN3-LABEL: func.func @blocks
+// ZEN3-SAME: attributes {jeet.matmul_blocking = {k_block = 256 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 128 : i64}}
+// ZEN3: memref.alloc() {alignment = 64 : i64} : memref<9x2x100x6xf32>
+// A core with 48 KiB of L1 and 2 MiB of L2, and 64 columns: 96 steps
+// (24 KiB), and the most rows a block takes (512).
+// AVX512-LABEL: func.func @blocks
+// AVX512-SAME: attributes {jeet.matmul_blocking = {k_block = 96 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 512 : i64}}
+// AVX512: scf.for %{{.*}} = %c0 to %c100 step %c50
 func.func @blocks(%a: memref<100x100xf32>, %b: memref<100x130xf32>, %c: memref<100x130xf32>) {
   linalg.matmul ins(%a, %b : memref<100x100xf32>, memref<100x130xf32>) outs(%c : memref<100x130xf32>)
   return

@@ -27,13 +27,17 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     static shapes, an f32 result and f32, f16 or bf16 operands (widened to
     f32 as they are loaded) into a loop nest that blocks the rows and the
     reduction for the caches (`row-block`, `k-block`; by default sized from
-    the host's L1 and L2 caches) and computes each `register-rows` x
+    the host's L1 and L2 caches, or from `l1-cache-bytes` and
+    `l2-cache-bytes`) and computes each `register-rows` x
     `register-cols` tile of the result in vector registers: per step of the
     reduction, one row of B is loaded as vectors, each element of the A
     column is broadcast, and one `vector.fma` per row and vector
     accumulates. Per reduction block, each panel of B meets every register
-    tile of the row block's rows while it is in L1. The result tile is
-    loaded before and stored after each reduction block. Sizes that the
+    tile of the row block's rows while it is in L1. The reduction is split
+    into blocks of equal depth (K = 1024 in blocks of at most 336: four of
+    256). Each register tile accumulates a reduction block from zeros (the
+    first from the folded fill's value, see below) and is then added to
+    the result, whose rows the kernel prefetches before its loop. Sizes that the
     tiles do not divide are computed by kernels of the remainder's (static)
     size, and each row of a tile is split into vectors of power-of-two
     widths (28 columns are 16 + 8 + 4), so every shape is exact and maps
@@ -134,10 +138,17 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
            "its 32 registers; otherwise 16: 6 x 16 are 12 of AVX2's 16)">,
     Option<"rowBlock", "row-block", "int64_t", /*default=*/"0",
            "Rows of A per cache block (rounded to register-rows); 0: the "
-           "most whose packed block takes half of the L2 cache">,
+           "most whose packed block takes a quarter of the L2 cache">,
     Option<"kBlock", "k-block", "int64_t", /*default=*/"0",
-           "Reduction steps per cache block; 0: the most whose micro-panel "
-           "of B takes two thirds of the L1 data cache">,
+           "Reduction steps per cache block, at most (a matmul's depth is "
+           "split into blocks of equal depth); 0: the most whose "
+           "micro-panel of B takes half of the L1 data cache">,
+    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", /*default=*/"0",
+           "L1 data cache size that the block sizes are chosen for; 0: "
+           "the host's">,
+    Option<"l2CacheBytes", "l2-cache-bytes", "int64_t", /*default=*/"0",
+           "L2 cache size (per core) that the row block is chosen for; 0: "
+           "the host's">,
     Option<"minParallelWork", "min-parallel-work", "int64_t",
            /*default=*/"0",
            "Multiply-adds (m x n x k, times the batches) below which a "

@@ -21,12 +21,13 @@
 // The k-block is sized so that a micro-panel of B (k-block x register-cols)
 // fills half of the L1 data cache, the row block so that the packed block of
 // A fits in a quarter of the L2 cache (and there are a few blocks per
-// thread); a matmul's depth is then split into blocks of equal depth. A matmul inside a parallel loop whose B is a column slice of
-// a buffer defined outside the loop (the tiles of a matmul with an epilogue)
-// reads the panels that one copy of the whole buffer, made before the loop,
-// holds (for the tiles of a batch_matmul, one copy of the panels of every
-// batch). Remainder rows and columns get kernels of their own static size, so
-// that every tile is a static vector shape and every shape is exact.
+// thread); a matmul's depth is then split into blocks of equal depth. A matmul
+// inside a parallel loop whose B is a column slice of a buffer defined outside
+// the loop (the tiles of a matmul with an epilogue) reads the panels that one
+// copy of the whole buffer, made before the loop, holds (for the tiles of a
+// batch_matmul, one copy of the panels of every batch). Remainder rows and
+// columns get kernels of their own static size, so that every tile is a static
+// vector shape and every shape is exact.
 //
 // The tiles of a matmul with an epilogue (one matmul per tile, inside a
 // parallel loop, reading prepacked panels of B) call one private function
@@ -112,8 +113,7 @@ int64_t hostRegisterCols() {
 /// core (32 KiB L1, 512 KiB L2) that is 256 steps and 126 rows, BLIS's
 /// blocking for the same 6 x 16 tile (256 and 144). `l1Bytes` and
 /// `l2Bytes`, where positive, stand for the host's cache sizes.
-TileSizes chooseCacheBlocks(TileSizes sizes, int64_t l1Bytes,
-                            int64_t l2Bytes) {
+TileSizes chooseCacheBlocks(TileSizes sizes, int64_t l1Bytes, int64_t l2Bytes) {
   constexpr int64_t kFloatBytes = 4, kKStep = 16, kMinK = 32, kMaxK = 512,
                     kMaxRows = 512;
   auto [l1, l2] = hostCacheSizes();
@@ -551,10 +551,10 @@ private:
       lhsTile = arith::DivUIOp::create(
           b, loc, arith::SubIOp::create(b, loc, i, i0), cst(mr));
     SmallVector<Value> rows, tile;
-    Value initial =
-        first ? Value(arith::ConstantOp::create(b, loc, initialValue))
-              : Value(arith::ConstantOp::create(
-                    b, loc, b.getFloatAttr(elementType, 0.0)));
+    Value initial = first
+                        ? Value(arith::ConstantOp::create(b, loc, initialValue))
+                        : Value(arith::ConstantOp::create(
+                              b, loc, b.getFloatAttr(elementType, 0.0)));
     for (int64_t r = 0; r < mr; ++r) {
       rows.push_back(r == 0 ? i : add(i, cst(r)));
       if (!first)

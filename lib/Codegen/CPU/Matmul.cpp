@@ -133,7 +133,8 @@ TileSizes chooseCacheBlocks(TileSizes sizes, int64_t l1Bytes, int64_t l2Bytes) {
 }
 
 /// The k-block of a matmul of depth `k`: as many blocks as `kBlock` needs,
-/// of equal depth (the last one up to one step shorter). K = 1024 in blocks
+/// of equal depth (the last one shorter by less than the number of blocks:
+/// K = 100 in blocks of at most 48 is 34 + 34 + 32). K = 1024 in blocks
 /// of at most 336 is 4 blocks of 256, not 3 of 336 and one of 16, whose
 /// kernels would load and store their C tile for 16 steps.
 int64_t balancedKBlock(int64_t k, int64_t kBlock) {

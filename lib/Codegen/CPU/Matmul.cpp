@@ -468,13 +468,27 @@ private:
     fn(loop.getInductionVar());
   }
 
+  /// Whether the k-block that a kernel runs is the matmul's first, which
+  /// starts its tiles from the initial value and overwrites C: never
+  /// without an initial value, always when the depth is one block, else
+  /// when `flag` (k0 == 0) holds. One loop over the k-blocks with the flag
+  /// in it, rather than the first block peeled off, leaves one copy of the
+  /// kernels (and of A's packing) per matmul instead of two: the register
+  /// tile's loop, the largest code of a matmul, is then optimised and
+  /// compiled once; the flag costs a select before each tile's loop and a
+  /// branch after it.
+  struct FirstBlock {
+    enum Kind { Never, Always, Dynamic } kind = Never;
+    Value flag;
+  };
+
   /// Rows [i0, i1), a multiple of `mr` rows, all columns: per k-block, the
   /// block of A is packed (when lhsPacked is set), then each panel of B
   /// meets every register tile of rows while it is in L1.
   void emitRows(int64_t mr, Value i0, Value i1) {
     int64_t nr = sizes.registerCols;
     int64_t fullCols = n / nr * nr;
-    auto block = [&](Value k0, bool first) {
+    auto block = [&](Value k0, FirstBlock first) {
       Value k1 = min(add(k0, cst(kBlock)), cst(k));
       Value slot;
       if (lhsPacked) {
@@ -495,15 +509,18 @@ private:
         });
       }
     };
-    // With an initial value the first k-block starts the tiles from it, so
-    // it is peeled off the loop over the others.
-    if (!initialValue) {
-      forLoop(cst(0), cst(k), kBlock, [&](Value k0) { block(k0, false); });
+    if (initialValue && k <= kBlock) {
+      block(cst(0), {FirstBlock::Always, Value()});
       return;
     }
-    block(cst(0), true);
-    if (k > kBlock)
-      forLoop(cst(kBlock), cst(k), kBlock, [&](Value k0) { block(k0, false); });
+    forLoop(cst(0), cst(k), kBlock, [&](Value k0) {
+      FirstBlock first;
+      if (initialValue)
+        first = {FirstBlock::Dynamic,
+                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0,
+                                       cst(0))};
+      block(k0, first);
+    });
   }
 
   /// Copies A[i0:i1, k0:k1] into lhsPacked[slot] as (tile, k, row): the
@@ -528,12 +545,13 @@ private:
   /// C tile in registers: each row as vectors of power-of-two widths (a
   /// remainder of 28 columns is 16 + 8 + 4), which LLVM maps onto whole
   /// registers. The tile accumulates from zeros (or from the initial value,
-  /// in the first k-block) and is added to C after the loop over k: C's
-  /// rows, prefetched before the loop, are then in L1. Loaded before the
-  /// loop, C's tile (rows a whole C row apart, mostly in L3 or memory)
-  /// stalled every FMA chain of the kernel's first steps until it arrived.
+  /// in the first k-block, which then stores it over C) and is added to C
+  /// after the loop over k: C's rows, prefetched before the loop, are then
+  /// in L1. Loaded before the loop, C's tile (rows a whole C row apart,
+  /// mostly in L3 or memory) stalled every FMA chain of the kernel's first
+  /// steps until it arrived.
   void emitKernel(int64_t mr, int64_t nr, Value i, Value j, Value k0, Value k1,
-                  Value i0, Value slot, bool first) {
+                  Value i0, Value slot, FirstBlock first) {
     SmallVector<std::pair<Value, VectorType>> segments;
     SmallVector<int64_t> offsets;
     for (auto [offset, width] : segmentsOf(nr)) {
@@ -552,13 +570,20 @@ private:
       lhsTile = arith::DivUIOp::create(
           b, loc, arith::SubIOp::create(b, loc, i, i0), cst(mr));
     SmallVector<Value> rows, tile;
-    Value initial = first
-                        ? Value(arith::ConstantOp::create(b, loc, initialValue))
-                        : Value(arith::ConstantOp::create(
-                              b, loc, b.getFloatAttr(elementType, 0.0)));
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 0.0));
+    Value initial = zero;
+    if (first.kind == FirstBlock::Always)
+      initial = arith::ConstantOp::create(b, loc, initialValue);
+    else if (first.kind == FirstBlock::Dynamic)
+      initial = arith::SelectOp::create(
+          b, loc, first.flag, arith::ConstantOp::create(b, loc, initialValue),
+          zero);
     for (int64_t r = 0; r < mr; ++r) {
       rows.push_back(r == 0 ? i : add(i, cst(r)));
-      if (!first)
+      // C is prefetched for the additions after the loop, and in a first
+      // block that is not known to be first, for the stores.
+      if (first.kind != FirstBlock::Always)
         for (int64_t offset = 0; offset < nr; offset += kLineFloats)
           memref::PrefetchOp::create(
               b, loc, acc,
@@ -613,18 +638,36 @@ private:
           }
           scf::YieldOp::create(nested, nestedLoc, next);
         });
-    for (int64_t r = 0; r < mr; ++r)
-      for (auto [s, segment] : llvm::enumerate(segments)) {
-        auto [col, type] = segment;
-        Value sum = loop.getResult(r * segments.size() + s);
-        if (!first)
-          sum = arith::AddFOp::create(
-              b, loc,
-              vector::LoadOp::create(b, loc, type, acc,
-                                     ValueRange{rows[r], col}),
-              sum);
-        vector::StoreOp::create(b, loc, sum, acc, ValueRange{rows[r], col});
-      }
+    // The tile over C (`overwrite`), or added to it.
+    auto storeTile = [&](OpBuilder &builder, Location at, bool overwrite) {
+      for (int64_t r = 0; r < mr; ++r)
+        for (auto [s, segment] : llvm::enumerate(segments)) {
+          auto [col, type] = segment;
+          Value sum = loop.getResult(r * segments.size() + s);
+          if (!overwrite)
+            sum = arith::AddFOp::create(
+                builder, at,
+                vector::LoadOp::create(builder, at, type, acc,
+                                       ValueRange{rows[r], col}),
+                sum);
+          vector::StoreOp::create(builder, at, sum, acc,
+                                  ValueRange{rows[r], col});
+        }
+    };
+    if (first.kind != FirstBlock::Dynamic) {
+      storeTile(b, loc, first.kind == FirstBlock::Always);
+      return;
+    }
+    scf::IfOp::create(
+        b, loc, first.flag,
+        [&](OpBuilder &builder, Location at) {
+          storeTile(builder, at, /*overwrite=*/true);
+          scf::YieldOp::create(builder, at);
+        },
+        [&](OpBuilder &builder, Location at) {
+          storeTile(builder, at, /*overwrite=*/false);
+          scf::YieldOp::create(builder, at);
+        });
   }
 
   OpBuilder &b;

@@ -22,26 +22,36 @@ func.func @zero_fill(%a: memref<6x8xf32>, %b: memref<8x16xf32>, %c: memref<6x16x
 
 // -----
 
-// K = 80 in k-blocks of at most 32, of equal depth (27 + 27 + 26): the
-// first block, peeled off the loop over the blocks, starts from the fill's
-// value (any constant); the blocks from 27 on start from zeros and add C to
-// their sums after their loop.
+// K = 80 in k-blocks of at most 32, of equal depth (27 + 27 + 26), in one
+// loop over the blocks (one copy of the kernel): the first block (k0 == 0)
+// starts its tile from the fill's value (any constant) and stores it over C;
+// the others start from zeros and add C to their sums after their loop.
 // CHECK-LABEL: func.func @k_blocks
 // CHECK-SAME: (%[[A:[^:]*]]: memref<6x80xf32>, %[[B:[^:]*]]: memref<80x16xf32>, %[[C:[^:]*]]: memref<6x16xf32>)
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
-// CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : vector<16xf32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C27:.*]] = arith.constant 27 : index
 // CHECK-DAG: %[[C80:.*]] = arith.constant 80 : index
 // CHECK-NOT: linalg.fill
 // CHECK-NOT: vector.load %[[C]]
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C27]] step %{{.*}} iter_args(%{{.*}} = %[[ONE]],
+// CHECK: scf.for %[[K0:.*]] = %[[C0]] to %[[C80]] step %[[C27]] {
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K0]], %[[C0]]
+// CHECK: %[[START:.*]] = arith.select %[[FIRST]], %[[ONE]], %[[ZERO]] : f32
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[START]] : f32 to vector<16xf32>
 // CHECK-NOT: vector.load %[[C]]
-// CHECK: vector.store %{{.*}}, %[[C]]
-// CHECK: scf.for %[[K0:.*]] = %[[C27]] to %[[C80]] step %[[C27]] {
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]],
-// CHECK: scf.yield
-// CHECK-NEXT: }
+// CHECK: %[[SUMS:.*]]:6 = scf.for {{.*}} iter_args(%{{.*}} = %[[SPLAT]], %{{.*}} = %[[SPLAT]], %{{.*}} = %[[SPLAT]], %{{.*}} = %[[SPLAT]], %{{.*}} = %[[SPLAT]], %{{.*}} = %[[SPLAT]])
+// CHECK-NOT: vector.load %[[C]]
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NOT: vector.load %[[C]]
+// CHECK-COUNT-6: vector.store %{{.*}}, %[[C]]
+// CHECK-NEXT: } else {
 // CHECK-NEXT: vector.load %[[C]]
+// CHECK-NEXT: arith.addf %{{.*}}, %[[SUMS]]#0
+// CHECK: vector.store
+// CHECK: }
+// CHECK-NOT: scf.for
+// CHECK: return
 func.func @k_blocks(%a: memref<6x80xf32>, %b: memref<80x16xf32>, %c: memref<6x16xf32>) {
   %one = arith.constant 1.000000e+00 : f32
   linalg.fill ins(%one : f32) outs(%c : memref<6x16xf32>)

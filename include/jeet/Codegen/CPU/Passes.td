@@ -102,10 +102,12 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
 
     A `linalg.fill` of all of C with a constant just before the matmul (the
     zeros of a matmul's or a tile's accumulator) is folded into it: the
-    register tiles of the first reduction block (peeled off the loop over
-    the blocks) start as splats of the constant instead of loads of C, and
-    the fill is erased. A matmul with an epilogue then neither clears each
-    tile's accumulator (a memset per tile) nor reads it back.
+    register tiles of the first reduction block start as splats of the
+    constant and are stored over C instead of added to it, and the fill is
+    erased. A matmul with an epilogue then neither clears each tile's
+    accumulator (a memset per tile) nor reads it back. The first block is a
+    flag (`k0 == 0`) of the one loop over the blocks, not a copy of it: each
+    matmul's kernels are emitted, optimised and compiled once.
 
     Before:
     ```mlir

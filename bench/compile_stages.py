@@ -56,7 +56,11 @@ def load():
 
 
 def run_child(name, compile_threads):
-    env = dict(os.environ, JEET_DEBUG="1", JEET_CACHE_DIR="")
+    # The child does no BLAS work: one OpenBLAS thread, so that none spins
+    # beside the compile (numpy's pool starts at import and spins for a
+    # while, on one of the cores that code generation's threads use).
+    env = dict(os.environ, JEET_DEBUG="1", JEET_CACHE_DIR="",
+               OPENBLAS_NUM_THREADS="1")
     if compile_threads:
         env["JEET_COMPILE_THREADS"] = str(compile_threads)
     code = CHILD.format(bench=str(ROOT / "bench"), name=name)

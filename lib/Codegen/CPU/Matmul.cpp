@@ -16,7 +16,9 @@
 //       for j in columns, step register-cols       B micro-panel in L1
 //         for i in i0.., step register-rows
 //           C tile in registers from zeros; for k in k0..: rank-1 update
-//           with FMAs; then added to C (prefetched before the loop)
+//           with FMAs; then added to C (prefetched before the loop), or,
+//           when k0 == 0 and a fill of C was folded in, started from the
+//           fill's value and stored over C
 //
 // The k-block is sized so that a micro-panel of B (k-block x register-cols)
 // fills half of the L1 data cache, the row block so that the packed block of
@@ -581,8 +583,8 @@ private:
           zero);
     for (int64_t r = 0; r < mr; ++r) {
       rows.push_back(r == 0 ? i : add(i, cst(r)));
-      // C is prefetched for the additions after the loop, and in a first
-      // block that is not known to be first, for the stores.
+      // C is prefetched for the additions after the loop (and, where the
+      // first block is a flag, for the first block's stores too).
       if (first.kind != FirstBlock::Always)
         for (int64_t offset = 0; offset < nr; offset += kLineFloats)
           memref::PrefetchOp::create(

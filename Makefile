@@ -8,8 +8,12 @@ LLVM_DIR ?= /usr/lib/llvm-22
 # libzstd-dev: LLVMSupport's CMake exports link zstd::libzstd_shared, which
 # the wheel's static link (cmake/JeetStaticLLVM.cmake) must find; Debian's
 # llvm-22-dev does not always pull it in.
+# ccache: the wheel's CMake tree (build-wheel/) compiles the same sources with
+# the same flags as build/; with CCACHE_BASEDIR at the repository root ccache
+# serves it the objects `make build` compiled (CI builds both: docs/Reliability.md).
 APT_PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
-  llvm-22-tools libomp-22-dev libgtest-dev libzstd-dev
+  llvm-22-tools libomp-22-dev libgtest-dev libzstd-dev ccache
+export CCACHE_BASEDIR ?= $(CURDIR)
 PIP_PACKAGES := numpy pytest nanobind scikit-build-core
 # Test dependencies of the frontends and of DLPack interop (jeet.onnx,
 # jeet.torch; `import jeet` needs none of them): onnx, onnxruntime for the

@@ -16,8 +16,14 @@ if command -v ld.lld >/dev/null; then
   settings+=(-C cmake.define.LLVM_USE_LINKER=lld)
 fi
 if command -v ccache >/dev/null; then
+  # The compilers by the names CMake gives build/ (c++, cc, or CXX and CC):
+  # ccache hashes the compiler's name, and scikit-build-core would otherwise
+  # take Python's (g++, gcc), the same compiler under another name, and
+  # every object would miss.
   settings+=(-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache
-             -C cmake.define.CMAKE_C_COMPILER_LAUNCHER=ccache)
+             -C cmake.define.CMAKE_C_COMPILER_LAUNCHER=ccache
+             -C "cmake.define.CMAKE_CXX_COMPILER=${CXX:-$(command -v c++)}"
+             -C "cmake.define.CMAKE_C_COMPILER=${CC:-$(command -v cc)}")
 fi
 
 mkdir -p dist

@@ -21,9 +21,11 @@ if command -v ccache >/dev/null; then
   # take Python's (g++, gcc), the same compiler under another name, and
   # every object would miss.
   settings+=(-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache
-             -C cmake.define.CMAKE_C_COMPILER_LAUNCHER=ccache
-             -C "cmake.define.CMAKE_CXX_COMPILER=${CXX:-$(command -v c++)}"
-             -C "cmake.define.CMAKE_C_COMPILER=${CC:-$(command -v cc)}")
+             -C cmake.define.CMAKE_C_COMPILER_LAUNCHER=ccache)
+  cxx=${CXX:-$(command -v c++ || true)}
+  cc=${CC:-$(command -v cc || true)}
+  if [[ -n $cxx ]]; then settings+=(-C "cmake.define.CMAKE_CXX_COMPILER=$cxx"); fi
+  if [[ -n $cc ]]; then settings+=(-C "cmake.define.CMAKE_C_COMPILER=$cc"); fi
 fi
 
 mkdir -p dist

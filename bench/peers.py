@@ -665,6 +665,11 @@ def run_graph(graph, peers, rng):
                          *[a.astype(np.float64) for a in arrays])
     prepared, failed = {}, {}
     for name, mod in peers.items():
+        # The reference's matmuls leave OpenBLAS's threads spinning, and
+        # each peer's preparation its own pool: a compile that starts while
+        # they spin shares its cores with them (Jeet's code generation
+        # runs on two threads).
+        time.sleep(PAUSE_S)
         try:
             prepared[name] = PEER_PREPARE[name](mod, graph, arrays)
         except Exception as error:

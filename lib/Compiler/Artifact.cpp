@@ -416,16 +416,15 @@ emitObjects(ModuleOp module, llvm::StringRef sourceName, ArtifactInfo &info,
   finishArtifactModule(*llvmModule);
   llvmModule->setDataLayout((*machine)->createDataLayout());
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
-  jeet::detail::optimizeKernelModule(*llvmModule, **machine, printPassTimes);
   std::string verifyErrors;
   llvm::raw_string_ostream verifyStream(verifyErrors);
   if (llvm::verifyModule(*llvmModule, &verifyStream))
     return llvm::createStringError("the artifact's LLVM IR does not verify: " +
                                    verifyErrors);
 
-  return jeet::detail::emitObjectFiles(
+  return jeet::detail::compileObjectFiles(
       *llvmModule, **machine, [cpu] { return createTargetMachine(cpu); },
-      jeet::detail::codegenThreads(), printPassTimes);
+      jeet::detail::codegenThreads(), printPassTimes, [] {});
 }
 
 /// Writes `objects` to temporary files and links them into `outputPath`.

@@ -45,6 +45,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <optional>
 
 using namespace mlir;
 using namespace jeet;
@@ -531,18 +532,20 @@ compileToObjects(ModuleOp module, llvm::StringRef entry,
     return std::move(error);
   runner.reportStep("translate", translateClock);
 
+  // Optimisation ends, on this thread, where `optimized` is called: for a
+  // module cut before it, this thread's partition is optimised; the other
+  // threads' time is in the codegen step's note.
   StepClock optimizeClock;
-  jeet::detail::optimizeKernelModule(*llvmModule, **targetMachine,
-                                     runner.printPassTimes());
-  runner.reportStep("optimize", optimizeClock);
-
-  StepClock codegenClock;
-  auto objects = jeet::detail::emitObjectFiles(
+  std::optional<StepClock> codegenClock;
+  auto objects = jeet::detail::compileObjectFiles(
       *llvmModule, **targetMachine, createKernelTargetMachine,
-      jeet::detail::codegenThreads(), runner.printPassTimes());
+      jeet::detail::codegenThreads(), runner.printPassTimes(), [&] {
+        runner.reportStep("optimize", optimizeClock);
+        codegenClock.emplace();
+      });
   if (!objects)
     return objects.takeError();
-  runner.reportStep("codegen", codegenClock, objects->describe());
+  runner.reportStep("codegen", *codegenClock, objects->describe());
   return std::move(objects->objects);
 }
 

@@ -18,7 +18,6 @@
 #include "llvm/Pass.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Transforms/IPO/MergeFunctions.h"
 
 #include <mutex>
 
@@ -178,11 +177,7 @@ void jeet::detail::optimizeKernelModule(llvm::Module &module,
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
-  // Kernels that lowered to the same code (the tiles of two matmuls with
-  // the same shapes and epilogue, OpenMP-outlined) become one function
-  // before the pipeline spends its time on each copy.
   llvm::ModulePassManager pipeline;
-  pipeline.addPass(llvm::MergeFunctionsPass());
   pipeline.addPass(
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3));
   pipeline.run(module, modules);

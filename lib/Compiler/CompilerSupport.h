@@ -73,9 +73,8 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
 /// register-tiled: the unroller only multiplied the size of their loops
 /// (which carry up to 24 vector accumulators), and skipping it halved the
 /// time LLVM takes on a 3-layer MLP (its optimisation went from ~550 to
-/// ~220 ms under load) with no measurable change in speed. Identical
-/// functions are merged first, and long blocks outside loops are outlined
-/// last (outlineLongBlocks). With
+/// ~220 ms under load) with no measurable change in speed. Long blocks
+/// outside loops are outlined last (outlineLongBlocks). With
 /// `printPassTimes`, LLVM's time per pass goes to stderr (as -time-passes).
 void optimizeKernelModule(llvm::Module &module,
                           llvm::TargetMachine &targetMachine,
@@ -123,6 +122,9 @@ struct ObjectFiles {
   double splitSeconds = 0;
   /// The CPU time of the threads other than the caller's.
   double helperCpuSeconds = 0;
+  /// Whether the module was cut before optimisation, each partition
+  /// optimised on its thread (else it was optimised whole, then cut).
+  bool optimizedInParallel = false;
 
   /// What JEET_DEBUG says of a code generation split in partitions (empty
   /// for one object): the instructions of each object, the time spent
@@ -130,19 +132,28 @@ struct ObjectFiles {
   std::string describe() const;
 };
 
-/// The object files of `module` (optimised) for `targetMachine`: one, or
-/// with `threads` > 1 and a module large enough to gain, one per partition,
-/// generated in parallel (the first on the calling thread with
-/// `targetMachine`, each other on a thread of its own with a machine from
-/// `makeTargetMachine`). `module` may be changed (functions that partitions
-/// share become external). The same module and `threads` give the same
-/// objects. With `printPassTimes` the partitions are generated one after
-/// the other and LLVM's time per pass goes to stderr. Implemented in
-/// ParallelCodegen.cpp.
+/// The object files of `module` (translated, not yet optimised) for
+/// `targetMachine`: identical functions merged, optimised
+/// (optimizeKernelModule) and generated. One object, or with `threads` > 1 and
+/// a module large enough to gain, one per partition, compiled in parallel (the
+/// first on the calling thread with `targetMachine`, each other on a thread of
+/// its own with a machine from `makeTargetMachine`). When the module's
+/// functions fall into partitions of similar size (the matmul tile kernels and
+/// the entry), it is cut first and each partition is optimised on its thread
+/// too; otherwise (one long entry: the module's size is in the blocks that
+/// optimisation outlines) it is optimised whole, then cut. `optimized` is
+/// called on the calling thread once its module or partition is optimised
+/// (where a caller's report of optimisation ends and code generation's begins).
+/// `module` may be changed (functions that partitions share become
+/// external). The same module and `threads` give the same objects. With
+/// `printPassTimes` the module is optimised whole, the partitions are
+/// generated one after the other and LLVM's time per pass goes to stderr.
+/// Implemented in ParallelCodegen.cpp.
 llvm::Expected<ObjectFiles>
-emitObjectFiles(llvm::Module &module, llvm::TargetMachine &targetMachine,
-                const TargetMachineFactory &makeTargetMachine, unsigned threads,
-                bool printPassTimes);
+compileObjectFiles(llvm::Module &module, llvm::TargetMachine &targetMachine,
+                   const TargetMachineFactory &makeTargetMachine,
+                   unsigned threads, bool printPassTimes,
+                   llvm::function_ref<void()> optimized);
 
 /// The libomp that parallel CPU code runs with, by absolute path: the copy
 /// next to the shared object that holds the compiler when there is one (the

@@ -1,13 +1,23 @@
-//===- ParallelCodegen.cpp - Code generation on several threads -----------===//
+//===- ParallelCodegen.cpp - Optimisation and code generation on threads --===//
 //
 // Part of the Jeet project.
 //
-// The optimised module of a graph is cut into partitions of about the same
+// The LLVM module of a graph is cut into partitions of about the same
 // number of instructions, and each partition becomes an object file of its
 // own, generated on a thread of its own with a context and a target machine
 // of its own (LLVM's contexts are not shared between threads: a partition
 // travels to its thread as bitcode). The objects are linked together, by the
 // JIT or by the system linker for an artifact, as one.
+//
+// When is it cut: before LLVM's optimisation when its functions fall into
+// partitions of similar size (a matmul's tile kernels against the entry and
+// its parallel regions), so that each thread optimises its partition too,
+// a third of such a compile; else after optimisation, which outlines the
+// long blocks of an entry of many small kernels into functions that can
+// then be spread (cut before, such an entry is one partition far larger
+// than the others). Cut before optimisation, a function keeps the functions
+// it calls that may be inlined into it (the packed entry and the graph's
+// function) in its partition.
 //
 // What may be split, and how the pieces refer to each other:
 // - Functions are the unit. A function that another partition calls or
@@ -42,6 +52,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -59,8 +70,10 @@ using namespace jeet::detail;
 /// starting one, moving its partition there as bitcode and making its
 /// target machine cost ~1 ms, and code generation of Jeet's vectorised
 /// kernels runs at roughly 15-20 LLVM instructions per ms (the matmul's 680
-/// take ~40 ms).
+/// take ~40 ms). Counted after optimisation; before it, a function holds
+/// about twice as many (the MLP's tile kernel 863 before, 452 after).
 static constexpr size_t kMinPartitionInstructions = 100;
+static constexpr size_t kMinPartitionInstructionsBeforeOptimization = 200;
 
 /// More threads than this gain nothing on graphs of a few kernels.
 static constexpr unsigned kMaxCodegenThreads = 8;
@@ -97,10 +110,12 @@ std::string ObjectFiles::describe() const {
                          "instructions), split in {2:f3} ms",
                          objects.size(), sizes, splitSeconds * 1e3)
         .str();
-  return llvm::formatv("{0} objects in parallel ({1} instructions), split in "
-                       "{2:f3} ms, other threads' cpu {3:f3} ms",
-                       objects.size(), sizes, splitSeconds * 1e3,
-                       helperCpuSeconds * 1e3)
+  return llvm::formatv(
+             "{0} objects in parallel ({1} instructions), split in "
+             "{2:f3} ms, other threads' cpu {3:f3} ms{4}",
+             objects.size(), sizes, splitSeconds * 1e3, helperCpuSeconds * 1e3,
+             optimizedInParallel ? ", each partition optimised on its thread"
+                                 : "")
       .str();
 }
 
@@ -183,11 +198,12 @@ struct Partitioning {
 } // namespace
 
 /// Groups the definitions that must stay together (a global variable and
-/// its users) and deals the groups, largest first, to the partition with
-/// the fewest instructions so far. Fewer partitions than `count` when the
-/// smallest would hold less than kMinPartitionInstructions.
-static Partitioning partitionModule(const llvm::Module &module,
-                                    unsigned count) {
+/// its users; a function and the functions it calls that may be inlined
+/// into it) and deals the groups, largest first, to the partition with the
+/// fewest instructions so far. Fewer partitions than `count` when the
+/// smallest would hold less than `minInstructions`.
+static Partitioning partitionModule(const llvm::Module &module, unsigned count,
+                                    size_t minInstructions) {
   llvm::EquivalenceClasses<const llvm::GlobalValue *> groups;
   std::map<const llvm::GlobalValue *, size_t> order;
   for (const llvm::Function &function : module)
@@ -195,6 +211,17 @@ static Partitioning partitionModule(const llvm::Module &module,
       order.emplace(&function, order.size());
       groups.insert(&function);
     }
+  // Before optimisation the packed entry calls the graph's function, which
+  // the inliner must find in the same module; the tile kernels and the
+  // pieces of long blocks are `noinline` and may go anywhere.
+  for (const llvm::Function &function : module)
+    for (const llvm::BasicBlock &block : function)
+      for (const llvm::Instruction &instruction : block)
+        if (const auto *call = llvm::dyn_cast<llvm::CallBase>(&instruction))
+          if (const llvm::Function *callee = call->getCalledFunction();
+              callee && !callee->isDeclaration() && callee != &function &&
+              !callee->hasFnAttribute(llvm::Attribute::NoInline))
+            groups.unionSets(&function, callee);
   for (const llvm::GlobalVariable &global : module.globals()) {
     if (global.isDeclaration() || isCopiedConstant(global))
       continue;
@@ -239,7 +266,7 @@ static Partitioning partitionModule(const llvm::Module &module,
       slot[i] = std::min_element(load.begin(), load.end()) - load.begin();
       load[slot[i]] += sized[i].instructions;
     }
-    if (*std::min_element(load.begin(), load.end()) < kMinPartitionInstructions)
+    if (*std::min_element(load.begin(), load.end()) < minInstructions)
       continue;
     Partitioning result;
     result.instructions = load;
@@ -312,46 +339,68 @@ static std::unique_ptr<llvm::Module> clonePartition(const llvm::Module &module,
   return part;
 }
 
-/// Generates the object of a partition that arrives as bitcode, in a
-/// context and with a target machine of this thread's own.
-static llvm::Expected<std::string>
-emitFromBitcode(llvm::StringRef bitcode,
-                const TargetMachineFactory &makeTargetMachine) {
+/// The instructions of the functions `module` defines.
+static size_t countInstructions(const llvm::Module &module) {
+  size_t instructions = 0;
+  for (const llvm::Function &function : module)
+    instructions += function.getInstructionCount();
+  return instructions;
+}
+
+/// What a partition's thread leaves: its object and its instructions after
+/// optimisation, or why there is none.
+struct PartitionResult {
+  std::string object;
+  size_t instructions = 0;
+  std::string error;
+  double cpuSeconds = 0;
+};
+
+/// Optimises (when `optimize`) and generates a partition that arrives as
+/// bitcode, in a context and with a target machine of this thread's own.
+static PartitionResult
+compileFromBitcode(llvm::StringRef bitcode, bool optimize,
+                   const TargetMachineFactory &makeTargetMachine) {
+  StepClock clock;
+  PartitionResult result;
+  auto fail = [&](llvm::Error error) {
+    result.error = llvm::toString(std::move(error));
+    result.cpuSeconds = clock.cpuSeconds();
+    return std::move(result);
+  };
   llvm::LLVMContext context;
   auto module = llvm::parseBitcodeFile(
       llvm::MemoryBufferRef(bitcode, "jeet-partition"), context);
   if (!module)
-    return module.takeError();
+    return fail(module.takeError());
   auto machine = makeTargetMachine();
   if (!machine)
-    return machine.takeError();
+    return fail(machine.takeError());
+  if (optimize)
+    optimizeKernelModule(**module, **machine, /*printPassTimes=*/false);
+  result.instructions = countInstructions(**module);
   auto object = emitObjectFile(**module, **machine, /*printPassTimes=*/false);
   if (!object)
-    return object.takeError();
-  return std::string(object->begin(), object->end());
+    return fail(object.takeError());
+  result.object.assign(object->begin(), object->end());
+  result.cpuSeconds = clock.cpuSeconds();
+  return result;
 }
 
-llvm::Expected<ObjectFiles>
-jeet::detail::emitObjectFiles(llvm::Module &module,
-                              llvm::TargetMachine &targetMachine,
-                              const TargetMachineFactory &makeTargetMachine,
-                              unsigned threads, bool printPassTimes) {
+/// Cuts `module` as `split` says and compiles each partition to an object:
+/// the first on this thread with `targetMachine`, the others on threads of
+/// their own. With `optimize`, each partition is optimised there first and
+/// `optimized` is called when this thread's partition is.
+static llvm::Expected<ObjectFiles>
+compilePartitions(llvm::Module &module, const Partitioning &split,
+                  bool optimize, llvm::TargetMachine &targetMachine,
+                  const TargetMachineFactory &makeTargetMachine,
+                  bool printPassTimes, llvm::function_ref<void()> optimized) {
   ObjectFiles result;
-  Partitioning split;
-  if (threads > 1 && canSplit(module))
-    split = partitionModule(module, threads);
-  if (split.instructions.size() < 2) {
-    auto object = emitObjectFile(module, targetMachine, printPassTimes);
-    if (!object)
-      return object.takeError();
-    result.objects.emplace_back(object->begin(), object->end());
-    return result;
-  }
-
   StepClock splitClock;
   exposeAcrossPartitions(module, split);
   size_t count = split.instructions.size();
-  result.partitionInstructions = split.instructions;
+  result.partitionInstructions.resize(count);
   result.objects.resize(count);
   // The first partition stays in this thread's context; the others travel
   // as bitcode.
@@ -364,22 +413,9 @@ jeet::detail::emitObjectFiles(llvm::Module &module,
   }
   result.splitSeconds = splitClock.cpuSeconds();
 
-  // What each helper thread leaves: its object, or why there is none.
-  struct Helper {
-    std::string object;
-    std::string error;
-    double cpuSeconds = 0;
-  };
-  std::vector<Helper> done(count);
+  std::vector<PartitionResult> done(count);
   auto runHelper = [&](unsigned i) {
-    StepClock clock;
-    llvm::Expected<std::string> object =
-        emitFromBitcode(bitcode[i], makeTargetMachine);
-    if (object)
-      done[i].object = std::move(*object);
-    else
-      done[i].error = llvm::toString(object.takeError());
-    done[i].cpuSeconds = clock.cpuSeconds();
+    done[i] = compileFromBitcode(bitcode[i], optimize, makeTargetMachine);
   };
   // LLVM's pass timers are not shared between threads: timed, the
   // partitions are generated one after the other (the same objects).
@@ -392,6 +428,11 @@ jeet::detail::emitObjectFiles(llvm::Module &module,
     else
       runHelper(i);
   }
+  if (optimize) {
+    optimizeKernelModule(*first, targetMachine, printPassTimes);
+    optimized();
+  }
+  result.partitionInstructions[0] = countInstructions(*first);
   auto object = emitObjectFile(*first, targetMachine, printPassTimes);
   result.inParallel = llvm::any_of(
       helpers, [](const auto &helper) { return helper->isThread(); });
@@ -405,8 +446,60 @@ jeet::detail::emitObjectFiles(llvm::Module &module,
                                      std::to_string(i) +
                                      " failed: " + done[i].error);
     result.objects[i] = std::move(done[i].object);
+    result.partitionInstructions[i] = done[i].instructions;
     if (result.inParallel)
       result.helperCpuSeconds += done[i].cpuSeconds;
   }
+  result.optimizedInParallel = optimize && result.inParallel;
   return result;
+}
+
+/// Whether the partitions of `split` are close enough in size that
+/// optimising them apart, each on its thread, gains: the smallest holds at
+/// least half of the largest. A graph of many small kernels is one long
+/// entry before optimisation, which only its outlined pieces, after it,
+/// can spread over the threads.
+static bool isBalanced(const Partitioning &split) {
+  auto [least, most] =
+      std::minmax_element(split.instructions.begin(), split.instructions.end());
+  return 2 * *least >= *most;
+}
+
+llvm::Expected<ObjectFiles> jeet::detail::compileObjectFiles(
+    llvm::Module &module, llvm::TargetMachine &targetMachine,
+    const TargetMachineFactory &makeTargetMachine, unsigned threads,
+    bool printPassTimes, llvm::function_ref<void()> optimized) {
+  // Kernels that lowered to the same code (the OpenMP-outlined tiles of two
+  // layers with the same shapes and epilogue) become one function before
+  // the module is cut and before LLVM spends its time on each copy.
+  llvm::MergeFunctionsPass::runOnModule(module);
+  bool splittable = threads > 1 && canSplit(module);
+
+  // Cut before optimisation when the pieces are balanced: optimisation, a
+  // third of a matmul's compile, then runs on every thread too. Timed
+  // (JEET_DEBUG=2), the module is optimised whole, for one report of
+  // LLVM's passes.
+  if (splittable && !printPassTimes) {
+    Partitioning early = partitionModule(
+        module, threads, kMinPartitionInstructionsBeforeOptimization);
+    if (early.instructions.size() > 1 && isBalanced(early))
+      return compilePartitions(module, early, /*optimize=*/true, targetMachine,
+                               makeTargetMachine, printPassTimes, optimized);
+  }
+
+  optimizeKernelModule(module, targetMachine, printPassTimes);
+  optimized();
+  Partitioning split;
+  if (splittable)
+    split = partitionModule(module, threads, kMinPartitionInstructions);
+  if (split.instructions.size() < 2) {
+    auto object = emitObjectFile(module, targetMachine, printPassTimes);
+    if (!object)
+      return object.takeError();
+    ObjectFiles result;
+    result.objects.emplace_back(object->begin(), object->end());
+    return result;
+  }
+  return compilePartitions(module, split, /*optimize=*/false, targetMachine,
+                           makeTargetMachine, printPassTimes, optimized);
 }

@@ -467,6 +467,18 @@ FailureOr<Leaf> GroupLowering::lowerReduction(ReductionOpInterface op) {
   }
   Value init = filledTensor(b, opLoc, reducedShape, op.getIdentity(accType));
 
+  // An operand that a matmul of the group reads as well is materialised for
+  // the matmul anyway: reduce that tensor rather than compute the operand a
+  // second time (an attention block's exponentials, summed and multiplied
+  // by V).
+  if (!leaves.count(input) &&
+      llvm::any_of(input.getUsers(),
+                   [](Operation *user) { return isa<MatmulOp>(user); })) {
+    FailureOr<Value> full = materialize(input);
+    if (failed(full))
+      return failure();
+    leaves[input] = Leaf{*full, getElementTypeOrSelf(input.getType()), 0};
+  }
   FailureOr<LoopInputs> inputs = readLeaves(input, shape, opLoc);
   if (failed(inputs))
     return failure();
@@ -1064,6 +1076,34 @@ static LogicalResult tileAttention(RewriterBase &rewriter, Operation *root,
   return success();
 }
 
+/// In an attention group, `(E / s) @ V` with `s` one value per row of `E`
+/// (the softmax's sum, broadcast over `E`'s columns, which the matmul
+/// contracts) becomes `(E @ V) / s`: the division moves from the rows of
+/// the scores (seq columns) to the rows of the result (head columns, 8x
+/// fewer at seq 512 and head 64), and the block's pass that normalised the
+/// scores is gone (its exponentials feed the matmul's packing directly).
+static void divideAfterSecondMatmul(RewriterBase &rewriter, FusionOp fusion) {
+  for (auto matmul : llvm::make_early_inc_range(
+           fusion.getBody().front().getOps<MatmulOp>())) {
+    auto div = matmul.getLhs().getDefiningOp<DivOp>();
+    if (!div || !div->hasOneUse())
+      continue;
+    auto scores = cast<RankedTensorType>(div.getLhs().getType());
+    auto sums = cast<RankedTensorType>(div.getRhs().getType());
+    if (scores != div.getType() || sums.getRank() != scores.getRank() ||
+        sums.getShape().back() != 1 ||
+        sums.getShape().drop_back() != scores.getShape().drop_back())
+      continue;
+    rewriter.setInsertionPoint(matmul);
+    Value product =
+        MatmulOp::create(rewriter, matmul.getLoc(), matmul.getType(),
+                         div.getLhs(), matmul.getRhs());
+    rewriter.replaceOpWithNewOp<DivOp>(matmul, matmul.getType(), product,
+                                       div.getRhs());
+    rewriter.eraseOp(div);
+  }
+}
+
 LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
                                           FusionOp fusion,
                                           int64_t epilogueTileSize,
@@ -1076,6 +1116,8 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
 
   unsigned rowDims = rowBlockBytes > 0 ? getRowGroupLeadingDims(fusion) : 0;
   int64_t scoreRowBytes = rowBlockBytes > 0 ? getAttentionRowBytes(fusion) : 0;
+  if (scoreRowBytes > 0)
+    divideAfterSecondMatmul(rewriter, fusion);
   rewriter.setInsertionPoint(fusion);
   GroupLowering group(rewriter, fusion.getLoc());
   for (auto [arg, input] :

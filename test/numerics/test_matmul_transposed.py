@@ -4,8 +4,8 @@ the `run` fixture (the CPU, the GPU emulator, a GPU where one answers),
 against a float64 numpy reference on fresh random inputs.
 
 The shapes take the CPU kernels' paths (few rows, row blocks with packed A,
-full and partial panels of 64 columns of a packed transposed B, remainder
-rows) and the GPU tiled matmul's (partial tiles of M, N and K).
+full and partial panels of 64 columns of a packed transposed B, its blocks
+of 16 x 16 and the steps of k past them, remainder rows) and the GPU tiled matmul's (partial tiles of M, N and K).
 """
 import numpy as np
 import pytest
@@ -77,6 +77,8 @@ MATMUL_SHAPES = [
     (5, 1, 7),       # K = 1, few rows
     (3, 17, 200),    # few rows: column panels
     (128, 64, 192),  # exact panels and tiles
+    (37, 40, 130),   # a transposed B packed in 16 x 16 blocks: two full
+                     # panels, 8 steps of k and a partial panel after them
 ]
 
 

@@ -333,19 +333,33 @@ public:
 
   /// packRhs for a B held transposed, as (n, k): every panel, the partial
   /// last one too (its columns past n are left unset and never read). Each
-  /// column of B, a row of the buffer, is read contiguously and scattered
-  /// into its panel, which stays in L1.
+  /// column of B, a row of the buffer, is read contiguously. In full panels
+  /// of f32, blocks of 16 columns by 16 steps of k are read as 16 vectors,
+  /// transposed in registers and stored as 16 rows of the panel (the
+  /// canonicalizer makes element moves of the vector.transpose, and LLVM
+  /// makes permutes of those: about two instructions an element, where
+  /// the loop of single elements became one 8-wide scatter per 8); the
+  /// steps of k past the last whole block, and a partial last panel, one
+  /// element at a time.
   static void packTransposedRhs(OpBuilder &b, Location loc, Value rhs,
                                 int64_t nr, Value packed, Value first,
                                 bool parallel) {
     auto type = cast<MemRefType>(rhs.getType());
     int64_t n = type.getDimSize(0), k = type.getDimSize(1);
     int64_t panels = llvm::divideCeil(n, nr);
+    bool blocked = type.getElementType().isF32() && nr % kTransposeBlock == 0 &&
+                   k >= kTransposeBlock && n >= nr;
+    int64_t blockedPanels = blocked ? n / nr : 0;
+    int64_t blockedDepth = blocked ? k / kTransposeBlock * kTransposeBlock : 0;
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
     Value zero = cst(0), one = cst(1), count = cst(panels), width = cst(nr),
-          columns = cst(n), depth = cst(k);
+          columns = cst(n), depth = cst(k), fullPanels = cst(blockedPanels),
+          fullDepth = cst(blockedDepth), block = cst(kTransposeBlock);
+    auto blockType = VectorType::get({kTransposeBlock, kTransposeBlock},
+                                     type.getElementType());
+    auto rowType = VectorType::get({kTransposeBlock}, type.getElementType());
     panelLoop(
         b, loc, zero, count, one, parallel,
         [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
@@ -356,12 +370,29 @@ public:
           Value end = arith::MinSIOp::create(
               nested, nestedLoc,
               arith::AddIOp::create(nested, nestedLoc, j, width), columns);
+          Value start = zero;
+          if (blocked) {
+            Value full = arith::CmpIOp::create(nested, nestedLoc,
+                                               arith::CmpIPredicate::slt,
+                                               ivs[0], fullPanels);
+            start = arith::SelectOp::create(nested, nestedLoc, full, fullDepth,
+                                            zero);
+            auto ifFull = scf::IfOp::create(nested, nestedLoc, full);
+            OpBuilder then = ifFull.getThenBodyBuilder();
+            scf::ForOp::create(
+                then, nestedLoc, zero, fullDepth, block, ValueRange{},
+                [&](OpBuilder &body, Location bodyLoc, Value k0, ValueRange) {
+                  emitTransposedBlocks(body, bodyLoc, rhs, packed, panel, j, k0,
+                                       nr, blockType, rowType);
+                  scf::YieldOp::create(body, bodyLoc);
+                });
+          }
           auto column = scf::ForOp::create(nested, nestedLoc, j, end, one);
           OpBuilder body = OpBuilder::atBlockBegin(column.getBody());
           Value col = column.getInductionVar();
           Value offset = arith::SubIOp::create(body, nestedLoc, col, j);
           scf::ForOp::create(
-              body, nestedLoc, zero, depth, one, ValueRange{},
+              body, nestedLoc, start, depth, one, ValueRange{},
               [&](OpBuilder &inner, Location innerLoc, Value kk, ValueRange) {
                 Value value = memref::LoadOp::create(inner, innerLoc, rhs,
                                                      ValueRange{col, kk});
@@ -370,6 +401,41 @@ public:
                 scf::YieldOp::create(inner, innerLoc);
               });
         });
+  }
+
+  /// Steps k0 to k0 + 16 of the `nr` columns of B from column `j` (rows of
+  /// the transposed buffer `rhs`) into `panel` of `packed`, 16 columns at a
+  /// time: 16 rows of the buffer loaded, transposed, stored as 16 rows.
+  static void emitTransposedBlocks(OpBuilder &b, Location loc, Value rhs,
+                                   Value packed, Value panel, Value j, Value k0,
+                                   int64_t nr, VectorType blockType,
+                                   VectorType rowType) {
+    Value empty = arith::ConstantOp::create(
+        b, loc, blockType,
+        DenseElementsAttr::get(blockType,
+                               b.getZeroAttr(blockType.getElementType())));
+    for (int64_t c0 = 0; c0 < nr; c0 += kTransposeBlock) {
+      Value tile = empty;
+      for (int64_t i = 0; i < kTransposeBlock; ++i) {
+        Value col = arith::AddIOp::create(
+            b, loc, j, arith::ConstantIndexOp::create(b, loc, c0 + i));
+        Value row =
+            vector::LoadOp::create(b, loc, rowType, rhs, ValueRange{col, k0});
+        tile =
+            vector::InsertOp::create(b, loc, row, tile, ArrayRef<int64_t>{i});
+      }
+      Value transposed =
+          vector::TransposeOp::create(b, loc, tile, ArrayRef<int64_t>{1, 0});
+      Value offset = arith::ConstantIndexOp::create(b, loc, c0);
+      for (int64_t i = 0; i < kTransposeBlock; ++i) {
+        Value row =
+            vector::ExtractOp::create(b, loc, transposed, ArrayRef<int64_t>{i});
+        Value kk = arith::AddIOp::create(
+            b, loc, k0, arith::ConstantIndexOp::create(b, loc, i));
+        vector::StoreOp::create(b, loc, row, packed,
+                                ValueRange{panel, kk, offset});
+      }
+    }
   }
 
 private:
@@ -396,6 +462,8 @@ private:
   static constexpr int64_t kMinPanelsToPackLhs = 2;
   /// f32 elements in a cache line (of 64 bytes).
   static constexpr int64_t kLineFloats = 16;
+  /// The side of the square blocks in which a transposed B is packed.
+  static constexpr int64_t kTransposeBlock = 16;
 
   /// The power-of-two vector segments of `width` columns (28 columns are
   /// 16 + 8 + 4), as (offset, width) pairs.

@@ -147,6 +147,38 @@ func.func @rhs_transposed(%a: memref<13x7xf32>, %bt: memref<70x7xf32>, %c: memre
 
 // -----
 
+// B transposed, a full panel of f32 and a depth past 16: blocks of 16
+// columns by 16 steps of k are loaded as 16 rows of %bt (contiguous, 16
+// wide), transposed (the canonicalizer leaves element moves, which LLVM
+// makes permutes) and stored as 16 rows of the panel; the 8 steps of k
+// past the two blocks are copied one element at a time. (130 columns, few
+// rows: column panels of 64, each packing its own; the partial panel of 2
+// columns is one element at a time, tested above.)
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @rhs_transposed_blocks
+// CHECK: scf.parallel (%[[J:.*]]) = (%c0) to (%c128) step (%c64)
+// CHECK: %[[SB:.*]] = memref.subview %{{.*}}[%[[J]], 0] [64, 40] [1, 1]
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x40x64xf32>
+// CHECK: scf.for %[[K0:.*]] = %c0 to %c32 step %c16
+// CHECK: vector.load %[[SB]][%c0, %[[K0]]] : {{.*}}, vector<16xf32>
+// CHECK: vector.load %[[SB]][%c15, %[[K0]]] : {{.*}}, vector<16xf32>
+// CHECK: vector.store %{{.*}}, %[[P]][%c0, %[[K0]], %c0] : memref<1x40x64xf32>, vector<16xf32>
+// CHECK: vector.load %[[SB]][%c63, %[[K0]]] : {{.*}}, vector<16xf32>
+// CHECK: vector.store %{{.*}}, %[[P]][%c0, %{{.*}}, %c48] : memref<1x40x64xf32>, vector<16xf32>
+// CHECK: scf.for %[[COL:.*]] = %c0 to %c64 step %c1
+// CHECK-NEXT: scf.for %[[K:.*]] = %c32 to %c40 step %c1
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[SB]][%[[COL]], %[[K]]]
+// CHECK-NEXT: memref.store %[[V]], %[[P]][%c0, %[[K]], %[[COL]]]
+// CHECK: vector.fma
+func.func @rhs_transposed_blocks(%a: memref<8x40xf32>, %bt: memref<130x40xf32>, %c: memref<8x130xf32>) {
+  linalg.matmul indexing_maps = [#a, #bt, #c] ins(%a, %bt : memref<8x40xf32>, memref<130x40xf32>) outs(%c : memref<8x130xf32>)
+  return
+}
+
+// -----
+
 // A transposed (read as (k, m)) in a batch_matmul, and in a contraction
 // generic: the kernels load A[i, k] from %at[k, i].
 #at = affine_map<(m, n, k) -> (k, m)>

@@ -25,7 +25,17 @@ def JeetLowerToLinalgPass : Pass<"jeet-lower-to-linalg"> {
     loop. A transpose of matrices in a region that only its matmuls read is
     not materialised: they read its input through transposed indexing maps
     (`linalg.matmul` / `linalg.batch_matmul` with `indexing_maps`, or the
-    maps of a contraction generic).
+    maps of a contraction generic). An operand that a reduction and a matmul
+    of the region both read is materialised once, for the matmul, and the
+    reduction reduces that tensor.
+
+    A multi-reduction region (softmax, layernorm) is tiled over blocks of
+    rows of about 256 KiB, and an attention region (`jeet-fuse` with
+    `attention-block-bytes`) over its batch and blocks of rows, with the
+    first matmul and the softmax fused into each block. In an attention region the softmax's division by the
+    row sums moves after the second matmul, `(E / s) @ V` = `(E @ V) / s`:
+    it divides the rows of the result instead of the longer rows of the
+    scores, and the sum reads the exponentials that the second matmul reads.
 
     Before:
     ```mlir

@@ -73,7 +73,10 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     transpose. A transposed A is read one element at a time like any A (by
     its packing or the kernels); a transposed B is always packed, its
     partial last panel too, each of its columns (a row of the buffer) read
-    contiguously, so the kernels read the same panels as for any B. A tile's
+    contiguously, so the kernels read the same panels as for any B. Full
+    panels of f32 are packed in blocks of 16 columns by 16 steps of k: 16
+    rows of the buffer loaded as vectors, transposed in registers and
+    stored as 16 rows of the panel. A tile's
     B that is a row slice of a transposed buffer is packed once before the
     tile loop, as a column slice is.
 

@@ -32,10 +32,11 @@ def JeetLowerToLinalgPass : Pass<"jeet-lower-to-linalg"> {
     A multi-reduction region (softmax, layernorm) is tiled over blocks of
     rows of about 256 KiB, and an attention region (`jeet-fuse` with
     `attention-block-bytes`) over its batch and blocks of rows, with the
-    first matmul and the softmax fused into each block. In an attention region the softmax's division by the
-    row sums moves after the second matmul, `(E / s) @ V` = `(E @ V) / s`:
-    it divides the rows of the result instead of the longer rows of the
-    scores, and the sum reads the exponentials that the second matmul reads.
+    first matmul and the softmax fused into each block. In an attention
+    region the softmax's division by the row sums moves after the second
+    matmul, `(E / s) @ V` = `(E @ V) / s`: it divides the rows of the
+    result instead of the longer rows of the scores, and the sum reads the
+    exponentials that the second matmul reads.
 
     Before:
     ```mlir

@@ -95,6 +95,17 @@ def test_matmul_epilogue_tiles(run, rng, ta, tb):
     check(run, rng, (256, 96), (96, 384), ta, tb, relu=True)
 
 
+@pytest.mark.parametrize("n", [16, 64])
+@pytest.mark.parametrize("ta,tb", [(False, False)] + LAYOUTS,
+                         ids=["AB"] + LAYOUT_IDS)
+def test_matmul_epilogue_tiles_one_panel(run, rng, n, ta, tb):
+    """B exactly one register tile wide (16 columns for AVX2's tiles, 64 for
+    AVX-512's), as attention's V with head size 64: its rows contiguous, B
+    already has the packed panels' layout and the tiles read it in place."""
+    check(run, rng, (256, 96), (96, n), ta, tb, relu=True)
+    check(run, rng, (3, 128, 96), (3, 96, n), ta, tb, relu=True)
+
+
 @pytest.mark.parametrize("a_shape,b_shape", [
     ((3, 37, 50), (3, 50, 29)),      # batch_matmul
     ((8, 70, 16), (8, 16, 70)),      # attention's Q @ K^T, small

@@ -940,6 +940,27 @@ static Value packBatchedRhs(OpBuilder &b, Location loc, Value base, int64_t nr,
   return packed;
 }
 
+/// `base` itself as its packed panels, when it already has their layout: a
+/// B of exactly one panel's columns (`nr`), not transposed, its rows
+/// contiguous and one after the other (an identity layout), as attention's
+/// V is with a head size of 64 and 64-column register tiles. The panels of
+/// a batch of such matrices, (batch, k, nr), are the batch itself; one
+/// matrix is expanded to (1, k, nr). Null when a copy is needed.
+static Value panelShaped(OpBuilder &b, Location loc, Value base, int64_t nr,
+                         bool transposed, unsigned batchRank) {
+  auto type = cast<MemRefType>(base.getType());
+  if (transposed || !type.getLayout().isIdentity() ||
+      type.getRank() != 2 + static_cast<int64_t>(batchRank) ||
+      type.getShape().back() != nr)
+    return Value();
+  if (batchRank)
+    return base;
+  return memref::ExpandShapeOp::create(
+      b, loc,
+      MemRefType::get({1, type.getDimSize(0), nr}, type.getElementType()), base,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+}
+
 /// For a matmul in the tile `outermost` of a matmul with an epilogue: its B
 /// when it is `subview %base[0, %j] [K, w] [1, 1]` of a buffer defined
 /// outside the loop, with %j 0 or an induction variable of a parallel loop
@@ -1157,12 +1178,15 @@ struct JeetCpuMatmulPass
     Value &buffer = hoistedPanels[{{outermost, base}, transposed ? 1u : 0u}];
     if (!buffer) {
       OpBuilder before(outermost);
-      buffer = batchRank
-                   ? packBatchedRhs(before, loc, base, nr, transposed)
-                   : MatmulEmitter::packRhs(before, loc, base, nr, transposed);
-      OpBuilder after(outermost->getContext());
-      after.setInsertionPointAfter(outermost);
-      memref::DeallocOp::create(after, loc, buffer);
+      buffer = panelShaped(before, loc, base, nr, transposed, batchRank);
+      if (!buffer) {
+        buffer = batchRank ? packBatchedRhs(before, loc, base, nr, transposed)
+                           : MatmulEmitter::packRhs(before, loc, base, nr,
+                                                    transposed);
+        OpBuilder after(outermost->getContext());
+        after.setInsertionPointAfter(outermost);
+        memref::DeallocOp::create(after, loc, buffer);
+      }
     }
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);

@@ -406,6 +406,36 @@ func.func @batched_tiles(%a: memref<2x128x32xf32>, %bt: memref<2x128x32xf32>, %c
 
 // -----
 
+// The same with a B that already has the panels' layout (attention's P @ V
+// with a head size of 64: one matrix of %v, whole, 64 columns, rows
+// contiguous): no copy, the kernels read %v at the tile's batch.
+// CHECK-LABEL: func.func @batched_tiles_panel_shaped
+// CHECK-SAME: (%[[P:.*]]: memref<2x128x128xf32>, %[[V:.*]]: memref<2x128x64xf32>,
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel (%[[B:[a-z0-9_]+]], %{{.*}}) =
+// CHECK-NOT: memref.alloc
+// CHECK: vector.load %[[V]][%[[B]], %{{.*}}, %c0] : memref<2x128x64xf32>, vector<16xf32>
+// CHECK: vector.fma
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @batched_tiles_panel_shaped(%p: memref<2x128x128xf32>, %v: memref<2x128x64xf32>, %o: memref<2x128x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.parallel (%b, %i) = (%c0, %c0) to (%c2, %c128) step (%c1, %c64) {
+    %sp = memref.subview %p[%b, %i, 0] [1, 64, 128] [1, 1, 1] : memref<2x128x128xf32> to memref<1x64x128xf32, strided<[16384, 128, 1], offset: ?>>
+    %sv = memref.subview %v[%b, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf32> to memref<1x128x64xf32, strided<[8192, 64, 1], offset: ?>>
+    %so = memref.subview %o[%b, %i, 0] [1, 64, 64] [1, 1, 1] : memref<2x128x64xf32> to memref<1x64x64xf32, strided<[8192, 64, 1], offset: ?>>
+    linalg.batch_matmul ins(%sp, %sv : memref<1x64x128xf32, strided<[16384, 128, 1], offset: ?>>, memref<1x128x64xf32, strided<[8192, 64, 1], offset: ?>>) outs(%so : memref<1x64x64xf32, strided<[8192, 64, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Tiles along the columns alone (the rows fit in one tile, as in an MLP
 // layer at batch 64): every panel of B is read by one tile. No copy of the
 // whole B before the loop (that copy would be a parallel loop of its own)

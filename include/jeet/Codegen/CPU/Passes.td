@@ -55,7 +55,10 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     tiles of a matmul with an epilogue) reads its panels from one copy of
     the whole buffer made before the loop, instead of copying its own; so
     does a batch_matmul tile whose B is one matrix of such a buffer, from a
-    copy of the panels of every batch. Such tiles call a private function
+    copy of the panels of every batch. A buffer that already has the
+    panels' layout (exactly `register-cols` columns, rows contiguous, such
+    as attention's V) is read in place, not copied. Such tiles call a
+    private function
     `jeet_matmul_tile` (marked `noinline`), one per combination of operand
     types and layouts, so that matmuls of the same shape (the layers of an
     MLP) share one kernel that is compiled once.

@@ -1081,7 +1081,8 @@ static LogicalResult tileAttention(RewriterBase &rewriter, Operation *root,
 /// contracts) becomes `(E @ V) / s`: the division moves from the rows of
 /// the scores (seq columns) to the rows of the result (head columns, 8x
 /// fewer at seq 512 and head 64), and the block's pass that normalised the
-/// scores is gone (its exponentials feed the matmul's packing directly).
+/// scores writes the exponentials, which the second matmul reads. Any `s`
+/// with one value per row of `E` commutes so, not only a softmax's sum.
 static void divideAfterSecondMatmul(RewriterBase &rewriter, FusionOp fusion) {
   for (auto matmul : llvm::make_early_inc_range(
            fusion.getBody().front().getOps<MatmulOp>())) {

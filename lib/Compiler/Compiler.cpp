@@ -45,7 +45,6 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
-#include <optional>
 
 using namespace mlir;
 using namespace jeet;
@@ -535,17 +534,16 @@ compileToObjects(ModuleOp module, llvm::StringRef entry,
   // Optimisation ends, on this thread, where `optimized` is called: for a
   // module cut before it, this thread's partition is optimised; the other
   // threads' time is in the codegen step's note.
-  StepClock optimizeClock;
-  std::optional<StepClock> codegenClock;
+  StepClock optimizeClock, codegenClock;
   auto objects = jeet::detail::compileObjectFiles(
       *llvmModule, **targetMachine, createKernelTargetMachine,
       jeet::detail::codegenThreads(), runner.printPassTimes(), [&] {
         runner.reportStep("optimize", optimizeClock);
-        codegenClock.emplace();
+        codegenClock = StepClock();
       });
   if (!objects)
     return objects.takeError();
-  runner.reportStep("codegen", *codegenClock, objects->describe());
+  runner.reportStep("codegen", codegenClock, objects->describe());
   return std::move(objects->objects);
 }
 

@@ -9,10 +9,10 @@
 // of many small outputs and a matmul is one long entry and a small kernel
 // before optimisation, too unequal to optimise apart: it is optimised
 // whole, then cut between the pieces of that entry that optimisation
-// outlined. A graph too small to gain stays one object. The second layer reads its
-// weights transposed, so the two layers' tiles call two kernels (one per
-// layout): with AVX2's 6x16 register tiles one tile kernel alone is under
-// the smallest partition's size.
+// outlined. A graph too small to gain stays one object. The second layer
+// reads its weights transposed, so the two layers' tiles call two kernels
+// (one per layout): with AVX2's 6x16 register tiles one tile kernel alone
+// is under the smallest partition's size.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; r = np.random.default_rng(); [np.save('%t/' + n + '.npy', (r.standard_normal(s) * c).astype(np.float32)) for n, s, c in [('x', (32, 256), 1), ('w1', (256, 256), 0.1), ('b1', (256,), 1), ('w2', (256, 256), 0.1)]]"
 // RUN: env JEET_CACHE_DIR= JEET_COMPILE_THREADS=2 JEET_DEBUG=1 jeet-run %s --device=cpu --input=@%t/x.npy --input=@%t/w1.npy --input=@%t/b1.npy --input=@%t/w2.npy --output=@%t/split.npy 2>&1 | FileCheck %s --check-prefix=SPLIT

@@ -5,12 +5,14 @@ against a float64 numpy reference on fresh random inputs.
 
 The shapes take the CPU kernels' paths (few rows, row blocks with packed A,
 full and partial panels of 64 columns of a packed transposed B, its blocks
-of 16 x 16 and the steps of k past them, remainder rows) and the GPU tiled matmul's (partial tiles of M, N and K).
+of 16 x 16 and the steps of k past them, remainder rows, the order where A's
+micro-panel stays in L1) and the GPU tiled matmul's (partial tiles of M, N
+and K).
 """
 import numpy as np
 import pytest
 
-from jeetrun import assert_close, mlir_type
+from jeetrun import assert_close, mlir_type, run_graph
 
 F32 = np.float32
 
@@ -177,3 +179,18 @@ def test_attention(run, rng, b, s, d):
     p /= p.sum(axis=-1, keepdims=True)
     (out,) = run(src, [q, k, v])
     assert_close(out, p @ v64, rtol=1e-4, what="attention")
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False)] + LAYOUTS,
+                         ids=["AB"] + LAYOUT_IDS)
+def test_matmul_a_panel_in_l1(tmp_path, rng, ta, tb):
+    """On the CPU only (the emulator would take minutes): a matmul whose row
+    blocks' rows of C outgrow half of a 2 MiB L2 with AVX-512's 64-column
+    panels takes the order where each tile's micro-panel of A stays in L1
+    and B streams past in column blocks (640 columns, k-blocks of at most
+    384 steps): 1026 rows in blocks of 132 (and 4 remainder rows), 777
+    steps in 3 blocks of 259, 2048 full columns in 3 blocks of 640 and one
+    of 128, and 52 remainder columns. Elsewhere the other order runs the
+    same shape."""
+    check(lambda source, inputs: run_graph(tmp_path, source, inputs), rng,
+          (1030, 777), (777, 2100), ta, tb)

@@ -23,13 +23,23 @@
 // The k-block is sized so that a micro-panel of B (k-block x register-cols)
 // fills half of the L1 data cache, the row block so that the packed block of
 // A fits in a quarter of the L2 cache (and there are a few blocks per
-// thread); a matmul's depth is then split into blocks of equal depth. A matmul
-// inside a parallel loop whose B is a column slice of a buffer defined outside
-// the loop (the tiles of a matmul with an epilogue) reads the panels that one
-// copy of the whole buffer, made before the loop, holds (for the tiles of a
-// batch_matmul, one copy of the panels of every batch). Remainder rows and
-// columns get kernels of their own static size, so that every tile is a static
-// vector shape and every shape is exact.
+// thread); a matmul's depth is then split into blocks of equal depth. Where
+// that k-block is short (AVX-512's 64-column panels: 96 steps in 48 KiB)
+// and a row block's rows of C outgrow L2, the two inner loops swap:
+//
+//       for j0 in columns, step col-block             B's block in L2
+//         for i in i0.., step register-rows           A micro-panel in L1
+//           for j in j0.., step register-cols         B's rows prefetched
+//
+// with a k-block of up to 384 steps, so that C's tiles (in L3) are read and
+// written a quarter as often.
+//
+// A matmul inside a parallel loop whose B is a column slice of a buffer
+// defined outside the loop (the tiles of a matmul with an epilogue) reads the
+// panels that one copy of the whole buffer, made before the loop, holds (for
+// the tiles of a batch_matmul, one copy of the panels of every batch).
+// Remainder rows and columns get kernels of their own static size, so that
+// every tile is a static vector shape and every shape is exact.
 //
 // The tiles of a matmul with an epilogue (one matmul per tile, inside a
 // parallel loop, reading prepacked panels of B) call one private function
@@ -72,6 +82,17 @@ namespace {
 
 struct TileSizes {
   int64_t registerRows, registerCols, rowBlock, kBlock;
+  /// Columns of B per L2 block in the order where a tile's micro-panel of A
+  /// stays in L1 and B's panels stream from L2; 0: the order where a
+  /// micro-panel of B stays in L1 (see chooseCacheBlocks).
+  int64_t colBlock = 0;
+  /// The k-block of the order where B's micro-panel stays in L1: a matmul
+  /// no deeper takes that order whatever colBlock says (its C tiles are
+  /// visited once either way, and each micro-panel of B serves every row
+  /// tile from L1).
+  int64_t panelKBlock = 0;
+  /// The L2 cache size the blocks are for.
+  int64_t l2Bytes = 0;
 };
 
 /// Packed buffers start on a cache line.
@@ -113,20 +134,46 @@ int64_t hostRegisterCols() {
 /// A's 8 KiB took every way but one, and the kernel lost ~10% to misses);
 /// the rest of L2 for the B micro-panels on their way to L1. On a Zen 3
 /// core (32 KiB L1, 512 KiB L2) that is 256 steps and 126 rows, BLIS's
-/// blocking for the same 6 x 16 tile (256 and 144). `l1Bytes` and
-/// `l2Bytes`, where positive, stand for the host's cache sizes.
+/// blocking for the same 6 x 16 tile (256 and 144).
+///
+/// Panels too wide for that (fewer than kMinL1PanelSteps steps of a
+/// 64-column panel fit: 96 in a 48 KiB L1) take the other order: each
+/// tile's micro-panel of A (register-rows x k-block) stays in L1 while the
+/// tile meets the panels of a column block of B, which stays in L2 (half of
+/// it) and streams past. The k-block is then the most steps whose A
+/// micro-panel takes a quarter of L1, up to kMaxL2PanelSteps: C's tile is
+/// read and written once per k-block, and at 96 steps those visits (its
+/// rows a whole C row apart, mostly in L3) cost the 2048^3 matmul ~8% on
+/// an AVX-512 core (docs/Performance.md, "Matmul: A's micro-panel in L1").
+/// `l1Bytes` and `l2Bytes`, where positive, stand for the host's cache
+/// sizes.
 TileSizes chooseCacheBlocks(TileSizes sizes, int64_t l1Bytes, int64_t l2Bytes) {
   constexpr int64_t kFloatBytes = 4, kKStep = 16, kMinK = 32, kMaxK = 512,
-                    kMaxRows = 512;
+                    kMaxRows = 512, kMinL1PanelSteps = 128,
+                    kMaxL2PanelSteps = 384;
   auto [l1, l2] = hostCacheSizes();
   if (l1Bytes > 0)
     l1 = l1Bytes;
   if (l2Bytes > 0)
     l2 = l2Bytes;
+  auto steps = [&](int64_t k) {
+    return std::clamp(k / kKStep * kKStep, kMinK, kMaxK);
+  };
+  int64_t panelSteps = l1 / 2 / (sizes.registerCols * kFloatBytes);
   if (sizes.kBlock <= 0) {
-    int64_t k = l1 / 2 / (sizes.registerCols * kFloatBytes);
-    sizes.kBlock = std::clamp(k / kKStep * kKStep, kMinK, kMaxK);
+    bool aInL1 = sizes.colBlock > 0 || panelSteps < kMinL1PanelSteps;
+    sizes.kBlock =
+        steps(aInL1 ? std::min(l1 / 4 / (sizes.registerRows * kFloatBytes),
+                               kMaxL2PanelSteps)
+                    : panelSteps);
+    if (aInL1 && sizes.colBlock <= 0) {
+      int64_t panels =
+          l2 / 2 / (sizes.kBlock * sizes.registerCols * kFloatBytes);
+      sizes.colBlock = std::max<int64_t>(1, panels) * sizes.registerCols;
+    }
   }
+  sizes.panelKBlock = sizes.colBlock > 0 ? steps(panelSteps) : sizes.kBlock;
+  sizes.l2Bytes = l2;
   if (sizes.rowBlock <= 0) {
     int64_t rows = l2 / 4 / (sizes.kBlock * kFloatBytes);
     sizes.rowBlock = std::clamp(rows, sizes.registerRows, kMaxRows);
@@ -179,7 +226,7 @@ public:
     m = accType.getDimSize(0);
     n = accType.getDimSize(1);
     k = lhsType.getDimSize(layout.lhsTransposed ? 0 : 1);
-    kBlock = balancedKBlock(k, sizes.kBlock);
+    kBlock = balancedKBlock(k, sizes.panelKBlock);
     elementType = accType.getElementType();
   }
 
@@ -209,6 +256,17 @@ public:
         llvm::divideCeil(llvm::divideCeil(fullRows, kRowBlocksToBalance), mr) *
         mr;
     rowBlock = std::max(mr, std::min(rowBlock, balanced));
+    // The order where A's micro-panel stays in L1 (see chooseCacheBlocks)
+    // where it saves something: the matmul is deeper than a k-block of the
+    // other order and a row block's rows of C (all columns) outgrow half of
+    // L2, so that each of the other order's k-blocks would fetch them from
+    // L3 again. (C in L2: the batched matmul's 256 x 256 blocks ran 5%
+    // slower in this order.)
+    aInL1 = sizes.colBlock > 0 && k > sizes.panelKBlock &&
+            std::min(rowBlock, fullRows) * n *
+                    (elementType.getIntOrFloatBitWidth() / 8) >
+                sizes.l2Bytes / 2;
+    kBlock = balancedKBlock(k, aInL1 ? sizes.kBlock : sizes.panelKBlock);
     // A is packed where each of its tiles meets several panels of B; each
     // row block (and the remainder rows) packs into a slot of its own.
     if (packed && n / nr >= kMinPanelsToPackLhs) {
@@ -462,6 +520,11 @@ private:
   static constexpr int64_t kMinPanelsToPackLhs = 2;
   /// f32 elements in a cache line (of 64 bytes).
   static constexpr int64_t kLineFloats = 16;
+  static constexpr int64_t kLineBytes = 64;
+  /// How many steps of k ahead a kernel prefetches the rows of a B panel
+  /// that streams from L2 (~400 cycles at 12 a step, an L2 hit's latency
+  /// many times over; 16 and 32 measured the same).
+  static constexpr int64_t kRhsPrefetchSteps = 32;
   /// The side of the square blocks in which a transposed B is packed.
   static constexpr int64_t kTransposeBlock = 16;
 
@@ -565,7 +628,21 @@ private:
         slot = arith::DivUIOp::create(b, loc, i0, cst(lhsRowBlock));
         packLhs(mr, slot, i0, i1, k0, k1);
       }
-      if (fullCols > 0) {
+      int64_t colBlock = std::max(nr, sizes.colBlock / nr * nr);
+      if (fullCols > 0 && aInL1) {
+        // A's micro-panel in L1, B's column block in L2 (see
+        // chooseCacheBlocks).
+        forLoop(cst(0), cst(fullCols), colBlock, [&](Value j0) {
+          Value j1 = fullCols > colBlock
+                         ? min(add(j0, cst(colBlock)), cst(fullCols))
+                         : cst(fullCols);
+          forLoop(i0, i1, mr, [&](Value i) {
+            forLoop(j0, j1, nr, [&](Value j) {
+              emitKernel(mr, nr, i, j, k0, k1, i0, slot, first);
+            });
+          });
+        });
+      } else if (fullCols > 0) {
         forLoop(cst(0), cst(fullCols), nr, [&](Value j) {
           forLoop(i0, i1, mr, [&](Value i) {
             emitKernel(mr, nr, i, j, k0, k1, i0, slot, first);
@@ -662,6 +739,9 @@ private:
       for (auto [col, type] : segments)
         tile.push_back(vector::BroadcastOp::create(b, loc, type, initial));
     }
+    Value lastStep;
+    if (aInL1 && panel)
+      lastStep = arith::SubIOp::create(b, loc, k1, cst(1));
     auto loop = scf::ForOp::create(
         b, loc, k0, k1, cst(1), tile,
         [&](OpBuilder &nested, Location nestedLoc, Value kk, ValueRange sums) {
@@ -687,6 +767,30 @@ private:
                                                type.clone(rhsElement), rhs,
                                                ValueRange{kk, col});
             rhsRow.push_back(widen(row));
+          }
+          // B's panel streams from L2: its row kRhsPrefetchSteps ahead (the
+          // k-block's last, near its end) is fetched into L1.
+          if (aInL1 && panel) {
+            Value ahead = arith::MinSIOp::create(
+                nested, nestedLoc,
+                arith::AddIOp::create(
+                    nested, nestedLoc, kk,
+                    arith::ConstantIndexOp::create(nested, nestedLoc,
+                                                   kRhsPrefetchSteps)),
+                lastStep);
+            int64_t lineElements =
+                kLineBytes * 8 /
+                getElementTypeOrSelf(packed.getType()).getIntOrFloatBitWidth();
+            for (auto [s, segment] : llvm::enumerate(segments))
+              for (int64_t line = 0; line < segment.second.getNumElements();
+                   line += lineElements)
+                memref::PrefetchOp::create(
+                    nested, nestedLoc, packed,
+                    ValueRange{panel, ahead,
+                               arith::ConstantIndexOp::create(
+                                   nested, nestedLoc, offsets[s] + line)},
+                    /*isWrite=*/false, /*localityHint=*/3,
+                    /*isDataCache=*/true);
           }
           SmallVector<Value> next;
           Value kRel;
@@ -759,6 +863,10 @@ private:
   int64_t m, n, k;
   /// The k-block of this matmul (see balancedKBlock).
   int64_t kBlock;
+  /// Whether each tile's micro-panel of A stays in L1 while B's panels
+  /// stream past it from L2 (see chooseCacheBlocks), B's rows then
+  /// prefetched kRhsPrefetchSteps ahead.
+  bool aInL1 = false;
   Type elementType;
 };
 
@@ -1287,7 +1395,7 @@ struct JeetCpuMatmulPass
   void runOnOperation() override {
     int64_t cols = registerCols > 0 ? registerCols : hostRegisterCols();
     TileSizes sizes = chooseCacheBlocks(
-        {std::max<int64_t>(1, registerRows), cols, rowBlock, kBlock},
+        {std::max<int64_t>(1, registerRows), cols, rowBlock, kBlock, colBlock},
         l1CacheBytes, l2CacheBytes);
     // What an earlier run of this pass made belongs to another module.
     hoistedPanels.clear();
@@ -1303,6 +1411,7 @@ struct JeetCpuMatmulPass
     func->setAttr(
         kBlockingAttr,
         b.getDictionaryAttr({
+            b.getNamedAttr("col_block", b.getI64IntegerAttr(sizes.colBlock)),
             b.getNamedAttr("k_block", b.getI64IntegerAttr(sizes.kBlock)),
             b.getNamedAttr("register_cols",
                            b.getI64IntegerAttr(sizes.registerCols)),

@@ -13,7 +13,7 @@
 // k-block from zeros, then adds C's rows to it.
 // AVX2-LABEL: func.func @blocks
 // AVX2-SAME: %[[C:[^:]*]]: memref<100x130xf32>)
-// AVX2-SAME: attributes {jeet.matmul_blocking = {k_block = 48 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 30 : i64}}
+// AVX2-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 48 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 30 : i64}}
 // AVX2-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // AVX2: memref.alloc() {alignment = 64 : i64} : memref<8x100x16xf32>
 // AVX2: memref.alloc() {alignment = 64 : i64} : memref<9x2x34x6xf32>
@@ -43,7 +43,7 @@
 // With the options at 0 the host's sizes: 16 or 64 columns, a k-block and a
 // row block from its caches.
 // HOST-LABEL: func.func @blocks
-// HOST-SAME: attributes {jeet.matmul_blocking = {k_block = {{[1-9][0-9]*}} : i64, register_cols = {{16|64}} : i64, register_rows = 6 : i64, row_block = {{[1-9][0-9]*}} : i64}}
+// HOST-SAME: attributes {jeet.matmul_blocking = {col_block = {{0|[1-9][0-9]*}} : i64, k_block = {{[1-9][0-9]*}} : i64, register_cols = {{16|64}} : i64, register_rows = 6 : i64, row_block = {{[1-9][0-9]*}} : i64}}
 // HOST-LABEL: func.func @no_matmul
 // HOST-NOT: jeet.matmul_blocking
 
@@ -53,12 +53,15 @@
 // L2 (128 rows of 256 steps, used as 126: a multiple of 6). K = 100 is one
 // block.
 // ZEN3-LABEL: func.func @blocks
-// ZEN3-SAME: attributes {jeet.matmul_blocking = {k_block = 256 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 128 : i64}}
+// ZEN3-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 256 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 128 : i64}}
 // ZEN3: memref.alloc() {alignment = 64 : i64} : memref<9x2x100x6xf32>
-// A core with 48 KiB of L1 and 2 MiB of L2, and 64 columns: 96 steps
-// (24 KiB), and the most rows a block takes (512).
+// A core with 48 KiB of L1 and 2 MiB of L2, and 64 columns: 96 steps of a
+// panel fit half of L1, too few: the order where A's micro-panel stays in
+// L1 (384 steps, 640 columns of B per block, 341 rows of A's block;
+// jeet-cpu-matmul-a-in-l1.mlir). This matmul's rows of C fit L2 and its
+// depth exceeds the other order's 96 steps: that order, in 2 blocks of 50.
 // AVX512-LABEL: func.func @blocks
-// AVX512-SAME: attributes {jeet.matmul_blocking = {k_block = 96 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 512 : i64}}
+// AVX512-SAME: attributes {jeet.matmul_blocking = {col_block = 640 : i64, k_block = 384 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 341 : i64}}
 // AVX512: scf.for %{{.*}} = %c0 to %c100 step %c50
 func.func @blocks(%a: memref<100x100xf32>, %b: memref<100x130xf32>, %c: memref<100x130xf32>) {
   linalg.matmul ins(%a, %b : memref<100x100xf32>, memref<100x130xf32>) outs(%c : memref<100x130xf32>)

@@ -150,7 +150,17 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     Option<"kBlock", "k-block", "int64_t", /*default=*/"0",
            "Reduction steps per cache block, at most (a matmul's depth is "
            "split into blocks of equal depth); 0: the most whose "
-           "micro-panel of B takes half of the L1 data cache">,
+           "micro-panel of B takes half of the L1 data cache, or, in the "
+           "order of col-block, whose micro-panel of A takes a quarter of "
+           "it (at most 384)">,
+    Option<"colBlock", "col-block", "int64_t", /*default=*/"0",
+           "Columns of B per L2 block (rounded to register-cols) in the "
+           "order where each tile's micro-panel of A stays in L1 and B's "
+           "panels stream from L2; 0: that order with a block taking half "
+           "of L2 when a register-cols-wide micro-panel of B fits fewer than "
+           "128 steps in half of L1 (64 columns in 48 KiB: 96), else the "
+           "order where B's micro-panel stays in L1 (also whenever k-block "
+           "is given and col-block is not)">,
     Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", /*default=*/"0",
            "L1 data cache size that the block sizes are chosen for; 0: "
            "the host's">,

@@ -93,8 +93,10 @@ def test_matmul_2d(run, rng, m, k, n, ta, tb):
 @pytest.mark.parametrize("ta,tb", LAYOUTS, ids=LAYOUT_IDS)
 def test_matmul_epilogue_tiles(run, rng, ta, tb):
     """A matmul with an epilogue is computed per output tile on the CPU: a
-    transposed B is sliced by rows, and packed once before the tiles."""
+    transposed B is sliced by rows, and packed once before the tiles. With
+    1024 columns (16 tiles of 64) the 512 rows are tiled by 256."""
     check(run, rng, (256, 96), (96, 384), ta, tb, relu=True)
+    check(run, rng, (512, 96), (96, 1024), ta, tb, relu=True)
 
 
 @pytest.mark.parametrize("n", [16, 64])

@@ -147,6 +147,24 @@ func.func @matmul_bias_relu(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>, %bia
   return %r : tensor<128x256xf32>
 }
 
+// Taller tiles where there are enough of them: 1024 columns make 16 tiles
+// of 64, so the 512 rows are tiled by the most rows up to 256 that leave
+// at least 16 tiles: 256 (32 tiles). Each tile's matmul then reads its
+// panel of B into L1 once for 256 rows. (In @matmul_bias_relu above, 128
+// rows of 4 column tiles stay in tiles of 64: 128-row tiles would leave 4.)
+// CHECK-LABEL: func.func @matmul_taller_tiles
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 1024) step (256, 64)
+// CHECK: linalg.matmul {{.*}} -> tensor<256x64xf32>
+func.func @matmul_taller_tiles(%a: tensor<512x32xf32>, %b: tensor<32x1024xf32>) -> tensor<512x1024xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<512x32xf32>, tensor<32x1024xf32>) -> tensor<512x1024xf32> {
+  ^bb0(%x: tensor<512x32xf32>, %y: tensor<32x1024xf32>):
+    %0 = jeet.matmul %x, %y : tensor<512x32xf32>, tensor<32x1024xf32> -> tensor<512x1024xf32>
+    %1 = jeet.relu %0 : tensor<512x1024xf32>
+    jeet.yield %1 : tensor<512x1024xf32>
+  }
+  return %r : tensor<512x1024xf32>
+}
+
 // An f16 matmul epilogue reads the f32 accumulator and truncates it in its
 // body; a dimension shorter than the tile is one tile.
 // CHECK-LABEL: func.func @matmul_f16_scale

@@ -36,6 +36,31 @@ inline int64_t chooseDividingTileSize(int64_t range, int64_t tileSize) {
   return best;
 }
 
+/// The most rows of a matmul epilogue's tiles (see chooseEpilogueTileRows).
+inline constexpr int64_t kMaxEpilogueTileRows = 256;
+/// The fewest tiles a matmul epilogue keeps (for the threads to share) when
+/// its tiles take more rows than `tileSize`.
+inline constexpr int64_t kMinEpilogueTiles = 16;
+
+/// The rows of a matmul epilogue's tiles, of `rows` (static) in all, where
+/// the other dimensions make `otherTiles` tiles: the most rows, up to
+/// kMaxEpilogueTileRows, that divide `rows` and leave at least
+/// kMinEpilogueTiles tiles, or chooseDividingTileSize(rows, tileSize) if
+/// that is more. A tile's matmul reads each cache block of its B panel
+/// into L1 once for all its rows: the 256 x 1024 MLP's 64-row tiles read
+/// their panels 4 times as often as 256-row ones, which ran its three layers
+/// 1.2x faster (docs/Performance.md, "The MLP's tiles").
+inline int64_t chooseEpilogueTileRows(int64_t rows, int64_t otherTiles,
+                                      int64_t tileSize) {
+  int64_t best = chooseDividingTileSize(rows, tileSize);
+  for (int64_t candidate = best + 1;
+       candidate <= kMaxEpilogueTileRows && candidate <= rows; ++candidate)
+    if (rows % candidate == 0 &&
+        rows / candidate * otherTiles >= kMinEpilogueTiles)
+      best = candidate;
+  return best;
+}
+
 /// The rows of one block of an attention group: its scores and its softmax,
 /// `rowBytes` each per row, together about `blockBytes`.
 inline int64_t attentionBlockRows(int64_t blockBytes, int64_t rowBytes) {

@@ -63,10 +63,10 @@ def arena(executable):
 
 # A batched matmul with an epilogue: its tiles' temporaries are allocated
 # inside the OpenMP loop over tiles (jeet-cpu-check-allocations).
-BMM = """func.func @main(%a: tensor<8x128x64xf32>, %b: tensor<8x64x128xf32>) -> tensor<8x128x128xf32> {
-  %m = jeet.matmul %a, %b : tensor<8x128x64xf32>, tensor<8x64x128xf32> -> tensor<8x128x128xf32>
-  %r = jeet.relu %m : tensor<8x128x128xf32>
-  return %r : tensor<8x128x128xf32>
+BMM = """func.func @main(%a: tensor<4x128x64xf32>, %b: tensor<4x64x128xf32>) -> tensor<4x128x128xf32> {
+  %m = jeet.matmul %a, %b : tensor<4x128x64xf32>, tensor<4x64x128xf32> -> tensor<4x128x128xf32>
+  %r = jeet.relu %m : tensor<4x128x128xf32>
+  return %r : tensor<4x128x128xf32>
 }
 """
 
@@ -170,22 +170,23 @@ def test_host_failure_of_a_cached_execution(rng, no_injection):
 def test_host_failure_in_the_function_body(rng, no_injection, successes):
     """Buffers the memory plan leaves to the compiled code: with sequential
     kernels, the batched matmul's function allocates the packed panels of
-    every batch's B (8x64x128 f32), held through the whole loop nest, then
-    temporaries per tile: its 64x64 f32 accumulator and, where the register
-    tile is 6x16 (hosts without AVX-512), A's packed block (6x2x64x6 f32).
+    every batch's B (4x64x128 f32), held through the whole loop nest, then
+    temporaries per tile: its 64x64 f32 accumulator (4 batches of 2 x 2
+    tiles: too few for 128-row tiles) and, where the register tile is 6x16
+    (hosts without AVX-512), A's packed block (6x2x64x6 f32).
     The output first, then those in turn fail: the function's body checks the
     null result, frees the buffer it holds (all but the first case) and
     returns the error."""
     exe = _jeet.compile(BMM, parallel=False, cached=False)
-    a = rng.standard_normal((8, 128, 64)).astype(np.float32)
-    b = rng.standard_normal((8, 64, 128)).astype(np.float32)
+    a = rng.standard_normal((4, 128, 64)).astype(np.float32)
+    b = rng.standard_normal((4, 64, 128)).astype(np.float32)
     inputs = [_jeet.RuntimeTensor.from_array(v, "float32") for v in (a, b)]
     before = allocated("cpu")
     _jeet.inject_allocation_failures(successes, 1, "cpu")
     with pytest.raises(jeet.OutOfMemoryError) as info:
         exe.run(inputs)
     if successes == 1:
-        assert_names_size(info.value, 8 * 64 * 128 * 4)
+        assert_names_size(info.value, 4 * 64 * 128 * 4)
     else:
         assert_names_size(info.value, 64 * 64 * 4, 6 * 2 * 64 * 6 * 4)
     assert allocated("cpu") == before

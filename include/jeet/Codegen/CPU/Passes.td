@@ -156,9 +156,11 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     Option<"colBlock", "col-block", "int64_t", /*default=*/"0",
            "Columns of B per L2 block (rounded to register-cols) in the "
            "order where each tile's micro-panel of A stays in L1 and B's "
-           "panels stream from L2; 0: that order with a block taking half "
-           "of L2 when a register-cols-wide micro-panel of B fits fewer than "
-           "128 steps in half of L1 (64 columns in 48 KiB: 96), else the "
+           "panels stream from L2, which a matmul takes when it is deeper "
+           "than a k-block of the other order and a row block's rows of C "
+           "outgrow half of L2; 0: blocks taking half of L2 when a "
+           "register-cols-wide micro-panel of B fits fewer than 128 steps "
+           "in half of L1 (64 columns in 48 KiB: 96), else always the "
            "order where B's micro-panel stays in L1 (also whenever k-block "
            "is given and col-block is not)">,
     Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", /*default=*/"0",

@@ -438,20 +438,22 @@ func.func @batched_tiles_panel_shaped(%p: memref<2x128x128xf32>, %v: memref<2x12
 
 // Tiles along the columns alone (the rows fit in one tile, as in an MLP
 // layer at batch 64): every panel of B is read by one tile. No copy of the
-// whole B before the loop (that copy would be a parallel loop of its own)
-// and no shared tile kernel; with fewer than 128 rows and B's rows 1 KiB
-// apart (no L1 aliasing), the tile reads B as it is.
+// whole B before the loop (that copy would be a parallel loop of its own);
+// the tiles call one shared kernel, which, with fewer than 128 rows and
+// B's rows 1 KiB apart (no L1 aliasing), reads B as it is.
 // CHECK-LABEL: func.func @column_tiles
 // CHECK-SAME: (%[[A:[^:]*]]: memref<64x32xf32>, %[[B:[^:]*]]: memref<32x256xf32>,
 // CHECK-NOT: memref.alloc
 // CHECK: scf.parallel (%[[J:.*]]) =
 // CHECK: %[[SB:.*]] = memref.subview %[[B]][0, %[[J]]] [32, 64]
+// CHECK: %[[SC:.*]] = memref.subview
+// CHECK: call @jeet_matmul_tile(%[[A]], %[[SB]], %[[SC]])
+// CHECK: scf.reduce
+// CHECK: func.func private @jeet_matmul_tile(%{{[^:]*}}: memref<64x32xf32>, %[[TB:[^:]*]]: memref<32x64xf32, strided<[256, 1], offset: ?>>,
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: scf.parallel
-// CHECK: vector.load %[[SB]]
+// CHECK: vector.load %[[TB]]
 // CHECK: vector.fma
-// CHECK: scf.reduce
-// CHECK-NOT: call @jeet_matmul_tile
 func.func @column_tiles(%a: memref<64x32xf32>, %b: memref<32x256xf32>, %c: memref<64x256xf32>) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
@@ -468,21 +470,22 @@ func.func @column_tiles(%a: memref<64x32xf32>, %b: memref<32x256xf32>, %c: memre
 // -----
 
 // The same with B's rows 4 KiB apart (1024 columns), which alias in L1:
-// each tile packs its own panel, inside the tile.
+// each tile packs its own panel, inside the shared kernel.
 // CHECK-LABEL: func.func @column_tiles_aliasing
 // CHECK-SAME: (%[[A:[^:]*]]: memref<64x32xf32>, %[[B:[^:]*]]: memref<32x1024xf32>,
 // CHECK-NOT: memref.alloc
 // CHECK: scf.parallel (%[[J:.*]]) =
 // CHECK: %[[SB:.*]] = memref.subview %[[B]][0, %[[J]]] [32, 64]
+// CHECK: call @jeet_matmul_tile(%[[A]], %[[SB]], %{{.*}})
+// CHECK: scf.reduce
+// CHECK: func.func private @jeet_matmul_tile(%{{[^:]*}}: memref<64x32xf32>, %[[TB:[^:]*]]: memref<32x64xf32, strided<[1024, 1], offset: ?>>,
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x32x64xf32>
 // CHECK-NOT: scf.parallel
-// CHECK: vector.load %[[SB]]
+// CHECK: vector.load %[[TB]]
 // CHECK: vector.store {{.*}}, %[[P]]
 // CHECK: vector.load %[[P]]
 // CHECK: vector.fma
 // CHECK: memref.dealloc %[[P]]
-// CHECK: scf.reduce
-// CHECK-NOT: call @jeet_matmul_tile
 func.func @column_tiles_aliasing(%a: memref<64x32xf32>, %b: memref<32x1024xf32>, %c: memref<64x1024xf32>) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index

@@ -5,8 +5,10 @@
     with torch.no_grad():
         y = compiled(x)
 
-The backend (jeet.torch.backend) takes dynamo's FX graph through AOT
-autograd and the core ATen decompositions; the nodes Jeet compiles form
+The backend (jeet.torch.backend) takes dynamo's FX graph to ATen ops with
+the core ATen decompositions (traced directly for an inference graph, through
+AOT autograd where inputs are changed in place or results are views of
+them); the nodes Jeet compiles form
 partitions, each one jeet graph fused into kernels and compiled through
 Jeet's cache (once per shapes and dtypes); the nodes it does not compile run
 in torch between them. Inference only: a graph that would be trained raises

@@ -1,5 +1,5 @@
-"""ATen ops (what torch.compile's graphs hold after AOT autograd and the
-core ATen decompositions) as jeet ops: one converter per op or family.
+"""ATen ops (what torch.compile's graphs hold after the core ATen
+decompositions) as jeet ops: one converter per op or family.
 
 A converter takes the node's arguments with every tensor replaced by a jeet
 tensor (Python numbers, lists and None as they are) and the node itself (for

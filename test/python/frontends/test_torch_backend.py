@@ -571,3 +571,72 @@ def test_inputs_that_require_grad_under_no_grad(seed):
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5,
                                        atol=1e-6, err_msg=f"seed {seed}")
             x.mul_(-1.5)  # in place between calls
+
+
+def _compile_noting_aot(monkeypatch, fn):
+    """torch.compile with the jeet backend, noting whether the graph went
+    through AOT autograd (whose runtime wrapper then runs on every call)."""
+    from jeet.torch import _backend
+    through_aot = []
+
+    def noting(*args, **kwargs):
+        through_aot.append(True)
+        return aot(*args, **kwargs)
+
+    aot = _backend.aot_module_simplified
+    monkeypatch.setattr(_backend, "aot_module_simplified", noting)
+    return torch.compile(fn, backend="jeet"), through_aot
+
+
+def test_inference_graphs_are_called_without_aot_autograd(seed, monkeypatch):
+    # Nothing requires grad (or grad is off): the ATen graph is traced
+    # directly and dynamo calls Jeet's graph with no wrapper in between.
+    model = torch.nn.Sequential(torch.nn.Linear(12, 8), torch.nn.GELU(),
+                                torch.nn.LayerNorm(8), torch.nn.Linear(8, 3)).eval()
+    for grad_off in (True, False):
+        torch._dynamo.reset()
+        if not grad_off:
+            model.requires_grad_(False)
+        compiled, through_aot = _compile_noting_aot(monkeypatch, model)
+        x = torch.randn(5, 12)
+        with torch.set_grad_enabled(not grad_off):
+            got = compiled(x)
+        with torch.no_grad():
+            want = model.double()(x.double())
+            model.float()
+        np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-5,
+                                   atol=1e-5, err_msg=f"seed {seed}")
+        assert through_aot == [], f"grad off: {grad_off}"
+    model.requires_grad_(True)
+
+
+def test_input_mutations_and_views_of_inputs_go_through_aot_autograd(seed, monkeypatch):
+    # What AOT autograd's wrapper does at run time stays its to do: an input
+    # changed in place is changed in the caller's tensor, and a result that
+    # is a view of an input stays one (writing to it writes to the input).
+    def mutates(x):
+        x.mul_(2.0)
+        return torch.sigmoid(x) + 1.0
+
+    def returns_a_view(x):
+        return torch.sigmoid(x) * 3.0, x.t()
+
+    for fn in (mutates, returns_a_view):
+        torch._dynamo.reset()
+        compiled, through_aot = _compile_noting_aot(monkeypatch, fn)
+        x = torch.randn(4, 6)
+        original = x.clone()
+        with torch.no_grad():
+            got = compiled(x)
+        assert through_aot == [True], fn.__name__
+        want = fn(original.double())
+        if fn is mutates:
+            np.testing.assert_allclose(x.numpy(), original.numpy() * 2.0, rtol=0,
+                                       atol=0, err_msg=f"seed {seed}")
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5,
+                                       atol=1e-6, err_msg=f"seed {seed}")
+        else:
+            np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-5,
+                                       atol=1e-6, err_msg=f"seed {seed}")
+            got[1][0, 0] = 42.0
+            assert x[0, 0].item() == 42.0

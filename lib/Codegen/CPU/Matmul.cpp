@@ -393,12 +393,9 @@ public:
   /// last one too (its columns past n are left unset and never read). Each
   /// column of B, a row of the buffer, is read contiguously. In full panels
   /// of f32, blocks of 16 columns by 16 steps of k are read as 16 vectors,
-  /// transposed in registers and stored as 16 rows of the panel (the
-  /// canonicalizer makes element moves of the vector.transpose, and LLVM
-  /// makes permutes of those: about two instructions an element, where
-  /// the loop of single elements became one 8-wide scatter per 8); the
-  /// steps of k past the last whole block, and a partial last panel, one
-  /// element at a time.
+  /// transposed in registers (transposeRows: a quarter of an instruction
+  /// an element) and stored as 16 rows of the panel; the steps of k past
+  /// the last whole block, and a partial last panel, one element at a time.
   static void packTransposedRhs(OpBuilder &b, Location loc, Value rhs,
                                 int64_t nr, Value packed, Value first,
                                 bool parallel) {
@@ -415,8 +412,6 @@ public:
     Value zero = cst(0), one = cst(1), count = cst(panels), width = cst(nr),
           columns = cst(n), depth = cst(k), fullPanels = cst(blockedPanels),
           fullDepth = cst(blockedDepth), block = cst(kTransposeBlock);
-    auto blockType = VectorType::get({kTransposeBlock, kTransposeBlock},
-                                     type.getElementType());
     auto rowType = VectorType::get({kTransposeBlock}, type.getElementType());
     panelLoop(
         b, loc, zero, count, one, parallel,
@@ -441,7 +436,7 @@ public:
                 then, nestedLoc, zero, fullDepth, block, ValueRange{},
                 [&](OpBuilder &body, Location bodyLoc, Value k0, ValueRange) {
                   emitTransposedBlocks(body, bodyLoc, rhs, packed, panel, j, k0,
-                                       nr, blockType, rowType);
+                                       nr, rowType);
                   scf::YieldOp::create(body, bodyLoc);
                 });
           }
@@ -466,32 +461,60 @@ public:
   /// time: 16 rows of the buffer loaded, transposed, stored as 16 rows.
   static void emitTransposedBlocks(OpBuilder &b, Location loc, Value rhs,
                                    Value packed, Value panel, Value j, Value k0,
-                                   int64_t nr, VectorType blockType,
-                                   VectorType rowType) {
-    Value empty = arith::ConstantOp::create(
-        b, loc, blockType,
-        DenseElementsAttr::get(blockType,
-                               b.getZeroAttr(blockType.getElementType())));
+                                   int64_t nr, VectorType rowType) {
     for (int64_t c0 = 0; c0 < nr; c0 += kTransposeBlock) {
-      Value tile = empty;
+      SmallVector<Value> rows;
       for (int64_t i = 0; i < kTransposeBlock; ++i) {
         Value col = arith::AddIOp::create(
             b, loc, j, arith::ConstantIndexOp::create(b, loc, c0 + i));
-        Value row =
-            vector::LoadOp::create(b, loc, rowType, rhs, ValueRange{col, k0});
-        tile =
-            vector::InsertOp::create(b, loc, row, tile, ArrayRef<int64_t>{i});
+        rows.push_back(
+            vector::LoadOp::create(b, loc, rowType, rhs, ValueRange{col, k0}));
       }
-      Value transposed =
-          vector::TransposeOp::create(b, loc, tile, ArrayRef<int64_t>{1, 0});
+      transposeRows(b, loc, rows);
       Value offset = arith::ConstantIndexOp::create(b, loc, c0);
       for (int64_t i = 0; i < kTransposeBlock; ++i) {
-        Value row =
-            vector::ExtractOp::create(b, loc, transposed, ArrayRef<int64_t>{i});
         Value kk = arith::AddIOp::create(
             b, loc, k0, arith::ConstantIndexOp::create(b, loc, i));
-        vector::StoreOp::create(b, loc, row, packed,
+        vector::StoreOp::create(b, loc, rows[i], packed,
                                 ValueRange{panel, kk, offset});
+      }
+    }
+  }
+
+  /// Transposes the square block held as `rows` (n vectors of n elements, n
+  /// a power of two) in place, in log2(n) rounds of n two-source shuffles:
+  /// the round of width h swaps, in every 2h x 2h block, the h x h block
+  /// above the diagonal with the one below it (rows i and i + h exchange
+  /// halves of each 2h-element group). For 16 x 16 that is 64 shuffles,
+  /// each one instruction (an unpack, a lane shuffle or a two-source
+  /// permute). (A vector.transpose of the block instead became one move
+  /// per element under the canonicalizer: ~960 shuffles per 64-column block
+  /// after LLVM's combining, most of instruction selection's time in a
+  /// graph that packs a transposed B.)
+  static void transposeRows(OpBuilder &b, Location loc,
+                            MutableArrayRef<Value> rows) {
+    int64_t n = rows.size();
+    assert(llvm::isPowerOf2_64(n) && "a block of a power of two rows");
+    for (int64_t h = n / 2; h >= 1; h /= 2) {
+      SmallVector<int64_t> low, high;
+      for (int64_t group = 0; group < n; group += 2 * h) {
+        for (int64_t t = 0; t < h; ++t)
+          low.push_back(group + t);
+        for (int64_t t = 0; t < h; ++t)
+          low.push_back(n + group + t);
+      }
+      for (int64_t group = 0; group < n; group += 2 * h) {
+        for (int64_t t = 0; t < h; ++t)
+          high.push_back(group + h + t);
+        for (int64_t t = 0; t < h; ++t)
+          high.push_back(n + group + h + t);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (i & h)
+          continue;
+        Value upper = rows[i], lower = rows[i + h];
+        rows[i] = vector::ShuffleOp::create(b, loc, upper, lower, low);
+        rows[i + h] = vector::ShuffleOp::create(b, loc, upper, lower, high);
       }
     }
   }

@@ -149,11 +149,13 @@ func.func @rhs_transposed(%a: memref<13x7xf32>, %bt: memref<70x7xf32>, %c: memre
 
 // B transposed, a full panel of f32 and a depth past 16: blocks of 16
 // columns by 16 steps of k are loaded as 16 rows of %bt (contiguous, 16
-// wide), transposed (the canonicalizer leaves element moves, which LLVM
-// makes permutes) and stored as 16 rows of the panel; the 8 steps of k
-// past the two blocks are copied one element at a time. (130 columns, few
-// rows: column panels of 64, each packing its own; the partial panel of 2
-// columns is one element at a time, tested above.)
+// wide), transposed in four rounds of 16 two-source shuffles (rows 8 apart
+// exchange halves, then rows 4 apart quarters of each half, ...: 64 per
+// block, never a vector.transpose, which became one move per element) and
+// stored as 16 rows of the panel; the 8 steps of k past the two blocks are
+// copied one element at a time. (130 columns, few rows: column panels of
+// 64, each packing its own; the partial panel of 2 columns is one element
+// at a time, tested above.)
 #a = affine_map<(m, n, k) -> (m, k)>
 #bt = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
@@ -162,9 +164,20 @@ func.func @rhs_transposed(%a: memref<13x7xf32>, %bt: memref<70x7xf32>, %c: memre
 // CHECK: %[[SB:.*]] = memref.subview %{{.*}}[%[[J]], 0] [64, 40] [1, 1]
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x40x64xf32>
 // CHECK: scf.for %[[K0:.*]] = %c0 to %c32 step %c16
-// CHECK: vector.load %[[SB]][%c0, %[[K0]]] : {{.*}}, vector<16xf32>
+// CHECK: %[[R0:.*]] = vector.load %[[SB]][%c0, %[[K0]]] : {{.*}}, vector<16xf32>
+// CHECK: %[[R8:.*]] = vector.load %[[SB]][%c8, %[[K0]]] : {{.*}}, vector<16xf32>
 // CHECK: vector.load %[[SB]][%c15, %[[K0]]] : {{.*}}, vector<16xf32>
-// CHECK: vector.store %{{.*}}, %[[P]][%c0, %[[K0]], %c0] : memref<1x40x64xf32>, vector<16xf32>
+// CHECK-NOT: vector.transpose
+// CHECK: %[[H0:.*]] = vector.shuffle %[[R0]], %[[R8]] [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+// CHECK-NEXT: %[[H8:.*]] = vector.shuffle %[[R0]], %[[R8]] [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31]
+// CHECK-COUNT-14: vector.shuffle
+// CHECK-NEXT: vector.shuffle %[[H0]], %{{.*}} [0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27]
+// CHECK-COUNT-31: vector.shuffle
+// CHECK-NEXT: %[[T0:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30]
+// CHECK-NEXT: vector.shuffle %{{.*}}, %{{.*}} [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31]
+// CHECK-COUNT-14: vector.shuffle
+// CHECK-NOT: vector.shuffle
+// CHECK: vector.store %[[T0]], %[[P]][%c0, %[[K0]], %c0] : memref<1x40x64xf32>, vector<16xf32>
 // CHECK: vector.load %[[SB]][%c63, %[[K0]]] : {{.*}}, vector<16xf32>
 // CHECK: vector.store %{{.*}}, %[[P]][%c0, %{{.*}}, %c48] : memref<1x40x64xf32>, vector<16xf32>
 // CHECK: scf.for %[[COL:.*]] = %c0 to %c64 step %c1

@@ -152,10 +152,11 @@ func.func @rhs_transposed(%a: memref<13x7xf32>, %bt: memref<70x7xf32>, %c: memre
 // wide), transposed in four rounds of 16 two-source shuffles (rows 8 apart
 // exchange halves, then rows 4 apart quarters of each half, ...: 64 per
 // block, never a vector.transpose, which became one move per element) and
-// stored as 16 rows of the panel; the 8 steps of k past the two blocks are
-// copied one element at a time. (130 columns, few rows: column panels of
-// 64, each packing its own; the partial panel of 2 columns is one element
-// at a time, tested above.)
+// stored as 16 rows of the panel; the panel's four blocks are a loop (one
+// block's shuffles in a basic block), the 8 steps of k past the two blocks
+// are copied one element at a time. (130 columns, few rows: column panels
+// of 64, each packing its own; the partial panel of 2 columns is one
+// element at a time, tested above.)
 #a = affine_map<(m, n, k) -> (m, k)>
 #bt = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
@@ -164,9 +165,12 @@ func.func @rhs_transposed(%a: memref<13x7xf32>, %bt: memref<70x7xf32>, %c: memre
 // CHECK: %[[SB:.*]] = memref.subview %{{.*}}[%[[J]], 0] [64, 40] [1, 1]
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x40x64xf32>
 // CHECK: scf.for %[[K0:.*]] = %c0 to %c32 step %c16
-// CHECK: %[[R0:.*]] = vector.load %[[SB]][%c0, %[[K0]]] : {{.*}}, vector<16xf32>
-// CHECK: %[[R8:.*]] = vector.load %[[SB]][%c8, %[[K0]]] : {{.*}}, vector<16xf32>
-// CHECK: vector.load %[[SB]][%c15, %[[K0]]] : {{.*}}, vector<16xf32>
+// CHECK-NEXT: scf.for %[[C0:.*]] = %c0 to %c64 step %c16
+// CHECK-NEXT: %[[R0:.*]] = vector.load %[[SB]][%[[C0]], %[[K0]]] : {{.*}}, vector<16xf32>
+// CHECK: %[[I8:.*]] = arith.addi %[[C0]], %c8
+// CHECK-NEXT: %[[R8:.*]] = vector.load %[[SB]][%[[I8]], %[[K0]]] : {{.*}}, vector<16xf32>
+// CHECK: %[[I15:.*]] = arith.addi %[[C0]], %c15
+// CHECK-NEXT: vector.load %[[SB]][%[[I15]], %[[K0]]] : {{.*}}, vector<16xf32>
 // CHECK-NOT: vector.transpose
 // CHECK: %[[H0:.*]] = vector.shuffle %[[R0]], %[[R8]] [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
 // CHECK-NEXT: %[[H8:.*]] = vector.shuffle %[[R0]], %[[R8]] [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31]
@@ -177,9 +181,8 @@ func.func @rhs_transposed(%a: memref<13x7xf32>, %bt: memref<70x7xf32>, %c: memre
 // CHECK-NEXT: vector.shuffle %{{.*}}, %{{.*}} [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31]
 // CHECK-COUNT-14: vector.shuffle
 // CHECK-NOT: vector.shuffle
-// CHECK: vector.store %[[T0]], %[[P]][%c0, %[[K0]], %c0] : memref<1x40x64xf32>, vector<16xf32>
-// CHECK: vector.load %[[SB]][%c63, %[[K0]]] : {{.*}}, vector<16xf32>
-// CHECK: vector.store %{{.*}}, %[[P]][%c0, %{{.*}}, %c48] : memref<1x40x64xf32>, vector<16xf32>
+// CHECK: vector.store %[[T0]], %[[P]][%c0, %[[K0]], %[[C0]]] : memref<1x40x64xf32>, vector<16xf32>
+// CHECK-NOT: vector.shuffle
 // CHECK: scf.for %[[COL:.*]] = %c0 to %c64 step %c1
 // CHECK-NEXT: scf.for %[[K:.*]] = %c32 to %c40 step %c1
 // CHECK-NEXT: %[[V:.*]] = memref.load %[[SB]][%[[COL]], %[[K]]]

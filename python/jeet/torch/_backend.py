@@ -286,48 +286,57 @@ class JeetPartition(torch.nn.Module):
                                    + prepared)
             self.graph_text, self.leaves = built.text, built.leaves
             self.executable = _tensor._compile(built.text, built.device)
-        self._static_cache = {}
         self._prepared = None
-        # What every call does, decided once: the inputs some graph reads
-        # (in order, whether static), and the bound arguments' runtime
-        # tensors.
+        # What every call does, decided once: the inputs some graph reads,
+        # static and not, and the bound arguments' runtime tensors.
+        read = sorted(set(self.main_index) | set(self.prep_index))
         static = set(self.static_index)
-        self._reads = [(i, i in static)
-                       for i in sorted(set(self.main_index) | set(self.prep_index))]
+        self._static_reads = [i for i in read if i in static]
+        self._dynamic_reads = [i for i in read if i not in static]
         self._leaf_rts = [leaf._rt for leaf in self.leaves]
         self._prep_leaf_rts = [leaf._rt for leaf in self.prep_leaves]
+        self._forget_static()
         _PARTITIONS.add(self)
+
+    def _forget_static(self):
+        # The static inputs last seen (the tensors, their version counters
+        # and addresses) and their runtime tensors over the same memory.
+        self._static_seen, self._static_versions, self._static_ptrs = None, None, None
+        self._static_rts = {}
 
     def release(self):
         self.executable, self.prep_executable = None, None
         self.leaves, self.prep_leaves = [], []
         self._leaf_rts, self._prep_leaf_rts = [], []
-        self._static_cache, self._prepared = {}, None
+        self._prepared = None
+        self._forget_static()
 
-    def _static_runtime(self, i, t):
-        # A static input's runtime tensor (over its memory) is kept while the
-        # tensor is the same object, unmodified (its version counter) and at
-        # the same address; a change reruns the preparation graph.
-        cached = self._static_cache.get(i)
-        if (cached is not None and cached[0]() is t and cached[1] == t._version
-                and cached[2] == t.data_ptr()):
-            return cached[3], True
-        rt = to_runtime(t)
-        self._static_cache[i] = (weakref.ref(t), t._version, t.data_ptr(), rt)
-        return rt, False
+    def _static_unchanged(self, statics):
+        # Kept while every static input is the same tensor, unmodified (its
+        # version counter) and at the same address; any change rewraps them
+        # and reruns the preparation graph.
+        return (self._static_seen is not None
+                and all(map(operator.is_, statics, self._static_seen))
+                and [t._version for t in statics] == self._static_versions
+                and [t.data_ptr() for t in statics] == self._static_ptrs)
 
     def forward(self, *tensors):
         # Inputs returned as they are, or read by no graph, stay None:
         # nothing to wrap.
-        inputs, all_cached = [None] * len(tensors), True
-        for i, static in self._reads:
-            if static:
-                rt, hit = self._static_runtime(i, tensors[i])
-                all_cached = all_cached and hit
-            else:
-                rt = to_runtime(tensors[i])
+        inputs = [None] * len(tensors)
+        statics = [tensors[i] for i in self._static_reads]
+        unchanged = self._static_unchanged(statics)
+        if not unchanged:
+            self._static_seen = statics
+            self._static_versions = [t._version for t in statics]
+            self._static_ptrs = [t.data_ptr() for t in statics]
+            self._static_rts = {i: to_runtime(t)
+                                for i, t in zip(self._static_reads, statics)}
+        for i, rt in self._static_rts.items():
             inputs[i] = rt
-        if self.prep_executable is not None and (self._prepared is None or not all_cached):
+        for i in self._dynamic_reads:
+            inputs[i] = to_runtime(tensors[i])
+        if self.prep_executable is not None and (self._prepared is None or not unchanged):
             self._prepared = self.prep_executable.run(
                 [inputs[i] for i in self.prep_index] + self._prep_leaf_rts)
         prepared = list(self._prepared or [])

@@ -369,8 +369,8 @@ def test_parameters_are_read_in_place(seed):
     with torch.no_grad():
         got, doubled = compiled(x)
         (partition,) = specs[0].partitions
-        pointers = {np.from_dlpack(jeet.Tensor._wrap(entry[3], "cpu")).ctypes.data
-                    for entry in partition._static_cache.values()}
+        pointers = {np.from_dlpack(jeet.Tensor._wrap(rt, "cpu")).ctypes.data
+                    for rt in partition._static_rts.values()}
         doubled.fill_(0.0)
         again = compiled(x)
         want = model(x)

@@ -640,3 +640,21 @@ def test_input_mutations_and_views_of_inputs_go_through_aot_autograd(seed, monke
                                        atol=1e-6, err_msg=f"seed {seed}")
             got[1][0, 0] = 42.0
             assert x[0, 0].item() == 42.0
+
+
+def test_replaced_weights_are_prepared_again(seed):
+    # A parameter whose storage is swapped (`.data = ...`: same tensor,
+    # same version counter, another address) or that is replaced by a new
+    # Parameter is read anew and its preparation (the transposed weight)
+    # runs again.
+    model = torch.nn.Linear(6, 4).eval()
+    x = torch.randn(3, 6)
+    compiled = torch.compile(model, backend="jeet")
+    with torch.no_grad():
+        for change in ("data", "parameter", None):
+            np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-5,
+                                       atol=1e-6, err_msg=f"seed {seed}, after {change}")
+            if change == "data":
+                model.weight.data = torch.randn(4, 6)
+            elif change == "parameter":
+                model.weight = torch.nn.Parameter(torch.randn(4, 6), requires_grad=False)

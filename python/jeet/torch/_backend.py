@@ -481,16 +481,31 @@ def _key(args):
                  for a in args)
 
 
-def _specialize(graph_module, args):
+def _specialize(graph_module, args, decompose=False):
     """The graph re-traced on fake tensors of these concrete shapes (a
-    dynamic graph becomes a static one)."""
+    dynamic graph becomes a static one); with `decompose`, dynamo's graph
+    becomes ATen ops after the core decompositions on the way, and results
+    nothing reads (a decomposed batch norm's saved statistics) are
+    dropped."""
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.experimental.proxy_tensor import make_fx
     mode = FakeTensorMode(allow_non_fake_inputs=False)
-    fake = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else int(a)
+    fake = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else _concrete(a)
             for a in args]
     with mode:
-        return make_fx(graph_module, tracing_mode="real")(*fake)
+        traced = make_fx(graph_module, tracing_mode="real",
+                         decomposition_table=DECOMPOSITIONS if decompose else None)(*fake)
+    if decompose:
+        traced.graph.eliminate_dead_code()
+        traced.recompile()
+    return traced
+
+
+def _concrete(value):
+    # A size dynamo passes as a symbol (its example value), or an int.
+    if isinstance(value, torch.SymInt):
+        return value.node.hint
+    return int(value)
 
 
 class CompiledGraph:
@@ -498,10 +513,12 @@ class CompiledGraph:
     once per (shapes, dtypes) of its inputs."""
 
     def __init__(self, graph_module, example_inputs, static_positions=(),
-                 on_compile=None):
+                 on_compile=None, dynamic=None, decompose=False):
         self.graph_module = graph_module
         self.static_positions = set(static_positions)
-        self.dynamic = _has_symbolic_shapes(graph_module)
+        self.dynamic = _has_symbolic_shapes(graph_module) if dynamic is None else dynamic
+        # Dynamo's own graph, decomposed as each shape is traced.
+        self._decompose = decompose
         self.specializations = {}
         self._on_compile = on_compile
         if not self.dynamic:
@@ -522,7 +539,7 @@ class CompiledGraph:
         key = _key(args)
         spec = self.specializations.get(key)
         if spec is None:
-            spec = self._add(key, _specialize(self.graph_module, args))
+            spec = self._add(key, _specialize(self.graph_module, args, self._decompose))
         return spec(*args)
 
 
@@ -555,35 +572,31 @@ def _is_view_op(target):
 def _trace_inference(gm, example_inputs):
     """Dynamo's graph as ATen ops after the core decompositions, traced
     directly (make_fx on fake tensors) where AOT autograd has nothing to
-    add: nothing requires grad (or grad is off, which dynamo's guards
-    hold), the shapes are static, and the traced graph neither mutates an
-    input nor returns a view of one (AOT autograd's runtime wrapper writes
-    mutations back and regenerates such views). None otherwise: the graph
-    then goes through AOT autograd."""
-    from torch._subclasses.fake_tensor import FakeTensorMode
-    from torch.fx.experimental.proxy_tensor import make_fx
-    if not all(isinstance(t, torch.Tensor) for t in example_inputs):
+    add: nothing requires grad (or grad is off, which dynamo's guards hold),
+    and the traced graph neither mutates an input nor returns a view of one
+    (AOT autograd's runtime wrapper writes mutations back and regenerates
+    such views). Returns (the traced graph, whether dynamo made the shapes
+    dynamic): a dynamic graph is traced here at its example sizes to check
+    it, and then per shape as calls come. None otherwise: the graph then
+    goes through AOT autograd."""
+    tensors = [t for t in example_inputs if isinstance(t, torch.Tensor)]
+    sizes = [t for t in example_inputs if not isinstance(t, torch.Tensor)]
+    if not all(isinstance(t, (int, torch.SymInt)) for t in sizes):
         return None
-    if torch.is_grad_enabled() and any(t.requires_grad for t in example_inputs):
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
         return None
+    dynamic = bool(sizes)
     for node in gm.graph.nodes:
         value = node.meta.get("example_value", node.meta.get("val"))
         if isinstance(value, torch.Tensor) and not all(
                 isinstance(d, int) for d in value.shape):
-            return None
+            dynamic = True
         if isinstance(value, torch.SymInt):
-            return None
-    mode = FakeTensorMode(allow_non_fake_inputs=False)
-    fake = [mode.from_tensor(t) for t in example_inputs]
+            dynamic = True
     try:
-        with mode:
-            traced = make_fx(gm, decomposition_table=DECOMPOSITIONS,
-                             tracing_mode="real")(*fake)
+        traced = _specialize(gm, example_inputs, decompose=True)
     except Exception:  # noqa: BLE001 - AOT autograd gets to say what is wrong
         return None
-    # Results nothing reads (a decomposed batch norm's saved statistics).
-    traced.graph.eliminate_dead_code()
-    traced.recompile()
     placeholders = set()
     views_of_inputs = set()
     for node in traced.graph.nodes:
@@ -604,9 +617,12 @@ def _trace_inference(gm, example_inputs):
             outputs = outputs if isinstance(outputs, (tuple, list)) else [outputs]
             if any(o in views_of_inputs for o in outputs):
                 return None
+            if not all(isinstance(o, torch.fx.Node)
+                       and isinstance(o.meta.get("val"), torch.Tensor) for o in outputs):
+                return None  # a size or a constant among the results
     if len(placeholders) != len(example_inputs):
         return None
-    return traced
+    return traced, dynamic
 
 
 def backend(gm, example_inputs, on_compile=None, options=None, **unknown):
@@ -639,10 +655,14 @@ def backend(gm, example_inputs, on_compile=None, options=None, **unknown):
         return CompiledGraph(graph_module, inputs,
                              static_positions if same else (), on_compile)
 
-    traced = _trace_inference(gm, example_inputs)
-    if traced is not None:
+    direct = _trace_inference(gm, example_inputs)
+    if direct is not None:
         # Called by dynamo directly: no AOT autograd runtime wrapper around
         # each call (~50 us of a 0.3 ms MLP call on this host).
+        traced, dynamic = direct
+        if dynamic:
+            return CompiledGraph(gm, example_inputs, static_positions, on_compile,
+                                 dynamic=True, decompose=True)
         return CompiledGraph(traced, example_inputs, static_positions, on_compile)
     return aot_module_simplified(
         gm, example_inputs, fw_compiler=compile_forward,

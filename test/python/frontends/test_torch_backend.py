@@ -658,3 +658,25 @@ def test_replaced_weights_are_prepared_again(seed):
                 model.weight.data = torch.randn(4, 6)
             elif change == "parameter":
                 model.weight = torch.nn.Parameter(torch.randn(4, 6), requires_grad=False)
+
+
+def test_dynamic_inference_graphs_are_called_without_aot_autograd(seed, monkeypatch):
+    # After a second batch size dynamo makes the batch symbolic: the graph is
+    # still traced directly, once per batch size seen (the weights prepared
+    # once for all of them), and matches float64 on every call.
+    model = torch.nn.Sequential(torch.nn.Linear(10, 6), torch.nn.ReLU(),
+                                torch.nn.Linear(6, 3)).eval()
+    torch._dynamo.reset()
+    compiled, through_aot = _compile_noting_aot(monkeypatch, model)
+    before = jeet.cache_stats()["compilations"]
+    with torch.no_grad():
+        for batch in (3, 5, 7, 5, 3):
+            x = torch.randn(batch, 10)
+            got = compiled(x)
+            want = model.double()(x.double())
+            model.float()
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6,
+                                       err_msg=f"seed {seed}, batch {batch}")
+    assert through_aot == []
+    # Batches 3, 5 and 7, and the weights' preparation: each compiled once.
+    assert jeet.cache_stats()["compilations"] - before == 4

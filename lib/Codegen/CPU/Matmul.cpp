@@ -474,7 +474,8 @@ public:
           Value first = arith::AddIOp::create(body, bodyLoc, j, c0);
           SmallVector<Value> rows;
           for (int64_t i = 0; i < kTransposeBlock; ++i) {
-            Value col = arith::AddIOp::create(body, bodyLoc, first, cst(body, i));
+            Value col =
+                arith::AddIOp::create(body, bodyLoc, first, cst(body, i));
             rows.push_back(vector::LoadOp::create(body, bodyLoc, rowType, rhs,
                                                   ValueRange{col, k0}));
           }

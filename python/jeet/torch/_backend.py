@@ -513,7 +513,7 @@ class CompiledGraph:
     once per (shapes, dtypes) of its inputs."""
 
     def __init__(self, graph_module, example_inputs, static_positions=(),
-                 on_compile=None, dynamic=None, decompose=False):
+                 on_compile=None, dynamic=None, decompose=False, traced_example=None):
         self.graph_module = graph_module
         self.static_positions = set(static_positions)
         self.dynamic = _has_symbolic_shapes(graph_module) if dynamic is None else dynamic
@@ -523,6 +523,10 @@ class CompiledGraph:
         self._on_compile = on_compile
         if not self.dynamic:
             self._static = self._add(_key(example_inputs), graph_module)
+        elif traced_example is not None:
+            # The example's shape, already traced (the sizes at their values).
+            self._add(_key([a if isinstance(a, torch.Tensor) else _concrete(a)
+                            for a in example_inputs]), traced_example)
 
     def _add(self, key, graph_module):
         spec = Specialization(graph_module, self.static_positions)
@@ -565,10 +569,6 @@ def _no_backward(graph_module, example_inputs):
     raise TrainingError(TRAINING_MESSAGE.format(what="a backward graph was requested"))
 
 
-def _is_view_op(target):
-    return isinstance(target, torch._ops.OpOverload) and target.is_view
-
-
 def _trace_inference(gm, example_inputs):
     """Dynamo's graph as ATen ops after the core decompositions, traced
     directly (make_fx on fake tensors) where AOT autograd has nothing to
@@ -609,7 +609,7 @@ def _trace_inference(gm, example_inputs):
             if not isinstance(target, torch._ops.OpOverload):
                 if target is not operator.getitem:
                     return None  # a higher-order op: AOT autograd's to handle
-            elif _is_view_op(target) and node.args and (
+            elif target.is_view and node.args and (
                     node.args[0] in placeholders or node.args[0] in views_of_inputs):
                 views_of_inputs.add(node)
         elif node.op == "output":
@@ -662,7 +662,7 @@ def backend(gm, example_inputs, on_compile=None, options=None, **unknown):
         traced, dynamic = direct
         if dynamic:
             return CompiledGraph(gm, example_inputs, static_positions, on_compile,
-                                 dynamic=True, decompose=True)
+                                 dynamic=True, decompose=True, traced_example=traced)
         return CompiledGraph(traced, example_inputs, static_positions, on_compile)
     return aot_module_simplified(
         gm, example_inputs, fw_compiler=compile_forward,

@@ -75,6 +75,9 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     // Tile buffers allocated and freed per iteration: one stack copy per
     // thread, after merging (a region that allocates is not merged).
     pm.addNestedPass<func::FuncOp>(createJeetCpuHoistTileBuffersPass());
+    // Each thread's share of a loop computed in the kernel, not by libomp's
+    // loop calls (which format debug strings in LLVM's builds of libomp).
+    pm.addPass(createJeetCpuLowerWorksharingLoopsPass());
   } else {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
     // Loops of one iteration (a kernel of one chunk, the chunk's one vector)

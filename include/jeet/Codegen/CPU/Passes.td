@@ -957,4 +957,69 @@ def JeetCpuHoistTileBuffersPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def JeetCpuLowerWorksharingLoopsPass
+    : Pass<"jeet-cpu-lower-worksharing-loops", "::mlir::ModuleOp"> {
+  let summary = "Hands out the iterations of OpenMP worksharing loops in the "
+                "generated code instead of through libomp's loop calls";
+  let description = [{
+    A worksharing loop (`omp.wsloop`) becomes calls into the OpenMP runtime
+    when lowered to LLVM IR: `__kmpc_for_static_init` once per thread for a
+    static schedule, `__kmpc_dispatch_init` and then `__kmpc_dispatch_next`
+    per chunk for a dynamic one. The libomp of LLVM's packages (the one
+    Jeet's wheel carries) is built with its debug code in, and these calls
+    format trace messages into fresh strings whether tracing is on or not:
+    about a microsecond each (0.8 us per chunk handed out, measured).
+
+    Each worksharing loop directly in an `omp.parallel` region, without
+    clauses other than a static or dynamic schedule without chunk and
+    `nowait`, becomes the calling thread's share of its iterations (numbered
+    row-major over the nest's dimensions): with the thread number and team
+    size read once at the region's start (`omp_get_thread_num`,
+    `omp_get_num_threads`), a static schedule runs the thread's contiguous
+    block of `ceil(iterations / threads)` iterations (libomp's static
+    schedule without chunk), a dynamic one takes the next iteration from a
+    counter in the function's frame (zeroed before the region, an atomic
+    add per iteration taken) until none is left. A loop without `nowait`
+    ends with `omp.barrier`, as it did. Other loops are left to libomp.
+
+    Before:
+    ```mlir
+    omp.parallel {
+      omp.wsloop schedule(dynamic) {
+        omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c64) {
+          "tile"(%i) : (index) -> ()
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    ```
+    After:
+    ```mlir
+    %counter = memref.alloca() : memref<i64>
+    memref.store %c0_i64, %counter[] : memref<i64>
+    omp.parallel {
+      scf.while : () -> () {
+        %taken = memref.atomic_rmw addi %c1_i64, %counter[] : (i64, memref<i64>) -> i64
+        %n = arith.index_cast %taken : i64 to index
+        %more = arith.cmpi slt, %n, %c4 : index
+        scf.condition(%more) %n : index
+      } do {
+      ^bb0(%n: index):
+        %offset = arith.muli %n, %c64 : index
+        %i = arith.addi %c0, %offset : index
+        "tile"(%i) : (index) -> ()
+        scf.yield
+      }
+      omp.barrier
+      omp.terminator
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // JEET_CODEGEN_CPU_PASSES_TD

@@ -46,7 +46,7 @@ constexpr llvm::StringLiteral kNumThreads = "omp_get_num_threads";
 /// worksharing loop directly in an `omp.parallel` region (every thread of
 /// the team reaches it), without clauses other than a static or dynamic
 /// schedule without chunk and `nowait`, around an exclusive loop nest with
-/// index bounds and a one-block body.
+/// index bounds and a one-block body that allocates nothing on the heap.
 static omp::LoopNestOp lowerableNest(omp::WsloopOp loop) {
   if (!isa_and_nonnull<omp::ParallelOp>(loop->getParentOp()) ||
       loop->getNumOperands() != 0 || loop.getOrderedAttr() || loop.getOrder() ||
@@ -62,6 +62,19 @@ static omp::LoopNestOp lowerableNest(omp::WsloopOp loop) {
     return nullptr;
   if (!llvm::all_of(nest->getOperandTypes(),
                     [](Type type) { return type.isIndex(); }))
+    return nullptr;
+  // jeet-cpu-check-allocations ends an iteration whose allocation fails at
+  // the terminator of the region it is in: for a loop handed out here that
+  // is the end of the `omp.parallel` region, past the barrier that the
+  // other threads would wait at for ever. Such loops stay with libomp.
+  bool allocates = nest.getRegion()
+                       .walk([](Operation *op) {
+                         return isa<memref::AllocOp, memref::ReallocOp>(op)
+                                    ? WalkResult::interrupt()
+                                    : WalkResult::advance();
+                       })
+                       .wasInterrupted();
+  if (allocates)
     return nullptr;
   return nest;
 }

@@ -137,3 +137,31 @@ func.func @left_alone(%sum: memref<f32>) {
   }
   return
 }
+
+// -----
+
+// A loop whose body allocates on the heap stays with libomp: the check of a
+// failed allocation ends the iteration at its region's terminator, which
+// here would skip the barrier that the other threads wait at.
+// CHECK-LABEL: func.func @allocating
+// CHECK:         omp.wsloop schedule(dynamic) {
+// CHECK:           memref.alloc()
+func.func @allocating() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  omp.parallel {
+    omp.wsloop schedule(dynamic) {
+      omp.loop_nest (%i) : index = (%c0) to (%c8) step (%c1) {
+        scf.for %j = %c0 to %c8 step %c1 {
+          %scores = memref.alloc() : memref<64x512xf32>
+          "test.block"(%i, %j, %scores) : (index, index, memref<64x512xf32>) -> ()
+          memref.dealloc %scores : memref<64x512xf32>
+        }
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  return
+}

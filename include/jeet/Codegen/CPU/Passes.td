@@ -980,7 +980,12 @@ def JeetCpuLowerWorksharingLoopsPass
     schedule without chunk), a dynamic one takes the next iteration from a
     counter in the function's frame (zeroed before the region, an atomic
     add per iteration taken) until none is left. A loop without `nowait`
-    ends with `omp.barrier`, as it did. Other loops are left to libomp.
+    ends with `omp.barrier`, as it did. Other loops are left to libomp, and
+    so are loops whose body allocates on the heap (`memref.alloc`):
+    `jeet-cpu-check-allocations` ends an iteration whose allocation fails
+    at the terminator of the region it is in, which for a loop handed out
+    here would be the region's end, past the barrier the other threads
+    wait at.
 
     Before:
     ```mlir

@@ -44,11 +44,15 @@ constexpr llvm::StringLiteral kNumThreads = "omp_get_num_threads";
 
 /// The loop nest of `loop` when this pass can hand out its iterations: a
 /// worksharing loop directly in an `omp.parallel` region (every thread of
-/// the team reaches it), without clauses other than a static or dynamic
-/// schedule without chunk and `nowait`, around an exclusive loop nest with
-/// index bounds and a one-block body that allocates nothing on the heap.
+/// the team reaches it) that is not nested in another, without clauses other
+/// than a static or dynamic schedule without chunk and `nowait`, around an
+/// exclusive loop nest with index bounds and a one-block body that allocates
+/// nothing on the heap.
 static omp::LoopNestOp lowerableNest(omp::WsloopOp loop) {
-  if (!isa_and_nonnull<omp::ParallelOp>(loop->getParentOp()) ||
+  auto region = dyn_cast_or_null<omp::ParallelOp>(loop->getParentOp());
+  // A region inside another (which the pipeline does not make) would share
+  // the counters in the function's frame between the outer team's threads.
+  if (!region || region->getParentOfType<omp::ParallelOp>() ||
       loop->getNumOperands() != 0 || loop.getOrderedAttr() || loop.getOrder() ||
       loop.getScheduleMod() || loop.getScheduleSimd())
     return nullptr;

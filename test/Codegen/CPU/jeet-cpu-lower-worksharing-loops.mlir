@@ -165,3 +165,38 @@ func.func @allocating() {
   }
   return
 }
+
+// -----
+
+// A region nested in another stays with libomp (the outer team's threads
+// would share a counter in the function's frame); the outer region's own
+// loop is handed out.
+// CHECK-LABEL: func.func @nested
+// CHECK:         omp.parallel {
+// CHECK:           scf.for
+// CHECK:             omp.parallel {
+// CHECK-NEXT:          omp.wsloop schedule(dynamic) {
+// CHECK:             "test.inner"
+func.func @nested() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%c4) step (%c1) {
+        omp.parallel {
+          omp.wsloop schedule(dynamic) {
+            omp.loop_nest (%j) : index = (%c0) to (%c4) step (%c1) {
+              "test.inner"(%i, %j) : (index, index) -> ()
+              omp.yield
+            }
+          }
+          omp.terminator
+        }
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  return
+}

@@ -17,7 +17,9 @@
 // contiguous block of the iterations for a static schedule, and for a
 // dynamic one the next iteration from a counter in the function's frame,
 // zeroed before the region, taken with an atomic add. The loop's barrier
-// stays as `omp.barrier` (a loop without `nowait`).
+// stays as `omp.barrier` (a loop without `nowait`). Loops with other
+// clauses, in nested regions, or whose body allocates on the heap (see
+// lowerableNest) are left to libomp.
 //
 //===----------------------------------------------------------------------===//
 

@@ -54,7 +54,9 @@ static omp::LoopNestOp lowerableNest(omp::WsloopOp loop) {
   auto region = dyn_cast_or_null<omp::ParallelOp>(loop->getParentOp());
   // A region inside another (which the pipeline does not make) would share
   // the counters in the function's frame between the outer team's threads.
+  // The counters of dynamic loops live in the enclosing function's frame.
   if (!region || region->getParentOfType<omp::ParallelOp>() ||
+      !region->getParentOfType<FunctionOpInterface>() ||
       loop->getNumOperands() != 0 || loop.getOrderedAttr() || loop.getOrder() ||
       loop.getScheduleMod() || loop.getScheduleSimd())
     return nullptr;

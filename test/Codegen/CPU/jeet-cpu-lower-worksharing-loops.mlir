@@ -200,3 +200,24 @@ func.func @nested() {
   }
   return
 }
+
+// -----
+
+// A region outside any function has no frame for a counter: left alone.
+// CHECK-LABEL: "test.container"
+// CHECK:         omp.wsloop schedule(dynamic) {
+"test.container"() ({
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  omp.parallel {
+    omp.wsloop schedule(dynamic) {
+      omp.loop_nest (%i) : index = (%c0) to (%c4) step (%c1) {
+        "test.body"(%i) : (index) -> ()
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  "test.end"() : () -> ()
+}) : () -> ()

@@ -94,10 +94,10 @@ struct JeetCpuLowerWorksharingLoopsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<omp::WsloopOp> loops;
+    SmallVector<std::pair<omp::WsloopOp, omp::LoopNestOp>> loops;
     module.walk([&](omp::WsloopOp loop) {
-      if (lowerableNest(loop))
-        loops.push_back(loop);
+      if (omp::LoopNestOp nest = lowerableNest(loop))
+        loops.push_back({loop, nest});
     });
     if (loops.empty())
       return;
@@ -105,12 +105,12 @@ struct JeetCpuLowerWorksharingLoopsPass
     declare(module, kNumThreads);
     // The thread number and team size, read once per region.
     llvm::DenseMap<Operation *, std::pair<Value, Value>> teams;
-    for (omp::WsloopOp loop : loops) {
+    for (auto [loop, nest] : loops) {
       auto region = cast<omp::ParallelOp>(loop->getParentOp());
       auto [it, inserted] = teams.try_emplace(region);
       if (inserted)
         it->second = readTeam(region);
-      lower(loop, it->second.first, it->second.second);
+      lower(loop, nest, it->second.first, it->second.second);
     }
   }
 
@@ -140,9 +140,10 @@ struct JeetCpuLowerWorksharingLoopsPass
     return {thread, threads};
   }
 
-  /// Replaces `loop` by the iterations of the calling thread.
-  void lower(omp::WsloopOp loop, Value thread, Value threads) {
-    omp::LoopNestOp nest = lowerableNest(loop);
+  /// Replaces `loop` (around `nest`) by the iterations of the calling
+  /// thread.
+  void lower(omp::WsloopOp loop, omp::LoopNestOp nest, Value thread,
+             Value threads) {
     Location loc = loop.getLoc();
     OpBuilder b(loop);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);

@@ -207,6 +207,37 @@ struct Layout {
   bool rhsTransposed = false;
 };
 
+/// A matmul's full register tiles of rows in blocks of nearly equal size:
+/// the first `longer` blocks have `tiles + 1` tiles, the others `tiles`.
+struct RowBlocks {
+  int64_t tiles, longer, rowsPerTile;
+
+  int64_t largestRows() const {
+    return (tiles + (longer > 0 ? 1 : 0)) * rowsPerTile;
+  }
+
+  /// The first row of block `index` and the one past its last.
+  std::pair<Value, Value> bounds(OpBuilder &b, Location loc,
+                                 Value index) const {
+    auto cst = [&](int64_t value) {
+      return arith::ConstantIndexOp::create(b, loc, value);
+    };
+    Value firstTile = arith::MulIOp::create(b, loc, index, cst(tiles));
+    Value count = cst(tiles);
+    if (longer > 0) {
+      firstTile = arith::AddIOp::create(
+          b, loc, firstTile,
+          arith::MinUIOp::create(b, loc, index, cst(longer)));
+      Value isLonger = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             index, cst(longer));
+      count = arith::SelectOp::create(b, loc, isLonger, cst(tiles + 1), count);
+    }
+    Value first = arith::MulIOp::create(b, loc, firstTile, cst(rowsPerTile));
+    Value rows = arith::MulIOp::create(b, loc, count, cst(rowsPerTile));
+    return {first, arith::AddIOp::create(b, loc, first, rows)};
+  }
+};
+
 /// Emits `C += A * B` for 2-D f32 memrefs of static shape at the builder's
 /// insertion point.
 class MatmulEmitter {
@@ -249,13 +280,18 @@ public:
       packed = packRhs(b, loc, rhs, nr, layout.rhsTransposed, parallel);
       firstPanel = cst(0);
     }
-    // Row blocks: a multiple of the register tile, and small enough that
-    // there are a few blocks per core to balance.
-    int64_t rowBlock = std::max(mr, sizes.rowBlock / mr * mr);
-    int64_t balanced =
-        llvm::divideCeil(llvm::divideCeil(fullRows, kRowBlocksToBalance), mr) *
-        mr;
-    rowBlock = std::max(mr, std::min(rowBlock, balanced));
+    // Row blocks: whole register tiles, small enough that there are a few
+    // blocks per core to balance, and as equal as whole tiles allow (170
+    // tiles in 8 blocks are 2 of 22 and 6 of 21, not 7 of 22 and one of
+    // 16).
+    int64_t tiles = fullRows / mr;
+    int64_t maxTiles = std::max<int64_t>(1, sizes.rowBlock / mr);
+    maxTiles = std::min<int64_t>(maxTiles,
+                                 llvm::divideCeil(tiles, kRowBlocksToBalance));
+    int64_t blocks = tiles > 0 ? llvm::divideCeil(tiles, maxTiles) : 0;
+    RowBlocks rowBlocks{blocks > 0 ? tiles / blocks : 0,
+                        blocks > 0 ? tiles % blocks : 0, mr};
+    int64_t rowBlock = rowBlocks.largestRows();
     // The order where A's micro-panel stays in L1 (see chooseCacheBlocks)
     // where it saves something: the matmul is deeper than a k-block of the
     // other order and a row block's rows of C (all columns) outgrow half of
@@ -270,35 +306,59 @@ public:
     // A is packed where each of its tiles meets several panels of B; each
     // row block (and the remainder rows) packs into a slot of its own.
     if (packed && n / nr >= kMinPanelsToPackLhs) {
-      int64_t slots = llvm::divideCeil(fullRows, rowBlock) + 1;
       lhsPacked = memref::AllocOp::create(
           b, loc,
-          MemRefType::get({slots, rowBlock / mr, kBlock, mr},
+          MemRefType::get({blocks + 1, std::max(rowBlock, mr) / mr, kBlock, mr},
                           getElementTypeOrSelf(lhs.getType())),
           b.getI64IntegerAttr(kPackAlignment));
-      lhsRowBlock = rowBlock;
     }
-    if (fullRows > 0) {
-      auto body = [&](OpBuilder &nested, Location, Value i0) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(),
-                            nested.getInsertionPoint());
-        emitRows(mr, i0, min(add(i0, cst(rowBlock)), cst(fullRows)));
+    int64_t remainder = m - fullRows;
+    // Block `index`'s rows; the remainder rows (fewer than a tile) are the
+    // last iteration of the same loop, so that a thread does them while
+    // the other finishes its last block.
+    auto body = [&](OpBuilder &nested, Value index) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(nested.getInsertionBlock(),
+                          nested.getInsertionPoint());
+      auto fullBlock = [&] {
+        auto [i0, i1] = rowBlocks.bounds(b, loc, index);
+        emitRows(mr, i0, i1, index);
       };
-      if (parallel) {
-        scf::ParallelOp::create(
-            b, loc, ValueRange{cst(0)}, ValueRange{cst(fullRows)},
-            ValueRange{cst(rowBlock)},
-            [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
-              body(nested, nestedLoc, ivs[0]);
-            });
-      } else {
-        forLoop(cst(0), cst(fullRows), rowBlock,
-                [&](Value i0) { body(b, loc, i0); });
+      if (remainder == 0 || blocks == 0) {
+        fullBlock();
+        return;
       }
+      Value isFull = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           index, cst(blocks));
+      scf::IfOp::create(
+          b, loc, isFull,
+          [&](OpBuilder &thenBuilder, Location) {
+            OpBuilder::InsertionGuard inner(b);
+            b.setInsertionPoint(thenBuilder.getInsertionBlock(),
+                                thenBuilder.getInsertionPoint());
+            fullBlock();
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &elseBuilder, Location) {
+            OpBuilder::InsertionGuard inner(b);
+            b.setInsertionPoint(elseBuilder.getInsertionBlock(),
+                                elseBuilder.getInsertionPoint());
+            emitRows(remainder, cst(fullRows), cst(m), cst(blocks));
+            scf::YieldOp::create(b, loc);
+          });
+    };
+    int64_t iterations = blocks + (remainder > 0 && blocks > 0 ? 1 : 0);
+    if (iterations > 0 && parallel) {
+      scf::ParallelOp::create(b, loc, ValueRange{cst(0)},
+                              ValueRange{cst(iterations)}, ValueRange{cst(1)},
+                              [&](OpBuilder &nested, Location, ValueRange ivs) {
+                                body(nested, ivs[0]);
+                              });
+    } else if (iterations > 0) {
+      forLoop(cst(0), cst(iterations), 1, [&](Value index) { body(b, index); });
+    } else if (remainder > 0) {
+      emitRows(remainder, cst(0), cst(m), cst(0));
     }
-    if (m > fullRows)
-      emitRows(m - fullRows, cst(fullRows), cst(m));
     if (packed && ownsPacked)
       memref::DeallocOp::create(b, loc, packed);
     if (lhsPacked)
@@ -647,16 +707,17 @@ private:
   };
 
   /// Rows [i0, i1), a multiple of `mr` rows, all columns: per k-block, the
-  /// block of A is packed (when lhsPacked is set), then each panel of B
-  /// meets every register tile of rows while it is in L1.
-  void emitRows(int64_t mr, Value i0, Value i1) {
+  /// block of A is packed (when lhsPacked is set, into the slot of row block
+  /// `blockIndex`), then each panel of B meets every register tile of rows
+  /// while it is in L1.
+  void emitRows(int64_t mr, Value i0, Value i1, Value blockIndex) {
     int64_t nr = sizes.registerCols;
     int64_t fullCols = n / nr * nr;
     auto block = [&](Value k0, FirstBlock first) {
       Value k1 = min(add(k0, cst(kBlock)), cst(k));
       Value slot;
       if (lhsPacked) {
-        slot = arith::DivUIOp::create(b, loc, i0, cst(lhsRowBlock));
+        slot = blockIndex;
         packLhs(mr, slot, i0, i1, k0, k1);
       }
       int64_t colBlock = std::max(nr, sizes.colBlock / nr * nr);
@@ -889,7 +950,6 @@ private:
   /// A's blocks, packed per row block (see packLhs), or null, and the rows
   /// of a block.
   Value lhsPacked;
-  int64_t lhsRowBlock = 0;
   TileSizes sizes;
   int64_t m, n, k;
   /// The k-block of this matmul (see balancedKBlock).

@@ -21,6 +21,8 @@ using namespace mlir;
 
 namespace {
 
+static int64_t loopsWork(Operation *op);
+
 /// Replaces `loop` by a nest of scf.for loops running its body.
 static void sequentialize(scf::ParallelOp loop) {
   OpBuilder b(loop);
@@ -67,18 +69,31 @@ static int64_t staticIterations(Operation *loop, bool withBody) {
   }
   if (trips == kUnknown || !withBody)
     return trips;
-  // The body: one iteration of work plus that of each loop it holds.
-  int64_t body = 1;
-  for (Region &region : loop->getRegions())
-    for (Operation &op : region.getOps())
-      if (isa<scf::ParallelOp, scf::ForOp>(op)) {
-        int64_t inner = staticIterations(&op, /*withBody=*/true);
-        if (inner == kUnknown || body > kUnknown - inner)
-          return kUnknown;
-        body += inner;
-      }
+  int64_t body = loopsWork(loop);
+  if (body == kUnknown)
+    return kUnknown;
   multiply(body);
   return trips;
+}
+
+/// One iteration of work plus that of each loop that `op`'s regions hold,
+/// directly or inside other operations (the branches of an scf.if: a
+/// matmul's row blocks and its remainder rows in one parallel loop).
+static int64_t loopsWork(Operation *op) {
+  constexpr int64_t kUnknown = std::numeric_limits<int64_t>::max();
+  int64_t work = 1;
+  for (Region &region : op->getRegions())
+    for (Operation &inner : region.getOps()) {
+      int64_t innerWork = 0;
+      if (isa<scf::ParallelOp, scf::ForOp>(inner))
+        innerWork = staticIterations(&inner, /*withBody=*/true);
+      else if (inner.getNumRegions() > 0)
+        innerWork = loopsWork(&inner);
+      if (innerWork == kUnknown || work > kUnknown - innerWork)
+        return kUnknown;
+      work += innerWork;
+    }
+  return work;
 }
 
 struct JeetCpuSequentializeNestedParallelPass

@@ -13,7 +13,8 @@
 // CHECK-SAME: attributes {jeet.matmul_blocking = {col_block = 128 : i64, k_block = 120 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 6 : i64}}
 // CHECK: %[[PANELS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x200x64xf32>
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<12x1x100x6xf32>
-// CHECK: scf.parallel (%[[I0:.*]]) = (%c0) to (%c66) step (%c6)
+// CHECK: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c12) step (%c1)
+// CHECK: %[[I0:.*]] = arith.muli %[[BLOCK]], %c6
 // CHECK: scf.for %[[K0:.*]] = %c0 to %c200 step %c100
 // CHECK: %[[K1:.*]] = arith.minsi %{{.*}}, %c200 : index
 // CHECK: scf.for

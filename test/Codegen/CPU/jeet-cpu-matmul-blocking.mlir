@@ -8,16 +8,21 @@
 // (130 = 8 * 16 + 2), each 6-row tile keeps 6 vectors of 16, and K = 100
 // runs in blocks of at most 48, of equal depth: 34 + 34 + 32 (not
 // 48 + 48 + 4). 100 rows in blocks of at most 30 rows (a multiple of 6
-// rows): 96 rows in 8 blocks of 12 (so that the threads balance), then the
-// 4 remainder rows. Each tile prefetches its rows of C, accumulates the
-// k-block from zeros, then adds C's rows to it.
+// rows): 96 rows in 8 blocks of 12 (so that the threads balance), and the
+// 4 remainder rows as the parallel loop's last iteration. Each tile
+// prefetches its rows of C, accumulates the k-block from zeros, then adds
+// C's rows to it.
 // AVX2-LABEL: func.func @blocks
 // AVX2-SAME: %[[C:[^:]*]]: memref<100x130xf32>)
 // AVX2-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 48 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 30 : i64}}
 // AVX2-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // AVX2: memref.alloc() {alignment = 64 : i64} : memref<8x100x16xf32>
 // AVX2: memref.alloc() {alignment = 64 : i64} : memref<9x2x34x6xf32>
-// AVX2: scf.parallel ({{.*}}) = ({{.*}}) to (%c96) step (%c12)
+// AVX2: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c9) step (%c1)
+// AVX2: %[[FULL:.*]] = arith.cmpi ult, %[[BLOCK]], %c8
+// AVX2: scf.if %[[FULL]]
+// AVX2: %[[I0:.*]] = arith.muli %[[BLOCK]], %c12
+// AVX2: %[[I1:.*]] = arith.addi %[[I0]], %c12
 // AVX2: scf.for %[[K0:.*]] = %c0 to %c100 step %c34
 // AVX2: %[[K1:.*]] = arith.minsi {{.*}}, %c100
 // AVX2-COUNT-6: memref.prefetch %[[C]][{{.*}}], write, locality<3>, data
@@ -32,9 +37,11 @@
 // AVX2-NEXT: vector.store %[[NEW]], %[[C]]
 // The 2 remainder columns, read from B itself.
 // AVX2: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
-// AVX2: scf.reduce
-// The 4 remainder rows.
+// The 4 remainder rows, packed into the last slot of A's buffer.
+// AVX2: } else {
+// AVX2: memref.store {{.*}}, %{{.*}}[%c8, %c0, %{{.*}}, %c3] : memref<9x2x34x6xf32>
 // AVX2: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// AVX2: scf.reduce
 // A function without a matmul records nothing.
 // AVX2-LABEL: func.func @no_matmul
 // AVX2-NOT: jeet.matmul_blocking
@@ -46,6 +53,7 @@
 // HOST-SAME: attributes {jeet.matmul_blocking = {col_block = {{0|[1-9][0-9]*}} : i64, k_block = {{[1-9][0-9]*}} : i64, register_cols = {{16|64}} : i64, register_rows = 6 : i64, row_block = {{[1-9][0-9]*}} : i64}}
 // HOST-LABEL: func.func @no_matmul
 // HOST-NOT: jeet.matmul_blocking
+// HOST-LABEL: func.func @uneven
 
 // The sizes from given caches. A Zen 3 core (32 KiB L1, 512 KiB L2) and
 // 16 columns: a k-block whose 16-column micro-panel of B takes half of L1
@@ -69,5 +77,23 @@ func.func @blocks(%a: memref<100x100xf32>, %b: memref<100x130xf32>, %c: memref<1
 }
 
 func.func @no_matmul(%c: memref<4xf32>) {
+  return
+}
+
+// 54 rows are 9 tiles: in blocks of at most 2 tiles (9 / 8 blocks, rounded
+// up), 5 blocks as equal as whole tiles allow: the first 4 of 2 tiles, the
+// last of 1 (block i starts at tile i + min(i, 4)).
+// AVX2-LABEL: func.func @uneven
+// AVX2: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c5) step (%c1)
+// AVX2-NEXT: %[[LONGER:.*]] = arith.minui %[[BLOCK]], %c4
+// AVX2-NEXT: %[[TILE:.*]] = arith.addi %[[BLOCK]], %[[LONGER]]
+// AVX2-NEXT: %[[IS_LONGER:.*]] = arith.cmpi ult, %[[BLOCK]], %c4
+// AVX2-NEXT: %[[TILES:.*]] = arith.select %[[IS_LONGER]], %c2, %c1
+// AVX2-NEXT: %[[I0:.*]] = arith.muli %[[TILE]], %c6
+// AVX2-NEXT: %[[ROWS:.*]] = arith.muli %[[TILES]], %c6
+// AVX2-NEXT: %[[I1:.*]] = arith.addi %[[I0]], %[[ROWS]]
+// AVX2: scf.for %{{.*}} = %[[I0]] to %[[I1]] step %c6
+func.func @uneven(%a: memref<54x100xf32>, %b: memref<100x130xf32>, %c: memref<54x130xf32>) {
+  linalg.matmul ins(%a, %b : memref<54x100xf32>, memref<100x130xf32>) outs(%c : memref<54x130xf32>)
   return
 }

@@ -1,11 +1,14 @@
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=64},canonicalize,cse)' | FileCheck %s
 
 // 13x70 = two full 6-row register tiles and one remainder row; 64 full
-// columns (4 vectors of 16) and a remainder of 6 = 4 + 2. The row blocks are
-// parallel; every tile keeps its accumulators in scf.for iter_args.
+// columns (4 vectors of 16) and a remainder of 6 = 4 + 2. The row blocks
+// (one tile each) and then the remainder row are the iterations of one
+// parallel loop; every tile keeps its accumulators in scf.for iter_args.
 // CHECK-LABEL: func.func @odd_shape
 // CHECK-NOT: linalg.matmul
-// CHECK: scf.parallel
+// CHECK: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c3) step (%c1)
+// CHECK: %[[FULL:.*]] = arith.cmpi ult, %[[BLOCK]], %c2
+// CHECK: scf.if %[[FULL]]
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>,
 // CHECK: vector.load %{{.*}} : memref<7x70xf32>, vector<16xf32>
 // CHECK: memref.load %{{.*}} : memref<13x7xf32>
@@ -13,10 +16,11 @@
 // CHECK: vector.fma {{.*}} : vector<16xf32>
 // CHECK: vector.fma {{.*}} : vector<4xf32>
 // CHECK: vector.fma {{.*}} : vector<2xf32>
-// CHECK: scf.reduce
-// The remainder row, after the parallel loop.
+// The remainder row, the loop's last iteration.
+// CHECK: } else {
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<2xf32>)
+// CHECK: scf.reduce
 func.func @odd_shape(%a: memref<13x7xf32>, %b: memref<7x70xf32>, %c: memref<13x70xf32>) {
   linalg.matmul ins(%a, %b : memref<13x7xf32>, memref<7x70xf32>) outs(%c : memref<13x70xf32>)
   return

@@ -48,6 +48,10 @@ func.func @outermost(%m: memref<8xf32>) {
 // SMALL-NOT: scf.parallel
 // SMALL-LABEL: func.func @large
 // SMALL: scf.parallel
+// SMALL-LABEL: func.func @large_in_branches
+// SMALL: scf.parallel
+// SMALL-LABEL: func.func @small_in_branches
+// SMALL-NOT: scf.parallel
 
 // One iteration (a kernel whose elements fit one chunk): no parallelism,
 // whatever the inner loops hold.
@@ -71,6 +75,52 @@ func.func @large(%m: memref<64x64xf32>) {
   scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
     scf.for %j = %c0 to %c64 step %c1 {
       memref.store %cst, %m[%i, %j] : memref<64x64xf32>
+    }
+  }
+  return
+}
+
+// The loops inside an scf.if count too (a matmul's row blocks and its
+// remainder rows as the branches of one parallel loop): 9 x (64 + 64 + 1)
+// iterations stay parallel, 9 x (8 + 8 + 1) do not.
+func.func @large_in_branches(%m: memref<9x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c9 = arith.constant 9 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c9) step (%c1) {
+    %full = arith.cmpi ult, %i, %c8 : index
+    scf.if %full {
+      scf.for %j = %c0 to %c64 step %c1 {
+        memref.store %cst, %m[%i, %j] : memref<9x64xf32>
+      }
+    } else {
+      scf.for %j = %c0 to %c64 step %c1 {
+        memref.store %cst, %m[%c8, %j] : memref<9x64xf32>
+      }
+    }
+  }
+  return
+}
+
+func.func @small_in_branches(%m: memref<9x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c9 = arith.constant 9 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c9) step (%c1) {
+    %full = arith.cmpi ult, %i, %c8 : index
+    scf.if %full {
+      scf.for %j = %c0 to %c8 step %c1 {
+        memref.store %cst, %m[%i, %j] : memref<9x8xf32>
+      }
+    } else {
+      scf.for %j = %c0 to %c8 step %c1 {
+        memref.store %cst, %m[%c8, %j] : memref<9x8xf32>
+      }
     }
   }
   return

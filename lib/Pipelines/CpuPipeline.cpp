@@ -91,6 +91,12 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Math ops with an LLVM intrinsic (floor, sqrt, ...) become it; the rest
+  // that no approximation replaced (asinh, tan, ...) become libm calls, a
+  // vector's lanes one call each: before the vector conversion, which lowers
+  // the lanes' extracts and inserts.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   // Vector loads and stores take the memref descriptors apart themselves, so
   // they are lowered before the memrefs.
   pm.addPass(createConvertVectorToLLVMPass());
@@ -105,8 +111,6 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createJeetCpuSeparateEntryBlockPass());
   if (options.parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());

@@ -620,6 +620,18 @@ _UNARY_OPS = {
     "erf": "jeet.erf",
     "sin": "jeet.sin",
     "cos": "jeet.cos",
+    "tan": "jeet.tan",
+    "asin": "jeet.asin",
+    "acos": "jeet.acos",
+    "atan": "jeet.atan",
+    "sinh": "jeet.sinh",
+    "cosh": "jeet.cosh",
+    "asinh": "jeet.asinh",
+    "acosh": "jeet.acosh",
+    "atanh": "jeet.atanh",
+    "floor": "jeet.floor",
+    "ceil": "jeet.ceil",
+    "round": "jeet.round",
     "bitwise_not": "jeet.not",
 }
 _BINARY_OPS = {
@@ -748,6 +760,66 @@ def sin(x):
 def cos(x):
     """The cosine, elementwise."""
     return _unary("cos", x)
+
+
+def tan(x):
+    """The tangent, elementwise."""
+    return _unary("tan", x)
+
+
+def asin(x):
+    """The inverse sine (NaN outside [-1, 1]), elementwise."""
+    return _unary("asin", x)
+
+
+def acos(x):
+    """The inverse cosine (NaN outside [-1, 1]), elementwise."""
+    return _unary("acos", x)
+
+
+def atan(x):
+    """The inverse tangent, elementwise."""
+    return _unary("atan", x)
+
+
+def sinh(x):
+    """The hyperbolic sine, elementwise."""
+    return _unary("sinh", x)
+
+
+def cosh(x):
+    """The hyperbolic cosine, elementwise."""
+    return _unary("cosh", x)
+
+
+def asinh(x):
+    """The inverse hyperbolic sine, elementwise."""
+    return _unary("asinh", x)
+
+
+def acosh(x):
+    """The inverse hyperbolic cosine (NaN below 1), elementwise."""
+    return _unary("acosh", x)
+
+
+def atanh(x):
+    """The inverse hyperbolic tangent (NaN outside [-1, 1]), elementwise."""
+    return _unary("atanh", x)
+
+
+def floor(x):
+    """The largest integral value not greater than x, elementwise."""
+    return _unary("floor", x)
+
+
+def ceil(x):
+    """The smallest integral value not less than x, elementwise."""
+    return _unary("ceil", x)
+
+
+def round(x):
+    """The nearest integral value, halves to the even one (numpy's round), elementwise."""
+    return _unary("round", x)
 
 
 def gelu(x, approximate="none"):

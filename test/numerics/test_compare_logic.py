@@ -1,6 +1,7 @@
-"""Comparisons, select, the logical ops, erf/sin/cos and both forms of GELU
-through jeet-run on the CPU and the GPU (the `run` fixture), on fresh random
-inputs, against numpy (float64 references for the math)."""
+"""Comparisons, select, the logical ops, the unary math ops (erf, sin, cos,
+tan, the inverse and hyperbolic functions, floor, ceil, round) and both forms
+of GELU through jeet-run on the CPU and the GPU (the `run` fixture), on fresh
+random inputs, against numpy (float64 references for the math)."""
 import math
 
 import numpy as np
@@ -128,6 +129,55 @@ def test_math(run, rng, op, dtype):
     tolerance = 1e-6 if dtype == np.float32 else 2e-3
     assert_close(out, reference(x.astype(np.float64)), rtol=tolerance,
                  atol=tolerance, what=f"{op} {np.dtype(dtype).name}")
+
+
+# The other unary math ops, each on inputs from its domain (and, for the
+# inverse functions, a few outside it, where numpy and Jeet both give NaN);
+# the rounding ops on halves (to even), both zeros and integral values.
+DOMAIN_MATH = {
+    "tan": (np.tan, (-1.4, 1.4), []),
+    "asin": (np.arcsin, (-1.0, 1.0), [1.0, -1.0, 1.5, -2.0]),
+    "acos": (np.arccos, (-1.0, 1.0), [1.0, -1.0, 1.5, -2.0]),
+    "atan": (np.arctan, (-20.0, 20.0), [6e4, -6e4]),
+    "sinh": (np.sinh, (-8.0, 8.0), []),
+    "cosh": (np.cosh, (-8.0, 8.0), []),
+    "asinh": (np.arcsinh, (-50.0, 50.0), []),
+    "acosh": (np.arccosh, (1.0, 50.0), [1.0, 0.5, -3.0]),
+    "atanh": (np.arctanh, (-0.99, 0.99), [1.5, -2.0]),
+    "floor": (np.floor, (-6.0, 6.0), [2.0, -2.0, 0.5, -0.5, 2.5, -2.5]),
+    "ceil": (np.ceil, (-6.0, 6.0), [2.0, -2.0, 0.5, -0.5, 2.5, -2.5]),
+    "round": (np.round, (-6.0, 6.0), [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, 2.0]),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16],
+                         ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("op", sorted(DOMAIN_MATH))
+def test_domain_math(run, rng, op, dtype):
+    reference, (lo, hi), specials = DOMAIN_MATH[op]
+    x = rng.uniform(lo, hi, size=(8, 256)).astype(dtype)
+    edge = [0.0, -0.0] + specials
+    x[0, :len(edge)] = edge
+    t = mlir_type(x.shape, dtype)
+    graph = (f"func.func @main(%x: {t}) -> {t} {{\n"
+             f"  %0 = jeet.{op} %x : {t}\n  return %0 : {t}\n}}\n")
+    (out,) = run(graph, [x])
+    assert out.dtype == dtype
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = reference(x.astype(np.float64))
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(expected),
+                                  err_msg=f"{op}: NaN where numpy has one")
+    # Signed zeros and the halves' rounding exactly; the rest within the
+    # dtype's tolerance.
+    if op in ("floor", "ceil", "round"):
+        np.testing.assert_array_equal(out, expected.astype(dtype), err_msg=op)
+        np.testing.assert_array_equal(np.signbit(out), np.signbit(expected),
+                                      err_msg=f"{op}: sign of zero")
+        return
+    tolerance = 2e-6 if dtype == np.float32 else 2e-3
+    finite = ~np.isnan(expected)
+    assert_close(out[finite], expected[finite], rtol=tolerance, atol=tolerance,
+                 what=f"{op} {np.dtype(dtype).name}")
 
 
 def test_gelu_forms_differ(run, rng):

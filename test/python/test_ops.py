@@ -18,6 +18,18 @@ def positive(rng, *shape):
     return rng.uniform(0.1, 4.0, shape).astype(np.float32)
 
 
+def unit(rng, *shape):
+    return rng.uniform(-0.95, 0.95, shape).astype(np.float32)
+
+
+def above_one(rng, *shape):
+    return rng.uniform(1.0, 5.0, shape).astype(np.float32)
+
+
+def wide(rng, *shape):
+    return (4 * rng.standard_normal(shape)).astype(np.float32)
+
+
 def away_from_zero(rng, *shape):
     x = rng.uniform(0.5, 3.0, shape) * rng.choice([-1.0, 1.0], shape)
     return x.astype(np.float32)
@@ -67,6 +79,18 @@ UNARY = {
     "erf": (randn, lambda x: erf_ref(f64(x))),
     "sin": (randn, np.sin),
     "cos": (randn, np.cos),
+    "tan": (unit, np.tan),
+    "asin": (unit, np.arcsin),
+    "acos": (unit, np.arccos),
+    "atan": (wide, np.arctan),
+    "sinh": (randn, np.sinh),
+    "cosh": (randn, np.cosh),
+    "asinh": (wide, np.arcsinh),
+    "acosh": (above_one, np.arccosh),
+    "atanh": (unit, np.arctanh),
+    "floor": (wide, np.floor),
+    "ceil": (wide, np.ceil),
+    "round": (wide, np.round),
 }
 
 

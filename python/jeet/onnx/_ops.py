@@ -300,6 +300,26 @@ def _cos(n):
     return [jt.cos(n.tensor(0))]
 
 
+# ONNX's unary math ops that are one jeet op each (Round rounds halves to
+# even, as jeet.round does).
+_UNARY_MATH = {
+    "Tan": "tan", "Asin": "asin", "Acos": "acos", "Atan": "atan",
+    "Sinh": "sinh", "Cosh": "cosh", "Asinh": "asinh", "Acosh": "acosh",
+    "Atanh": "atanh", "Floor": "floor", "Ceil": "ceil", "Round": "round",
+}
+
+
+def _unary_math_converter(op_type, name):
+    @converter(op_type, needs=(name,))
+    def _convert(n):
+        return [getattr(jt, name)(n.tensor(0))]
+    return _convert
+
+
+for _op_type, _name in _UNARY_MATH.items():
+    _unary_math_converter(_op_type, _name)
+
+
 @converter("ThresholdedRelu", needs=("where", "gt"))
 def _thresholded_relu(n):
     x = n.tensor(0)

@@ -250,12 +250,23 @@ def _bitwise_not(node, x):
     return jt.bitwise_not(x)
 
 
-_MATH = {aten.erf.default: "erf", aten.sin.default: "sin", aten.cos.default: "cos"}
+_MATH = {aten.erf.default: "erf", aten.sin.default: "sin", aten.cos.default: "cos",
+         aten.tan.default: "tan", aten.asin.default: "asin",
+         aten.acos.default: "acos", aten.atan.default: "atan",
+         aten.sinh.default: "sinh", aten.cosh.default: "cosh",
+         aten.asinh.default: "asinh", aten.acosh.default: "acosh",
+         aten.atanh.default: "atanh", aten.floor.default: "floor",
+         aten.ceil.default: "ceil", aten.round.default: "round"}
 
 
 @converter(list(_MATH), needs=tuple(_MATH.values()))
 def _math(node, x):
-    return getattr(jt, _MATH[node.target])(_operand(x, result_dtype(node)))
+    dtype = result_dtype(node)
+    name = _MATH[node.target]
+    if name in ("floor", "ceil", "round") and dtype not in ("f32", "f16", "bf16"):
+        # torch rounds an integer tensor to itself.
+        return _operand(x, dtype)
+    return getattr(jt, name)(_operand(x, dtype))
 
 
 @converter(aten.leaky_relu.default)

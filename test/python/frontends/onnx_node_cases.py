@@ -32,10 +32,11 @@ Transpose Unsqueeze
 # (jeet.onnx registers those converters only then): claimed, and their
 # cases run, exactly when jeet.onnx.supported_ops() lists them.
 INCLUDE_WHEN_BUILT = sorted("""
-And ArgMax ArgMin AveragePool BitwiseAnd BitwiseNot BitwiseOr BitwiseXor
-Concat Conv Cos Equal Erf Gather Greater GreaterOrEqual IsInf IsNaN Less
-LessOrEqual MaxPool Not Or Pad ReduceMin ReduceProd Shrink Sign Sin Slice
-Split ThresholdedRelu Where Xor
+Acos Acosh And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool BitwiseAnd
+BitwiseNot BitwiseOr BitwiseXor Ceil Concat Conv Cos Cosh Equal Erf Floor
+Gather Greater GreaterOrEqual IsInf IsNaN Less LessOrEqual MaxPool Not Or Pad
+ReduceMin ReduceProd Round Shrink Sign Sin Sinh Slice Split Tan
+ThresholdedRelu Where Xor
 """.split())
 
 

@@ -52,6 +52,34 @@ def test_elementwise_and_reductions_match_float64(seed):
                                    err_msg=f"seed {seed}")
 
 
+def test_math_and_rounding_ops_run_in_jeet(seed):
+    # The trigonometric, hyperbolic and rounding ops compile to one kernel;
+    # floor, ceil and round of an int64 tensor are the tensor itself.
+    def fn(x, u, w, i):
+        trig = torch.tan(u) + torch.asin(u) * torch.acos(u) - torch.atan(x)
+        hyper = torch.sinh(u) * torch.cosh(u) + torch.asinh(x) - torch.atanh(u)
+        hyper = hyper + torch.acosh(w)
+        rounded = torch.floor(x) - torch.ceil(x) * torch.round(x * 2.5)
+        return trig, hyper, rounded, torch.floor(i) + torch.round(i)
+
+    x = torch.randn(6, 9) * 3
+    u = torch.rand(6, 9) * 1.8 - 0.9
+    w = torch.rand(6, 9) * 4 + 1
+    i = torch.randint(-50, 50, (6, 9))
+    report = jeet.torch.explain(fn, x, u, w, i)
+    assert report.num_kernels >= 1 and not report.fallbacks, report
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        got = compiled(x, u, w, i)
+    want = fn(x.double(), u.double(), w.double(), i)
+    for g, w_ in zip(got[:3], want[:3]):
+        assert g.dtype == torch.float32
+        np.testing.assert_allclose(g.numpy(), w_.numpy(), rtol=1e-5, atol=1e-5,
+                                   err_msg=f"seed {seed}")
+    assert got[3].dtype == torch.int64
+    np.testing.assert_array_equal(got[3].numpy(), (2 * i).numpy())
+
+
 def test_linear_layers_and_layer_norm(seed):
     model = torch.nn.Sequential(torch.nn.Linear(12, 20), torch.nn.LayerNorm(20),
                                 torch.nn.ReLU(), torch.nn.Linear(20, 3)).eval()

@@ -11,6 +11,20 @@ func.func @abs(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   return %r : tensor<4x3xf32>
 }
 
+// CHECK-LABEL: func.func @acos
+// CHECK: jeet.acos %{{.*}} : tensor<4x3xf32>
+func.func @acos(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.acos %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @acosh
+// CHECK: jeet.acosh %{{.*}} : tensor<4x3xf32>
+func.func @acosh(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.acosh %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: func.func @add
 // CHECK: jeet.add %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
 func.func @add(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
@@ -39,6 +53,34 @@ func.func @argmin(%x: tensor<4x8xf32>) -> tensor<4xi64> {
   return %i : tensor<4xi64>
 }
 
+// CHECK-LABEL: func.func @asin
+// CHECK: jeet.asin %{{.*}} : tensor<4x3xf32>
+func.func @asin(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.asin %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @asinh
+// CHECK: jeet.asinh %{{.*}} : tensor<4x3xf32>
+func.func @asinh(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.asinh %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @atan
+// CHECK: jeet.atan %{{.*}} : tensor<4x3xf32>
+func.func @atan(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.atan %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @atanh
+// CHECK: jeet.atanh %{{.*}} : tensor<4x3xf32>
+func.func @atanh(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.atanh %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: func.func @avg_pool2d
 // CHECK: jeet.avg_pool2d %{{.*}} {count_include_pad = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
 func.func @avg_pool2d(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> {
@@ -60,6 +102,13 @@ func.func @cast(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf16>, tensor<
   %h = jeet.cast %x : tensor<4xf32> -> tensor<4xf16>
   %b = jeet.cast %i : tensor<4xi64> -> tensor<4xi1>
   return %h, %b : tensor<4xf16>, tensor<4xi1>
+}
+
+// CHECK-LABEL: func.func @ceil
+// CHECK: jeet.ceil %{{.*}} : tensor<4x3xf32>
+func.func @ceil(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.ceil %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
 }
 
 // CHECK-LABEL: func.func @concat
@@ -90,6 +139,13 @@ func.func @cos(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   return %r : tensor<4x3xf32>
 }
 
+// CHECK-LABEL: func.func @cosh
+// CHECK: jeet.cosh %{{.*}} : tensor<4x3xf32>
+func.func @cosh(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.cosh %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: func.func @div
 // CHECK: jeet.div %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
 func.func @div(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
@@ -115,6 +171,13 @@ func.func @erf(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 // CHECK: jeet.exp %{{.*}} : tensor<4x3xf32>
 func.func @exp(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %r = jeet.exp %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @floor
+// CHECK: jeet.floor %{{.*}} : tensor<4x3xf32>
+func.func @floor(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.floor %x : tensor<4x3xf32>
   return %r : tensor<4x3xf32>
 }
 
@@ -326,6 +389,13 @@ func.func @reshape(%x: tensor<2x6xf32>) -> tensor<3x4xf32> {
   return %r : tensor<3x4xf32>
 }
 
+// CHECK-LABEL: func.func @round
+// CHECK: jeet.round %{{.*}} : tensor<4x3xf32>
+func.func @round(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.round %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: func.func @rsqrt
 // CHECK: jeet.rsqrt %{{.*}} : tensor<4x3xf32>
 func.func @rsqrt(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
@@ -354,6 +424,13 @@ func.func @sin(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   return %r : tensor<4x3xf32>
 }
 
+// CHECK-LABEL: func.func @sinh
+// CHECK: jeet.sinh %{{.*}} : tensor<4x3xf32>
+func.func @sinh(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.sinh %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: func.func @slice
 // CHECK: jeet.slice %{{.*}} {starts = array<i64: 1, -1>, steps = array<i64: 1, -2>, stops = array<i64: 3, -9223372036854775808>} : tensor<4x6xf32> -> tensor<2x3xf32>
 func.func @slice(%x: tensor<4x6xf32>) -> tensor<2x3xf32> {
@@ -379,6 +456,13 @@ func.func @sqrt(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 // CHECK: jeet.sub %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
 func.func @sub(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
   %r = jeet.sub %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @tan
+// CHECK: jeet.tan %{{.*}} : tensor<4x3xf32>
+func.func @tan(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.tan %x : tensor<4x3xf32>
   return %r : tensor<4x3xf32>
 }
 

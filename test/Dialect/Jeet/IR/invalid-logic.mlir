@@ -105,6 +105,16 @@ func.func @erf_int(%a: tensor<4xi32>) {
 
 // -----
 
+// So do the rounding ops (an integer is its own floor: the frontends pass it
+// through without an op).
+func.func @floor_int(%a: tensor<4xi64>) {
+  // expected-error @+1 {{'jeet.floor' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %0 = jeet.floor %a : tensor<4xi64>
+  return
+}
+
+// -----
+
 // GELU has two forms.
 func.func @gelu_form(%a: tensor<4xf32>) {
   // expected-error @+1 {{'jeet.gelu' op approximate must be "none" or "tanh", got "erf"}}

@@ -54,6 +54,10 @@ func.func @math(%x: tensor<4x3xf32>, %h: tensor<2xf16>) {
   %1 = jeet.sin %h : tensor<2xf16>
   // CHECK: jeet.cos %{{.*}} : tensor<4x3xf32>
   %2 = jeet.cos %x : tensor<4x3xf32>
+  // CHECK: jeet.atanh %{{.*}} : tensor<2xf16>
+  %t = jeet.atanh %h : tensor<2xf16>
+  // CHECK: jeet.round %{{.*}} : tensor<4x3xf32>
+  %r = jeet.round %x : tensor<4x3xf32>
   // The default form is printed without the attribute.
   // CHECK: jeet.gelu %{{.*}} : tensor<4x3xf32>
   %3 = jeet.gelu %x {approximate = "none"} : tensor<4x3xf32>

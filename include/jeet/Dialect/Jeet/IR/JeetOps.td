@@ -294,6 +294,34 @@ def Jeet_ErfOp : Jeet_UnaryMathOp<"erf", "the error function",
                                   "::mlir::math::ErfOp">;
 def Jeet_SinOp : Jeet_UnaryMathOp<"sin", "the sine", "::mlir::math::SinOp">;
 def Jeet_CosOp : Jeet_UnaryMathOp<"cos", "the cosine", "::mlir::math::CosOp">;
+def Jeet_TanOp : Jeet_UnaryMathOp<"tan", "the tangent", "::mlir::math::TanOp">;
+def Jeet_AsinOp : Jeet_UnaryMathOp<"asin",
+    "the inverse sine (NaN outside [-1, 1])", "::mlir::math::AsinOp">;
+def Jeet_AcosOp : Jeet_UnaryMathOp<"acos",
+    "the inverse cosine (NaN outside [-1, 1])", "::mlir::math::AcosOp">;
+def Jeet_AtanOp : Jeet_UnaryMathOp<"atan", "the inverse tangent",
+                                   "::mlir::math::AtanOp">;
+def Jeet_SinhOp : Jeet_UnaryMathOp<"sinh", "the hyperbolic sine",
+                                   "::mlir::math::SinhOp">;
+def Jeet_CoshOp : Jeet_UnaryMathOp<"cosh", "the hyperbolic cosine",
+                                   "::mlir::math::CoshOp">;
+def Jeet_AsinhOp : Jeet_UnaryMathOp<"asinh", "the inverse hyperbolic sine",
+                                    "::mlir::math::AsinhOp">;
+def Jeet_AcoshOp : Jeet_UnaryMathOp<"acosh",
+    "the inverse hyperbolic cosine (NaN below 1)", "::mlir::math::AcoshOp">;
+def Jeet_AtanhOp : Jeet_UnaryMathOp<"atanh",
+    "the inverse hyperbolic tangent (NaN outside [-1, 1], infinite at -1 "
+    "and 1)", "::mlir::math::AtanhOp">;
+def Jeet_FloorOp : Jeet_UnaryMathOp<"floor",
+    "the largest integral value not greater than the element",
+    "::mlir::math::FloorOp">;
+def Jeet_CeilOp : Jeet_UnaryMathOp<"ceil",
+    "the smallest integral value not less than the element",
+    "::mlir::math::CeilOp">;
+def Jeet_RoundOp : Jeet_UnaryMathOp<"round",
+    "the nearest integral value, halves to the even one (numpy's `round`, "
+    "PyTorch's `round` and ONNX's `Round`: 2.5 becomes 2.0, -0.5 becomes -0.0)",
+    "::mlir::math::RoundEvenOp">;
 def Jeet_SigmoidOp : Jeet_UnaryElementwiseOp<"sigmoid",
     "the logistic sigmoid `1 / (1 + exp(-x))`">;
 def Jeet_GeluOp : Jeet_UnaryElementwiseOp<"gelu", "the GELU activation",

@@ -1058,6 +1058,45 @@ def _arg_extremum(n):
     return [jt.sub(_scalar(first, x.shape[axis] - 1), first)]
 
 
+@converter("Hardmax", needs=("argmax", "iota", "eq", "cast"))
+def _hardmax(n):
+    # 1 at the first maximum along the axis, 0 elsewhere.
+    x = n.tensor(0)
+    if x.ndim == 0:
+        raise n.error("the input must have rank 1 or more")
+    axis = _axis(n, int(n.attr("axis", -1)), x.ndim)
+    first = jt.argmax(x, axis, True)
+    index = jt.iota(x.shape, axis=axis, dtype="int64")
+    return [jt.cast(jt.eq(index, first), x._dtype)]
+
+
+@converter("Trilu", needs=("iota", "ge", "le", "where"))
+def _trilu(n):
+    # Keeps the elements on and above (upper=1) or on and below (upper=0)
+    # the k-th diagonal of the last two dimensions, zeros the rest; k may be
+    # a run-time value.
+    x = n.tensor(0)
+    if x.ndim < 2:
+        raise n.error(f"the input must have rank 2 or more, got rank {x.ndim}")
+    upper = bool(n.attr("upper", 1))
+    rows = jt.iota(x.shape[-2:], axis=0, dtype="int64")
+    cols = jt.iota(x.shape[-2:], axis=1, dtype="int64")
+    if not n.has(1):
+        shifted = rows
+    elif n.is_static(1):
+        k = n.static_ints(1, "k")
+        if len(k) != 1:
+            raise n.error(f"k must hold one value, got {len(k)}")
+        shifted = jt.add(rows, k[0]) if k[0] else rows
+    else:
+        k = n.tensor(1)
+        if k.size != 1 or k._dtype != "i64":
+            raise n.error(f"k must be one int64, got shape {k.shape} {k._dtype}")
+        shifted = jt.add(rows, jt.reshape(k, ()))
+    keep = jt.ge(cols, shifted) if upper else jt.le(cols, shifted)
+    return [jt.where(keep, x, _scalar(x, 0))]
+
+
 # --------------------------------------------------------------------------
 # Values known when the model is loaded
 # --------------------------------------------------------------------------

@@ -269,6 +269,40 @@ def _math(node, x):
     return getattr(jt, name)(_operand(x, dtype))
 
 
+@converter(aten.arange.default, aten.arange.start, aten.arange.start_step,
+           needs=("iota", "cast"))
+def _arange(node, *args, dtype=None):
+    # torch.arange with Python numbers for bounds (positions, the rows and
+    # columns of tril/triu's masks, which torch decomposes into aranges):
+    # start + i * step, computed in int64 for integer results and in float32
+    # (i exact) for floating ones.
+    if any(not isinstance(a, numbers.Number) for a in args):
+        raise Unsupported("arange with tensor bounds")
+    if node.target is aten.arange.default:
+        start, step = 0, 1
+    else:
+        start = args[0]
+        step = args[2] if node.target is aten.arange.start_step and len(args) > 2 else 1
+    out = result_dtype(node)
+    length = int(_val(node).shape[0])
+    if length == 0:
+        raise Unsupported("an empty arange")
+    index = jt.iota((length,), axis=0, dtype="int64")
+    if out in ("i32", "i64"):
+        if not all(float(v).is_integer() for v in (start, step)):
+            raise Unsupported("an integer arange with a fractional start or step")
+        values = jt.add(jt.mul(index, int(step)), int(start)) if (start, step) != (0, 1) else index
+        return values if out == "i64" else jt.cast(values, out)
+    if out not in ("f32", "f16", "bf16"):
+        raise Unsupported(f"arange of {out}")
+    values = jt.cast(index, "f32")
+    if step != 1:
+        values = jt.mul(values, float(step))
+    if start != 0:
+        values = jt.add(values, float(start))
+    return values if out == "f32" else jt.cast(values, out)
+
+
 @converter(aten.leaky_relu.default)
 def _leaky_relu(node, x, negative_slope=0.01):
     x = _operand(x, result_dtype(node))
@@ -577,6 +611,29 @@ def _embedding(node, weight, indices, *args, **kwargs):
 @converter(aten.index_select.default, needs=("take",))
 def _index_select(node, x, dim, index):
     return jt.take(x, index, dim % max(x.ndim, 1))
+
+
+@converter(aten.flip.default)
+def _flip(node, x, dims):
+    # Each flipped dimension a slice with step -1.
+    flipped = {d % max(x.ndim, 1) for d in dims}
+    return x[tuple(slice(None, None, -1) if d in flipped else slice(None)
+                   for d in range(x.ndim))]
+
+
+@converter(aten.index.Tensor, needs=("take",))
+def _index(node, x, indices):
+    # x[idx] (and x[:, idx], ...): one integer index tensor, the other
+    # dimensions whole, is numpy.take along that dimension. Several index
+    # tensors (advanced indexing that pairs them) and boolean masks stay in
+    # torch.
+    given = [(d, i) for d, i in enumerate(indices) if i is not None]
+    if len(given) != 1 or not _is_tensor(given[0][1]):
+        raise Unsupported("indexing with more than one index tensor")
+    dim, index = given[0]
+    if index._dtype not in ("i32", "i64"):
+        raise Unsupported(f"indexing with a {index._dtype} tensor")
+    return jt.take(x, index, dim)
 
 
 def _sliced(x, dim, piece):

@@ -34,9 +34,9 @@ Transpose Unsqueeze
 INCLUDE_WHEN_BUILT = sorted("""
 Acos Acosh And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool BitwiseAnd
 BitwiseNot BitwiseOr BitwiseXor Ceil Concat Conv Cos Cosh Equal Erf Floor
-Gather Greater GreaterOrEqual IsInf IsNaN Less LessOrEqual MaxPool Not Or Pad
-ReduceMin ReduceProd Round Shrink Sign Sin Sinh Slice Split Tan
-ThresholdedRelu Where Xor
+Gather Greater GreaterOrEqual Hardmax IsInf IsNaN Less LessOrEqual MaxPool
+Not Or Pad ReduceMin ReduceProd Round Shrink Sign Sin Sinh Slice Split Tan
+ThresholdedRelu Trilu Where Xor
 """.split())
 
 

@@ -80,6 +80,72 @@ def test_math_and_rounding_ops_run_in_jeet(seed):
     np.testing.assert_array_equal(got[3].numpy(), (2 * i).numpy())
 
 
+def test_causal_masks_run_in_jeet(seed):
+    # tril/triu of any diagonal (a causal mask, its complement), which torch
+    # decomposes into aranges compared, with the softmax that reads them:
+    # nothing left to torch.
+    def fn(x, b):
+        scores = torch.tril(x) + torch.triu(x, diagonal=2) - torch.tril(x, -1)
+        masked = scores.masked_fill(torch.triu(b, diagonal=1), float("-inf"))
+        return torch.softmax(masked, dim=-1)
+
+    x = torch.randn(3, 7, 7)
+    b = torch.ones(7, 7, dtype=torch.bool)
+    report = jeet.torch.explain(fn, x, b)
+    assert not report.fallbacks, report
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        got = compiled(x, b)
+    want = fn(x.double(), b)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6,
+                               err_msg=f"seed {seed}")
+
+
+def test_arange_runs_in_jeet(seed):
+    # Positions as the models make them: integer aranges with a start and a
+    # step (rows of a table picked by indexing), float ones with a
+    # fractional step.
+    def fn(x, table):
+        positions = torch.arange(2, 2 + 3 * x.shape[1], 3)
+        angles = torch.arange(0.5, x.shape[1], 1.5) * 0.1
+        scaled = x * angles[: x.shape[1] // 2 + 1].sum() + torch.arange(x.shape[1])
+        return table[positions] + scaled.unsqueeze(-1), torch.arange(x.shape[1], dtype=torch.int32)
+
+    x = torch.randn(4, 9)
+    table = torch.randn(40, 5)
+    report = jeet.torch.explain(fn, x, table)
+    assert not report.fallbacks, report
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        got, ints = compiled(x, table)
+    want, want_ints = fn(x.double(), table.double())
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5,
+                               err_msg=f"seed {seed}")
+    assert ints.dtype == torch.int32
+    np.testing.assert_array_equal(ints.numpy(), want_ints.numpy())
+
+
+def test_indexing_with_an_index_tensor_runs_in_jeet(seed):
+    # x[idx] and x[:, idx] (negative indices count from the end), and flip
+    # (a slice of step -1); two index tensors pair their elements, which
+    # stays in torch.
+    def fn(x, rows, cols):
+        return x[rows] * 2, x[:, cols] + 1, x[rows, rows.flip(0)]
+
+    x = torch.randn(6, 8, 3)
+    rows = torch.tensor([[0, 5], [-1, 2]])
+    cols = torch.tensor([7, 0, -3, 1], dtype=torch.int32)
+    report = jeet.torch.explain(fn, x, rows, cols)
+    assert [f[0] for f in report.fallbacks] == ["aten.index.Tensor"], report
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        got = compiled(x, rows, cols)
+    want = fn(x, rows, cols)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g.numpy(), w.numpy(), err_msg=f"seed {seed}")
+
+
 def test_linear_layers_and_layer_norm(seed):
     model = torch.nn.Sequential(torch.nn.Linear(12, 20), torch.nn.LayerNorm(20),
                                 torch.nn.ReLU(), torch.nn.Linear(20, 3)).eval()

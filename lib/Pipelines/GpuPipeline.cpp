@@ -123,7 +123,10 @@ void jeet::buildJeetGpuCodegenPipeline(OpPassManager &pm,
     pm.addPass(createGpuNVVMAttachTarget(target));
   }
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createArithToLLVMConversionPass());
+  // The host's arith ops; each kernel lowering converts its kernels' own
+  // (the NVVM one arith.remf to libdevice's fmodf: LLVM's frem, which a
+  // conversion here would leave, has no PTX instruction).
+  pm.addNestedPass<func::FuncOp>(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

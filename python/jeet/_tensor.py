@@ -263,6 +263,12 @@ class Tensor:
     def __rtruediv__(self, other):
         return div(other, self)
 
+    def __mod__(self, other):
+        return remainder(self, other)
+
+    def __rmod__(self, other):
+        return remainder(other, self)
+
     def __matmul__(self, other):
         return matmul(self, other)
 
@@ -642,6 +648,7 @@ _BINARY_OPS = {
     "maximum": "jeet.max",
     "minimum": "jeet.min",
     "pow": "jeet.pow",
+    "fmod": "jeet.rem",
     "bitwise_and": "jeet.and",
     "bitwise_or": "jeet.or",
     "bitwise_xor": "jeet.xor",
@@ -700,6 +707,26 @@ def minimum(x, y):
 def pow(x, y):
     """x ** y with NumPy broadcasting (float dtypes)."""
     return _binary("pow", x, y)
+
+
+def fmod(x, y):
+    """The remainder of x / y rounded toward zero, with NumPy broadcasting,
+    as numpy.fmod (C's fmod): its sign is x's. For integers, fmod(x, 0) is x
+    (numpy gives 0 and warns)."""
+    return _binary("fmod", x, y)
+
+
+def remainder(x, y):
+    """The remainder of x / y rounded toward minus infinity, with NumPy
+    broadcasting, as numpy.remainder and the % operator (Python's): its sign
+    is y's. For integers, remainder(x, 0) is x (numpy gives 0 and warns)."""
+    r = fmod(x, y)
+    divisor = y if isinstance(y, Tensor) else _scalar_constant(y, r._dtype, "jeet.remainder")
+    # A nonzero remainder whose sign differs from the divisor's moves by one
+    # divisor: -7 fmod 3 = -1, -7 % 3 = 2.
+    zero = _scalar_constant(0, r._dtype, "jeet.remainder")
+    moves = logical_and(ne(r, zero), ne(lt(r, zero), lt(divisor, zero)))
+    return where(moves, add(r, divisor), r)
 
 
 def neg(x):

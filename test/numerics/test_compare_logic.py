@@ -180,6 +180,36 @@ def test_domain_math(run, rng, op, dtype):
                  what=f"{op} {np.dtype(dtype).name}")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int64],
+                         ids=lambda t: np.dtype(t).name)
+def test_rem(run, rng, dtype):
+    # C's fmod: the dividend's sign; for integers x rem 0 = x and
+    # INT_MIN rem -1 = 0 (no trap), and the rest exactly numpy's fmod.
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        a = rng.integers(-1000, 1000, size=(6, 64)).astype(dtype)
+        b = rng.integers(-40, 40, size=(64,)).astype(dtype)
+        a[0, :4] = [info.min, info.min, info.max, -7]
+        b[:4] = [-1, 3, -1, 0]
+    else:
+        a = (rng.standard_normal((6, 64)) * 20).astype(dtype)
+        b = (rng.uniform(0.5, 4, size=(64,)) * rng.choice([-1, 1], 64)).astype(dtype)
+        a[0, :3] = [-0.0, 4.0, -4.0]
+        b[:3] = [3.0, 2.0, 2.0]
+    graph = binary_graph("rem", a, b, dtype)
+    (out,) = run(graph, [a, b])
+    assert out.dtype == dtype
+    with np.errstate(all="ignore"):
+        expected = np.fmod(a, b)
+    if np.issubdtype(dtype, np.integer):
+        expected = np.where(b == 0, a, expected)  # x rem 0 = x
+        np.testing.assert_array_equal(out, expected)
+    else:
+        # fmod is exact: the same bits, signed zeros included.
+        np.testing.assert_array_equal(out, expected)
+        np.testing.assert_array_equal(np.signbit(out), np.signbit(expected))
+
+
 def test_gelu_forms_differ(run, rng):
     # The two forms differ by up to ~1e-3 near |x| = 2: the default is not
     # the tanh form.

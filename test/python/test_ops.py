@@ -116,6 +116,8 @@ BINARY = {
     "maximum": (randn, randn, np.maximum),
     "minimum": (randn, randn, np.minimum),
     "pow": (positive, randn, np.power),
+    "fmod": (wide, away_from_zero, np.fmod),
+    "remainder": (wide, away_from_zero, np.remainder),
 }
 
 
@@ -279,6 +281,30 @@ def test_int32_elementwise(rng):
     np.testing.assert_array_equal(jeet.maximum(A, B).numpy(), np.maximum(a, b))
     # Integer division rounds toward zero (C semantics).
     np.testing.assert_array_equal((A / B).numpy(), np.trunc(a / b).astype(np.int32))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_remainders(dtype, rng):
+    # fmod has the dividend's sign, remainder and % the divisor's (Python's),
+    # // of a tensor is not defined (jeet.div rounds toward zero).
+    a = rng.integers(-1000, 1000, (6, 7)).astype(dtype)
+    b = (rng.integers(1, 50, (6, 7)) * rng.choice([-1, 1], (6, 7))).astype(dtype)
+    A, B = jeet.tensor(a, dtype=dtype, device="cpu"), jeet.tensor(b, dtype=dtype, device="cpu")
+    np.testing.assert_array_equal(jeet.fmod(A, B).numpy(), np.fmod(a, b))
+    np.testing.assert_array_equal(jeet.remainder(A, B).numpy(), np.remainder(a, b))
+    np.testing.assert_array_equal((A % B).numpy(), a % b)
+    np.testing.assert_array_equal((A % 7).numpy(), a % 7)
+    np.testing.assert_array_equal((-7 % B).numpy(), -7 % b)
+    # The divisor 0: x, not numpy's 0 (see jeet.fmod).
+    zero = jeet.tensor(np.zeros((6, 7), dtype), dtype=dtype, device="cpu")
+    np.testing.assert_array_equal((A % zero).numpy(), a)
+
+
+def test_float_remainder_operator(rng):
+    a, b = wide(rng, 5, 9), away_from_zero(rng, 9)
+    check(t(a) % t(b), np.remainder(f64(a), f64(b)))
+    check(t(a) % 1.5, np.remainder(f64(a), 1.5))
+    check(3.0 % t(b), np.remainder(3.0, f64(b)))
 
 
 @pytest.mark.parametrize("dtype,rtol", [("float16", 2e-3), ("bfloat16", 1.6e-2)])

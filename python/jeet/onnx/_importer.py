@@ -300,6 +300,11 @@ class Importer:
         Size need only the shape)."""
         if is_static_producer(node.op_type):
             return True
+        if node.op_type == "CastLike":
+            # A value known now cast to the type of another, which need not
+            # be known: a constant (a Pad's -inf) in a run-time tensor's type.
+            value = node.value(0) if node.has(0) else None
+            return isinstance(value, Static) and value.array.size <= FOLD_LIMIT
         for i in range(node.num_inputs):
             if not node.has(i):
                 continue

@@ -86,6 +86,15 @@ def _binary(n):
     return [_BINARY[n.op_type](n.tensor(0), n.tensor(1))]
 
 
+@converter("Mod", needs=("fmod", "remainder"))
+def _mod(n):
+    # fmod=1: C's fmod (the dividend's sign); fmod=0: Python's %, the
+    # divisor's sign (numpy.remainder).
+    x, y = n.tensor(0), n.tensor(1)
+    fmod = int(n.attr("fmod", 0))
+    return [jt.fmod(x, y) if fmod else jt.remainder(x, y)]
+
+
 @converter("Pow")
 def _pow(n):
     base, exponent = n.tensor(0), n.tensor(1)
@@ -576,6 +585,11 @@ def _fold_cast_to(n, elem_type):
 @folder("Cast")
 def _fold_cast(n):
     return _fold_cast_to(n, n.attr("to"))
+
+
+@folder("CastLike")
+def _fold_cast_like(n):
+    return _fold_cast_to(n, n.elem_type(1))
 
 
 @folder("Identity")
@@ -1179,6 +1193,21 @@ for _op, _fn in {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply,
     FOLDERS[_op] = _fold_elementwise(_fn)
 
 
+@folder("Mod")
+def _fold_mod(n):
+    # Shape arithmetic (the expanded Attention function's heads per group):
+    # the values jeet.fmod and jeet.remainder compute at run time.
+    a, b = n.static(0, "A"), n.static(1, "B")
+    with np.errstate(all="ignore"):
+        if int(n.attr("fmod", 0)):
+            r = np.fmod(a, b)
+        else:
+            r = np.remainder(a, b)
+    if np.issubdtype(r.dtype, np.integer):
+        r = np.where(b == 0, a, r)  # x mod 0 = x, as at run time
+    return [(np.asarray(r).astype(a.dtype), n.elem_type(0))]
+
+
 @folder("Max", "Min")
 def _fold_max_min(n):
     arrays = [n.static(i, f"input {i}") for i in range(n.num_inputs) if n.has(i)]
@@ -1192,6 +1221,12 @@ def _fold_max_min(n):
 @folder("Equal", "Less", "Greater")
 def _fold_compare(n):
     fn = {"Equal": np.equal, "Less": np.less, "Greater": np.greater}[n.op_type]
+    return [(fn(n.static(0, "A"), n.static(1, "B")), TensorProto.BOOL)]
+
+
+@folder("And", "Or", "Xor")
+def _fold_logical(n):
+    fn = {"And": np.logical_and, "Or": np.logical_or, "Xor": np.logical_xor}[n.op_type]
     return [(fn(n.static(0, "A"), n.static(1, "B")), TensorProto.BOOL)]
 
 

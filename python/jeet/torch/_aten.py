@@ -144,12 +144,66 @@ def _mul(node, x, y):
 @converter([aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode,
             aten.div.Scalar_mode])
 def _div(node, x, y, rounding_mode=None):
-    if rounding_mode is not None:
-        raise Unsupported(f"division with rounding_mode={rounding_mode!r}")
     dtype = result_dtype(node)
-    if dtype not in ("f32", "f16", "bf16"):
-        raise Unsupported("true division to an integer dtype")
-    return jt.div(_operand(x, dtype), _operand(y, dtype))
+    floats = dtype in ("f32", "f16", "bf16")
+    if rounding_mode is None:
+        if not floats:
+            raise Unsupported("true division to an integer dtype")
+        return jt.div(_operand(x, dtype), _operand(y, dtype))
+    if rounding_mode not in ("trunc", "floor") or not hasattr(jt, "floor"):
+        raise Unsupported(f"division with rounding_mode={rounding_mode!r}")
+    x, y = _operand(x, dtype), _operand(y, dtype)
+    quotient = jt.div(x, y)
+    if floats:
+        if rounding_mode == "floor":
+            return _float_floor_quotient(quotient, x, y)
+        return jt.where(jt.lt(quotient, 0.0), jt.ceil(quotient), jt.floor(quotient))
+    if rounding_mode == "trunc":
+        return quotient
+    return _floor_quotient(quotient, x, y)
+
+
+def _float_floor_quotient(quotient, x, y):
+    # torch's (and numpy's, and Python's) floating floor division: from the
+    # exact remainder, not floor(x / y), which rounds 1 // 0.1 up to 10.
+    mod = jt.fmod(x, y)
+    div = jt.div(jt.sub(x, mod), y)
+    moves = jt.logical_and(jt.ne(mod, 0.0), jt.ne(jt.lt(y, 0.0), jt.lt(mod, 0.0)))
+    div = jt.where(moves, jt.sub(div, 1.0), div)
+    floored = jt.floor(div)
+    floored = jt.where(jt.gt(jt.sub(div, floored), 0.5), jt.add(floored, 1.0), floored)
+    # A zero quotient keeps the sign of x / y; y = 0 gives x / y (inf, nan).
+    floored = jt.where(jt.ne(div, 0.0), floored, jt.mul(quotient, 0.0))
+    return jt.where(jt.eq(y, 0.0), quotient, floored)
+
+
+def _floor_quotient(quotient, x, y):
+    # An integer quotient rounded toward zero, one less where the division
+    # was inexact and the operands' signs differ: -7 // 2 = -4.
+    r = jt.fmod(x, y)
+    zero = jt._scalar_constant(0, r._dtype, "torch")
+    inexact_negative = jt.logical_and(jt.ne(r, zero),
+                                      jt.ne(jt.lt(r, zero), jt.lt(y, zero)))
+    return jt.where(inexact_negative, jt.sub(quotient, 1), quotient)
+
+
+@converter(aten.floor_divide.default, aten.floor_divide.Scalar,
+           needs=("fmod", "floor"))
+def _floor_divide(node, x, y):
+    return _div(node, x, y, rounding_mode="floor")
+
+
+@converter([aten.remainder.Tensor, aten.remainder.Scalar,
+            aten.remainder.Scalar_Tensor], needs=("remainder",))
+def _remainder(node, x, y):
+    dtype = result_dtype(node)
+    return jt.remainder(_operand(x, dtype), _operand(y, dtype))
+
+
+@converter([aten.fmod.Tensor, aten.fmod.Scalar], needs=("fmod",))
+def _fmod(node, x, y):
+    dtype = result_dtype(node)
+    return jt.fmod(_operand(x, dtype), _operand(y, dtype))
 
 
 @converter([aten.maximum.default, aten.minimum.default])

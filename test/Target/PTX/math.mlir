@@ -5,7 +5,7 @@
 // RUN: jeet-translate --jeet-to-ptx %s --jeet-gpu-chip=sm_80 > %t.sm80.ptx
 // RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
 
-// The unary math ops, in f32 and f16 (computed in f32): the rounding ops are
+// The math ops, in f32 and f16 (computed in f32): the rounding ops are
 // one conversion each (floor rounds to minus infinity, ceil to plus infinity,
 // round to the nearest even), the trigonometric and hyperbolic functions
 // libdevice's code, inlined: no calls are left.
@@ -47,4 +47,15 @@ func.func @transcendental(%x: tensor<8x256xf32>, %u: tensor<8x256xf32>, %h: tens
   %r = jeet.add %g, %8 : tensor<8x256xf32>, tensor<8x256xf32> -> tensor<8x256xf32>
   %s = jeet.tan %h : tensor<8x256xf16>
   return %r, %s : tensor<8x256xf32>, tensor<8x256xf16>
+}
+
+// Remainders: floats libdevice's fmodf, inlined (no frem, which PTX
+// lacks, and no call), integers a rem (their divisor made safe by selects).
+// CHECK-LABEL: .entry remainder_kernel(
+// CHECK-NOT: call
+// CHECK: rem.s32
+func.func @remainder(%a: tensor<8x256xf32>, %b: tensor<256xf32>, %i: tensor<8x256xi32>, %j: tensor<256xi32>) -> (tensor<8x256xf32>, tensor<8x256xi32>) {
+  %0 = jeet.rem %a, %b : tensor<8x256xf32>, tensor<256xf32> -> tensor<8x256xf32>
+  %1 = jeet.rem %i, %j : tensor<8x256xi32>, tensor<256xi32> -> tensor<8x256xi32>
+  return %0, %1 : tensor<8x256xf32>, tensor<8x256xi32>
 }

@@ -35,8 +35,8 @@ INCLUDE_WHEN_BUILT = sorted("""
 Acos Acosh And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool BitwiseAnd
 BitwiseNot BitwiseOr BitwiseXor Ceil Concat Conv Cos Cosh Equal Erf Floor
 Gather Greater GreaterOrEqual Hardmax IsInf IsNaN Less LessOrEqual MaxPool
-Not Or Pad ReduceMin ReduceProd Round Shrink Sign Sin Sinh Slice Split Tan
-ThresholdedRelu Trilu Where Xor
+Mod Not Or Pad ReduceMin ReduceProd Round Shrink Sign Sin Sinh Slice Split
+Tan ThresholdedRelu Trilu Where Xor
 """.split())
 
 

@@ -260,13 +260,13 @@ def test_unsupported_ops_are_listed_in_one_error():
         helper.make_node("Det", ["a"], ["b"], name="det1"),
         helper.make_node("Custom", ["b"], ["c"], name="mine", domain="com.example"),
         helper.make_node("Det", ["c"], ["d"], name="det2"),
-        helper.make_node("Hardmax", ["d"], ["y"], name="hm"),
+        helper.make_node("LRN", ["d"], ["y"], name="lrn", size=3),
     ]
     model = make_model(nodes, [f32("x", [2, 2])], [f32("y", [2, 2])])
     model.opset_import.append(helper.make_opsetid("com.example", 1))
     with pytest.raises(UnsupportedOpsError) as error:
         jeet.onnx.load(model)
-    assert error.value.ops == {"Det": ["det1", "det2"], "Hardmax": ["hm"],
+    assert error.value.ops == {"Det": ["det1", "det2"], "LRN": ["lrn"],
                                "com.example.Custom": ["mine"]}
     message = str(error.value)
     assert "3 op(s) that Jeet does not import (4 node(s))" in message

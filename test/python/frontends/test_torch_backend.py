@@ -146,6 +146,34 @@ def test_indexing_with_an_index_tensor_runs_in_jeet(seed):
         np.testing.assert_array_equal(g.numpy(), w.numpy(), err_msg=f"seed {seed}")
 
 
+def test_division_with_rounding_and_remainders_match_torch_exactly(seed):
+    # Floor and truncating division, % and fmod, on floats and integers, to
+    # the bit (signed zeros, 1 // 0.1 = 9, a zero float divisor), all in Jeet.
+    def fn(a, b, i, j):
+        return (torch.div(a, b, rounding_mode="floor"), torch.div(a, b, rounding_mode="trunc"),
+                a // b, a % b, torch.fmod(a, b), a % 0.75, i // j, i % j, torch.fmod(i, j),
+                torch.div(i, j, rounding_mode="trunc"), i % 5, -7 // j)
+
+    a = torch.cat([torch.tensor([1.0, -1.0, 7.5, -7.5, 7.5, -7.5, 0.0, -0.0, 3.0, 1e-3]),
+                   torch.randn(30) * 10])
+    b = torch.cat([torch.tensor([0.1, 0.1, 2.0, 2.0, -2.0, -2.0, 3.0, 3.0, 0.0, -5.0]),
+                   torch.rand(30) * 4 + 0.25])
+    i = torch.randint(-100, 100, (4, 9))
+    j = torch.randint(1, 12, (9,)) * (torch.randint(0, 2, (9,)) * 2 - 1)
+    report = jeet.torch.explain(fn, a, b, i, j)
+    assert not report.fallbacks, report
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        got = compiled(a, b, i, j)
+    for k, (g, w) in enumerate(zip(got, fn(a, b, i, j))):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g.numpy(), w.numpy(), err_msg=f"output {k}, seed {seed}")
+        if g.is_floating_point():
+            numbers_ = ~w.isnan()
+            assert torch.equal(g[numbers_].signbit(), w[numbers_].signbit()), \
+                f"output {k}: signs of zeros"
+
+
 def test_linear_layers_and_layer_norm(seed):
     model = torch.nn.Sequential(torch.nn.Linear(12, 20), torch.nn.LayerNorm(20),
                                 torch.nn.ReLU(), torch.nn.Linear(20, 3)).eval()

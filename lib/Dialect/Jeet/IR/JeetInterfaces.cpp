@@ -174,6 +174,37 @@ Value DivOp::buildScalar(OpBuilder &builder, Location loc,
   return arith::SelectOp::create(builder, loc, byZero, minusOne, quotient);
 }
 
+/// x rem y, the remainder of the quotient rounded toward zero: floats as C's
+/// fmod (in f32 for f16 and bf16), integers with the divisor of the two
+/// cases that trap in hardware replaced by 1: x rem 0 = x (so that
+/// x = (x / 0) * 0 + x rem 0 with div's x / 0 = -1) and INT_MIN rem -1 = 0.
+Value RemOp::buildScalar(OpBuilder &builder, Location loc,
+                         ValueRange operands) {
+  Value x = operands[0], y = operands[1];
+  Type type = x.getType();
+  if (isa<FloatType>(type))
+    return buildInF32(builder, loc, operands, [&](ValueRange wide) -> Value {
+      return arith::RemFOp::create(builder, loc, wide[0], wide[1]);
+    });
+  unsigned width = type.getIntOrFloatBitWidth();
+  auto constant = [&](const APInt &value) -> Value {
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getIntegerAttr(type, value));
+  };
+  Value zero = constant(APInt::getZero(width));
+  Value one = constant(APInt(width, 1));
+  Value minusOne = constant(APInt::getAllOnes(width));
+  auto eq = [&](Value a, Value b) {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, a, b);
+  };
+  Value byZero = eq(y, zero);
+  Value unsafe = arith::OrIOp::create(builder, loc, byZero, eq(y, minusOne));
+  Value divisor = arith::SelectOp::create(builder, loc, unsafe, one, y);
+  // Any x rem -1 is 0 (and INT_MIN rem -1 would trap): x rem 1 is 0 too.
+  Value remainder = arith::RemSIOp::create(builder, loc, x, divisor);
+  return arith::SelectOp::create(builder, loc, byZero, x, remainder);
+}
+
 //===----------------------------------------------------------------------===//
 // GELU, written once
 //===----------------------------------------------------------------------===//

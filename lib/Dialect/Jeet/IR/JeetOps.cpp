@@ -436,6 +436,24 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
+  return foldBinaryConstants(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        APFloat r = a;
+        r.mod(b);
+        return r;
+      },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        // The values RemOp::buildScalar computes at run time.
+        if (b.isZero())
+          return a;
+        if (b.isAllOnes())
+          return APInt::getZero(a.getBitWidth());
+        return a.srem(b);
+      });
+}
+
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
   return foldBinaryConstants(
       adaptor.getLhs(), adaptor.getRhs(), getType(),

@@ -376,6 +376,25 @@ func.func @fold_int_div_edges() -> (tensor<2xi32>, tensor<i32>) {
 
 // -----
 
+// Remainders fold to the values run time computes: C's fmod for floats (the
+// dividend's sign, NaN for a zero divisor), and for integers the truncated
+// remainder, x rem 0 = x and INT_MIN rem -1 = 0.
+// CHECK-LABEL: func.func @fold_rem
+// CHECK-DAG: jeet.constant dense<[-1, 1, -1, 1, 5, 0]> : tensor<6xi32>
+// CHECK-DAG: jeet.constant dense<[-1.500000e+00, 1.500000e+00, -0.000000e+00, 0x7FC00000]> : tensor<4xf32>
+// CHECK-NOT: jeet.rem
+func.func @fold_rem() -> (tensor<6xi32>, tensor<4xf32>) {
+  %a = jeet.constant dense<[-7, 7, -7, 7, 5, -2147483648]> : tensor<6xi32>
+  %b = jeet.constant dense<[3, 3, -3, -3, 0, -1]> : tensor<6xi32>
+  %x = jeet.constant dense<[-7.5, 7.5, -4.0, 1.0]> : tensor<4xf32>
+  %y = jeet.constant dense<[2.0, -2.0, 2.0, 0.0]> : tensor<4xf32>
+  %0 = jeet.rem %a, %b : tensor<6xi32>, tensor<6xi32> -> tensor<6xi32>
+  %1 = jeet.rem %x, %y : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0, %1 : tensor<6xi32>, tensor<4xf32>
+}
+
+// -----
+
 // Float division by zero folds to IEEE infinities and NaN.
 // CHECK-LABEL: func.func @fold_float_div_zero
 // CHECK: jeet.constant dense<[0x7F800000, 0xFF800000, 0x7FC00000]> : tensor<3xf32>

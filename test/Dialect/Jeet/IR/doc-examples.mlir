@@ -382,6 +382,13 @@ func.func @relu(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   return %r : tensor<4x3xf32>
 }
 
+// CHECK-LABEL: func.func @rem
+// CHECK: jeet.rem %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+func.func @rem(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %r = jeet.rem %a, %b : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
 // CHECK-LABEL: func.func @reshape
 // CHECK: jeet.reshape %{{.*}} : tensor<2x6xf32> -> tensor<3x4xf32>
 func.func @reshape(%x: tensor<2x6xf32>) -> tensor<3x4xf32> {

@@ -112,6 +112,10 @@ def Jeet_MulOp : Jeet_BinaryElementwiseOp<"mul", "product",
 def Jeet_DivOp : Jeet_BinaryElementwiseOp<"div",
     "quotient (integers round toward zero; x / 0 = -1 and "
     "INT_MIN / -1 = INT_MIN)">;
+def Jeet_RemOp : Jeet_BinaryElementwiseOp<"rem",
+    "remainder of the quotient rounded toward zero (C's `fmod`, numpy's "
+    "`fmod`: the sign of `lhs`; integers: x rem 0 = x and INT_MIN rem -1 = "
+    "0, the values that `div`'s -1 and INT_MIN give back)">;
 def Jeet_MaxOp : Jeet_BinaryElementwiseOp<"max",
     "maximum (NaN if either operand is NaN; -0.0 < +0.0)",
     "::mlir::arith::MaximumFOp", "::mlir::arith::MaxSIOp">;

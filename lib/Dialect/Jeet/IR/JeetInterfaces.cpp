@@ -142,36 +142,57 @@ Value jeet::detail::buildComparison(OpBuilder &builder, Location loc,
       builder, loc, type.isInteger(1) ? boolPredicate : intPredicate, lhs, rhs);
 }
 
+namespace {
+/// What integer division and remainder share: x and y, their type's
+/// constants, and y with 1 in place of the divisors that trap in hardware
+/// (0, and -1 where `minusOneTraps` says so), so that the operation itself
+/// never traps.
+struct IntegerDivision {
+  IntegerDivision(OpBuilder &builder, Location loc, Value x, Value y,
+                  function_ref<Value(IntegerDivision &)> minusOneTraps)
+      : builder(builder), loc(loc), x(x), y(y),
+        width(x.getType().getIntOrFloatBitWidth()) {
+    zero = constant(APInt::getZero(width));
+    minusOne = constant(APInt::getAllOnes(width));
+    byZero = eq(y, zero);
+    Value unsafe =
+        arith::OrIOp::create(builder, loc, byZero, minusOneTraps(*this));
+    divisor = arith::SelectOp::create(builder, loc, unsafe,
+                                      constant(APInt(width, 1)), y);
+  }
+
+  Value constant(const APInt &value) {
+    return arith::ConstantOp::create(
+        builder, loc, builder.getIntegerAttr(x.getType(), value));
+  }
+  Value eq(Value a, Value b) {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, a, b);
+  }
+
+  OpBuilder &builder;
+  Location loc;
+  Value x, y;
+  unsigned width;
+  Value zero, minusOne, byZero, divisor;
+};
+} // namespace
+
 /// x / y; integers round toward zero, and the two quotients that trap in
 /// hardware are defined: x / 0 = -1 and INT_MIN / -1 = INT_MIN (XLA's
-/// values). The divisor is replaced by 1 in both cases, so that the
-/// division itself never traps.
+/// values). The divisor is replaced by 1 in both cases.
 Value DivOp::buildScalar(OpBuilder &builder, Location loc,
                          ValueRange operands) {
   Value x = operands[0], y = operands[1];
-  Type type = x.getType();
-  if (isa<FloatType>(type))
+  if (isa<FloatType>(x.getType()))
     return arith::DivFOp::create(builder, loc, x, y);
-  unsigned width = type.getIntOrFloatBitWidth();
-  auto constant = [&](const APInt &value) -> Value {
-    return arith::ConstantOp::create(builder, loc,
-                                     builder.getIntegerAttr(type, value));
-  };
-  Value zero = constant(APInt::getZero(width));
-  Value one = constant(APInt(width, 1));
-  Value minusOne = constant(APInt::getAllOnes(width));
-  Value minInt = constant(APInt::getSignedMinValue(width));
-  auto eq = [&](Value a, Value b) {
-    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, a, b);
-  };
-  Value byZero = eq(y, zero);
-  Value overflow =
-      arith::AndIOp::create(builder, loc, eq(x, minInt), eq(y, minusOne));
-  Value unsafe = arith::OrIOp::create(builder, loc, byZero, overflow);
-  Value divisor = arith::SelectOp::create(builder, loc, unsafe, one, y);
+  IntegerDivision d(builder, loc, x, y, [](IntegerDivision &d) -> Value {
+    Value minInt = d.constant(APInt::getSignedMinValue(d.width));
+    return arith::AndIOp::create(d.builder, d.loc, d.eq(d.x, minInt),
+                                 d.eq(d.y, d.minusOne));
+  });
   // INT_MIN / 1 is INT_MIN: the overflow case needs nothing more.
-  Value quotient = arith::DivSIOp::create(builder, loc, x, divisor);
-  return arith::SelectOp::create(builder, loc, byZero, minusOne, quotient);
+  Value quotient = arith::DivSIOp::create(builder, loc, x, d.divisor);
+  return arith::SelectOp::create(builder, loc, d.byZero, d.minusOne, quotient);
 }
 
 /// x rem y, the remainder of the quotient rounded toward zero: floats as C's
@@ -181,28 +202,16 @@ Value DivOp::buildScalar(OpBuilder &builder, Location loc,
 Value RemOp::buildScalar(OpBuilder &builder, Location loc,
                          ValueRange operands) {
   Value x = operands[0], y = operands[1];
-  Type type = x.getType();
-  if (isa<FloatType>(type))
+  if (isa<FloatType>(x.getType()))
     return buildInF32(builder, loc, operands, [&](ValueRange wide) -> Value {
       return arith::RemFOp::create(builder, loc, wide[0], wide[1]);
     });
-  unsigned width = type.getIntOrFloatBitWidth();
-  auto constant = [&](const APInt &value) -> Value {
-    return arith::ConstantOp::create(builder, loc,
-                                     builder.getIntegerAttr(type, value));
-  };
-  Value zero = constant(APInt::getZero(width));
-  Value one = constant(APInt(width, 1));
-  Value minusOne = constant(APInt::getAllOnes(width));
-  auto eq = [&](Value a, Value b) {
-    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, a, b);
-  };
-  Value byZero = eq(y, zero);
-  Value unsafe = arith::OrIOp::create(builder, loc, byZero, eq(y, minusOne));
-  Value divisor = arith::SelectOp::create(builder, loc, unsafe, one, y);
   // Any x rem -1 is 0 (and INT_MIN rem -1 would trap): x rem 1 is 0 too.
-  Value remainder = arith::RemSIOp::create(builder, loc, x, divisor);
-  return arith::SelectOp::create(builder, loc, byZero, x, remainder);
+  IntegerDivision d(builder, loc, x, y, [](IntegerDivision &d) -> Value {
+    return d.eq(d.y, d.minusOne);
+  });
+  Value remainder = arith::RemSIOp::create(builder, loc, x, d.divisor);
+  return arith::SelectOp::create(builder, loc, d.byZero, x, remainder);
 }
 
 //===----------------------------------------------------------------------===//

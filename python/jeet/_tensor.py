@@ -720,11 +720,11 @@ def remainder(x, y):
     """The remainder of x / y rounded toward minus infinity, with NumPy
     broadcasting, as numpy.remainder and the % operator (Python's): its sign
     is y's. For integers, remainder(x, 0) is x (numpy gives 0 and warns)."""
-    r = fmod(x, y)
-    divisor = y if isinstance(y, Tensor) else _scalar_constant(y, r._dtype, "jeet.remainder")
+    x, divisor = _as_operands("remainder", x, y)
+    r = fmod(x, divisor)
     # A nonzero remainder whose sign differs from the divisor's moves by one
     # divisor: -7 fmod 3 = -1, -7 % 3 = 2.
-    zero = _scalar_constant(0, r._dtype, "jeet.remainder")
+    zero = _scalar_constant(0, r._dtype, "remainder")
     moves = logical_and(ne(r, zero), ne(lt(r, zero), lt(divisor, zero)))
     return where(moves, add(r, divisor), r)
 

@@ -305,6 +305,10 @@ def test_float_remainder_operator(rng):
     check(t(a) % t(b), np.remainder(f64(a), f64(b)))
     check(t(a) % 1.5, np.remainder(f64(a), 1.5))
     check(3.0 % t(b), np.remainder(3.0, f64(b)))
+    check(jeet.remainder(t(a), b), np.remainder(f64(a), f64(b)))
+    check(jeet.remainder(t(a), list(b)), np.remainder(f64(a), f64(b)))
+    with pytest.raises(TypeError, match="remainder"):
+        jeet.remainder(t(a), "3")
 
 
 @pytest.mark.parametrize("dtype,rtol", [("float16", 2e-3), ("bfloat16", 1.6e-2)])

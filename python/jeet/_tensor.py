@@ -722,11 +722,17 @@ def remainder(x, y):
     is y's. For integers, remainder(x, 0) is x (numpy gives 0 and warns)."""
     x, divisor = _as_operands("remainder", x, y)
     r = fmod(x, divisor)
-    # A nonzero remainder whose sign differs from the divisor's moves by one
-    # divisor: -7 fmod 3 = -1, -7 % 3 = 2.
+    return where(_rounded_toward_zero_past(r, divisor), add(r, divisor), r)
+
+
+def _rounded_toward_zero_past(r, divisor):
+    """Where the quotient whose remainder (rounded toward zero) is `r` lies
+    one above its floor: r is nonzero and its sign differs from the
+    divisor's (-7 fmod 3 = -1: -7 / 3 rounds to -2, its floor is -3). There
+    the remainder moves by one divisor (-7 % 3 = 2) and floor division
+    subtracts one."""
     zero = _scalar_constant(0, r._dtype, "remainder")
-    moves = logical_and(ne(r, zero), ne(lt(r, zero), lt(divisor, zero)))
-    return where(moves, add(r, divisor), r)
+    return logical_and(ne(r, zero), ne(lt(r, zero), lt(divisor, zero)))
 
 
 def neg(x):

@@ -52,9 +52,10 @@ constexpr llvm::StringLiteral kNumThreads = "omp_get_num_threads";
 /// nothing on the heap.
 static omp::LoopNestOp lowerableNest(omp::WsloopOp loop) {
   auto region = dyn_cast_or_null<omp::ParallelOp>(loop->getParentOp());
-  // A region inside another (which the pipeline does not make) would share
-  // the counters in the function's frame between the outer team's threads.
-  // The counters of dynamic loops live in the enclosing function's frame.
+  // The counters of dynamic loops live in the enclosing function's frame:
+  // a region outside any function has none, and one inside another region
+  // (which the pipeline does not make) would share them between the outer
+  // team's threads.
   if (!region || region->getParentOfType<omp::ParallelOp>() ||
       !region->getParentOfType<FunctionOpInterface>() ||
       loop->getNumOperands() != 0 || loop.getOrderedAttr() || loop.getOrder() ||

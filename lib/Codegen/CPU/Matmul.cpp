@@ -330,22 +330,11 @@ public:
       }
       Value isFull = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            index, cst(blocks));
-      scf::IfOp::create(
-          b, loc, isFull,
-          [&](OpBuilder &thenBuilder, Location) {
-            OpBuilder::InsertionGuard inner(b);
-            b.setInsertionPoint(thenBuilder.getInsertionBlock(),
-                                thenBuilder.getInsertionPoint());
-            fullBlock();
-            scf::YieldOp::create(b, loc);
-          },
-          [&](OpBuilder &elseBuilder, Location) {
-            OpBuilder::InsertionGuard inner(b);
-            b.setInsertionPoint(elseBuilder.getInsertionBlock(),
-                                elseBuilder.getInsertionPoint());
-            emitRows(remainder, cst(fullRows), cst(m), cst(blocks));
-            scf::YieldOp::create(b, loc);
-          });
+      auto branches = scf::IfOp::create(b, loc, isFull, /*withElse=*/true);
+      b.setInsertionPointToStart(branches.thenBlock());
+      fullBlock();
+      b.setInsertionPointToStart(branches.elseBlock());
+      emitRows(remainder, cst(fullRows), cst(m), cst(blocks));
     };
     int64_t iterations = blocks + (remainder > 0 && blocks > 0 ? 1 : 0);
     if (iterations > 0 && parallel) {
@@ -947,8 +936,7 @@ private:
   bool mayPackRhs = true;
   /// The value C starts from instead of its contents, or null.
   TypedAttr initialValue;
-  /// A's blocks, packed per row block (see packLhs), or null, and the rows
-  /// of a block.
+  /// A's blocks, packed per row block (see packLhs), or null.
   Value lhsPacked;
   TileSizes sizes;
   int64_t m, n, k;

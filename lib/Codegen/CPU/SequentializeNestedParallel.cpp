@@ -21,6 +21,9 @@ using namespace mlir;
 
 namespace {
 
+/// Work that is not known (bounds that are not constants) or overflows.
+constexpr int64_t kUnknown = std::numeric_limits<int64_t>::max();
+
 static int64_t loopsWork(Operation *op);
 
 /// Replaces `loop` by a nest of scf.for loops running its body.
@@ -42,7 +45,6 @@ static void sequentialize(scf::ParallelOp loop) {
 /// every bound is a constant; INT64_MAX otherwise (or on overflow). A loop of
 /// one iteration (a kernel whose elements fit one chunk) has no parallelism.
 static int64_t staticIterations(Operation *loop, bool withBody) {
-  constexpr int64_t kUnknown = std::numeric_limits<int64_t>::max();
   int64_t trips = 1;
   auto multiply = [&](int64_t factor) {
     if (factor < 0 || (factor && trips > kUnknown / factor))
@@ -80,7 +82,6 @@ static int64_t staticIterations(Operation *loop, bool withBody) {
 /// directly or inside other operations (the branches of an scf.if: a
 /// matmul's row blocks and its remainder rows in one parallel loop).
 static int64_t loopsWork(Operation *op) {
-  constexpr int64_t kUnknown = std::numeric_limits<int64_t>::max();
   int64_t work = 1;
   for (Region &region : op->getRegions())
     for (Operation &inner : region.getOps()) {

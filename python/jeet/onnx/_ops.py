@@ -294,39 +294,22 @@ def _where(n):
     return [jt.where(n.tensor(0), n.tensor(1), n.tensor(2))]
 
 
-@converter("Erf", needs=("erf",))
-def _erf(n):
-    return [jt.erf(n.tensor(0))]
-
-
-@converter("Sin", needs=("sin",))
-def _sin(n):
-    return [jt.sin(n.tensor(0))]
-
-
-@converter("Cos", needs=("cos",))
-def _cos(n):
-    return [jt.cos(n.tensor(0))]
-
-
 # ONNX's unary math ops that are one jeet op each (Round rounds halves to
-# even, as jeet.round does).
+# even, as jeet.round does), each registered when this build has its op.
 _UNARY_MATH = {
-    "Tan": "tan", "Asin": "asin", "Acos": "acos", "Atan": "atan",
-    "Sinh": "sinh", "Cosh": "cosh", "Asinh": "asinh", "Acosh": "acosh",
-    "Atanh": "atanh", "Floor": "floor", "Ceil": "ceil", "Round": "round",
+    "Erf": "erf", "Sin": "sin", "Cos": "cos", "Tan": "tan", "Asin": "asin",
+    "Acos": "acos", "Atan": "atan", "Sinh": "sinh", "Cosh": "cosh",
+    "Asinh": "asinh", "Acosh": "acosh", "Atanh": "atanh", "Floor": "floor",
+    "Ceil": "ceil", "Round": "round",
 }
 
 
-def _unary_math_converter(op_type, name):
-    @converter(op_type, needs=(name,))
-    def _convert(n):
-        return [getattr(jt, name)(n.tensor(0))]
-    return _convert
+def _unary_math(n):
+    return [getattr(jt, _UNARY_MATH[n.op_type])(n.tensor(0))]
 
 
 for _op_type, _name in _UNARY_MATH.items():
-    _unary_math_converter(_op_type, _name)
+    converter(_op_type, needs=(_name,))(_unary_math)
 
 
 @converter("ThresholdedRelu", needs=("where", "gt"))

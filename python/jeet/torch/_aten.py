@@ -168,8 +168,7 @@ def _float_floor_quotient(quotient, x, y):
     # exact remainder, not floor(x / y), which rounds 1 // 0.1 up to 10.
     mod = jt.fmod(x, y)
     div = jt.div(jt.sub(x, mod), y)
-    moves = jt.logical_and(jt.ne(mod, 0.0), jt.ne(jt.lt(y, 0.0), jt.lt(mod, 0.0)))
-    div = jt.where(moves, jt.sub(div, 1.0), div)
+    div = jt.where(jt._rounded_toward_zero_past(mod, y), jt.sub(div, 1.0), div)
     floored = jt.floor(div)
     floored = jt.where(jt.gt(jt.sub(div, floored), 0.5), jt.add(floored, 1.0), floored)
     # A zero quotient keeps the sign of x / y; y = 0 gives x / y (inf, nan).
@@ -178,13 +177,10 @@ def _float_floor_quotient(quotient, x, y):
 
 
 def _floor_quotient(quotient, x, y):
-    # An integer quotient rounded toward zero, one less where the division
-    # was inexact and the operands' signs differ: -7 // 2 = -4.
-    r = jt.fmod(x, y)
-    zero = jt._scalar_constant(0, r._dtype, "torch")
-    inexact_negative = jt.logical_and(jt.ne(r, zero),
-                                      jt.ne(jt.lt(r, zero), jt.lt(y, zero)))
-    return jt.where(inexact_negative, jt.sub(quotient, 1), quotient)
+    # An integer quotient rounded toward zero, one less where it lies above
+    # its floor: -7 // 2 = -4.
+    past = jt._rounded_toward_zero_past(jt.fmod(x, y), y)
+    return jt.where(past, jt.sub(quotient, 1), quotient)
 
 
 @converter(aten.floor_divide.default, aten.floor_divide.Scalar,

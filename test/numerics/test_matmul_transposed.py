@@ -152,27 +152,31 @@ def test_transpose_read_by_two_matmuls_and_an_add(run, rng):
 
 
 @pytest.mark.parametrize("b,s,d", [
-    (3, 70, 24),    # sizes that fit no tile; one block of rows (CPU)
-    (2, 1000, 24),  # blocks of 25 rows: 1000 is not a multiple of 64
-    (1, 300, 40),   # blocks of 100 rows
-    (4, 512, 64),   # blocks of 64 rows, as bench/peers.py's attention
-    (1, 1031, 8),   # a prime number of rows over the budget: three kernels
+    ((3,), 70, 24),    # sizes that fit no tile; one block of rows (CPU)
+    ((2,), 1000, 24),  # blocks of 25 rows: 1000 is not a multiple of 64
+    ((1,), 300, 40),   # blocks of 100 rows
+    ((4,), 512, 64),   # blocks of 64 rows, as bench/peers.py's attention
+    ((1,), 1031, 8),   # a prime number of rows over the budget: three kernels
+    ((8, 4), 64, 32),  # (batch, heads): the example transformer's attention
+    ((2, 3), 70, 24),  # two batch dimensions, sizes that fit no tile
 ])
 def test_attention(run, rng, b, s, d):
-    """softmax(Q @ K^T * scale) @ V; on the CPU one kernel that computes the
-    scores and the softmax block of rows by block of rows, where the rows
-    allow (see test/Dialect/Jeet/Transforms/jeet-fuse-attention.mlir)."""
+    """softmax(Q @ K^T * scale) @ V with one or two batch dimensions; on the
+    CPU one kernel that computes the scores and the softmax block of rows by
+    block of rows, where the rows allow (see
+    test/Dialect/Jeet/Transforms/jeet-fuse-attention.mlir)."""
     scale = 0.25  # exact in f32
-    q, k, v = (rng.standard_normal((b, s, d)).astype(F32) for _ in range(3))
-    tq, ts = t((b, s, d)), t((b, s, s))
-    tkt = t((b, d, s))
+    q, k, v = (rng.standard_normal(b + (s, d)).astype(F32) for _ in range(3))
+    tq, ts = t(b + (s, d)), t(b + (s, s))
+    tkt = t(b + (d, s))
+    rank = len(b) + 2
     src = (f"func.func @main(%q: {tq}, %k: {tq}, %v: {tq}) -> {tq} {{\n"
-           f"  %kt = jeet.transpose %k {{permutation = array<i64: 0, 2, 1>}} "
+           f"  %kt = jeet.transpose %k {{permutation = array<i64: {swap(rank)}>}} "
            f": {tq} -> {tkt}\n"
            f"  %s = jeet.matmul %q, %kt : {tq}, {tkt} -> {ts}\n"
            f"  %c = jeet.constant dense<{scale}> : tensor<f32>\n"
            f"  %ss = jeet.mul %s, %c : {ts}, tensor<f32> -> {ts}\n"
-           f"  %p = jeet.softmax %ss {{axis = 2 : i64}} : {ts}\n"
+           f"  %p = jeet.softmax %ss {{axis = {rank - 1} : i64}} : {ts}\n"
            f"  %o = jeet.matmul %p, %v : {ts}, {tq} -> {tq}\n"
            f"  return %o : {tq}\n}}\n")
     q64, k64, v64 = (x.astype(np.float64) for x in (q, k, v))

@@ -566,17 +566,19 @@ std::optional<unsigned> BlockFuser::attentionScores(unsigned rows) const {
   return scores;
 }
 
-/// Whether a matmul reads its operands as matrices or one batch of them
-/// (the lowering's linalg.matmul or linalg.batch_matmul) in f32.
+/// Whether a matmul in f32 reads its operands as matrices or as batches of
+/// them that both operands share (no batch dimension broadcast): a
+/// multi-head attention's (batch, heads, seq, head) operands are such
+/// batches.
 static bool isPlainF32Matmul(MatmulOp matmul) {
   auto type = matmul.getType();
   int64_t rank = type.getRank();
   auto isMatrices = [&](Value operand) {
     auto operandType = cast<RankedTensorType>(operand.getType());
     return operandType.getRank() == rank && operandType.hasStaticShape() &&
-           (rank == 2 || operandType.getDimSize(0) == type.getDimSize(0));
+           operandType.getShape().drop_back(2) == type.getShape().drop_back(2);
   };
-  return (rank == 2 || rank == 3) && type.getElementType().isF32() &&
+  return rank >= 2 && type.getElementType().isF32() &&
          isMatrices(matmul.getLhs()) && isMatrices(matmul.getRhs());
 }
 

@@ -127,3 +127,59 @@ func.func @no_scores_matmul(%s: tensor<2x64x64xf32>, %v: tensor<2x64x16xf32>) ->
   %o = jeet.matmul %p, %v : tensor<2x64x64xf32>, tensor<2x64x16xf32> -> tensor<2x64x16xf32>
   return %o : tensor<2x64x16xf32>
 }
+
+// -----
+
+// Multi-head attention as the ONNX and torch exports of a transformer have
+// it: (batch, heads, seq, head) operands, two batch dimensions that both
+// operands share. One group, as with one batch dimension.
+// CHECK-LABEL: func.func @heads
+// CHECK: jeet.fusion
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.constant
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.matmul
+// CHECK-SAME: tensor<8x4x64x32xf32>, tensor<8x4x32x64xf32> -> tensor<8x4x64x64xf32>
+// CHECK-NEXT: jeet.mul
+// CHECK-NEXT: jeet.reduce_max
+// CHECK-NEXT: jeet.sub
+// CHECK-NEXT: jeet.exp
+// CHECK-NEXT: jeet.reduce_sum
+// CHECK-NEXT: jeet.div
+// CHECK-NEXT: jeet.matmul
+// CHECK-NEXT: jeet.yield
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+// OFF-LABEL: func.func @heads
+// OFF-COUNT-3: jeet.fusion
+// OFF-NOT: jeet.fusion
+// OFF: return
+func.func @heads(%q: tensor<8x4x64x32xf32>, %k: tensor<8x4x64x32xf32>, %v: tensor<8x4x64x32xf32>) -> tensor<8x4x64x32xf32> {
+  %kt = jeet.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : tensor<8x4x64x32xf32> -> tensor<8x4x32x64xf32>
+  %s = jeet.matmul %q, %kt : tensor<8x4x64x32xf32>, tensor<8x4x32x64xf32> -> tensor<8x4x64x64xf32>
+  %c = jeet.constant dense<0.17677669> : tensor<f32>
+  %ss = jeet.mul %s, %c : tensor<8x4x64x64xf32>, tensor<f32> -> tensor<8x4x64x64xf32>
+  %p = jeet.softmax %ss {axis = 3 : i64} : tensor<8x4x64x64xf32>
+  %o = jeet.matmul %p, %v : tensor<8x4x64x64xf32>, tensor<8x4x64x32xf32> -> tensor<8x4x64x32xf32>
+  return %o : tensor<8x4x64x32xf32>
+}
+
+// -----
+
+// Keys and values shared by the heads (one head of K and V broadcast over
+// four of Q, as grouped-query attention has it): the matmuls broadcast a
+// batch dimension, which the attention lowering does not take; three
+// groups.
+// CHECK-LABEL: func.func @broadcast_heads
+// CHECK-COUNT-3: jeet.fusion
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+func.func @broadcast_heads(%q: tensor<8x4x64x32xf32>, %k: tensor<8x1x64x32xf32>, %v: tensor<8x1x64x32xf32>) -> tensor<8x4x64x32xf32> {
+  %kt = jeet.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : tensor<8x1x64x32xf32> -> tensor<8x1x32x64xf32>
+  %s = jeet.matmul %q, %kt : tensor<8x4x64x32xf32>, tensor<8x1x32x64xf32> -> tensor<8x4x64x64xf32>
+  %c = jeet.constant dense<0.17677669> : tensor<f32>
+  %ss = jeet.mul %s, %c : tensor<8x4x64x64xf32>, tensor<f32> -> tensor<8x4x64x64xf32>
+  %p = jeet.softmax %ss {axis = 3 : i64} : tensor<8x4x64x64xf32>
+  %o = jeet.matmul %p, %v : tensor<8x4x64x64xf32>, tensor<8x1x64x32xf32> -> tensor<8x4x64x32xf32>
+  return %o : tensor<8x4x64x32xf32>
+}

@@ -133,7 +133,9 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     a multi-reduction group over the trailing axis of its result such as a
     softmax, and a matmul whose left operand is that group's row op) is one
     group: the exception to "never two matmuls". Both matmuls are f32
-    matmuls of matrices or of one batch of them, nothing else reads the
+    matmuls of matrices or of batches of them that both operands share
+    (one batch dimension, or several as multi-head attention's (batch,
+    heads) has them; none broadcast), nothing else reads the
     scores or the softmax, and the rows have blocks that fit the budget
     (scores and softmax together): blocks of the number of rows the budget
     holds, or a divisor of the rows within a factor of two of it, and at

@@ -13,6 +13,10 @@ from .errors import JeetError
 def _arg_key(arg):
     if isinstance(arg, Tensor):
         return ("tensor", arg._shape, arg._dtype, arg._device or "cpu")
+    if isinstance(arg, np.ndarray):
+        # Traced as a tensor of its shape and dtype; each call copies it
+        # into one (jeet.from_numpy) on the default device.
+        return ("array", arg.shape, arg.dtype.str)
     if isinstance(arg, (numbers.Number, np.generic, str, type(None))):
         return ("static", type(arg).__name__, arg)
     if isinstance(arg, (tuple, list)):
@@ -50,6 +54,11 @@ class _JitFunction:
         return len(self._traces)
 
     def _trace(self, args, kwargs):
+        # Arrays go to the device of the tensor arguments (the default
+        # device where there are none).
+        device = next((a.device for a in args if isinstance(a, Tensor)), "auto")
+        args = [_tensor.from_numpy(a, device) if isinstance(a, np.ndarray) else a
+                for a in args]
         tensors = [a for a in args if isinstance(a, Tensor)]
         placeholders = [
             Tensor._new(t._shape, t._dtype, t.device, op="_arg") for t in tensors
@@ -120,8 +129,10 @@ class _JitFunction:
         results = ()
         if trace.executable is not None:
             inputs = []
-            for t in tensors:
-                if t._rt is None:
+            for i, t in enumerate(tensors):
+                if type(t) is np.ndarray:
+                    t = tensors[i] = _tensor.from_numpy(t, trace.device)
+                elif t._rt is None:
                     t.execute()
                 inputs.append(t._rt)
             for c in trace.captured:
@@ -150,6 +161,12 @@ def jit(fn):
     its tensor arguments (other arguments are static: part of the key),
     compiles the graph through the cache, and runs the compiled graph on
     every later call with matching arguments.
+
+    A NumPy array argument is a tensor argument too: each call copies it
+    into a tensor (as `jeet.from_numpy` does, float64 becoming float32) on
+    the device of the other tensor arguments (the default device when there
+    are none).
+    A result that is such an argument returned as it is is that copy.
 
     The wrapper has `num_traces` and `cache_clear()`."""
     return _JitFunction(fn)

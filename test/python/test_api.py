@@ -259,6 +259,35 @@ def test_jit_multiple_outputs_and_static_args(rng):
     assert h.num_traces == 2
 
 
+def test_jit_takes_numpy_arrays(rng):
+    """NumPy arrays are tensor arguments (copied in on each call, as
+    jeet.from_numpy does): one trace per shape and dtype, float64 computed
+    in float32, the data of each call used (not the first call's)."""
+    @jeet.jit
+    def f(x, w):
+        return (x @ w).relu()
+
+    for _ in range(3):
+        a, b = randn(rng, 4, 5), randn(rng, 5, 3)
+        out = f(a, b)
+        assert isinstance(out, jeet.Tensor) and out.dtype == "float32"
+        np.testing.assert_allclose(
+            out.numpy(), np.maximum(a.astype(np.float64) @ b, 0), rtol=1e-5, atol=1e-6)
+    assert f.num_traces == 1
+    a64, b64 = rng.standard_normal((4, 5)), rng.standard_normal((5, 3))
+    np.testing.assert_allclose(f(a64, b64).numpy(), np.maximum(a64 @ b64, 0),
+                               rtol=1e-5, atol=1e-5)
+    assert f.num_traces == 2
+    # Mixed with a tensor; an array returned as it is comes back as a tensor.
+    g = jeet.jit(lambda x, y: (x + y, y))
+    a, b = randn(rng, 3, 2), randn(rng, 3, 2)
+    total, same = g(t(a), b)
+    np.testing.assert_allclose(total.numpy(), a + b, rtol=1e-6)
+    np.testing.assert_array_equal(same.numpy(), b)
+    with pytest.raises(TypeError, match="unsupported argument of type set"):
+        f({1}, b)
+
+
 def test_jit_captures_closure_tensors(rng):
     w = t(randn(rng, 5, 3))
 

@@ -409,6 +409,153 @@ def _gemm(n):
     return [y]
 
 
+def _einsum_terms(n, equation, operands):
+    """The letters of each operand and of the output (lists of one-character
+    labels; an ellipsis becomes labels outside ASCII, right-aligned across
+    the operands as they broadcast), or an error naming the equation."""
+    def bad(why):
+        return n.error(f"equation '{equation}': {why}")
+
+    text = equation.replace(" ", "")
+    if text.count("->") > 1:
+        raise bad("more than one '->'")
+    lhs, arrow, rhs = text.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise bad(f"{len(terms)} input terms for {len(operands)} inputs")
+    for term in terms + [rhs]:
+        rest = term.replace("...", "", 1)
+        if any(not (c.isascii() and c.isalpha()) for c in rest):
+            raise bad(f"term '{term}' holds other than letters and one '...'")
+    ellipsis_rank = 0
+    for term, x in zip(terms, operands):
+        letters = len(term.replace("...", ""))
+        if "..." in term and x.ndim >= letters:
+            ellipsis_rank = max(ellipsis_rank, x.ndim - letters)
+        elif letters != x.ndim:
+            raise bad(f"term '{term}' has {letters} letters for an input of "
+                      f"rank {x.ndim} {x.shape}")
+    extra = [chr(0x3b1 + i) for i in range(ellipsis_rank)]
+
+    def labels(term, rank):
+        if "..." not in term:
+            return list(term)
+        head, _, tail = term.partition("...")
+        k = rank - len(head) - len(tail)
+        return list(head) + extra[ellipsis_rank - k:] + list(tail)
+
+    inputs = [labels(t, x.ndim) for t, x in zip(terms, operands)]
+    if not arrow:
+        # Implicit output: the ellipsis' dims, then the letters that occur
+        # once, in ASCII order.
+        counts = {}
+        for term in inputs:
+            for c in term:
+                counts[c] = counts.get(c, 0) + 1
+        output = extra + sorted(c for c in counts if counts[c] == 1 and c not in extra)
+    else:
+        if ellipsis_rank and "..." not in rhs:
+            raise bad("the inputs' '...' stands for dimensions that the "
+                      "output has no '...' for")
+        output = labels(rhs, len(rhs.replace("...", "")) + ellipsis_rank)
+        if len(set(output)) != len(output):
+            raise bad(f"the output '{rhs}' repeats a letter")
+        known = {c for term in inputs for c in term}
+        missing = [c for c in output if c not in known]
+        if missing:
+            raise bad(f"output letters {''.join(missing)} occur in no input")
+    return inputs, output
+
+
+def _einsum_sizes(n, equation, inputs, operands):
+    """The size of each label (a size 1 broadcasts, as in numpy.einsum)."""
+    sizes = {}
+    for term, x in zip(inputs, operands):
+        for c, d in zip(term, x.shape):
+            if sizes.get(c, 1) not in (1, d) and d != 1:
+                raise n.error(f"equation '{equation}': '{c}' stands for sizes "
+                              f"{sizes[c]} and {d}")
+            sizes[c] = max(sizes.get(c, 1), d)
+    return sizes
+
+
+def _einsum_diagonal(n, equation, x, term):
+    """x with each label repeated in `term` kept once (the diagonal: the
+    elements off it are zeroed and the second occurrence summed away)."""
+    while len(set(term)) != len(term):
+        c = next(c for c in term if term.count(c) > 1)
+        p = term.index(c)
+        q = term.index(c, p + 1)
+        if x.shape[p] != x.shape[q]:
+            raise n.error(f"equation '{equation}': the diagonal '{c}{c}' of "
+                          f"an input of shape {x.shape} is not square")
+        shape = [1] * x.ndim
+        shape[p] = shape[q] = x.shape[p]
+        on_diagonal = jt.eq(jt.iota(shape, axis=p, dtype="int64"),
+                            jt.iota(shape, axis=q, dtype="int64"))
+        x = jt.sum(jt.where(on_diagonal, x, _scalar(x, 0)), q)
+        term = term[:q] + term[q + 1:]
+    return x, term
+
+
+def _einsum_pair(a, ta, b, tb, keep, sizes):
+    """a (labels ta) times b (labels tb), summed over the labels they share
+    that are not in `keep`, as one batched matmul; returns it and its
+    labels (batch, a's own, b's own)."""
+    batch = [c for c in ta if c in tb and c in keep]
+    contracted = [c for c in ta if c in tb and c not in keep]
+    a_own = [c for c in ta if c not in tb]
+    b_own = [c for c in tb if c not in ta]
+
+    def size(labels):
+        return int(np.prod([sizes[c] for c in labels], dtype=np.int64))
+
+    def arranged(x, term, order, shape):
+        x = jt.transpose(x, [term.index(c) for c in order])
+        x = jt.broadcast_to(x, tuple(sizes[c] for c in order))
+        return jt.reshape(x, shape)
+
+    lead = (size(batch),) if batch else ()
+    a = arranged(a, ta, batch + a_own + contracted, lead + (size(a_own), size(contracted)))
+    b = arranged(b, tb, batch + contracted + b_own, lead + (size(contracted), size(b_own)))
+    labels = batch + a_own + b_own
+    return jt.reshape(jt.matmul(a, b), tuple(sizes[c] for c in labels)), labels
+
+
+@converter("Einsum", needs=("iota", "eq", "where"))
+def _einsum(n):
+    # Each operand: its diagonals taken, then the labels that occur nowhere
+    # else summed; then the operands multiplied pairwise from the left, a
+    # batched matmul each (shared labels still needed: batch; shared labels
+    # not needed: contracted); last, the output's order.
+    equation = n.attr("equation")
+    if equation is None:
+        raise n.error("the equation attribute is required")
+    operands = n.tensors()
+    if not operands:
+        raise n.error("Einsum needs at least one input")
+    if any(x.size == 0 for x in operands):
+        raise n.unsupported("an empty input")
+    inputs, output = _einsum_terms(n, equation, operands)
+    sizes = _einsum_sizes(n, equation, inputs, operands)
+    prepared = []
+    for i, (x, term) in enumerate(zip(operands, inputs)):
+        x, term = _einsum_diagonal(n, equation, x, term)
+        elsewhere = set(output).union(*(inputs[j] for j in range(len(inputs)) if j != i))
+        summed = [k for k, c in enumerate(term) if c not in elsewhere]
+        if summed:
+            x = jt.sum(x, summed)
+            term = [c for k, c in enumerate(term) if k not in summed]
+        prepared.append((x, term))
+    x, term = prepared[0]
+    for i in range(1, len(prepared)):
+        keep = set(output).union(*(t for _, t in prepared[i + 1:]))
+        x, term = _einsum_pair(x, term, *prepared[i], keep, sizes)
+    x = jt.transpose(x, [term.index(c) for c in output])
+    shape = tuple(sizes[c] for c in output)
+    return [jt.broadcast_to(x, shape) if x.shape != shape else x]
+
+
 # --------------------------------------------------------------------------
 # Shapes
 # --------------------------------------------------------------------------
@@ -826,6 +973,88 @@ def _mvn(n):
     return [jt.div(centered, jt.add(jt.sqrt(variance), 1e-9))]
 
 
+@converter("GroupNormalization")
+def _group_norm(n):
+    # The mean and variance of each group of channels of each instance (x
+    # as (N, groups, rest)). The scale and bias are one per group in opset
+    # 18's definition and one per channel from opset 21 (which adds
+    # stash_type: the statistics of float16 and bfloat16 in float32, as is
+    # done here for opset 18 too).
+    x = n.tensor(0)
+    if x.ndim < 2:
+        raise n.error(f"the input must have rank >= 2, got {x.shape}")
+    if not n.has_attr("num_groups"):
+        raise n.error("the num_groups attribute is required")
+    groups = int(n.attr("num_groups"))
+    channels = x.shape[1]
+    if groups < 1 or channels % groups:
+        raise n.error(f"num_groups {groups} does not divide the {channels} "
+                      "channels")
+    if x.size == 0:
+        raise n.unsupported("an empty input")
+    per_group = n.since < 21
+    scale, bias = n.tensor(1), n.tensor(2)
+    want = (groups,) if per_group else (channels,)
+    for name, param in (("scale", scale), ("bias", bias)):
+        if param.shape != want:
+            raise n.error(
+                f"{name} must have shape {want} (one value per "
+                f"{'group' if per_group else 'channel'} in opset "
+                f"{n.since}'s GroupNormalization), got {param.shape}")
+    dtype = x._dtype
+    grouped = jt.reshape(x, (x.shape[0], groups, x.size // (x.shape[0] * groups)))
+    if dtype in ("f16", "bf16") and (per_group or int(n.attr("stash_type", 1)) == 1):
+        grouped = jt.cast(grouped, "f32")
+    y, _, _ = _normalize(grouped, [2], n.attr("epsilon", 1e-5))
+    if y._dtype != dtype:
+        y = jt.cast(y, dtype)
+    if per_group:
+        y = jt.add(jt.mul(y, jt.reshape(scale, (groups, 1))), jt.reshape(bias, (groups, 1)))
+        return [jt.reshape(y, x.shape)]
+    y = jt.mul(jt.reshape(y, x.shape), _per_channel(scale, x.ndim))
+    return [jt.add(y, _per_channel(bias, x.ndim))]
+
+
+@converter("LRN", needs=("pad", "concatenate"))
+def _lrn(n):
+    # x / (bias + alpha / size * s)^beta, s the sum of squares over the
+    # channels c - floor((size-1)/2) .. c + ceil((size-1)/2) (those that
+    # exist): the squares padded with zeros along axis 1 and `size` slices
+    # added. float16 and bfloat16 compute in float32.
+    x = n.tensor(0)
+    if x.ndim < 2:
+        raise n.error(f"the input must have rank >= 2 (N x C x ...), got {x.shape}")
+    if not n.has_attr("size"):
+        raise n.error("the size attribute is required")
+    size = int(n.attr("size"))
+    if size < 1:
+        raise n.error(f"size must be 1 or more, got {size}")
+    if x.size == 0:
+        raise n.unsupported("an empty input")
+    alpha = float(n.attr("alpha", 1e-4))
+    beta = float(n.attr("beta", 0.75))
+    bias = float(n.attr("bias", 1.0))
+    dtype = x._dtype
+    xf = jt.cast(x, "f32") if dtype in ("f16", "bf16") else x
+    channels = x.shape[1]
+    # Channels more than channels - 1 away from c are never there.
+    before = min((size - 1) // 2, channels - 1)
+    after = min(size - 1 - (size - 1) // 2, channels - 1)
+    squares = jt.mul(xf, xf)
+    widths = [[0, 0] for _ in range(x.ndim)]
+    widths[1] = [before, after]
+    padded = jt.pad(squares, widths, 0) if before or after else squares
+    total = None
+    for start in range(before + after + 1):
+        slices = [slice(None)] * x.ndim
+        slices[1] = slice(start, start + channels)
+        part = _sliced(padded, slices) if before or after else padded
+        total = part if total is None else jt.add(total, part)
+    scale = jt.add(jt.mul(total, _scalar(total, alpha / size)), _scalar(total, bias))
+    y = jt.div(xf, jt.pow(scale, _scalar(scale, beta)))
+    return [jt.cast(y, dtype) if dtype != y._dtype else y]
+
+
 @converter("GlobalAveragePool", "GlobalMaxPool")
 def _global_pool(n):
     x = n.tensor(0)
@@ -846,6 +1075,101 @@ def _gather(n):
     axis = _axis(n, int(n.attr("axis", 0)), x.ndim)
     # Out-of-range indices (an error in ONNX) are clamped, as jeet.take does.
     return [jt.take(x, n.tensor(1), axis)]
+
+
+def _strides(shape):
+    """Row-major strides (in elements) of a shape."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return strides[::-1]
+
+
+def _index_in_range(index, size):
+    """An int64 index tensor along an axis of `size`: a negative index counts
+    from the end; one still outside [0, size) (an error in ONNX) is clamped,
+    as jeet.take clamps."""
+    zero = _scalar(index, 0)
+    index = jt.where(jt.lt(index, zero), jt.add(index, _scalar(index, size)), index)
+    return jt.minimum(jt.maximum(index, zero), _scalar(index, size - 1))
+
+
+def _int64(index):
+    return index if index._dtype == "i64" else jt.cast(index, "int64")
+
+
+@converter("GatherElements", needs=("take", "iota", "where", "lt"))
+def _gather_elements(n):
+    # out[i, j, k] = data[i, index[i, j, k], k] (axis 1) as one gather from
+    # the flattened data: the flat index is index * stride(axis) plus every
+    # other coordinate (an iota) times its stride.
+    data, indices = n.tensor(0), n.tensor(1)
+    rank = data.ndim
+    if rank == 0 or indices.ndim != rank:
+        raise n.error(f"data {data.shape} and indices {indices.shape} must have "
+                      "the same rank, 1 or more")
+    axis = _axis(n, int(n.attr("axis", 0)), rank)
+    for d in range(rank):
+        if d != axis and indices.shape[d] > data.shape[d]:
+            raise n.error(f"indices {indices.shape} exceed data {data.shape} "
+                          f"in dimension {d}")
+    if data.size == 0 or indices.size == 0:
+        raise n.unsupported("an empty data or indices tensor")
+    strides = _strides(data.shape)
+    flat = _index_in_range(_int64(indices), data.shape[axis])
+    if strides[axis] != 1:
+        flat = jt.mul(flat, _scalar(flat, strides[axis]))
+    for d in range(rank):
+        if d == axis or indices.shape[d] == 1:
+            continue
+        coordinate = jt.iota(indices.shape, axis=d, dtype="int64")
+        if strides[d] != 1:
+            coordinate = jt.mul(coordinate, _scalar(coordinate, strides[d]))
+        flat = jt.add(flat, coordinate)
+    return [jt.take(jt.reshape(data, (data.size,)), flat, 0)]
+
+
+@converter("GatherND", needs=("take", "iota", "where", "lt"))
+def _gather_nd(n):
+    # Each index tuple (the last axis of indices) selects a slice of data
+    # after the batch dims: one gather along the leading axis of data
+    # reshaped to (batch dims x indexed dims, rest...), at the flat index of
+    # the tuple (plus the batch's offset, from iotas).
+    data, indices = n.tensor(0), n.tensor(1)
+    batch = int(n.attr("batch_dims", 0))
+    r, q = data.ndim, indices.ndim
+    if r < 1 or q < 1:
+        raise n.error(f"data {data.shape} and indices {indices.shape} must have "
+                      "rank 1 or more")
+    if not 0 <= batch < min(r, q):
+        raise n.error(f"batch_dims {batch} must be at least 0 and less than the "
+                      f"ranks of data ({r}) and indices ({q})")
+    depth = indices.shape[-1]
+    if not 1 <= depth <= r - batch:
+        raise n.error(f"the last dimension of indices {indices.shape} must be "
+                      f"between 1 and rank(data) - batch_dims = {r - batch}")
+    if indices.shape[:batch] != data.shape[:batch]:
+        raise n.error(f"the batch dims of data {data.shape} and indices "
+                      f"{indices.shape} differ")
+    if data.size == 0 or indices.size == 0:
+        raise n.unsupported("an empty data or indices tensor")
+    lead = data.shape[:batch + depth]
+    strides = _strides(lead)
+    indices = _int64(indices)
+    flat = None
+    for j in range(depth):
+        coordinate = _index_in_range(indices[..., j], lead[batch + j])
+        if strides[batch + j] != 1:
+            coordinate = jt.mul(coordinate, _scalar(coordinate, strides[batch + j]))
+        flat = coordinate if flat is None else jt.add(flat, coordinate)
+    for d in range(batch):
+        if indices.shape[d] == 1:
+            continue
+        offset = jt.iota(indices.shape[:-1], axis=d, dtype="int64")
+        flat = jt.add(flat, jt.mul(offset, _scalar(offset, strides[d])))
+    table = jt.reshape(data, (int(np.prod(lead)),) + data.shape[batch + depth:])
+    return [jt.take(table, flat, 0)]
 
 
 def _sliced(x, slices):
@@ -942,6 +1266,52 @@ def _pad(n):
     if not any(w != [0, 0] for w in widths):
         return [x]
     return [jt.pad(x, widths, value)]
+
+
+def _flip(x, axis):
+    slices = [slice(None)] * x.ndim
+    slices[axis] = slice(None, None, -1)
+    return _sliced(x, slices)
+
+
+def _shifted(x, axis, shift):
+    """x moved `shift` places toward the end of `axis`, zeros entering."""
+    size = x.shape[axis]
+    if shift >= size:
+        return jt.broadcast_to(_scalar(x, 0), x.shape)
+    slices = [slice(None)] * x.ndim
+    slices[axis] = slice(0, size - shift)
+    widths = [[0, 0] for _ in range(x.ndim)]
+    widths[axis] = [shift, 0]
+    return jt.pad(_sliced(x, slices), widths, 0)
+
+
+@converter("CumSum", needs=("pad", "concatenate"))
+def _cumsum(n):
+    # A Hillis-Steele scan: after the round of shift s (1, 2, 4, ...), each
+    # element holds the sum of the 2s elements up to it; ceil(log2(size))
+    # rounds of a shifted add. reverse scans the flipped axis; exclusive
+    # scans the input shifted by one.
+    x = n.tensor(0)
+    if x.ndim == 0:
+        raise n.error("the input must have rank 1 or more")
+    axis = n.static_ints(1, "the axis")
+    if len(axis) != 1:
+        raise n.error(f"axis must hold one value, got {len(axis)}")
+    axis = _axis(n, axis[0], x.ndim)
+    size = x.shape[axis]
+    if x.size == 0:
+        raise n.unsupported("an empty input")
+    reverse = bool(n.attr("reverse", 0))
+    if reverse:
+        x = _flip(x, axis)
+    if n.attr("exclusive", 0):
+        x = _shifted(x, axis, 1)
+    shift = 1
+    while shift < size:
+        x = jt.add(x, _shifted(x, axis, shift))
+        shift *= 2
+    return [_flip(x, axis) if reverse else x]
 
 
 # --------------------------------------------------------------------------
@@ -1092,6 +1462,44 @@ def _trilu(n):
         shifted = jt.add(rows, jt.reshape(k, ()))
     keep = jt.ge(cols, shifted) if upper else jt.le(cols, shifted)
     return [jt.where(keep, x, _scalar(x, 0))]
+
+
+@converter("OneHot", needs=("iota", "eq", "where", "lt"))
+def _one_hot(n):
+    # values[1] where an index equals its position along the new axis (an
+    # iota), values[0] elsewhere. depth decides the shape: it must be known
+    # when the model is loaded.
+    depth = np.asarray(n.static(1, "the depth")).reshape(-1)
+    if depth.size != 1:
+        raise n.error(f"depth must hold one value, got {depth.size}")
+    depth = depth[0].item()
+    if depth != int(depth) or int(depth) < 1:
+        raise n.error(f"depth must be a positive integer, got {depth}")
+    depth = int(depth)
+    indices, values = n.tensor(0), n.tensor(2)
+    if values.shape != (2,):
+        raise n.error(f"values must be [off_value, on_value] (shape (2,)), "
+                      f"got shape {values.shape}")
+    if indices.size == 0:
+        raise n.unsupported("an empty indices tensor")
+    if indices._dtype not in ("i32", "i64"):
+        # ONNX casts non-integer indices to int64 (toward zero).
+        indices = jt.cast(indices, "int64")
+    rank = indices.ndim
+    axis = int(n.attr("axis", -1))
+    if not -rank - 1 <= axis <= rank:
+        raise n.error(f"axis {axis} is out of range for indices of rank {rank} "
+                      f"(the output has rank {rank + 1})")
+    axis %= rank + 1
+    shape = indices.shape
+    index = jt.reshape(indices, shape[:axis] + (1,) + shape[axis:])
+    # A negative index counts from the end; one outside [-depth, depth)
+    # matches no position (all off_value).
+    index = jt.where(jt.lt(index, _scalar(index, 0)),
+                     jt.add(index, _scalar(index, depth)), index)
+    positions = jt.iota((1,) * axis + (depth,) + (1,) * (rank - axis),
+                        axis=axis, dtype=indices.dtype)
+    return [jt.where(jt.eq(index, positions), values[1], values[0])]
 
 
 # --------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import numpy as np
 INCLUDE = sorted("""
 Abs Add BatchNormalization Cast CastLike Celu Clip Constant ConstantOfShape
 DepthToSpace Div Dropout Elu Exp Expand EyeLike Flatten Gemm GlobalAveragePool
-GlobalLpPool GlobalMaxPool HardSigmoid HardSwish Identity
+GlobalLpPool GlobalMaxPool GroupNormalization HardSigmoid HardSwish Identity
 InstanceNormalization LayerNormalization LeakyRelu Log LogSoftmax
 LpNormalization MatMul Max Mean MeanVarianceNormalization Min Mish Mul Neg
 PRelu Pow Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax
@@ -33,10 +33,10 @@ Transpose Unsqueeze
 # cases run, exactly when jeet.onnx.supported_ops() lists them.
 INCLUDE_WHEN_BUILT = sorted("""
 Acos Acosh And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool BitwiseAnd
-BitwiseNot BitwiseOr BitwiseXor Ceil Concat Conv Cos Cosh Equal Erf Floor
-Gather Greater GreaterOrEqual Hardmax IsInf IsNaN Less LessOrEqual MaxPool
-Mod Not Or Pad ReduceMin ReduceProd Round Shrink Sign Sin Sinh Slice Split
-Tan ThresholdedRelu Trilu Where Xor
+BitwiseNot BitwiseOr BitwiseXor Ceil Concat Conv Cos Cosh CumSum Einsum Equal
+Erf Floor Gather GatherElements GatherND Greater GreaterOrEqual Hardmax IsInf
+IsNaN LRN Less LessOrEqual MaxPool Mod Not OneHot Or Pad ReduceMin ReduceProd
+Round Shrink Sign Sin Sinh Slice Split Tan ThresholdedRelu Trilu Where Xor
 """.split())
 
 

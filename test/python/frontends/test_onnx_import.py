@@ -260,13 +260,13 @@ def test_unsupported_ops_are_listed_in_one_error():
         helper.make_node("Det", ["a"], ["b"], name="det1"),
         helper.make_node("Custom", ["b"], ["c"], name="mine", domain="com.example"),
         helper.make_node("Det", ["c"], ["d"], name="det2"),
-        helper.make_node("LRN", ["d"], ["y"], name="lrn", size=3),
+        helper.make_node("NonZero", ["d"], ["y"], name="nz"),
     ]
     model = make_model(nodes, [f32("x", [2, 2])], [f32("y", [2, 2])])
     model.opset_import.append(helper.make_opsetid("com.example", 1))
     with pytest.raises(UnsupportedOpsError) as error:
         jeet.onnx.load(model)
-    assert error.value.ops == {"Det": ["det1", "det2"], "LRN": ["lrn"],
+    assert error.value.ops == {"Det": ["det1", "det2"], "NonZero": ["nz"],
                                "com.example.Custom": ["mine"]}
     message = str(error.value)
     assert "3 op(s) that Jeet does not import (4 node(s))" in message
@@ -559,3 +559,369 @@ def test_int64_torch_input_is_copied_and_bool_reduction_runs():
     x = torch.tensor([[0, 0, 0, 0], [0, 5, 0, 0], [-1, 2, 0, 3]])
     (y,) = jeet.onnx.load(model)(x)
     np.testing.assert_array_equal(np.asarray(y), [False, True, True])
+
+
+# --------------------------------------------------------------------------
+# Ops built from other jeet ops: OneHot, GatherElements, GatherND, CumSum,
+# Einsum, GroupNormalization, LRN (each against a float64 or exact NumPy
+# reference on fresh random data)
+# --------------------------------------------------------------------------
+
+_NP_TO_ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float16): TensorProto.FLOAT16,
+               np.dtype(np.int32): TensorProto.INT32, np.dtype(np.int64): TensorProto.INT64}
+
+
+def info(name, array):
+    return helper.make_tensor_value_info(name, _NP_TO_ONNX[array.dtype], list(array.shape))
+
+
+def run_node(op, inputs, outputs, initializers=(), opset=18, order=None, **attrs):
+    """Imports a model of one node named 'node' (graph inputs: `inputs`, a
+    dict name -> array; initializers: a dict too; the node's inputs in
+    `order`, by default the graph inputs then the initializers) and runs it
+    on the inputs. `outputs` is a list of (name, elem_type, shape)."""
+    initializers = dict(initializers)
+    node = helper.make_node(op, order or list(inputs) + list(initializers),
+                            [o[0] for o in outputs], name="node", **attrs)
+    model = make_model(
+        [node], [info(k, v) for k, v in inputs.items()],
+        [helper.make_tensor_value_info(*o) for o in outputs],
+        [numpy_helper.from_array(v, k) for k, v in initializers.items()], opset=opset)
+    compiled = jeet.onnx.load(model, device="cpu")
+    return [np.asarray(y) for y in compiled(*inputs.values())]
+
+
+def node_error(op, inputs, outputs, initializers=(), opset=18, order=None, **attrs):
+    with pytest.raises(OnnxImportError) as error:
+        run_node(op, inputs, outputs, initializers, opset, order, **attrs)
+    message = str(error.value)
+    assert f"{op} node 'node'" in message, message
+    return message
+
+
+def onehot_reference(indices, depth, values, axis):
+    indices = np.trunc(indices).astype(np.int64)
+    axis = axis % (indices.ndim + 1)
+    out = np.empty(indices.shape[:axis] + (depth,) + indices.shape[axis:], values.dtype)
+    for position in np.ndindex(*out.shape):
+        i = indices[position[:axis] + position[axis + 1:]]
+        i = i + depth if i < 0 else i
+        out[position] = values[1] if i == position[axis] else values[0]
+    return out
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1, 2, -3])
+def test_onehot_wraps_negative_indices_and_ignores_out_of_range(rng, axis):
+    depth = 7
+    # Indices in [-depth - 2, depth + 2): negative ones count from the end,
+    # those outside [-depth, depth) are all off_value.
+    indices = rng.integers(-depth - 2, depth + 2, size=(3, 4)).astype(np.int64)
+    values = rng.standard_normal(2).astype(np.float32)
+    out_shape = list(onehot_reference(indices, depth, values, axis).shape)
+    (y,) = run_node("OneHot", {"indices": indices, "values": values},
+                    [("y", TensorProto.FLOAT, out_shape)],
+                    {"depth": np.asarray(depth, np.int64)},
+                    order=["indices", "depth", "values"], axis=axis)
+    np.testing.assert_array_equal(y, onehot_reference(indices, depth, values, axis))
+
+
+def test_onehot_float_indices_int_values_and_depth_as_input(rng):
+    # Float indices are cast to int64 (toward zero); depth, a graph input
+    # that decides the shape, compiles by value.
+    indices = (rng.standard_normal((5,)) * 4).astype(np.float32)
+    values = rng.integers(-9, 9, size=2).astype(np.int32)
+    depth = np.asarray([6.0], np.float32)
+    node = helper.make_node("OneHot", ["indices", "depth", "values"], ["y"], name="node")
+    model = make_model([node], [info("indices", indices), info("depth", depth), info("values", values)],
+                       [helper.make_tensor_value_info("y", TensorProto.INT32, [5, 6])])
+    (y,) = jeet.onnx.load(model, device="cpu")(indices, depth, values)
+    np.testing.assert_array_equal(np.asarray(y), onehot_reference(indices, 6, values, -1))
+
+
+def test_onehot_errors_name_the_node():
+    indices = np.zeros(3, np.int64)
+    message = node_error("OneHot", {"indices": indices}, [("y", TensorProto.FLOAT, [3, 4])],
+                         {"depth": np.asarray(4, np.int64),
+                          "values": np.zeros(3, np.float32)})
+    assert "values must be [off_value, on_value] (shape (2,)), got shape (3,)" in message
+    message = node_error("OneHot", {"indices": indices}, [("y", TensorProto.FLOAT, [3, 4])],
+                         {"depth": np.asarray(0, np.int64),
+                          "values": np.zeros(2, np.float32)})
+    assert "depth must be a positive integer, got 0" in message
+    # A depth computed from tensor data cannot decide the shape.
+    nodes = [helper.make_node("ReduceMax", ["d"], ["depth"], name="dmax", keepdims=0),
+             helper.make_node("OneHot", ["i", "depth", "v"], ["y"], name="node")]
+    model = make_model(nodes, [helper.make_tensor_value_info("i", TensorProto.INT64, [3]),
+                               f32("d", [2]), f32("v", [2])],
+                       [f32("y", [3, 4])])
+    with pytest.raises(OnnxImportError, match="OneHot node 'node': the depth .input 'depth'. "
+                       "must be known when the model is loaded.*node 'dmax'"):
+        jeet.onnx.load(model)
+
+
+def gather_elements_reference(data, indices, axis):
+    coordinates = list(np.indices(indices.shape))
+    coordinates[axis] = np.where(indices < 0, indices + data.shape[axis], indices)
+    return data[tuple(coordinates)]
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_gather_elements_with_negative_indices(rng, axis):
+    data = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    # Fewer elements than data in the other dimensions, more along axis.
+    shape = [2, 3, 4]
+    shape[axis] = 6
+    size = data.shape[axis]
+    indices = rng.integers(-size, size, size=shape).astype(np.int64)
+    (y,) = run_node("GatherElements", {"data": data, "indices": indices},
+                    [("y", TensorProto.FLOAT, shape)], axis=axis)
+    np.testing.assert_array_equal(y, gather_elements_reference(data, indices, axis))
+
+
+def test_gather_elements_int32_data_and_indices(rng):
+    data = rng.integers(-1000, 1000, size=(6, 5)).astype(np.int32)
+    indices = rng.integers(-5, 5, size=(6, 9)).astype(np.int32)
+    (y,) = run_node("GatherElements", {"data": data, "indices": indices},
+                    [("y", TensorProto.INT32, [6, 9])], axis=1)
+    np.testing.assert_array_equal(y, gather_elements_reference(data, indices, 1))
+
+
+def test_gather_elements_errors_name_the_node():
+    data, indices = np.zeros((3, 4), np.float32), np.zeros((3,), np.int64)
+    message = node_error("GatherElements", {"data": data, "indices": indices},
+                         [("y", TensorProto.FLOAT, [3])])
+    assert "data (3, 4) and indices (3,) must have the same rank" in message
+    message = node_error("GatherElements", {"data": data, "indices": np.zeros((3, 5), np.int64)},
+                         [("y", TensorProto.FLOAT, [3, 5])], axis=0)
+    assert "indices (3, 5) exceed data (3, 4) in dimension 1" in message
+
+
+def gather_nd_reference(data, indices, batch_dims):
+    depth = indices.shape[-1]
+    lead = indices.shape[:-1]
+    out = np.empty(lead + data.shape[batch_dims + depth:], data.dtype)
+    for position in np.ndindex(*lead):
+        index = tuple(int(i) + data.shape[batch_dims + j] if i < 0 else int(i)
+                      for j, i in enumerate(indices[position]))
+        out[position] = data[position[:batch_dims] + index]
+    return out
+
+
+@pytest.mark.parametrize("data_shape, indices_shape, batch_dims", [
+    ((4, 5, 6), (2, 3, 2), 0),       # slices of the last axis
+    ((4, 5, 6), (7, 3), 0),          # elements
+    ((4, 5), (2,), 0),               # one element: a scalar
+    ((3, 4, 5, 6), (3, 2, 2), 1),    # a batch dim
+    ((2, 3, 4, 5), (2, 3, 4, 1), 2),  # two batch dims
+])
+def test_gather_nd_with_batch_dims_and_negative_indices(rng, data_shape, indices_shape, batch_dims):
+    data = rng.standard_normal(data_shape).astype(np.float32)
+    depth = indices_shape[-1]
+    sizes = np.asarray(data_shape[batch_dims:batch_dims + depth])
+    indices = (rng.integers(0, 1 << 30, size=indices_shape) % (2 * sizes) - sizes).astype(np.int64)
+    want = gather_nd_reference(data, indices, batch_dims)
+    (y,) = run_node("GatherND", {"data": data, "indices": indices},
+                    [("y", TensorProto.FLOAT, list(want.shape))], batch_dims=batch_dims)
+    assert y.shape == want.shape
+    np.testing.assert_array_equal(y, want)
+
+
+def test_gather_nd_errors_name_the_node():
+    data = np.zeros((3, 4), np.float32)
+    message = node_error("GatherND", {"data": data, "indices": np.zeros((3, 2), np.int64)},
+                         [("y", TensorProto.FLOAT, [3])], batch_dims=2)
+    assert "batch_dims 2 must be at least 0 and less than the ranks" in message
+    message = node_error("GatherND", {"data": data, "indices": np.zeros((3, 3), np.int64)},
+                         [("y", TensorProto.FLOAT, [3])])
+    assert "last dimension of indices (3, 3) must be between 1 and" in message
+    message = node_error("GatherND", {"data": data, "indices": np.zeros((2, 1), np.int64)},
+                         [("y", TensorProto.FLOAT, [2])], batch_dims=1)
+    assert "batch dims of data (3, 4) and indices (2, 1) differ" in message
+
+
+def cumsum_reference(x, axis, exclusive, reverse):
+    x = np.flip(x, axis) if reverse else x
+    y = np.cumsum(x.astype(np.float64) if x.dtype.kind == "f" else x, axis=axis)
+    if exclusive:
+        y = np.concatenate([np.zeros_like(np.take(y, [0], axis)), np.delete(y, -1, axis)], axis)
+    return np.flip(y, axis) if reverse else y
+
+
+@pytest.mark.parametrize("exclusive", [0, 1])
+@pytest.mark.parametrize("reverse", [0, 1])
+@pytest.mark.parametrize("axis", [1, -1])
+def test_cumsum_exclusive_and_reverse(rng, exclusive, reverse, axis):
+    # Sizes that are not powers of two: the scan's last round is partial.
+    x = rng.standard_normal((3, 37, 21)).astype(np.float32)
+    (y,) = run_node("CumSum", {"x": x}, [("y", TensorProto.FLOAT, list(x.shape))],
+                    {"axis": np.asarray(axis, np.int64)},
+                    exclusive=exclusive, reverse=reverse)
+    np.testing.assert_allclose(y, cumsum_reference(x, axis, exclusive, reverse),
+                               rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_cumsum_integers_are_exact(rng, dtype):
+    x = rng.integers(-10**6, 10**6, size=(100, 3)).astype(dtype)
+    for exclusive, reverse in [(0, 0), (1, 1)]:
+        (y,) = run_node("CumSum", {"x": x}, [("y", _NP_TO_ONNX[np.dtype(dtype)], [100, 3])],
+                        {"axis": np.asarray([0], np.int32)},
+                        exclusive=exclusive, reverse=reverse)
+        np.testing.assert_array_equal(y, cumsum_reference(x, 0, exclusive, reverse))
+
+
+def test_cumsum_errors_name_the_node():
+    x = np.zeros((3, 4), np.float32)
+    message = node_error("CumSum", {"x": x}, [("y", TensorProto.FLOAT, [3, 4])],
+                         {"axis": np.asarray([0, 1], np.int64)})
+    assert "axis must hold one value, got 2" in message
+    message = node_error("CumSum", {"x": x}, [("y", TensorProto.FLOAT, [3, 4])],
+                         {"axis": np.asarray(2, np.int64)})
+    assert "axis 2 is out of range for rank 2" in message
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("bij,bjk->bik", [(5, 2, 3), (5, 3, 4)]),            # batch matmul
+    ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),    # attention scores
+    ("bqk,bkhd->bqhd", [(2, 3, 4), (2, 4, 5, 6)]),         # batch, contraction, kept
+    ("ijk,jil->lk", [(3, 4, 5), (4, 3, 6)]),              # two contracted, permuted
+    ("abc,cd", [(2, 3, 4), (4, 5)]),                      # implicit output: abd
+    ("ja,aB", [(3, 4), (4, 5)]),                          # implicit: Bj (ASCII order)
+    ("i,i", [(7,), (7,)]),                                # implicit: a scalar
+    ("i,j->ij", [(3,), (4,)]),                            # outer product
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),           # three operands
+    ("bn,anm,bm->ba", [(3, 4), (2, 4, 5), (3, 5)]),       # bilinear
+    ("ij->ji", [(3, 4)]),                                 # transpose
+    ("bij->jb", [(2, 3, 4)]),                             # a sum and a transpose
+    ("Ba,aB->", [(3, 4), (4, 3)]),                        # upper case, everything summed
+    ("ii->i", [(4, 4)]),                                  # a diagonal
+    ("bii", [(2, 4, 4)]),                                 # implicit: traces (b)
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 6)]),    # ellipsis, broadcast
+    ("...ii->...i", [(3, 5, 5)]),                         # batch diagonal
+    ("ij, jk -> ik", [(2, 1), (3, 4)]),                   # a size 1 broadcast, spaces
+])
+def test_einsum_matches_numpy(rng, equation, shapes):
+    operands = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    want = np.einsum(equation, *(o.astype(np.float64) for o in operands))
+    names = [f"x{i}" for i in range(len(operands))]
+    (y,) = run_node("Einsum", dict(zip(names, operands)),
+                    [("y", TensorProto.FLOAT, list(want.shape))], equation=equation)
+    assert y.shape == want.shape
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_einsum_int32_is_exact(rng):
+    a = rng.integers(-100, 100, size=(3, 4, 5)).astype(np.int32)
+    b = rng.integers(-100, 100, size=(3, 5, 2)).astype(np.int32)
+    (y,) = run_node("Einsum", {"a": a, "b": b}, [("y", TensorProto.INT32, [3, 4, 2])],
+                    equation="bij,bjk->bik")
+    np.testing.assert_array_equal(y, np.einsum("bij,bjk->bik", a, b))
+
+
+@pytest.mark.parametrize("equation, shapes, message", [
+    ("ij,jk->ix", [(2, 3), (3, 4)], "output letters x occur in no input"),
+    ("ij->i", [(2, 3, 4)], "term 'ij' has 2 letters for an input of rank 3"),
+    ("ij,jk->ik", [(2, 3), (4, 5)], "'j' stands for sizes 3 and 4"),
+    ("ij->i", [(2, 3), (3,)], "1 input terms for 2 inputs"),
+    ("...ij->ij", [(2, 3, 4)], "the inputs' '...' stands for dimensions that the output has no"),
+    ("ii->i", [(3, 4)], "'i' stands for sizes 3 and 4"),
+    ("ii->i", [(1, 4)], "the diagonal 'ii' of an input of shape (1, 4) is not square"),
+    ("i1->i", [(3, 4)], "holds other than letters"),
+])
+def test_einsum_errors_name_the_equation(equation, shapes, message):
+    operands = {f"x{i}": np.zeros(s, np.float32) for i, s in enumerate(shapes)}
+    text = node_error("Einsum", operands, [("y", TensorProto.FLOAT, [2])], equation=equation)
+    assert f"equation '{equation}'" in text and message in text, text
+
+
+def group_norm_reference(x, groups, scale, bias, epsilon, per_group):
+    n, c = x.shape[:2]
+    g = x.astype(np.float64).reshape(n, groups, -1)
+    g = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + epsilon)
+    if per_group:
+        return (g * scale.reshape(groups, 1) + bias.reshape(groups, 1)).reshape(x.shape)
+    shape = (c,) + (1,) * (x.ndim - 2)
+    return g.reshape(x.shape) * scale.reshape(shape) + bias.reshape(shape)
+
+
+@pytest.fixture
+def opset18_group_norm(monkeypatch):
+    """onnx >= 1.16 deprecates GroupNormalization's opset-18 definition
+    (one scale per group; opset 21 has one per channel): its checker then
+    refuses opsets 18 to 20 with that op, which older onnx packages accept.
+    The checker is bypassed here to stand for those."""
+    monkeypatch.setattr(onnx.checker, "check_model", lambda model: None)
+
+
+@pytest.mark.parametrize("opset", [18, 21])
+@pytest.mark.parametrize("shape", [(2, 6, 4, 5), (3, 6, 7)])
+def test_group_normalization_per_group_in_18_per_channel_in_21(rng, opset18_group_norm,
+                                                               opset, shape):
+    x = (rng.standard_normal(shape) * 3 + 1).astype(np.float32)
+    per_group = opset == 18
+    params = 3 if per_group else 6
+    scale = rng.standard_normal(params).astype(np.float32)
+    bias = rng.standard_normal(params).astype(np.float32)
+    (y,) = run_node("GroupNormalization", {"x": x, "scale": scale, "bias": bias},
+                    [("y", TensorProto.FLOAT, list(shape))], opset=opset,
+                    num_groups=3, epsilon=1e-3)
+    np.testing.assert_allclose(y, group_norm_reference(x, 3, scale, bias, 1e-3, per_group),
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_group_normalization_float16_statistics_in_float32(rng):
+    x = (rng.standard_normal((2, 4, 8, 8)) * 50 + 100).astype(np.float16)
+    scale = rng.standard_normal(4).astype(np.float16)
+    bias = rng.standard_normal(4).astype(np.float16)
+    (y,) = run_node("GroupNormalization", {"x": x, "scale": scale, "bias": bias},
+                    [("y", TensorProto.FLOAT16, [2, 4, 8, 8])], opset=21, num_groups=2)
+    want = group_norm_reference(x, 2, scale.astype(np.float64), bias.astype(np.float64),
+                                1e-5, False)
+    np.testing.assert_allclose(y.astype(np.float64), want, rtol=1e-2, atol=1e-2)
+
+
+def test_group_normalization_errors_name_the_node_and_the_opset(opset18_group_norm):
+    x, p3, p6 = np.zeros((2, 6, 4), np.float32), np.zeros(3, np.float32), np.zeros(6, np.float32)
+    out = [("y", TensorProto.FLOAT, [2, 6, 4])]
+    message = node_error("GroupNormalization", {"x": x, "scale": p3, "bias": p3}, out,
+                         opset=21, num_groups=3)
+    assert "scale must have shape (6,) (one value per channel in opset 21's" in message
+    message = node_error("GroupNormalization", {"x": x, "scale": p6, "bias": p6}, out,
+                         opset=18, num_groups=3)
+    assert "scale must have shape (3,) (one value per group in opset 18's" in message
+    message = node_error("GroupNormalization", {"x": x, "scale": p6, "bias": p6}, out,
+                         opset=21, num_groups=4)
+    assert "num_groups 4 does not divide the 6 channels" in message
+
+
+def lrn_reference(x, size, alpha, beta, bias):
+    x = x.astype(np.float64)
+    channels = x.shape[1]
+    square_sum = np.zeros_like(x)
+    for c in range(channels):
+        lo = max(0, c - (size - 1) // 2)
+        hi = min(channels - 1, c + -(-(size - 1) // 2))
+        square_sum[:, c] = (x[:, lo:hi + 1] ** 2).sum(axis=1)
+    return x / (bias + alpha / size * square_sum) ** beta
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 14])
+def test_lrn_windows(rng, size):
+    # Even sizes reach further after the channel than before it; a size
+    # past the channels covers all of them.
+    x = rng.standard_normal((2, 6, 3, 4)).astype(np.float32)
+    (y,) = run_node("LRN", {"x": x}, [("y", TensorProto.FLOAT, [2, 6, 3, 4])],
+                    size=size, alpha=0.9, beta=0.75, bias=1.5)
+    np.testing.assert_allclose(y, lrn_reference(x, size, 0.9, 0.75, 1.5), rtol=1e-5, atol=1e-6)
+
+
+def test_lrn_rank3_and_defaults(rng):
+    x = (rng.standard_normal((2, 5, 7)) * 10).astype(np.float32)
+    (y,) = run_node("LRN", {"x": x}, [("y", TensorProto.FLOAT, [2, 5, 7])], size=3)
+    np.testing.assert_allclose(y, lrn_reference(x, 3, 1e-4, 0.75, 1.0), rtol=1e-5, atol=1e-6)
+
+
+def test_lrn_errors_name_the_node():
+    message = node_error("LRN", {"x": np.zeros((2, 3, 4), np.float32)},
+                         [("y", TensorProto.FLOAT, [2, 3, 4])], size=0)
+    assert "size must be 1 or more, got 0" in message

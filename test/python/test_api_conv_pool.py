@@ -90,3 +90,28 @@ def test_pooling_of_a_convolution(rng, pool):
         windows = ref.reshape(n, o, size // 2, 2, size // 2, 2)
         want = windows.max(axis=(3, 5)) if pool == "max" else windows.mean(axis=(3, 5))
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_max_pooling_of_a_relu_keeps_nans_and_infinities(rng):
+    """The max pooling of a convolution's relu, in the convolution's tiles,
+    compares the relu's results as unsigned integers (jeet-cpu-vectorize-
+    window-reductions): a NaN of either sign must still win its window, +inf
+    stay +inf, and a window of negative values give +0 (never -0)."""
+    n, c, o, size = 2, 3, 16, 32
+    x = rng.standard_normal((n, c, size, size)).astype(np.float32)
+    # NaNs with the sign bit clear and set (x86's default NaN has it set).
+    x[0, 0, 4, 7] = np.nan
+    x[1, 2, 20, 9] = np.array(0xFFC00000, np.uint32).view(np.float32)
+    w = rng.standard_normal((o, c, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    b[3], b[5], b[7] = np.inf, -np.inf, -1e30
+    y = jeet.relu(jeet.conv2d(t(x), t(w), t(b), padding=1))
+    got = jeet.max_pool2d(y, 2).numpy()
+    ref = np.maximum(conv_reference(x, w, b, 1, 1, 1, 1), 0)
+    want = ref.reshape(n, o, size // 2, 2, size // 2, 2).max(axis=(3, 5))
+    assert np.isnan(want).sum() > 0 and np.isnan(got).sum() == np.isnan(want).sum()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)  # NaNs where want's
+    finite_input = ~np.isnan(want[:, 3])  # windows that read no NaN
+    assert (got[:, 3][finite_input] == np.inf).all()
+    assert (got[:, [5, 7]][~np.isnan(want[:, [5, 7]])] == 0).all()
+    assert not np.signbit(got[:, [5, 7]][~np.isnan(want[:, [5, 7]])]).any()

@@ -20,6 +20,15 @@
 // was a pass over the whole output of its own, and, on several threads, a
 // parallel loop and a barrier of its own.
 //
+// A max pooling of values that are all non-negative or NaN (a relu's
+// results, written into the pooled buffer just before: a convolution's
+// tile with its epilogue and pooling) compares their bits as unsigned
+// integers: +0 < subnormals < normals < +inf < NaNs of either sign, the
+// order `maximumf` gives such values (a NaN wins, -0 never occurs), in one
+// instruction where `maximumf` takes a max, NaN and signed-zero fix-ups.
+// The accumulator then starts at +0 (the smallest such value) rather than
+// the fill's -inf, whose bits are large unsigned.
+//
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Codegen/CPU/Passes.h"
@@ -67,7 +76,97 @@ struct WindowReduction {
   /// An elementwise generic right after the reduction that rewrites the
   /// output in place from its values alone, or null.
   linalg::GenericOp epilogue;
+  /// A `maximumf` reduction, with a fill, of values known non-negative or
+  /// NaN: combined as unsigned integers, from +0.
+  bool unsignedMax = false;
 };
+
+/// Whether `value` (a scalar of a generic's body) is non-negative or NaN
+/// whatever the body's arguments hold: +0 and above, never -0.
+bool isNonNegativeOrNaN(Value value) {
+  if (auto constant = value.getDefiningOp<arith::ConstantFloatOp>())
+    return !constant.value().isNegative();
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return false;
+  // maximumf(x, c) with c >= +0 (a relu): at least c, or NaN; maximumf
+  // orders -0 below +0, so a -0 never comes out. (maxnumf may return either
+  // of two equal zeros: maxnumf(-0, +0) can be -0.)
+  if (isa<arith::MaximumFOp>(op))
+    return isNonNegativeOrNaN(op->getOperand(0)) ||
+           isNonNegativeOrNaN(op->getOperand(1));
+  // Of two such values, any of these gives one of them.
+  if (isa<arith::MaxNumFOp, arith::MinimumFOp, arith::MinNumFOp>(op))
+    return isNonNegativeOrNaN(op->getOperand(0)) &&
+           isNonNegativeOrNaN(op->getOperand(1));
+  if (auto select = dyn_cast<arith::SelectOp>(op))
+    return isNonNegativeOrNaN(select.getTrueValue()) &&
+           isNonNegativeOrNaN(select.getFalseValue());
+  return false;
+}
+
+/// The buffer a chain of views (reshapes, subviews) starts from.
+Value viewSource(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(op))
+      value = expand.getSrc();
+    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(op))
+      value = collapse.getSrc();
+    else if (auto subview = dyn_cast<memref::SubViewOp>(op))
+      value = subview.getSource();
+    else
+      break;
+  }
+  return value;
+}
+
+/// Whether every element of `input` (a reshape of a buffer allocated in
+/// the function) was last written, before `op` in the same block, by an
+/// all-parallel generic with an identity map on the whole buffer whose
+/// yielded value is non-negative or NaN: a relu epilogue writing a tile
+/// that a pooling then reads. The ops between may only be views and fills
+/// of other buffers.
+bool readsNonNegativeOrNaN(linalg::GenericOp op, Value input) {
+  // Reshapes only: a subview would be part of a buffer that the writer
+  // below must have written whole.
+  Value buffer = input;
+  while (Operation *view = buffer.getDefiningOp()) {
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(view))
+      buffer = expand.getSrc();
+    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(view))
+      buffer = collapse.getSrc();
+    else
+      break;
+  }
+  if (!buffer.getDefiningOp<memref::AllocOp>() &&
+      !buffer.getDefiningOp<memref::AllocaOp>())
+    return false;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp>(
+            prev) ||
+        isPure(prev))
+      continue;
+    // A fill of another buffer (the pooled output's) cannot touch the
+    // allocation: only views of the allocation alias it.
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (!fill.hasPureBufferSemantics() ||
+          viewSource(fill.getDpsInitOperand(0)->get()) == buffer)
+        return false;
+      continue;
+    }
+    auto writer = dyn_cast<linalg::GenericOp>(prev);
+    if (!writer || !writer.hasPureBufferSemantics() ||
+        writer.getNumDpsInits() != 1 ||
+        writer.getDpsInitOperand(0)->get() != buffer ||
+        writer.getNumParallelLoops() != writer.getNumLoops() ||
+        !writer.getMatchingIndexingMap(writer.getDpsInitOperand(0))
+             .isIdentity())
+      return false;
+    return isNonNegativeOrNaN(
+        writer.getBlock()->getTerminator()->getOperand(0));
+  }
+  return false;
+}
 
 /// The generic just after `op` that maps each element of `output` to a
 /// function of it alone, written back in place: one input and one init, both
@@ -162,15 +261,30 @@ std::optional<WindowReduction> match(linalg::GenericOp op) {
   int64_t row = inputType.getDimSize(loops - 2);
   if (window < 2 || window > kMaxWindow)
     return std::nullopt;
-  for (int64_t width : kWidths)
-    if (row % width == 0)
-      return WindowReduction{op,
-                             combiner,
-                             outputFirst,
-                             window,
-                             width,
-                             jeet::cpu::fillOfBufferBefore(op, output->get()),
-                             epilogueAfter(op, output->get())};
+  for (int64_t width : kWidths) {
+    if (row % width != 0)
+      continue;
+    WindowReduction w{op,
+                      combiner,
+                      outputFirst,
+                      window,
+                      width,
+                      jeet::cpu::fillOfBufferBefore(op, output->get()),
+                      epilogueAfter(op, output->get())};
+    // The fill (every output starts from it) must be -inf or +0, below or
+    // at every value combined.
+    if (w.fill && isa<arith::MaximumFOp>(combiner)) {
+      auto fillValue = w.fill.getDpsInputOperand(0)
+                           ->get()
+                           .getDefiningOp<arith::ConstantFloatOp>();
+      w.unsignedMax =
+          fillValue &&
+          ((fillValue.value().isInfinity() && fillValue.value().isNegative()) ||
+           fillValue.value().isPosZero()) &&
+          readsNonNegativeOrNaN(op, input->get());
+    }
+    return w;
+  }
   return std::nullopt;
 }
 
@@ -225,7 +339,12 @@ void rewrite(WindowReduction w) {
           SmallVector<Value> outAt(outer);
           outAt.push_back(column);
           Value acc;
-          if (w.fill)
+          if (w.unsignedMax)
+            acc = jeet::cpu::splatTo(
+                fb, fl,
+                arith::ConstantOp::create(fb, fl, fb.getZeroAttr(element)),
+                w.width);
+          else if (w.fill)
             acc = jeet::cpu::splatTo(fb, fl, fillValue, w.width);
           else
             acc = vector::LoadOp::create(fb, fl, narrow, output, outAt);
@@ -247,6 +366,18 @@ void rewrite(WindowReduction w) {
                   mask.push_back(k + i * w.window);
                 Value part =
                     vector::ShuffleOp::create(nb, nl, lanes, lanes, mask);
+                if (w.unsignedMax) {
+                  auto bits = VectorType::get(
+                      {w.width},
+                      nb.getIntegerType(element.getIntOrFloatBitWidth()));
+                  Value currentBits =
+                      arith::BitcastOp::create(nb, nl, bits, current);
+                  Value partBits = arith::BitcastOp::create(nb, nl, bits, part);
+                  Value larger =
+                      arith::MaxUIOp::create(nb, nl, currentBits, partBits);
+                  current = arith::BitcastOp::create(nb, nl, narrow, larger);
+                  continue;
+                }
                 IRMapping mapping;
                 mapping.map(op.getBlock()->getArgument(0), part);
                 mapping.map(op.getBlock()->getArgument(1), current);

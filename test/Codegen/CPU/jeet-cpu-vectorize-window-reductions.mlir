@@ -170,3 +170,110 @@ func.func @neighbours_left_alone(%x: memref<4x2x8x2xf32>, %o: memref<4x8xf32>, %
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+
+// A max pooling of a relu's results, as a convolution's tile has them (the
+// epilogue writes the tile's buffer, the pooling reads it reshaped): every
+// value is +0 or more, or NaN, and the windows are combined as unsigned
+// integers from +0 (vpmaxud), not with maximumf from -inf.
+// CHECK-LABEL: func.func @max_pool_of_relu
+// CHECK-NOT: linalg.fill
+// CHECK: scf.for
+// CHECK-NEXT: %[[PZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[ACC:.*]] = vector.broadcast %[[PZERO]] : f32 to vector<8xf32>
+// CHECK: scf.for %{{.*}} iter_args(%[[A:.*]] = %[[ACC]]) -> (vector<8xf32>) {
+// CHECK: %[[EVEN:.*]] = vector.shuffle
+// CHECK: %[[AI:.*]] = arith.bitcast %[[A]] : vector<8xf32> to vector<8xi32>
+// CHECK: %[[EI:.*]] = arith.bitcast %[[EVEN]] : vector<8xf32> to vector<8xi32>
+// CHECK: %[[M:.*]] = arith.maxui %[[AI]], %[[EI]] : vector<8xi32>
+// CHECK: arith.bitcast %[[M]] : vector<8xi32> to vector<8xf32>
+// CHECK: arith.maxui
+// CHECK-NOT: arith.maximumf {{.*}} vector
+// CHECK: vector.store
+func.func @max_pool_of_relu(%x: memref<8x16xf32>, %b: memref<16xf32>, %o: memref<4x8xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %tile = memref.alloc() : memref<8x16xf32>
+  linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %b : memref<8x16xf32>, memref<16xf32>) outs(%tile : memref<8x16xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  %windows = memref.expand_shape %tile [[0, 1], [2, 3]] output_shape [4, 2, 8, 2] : memref<8x16xf32> into memref<4x2x8x2xf32>
+  linalg.fill ins(%ninf : f32) outs(%o : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%windows : memref<4x2x8x2xf32>) outs(%o : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %tile : memref<8x16xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+
+// Where the values may be negative, or the relu's buffer may have been
+// written since, maximumf stays: a max with -1 (not a relu), a store into
+// the tile after the relu, and a pooling of a function argument.
+// CHECK-LABEL: func.func @max_pool_maybe_negative
+// CHECK-NOT: arith.maxui
+// CHECK: arith.maximumf {{.*}} : vector<8xf32>
+// CHECK-NOT: arith.maxui
+// CHECK: arith.maximumf {{.*}} : vector<8xf32>
+// CHECK-NOT: arith.maxui
+// CHECK: arith.maximumf {{.*}} : vector<8xf32>
+// CHECK-NOT: arith.maxui
+// CHECK: return
+func.func @max_pool_maybe_negative(%x: memref<8x16xf32>, %y: memref<4x2x8x2xf32>, %o: memref<4x8xf32>) {
+  %minus = arith.constant -1.000000e+00 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : index
+  %tile = memref.alloc() : memref<8x16xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<8x16xf32>) outs(%tile : memref<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %minus : f32
+    linalg.yield %r : f32
+  }
+  %windows = memref.expand_shape %tile [[0, 1], [2, 3]] output_shape [4, 2, 8, 2] : memref<8x16xf32> into memref<4x2x8x2xf32>
+  linalg.fill ins(%ninf : f32) outs(%o : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%windows : memref<4x2x8x2xf32>) outs(%o : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  %tile2 = memref.alloc() : memref<8x16xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<8x16xf32>) outs(%tile2 : memref<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.store %minus, %tile2[%c0, %c0] : memref<8x16xf32>
+  %windows2 = memref.expand_shape %tile2 [[0, 1], [2, 3]] output_shape [4, 2, 8, 2] : memref<8x16xf32> into memref<4x2x8x2xf32>
+  linalg.fill ins(%ninf : f32) outs(%o : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%windows2 : memref<4x2x8x2xf32>) outs(%o : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.fill ins(%ninf : f32) outs(%o : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%y : memref<4x2x8x2xf32>) outs(%o : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %tile : memref<8x16xf32>
+  memref.dealloc %tile2 : memref<8x16xf32>
+  return
+}

@@ -408,6 +408,18 @@ def JeetCpuVectorizeWindowReductionsPass
     on vectors, to each accumulator before its store. Both are erased: each
     was a pass over the output and a parallel loop of its own.
 
+    A `maximumf` pooling, with a fill of -inf or +0, of a buffer allocated
+    in the function and last written whole, just before it in the same
+    block (only views, pure ops and fills of other buffers between), by an
+    all-parallel generic whose result is non-negative or NaN (a relu:
+    `maximumf(x, c)` with a constant c >= +0, or `minimumf`, `minnumf`,
+    `maxnumf`, `select` of such values) combines the values' bits as
+    unsigned integers (`arith.maxui` between bitcasts) from +0: for such
+    values that order is `maximumf`'s (NaNs of either sign above +inf, no
+    -0), and it is one instruction where `maximumf` is a max with NaN and
+    signed-zero fix-ups. A convolution's tile with a relu epilogue and a
+    max pooling (jeet-cpu-pool-in-tiles) has this form.
+
     Before:
     ```mlir
     linalg.generic {indexing_maps = [#id6, #out],

@@ -21,11 +21,18 @@
 
 using namespace mlir;
 
-/// Multiply-adds below which a matmul runs on one thread: about 20 us of one
-/// core's work (2^20 multiply-adds at ~50 GFLOP/s), as long as waking a
-/// sleeping OpenMP thread and joining it can take on a loaded machine
-/// (OMP_WAIT_POLICY=passive, docs/Performance.md).
-static constexpr int64_t kMinParallelMatmulWork = int64_t(1) << 20;
+/// Multiply-adds below which a matmul runs on one thread: a few us of one
+/// core's work (2^17 multiply-adds, 2.6 us at ~100 GFLOP/s). A matmul that
+/// small still gains from the other threads where it joins the OpenMP
+/// region of the kernels around it (jeet-cpu-merge-parallel-regions): the
+/// example CNN's classifier (16 x 2048 x 10) ran on one thread while the
+/// other waited at the region's end, and the MLP's last layer (64 x 256 x
+/// 10) too; in parallel the CNN's call took 5-7% less, the MLP's ~4%
+/// (docs/Performance.md). Alone, a region of its own costs about what it
+/// saves (64 x 256 x 10: 4.4 us either way, spinning threads); with
+/// sleeping threads (OMP_WAIT_POLICY=passive) each region wakes one, which
+/// the earlier threshold (2^20) was chosen for.
+static constexpr int64_t kMinParallelMatmulWork = int64_t(1) << 17;
 
 void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
                                        const CpuPipelineOptions &options) {

@@ -95,3 +95,96 @@ def substitute(outputs, replacements, dynamic):
 
 def placeholder_like(t, device=None):
     return _tensor.Tensor._new(t._shape, t._dtype, device or t._device, op="_arg")
+
+
+# --------------------------------------------------------------------------
+# Ops built from other jeet ops (gathers at computed indices, scans)
+# --------------------------------------------------------------------------
+
+
+def _scalar(x, value):
+    """A rank-0 constant of x's dtype."""
+    return _tensor._scalar_constant(value, x._dtype, "frontend")
+
+
+def strides(shape):
+    """Row-major strides (in elements) of a shape."""
+    out, step = [], 1
+    for d in reversed(shape):
+        out.append(step)
+        step *= d
+    return out[::-1]
+
+
+def index_in_range(index, size):
+    """An int64 index tensor along an axis of `size`: a negative index counts
+    from the end; one still outside [0, size) is clamped, as jeet.take
+    clamps."""
+    zero = _scalar(index, 0)
+    index = _tensor.where(_tensor.lt(index, zero),
+                          _tensor.add(index, _scalar(index, size)), index)
+    return _tensor.minimum(_tensor.maximum(index, zero), _scalar(index, size - 1))
+
+
+def int64(index):
+    return index if index._dtype == "i64" else _tensor.cast(index, "int64")
+
+
+def gather_along(data, index, axis):
+    """out[i, j, k] = data[i, index[i, j, k], k] (axis 1): ONNX's
+    GatherElements, torch.gather, numpy.take_along_axis without
+    broadcasting. index has data's rank and no larger size than data in the
+    other dimensions; its values wrap when negative and are clamped to the
+    axis. One jeet.take of the flattened data at the flat index: index *
+    stride(axis) plus every other coordinate (an iota) times its stride."""
+    step = strides(data.shape)
+    flat = index_in_range(int64(index), data.shape[axis])
+    if step[axis] != 1:
+        flat = _tensor.mul(flat, _scalar(flat, step[axis]))
+    for d in range(data.ndim):
+        if d == axis or index.shape[d] == 1:
+            continue
+        coordinate = _tensor.iota(index.shape, axis=d, dtype="int64")
+        if step[d] != 1:
+            coordinate = _tensor.mul(coordinate, _scalar(coordinate, step[d]))
+        flat = _tensor.add(flat, coordinate)
+    return _tensor.take(_tensor.reshape(data, (data.size,)), flat, 0)
+
+
+def flip(x, axis):
+    slices = [slice(None)] * x.ndim
+    slices[axis] = slice(None, None, -1)
+    return x[tuple(slices)]
+
+
+def shifted(x, axis, shift, fill=0):
+    """x moved `shift` places toward the end of `axis`, `fill` entering."""
+    size = x.shape[axis]
+    if shift >= size:
+        return _tensor.broadcast_to(_scalar(x, fill), x.shape)
+    slices = [slice(None)] * x.ndim
+    slices[axis] = slice(0, size - shift)
+    widths = [[0, 0] for _ in range(x.ndim)]
+    widths[axis] = [shift, 0]
+    return _tensor.pad(x[tuple(slices)], widths, fill)
+
+
+def scan(x, axis, combine, identity, exclusive=False, reverse=False):
+    """The inclusive scan of x along `axis` with `combine` (jeet.add: a
+    cumulative sum; jeet.mul: a product), as a Hillis-Steele scan: after the
+    round of shift s (1, 2, 4, ...) each element holds the combination of
+    the 2s elements up to it, so ceil(log2(size)) rounds of a shifted
+    combine. `identity` (0 for a sum, 1 for a product) enters at the start.
+    reverse scans the flipped axis; exclusive scans the input shifted by
+    one. Float results are combined in another order than the sequential
+    reference: equal to rounding."""
+    size = x.shape[axis]
+    if reverse:
+        x = flip(x, axis)
+    if exclusive:
+        x = shifted(x, axis, 1, identity)
+    shift = 1
+    while shift < size:
+        x = combine(x, shifted(x, axis, shift, identity))
+        shift *= 2
+    return flip(x, axis) if reverse else x

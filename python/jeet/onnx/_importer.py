@@ -33,6 +33,20 @@ EMBED_LIMIT = 1024
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
+# Ops of the default domain first defined after OPSET_MAX that Jeet
+# imports, with the opset of the definition it implements (its later
+# opsets are read as OPSET_MAX's are: the same definition while a node uses
+# no attribute or input added since). A model must declare that opset or a
+# newer one to use the op.
+LATER_OPS = {"RMSNormalization": 23, "Swish": 24, "CumProd": 26}
+
+
+def definition_opset(proto):
+    """The newest opset whose definition of the node's op Jeet implements."""
+    if (proto.domain or "") in DEFAULT_DOMAINS:
+        return LATER_OPS.get(proto.op_type, OPSET_MAX)
+    return OPSET_MAX
+
 
 class Static:
     """A value known when the model is loaded: a NumPy array and its ONNX
@@ -133,6 +147,9 @@ class Node:
             return value.array
         if name in self._importer.graph_inputs:
             raise NeedsStatic(name)
+        upstream = self._importer.shape_inputs(name)
+        if upstream:
+            raise NeedsStatic(upstream[0])
         producer = self._importer.producers.get(name, "?")
         raise self.error(
             f"{what} (input '{name}') must be known when the model is loaded "
@@ -211,6 +228,7 @@ class Importer:
         self.env = {}
         self.materialized = {}
         self.producers = {}
+        self._producer_protos = None
         self.node_index = 0
         self.opset = opset_of(model)
         initializer_names = {t.name for t in self.graph.initializer}
@@ -226,6 +244,36 @@ class Importer:
                 f"value '{name}' is used before any node computes it (the "
                 "model is malformed: nodes must be in topological order)")
         return value
+
+    def shape_inputs(self, name):
+        """The graph inputs that the run-time value `name` is computed from,
+        when they are small integer tensors and every node on the way is
+        one the importer folds (Cast, Add, Gather, ...): compiled by value,
+        they make `name` known when the model is loaded (a window's length
+        given as an input, cast to float for a Range). None otherwise."""
+        if self._producer_protos is None:
+            self._producer_protos = {o: p for p in self.graph.node for o in p.output if o}
+        found, stack, seen = [], [name], set()
+        while stack:
+            value_name = stack.pop()
+            if not value_name or value_name in seen:
+                continue
+            seen.add(value_name)
+            value = self.env.get(value_name)
+            if isinstance(value, Static):
+                continue
+            if value_name in self.graph_inputs:
+                if (not isinstance(value, _tensor.Tensor)
+                        or value._dtype not in ("i32", "i64")
+                        or value.size > FOLD_LIMIT):
+                    return None
+                found.append(value_name)
+                continue
+            proto = self._producer_protos.get(value_name)
+            if proto is None or proto.op_type not in self.folders:
+                return None
+            stack.extend(proto.input)
+        return found or None
 
     def as_tensor(self, name):
         value = self.lookup(name)
@@ -342,10 +390,11 @@ def opset_of(model):
 
 def schema_of(proto, opset):
     """The definition of a node's op that Jeet applies: the one in effect at
-    the model's opset, or at OPSET_MAX for newer models (see
-    newer_than_supported)."""
+    the model's opset, or at OPSET_MAX (an op of LATER_OPS: at its opset)
+    for newer models (see newer_than_supported)."""
     try:
-        return onnx.defs.get_schema(proto.op_type, min(opset, OPSET_MAX),
+        return onnx.defs.get_schema(proto.op_type,
+                                    min(opset, definition_opset(proto)),
                                     proto.domain or "")
     except onnx.defs.SchemaError:
         return None
@@ -361,8 +410,10 @@ def newer_than_supported(proto, opset, schema):
     read with the op's OPSET_MAX definition, or None when it can. The later
     definitions of the ops Jeet imports extend only their element types
     (which the importer checks on their own) or add attributes and inputs;
-    a node that uses none of those means what it meant in OPSET_MAX."""
-    if opset <= OPSET_MAX:
+    a node that uses none of those means what it meant in OPSET_MAX (an op
+    of LATER_OPS: in its opset there)."""
+    defined = definition_opset(proto)
+    if opset <= defined:
         return None
     try:
         onnx.defs.get_schema(proto.op_type, opset, proto.domain or "")
@@ -371,9 +422,9 @@ def newer_than_supported(proto, opset, schema):
     newer = sorted(a.name for a in proto.attribute if a.name not in schema.attributes)
     if newer:
         return (f"attribute {', '.join(repr(a) for a in newer)} is newer than "
-                f"opset {OPSET_MAX}")
+                f"opset {defined}")
     if schema.max_input < len(proto.input):
-        return f"input {schema.max_input} is newer than opset {OPSET_MAX}"
+        return f"input {schema.max_input} is newer than opset {defined}"
     return None
 
 
@@ -404,7 +455,8 @@ def scan_unsupported(model, converters, folders):
             continue
         schema = schema_of(proto, opset)
         if schema is None:
-            note(f"{op} (not an op of ONNX opset {min(opset, OPSET_MAX)})", name)
+            note(f"{op} (not an op of ONNX opset {min(opset, definition_opset(proto))})",
+                 name)
             continue
         newer = newer_than_supported(proto, opset, schema)
         if newer is not None:

@@ -11,6 +11,7 @@ import numpy as np
 from onnx import TensorProto
 
 from .. import _tensor as jt
+from .. import _frontends as built
 from . import _types
 from ._importer import Static
 
@@ -27,6 +28,20 @@ def converter(*op_types, needs=()):
                 CONVERTERS[op_type] = fn
         return fn
     return register
+
+
+def _in_this_onnx(*op_types):
+    """The op types the installed onnx package defines (ops newer than some
+    onnx versions: their converters register only where onnx knows them)."""
+    import onnx
+    out = []
+    for op_type in op_types:
+        try:
+            onnx.defs.get_schema(op_type)
+        except onnx.defs.SchemaError:
+            continue
+        out.append(op_type)
+    return out
 
 
 def _gelu_takes_approximate():
@@ -224,6 +239,14 @@ def _softsign(n):
 def _mish(n):
     x = n.tensor(0)
     return [jt.mul(x, jt.tanh(_softplus(x)))]
+
+
+@converter(*_in_this_onnx("Swish"))
+def _swish(n):
+    # x * sigmoid(alpha * x) (opset 24; SiLU when alpha is 1).
+    x = n.tensor(0)
+    alpha = float(n.attr("alpha", 1.0))
+    return [jt.mul(x, jt.sigmoid(x if alpha == 1.0 else jt.mul(x, _scalar(x, alpha))))]
 
 
 @converter("Clip")
@@ -927,6 +950,36 @@ def _layer_norm(n):
     return [y, mean, inv_std]
 
 
+@converter(*_in_this_onnx("RMSNormalization"))
+def _rms_norm(n):
+    # x / sqrt(mean(x^2 over axis..rank-1) + epsilon), cast back to x's
+    # type, times scale (which broadcasts to x; the result has scale's
+    # type). stash_type 1 (the default) computes float16 and bfloat16 in
+    # float32, as LayerNormalization does.
+    x, scale = n.tensor(0), n.tensor(1)
+    if x.ndim == 0:
+        raise n.error("the input must have rank 1 or more")
+    axis = _axis(n, int(n.attr("axis", -1)), x.ndim)
+    if scale.ndim > x.ndim or any(s not in (1, d) for s, d in
+                                  zip(scale.shape[::-1], x.shape[::-1])):
+        raise n.error(f"scale {scale.shape} does not broadcast to the input "
+                      f"{x.shape}")
+    if x.size == 0:
+        raise n.unsupported("an empty input")
+    dtype = x._dtype
+    if int(n.attr("stash_type", 1)) == 1 and dtype in ("f16", "bf16"):
+        x = jt.cast(x, "f32")
+    axes = list(range(axis, x.ndim))
+    mean_square = jt.mean(jt.mul(x, x), axes, True)
+    epsilon = _scalar(mean_square, float(n.attr("epsilon", 1e-5)))
+    y = jt.mul(x, jt.rsqrt(jt.add(mean_square, epsilon)))
+    if y._dtype != dtype:
+        y = jt.cast(y, dtype)
+    if scale._dtype != dtype:
+        y = jt.cast(y, scale._dtype)
+    return [jt.mul(y, scale)]
+
+
 def _per_channel(param, rank):
     """A (C,) parameter shaped to broadcast along axis 1 of a rank-`rank`
     tensor."""
@@ -1077,26 +1130,9 @@ def _gather(n):
     return [jt.take(x, n.tensor(1), axis)]
 
 
-def _strides(shape):
-    """Row-major strides (in elements) of a shape."""
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= d
-    return strides[::-1]
-
-
-def _index_in_range(index, size):
-    """An int64 index tensor along an axis of `size`: a negative index counts
-    from the end; one still outside [0, size) (an error in ONNX) is clamped,
-    as jeet.take clamps."""
-    zero = _scalar(index, 0)
-    index = jt.where(jt.lt(index, zero), jt.add(index, _scalar(index, size)), index)
-    return jt.minimum(jt.maximum(index, zero), _scalar(index, size - 1))
-
-
-def _int64(index):
-    return index if index._dtype == "i64" else jt.cast(index, "int64")
+_strides = built.strides
+_index_in_range = built.index_in_range  # negative indices wrap; clamped as Gather clamps
+_int64 = built.int64
 
 
 @converter("GatherElements", needs=("take", "iota", "where", "lt"))
@@ -1116,18 +1152,7 @@ def _gather_elements(n):
                           f"in dimension {d}")
     if data.size == 0 or indices.size == 0:
         raise n.unsupported("an empty data or indices tensor")
-    strides = _strides(data.shape)
-    flat = _index_in_range(_int64(indices), data.shape[axis])
-    if strides[axis] != 1:
-        flat = jt.mul(flat, _scalar(flat, strides[axis]))
-    for d in range(rank):
-        if d == axis or indices.shape[d] == 1:
-            continue
-        coordinate = jt.iota(indices.shape, axis=d, dtype="int64")
-        if strides[d] != 1:
-            coordinate = jt.mul(coordinate, _scalar(coordinate, strides[d]))
-        flat = jt.add(flat, coordinate)
-    return [jt.take(jt.reshape(data, (data.size,)), flat, 0)]
+    return [built.gather_along(data, indices, axis)]
 
 
 @converter("GatherND", needs=("take", "iota", "where", "lt"))
@@ -1170,6 +1195,39 @@ def _gather_nd(n):
         flat = jt.add(flat, jt.mul(offset, _scalar(offset, strides[d])))
     table = jt.reshape(data, (int(np.prod(lead)),) + data.shape[batch + depth:])
     return [jt.take(table, flat, 0)]
+
+
+@converter("ReverseSequence", needs=("take", "iota", "where", "lt"))
+def _reverse_sequence(n):
+    # The batch and time axes are 0 and 1 (either way round): out[b, t] is
+    # x[b, len[b] - 1 - t] for t < len[b], else x[b, t]; one gather of the
+    # rows of x viewed as (d0 * d1, rest...) at the flat indices of those
+    # positions.
+    x, lengths = n.tensor(0), n.tensor(1)
+    batch_axis, time_axis = int(n.attr("batch_axis", 1)), int(n.attr("time_axis", 0))
+    if x.ndim < 2:
+        raise n.error(f"the input must have rank 2 or more, got {x.shape}")
+    if {batch_axis, time_axis} != {0, 1}:
+        raise n.error(f"batch_axis ({batch_axis}) and time_axis ({time_axis}) "
+                      "must be 0 and 1, one each")
+    batch, steps = x.shape[batch_axis], x.shape[time_axis]
+    if lengths.shape != (batch,):
+        raise n.error(f"sequence_lens must have shape ({batch},) (one length "
+                      f"per batch entry), got {lengths.shape}")
+    if x.size == 0:
+        raise n.unsupported("an empty input")
+    # (d0, d1) grids of each position's batch entry and time step; a length
+    # outside [0, steps] (an error in ONNX) is clamped to it.
+    grid = x.shape[:2]
+    b = jt.iota(grid, axis=batch_axis, dtype="int64")
+    t = jt.iota(grid, axis=time_axis, dtype="int64")
+    length = jt.take(jt.minimum(jt.maximum(_int64(lengths), _scalar(b, 0)),
+                                _scalar(b, steps)), b, 0)
+    source = jt.where(jt.lt(t, length), jt.sub(jt.sub(length, _scalar(t, 1)), t), t)
+    first, second = (b, source) if batch_axis == 0 else (source, b)
+    flat = jt.add(jt.mul(first, _scalar(b, x.shape[1])), second)
+    rows = jt.reshape(x, (grid[0] * grid[1],) + x.shape[2:])
+    return [jt.take(rows, flat, 0)]
 
 
 def _sliced(x, slices):
@@ -1268,30 +1326,9 @@ def _pad(n):
     return [jt.pad(x, widths, value)]
 
 
-def _flip(x, axis):
-    slices = [slice(None)] * x.ndim
-    slices[axis] = slice(None, None, -1)
-    return _sliced(x, slices)
-
-
-def _shifted(x, axis, shift):
-    """x moved `shift` places toward the end of `axis`, zeros entering."""
-    size = x.shape[axis]
-    if shift >= size:
-        return jt.broadcast_to(_scalar(x, 0), x.shape)
-    slices = [slice(None)] * x.ndim
-    slices[axis] = slice(0, size - shift)
-    widths = [[0, 0] for _ in range(x.ndim)]
-    widths[axis] = [shift, 0]
-    return jt.pad(_sliced(x, slices), widths, 0)
-
-
-@converter("CumSum", needs=("pad", "concatenate"))
-def _cumsum(n):
-    # A Hillis-Steele scan: after the round of shift s (1, 2, 4, ...), each
-    # element holds the sum of the 2s elements up to it; ceil(log2(size))
-    # rounds of a shifted add. reverse scans the flipped axis; exclusive
-    # scans the input shifted by one.
+def _scan_input(n):
+    """The input of CumSum or CumProd and its axis (input 1, known at
+    load)."""
     x = n.tensor(0)
     if x.ndim == 0:
         raise n.error("the input must have rank 1 or more")
@@ -1299,19 +1336,28 @@ def _cumsum(n):
     if len(axis) != 1:
         raise n.error(f"axis must hold one value, got {len(axis)}")
     axis = _axis(n, axis[0], x.ndim)
-    size = x.shape[axis]
     if x.size == 0:
         raise n.unsupported("an empty input")
-    reverse = bool(n.attr("reverse", 0))
-    if reverse:
-        x = _flip(x, axis)
-    if n.attr("exclusive", 0):
-        x = _shifted(x, axis, 1)
-    shift = 1
-    while shift < size:
-        x = jt.add(x, _shifted(x, axis, shift))
-        shift *= 2
-    return [_flip(x, axis) if reverse else x]
+    return x, axis
+
+
+@converter("CumSum", needs=("pad", "concatenate"))
+def _cumsum(n):
+    # A Hillis-Steele scan (jeet._frontends.scan): ceil(log2(size)) rounds
+    # of a shifted add; reverse scans the flipped axis, exclusive the input
+    # shifted by one.
+    x, axis = _scan_input(n)
+    return [built.scan(x, axis, jt.add, 0, exclusive=bool(n.attr("exclusive", 0)),
+                       reverse=bool(n.attr("reverse", 0)))]
+
+
+@converter(*_in_this_onnx("CumProd"), needs=("pad", "concatenate"))
+def _cumprod(n):
+    # CumSum's scan with a multiply, ones entering where CumSum's zeros do.
+    # Integer products wrap around as the multiplies do.
+    x, axis = _scan_input(n)
+    return [built.scan(x, axis, jt.mul, 1, exclusive=bool(n.attr("exclusive", 0)),
+                       reverse=bool(n.attr("reverse", 0)))]
 
 
 # --------------------------------------------------------------------------
@@ -1662,11 +1708,67 @@ def _fold_slice(n):
     return [(data[tuple(index)], n.elem_type(0))]
 
 
+def _range_bound(n, i, what):
+    """Range's input i as a Python number known at load, or an error: the
+    output's length would depend on run-time values. A graph input, or a
+    value the importer folds from small integer graph inputs, compiles by
+    value."""
+    name = n.input_name(i) if n.has(i) else ""
+    importer = n._importer
+    if (n.has(i) and not n.is_static(i) and name not in importer.graph_inputs
+            and not importer.shape_inputs(name)):
+        raise n.error(
+            f"{what} (input '{name}') is computed at run time by node "
+            f"'{importer.producers.get(name, '?')}': the output's length, "
+            "ceil((limit - start) / delta), would depend on run-time values "
+            "(Jeet compiles static shapes); start, limit and delta must be "
+            "known when the model is loaded")
+    array = np.asarray(n.static(i, what))
+    if array.size != 1:
+        raise n.error(f"{what} must be a scalar, got shape {array.shape}")
+    return array.reshape(-1)[0].item()
+
+
+def _range_values(n):
+    """Range's output, computed at load: start + i * delta for i below
+    max(ceil((limit - start) / delta), 0); exact for integers, float
+    values from float64 (as ONNX's reference), float16 and bfloat16 from
+    float32 (stash_type 1, the default since opset 27)."""
+    start, limit, delta = (_range_bound(n, i, what) for i, what in
+                           enumerate(("start", "limit", "delta")))
+    elem_type = n.elem_type(0)
+    if delta == 0:
+        raise n.error("delta must not be 0")
+    dtype = _types.numpy_dtype(elem_type)
+    if dtype.kind in "iu":
+        start, limit, delta = int(start), int(limit), int(delta)
+        count = max(-((start - limit) // delta), 0)  # ceil((limit - start) / delta)
+        values = start + np.arange(count, dtype=np.int64) * delta
+        return values.astype(dtype), elem_type
+    if elem_type in (TensorProto.FLOAT16, TensorProto.BFLOAT16):
+        start, limit, delta = (float(np.float32(v)) for v in (start, limit, delta))
+    count = max(int(np.ceil((limit - start) / delta)), 0)
+    values = start + np.arange(count, dtype=np.float64) * delta
+    if elem_type == TensorProto.BFLOAT16:
+        import ml_dtypes  # onnx's dependency: bfloat16 rounding
+        return values.astype(ml_dtypes.bfloat16).astype(np.float32), elem_type
+    return values.astype(dtype), elem_type
+
+
 @folder("Range")
 def _fold_range(n):
-    start, limit, delta = (n.static(i, name) for i, name in
-                           enumerate(("start", "limit", "delta")))
-    return [(np.arange(start, limit, delta).astype(start.dtype), n.elem_type(0))]
+    return [_range_values(n)]
+
+
+@converter("Range")
+def _range(n):
+    # The values are known when the model is loaded (they decide the
+    # output's shape): a Static result, which a consumer reads as a
+    # constant or a bound argument.
+    array, elem_type = _range_values(n)
+    if array.size == 0:
+        raise n.unsupported("an empty range")
+    return [Static(array, elem_type)]
 
 
 @folder("ReduceProd")

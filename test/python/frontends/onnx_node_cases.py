@@ -22,21 +22,24 @@ DepthToSpace Div Dropout Elu Exp Expand EyeLike Flatten Gemm GlobalAveragePool
 GlobalLpPool GlobalMaxPool GroupNormalization HardSigmoid HardSwish Identity
 InstanceNormalization LayerNormalization LeakyRelu Log LogSoftmax
 LpNormalization MatMul Max Mean MeanVarianceNormalization Min Mish Mul Neg
-PRelu Pow Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax
-ReduceMean ReduceSum ReduceSumSquare Relu Reshape Selu Shape Sigmoid Size
-Softmax Softplus Softsign SpaceToDepth Sqrt Squeeze Sub Sum Tanh Tile
+PRelu Pow Range Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp
+ReduceMax ReduceMean ReduceSum ReduceSumSquare Relu Reshape Selu Shape Sigmoid
+Size Softmax Softplus Softsign SpaceToDepth Sqrt Squeeze Sub Sum Tanh Tile
 Transpose Unsqueeze
 """.split())
 
 # Ops Jeet claims when this build has the jeet ops their converters need
-# (jeet.onnx registers those converters only then): claimed, and their
-# cases run, exactly when jeet.onnx.supported_ops() lists them.
+# and, for ops newer than some onnx packages (CumProd, RMSNormalization,
+# Swish), the installed onnx defines them (jeet.onnx registers those
+# converters only then): claimed, and their cases run, exactly when
+# jeet.onnx.supported_ops() lists them.
 INCLUDE_WHEN_BUILT = sorted("""
 Acos Acosh And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool BitwiseAnd
-BitwiseNot BitwiseOr BitwiseXor Ceil Concat Conv Cos Cosh CumSum Einsum Equal
-Erf Floor Gather GatherElements GatherND Greater GreaterOrEqual Hardmax IsInf
-IsNaN LRN Less LessOrEqual MaxPool Mod Not OneHot Or Pad ReduceMin ReduceProd
-Round Shrink Sign Sin Sinh Slice Split Tan ThresholdedRelu Trilu Where Xor
+BitwiseNot BitwiseOr BitwiseXor Ceil Concat Conv Cos Cosh CumProd CumSum Einsum
+Equal Erf Floor Gather GatherElements GatherND Greater GreaterOrEqual Hardmax
+IsInf IsNaN LRN Less LessOrEqual MaxPool Mod Not OneHot Or Pad ReduceMin
+ReduceProd ReverseSequence RMSNormalization Round Shrink Sign Sin Sinh Slice
+Split Swish Tan ThresholdedRelu Trilu Where Xor
 """.split())
 
 
@@ -73,6 +76,18 @@ EXCLUDED = {
     "test_rotary_embedding_interleaved_expanded": "empty tensors",
     "test_rotary_embedding_no_position_ids_expanded": "empty tensors",
     "test_rotary_embedding_no_position_ids_interleaved_expanded": "empty tensors",
+    # The causal bfloat16 Attention functions (in scope since Range, which
+    # builds their masks, is claimed): the softmax's input matches the
+    # reference exactly, but Jeet's bfloat16 softmax (computed in float32,
+    # rounded once) differs from the reference's by one unit in the last
+    # place at some elements (each is the correctly rounded softmax about
+    # as often: 82-94% of the elements against 77-93%), and the matmul
+    # after it carries that to 2-3 units (up to 1.4%) at a few outputs,
+    # above the cases' one unit.
+    "test_attention_4d_causal_bf16_expanded": "bfloat16 rounding of softmax (1-3 ulp)",
+    "test_attention_4d_padded_kv_bf16_expanded": "bfloat16 rounding of softmax (1-3 ulp)",
+    "test_attention_4d_causal_padded_kv_bf16_expanded": "bfloat16 rounding of softmax (1-3 ulp)",
+    "test_attention_3d_causal_bf16_expanded": "bfloat16 rounding of softmax (1-3 ulp)",
 }
 
 # Cases of claimed ops, by a part of their names, that use what Jeet's

@@ -925,3 +925,246 @@ def test_lrn_errors_name_the_node():
     message = node_error("LRN", {"x": np.zeros((2, 3, 4), np.float32)},
                          [("y", TensorProto.FLOAT, [2, 3, 4])], size=0)
     assert "size must be 1 or more, got 0" in message
+
+
+# --------------------------------------------------------------------------
+# More ops built from other jeet ops: Swish, RMSNormalization, Range,
+# CumProd, ReverseSequence (float64 or exact NumPy references)
+# --------------------------------------------------------------------------
+
+_NP_TO_ONNX[np.dtype(np.bool_)] = TensorProto.BOOL
+
+
+def needs_schema(op):
+    try:
+        onnx.defs.get_schema(op)
+    except onnx.defs.SchemaError:
+        pytest.skip(f"this onnx package does not define {op}")
+
+
+def sigmoid64(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@pytest.mark.parametrize("alpha", [None, 1.0, 0.5, -2.0])
+def test_swish_with_alpha(rng, alpha):
+    needs_schema("Swish")
+    x = (rng.standard_normal((3, 4, 5)) * 4).astype(np.float32)
+    attrs = {} if alpha is None else {"alpha": alpha}
+    (y,) = run_node("Swish", {"x": x}, [("y", TensorProto.FLOAT, [3, 4, 5])], opset=24, **attrs)
+    x64 = x.astype(np.float64)
+    a = 1.0 if alpha is None else alpha
+    np.testing.assert_allclose(y, x64 * sigmoid64(a * x64), rtol=1e-5, atol=1e-6)
+
+
+def test_ops_newer_than_the_models_opset_are_refused():
+    # Swish is an op of opset 24: a model of opset 23 cannot use it.
+    needs_schema("Swish")
+    model = make_model([helper.make_node("Swish", ["x"], ["y"], name="sw")],
+                       [f32("x", [2])], [f32("y", [2])], opset=23)
+    with pytest.raises(OnnxImportError):
+        jeet.onnx.load(model)
+    from jeet.onnx import _importer
+    with pytest.raises(UnsupportedOpsError) as error:
+        _importer.scan_unsupported(model, jeet.onnx._ops.CONVERTERS, jeet.onnx._ops.FOLDERS)
+    assert error.value.ops == {"Swish (not an op of ONNX opset 23)": ["sw"]}
+
+
+def rms_norm_reference(x, scale, axis, epsilon):
+    x = x.astype(np.float64)
+    axes = tuple(range(axis % x.ndim, x.ndim))
+    return x / np.sqrt((x * x).mean(axis=axes, keepdims=True) + epsilon) * scale.astype(np.float64)
+
+
+@pytest.mark.parametrize("axis, scale_shape", [
+    (-1, (6,)), (1, (4, 5, 6)), (2, (1, 6)), (0, (3, 4, 5, 6)), (-3, (4, 1, 6)),
+])
+def test_rms_normalization_axes_and_scale_broadcast(rng, axis, scale_shape):
+    needs_schema("RMSNormalization")
+    x = (rng.standard_normal((3, 4, 5, 6)) * 3 + 0.5).astype(np.float32)
+    scale = rng.standard_normal(scale_shape).astype(np.float32)
+    (y,) = run_node("RMSNormalization", {"x": x, "scale": scale},
+                    [("y", TensorProto.FLOAT, list(x.shape))], opset=23,
+                    axis=axis, epsilon=1e-3)
+    np.testing.assert_allclose(y, rms_norm_reference(x, scale, axis, 1e-3), rtol=1e-5, atol=1e-5)
+
+
+def test_rms_normalization_float16_statistics_in_float32(rng):
+    # Squares of float16 values near 300 overflow float16 (65504): the
+    # statistics must be computed in float32 (stash_type 1, the default).
+    needs_schema("RMSNormalization")
+    x = (rng.standard_normal((4, 64)) * 30 + 300).astype(np.float16)
+    scale = rng.standard_normal(64).astype(np.float16)
+    (y,) = run_node("RMSNormalization", {"x": x, "scale": scale},
+                    [("y", TensorProto.FLOAT16, [4, 64])], opset=23)
+    assert y.dtype == np.float16 and np.isfinite(y).all()
+    np.testing.assert_allclose(y.astype(np.float64), rms_norm_reference(x, scale, -1, 1e-5),
+                               rtol=2e-3, atol=2e-3)
+
+
+def test_rms_normalization_errors_name_the_node():
+    needs_schema("RMSNormalization")
+    x = np.zeros((2, 3, 4), np.float32)
+    message = node_error("RMSNormalization", {"x": x, "scale": np.zeros(3, np.float32)},
+                         [("y", TensorProto.FLOAT, [2, 3, 4])], opset=23)
+    assert "scale (3,) does not broadcast to the input (2, 3, 4)" in message
+
+
+def range_model(start, limit, delta, elem_type):
+    """y = Range(start, limit, delta), the bounds initializers."""
+    bounds = {"start": start, "limit": limit, "delta": delta}
+    inits = [numpy_helper.from_array(np.asarray(v), k) for k, v in bounds.items()]
+    node = helper.make_node("Range", ["start", "limit", "delta"], ["y"], name="node")
+    return make_model([node], [], [helper.make_tensor_value_info("y", elem_type, ["n"])],
+                      inits)
+
+
+@pytest.mark.parametrize("start, limit, delta, dtype", [
+    (3, 9, 3, np.int64), (10, 4, -2, np.int32), (-7, 20, 4, np.int64),
+    (0.5, 3.7, 0.3, np.float32), (2.0, -1.0, -0.25, np.float32), (1.0, 1.7, 0.5, np.float32),
+])
+def test_range_of_values_known_at_load(start, limit, delta, dtype):
+    # Integer bounds fold with the shape arithmetic; float ones are
+    # converted to a value known at load. start + i * delta, i below
+    # ceil((limit - start) / delta).
+    values = [np.asarray(v, dtype) for v in (start, limit, delta)]
+    model = range_model(*values, _NP_TO_ONNX[np.dtype(dtype)])
+    (y,) = jeet.onnx.load(model, device="cpu")()
+    s, l, d = (float(v) for v in values)
+    count = max(int(np.ceil((l - s) / d)), 0)
+    want = (s + np.arange(count) * d).astype(dtype)
+    assert np.asarray(y).dtype == dtype
+    np.testing.assert_allclose(np.asarray(y), want, rtol=1e-6)
+
+
+def test_range_feeds_run_time_ops_and_compiles_its_bounds_by_value(rng):
+    # Range's float positions scale x; its limit is a graph input (it
+    # decides the shape): compiled once per value.
+    nodes = [helper.make_node("Range", ["start", "limit", "delta"], ["r"], name="node"),
+             helper.make_node("Mul", ["x", "r"], ["y"])]
+    model = make_model(
+        nodes, [f32("x", [3, 1]), f32("limit", [])], [f32("y", [3, "n"])],
+        [numpy_helper.from_array(np.asarray(0.5, np.float32), "start"),
+         numpy_helper.from_array(np.asarray(1.5, np.float32), "delta")])
+    compiled = jeet.onnx.load(model, device="cpu")
+    x = rng.standard_normal((3, 1)).astype(np.float32)
+    for limit in (5.0, 9.5):
+        (y,) = compiled(x, np.asarray(limit, np.float32))
+        np.testing.assert_allclose(np.asarray(y), x * np.arange(0.5, limit, 1.5, np.float32),
+                                   rtol=1e-6)
+    assert compiled.static_inputs == ["limit"]
+
+
+def test_range_of_a_length_cast_from_an_integer_input_compiles_it_by_value():
+    # A window of n float positions, n an int32 graph input cast to float
+    # (the expanded HannWindow functions): n is compiled by value.
+    nodes = [helper.make_node("Cast", ["n"], ["nf"], to=TensorProto.FLOAT),
+             helper.make_node("Range", ["zero", "nf", "one"], ["y"], name="node")]
+    model = make_model(
+        nodes, [helper.make_tensor_value_info("n", TensorProto.INT32, [])], [f32("y", ["len"])],
+        [numpy_helper.from_array(np.asarray(0.0, np.float32), "zero"),
+         numpy_helper.from_array(np.asarray(1.0, np.float32), "one")])
+    compiled = jeet.onnx.load(model, device="cpu")
+    for n in (4, 7):
+        (y,) = compiled(np.asarray(n, np.int32))
+        np.testing.assert_array_equal(np.asarray(y), np.arange(n, dtype=np.float32))
+    assert compiled.static_inputs == ["n"]
+
+
+def test_range_errors_name_the_node():
+    # Bounds computed from tensor data: the shape would depend on them.
+    nodes = [helper.make_node("ReduceMax", ["x"], ["m"], name="max", keepdims=0),
+             helper.make_node("Range", ["zero", "m", "one"], ["y"], name="node")]
+    model = make_model(nodes, [f32("x", [3])], [f32("y", ["n"])],
+                       [numpy_helper.from_array(np.asarray(0.0, np.float32), "zero"),
+                        numpy_helper.from_array(np.asarray(1.0, np.float32), "one")])
+    with pytest.raises(OnnxImportError, match=r"Range node 'node': limit \(input 'm'\) is "
+                       r"computed at run time by node 'max': the output's length.*would "
+                       r"depend on run-time values"):
+        jeet.onnx.load(model)
+    zero = [np.asarray(v, np.float32) for v in (0.0, 3.0, 0.0)]
+    with pytest.raises(OnnxImportError, match="Range node 'node': delta must not be 0"):
+        jeet.onnx.load(range_model(*zero, TensorProto.FLOAT))
+
+
+def cumprod_reference(x, axis, exclusive, reverse):
+    x = np.flip(x, axis) if reverse else x
+    x = x.astype(np.float64) if x.dtype.kind == "f" else x
+    if exclusive:
+        x = np.concatenate([np.ones_like(np.take(x, [0], axis)), np.delete(x, -1, axis)], axis)
+    y = np.cumprod(x, axis=axis)
+    return np.flip(y, axis) if reverse else y
+
+
+@pytest.mark.parametrize("exclusive", [0, 1])
+@pytest.mark.parametrize("reverse", [0, 1])
+@pytest.mark.parametrize("axis", [1, -1])
+def test_cumprod_exclusive_and_reverse(rng, exclusive, reverse, axis):
+    needs_schema("CumProd")
+    # Factors near 1 (products neither vanish nor overflow), sizes that are
+    # not powers of two, a few negative.
+    x = (np.exp(rng.standard_normal((3, 37, 21)) * 0.1)
+         * rng.choice([1, -1], size=(3, 37, 21), p=[0.9, 0.1])).astype(np.float32)
+    (y,) = run_node("CumProd", {"x": x}, [("y", TensorProto.FLOAT, list(x.shape))],
+                    {"axis": np.asarray(axis, np.int64)}, opset=26,
+                    exclusive=exclusive, reverse=reverse)
+    np.testing.assert_allclose(y, cumprod_reference(x, axis, exclusive, reverse),
+                               rtol=2e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_cumprod_integers_are_exact(rng, dtype):
+    needs_schema("CumProd")
+    x = rng.integers(-3, 4, size=(13, 3)).astype(dtype)
+    for exclusive, reverse in [(0, 0), (1, 1), (0, 1)]:
+        (y,) = run_node("CumProd", {"x": x}, [("y", _NP_TO_ONNX[np.dtype(dtype)], [13, 3])],
+                        {"axis": np.asarray(0, np.int32)}, opset=26,
+                        exclusive=exclusive, reverse=reverse)
+        np.testing.assert_array_equal(y, cumprod_reference(x, 0, exclusive, reverse))
+
+
+def reverse_sequence_reference(x, lengths, batch_axis, time_axis):
+    y = x.copy()
+    for b, n in enumerate(lengths):
+        index = [slice(None)] * x.ndim
+        index[batch_axis] = b
+        source = list(index)
+        index[time_axis] = slice(0, n)
+        source[time_axis] = slice(n - 1, None, -1) if n else slice(0, 0)
+        y[tuple(index)] = x[tuple(source)]
+    return y
+
+
+@pytest.mark.parametrize("batch_axis, time_axis", [(1, 0), (0, 1)])
+@pytest.mark.parametrize("shape", [(6, 5), (6, 5, 3, 2)])
+def test_reverse_sequence_per_batch_lengths(rng, batch_axis, time_axis, shape):
+    x = rng.standard_normal(shape).astype(np.float32)
+    steps, batch = shape[time_axis], shape[batch_axis]
+    # Every length from 0 (nothing reversed) to all the steps.
+    lengths = rng.permutation(np.arange(batch) % (steps + 1)).astype(np.int64)
+    (y,) = run_node("ReverseSequence", {"x": x, "lens": lengths},
+                    [("y", TensorProto.FLOAT, list(shape))],
+                    batch_axis=batch_axis, time_axis=time_axis)
+    np.testing.assert_array_equal(y, reverse_sequence_reference(x, lengths, batch_axis, time_axis))
+
+
+def test_reverse_sequence_of_ints_and_bools(rng):
+    x = rng.integers(-100, 100, size=(4, 7, 2)).astype(np.int32)
+    lengths = np.asarray([1, 4, 0, 3, 2, 4, 1], np.int64)
+    (y,) = run_node("ReverseSequence", {"x": x, "lens": lengths},
+                    [("y", TensorProto.INT32, [4, 7, 2])])
+    np.testing.assert_array_equal(y, reverse_sequence_reference(x, lengths, 1, 0))
+    mask = x > 0
+    (m,) = run_node("ReverseSequence", {"x": mask, "lens": lengths},
+                    [("y", TensorProto.BOOL, [4, 7, 2])])
+    np.testing.assert_array_equal(m, reverse_sequence_reference(mask, lengths, 1, 0))
+
+
+def test_reverse_sequence_errors_name_the_node():
+    x = np.zeros((4, 3), np.float32)
+    message = node_error("ReverseSequence", {"x": x, "lens": np.zeros(4, np.int64)},
+                         [("y", TensorProto.FLOAT, [4, 3])])
+    assert "sequence_lens must have shape (3,) (one length per batch entry), got (4,)" in message
+    message = node_error("ReverseSequence", {"x": x, "lens": np.zeros(4, np.int64)},
+                         [("y", TensorProto.FLOAT, [4, 3])], batch_axis=0, time_axis=0)
+    assert "batch_axis (0) and time_axis (0) must be 0 and 1, one each" in message

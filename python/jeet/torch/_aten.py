@@ -16,6 +16,7 @@ import weakref
 import torch
 
 from .. import _tensor as jt
+from .. import _frontends as built
 from . import _dtypes
 
 aten = torch.ops.aten
@@ -671,19 +672,74 @@ def _flip(node, x, dims):
                    for d in range(x.ndim))]
 
 
-@converter(aten.index.Tensor, needs=("take",))
+@converter(aten.index.Tensor, needs=("take", "iota", "where", "lt"))
 def _index(node, x, indices):
     # x[idx] (and x[:, idx], ...): one integer index tensor, the other
     # dimensions whole, is numpy.take along that dimension. Several index
-    # tensors (advanced indexing that pairs them) and boolean masks stay in
-    # torch.
+    # tensors (x[i, j], x[:, i, j], x[i, :, j]) broadcast together to a
+    # shape B and pick elements (or slices) in pairs: their flat index in
+    # the indexed dimensions, sum of each (wrapped) index times its stride,
+    # and one take of x with those dimensions collapsed into one. Adjacent
+    # indexed dimensions are replaced by B where they were (collapsed in
+    # place by a reshape); otherwise B comes first (the indexed dimensions
+    # transposed to the front), as torch and numpy define it. Boolean masks
+    # (a shape that depends on the data) stay in torch.
     given = [(d, i) for d, i in enumerate(indices) if i is not None]
-    if len(given) != 1 or not _is_tensor(given[0][1]):
-        raise Unsupported("indexing with more than one index tensor")
-    dim, index = given[0]
-    if index._dtype not in ("i32", "i64"):
-        raise Unsupported(f"indexing with a {index._dtype} tensor")
-    return jt.take(x, index, dim)
+    if not given or any(not _is_tensor(i) for _, i in given):
+        raise Unsupported("indexing without an index tensor")
+    for _, index in given:
+        if index._dtype not in ("i32", "i64"):
+            raise Unsupported(f"indexing with a {index._dtype} tensor")
+    if len(given) == 1:
+        dim, index = given[0]
+        return jt.take(x, index, dim)
+    if x.size == 0 or any(i.size == 0 for _, i in given):
+        raise Unsupported("indexing with an empty tensor")
+    dims = [d for d, _ in given]
+    sizes = [x.shape[d] for d in dims]
+    steps = built.strides(sizes)
+    flat = None
+    for (d, index), step in zip(given, steps):
+        term = built.index_in_range(built.int64(index), x.shape[d])
+        if step != 1:
+            term = jt.mul(term, step)
+        flat = term if flat is None else jt.add(flat, term)
+    shape = tuple(int(n) for n in torch.broadcast_shapes(*(tuple(i.shape) for _, i in given)))
+    flat = jt.broadcast_to(flat, shape)
+    if dims == list(range(dims[0], dims[-1] + 1)):
+        first = dims[0]
+        collapsed = x.shape[:first] + (math.prod(sizes),) + x.shape[dims[-1] + 1:]
+        return jt.take(jt.reshape(x, collapsed), flat, first)
+    rest = [d for d in range(x.ndim) if d not in dims]
+    front = jt.transpose(x, dims + rest)
+    return jt.take(jt.reshape(front, (math.prod(sizes),) + tuple(x.shape[d] for d in rest)),
+                   flat, 0)
+
+
+@converter(aten.gather.default, needs=("take", "iota", "where", "lt"))
+def _gather(node, x, dim, index, sparse_grad=False):
+    # torch.gather: out[i][j][k] = x[i][index[i][j][k]][k] (dim 1), ONNX's
+    # GatherElements: one take of the flattened x at flat indices.
+    if x.ndim == 0 or index.ndim != x.ndim:
+        raise Unsupported("gather of a scalar")
+    if x.size == 0 or index.size == 0:
+        raise Unsupported("gather with an empty tensor")
+    return built.gather_along(x, index, dim % x.ndim)
+
+
+@converter([aten.cumsum.default, aten.cumprod.default], needs=("pad",))
+def _cumulative(node, x, dim, dtype=None):
+    # A Hillis-Steele scan (ceil(log2 n) rounds of a shifted add or
+    # multiply), in the result's dtype (torch sums and multiplies integers
+    # and bools in int64).
+    x = _operand(x, result_dtype(node))
+    if x.ndim == 0:
+        return x
+    if x.size == 0:
+        raise Unsupported("an empty input")
+    if node.target is aten.cumsum.default:
+        return built.scan(x, dim % x.ndim, jt.add, 0)
+    return built.scan(x, dim % x.ndim, jt.mul, 1)
 
 
 def _sliced(x, dim, piece):

@@ -10,9 +10,9 @@ builds the jeet graph op by op with Jeet's graph builder; `jeet-import-onnx
 model.onnx -o model.mlir` (or `python -m jeet.onnx`) writes that graph as
 MLIR. It imports the op definitions of ONNX opsets 13 to 21 (a model that
 declares a newer opset is accepted when every op it uses is defined as in
-opset 21 or earlier), and of three later ops: RMSNormalization (opset 23),
-Swish (24) and CumProd (26). Needs the `onnx` package; `import jeet` does
-not.
+opset 21 or earlier), and of five later ops: RMSNormalization and
+RotaryEmbedding (opset 23), Swish (24), CumProd (26) and SwiGLU (28).
+Needs the `onnx` package; `import jeet` does not.
 """
 
 from ._errors import OnnxImportError, UnsupportedOpsError

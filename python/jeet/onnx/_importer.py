@@ -38,7 +38,8 @@ DEFAULT_DOMAINS = ("", "ai.onnx")
 # opsets are read as OPSET_MAX's are: the same definition while a node uses
 # no attribute or input added since). A model must declare that opset or a
 # newer one to use the op.
-LATER_OPS = {"RMSNormalization": 23, "Swish": 24, "CumProd": 26}
+LATER_OPS = {"RMSNormalization": 23, "RotaryEmbedding": 23, "Swish": 24,
+             "CumProd": 26, "SwiGLU": 28}
 
 
 def definition_opset(proto):

@@ -249,6 +249,18 @@ def _swish(n):
     return [jt.mul(x, jt.sigmoid(x if alpha == 1.0 else jt.mul(x, _scalar(x, alpha))))]
 
 
+@converter(*_in_this_onnx("SwiGLU"))
+def _swiglu(n):
+    # Swish_alpha(A) * B (opset 28): A and B of one shape, no broadcasting.
+    a, b = n.tensor(0), n.tensor(1)
+    if tuple(a.shape) != tuple(b.shape):
+        raise n.error(f"A {a.shape} and B {b.shape} must have the same shape "
+                      "(SwiGLU does not broadcast)")
+    alpha = float(n.attr("alpha", 1.0))
+    gate = jt.sigmoid(a if alpha == 1.0 else jt.mul(a, _scalar(a, alpha)))
+    return [jt.mul(jt.mul(a, gate), b)]
+
+
 @converter("Clip")
 def _clip(n):
     x = n.tensor(0)
@@ -980,6 +992,75 @@ def _rms_norm(n):
     return [jt.mul(y, scale)]
 
 
+@converter(*_in_this_onnx("RotaryEmbedding"), needs=("take", "concatenate"))
+def _rotary_embedding(n):
+    # RoPE (opset 23) on X (batch, heads, seq, head_size), or (batch, seq,
+    # hidden) with num_heads: the first rotary_embedding_dim features of
+    # each head (halves, or even and odd features when interleaved) turn
+    # by the angles whose cos and sin the caches hold, (max_position,
+    # dim/2) rows taken at position_ids (batch, seq), or (batch, seq, dim/2)
+    # without position_ids.
+    x, cos, sin = n.tensor(0), n.tensor(1), n.tensor(2)
+    interleaved = bool(n.attr("interleaved", 0))
+    if x.ndim == 4:
+        batch, heads, seq, head_size = x.shape
+        x4 = x
+    elif x.ndim == 3:
+        batch, seq, hidden = x.shape
+        heads = int(n.attr("num_heads", 0))
+        if heads <= 0 or hidden % heads:
+            raise n.error(f"a rank-3 input {x.shape} needs num_heads dividing "
+                          f"its hidden size, got num_heads={heads}")
+        head_size = hidden // heads
+        x4 = jt.transpose(jt.reshape(x, (batch, seq, heads, head_size)), (0, 2, 1, 3))
+    else:
+        raise n.error(f"the input must have rank 3 or 4, got {x.shape}")
+    dim = int(n.attr("rotary_embedding_dim", 0)) or head_size
+    if dim > head_size or dim % 2:
+        raise n.error(f"rotary_embedding_dim {dim} must be even and at most "
+                      f"the head size {head_size}")
+    half = dim // 2
+    if n.has(3):
+        positions = n.tensor(3)
+        if tuple(positions.shape) != (batch, seq):
+            raise n.error(f"position_ids {positions.shape} must be (batch, "
+                          f"sequence) = {(batch, seq)}")
+        want = lambda c: c.ndim == 2 and c.shape[1] == half
+        expected = f"(max_position, {half})"
+    else:
+        want = lambda c: tuple(c.shape) == (batch, seq, half)
+        expected = f"{(batch, seq, half)}"
+    for name, cache in (("cos_cache", cos), ("sin_cache", sin)):
+        if not want(cache):
+            raise n.error(f"{name} {cache.shape} must be {expected}")
+    if x.size == 0:
+        raise n.unsupported("an empty input")
+    if n.has(3):
+        index = _index_in_range(_int64(positions), cos.shape[0])
+        cos, sin = jt.take(cos, index, 0), jt.take(sin, index, 0)
+    # (batch, 1, seq, dim/2): one angle per position for every head.
+    cos = jt.reshape(cos, (batch, 1, seq, half))
+    sin = jt.reshape(sin, (batch, 1, seq, half))
+    if interleaved:
+        x1, x2 = x4[:, :, :, 0:dim:2], x4[:, :, :, 1:dim:2]
+    else:
+        x1, x2 = x4[:, :, :, 0:half], x4[:, :, :, half:dim]
+    real = jt.sub(jt.mul(cos, x1), jt.mul(sin, x2))
+    imag = jt.add(jt.mul(sin, x1), jt.mul(cos, x2))
+    if interleaved:
+        shape = (batch, heads, seq, half, 1)
+        rotated = jt.reshape(jt.concatenate(
+            [jt.reshape(real, shape), jt.reshape(imag, shape)], 4),
+            (batch, heads, seq, dim))
+    else:
+        rotated = jt.concatenate([real, imag], 3)
+    if dim < head_size:
+        rotated = jt.concatenate([rotated, x4[:, :, :, dim:head_size]], 3)
+    if x.ndim == 3:
+        rotated = jt.reshape(jt.transpose(rotated, (0, 2, 1, 3)), x.shape)
+    return [rotated]
+
+
 def _per_channel(param, rank):
     """A (C,) parameter shaped to broadcast along axis 1 of a rank-`rank`
     tensor."""
@@ -1153,6 +1234,73 @@ def _gather_elements(n):
     if data.size == 0 or indices.size == 0:
         raise n.unsupported("an empty data or indices tensor")
     return [built.gather_along(data, indices, axis)]
+
+
+def _picked_loss(n, log_prob, target, weight_index):
+    """NegativeLogLikelihoodLoss of log_prob (N, C, d1, ...) at target
+    (N, d1, ...): -log_prob[n, target[n, d], d] times the target's weight
+    (input `weight_index`, (C,), when present), 0 where target equals
+    ignore_index, then summed or averaged (over the weights) by
+    `reduction`."""
+    reduction = n.attr("reduction", "mean")
+    if reduction not in ("none", "sum", "mean"):
+        raise n.error(f"reduction must be 'none', 'sum' or 'mean', got {reduction!r}")
+    if log_prob.ndim < 2:
+        raise n.error(f"the input must have rank 2 or more (N, C, ...), got "
+                      f"{log_prob.shape}")
+    batch, classes = log_prob.shape[:2]
+    expected = (batch,) + tuple(log_prob.shape[2:])
+    if tuple(target.shape) != expected:
+        raise n.error(f"target {target.shape} must be {expected} for the input "
+                      f"{log_prob.shape}")
+    weight = n.tensor(weight_index) if n.has(weight_index) else None
+    if weight is not None and tuple(weight.shape) != (classes,):
+        raise n.error(f"weight {weight.shape} must be ({classes},), one per class")
+    if log_prob.size == 0:
+        raise n.unsupported("an empty input")
+    target = _int64(target)
+    ignore_index = n.attr("ignore_index")
+    keep = None
+    if ignore_index is not None:
+        keep = jt.ne(target, _scalar(target, int(ignore_index)))
+        target = jt.where(keep, target, _scalar(target, 0))
+    picked = built.gather_along(log_prob, jt.reshape(target, (batch, 1) + expected[1:]), 1)
+    loss = jt.neg(jt.reshape(picked, expected))
+    scale = None
+    if weight is not None:
+        scale = jt.take(weight, _index_in_range(target, classes), 0)
+        if keep is not None:
+            scale = jt.where(keep, scale, _scalar(scale, 0.0))
+    elif keep is not None:
+        scale = jt.where(keep, jt.broadcast_to(_scalar(loss, 1.0), expected),
+                         _scalar(loss, 0.0))
+    if scale is not None:
+        loss = jt.mul(loss, scale)
+    if reduction == "none":
+        return loss
+    total = jt.sum(loss)
+    if reduction == "sum":
+        return total
+    if scale is None:
+        return jt.div(total, _scalar(total, float(loss.size)))
+    return jt.div(total, jt.sum(scale))
+
+
+@converter("NegativeLogLikelihoodLoss", needs=("take", "iota", "where", "lt", "ne"))
+def _nll_loss(n):
+    return [_picked_loss(n, n.tensor(0), n.tensor(1), 2)]
+
+
+@converter("SoftmaxCrossEntropyLoss", needs=("take", "iota", "where", "lt", "ne"))
+def _softmax_cross_entropy_loss(n):
+    # The NegativeLogLikelihoodLoss of the log-softmax over the classes
+    # (axis 1), which is the optional second output.
+    x = n.tensor(0)
+    if x.ndim < 2:
+        raise n.error(f"the input must have rank 2 or more (N, C, ...), got {x.shape}")
+    shifted = jt.sub(x, jt.max(x, 1, True))
+    log_prob = jt.sub(shifted, jt.log(jt.sum(jt.exp(shifted), 1, True)))
+    return [_picked_loss(n, log_prob, n.tensor(1), 2), log_prob]
 
 
 @converter("GatherND", needs=("take", "iota", "where", "lt"))
@@ -1769,6 +1917,50 @@ def _range(n):
     if array.size == 0:
         raise n.unsupported("an empty range")
     return [Static(array, elem_type)]
+
+
+_WINDOWS = {
+    # w[i] for i in 0..size-1 over N = size (periodic) or size - 1.
+    "HannWindow": lambda i, N: np.sin(np.pi * i / N) ** 2,
+    "HammingWindow": lambda i, N: 25 / 46 - 21 / 46 * np.cos(2 * np.pi * i / N),
+    "BlackmanWindow": lambda i, N: (0.42 - 0.5 * np.cos(2 * np.pi * i / N)
+                                    + 0.08 * np.cos(4 * np.pi * i / N)),
+}
+
+
+@converter(*_WINDOWS)
+def _window(n):
+    # Computed at load (the size decides the shape: a graph input compiles
+    # by value), in float64 and then in output_datatype (float32 by
+    # default), as ONNX's reference computes. A Static result.
+    name = n.input_name(0)
+    importer = n._importer
+    if (not n.is_static(0) and name not in importer.graph_inputs
+            and not importer.shape_inputs(name)):
+        raise n.error(
+            f"size (input '{name}') is computed at run time by node "
+            f"'{importer.producers.get(name, '?')}': it decides the output's "
+            "length (Jeet compiles static shapes), so it must be known when "
+            "the model is loaded")
+    size = np.asarray(n.static(0, "size"))
+    if size.size != 1:
+        raise n.error(f"size must be a scalar, got shape {size.shape}")
+    size = int(size.reshape(-1)[0])
+    if size <= 0:
+        raise n.unsupported(f"an empty window (size {size})")
+    elem_type = int(n.attr("output_datatype", TensorProto.FLOAT))
+    _types.jeet_dtype(elem_type, f"{n.op_type} node '{n.name}' output_datatype",
+                      n._importer.options.cast_float64)
+    periodic = int(n.attr("periodic", 1))
+    N = size if periodic else size - 1
+    i = np.arange(size, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = _WINDOWS[n.op_type](i, N) if N else np.ones(1)
+    dtype = _types.numpy_dtype(elem_type)
+    if elem_type == TensorProto.BFLOAT16:
+        import ml_dtypes  # onnx's dependency: bfloat16 rounding
+        return [Static(values.astype(ml_dtypes.bfloat16).astype(np.float32), elem_type)]
+    return [Static(values.astype(dtype), elem_type)]
 
 
 @folder("ReduceProd")

@@ -17,29 +17,30 @@ import numpy as np
 # Size, Constant and ConstantOfShape, knows their values when the model is
 # loaded).
 INCLUDE = sorted("""
-Abs Add BatchNormalization Cast CastLike Celu Clip Constant ConstantOfShape
-DepthToSpace Div Dropout Elu Exp Expand EyeLike Flatten Gemm GlobalAveragePool
-GlobalLpPool GlobalMaxPool GroupNormalization HardSigmoid HardSwish Identity
-InstanceNormalization LayerNormalization LeakyRelu Log LogSoftmax
-LpNormalization MatMul Max Mean MeanVarianceNormalization Min Mish Mul Neg
-PRelu Pow Range Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp
-ReduceMax ReduceMean ReduceSum ReduceSumSquare Relu Reshape Selu Shape Sigmoid
-Size Softmax Softplus Softsign SpaceToDepth Sqrt Squeeze Sub Sum Tanh Tile
-Transpose Unsqueeze
+Abs Add BatchNormalization BlackmanWindow Cast CastLike Celu Clip Constant
+ConstantOfShape DepthToSpace Div Dropout Elu Exp Expand EyeLike Flatten Gemm
+GlobalAveragePool GlobalLpPool GlobalMaxPool GroupNormalization HammingWindow
+HannWindow HardSigmoid HardSwish Identity InstanceNormalization
+LayerNormalization LeakyRelu Log LogSoftmax LpNormalization MatMul Max Mean
+MeanVarianceNormalization Min Mish Mul Neg Pow PRelu Range Reciprocal ReduceL1
+ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceSum
+ReduceSumSquare Relu Reshape Selu Shape Sigmoid Size Softmax Softplus Softsign
+SpaceToDepth Sqrt Squeeze Sub Sum Tanh Tile Transpose Unsqueeze
 """.split())
 
 # Ops Jeet claims when this build has the jeet ops their converters need
 # and, for ops newer than some onnx packages (CumProd, RMSNormalization,
-# Swish), the installed onnx defines them (jeet.onnx registers those
-# converters only then): claimed, and their cases run, exactly when
-# jeet.onnx.supported_ops() lists them.
+# RotaryEmbedding, SwiGLU, Swish), the installed onnx defines them
+# (jeet.onnx registers those converters only then): claimed, and their
+# cases run, exactly when jeet.onnx.supported_ops() lists them.
 INCLUDE_WHEN_BUILT = sorted("""
 Acos Acosh And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool BitwiseAnd
 BitwiseNot BitwiseOr BitwiseXor Ceil Concat Conv Cos Cosh CumProd CumSum Einsum
 Equal Erf Floor Gather GatherElements GatherND Greater GreaterOrEqual Hardmax
-IsInf IsNaN LRN Less LessOrEqual MaxPool Mod Not OneHot Or Pad ReduceMin
-ReduceProd ReverseSequence RMSNormalization Round Shrink Sign Sin Sinh Slice
-Split Swish Tan ThresholdedRelu Trilu Where Xor
+IsInf IsNaN Less LessOrEqual LRN MaxPool Mod NegativeLogLikelihoodLoss Not
+OneHot Or Pad ReduceMin ReduceProd ReverseSequence RMSNormalization
+RotaryEmbedding Round Shrink Sign Sin Sinh Slice SoftmaxCrossEntropyLoss Split
+SwiGLU Swish Tan ThresholdedRelu Trilu Where Xor
 """.split())
 
 

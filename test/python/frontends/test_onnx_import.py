@@ -1168,3 +1168,199 @@ def test_reverse_sequence_errors_name_the_node():
     message = node_error("ReverseSequence", {"x": x, "lens": np.zeros(4, np.int64)},
                          [("y", TensorProto.FLOAT, [4, 3])], batch_axis=0, time_axis=0)
     assert "batch_axis (0) and time_axis (0) must be 0 and 1, one each" in message
+
+
+@pytest.mark.parametrize("alpha", [None, 1.702])
+def test_swiglu_gates_b_with_swish_of_a(rng, alpha):
+    needs_schema("SwiGLU")
+    a = (rng.standard_normal((2, 3, 8)) * 3).astype(np.float32)
+    b = rng.standard_normal((2, 3, 8)).astype(np.float32)
+    attrs = {} if alpha is None else {"alpha": alpha}
+    (y,) = run_node("SwiGLU", {"a": a, "b": b}, [("y", TensorProto.FLOAT, [2, 3, 8])],
+                    opset=28, **attrs)
+    a64 = a.astype(np.float64)
+    k = 1.0 if alpha is None else alpha
+    np.testing.assert_allclose(y, a64 * sigmoid64(k * a64) * b, rtol=1e-5, atol=1e-6)
+
+
+def test_swiglu_does_not_broadcast():
+    needs_schema("SwiGLU")
+    message = node_error("SwiGLU", {"a": np.zeros((2, 4), np.float32),
+                                    "b": np.zeros((1, 4), np.float32)},
+                         [("y", TensorProto.FLOAT, [2, 4])], opset=28)
+    assert "A (2, 4) and B (1, 4) must have the same shape" in message
+
+
+def rotary_reference(x, cos, sin, positions, interleaved, dim, num_heads):
+    """RoPE in float64, written from the definition independently of
+    onnx's reference: x (batch, heads, seq, head) or (batch, seq, hidden)."""
+    x = x.astype(np.float64)
+    three_d = x.ndim == 3
+    if three_d:
+        b, s, h = x.shape
+        x = x.reshape(b, s, num_heads, h // num_heads).transpose(0, 2, 1, 3)
+    dim = dim or x.shape[-1]
+    if positions is not None:
+        cos, sin = cos[positions], sin[positions]
+    cos = cos.astype(np.float64)[:, None]
+    sin = sin.astype(np.float64)[:, None]
+    y = x.copy()
+    for i in range(dim // 2):
+        j, k = (2 * i, 2 * i + 1) if interleaved else (i, i + dim // 2)
+        c, s_ = cos[..., i], sin[..., i]
+        y[..., j] = c * x[..., j] - s_ * x[..., k]
+        y[..., k] = s_ * x[..., j] + c * x[..., k]
+    if three_d:
+        y = y.transpose(0, 2, 1, 3).reshape(b, s, -1)
+    return y
+
+
+@pytest.mark.parametrize("rank3, interleaved, dim, with_positions", [
+    (False, 0, 0, True), (False, 1, 0, True), (True, 0, 4, True), (True, 1, 6, False),
+    (False, 0, 6, False),
+])
+def test_rotary_embedding(rng, rank3, interleaved, dim, with_positions):
+    needs_schema("RotaryEmbedding")
+    batch, heads, seq, head = 2, 3, 5, 8
+    x = rng.standard_normal((batch, heads, seq, head)).astype(np.float32)
+    if rank3:
+        x = x.transpose(0, 2, 1, 3).reshape(batch, seq, heads * head)
+    half = (dim or head) // 2
+    rows = (11, half) if with_positions else (batch, seq, half)
+    angles = rng.uniform(0, 6.3, rows)
+    cos, sin = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    inputs = {"x": x, "cos": cos, "sin": sin}
+    positions = None
+    if with_positions:
+        positions = rng.integers(0, 11, (batch, seq)).astype(np.int64)
+        inputs["pos"] = positions
+    attrs = {"interleaved": interleaved, "rotary_embedding_dim": dim}
+    if rank3:
+        attrs["num_heads"] = heads
+    (y,) = run_node("RotaryEmbedding", inputs, [("y", TensorProto.FLOAT, list(x.shape))],
+                    opset=23, **attrs)
+    want = rotary_reference(x, cos, sin, positions, interleaved, dim, heads)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
+def test_rotary_embedding_errors_name_the_node():
+    needs_schema("RotaryEmbedding")
+    x = np.zeros((1, 2, 3, 8), np.float32)
+    cache = np.zeros((4, 3), np.float32)
+    message = node_error("RotaryEmbedding", {"x": x, "cos": cache, "sin": cache,
+                                             "pos": np.zeros((1, 3), np.int64)},
+                         [("y", TensorProto.FLOAT, [1, 2, 3, 8])], opset=23)
+    assert "cos_cache (4, 3) must be (max_position, 4)" in message
+    message = node_error("RotaryEmbedding", {"x": np.zeros((1, 3, 10), np.float32),
+                                             "cos": cache, "sin": cache},
+                         [("y", TensorProto.FLOAT, [1, 3, 10])], opset=23, num_heads=3)
+    assert "needs num_heads dividing its hidden size, got num_heads=3" in message
+
+
+@pytest.mark.parametrize("op", ["HannWindow", "HammingWindow", "BlackmanWindow"])
+@pytest.mark.parametrize("periodic", [0, 1])
+def test_windows_compile_their_size_by_value(op, periodic):
+    # The size decides the shape: a graph input, compiled once per value.
+    node = helper.make_node(op, ["n"], ["y"], name="node", periodic=periodic)
+    model = make_model([node], [helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+                       [f32("y", ["len"])], opset=17)
+    compiled = jeet.onnx.load(model, device="cpu")
+    for size in (1, 2, 9, 16):
+        (y,) = compiled(np.asarray(size, np.int64))
+        N = size if periodic else size - 1
+        i = np.arange(size, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c1, c2 = np.cos(2 * np.pi * i / N), np.cos(4 * np.pi * i / N)
+        want = {"HannWindow": 0.5 - 0.5 * c1, "HammingWindow": 25 / 46 - 21 / 46 * c1,
+                "BlackmanWindow": 0.42 - 0.5 * c1 + 0.08 * c2}[op] if N else np.ones(1)
+        assert np.asarray(y).dtype == np.float32
+        np.testing.assert_allclose(np.asarray(y), want, rtol=1e-6, atol=1e-7)
+    assert compiled.static_inputs == ["n"]
+
+
+def test_window_of_float16_and_run_time_size_error(rng):
+    (y,) = run_node("HannWindow", {}, [("y", TensorProto.FLOAT16, [5])],
+                    {"n": np.asarray(5, np.int32)}, opset=17,
+                    output_datatype=TensorProto.FLOAT16, periodic=0)
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y, [0, 0.5, 1, 0.5, 0], atol=1e-3)
+    # A size computed from tensor data (an ArgMax) cannot decide a shape.
+    nodes = [helper.make_node("ArgMax", ["x"], ["k"], keepdims=0),
+             helper.make_node("HannWindow", ["k"], ["y"], name="node")]
+    model = make_model(nodes, [f32("x", [4])], [f32("y", ["len"])], opset=17)
+    with pytest.raises(OnnxImportError) as error:
+        jeet.onnx.load(model, device="cpu")
+    assert "HannWindow node 'node': size (input 'k') is computed at run time" in str(error.value)
+
+
+def nll_reference(log_prob, target, weight, reduction, ignore_index):
+    """NegativeLogLikelihoodLoss in float64 from its definition."""
+    log_prob = log_prob.astype(np.float64)
+    classes = log_prob.shape[1]
+    w = np.ones(classes) if weight is None else weight.astype(np.float64)
+    loss = np.zeros(target.shape)
+    scale = np.zeros(target.shape)
+    for position in np.ndindex(*target.shape):
+        t = int(target[position])
+        if t == ignore_index:
+            continue
+        scale[position] = w[t]
+        loss[position] = -log_prob[(position[0], t) + position[1:]] * w[t]
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.sum() / scale.sum()
+
+
+def log_softmax64(x, axis):
+    x = x.astype(np.float64)
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("op", ["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"])
+@pytest.mark.parametrize("shape, reduction, weighted, ignore_index", [
+    ((6, 5), "mean", False, None), ((6, 5), "none", True, 2), ((3, 5, 4), "sum", True, None),
+    ((3, 5, 4, 2), "mean", True, -1), ((3, 5, 4, 2), "mean", False, 7),
+    ((4, 5, 3), "none", False, None),
+])
+def test_losses(rng, op, shape, reduction, weighted, ignore_index):
+    x = rng.standard_normal(shape).astype(np.float32)
+    classes = shape[1]
+    target = rng.integers(0, classes, (shape[0],) + shape[2:]).astype(np.int64)
+    if ignore_index is not None:
+        target[rng.random(target.shape) < 0.3] = ignore_index
+        target.reshape(-1)[0] = 1  # not all ignored
+    inputs = {"x": x, "t": target}
+    weight = None
+    if weighted:
+        weight = rng.uniform(0.2, 2.0, classes).astype(np.float32)
+        inputs["w"] = weight
+    attrs = {"reduction": reduction}
+    if ignore_index is not None:
+        attrs["ignore_index"] = ignore_index
+    loss_shape = list(target.shape) if reduction == "none" else []
+    outputs = [("loss", TensorProto.FLOAT, loss_shape)]
+    if op == "SoftmaxCrossEntropyLoss":
+        outputs.append(("log_prob", TensorProto.FLOAT, list(shape)))
+    results = run_node(op, inputs, outputs, opset=13, **attrs)
+    log_prob = log_softmax64(x, 1) if op == "SoftmaxCrossEntropyLoss" else x
+    want = nll_reference(log_prob, target, weight, reduction, ignore_index)
+    assert results[0].shape == np.shape(want)
+    np.testing.assert_allclose(results[0], want, rtol=1e-5, atol=1e-6)
+    if op == "SoftmaxCrossEntropyLoss":
+        np.testing.assert_allclose(results[1], log_prob, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"])
+def test_loss_errors_name_the_node(op):
+    x = np.zeros((4, 3, 2), np.float32)
+    message = node_error(op, {"x": x, "t": np.zeros((4, 3), np.int64)},
+                         [("loss", TensorProto.FLOAT, [])], opset=13)
+    assert "target (4, 3) must be (4, 2) for the input (4, 3, 2)" in message
+    message = node_error(op, {"x": x, "t": np.zeros((4, 2), np.int64),
+                              "w": np.ones(2, np.float32)},
+                         [("loss", TensorProto.FLOAT, [])], opset=13)
+    assert "weight (2,) must be (3,), one per class" in message
+    message = node_error(op, {"x": x, "t": np.zeros((4, 2), np.int64)},
+                         [("loss", TensorProto.FLOAT, [])], opset=13, reduction="max")
+    assert "reduction must be 'none', 'sum' or 'mean', got 'max'" in message

@@ -1570,6 +1570,204 @@ def _conv(n):
     return [_from_2d(y, rank)]
 
 
+def _pad_or_crop(x, widths):
+    """x with [before, after] widths per axis added as zeros (positive) or
+    removed (negative)."""
+    slices = [slice(max(-b, 0), d - max(-a, 0)) for (b, a), d in zip(widths, x.shape)]
+    x = _sliced(x, slices)
+    widths = [[max(b, 0), max(a, 0)] for b, a in widths]
+    if any(w != [0, 0] for w in widths):
+        x = jt.pad(x, widths, 0)
+    return x
+
+
+@converter("ConvTranspose", needs=("conv2d", "pad"))
+def _conv_transpose(n):
+    # The transposed convolution as a convolution: the input with stride-1
+    # zeros between its elements, padded by dilation*(k-1)-pad each side
+    # (output_padding more after), convolved at stride 1 with the filter
+    # flipped spatially and its in/out channel axes swapped per group.
+    x, w = n.tensor(0), n.tensor(1)
+    rank = x.ndim
+    x2, w2 = _as_2d(n, x, "transposed convolution"), _as_2d(n, w, "transposed convolution")
+    spatial = rank - 2
+    group = int(n.attr("group", 1))
+    c_in, c_out_g, kh, kw = w2.shape
+    if x2.shape[1] != c_in or c_in % group:
+        raise n.error(f"the filter's {c_in} input channels do not match the "
+                      f"input's {x2.shape[1]} channels in {group} groups")
+    kernel = n.ints("kernel_shape", list(w.shape[2:]))
+    if kernel != list(w.shape[2:]):
+        raise n.error(f"kernel_shape {kernel} is not the filter's {list(w.shape[2:])}")
+    strides = n.ints("strides", [1] * spatial)
+    dilations = n.ints("dilations", [1] * spatial)
+    out_pad = n.ints("output_padding", [0] * spatial)
+    for name, v in (("strides", strides), ("dilations", dilations),
+                    ("output_padding", out_pad)):
+        if len(v) != spatial:
+            raise n.error(f"{name} {v} does not have one entry per spatial axis")
+    auto_pad = n.attr("auto_pad", "NOTSET")
+    if isinstance(auto_pad, bytes):
+        auto_pad = auto_pad.decode()
+    if auto_pad not in ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"):
+        raise n.error(f"auto_pad '{auto_pad}' is not NOTSET, SAME_UPPER, "
+                      "SAME_LOWER or VALID")
+    sizes = list(x.shape[2:])
+    extents = [(k - 1) * d + 1 for k, d in zip(w.shape[2:], dilations)]
+    full = [s * (i - 1) + p + e for s, i, p, e in zip(strides, sizes, out_pad, extents)]
+    output_shape = n.ints("output_shape")
+    if output_shape is not None and n.has_attr("pads"):
+        raise n.unsupported("output_shape together with pads")
+    if output_shape is None and auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        output_shape = [i * s for i, s in zip(sizes, strides)]
+    if output_shape is not None and auto_pad != "VALID":
+        if len(output_shape) != spatial:
+            raise n.error(f"output_shape {output_shape} does not have one entry "
+                          "per spatial axis")
+        total = [f - o for f, o in zip(full, output_shape)]
+        if auto_pad == "SAME_UPPER":
+            pads = [t // 2 for t in total] + [t - t // 2 for t in total]
+        else:
+            pads = [t - t // 2 for t in total] + [t // 2 for t in total]
+    elif auto_pad == "VALID":
+        pads = [0] * (2 * spatial)
+    else:
+        pads = n.ints("pads", [0] * (2 * spatial))
+    if len(pads) != 2 * spatial:
+        raise n.error(f"pads {pads} do not have two entries per spatial axis")
+    if spatial == 1:
+        strides, dilations, out_pad = [1] + strides, [1] + dilations, [0] + out_pad
+        pads = [0, pads[0], 0, pads[1]]
+    # Zeros between the elements: (N, C, H, 1, W, 1) padded to
+    # (N, C, H, sh, W, sw), read as (N, C, H*sh, W*sw); the sh-1 and sw-1
+    # zeros after the last row and column come off the padding after.
+    sh, sw = strides
+    n_, c, h, wd = x2.shape
+    if (sh, sw) != (1, 1):
+        x2 = jt.reshape(x2, (n_, c, h, 1, wd, 1))
+        x2 = jt.pad(x2, [[0, 0], [0, 0], [0, 0], [0, sh - 1], [0, 0], [0, sw - 1]], 0)
+        x2 = jt.reshape(x2, (n_, c, h * sh, wd * sw))
+    widths = [[0, 0], [0, 0]]
+    for i, (k, d, s, op) in enumerate(zip((kh, kw), dilations, strides, out_pad)):
+        widths.append([d * (k - 1) - pads[i], d * (k - 1) - pads[i + 2] + op - (s - 1)])
+    x2 = _pad_or_crop(x2, widths)
+    # (C_in, C_out/g, kh, kw) -> (g, C_in/g, C_out/g, kh, kw) -> swap the
+    # channel axes -> (C_out, C_in/g, kh, kw), flipped in kh and kw.
+    c_in_g = c_in // group
+    f = jt.reshape(w2, (group, c_in_g, c_out_g, kh, kw))
+    f = jt.transpose(f, (0, 2, 1, 3, 4))
+    f = jt.reshape(f, (group * c_out_g, c_in_g, kh, kw))
+    f = f[:, :, ::-1, ::-1]
+    y = jt._node("conv2d", "jeet.conv2d", [x2, f], {
+        "strides": [1, 1], "padding": [0, 0, 0, 0], "dilations": dilations,
+        "groups": group})
+    if n.has(2):
+        y = jt.add(y, jt.reshape(n.tensor(2), (y.shape[1], 1, 1)))
+    return [_from_2d(y, rank)]
+
+
+def _text_attr(n, name, default):
+    value = n.attr(name, default)
+    return value.decode() if isinstance(value, bytes) else value
+
+
+_NEAREST_MODES = {
+    "round_prefer_floor": lambda v: np.ceil(v - 0.5),
+    "round_prefer_ceil": lambda v: np.floor(v + 0.5),
+    "floor": np.floor,
+    "ceil": np.ceil,
+}
+
+
+def _resize_sources(mode, size, out, scale):
+    """The input coordinate of each output element along an axis, by
+    coordinate_transformation_mode."""
+    x = np.arange(out, dtype=np.float64)
+    if mode == "half_pixel":
+        return (x + 0.5) / scale - 0.5
+    if mode == "pytorch_half_pixel":
+        return (x + 0.5) / scale - 0.5 if out > 1 else np.zeros(out)
+    if mode == "half_pixel_symmetric":
+        adjustment = out / (scale * size)
+        offset = size / 2 * (1 - adjustment)
+        return offset + (x + 0.5) / scale - 0.5
+    if mode == "asymmetric":
+        return x / scale
+    assert mode == "align_corners"
+    return x * (size - 1) / (out - 1) if out > 1 else np.zeros(out)
+
+
+@converter("Resize", needs=("broadcast_to",))
+def _resize(n):
+    # Nearest-neighbour resizing by whole factors: each element repeated
+    # `factor` times along each axis (a broadcast over a new axis after it,
+    # then a reshape), where the node's coordinate transformation and
+    # rounding pick exactly those elements. Others are refused.
+    x = n.tensor(0)
+    mode = _text_attr(n, "mode", "nearest")
+    if mode != "nearest":
+        raise n.error(f"mode '{mode}' is not supported by Jeet (only 'nearest' is)")
+    transform = _text_attr(n, "coordinate_transformation_mode", "half_pixel")
+    if transform not in ("half_pixel", "pytorch_half_pixel", "half_pixel_symmetric",
+                         "asymmetric", "align_corners"):
+        raise n.unsupported(f"coordinate_transformation_mode '{transform}'")
+    rounding = _text_attr(n, "nearest_mode", "round_prefer_floor")
+    if rounding not in _NEAREST_MODES:
+        raise n.error(f"nearest_mode '{rounding}' is not one of "
+                      f"{', '.join(_NEAREST_MODES)}")
+    axes = _axes(n, n.ints("axes", list(range(x.ndim))), x.ndim)
+    scales = (np.asarray(n.static(2, "the scales"), np.float64).reshape(-1)
+              if n.has(2) else np.zeros(0))
+    if scales.size:
+        if n.has(3):
+            raise n.error("both scales and sizes are given")
+        if scales.size != len(axes):
+            raise n.error(f"scales has {scales.size} entries for {len(axes)} axes")
+        outs = [int(np.floor(x.shape[a] * s)) for a, s in zip(axes, scales)]
+    elif n.has(3):
+        sizes = n.static_ints(3, "the sizes")
+        if len(sizes) != len(axes):
+            raise n.error(f"sizes has {len(sizes)} entries for {len(axes)} axes")
+        scales = np.array([o / x.shape[a] for o, a in zip(sizes, axes)])
+        policy = _text_attr(n, "keep_aspect_ratio_policy", "stretch")
+        if policy != "stretch":
+            if policy not in ("not_larger", "not_smaller"):
+                raise n.error(f"keep_aspect_ratio_policy '{policy}' is not "
+                              "stretch, not_larger or not_smaller")
+            scale = scales.min() if policy == "not_larger" else scales.max()
+            scales = np.full(len(axes), scale)
+            sizes = [int(np.floor(x.shape[a] * scale + 0.5)) for a in axes]
+        outs = sizes
+    else:
+        raise n.error("neither scales nor sizes is given")
+    factors = [1] * x.ndim
+    for a, scale, out in zip(axes, scales, outs):
+        size = x.shape[a]
+        if out == size:
+            continue
+        if out % size or out < size:
+            raise n.error(
+                f"resizing axis {a} from {size} to {out} (scale {scale:g}) is not "
+                "supported by Jeet (only enlarging by a whole factor is)")
+        index = _NEAREST_MODES[rounding](_resize_sources(transform, size, out, scale))
+        index = np.clip(index, 0, size - 1)
+        if not np.array_equal(index, np.arange(out) // (out // size)):
+            raise n.error(
+                f"coordinate_transformation_mode '{transform}' with nearest_mode "
+                f"'{rounding}' at scale {scale:g} on axis {a} is not supported by "
+                "Jeet (it does not repeat each element)")
+        factors[a] = out // size
+    if factors == [1] * x.ndim:
+        return [x]
+    expanded, broadcast, result = [], [], []
+    for d, f in zip(x.shape, factors):
+        expanded += [d, 1] if f > 1 else [d]
+        broadcast += [d, f] if f > 1 else [d]
+        result.append(d * f)
+    y = jt.broadcast_to(jt.reshape(x, tuple(expanded)), tuple(broadcast))
+    return [jt.reshape(y, tuple(result))]
+
+
 @converter("MaxPool", "AveragePool", needs=("max_pool2d", "avg_pool2d"))
 def _pool(n):
     x = n.tensor(0)

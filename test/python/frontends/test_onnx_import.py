@@ -1364,3 +1364,149 @@ def test_loss_errors_name_the_node(op):
     message = node_error(op, {"x": x, "t": np.zeros((4, 2), np.int64)},
                          [("loss", TensorProto.FLOAT, [])], opset=13, reduction="max")
     assert "reduction must be 'none', 'sum' or 'mean', got 'max'" in message
+
+
+def conv_transpose_reference(x, w, b, strides, pads, dilations, group, output_padding):
+    """ConvTranspose in float64 by scattering: each input element times the
+    filter of its group added at (position * stride) of the full output,
+    which the pads then crop (a negative pad end adds zeros). 2-D, NCHW."""
+    x, w = x.astype(np.float64), w.astype(np.float64)
+    n, c_in, h, wd = x.shape
+    _, c_out_g, kh, kw = w.shape
+    c_in_g = c_in // group
+    (sh, sw), (dh, dw), (oh, ow) = strides, dilations, output_padding
+    full = np.zeros((n, c_out_g * group, sh * (h - 1) + oh + (kh - 1) * dh + 1,
+                     sw * (wd - 1) + ow + (kw - 1) * dw + 1))
+    for c in range(c_in):
+        g = c // c_in_g
+        for i in range(h):
+            for j in range(wd):
+                for p in range(kh):
+                    for q in range(kw):
+                        full[:, g * c_out_g:(g + 1) * c_out_g, i * sh + p * dh,
+                             j * sw + q * dw] += x[:, c, i, j][:, None] * w[c, :, p, q]
+    top, left, bottom, right = pads
+    full = np.pad(full, [(0, 0), (0, 0), (0, max(-bottom, 0)), (0, max(-right, 0))])
+    y = full[:, :, top:full.shape[2] - max(bottom, 0), left:full.shape[3] - max(right, 0)]
+    if b is not None:
+        y = y + b.astype(np.float64)[:, None, None]
+    return y
+
+
+@pytest.mark.parametrize("shape, c_out_g, kernel, strides, pads, dilations, group, outpad, bias", [
+    ((2, 3, 4, 5), 2, (3, 3), (1, 1), (0, 0, 0, 0), (1, 1), 1, (0, 0), False),
+    ((1, 2, 3, 4), 3, (3, 2), (2, 3), (1, 0, 0, 1), (1, 1), 1, (1, 2), True),
+    ((2, 4, 5, 3), 1, (2, 3), (3, 2), (2, 1, 1, 2), (2, 3), 2, (0, 1), True),
+    ((1, 6, 3, 3), 2, (3, 3), (2, 2), (1, 1, 1, 1), (1, 2), 3, (1, 0), False),
+])
+def test_conv_transpose_scatters_the_filter(rng, shape, c_out_g, kernel, strides, pads,
+                                             dilations, group, outpad, bias):
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((shape[1], c_out_g) + kernel).astype(np.float32)
+    b = rng.standard_normal(c_out_g * group).astype(np.float32) if bias else None
+    want = conv_transpose_reference(x, w, b, strides, pads, dilations, group, outpad)
+    inputs = {"x": x, "w": w, **({"b": b} if bias else {})}
+    (y,) = run_node("ConvTranspose", inputs, [("y", TensorProto.FLOAT, list(want.shape))],
+                    strides=list(strides), pads=[pads[0], pads[1], pads[2], pads[3]],
+                    dilations=list(dilations), group=group, output_padding=list(outpad))
+    assert y.shape == want.shape
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_conv_transpose_1d(rng):
+    x = rng.standard_normal((2, 3, 6)).astype(np.float32)
+    w = rng.standard_normal((3, 2, 4)).astype(np.float32)
+    want = conv_transpose_reference(x[:, :, None], w[:, :, None], None, (1, 3), (0, 2, 0, 1),
+                                    (1, 2), 1, (0, 1))[:, :, 0]
+    (y,) = run_node("ConvTranspose", {"x": x, "w": w},
+                    [("y", TensorProto.FLOAT, list(want.shape))],
+                    strides=[3], pads=[2, 1], dilations=[2], output_padding=[1])
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("attrs", [
+    {"output_shape": [10, 9]}, {"output_shape": [7, 8]},
+    {"auto_pad": "SAME_UPPER"}, {"auto_pad": "SAME_LOWER"},
+    {"auto_pad": "SAME_LOWER", "output_shape": [8, 9]},
+])
+def test_conv_transpose_output_shape_and_auto_pad(rng, attrs):
+    # The pads that give the output shape (the input's times the strides
+    # for SAME_*): their total split evenly, the odd one at the end for
+    # SAME_UPPER, else at the beginning.
+    x = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    w = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    strides = (3, 2)
+    out = attrs.get("output_shape", [3 * 3, 4 * 2])
+    total = [s * (i - 1) + 3 - o for s, i, o in zip(strides, (3, 4), out)]
+    if attrs.get("auto_pad") == "SAME_UPPER":
+        pads = (total[0] // 2, total[1] // 2, total[0] - total[0] // 2, total[1] - total[1] // 2)
+    else:
+        pads = (total[0] - total[0] // 2, total[1] - total[1] // 2, total[0] // 2, total[1] // 2)
+    want = conv_transpose_reference(x, w, None, strides, pads, (1, 1), 1, (0, 0))
+    assert list(want.shape[2:]) == out
+    (y,) = run_node("ConvTranspose", {"x": x, "w": w},
+                    [("y", TensorProto.FLOAT, list(want.shape))], strides=list(strides), **attrs)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_conv_transpose_errors_name_the_node():
+    message = node_error("ConvTranspose", {"x": np.zeros((1, 2, 3, 3, 3), np.float32),
+                                           "w": np.zeros((2, 2, 2, 2, 2), np.float32)},
+                         [("y", TensorProto.FLOAT, [1, 2, 4, 4, 4])])
+    assert "a 3-D transposed convolution (1-D and 2-D are) is not supported" in message
+    message = node_error("ConvTranspose", {"x": np.zeros((1, 2, 3, 3), np.float32),
+                                           "w": np.zeros((2, 2, 2, 2), np.float32)},
+                         [("y", TensorProto.FLOAT, [1, 2, 4, 4])],
+                         output_shape=[4, 4], pads=[0, 0, 0, 0])
+    assert "output_shape together with pads is not supported by Jeet" in message
+
+
+@pytest.mark.parametrize("shape, attrs, scales, sizes, factors", [
+    # half_pixel (the default) with round_prefer_floor repeats each element.
+    ((2, 3, 4, 5), {}, [1, 1, 2, 3], None, (1, 1, 2, 3)),
+    ((2, 3, 4), {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"},
+     None, [2, 12, 8], (1, 4, 2)),
+    ((2, 3, 4, 5), {"axes": [3, 1]}, [2, 2], None, (1, 2, 1, 2)),
+    ((1, 2, 3, 4), {"coordinate_transformation_mode": "pytorch_half_pixel",
+                    "nearest_mode": "round_prefer_ceil"}, None, [1, 2, 6, 4], (1, 1, 2, 1)),
+    ((1, 2, 3, 4), {"axes": [2, 3], "keep_aspect_ratio_policy": "not_larger"},
+     None, [9, 13], (1, 1, 3, 3)),
+])
+def test_resize_nearest_repeats_by_whole_factors(rng, shape, attrs, scales, sizes, factors):
+    x = rng.standard_normal(shape).astype(np.float32)
+    want = x.astype(np.float64)
+    for axis, f in enumerate(factors):
+        want = np.repeat(want, f, axis=axis)
+    inputs = {"x": x}
+    order = ["x", ""]
+    if scales is not None:
+        inputs["scales"] = np.array(scales, np.float32)
+        order.append("scales")
+    else:
+        inputs["sizes"] = np.array(sizes, np.int64)
+        order += ["", "sizes"]
+    (y,) = run_node("Resize", inputs, [("y", TensorProto.FLOAT, list(want.shape))],
+                    order=order, mode="nearest", **attrs)
+    assert y.shape == want.shape
+    np.testing.assert_array_equal(y, want)
+
+
+@pytest.mark.parametrize("attrs, scales, message", [
+    ({"mode": "linear"}, [1, 1, 2, 2], "mode 'linear' is not supported by Jeet (only 'nearest' is)"),
+    ({}, [1, 1, 1.5, 2], "resizing axis 2 from 4 to 6 (scale 1.5) is not supported by Jeet "
+                         "(only enlarging by a whole factor is)"),
+    ({}, [1, 1, 0.5, 1], "resizing axis 2 from 4 to 2 (scale 0.5) is not supported"),
+    # (4 to 8 with align_corners happens to repeat each element; 4 to 12
+    # does not.)
+    ({"coordinate_transformation_mode": "align_corners"}, [1, 1, 3, 1],
+     "coordinate_transformation_mode 'align_corners' with nearest_mode 'round_prefer_floor' "
+     "at scale 3 on axis 2 is not supported by Jeet (it does not repeat each element)"),
+    ({"coordinate_transformation_mode": "tf_crop_and_resize"}, [1, 1, 2, 1],
+     "coordinate_transformation_mode 'tf_crop_and_resize' is not supported by Jeet"),
+])
+def test_resize_errors_name_the_node(attrs, scales, message):
+    x = np.zeros((1, 2, 4, 4), np.float32)
+    got = node_error("Resize", {"x": x, "scales": np.array(scales, np.float32)},
+                     [("y", TensorProto.FLOAT, [1, 2, 8, 4])], order=["x", "", "scales"],
+                     **attrs)
+    assert message in got

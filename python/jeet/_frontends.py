@@ -130,6 +130,19 @@ def int64(index):
     return index if index._dtype == "i64" else _tensor.cast(index, "int64")
 
 
+def flat_index(terms):
+    """The flat (int64) index of several indices into a row-major block: the
+    sum of each index, wrapped and clamped to its size (index_in_range),
+    times its step; `terms` is a list of (index, size, step)."""
+    flat = None
+    for index, size, step in terms:
+        term = index_in_range(int64(index), size)
+        if step != 1:
+            term = _tensor.mul(term, _scalar(term, step))
+        flat = term if flat is None else _tensor.add(flat, term)
+    return flat
+
+
 def gather_along(data, index, axis):
     """out[i, j, k] = data[i, index[i, j, k], k] (axis 1): ONNX's
     GatherElements, torch.gather, numpy.take_along_axis without

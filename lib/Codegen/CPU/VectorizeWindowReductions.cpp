@@ -105,14 +105,16 @@ bool isNonNegativeOrNaN(Value value) {
   return false;
 }
 
-/// The buffer a chain of views (reshapes, subviews) starts from.
-Value viewSource(Value value) {
+/// The buffer a chain of reshapes (and, with `throughSubviews`, subviews)
+/// starts from.
+Value viewSource(Value value, bool throughSubviews) {
   while (Operation *op = value.getDefiningOp()) {
     if (auto expand = dyn_cast<memref::ExpandShapeOp>(op))
       value = expand.getSrc();
     else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(op))
       value = collapse.getSrc();
-    else if (auto subview = dyn_cast<memref::SubViewOp>(op))
+    else if (auto subview = dyn_cast<memref::SubViewOp>(op);
+             subview && throughSubviews)
       value = subview.getSource();
     else
       break;
@@ -129,15 +131,7 @@ Value viewSource(Value value) {
 bool readsNonNegativeOrNaN(linalg::GenericOp op, Value input) {
   // Reshapes only: a subview would be part of a buffer that the writer
   // below must have written whole.
-  Value buffer = input;
-  while (Operation *view = buffer.getDefiningOp()) {
-    if (auto expand = dyn_cast<memref::ExpandShapeOp>(view))
-      buffer = expand.getSrc();
-    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(view))
-      buffer = collapse.getSrc();
-    else
-      break;
-  }
+  Value buffer = viewSource(input, /*throughSubviews=*/false);
   if (!buffer.getDefiningOp<memref::AllocOp>() &&
       !buffer.getDefiningOp<memref::AllocaOp>())
     return false;
@@ -150,7 +144,8 @@ bool readsNonNegativeOrNaN(linalg::GenericOp op, Value input) {
     // allocation: only views of the allocation alias it.
     if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
       if (!fill.hasPureBufferSemantics() ||
-          viewSource(fill.getDpsInitOperand(0)->get()) == buffer)
+          viewSource(fill.getDpsInitOperand(0)->get(),
+                     /*throughSubviews=*/true) == buffer)
         return false;
       continue;
     }

@@ -1036,7 +1036,7 @@ def _rotary_embedding(n):
     if x.size == 0:
         raise n.unsupported("an empty input")
     if n.has(3):
-        index = _index_in_range(_int64(positions), cos.shape[0])
+        index = built.index_in_range(built.int64(positions), cos.shape[0])
         cos, sin = jt.take(cos, index, 0), jt.take(sin, index, 0)
     # (batch, 1, seq, dim/2): one angle per position for every head.
     cos = jt.reshape(cos, (batch, 1, seq, half))
@@ -1211,11 +1211,6 @@ def _gather(n):
     return [jt.take(x, n.tensor(1), axis)]
 
 
-_strides = built.strides
-_index_in_range = built.index_in_range  # negative indices wrap; clamped as Gather clamps
-_int64 = built.int64
-
-
 @converter("GatherElements", needs=("take", "iota", "where", "lt"))
 def _gather_elements(n):
     # out[i, j, k] = data[i, index[i, j, k], k] (axis 1) as one gather from
@@ -1258,7 +1253,7 @@ def _picked_loss(n, log_prob, target, weight_index):
         raise n.error(f"weight {weight.shape} must be ({classes},), one per class")
     if log_prob.size == 0:
         raise n.unsupported("an empty input")
-    target = _int64(target)
+    target = built.int64(target)
     ignore_index = n.attr("ignore_index")
     keep = None
     if ignore_index is not None:
@@ -1268,7 +1263,7 @@ def _picked_loss(n, log_prob, target, weight_index):
     loss = jt.neg(jt.reshape(picked, expected))
     scale = None
     if weight is not None:
-        scale = jt.take(weight, _index_in_range(target, classes), 0)
+        scale = jt.take(weight, built.index_in_range(target, classes), 0)
         if keep is not None:
             scale = jt.where(keep, scale, _scalar(scale, 0.0))
     elif keep is not None:
@@ -1328,14 +1323,10 @@ def _gather_nd(n):
     if data.size == 0 or indices.size == 0:
         raise n.unsupported("an empty data or indices tensor")
     lead = data.shape[:batch + depth]
-    strides = _strides(lead)
-    indices = _int64(indices)
-    flat = None
-    for j in range(depth):
-        coordinate = _index_in_range(indices[..., j], lead[batch + j])
-        if strides[batch + j] != 1:
-            coordinate = jt.mul(coordinate, _scalar(coordinate, strides[batch + j]))
-        flat = coordinate if flat is None else jt.add(flat, coordinate)
+    strides = built.strides(lead)
+    indices = built.int64(indices)
+    flat = built.flat_index([(indices[..., j], lead[batch + j], strides[batch + j])
+                             for j in range(depth)])
     for d in range(batch):
         if indices.shape[d] == 1:
             continue
@@ -1369,7 +1360,7 @@ def _reverse_sequence(n):
     grid = x.shape[:2]
     b = jt.iota(grid, axis=batch_axis, dtype="int64")
     t = jt.iota(grid, axis=time_axis, dtype="int64")
-    length = jt.take(jt.minimum(jt.maximum(_int64(lengths), _scalar(b, 0)),
+    length = jt.take(jt.minimum(jt.maximum(built.int64(lengths), _scalar(b, 0)),
                                 _scalar(b, steps)), b, 0)
     source = jt.where(jt.lt(t, length), jt.sub(jt.sub(length, _scalar(t, 1)), t), t)
     first, second = (b, source) if batch_axis == 0 else (source, b)

@@ -697,13 +697,8 @@ def _index(node, x, indices):
         raise Unsupported("indexing with an empty tensor")
     dims = [d for d, _ in given]
     sizes = [x.shape[d] for d in dims]
-    steps = built.strides(sizes)
-    flat = None
-    for (d, index), step in zip(given, steps):
-        term = built.index_in_range(built.int64(index), x.shape[d])
-        if step != 1:
-            term = jt.mul(term, step)
-        flat = term if flat is None else jt.add(flat, term)
+    flat = built.flat_index([(index, size, step) for (_, index), size, step
+                             in zip(given, sizes, built.strides(sizes))])
     shape = tuple(int(n) for n in torch.broadcast_shapes(*(tuple(i.shape) for _, i in given)))
     flat = jt.broadcast_to(flat, shape)
     if dims == list(range(dims[0], dims[-1] + 1)):
@@ -721,7 +716,7 @@ def _gather(node, x, dim, index, sparse_grad=False):
     # torch.gather: out[i][j][k] = x[i][index[i][j][k]][k] (dim 1), ONNX's
     # GatherElements: one take of the flattened x at flat indices.
     if x.ndim == 0 or index.ndim != x.ndim:
-        raise Unsupported("gather of a scalar")
+        raise Unsupported("gather of a scalar or with an index of another rank")
     if x.size == 0 or index.size == 0:
         raise Unsupported("gather with an empty tensor")
     return built.gather_along(x, index, dim % x.ndim)

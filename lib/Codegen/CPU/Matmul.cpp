@@ -15,6 +15,7 @@
 //       pack A[i0.., k0..] into (tile, k, register-rows)   block in L2
 //       for j in columns, step register-cols       B micro-panel in L1
 //         for i in i0.., step register-rows
+//           a share of the next micro-panel of B fetched into L2
 //           C tile in registers from zeros; for k in k0..: rank-1 update
 //           with FMAs; then added to C (prefetched before the loop), or,
 //           when k0 == 0 and a fill of C was folded in, started from the
@@ -303,6 +304,10 @@ public:
                     (elementType.getIntOrFloatBitWidth() / 8) >
                 sizes.l2Bytes / 2;
     kBlock = balancedKBlock(k, aInL1 ? sizes.kBlock : sizes.panelKBlock);
+    panelsOutgrowL2 =
+        k * (n / nr * nr) *
+            (getElementTypeOrSelf(rhs.getType()).getIntOrFloatBitWidth() / 8) >
+        sizes.l2Bytes / 2;
     // A is packed where each of its tiles meets several panels of B; each
     // row block (and the remainder rows) packs into a slot of its own.
     if (packed && n / nr >= kMinPanelsToPackLhs) {
@@ -322,7 +327,7 @@ public:
                           nested.getInsertionPoint());
       auto fullBlock = [&] {
         auto [i0, i1] = rowBlocks.bounds(b, loc, index);
-        emitRows(mr, i0, i1, index);
+        emitRows(mr, i0, i1, index, rowBlocks.tiles);
       };
       if (remainder == 0 || blocks == 0) {
         fullBlock();
@@ -334,7 +339,7 @@ public:
       b.setInsertionPointToStart(branches.thenBlock());
       fullBlock();
       b.setInsertionPointToStart(branches.elseBlock());
-      emitRows(remainder, cst(fullRows), cst(m), cst(blocks));
+      emitRows(remainder, cst(fullRows), cst(m), cst(blocks), 1);
     };
     int64_t iterations = blocks + (remainder > 0 && blocks > 0 ? 1 : 0);
     if (iterations > 0 && parallel) {
@@ -346,7 +351,7 @@ public:
     } else if (iterations > 0) {
       forLoop(cst(0), cst(iterations), 1, [&](Value index) { body(b, index); });
     } else if (remainder > 0) {
-      emitRows(remainder, cst(0), cst(m), cst(0));
+      emitRows(remainder, cst(0), cst(m), cst(0), 1);
     }
     if (packed && ownsPacked)
       memref::DeallocOp::create(b, loc, packed);
@@ -695,13 +700,19 @@ private:
     Value flag;
   };
 
-  /// Rows [i0, i1), a multiple of `mr` rows, all columns: per k-block, the
-  /// block of A is packed (when lhsPacked is set, into the slot of row block
-  /// `blockIndex`), then each panel of B meets every register tile of rows
-  /// while it is in L1.
-  void emitRows(int64_t mr, Value i0, Value i1, Value blockIndex) {
+  /// Rows [i0, i1), a multiple of `mr` rows (at least `tiles` tiles of
+  /// them), all columns: per k-block, the block of A is packed (when
+  /// lhsPacked is set, into the slot of row block `blockIndex`), then each
+  /// panel of B meets every register tile of rows while it is in L1. Each
+  /// tile first fetches its share of the next panel into L2 (see
+  /// prefetchNextPanel).
+  void emitRows(int64_t mr, Value i0, Value i1, Value blockIndex,
+                int64_t tiles) {
     int64_t nr = sizes.registerCols;
     int64_t fullCols = n / nr * nr;
+    // Rows of the next panel each tile fetches: the block's tiles share the
+    // k-block's rows.
+    int64_t shareRows = llvm::divideCeil(kBlock, std::max<int64_t>(1, tiles));
     auto block = [&](Value k0, FirstBlock first) {
       Value k1 = min(add(k0, cst(kBlock)), cst(k));
       Value slot;
@@ -726,6 +737,7 @@ private:
       } else if (fullCols > 0) {
         forLoop(cst(0), cst(fullCols), nr, [&](Value j) {
           forLoop(i0, i1, mr, [&](Value i) {
+            prefetchNextPanel(mr, i, i0, j, k0, k1, shareRows);
             emitKernel(mr, nr, i, j, k0, k1, i0, slot, first);
           });
         });
@@ -748,6 +760,53 @@ private:
                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0,
                                        cst(0))};
       block(k0, first);
+    });
+  }
+
+  /// Fetches into L2 the packed rows of B that the kernels of the next
+  /// panel read, while the kernel of tile `i` and the panel at column `j`
+  /// runs, where B's panels outgrow half of L2: every tile of a row block
+  /// reads each panel from L2, but the first tile to meet it met it in L3
+  /// or memory (at 1024^3, one meeting in 22 cost ~2% of the matmul).
+  /// Panels that fit stay in L2 from one row block to the next, and the
+  /// prefetches of lines already there cost more than they save (the
+  /// batched 16 x 256 x 512 x 256 matmul ran 4% slower). The next panel's rows
+  /// of the k-block (past the last full panel, the first panel's rows of the
+  /// next k-block) are shared among the row block's tiles: tile t fetches rows
+  /// [t * shareRows, (t + 1) * shareRows), a line at a time. (In the order
+  /// where A's micro-panel stays in L1, fetching the next column block
+  /// this way filled L2 with two blocks: 5% slower at 2048^3.)
+  void prefetchNextPanel(int64_t mr, Value i, Value i0, Value j, Value k0,
+                         Value k1, int64_t shareRows) {
+    int64_t nr = sizes.registerCols, fullPanels = n / nr;
+    if (!packed || !panelsOutgrowL2)
+      return;
+    Value tile = arith::DivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, i, i0), cst(mr));
+    Value first = add(k0, arith::MulIOp::create(b, loc, tile, cst(shareRows)));
+    Value last = min(add(first, cst(shareRows)), k1);
+    // The next panel, relative to this matmul's first one; past the last
+    // full panel, from the first again with the next k-block's rows (none
+    // after the last k-block: the loop below is then empty).
+    Value next = add(arith::DivUIOp::create(b, loc, j, cst(nr)), cst(1));
+    Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, next,
+                                        cst(fullPanels));
+    next = arith::SelectOp::create(
+        b, loc, wraps, arith::SubIOp::create(b, loc, next, cst(fullPanels)),
+        next);
+    Value shift = arith::SelectOp::create(b, loc, wraps, cst(kBlock), cst(0));
+    first = add(first, shift);
+    last = min(add(last, shift), cst(k));
+    next = add(firstPanel, next);
+    int64_t lineElements =
+        kLineBytes * 8 /
+        getElementTypeOrSelf(packed.getType()).getIntOrFloatBitWidth();
+    forLoop(first, last, 1, [&](Value row) {
+      for (int64_t line = 0; line < nr; line += lineElements)
+        memref::PrefetchOp::create(b, loc, packed,
+                                   ValueRange{next, row, cst(line)},
+                                   /*isWrite=*/false, /*localityHint=*/1,
+                                   /*isDataCache=*/true);
     });
   }
 
@@ -946,6 +1005,9 @@ private:
   /// stream past it from L2 (see chooseCacheBlocks), B's rows then
   /// prefetched kRhsPrefetchSteps ahead.
   bool aInL1 = false;
+  /// Whether B's full panels take more than half of L2 (see
+  /// prefetchNextPanel).
+  bool panelsOutgrowL2 = false;
   Type elementType;
 };
 

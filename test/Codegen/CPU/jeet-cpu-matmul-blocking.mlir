@@ -1,4 +1,4 @@
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=16 k-block=48 row-block=30},canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=16 k-block=48 row-block=30 l2-cache-bytes=65536},canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul,canonicalize,cse)' | FileCheck %s --check-prefix=HOST
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=16 l1-cache-bytes=32768 l2-cache-bytes=524288},canonicalize,cse)' | FileCheck %s --check-prefix=ZEN3
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=64 l1-cache-bytes=49152 l2-cache-bytes=2097152},canonicalize,cse)' | FileCheck %s --check-prefix=AVX512
@@ -9,14 +9,17 @@
 // runs in blocks of at most 48, of equal depth: 34 + 34 + 32 (not
 // 48 + 48 + 4). 100 rows in blocks of at most 30 rows (a multiple of 6
 // rows): 96 rows in 8 blocks of 12 (so that the threads balance), and the
-// 4 remainder rows as the parallel loop's last iteration. Each tile
-// prefetches its rows of C, accumulates the k-block from zeros, then adds
-// C's rows to it.
+// 4 remainder rows as the parallel loop's last iteration. B's panels (50
+// KiB) outgrow half of this run's 64 KiB L2: each tile first fetches its
+// share of the next panel's rows into L2 (a block's 2 tiles share the
+// k-block's 34 rows: 17 each; the last panel fetches the first panel's rows
+// of the next k-block). Each tile prefetches its rows of C, accumulates the
+// k-block from zeros, then adds C's rows to it.
 // AVX2-LABEL: func.func @blocks
 // AVX2-SAME: %[[C:[^:]*]]: memref<100x130xf32>)
 // AVX2-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 48 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 30 : i64}}
 // AVX2-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
-// AVX2: memref.alloc() {alignment = 64 : i64} : memref<8x100x16xf32>
+// AVX2: %[[PANELS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x100x16xf32>
 // AVX2: memref.alloc() {alignment = 64 : i64} : memref<9x2x34x6xf32>
 // AVX2: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c9) step (%c1)
 // AVX2: %[[FULL:.*]] = arith.cmpi ult, %[[BLOCK]], %c8
@@ -25,6 +28,25 @@
 // AVX2: %[[I1:.*]] = arith.addi %[[I0]], %c12
 // AVX2: scf.for %[[K0:.*]] = %c0 to %c100 step %c34
 // AVX2: %[[K1:.*]] = arith.minsi {{.*}}, %c100
+// AVX2: scf.for %{{.*}} = %c0 to %c128 step %c16
+// AVX2-NEXT: scf.for %{{.*}} = %[[I0]] to %[[I1]] step %c6
+// AVX2: %[[TILE:.*]] = arith.divui %{{.*}}, %c6
+// AVX2-NEXT: %[[SHARE:.*]] = arith.muli %[[TILE]], %c17
+// AVX2-NEXT: %[[FIRST:.*]] = arith.addi %[[K0]], %[[SHARE]]
+// AVX2-NEXT: %[[END:.*]] = arith.addi %[[FIRST]], %c17
+// AVX2-NEXT: %[[LAST:.*]] = arith.minsi %[[END]], %[[K1]]
+// AVX2-NEXT: %[[PANEL:.*]] = arith.divui %{{.*}}, %c16
+// AVX2-NEXT: %[[NEXT:.*]] = arith.addi %[[PANEL]], %c1
+// AVX2-NEXT: %[[WRAPS:.*]] = arith.cmpi uge, %[[NEXT]], %c8
+// AVX2-NEXT: %[[FIRSTPANEL:.*]] = arith.addi %[[PANEL]], %c-7
+// AVX2-NEXT: %[[FETCHED:.*]] = arith.select %[[WRAPS]], %[[FIRSTPANEL]], %[[NEXT]]
+// AVX2-NEXT: %[[SHIFT:.*]] = arith.select %[[WRAPS]], %c34, %c0
+// AVX2-NEXT: %[[FROM:.*]] = arith.addi %[[FIRST]], %[[SHIFT]]
+// AVX2-NEXT: %[[SHIFTED:.*]] = arith.addi %[[LAST]], %[[SHIFT]]
+// AVX2-NEXT: %[[TO:.*]] = arith.minsi %[[SHIFTED]], %c100
+// AVX2-NEXT: scf.for %[[ROW:.*]] = %[[FROM]] to %[[TO]] step %c1
+// AVX2-NEXT: memref.prefetch %[[PANELS]][%[[FETCHED]], %[[ROW]], %c0], read, locality<1>, data
+// AVX2-NEXT: }
 // AVX2-COUNT-6: memref.prefetch %[[C]][{{.*}}], write, locality<3>, data
 // AVX2-NOT: vector.load %[[C]]
 // AVX2: scf.for %{{.*}} = %[[K0]] to %[[K1]] step %c1 iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
@@ -63,6 +85,10 @@
 // ZEN3-LABEL: func.func @blocks
 // ZEN3-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 256 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 128 : i64}}
 // ZEN3: memref.alloc() {alignment = 64 : i64} : memref<9x2x100x6xf32>
+// B's panels (50 KiB) fit half of L2: they stay there from one row block to
+// the next, and no tile fetches the next panel.
+// ZEN3-NOT: locality<1>
+// ZEN3-LABEL: func.func @no_matmul
 // A core with 48 KiB of L1 and 2 MiB of L2, and 64 columns: 96 steps of a
 // panel fit half of L1, too few: the order where A's micro-panel stays in
 // L1 (384 steps, 640 columns of B per block, 341 rows of A's block;

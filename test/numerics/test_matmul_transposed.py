@@ -200,3 +200,18 @@ def test_matmul_a_panel_in_l1(tmp_path, rng, ta, tb):
     same shape."""
     check(lambda source, inputs: run_graph(tmp_path, source, inputs), rng,
           (1030, 777), (777, 2100), ta, tb)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False)] + LAYOUTS,
+                         ids=["AB"] + LAYOUT_IDS)
+def test_matmul_fetching_next_panels(tmp_path, rng, ta, tb):
+    """On the CPU only: a matmul whose packed panels of B (1000 x 640
+    floats, 2.5 MiB) outgrow half of L2 while a row block's rows of C fit,
+    so that each tile fetches its share of the next panel into L2 as its
+    kernel runs: 526 rows (87 tiles of 6 and 4 remainder rows, whose one
+    tile fetches a whole panel's rows), 1000 steps in k-blocks of at most
+    96 (the last panel of each fetching the next k-block's first), 10 full
+    panels of 64 and 40 remainder columns. The kernels' loops carry the
+    fetches; the result is the matmul's."""
+    check(lambda source, inputs: run_graph(tmp_path, source, inputs), rng,
+          (526, 1000), (1000, 680), ta, tb)

@@ -15,11 +15,11 @@
 //       pack A[i0.., k0..] into (tile, k, register-rows)   block in L2
 //       for j in columns, step register-cols       B micro-panel in L1
 //         for i in i0.., step register-rows
-//           a share of the next micro-panel of B fetched into L2
 //           C tile in registers from zeros; for k in k0..: rank-1 update
 //           with FMAs; then added to C (prefetched before the loop), or,
 //           when k0 == 0 and a fill of C was folded in, started from the
-//           fill's value and stored over C
+//           fill's value and stored over C; as it runs, the tile fetches
+//           its share of the next micro-panel of B into L2
 //
 // The k-block is sized so that a micro-panel of B (k-block x register-cols)
 // fills half of the L1 data cache, the row block so that the packed block of
@@ -703,9 +703,9 @@ private:
   /// Rows [i0, i1), a multiple of `mr` rows (at least `tiles` tiles of
   /// them), all columns: per k-block, the block of A is packed (when
   /// lhsPacked is set, into the slot of row block `blockIndex`), then each
-  /// panel of B meets every register tile of rows while it is in L1. Each
-  /// tile first fetches its share of the next panel into L2 (see
-  /// prefetchNextPanel).
+  /// panel of B meets every register tile of rows while it is in L1, each
+  /// tile fetching its share of the next panel into L2 as it runs (see
+  /// nextPanelShare).
   void emitRows(int64_t mr, Value i0, Value i1, Value blockIndex,
                 int64_t tiles) {
     int64_t nr = sizes.registerCols;
@@ -730,22 +730,22 @@ private:
                          : cst(fullCols);
           forLoop(i0, i1, mr, [&](Value i) {
             forLoop(j0, j1, nr, [&](Value j) {
-              emitKernel(mr, nr, i, j, k0, k1, i0, slot, first);
+              emitKernel(mr, nr, i, j, k0, k1, i0, slot, first, L2Share());
             });
           });
         });
       } else if (fullCols > 0) {
         forLoop(cst(0), cst(fullCols), nr, [&](Value j) {
           forLoop(i0, i1, mr, [&](Value i) {
-            prefetchNextPanel(mr, i, i0, j, k0, k1, shareRows);
-            emitKernel(mr, nr, i, j, k0, k1, i0, slot, first);
+            emitKernel(mr, nr, i, j, k0, k1, i0, slot, first,
+                       nextPanelShare(mr, i, i0, j, k0, k1, shareRows));
           });
         });
       }
       if (n > fullCols) {
         forLoop(i0, i1, mr, [&](Value i) {
           emitKernel(mr, n - fullCols, i, cst(fullCols), k0, k1, i0, slot,
-                     first);
+                     first, L2Share());
         });
       }
     };
@@ -763,31 +763,50 @@ private:
     });
   }
 
-  /// Fetches into L2 the packed rows of B that the kernels of the next
-  /// panel read, while the kernel of tile `i` and the panel at column `j`
-  /// runs, where B's panels outgrow half of L2: every tile of a row block
-  /// reads each panel from L2, but the first tile to meet it met it in L3
-  /// or memory (at 1024^3, one meeting in 22 cost ~2% of the matmul).
-  /// Panels that fit stay in L2 from one row block to the next, and the
-  /// prefetches of lines already there cost more than they save (the
-  /// batched 16 x 256 x 512 x 256 matmul ran 4% slower). The next panel's rows
-  /// of the k-block (past the last full panel, the first panel's rows of the
-  /// next k-block) are shared among the row block's tiles: tile t fetches rows
-  /// [t * shareRows, (t + 1) * shareRows), a line at a time. (In the order
-  /// where A's micro-panel stays in L1, fetching the next column block
-  /// this way filled L2 with two blocks: 5% slower at 2048^3.)
-  void prefetchNextPanel(int64_t mr, Value i, Value i0, Value j, Value k0,
+  /// Lines of packed B that a kernel fetches into L2 as it runs (see
+  /// nextPanelShare): `perStep` lines per step of k, from element `first`
+  /// of the panels viewed as one dimension (`flat`), the step's lines
+  /// clamped to the share's last line (`lastLine`, from `first`).
+  struct L2Share {
+    Value flat, first, lastLine;
+    int64_t perStep = 0, lineElements = 0;
+  };
+
+  /// The share of the next panel of B that the kernel of tile `i` and the
+  /// panel at column `j` fetches into L2 as it runs, where B's panels
+  /// outgrow half of L2; none otherwise. Every tile of a row block reads
+  /// each panel from L2, but the first tile to meet it met it in L3 or
+  /// memory (at 1024^3 one meeting in 22, ~4% of the matmul's time). The
+  /// next panel's rows of the k-block (past the last full panel, the first
+  /// panel's rows of the next k-block) are shared among the row block's
+  /// tiles: tile t fetches rows [t * shareRows, (t + 1) * shareRows),
+  /// spread over its kernel's steps (all of them at once before the kernel
+  /// stalled on the fill buffers: half the gain). Panels that fit stay in
+  /// L2 from one row block to the next, and fetching lines already there
+  /// costs more than it saves (the batched 16 x 256 x 512 x 256 matmul ran
+  /// 2-4% slower). (In the order where A's micro-panel stays in L1,
+  /// fetching the next column block filled L2 with two blocks: 5% slower at
+  /// 2048^3.)
+  L2Share nextPanelShare(int64_t mr, Value i, Value i0, Value j, Value k0,
                          Value k1, int64_t shareRows) {
     int64_t nr = sizes.registerCols, fullPanels = n / nr;
     if (!packed || !panelsOutgrowL2)
-      return;
+      return {};
+    auto type = cast<MemRefType>(packed.getType());
+    if (!type.getLayout().isIdentity())
+      return {};
+    L2Share share;
+    share.lineElements =
+        kLineBytes * 8 / type.getElementType().getIntOrFloatBitWidth();
+    int64_t rowLines = std::max<int64_t>(1, nr / share.lineElements);
+    share.perStep = llvm::divideCeil(shareRows * rowLines, kBlock);
     Value tile = arith::DivUIOp::create(
         b, loc, arith::SubIOp::create(b, loc, i, i0), cst(mr));
     Value first = add(k0, arith::MulIOp::create(b, loc, tile, cst(shareRows)));
     Value last = min(add(first, cst(shareRows)), k1);
     // The next panel, relative to this matmul's first one; past the last
-    // full panel, from the first again with the next k-block's rows (none
-    // after the last k-block: the loop below is then empty).
+    // full panel, the first again with the next k-block's rows (none after
+    // the last k-block: the share is then empty).
     Value next = add(arith::DivUIOp::create(b, loc, j, cst(nr)), cst(1));
     Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, next,
                                         cst(fullPanels));
@@ -798,16 +817,20 @@ private:
     first = add(first, shift);
     last = min(add(last, shift), cst(k));
     next = add(firstPanel, next);
-    int64_t lineElements =
-        kLineBytes * 8 /
-        getElementTypeOrSelf(packed.getType()).getIntOrFloatBitWidth();
-    forLoop(first, last, 1, [&](Value row) {
-      for (int64_t line = 0; line < nr; line += lineElements)
-        memref::PrefetchOp::create(b, loc, packed,
-                                   ValueRange{next, row, cst(line)},
-                                   /*isWrite=*/false, /*localityHint=*/1,
-                                   /*isDataCache=*/true);
-    });
+    // An empty share fetches one line of the buffer, in bounds.
+    Value lines = arith::MulIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, last, first), cst(rowLines));
+    share.lastLine = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, lines, cst(1)), cst(0));
+    Value element = arith::MulIOp::create(
+        b, loc, add(arith::MulIOp::create(b, loc, next, cst(k)), first),
+        cst(nr));
+    share.first = min(element, cst(type.getNumElements() - share.lineElements));
+    share.flat = memref::CollapseShapeOp::create(
+        b, loc, packed,
+        ArrayRef<ReassociationIndices>{
+            llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
+    return share;
   }
 
   /// Copies A[i0:i1, k0:k1] into lhsPacked[slot] as (tile, k, row): the
@@ -838,7 +861,8 @@ private:
   /// mostly in L3 or memory) stalled every FMA chain of the kernel's first
   /// steps until it arrived.
   void emitKernel(int64_t mr, int64_t nr, Value i, Value j, Value k0, Value k1,
-                  Value i0, Value slot, FirstBlock first) {
+                  Value i0, Value slot, FirstBlock first,
+                  const L2Share &share) {
     SmallVector<std::pair<Value, VectorType>> segments;
     SmallVector<int64_t> offsets;
     for (auto [offset, width] : segmentsOf(nr)) {
@@ -932,6 +956,33 @@ private:
                     /*isWrite=*/false, /*localityHint=*/3,
                     /*isDataCache=*/true);
           }
+          // Its share of the next panel into L2 (see nextPanelShare).
+          if (share.flat) {
+            Value step = arith::MulIOp::create(
+                nested, nestedLoc,
+                arith::SubIOp::create(nested, nestedLoc, kk, k0),
+                arith::ConstantIndexOp::create(nested, nestedLoc,
+                                               share.perStep));
+            for (int64_t p = 0; p < share.perStep; ++p) {
+              Value line = arith::MinSIOp::create(
+                  nested, nestedLoc,
+                  p == 0 ? step
+                         : arith::AddIOp::create(nested, nestedLoc, step,
+                                                 arith::ConstantIndexOp::create(
+                                                     nested, nestedLoc, p)),
+                  share.lastLine);
+              Value element = arith::AddIOp::create(
+                  nested, nestedLoc, share.first,
+                  arith::MulIOp::create(
+                      nested, nestedLoc, line,
+                      arith::ConstantIndexOp::create(nested, nestedLoc,
+                                                     share.lineElements)));
+              memref::PrefetchOp::create(nested, nestedLoc, share.flat,
+                                         ValueRange{element},
+                                         /*isWrite=*/false, /*localityHint=*/1,
+                                         /*isDataCache=*/true);
+            }
+          }
           SmallVector<Value> next;
           Value kRel;
           if (lhsTile)
@@ -1006,7 +1057,7 @@ private:
   /// prefetched kRhsPrefetchSteps ahead.
   bool aInL1 = false;
   /// Whether B's full panels take more than half of L2 (see
-  /// prefetchNextPanel).
+  /// nextPanelShare).
   bool panelsOutgrowL2 = false;
   Type elementType;
 };

@@ -9,12 +9,12 @@
 // runs in blocks of at most 48, of equal depth: 34 + 34 + 32 (not
 // 48 + 48 + 4). 100 rows in blocks of at most 30 rows (a multiple of 6
 // rows): 96 rows in 8 blocks of 12 (so that the threads balance), and the
-// 4 remainder rows as the parallel loop's last iteration. B's panels (50
-// KiB) outgrow half of this run's 64 KiB L2: each tile first fetches its
-// share of the next panel's rows into L2 (a block's 2 tiles share the
-// k-block's 34 rows: 17 each; the last panel fetches the first panel's rows
-// of the next k-block). Each tile prefetches its rows of C, accumulates the
-// k-block from zeros, then adds C's rows to it.
+// 4 remainder rows as the parallel loop's last iteration. Each tile
+// prefetches its rows of C, accumulates the k-block from zeros, then adds
+// C's rows to it. B's panels (50 KiB) outgrow half of this run's 64 KiB L2:
+// each tile also fetches its share of the next panel's rows into L2, a line
+// per step of k (a block's 2 tiles share the k-block's 34 rows: 17 each;
+// the last panel fetches the first panel's rows of the next k-block).
 // AVX2-LABEL: func.func @blocks
 // AVX2-SAME: %[[C:[^:]*]]: memref<100x130xf32>)
 // AVX2-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 48 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 30 : i64}}
@@ -44,13 +44,23 @@
 // AVX2-NEXT: %[[FROM:.*]] = arith.addi %[[FIRST]], %[[SHIFT]]
 // AVX2-NEXT: %[[SHIFTED:.*]] = arith.addi %[[LAST]], %[[SHIFT]]
 // AVX2-NEXT: %[[TO:.*]] = arith.minsi %[[SHIFTED]], %c100
-// AVX2-NEXT: scf.for %[[ROW:.*]] = %[[FROM]] to %[[TO]] step %c1
-// AVX2-NEXT: memref.prefetch %[[PANELS]][%[[FETCHED]], %[[ROW]], %c0], read, locality<1>, data
-// AVX2-NEXT: }
+// AVX2-NEXT: %[[LINES:.*]] = arith.subi %[[TO]], %[[FROM]]
+// AVX2-NEXT: %[[BELOW:.*]] = arith.subi %[[LINES]], %c1
+// AVX2-NEXT: %[[LASTLINE:.*]] = arith.maxsi %[[BELOW]], %c0
+// AVX2-NEXT: %[[ROWS:.*]] = arith.muli %[[FETCHED]], %c100
+// AVX2-NEXT: %[[ROW:.*]] = arith.addi %[[ROWS]], %[[FROM]]
+// AVX2-NEXT: %[[ELEMENT:.*]] = arith.muli %[[ROW]], %c16
+// AVX2-NEXT: %[[START:.*]] = arith.minsi %[[ELEMENT]], %c12784
+// AVX2-NEXT: %[[FLAT:.*]] = memref.collapse_shape %[[PANELS]] {{\[\[}}0, 1, 2]] : memref<8x100x16xf32> into memref<12800xf32>
 // AVX2-COUNT-6: memref.prefetch %[[C]][{{.*}}], write, locality<3>, data
 // AVX2-NOT: vector.load %[[C]]
-// AVX2: scf.for %{{.*}} = %[[K0]] to %[[K1]] step %c1 iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// AVX2: scf.for %[[KK:.*]] = %[[K0]] to %[[K1]] step %c1 iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // AVX2: vector.load {{.*}} : memref<8x100x16xf32>, vector<16xf32>
+// AVX2-NEXT: %[[STEP:.*]] = arith.subi %[[KK]], %[[K0]]
+// AVX2-NEXT: %[[LINE:.*]] = arith.minsi %[[STEP]], %[[LASTLINE]]
+// AVX2-NEXT: %[[OFFSET:.*]] = arith.muli %[[LINE]], %c16
+// AVX2-NEXT: %[[AT:.*]] = arith.addi %[[START]], %[[OFFSET]]
+// AVX2-NEXT: memref.prefetch %[[FLAT]][%[[AT]]], read, locality<1>, data
 // AVX2: vector.fma {{.*}} : vector<16xf32>
 // AVX2: scf.yield
 // AVX2-NEXT: }

@@ -39,9 +39,10 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     first from the folded fill's value, see below) and is then added to
     the result, whose rows the kernel prefetches before its loop. Where B's
     packed panels outgrow half of L2 (so that a row block finds them in L3
-    or memory), each tile first fetches its share of the next panel's rows
-    of B into L2 (the tiles of a row block split the k-block's rows), so
-    that the first tile to meet a panel does not wait for it. Sizes that the
+    or memory), each tile fetches its share of the next panel's rows of B
+    into L2 as it runs, a few lines per step of the reduction (the tiles of
+    a row block split the k-block's rows), so that the first tile to meet a
+    panel does not wait for it. Sizes that the
     tiles do not divide are computed by kernels of the remainder's (static)
     size, and each row of a tile is split into vectors of power-of-two
     widths (28 columns are 16 + 8 + 4), so every shape is exact and maps

@@ -190,16 +190,16 @@ def test_attention(run, rng, b, s, d):
 @pytest.mark.parametrize("ta,tb", [(False, False)] + LAYOUTS,
                          ids=["AB"] + LAYOUT_IDS)
 def test_matmul_a_panel_in_l1(tmp_path, rng, ta, tb):
-    """On the CPU only (the emulator would take minutes): a matmul whose row
-    blocks' rows of C outgrow half of a 2 MiB L2 with AVX-512's 64-column
-    panels takes the order where each tile's micro-panel of A stays in L1
-    and B streams past in column blocks (640 columns, k-blocks of at most
-    384 steps): 1026 rows in blocks of 132 (and 4 remainder rows), 777
-    steps in 3 blocks of 259, 2048 full columns in 3 blocks of 640 and one
-    of 128, and 52 remainder columns. Elsewhere the other order runs the
-    same shape."""
+    """On the CPU only (the emulator would take minutes): a matmul whose C
+    is too wide for 4 register tiles of its rows to fit half of a 2 MiB L2
+    (11100 columns) takes, with AVX-512's 64-column panels, the order where
+    each tile's micro-panel of A stays in L1 and B streams past in column
+    blocks (640 columns, k-blocks of at most 384 steps): 70 rows in blocks
+    of 2 tiles (and 4 remainder rows), 777 steps in 3 blocks of 259, 11072 full columns in 17
+    blocks of 640 and one of 192, and 28 remainder columns. Elsewhere the
+    other order runs the same shape."""
     check(lambda source, inputs: run_graph(tmp_path, source, inputs), rng,
-          (1030, 777), (777, 2100), ta, tb)
+          (70, 777), (777, 11100), ta, tb)
 
 
 @pytest.mark.parametrize("ta,tb", [(False, False)] + LAYOUTS,

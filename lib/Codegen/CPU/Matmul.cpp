@@ -127,27 +127,30 @@ int64_t hostRegisterCols() {
 }
 
 /// The cache blocks for `registerCols`-wide f32 panels when the options
-/// leave them at 0: a k-block whose micro-panel of B takes half of L1 (a
-/// multiple of 16 steps, 32 to 512), and row blocks whose packed A block
-/// (rows x k-block) takes at most a quarter of L2. The rest of L1 is for
-/// the A micro-panel that streams past the B micro-panel and the C tile
-/// (with a 32 KiB, 8-way L1, a 6 x 16 tile and 336 steps, B's 21 KiB and
-/// A's 8 KiB took every way but one, and the kernel lost ~10% to misses);
-/// the rest of L2 for the B micro-panels on their way to L1. On a Zen 3
-/// core (32 KiB L1, 512 KiB L2) that is 256 steps and 126 rows, BLIS's
-/// blocking for the same 6 x 16 tile (256 and 144).
+/// leave them at 0: a k-block whose micro-panels of B and A take at most
+/// three quarters of L1 (the most steps that do, rounded down to a power of
+/// two: 32 to 512), and row blocks whose packed A block (rows x k-block)
+/// takes at most a quarter of L2 (the emitter also keeps a row block's rows
+/// of C within half of L2). The rest of L1 is for the C tile and the lines
+/// on their way in (with a 32 KiB, 8-way L1, a 6 x 16 tile and 336 steps,
+/// B's 21 KiB and A's 8 KiB took every way but one, and the kernel lost
+/// ~10% to misses); the rest of L2 for the B micro-panels on their way to
+/// L1. On a Zen 3 core (32 KiB L1, 512 KiB L2) that is 256 steps and 126
+/// rows, BLIS's blocking for the same 6 x 16 tile (256 and 144); on an
+/// AVX-512 core with 48 KiB of L1, 128 steps of a 64-column panel (B's 32
+/// KiB and A's 3 KiB; 96 steps, B in half of L1, ran the 1024^3 matmul 2%
+/// slower, with its C tiles visited 11 times instead of 8).
 ///
-/// Panels too wide for that (fewer than kMinL1PanelSteps steps of a
-/// 64-column panel fit: 96 in a 48 KiB L1) take the other order: each
-/// tile's micro-panel of A (register-rows x k-block) stays in L1 while the
-/// tile meets the panels of a column block of B, which stays in L2 (half of
-/// it) and streams past. The k-block is then the most steps whose A
-/// micro-panel takes a quarter of L1, up to kMaxL2PanelSteps: C's tile is
-/// read and written once per k-block, and at 96 steps those visits (its
-/// rows a whole C row apart, mostly in L3) cost the 2048^3 matmul ~8% on
-/// an AVX-512 core (docs/Performance.md, "Matmul: A's micro-panel in L1").
-/// `l1Bytes` and `l2Bytes`, where positive, stand for the host's cache
-/// sizes.
+/// Panels too wide for half of L1 (fewer than kMinL1PanelSteps steps of a
+/// 64-column panel fit: 96 in a 48 KiB L1) also get the blocks of the other
+/// order, which the emitter takes for a C too wide for its row blocks to
+/// fit L2 (see MatmulEmitter::emit): each tile's micro-panel of A
+/// (register-rows x k-block) stays in L1 while the tile meets the panels of
+/// a column block of B, which stays in L2 (half of it) and streams past.
+/// The k-block is then the most steps whose A micro-panel takes a quarter
+/// of L1, up to kMaxL2PanelSteps: C's tile is read and written once per
+/// k-block. `l1Bytes` and `l2Bytes`, where positive, stand for the host's
+/// cache sizes.
 TileSizes chooseCacheBlocks(TileSizes sizes, int64_t l1Bytes, int64_t l2Bytes) {
   constexpr int64_t kFloatBytes = 4, kKStep = 16, kMinK = 32, kMaxK = 512,
                     kMaxRows = 512, kMinL1PanelSteps = 128,
@@ -160,20 +163,25 @@ TileSizes chooseCacheBlocks(TileSizes sizes, int64_t l1Bytes, int64_t l2Bytes) {
   auto steps = [&](int64_t k) {
     return std::clamp(k / kKStep * kKStep, kMinK, kMaxK);
   };
-  int64_t panelSteps = l1 / 2 / (sizes.registerCols * kFloatBytes);
+  int64_t panelSteps = std::clamp<int64_t>(
+      llvm::bit_floor(static_cast<uint64_t>(std::max<int64_t>(
+          1, l1 * 3 / 4 /
+                 ((sizes.registerCols + sizes.registerRows) * kFloatBytes)))),
+      kMinK, kMaxK);
+  int64_t halfL1Steps = l1 / 2 / (sizes.registerCols * kFloatBytes);
   if (sizes.kBlock <= 0) {
-    bool aInL1 = sizes.colBlock > 0 || panelSteps < kMinL1PanelSteps;
+    bool aInL1 = sizes.colBlock > 0 || halfL1Steps < kMinL1PanelSteps;
     sizes.kBlock =
-        steps(aInL1 ? std::min(l1 / 4 / (sizes.registerRows * kFloatBytes),
-                               kMaxL2PanelSteps)
-                    : panelSteps);
+        aInL1 ? steps(std::min(l1 / 4 / (sizes.registerRows * kFloatBytes),
+                               kMaxL2PanelSteps))
+              : panelSteps;
     if (aInL1 && sizes.colBlock <= 0) {
       int64_t panels =
           l2 / 2 / (sizes.kBlock * sizes.registerCols * kFloatBytes);
       sizes.colBlock = std::max<int64_t>(1, panels) * sizes.registerCols;
     }
   }
-  sizes.panelKBlock = sizes.colBlock > 0 ? steps(panelSteps) : sizes.kBlock;
+  sizes.panelKBlock = sizes.colBlock > 0 ? panelSteps : sizes.kBlock;
   sizes.l2Bytes = l2;
   if (sizes.rowBlock <= 0) {
     int64_t rows = l2 / 4 / (sizes.kBlock * kFloatBytes);
@@ -281,28 +289,33 @@ public:
       packed = packRhs(b, loc, rhs, nr, layout.rhsTransposed, parallel);
       firstPanel = cst(0);
     }
+    // The rows of C that fit half of L2. A row block's rows stay there
+    // across its k-blocks; the order where A's micro-panel stays in L1 (see
+    // chooseCacheBlocks) takes a matmul deeper than a k-block whose C is too
+    // wide for kMinTilesOfCInL2 tiles of rows to fit. (Its row blocks'
+    // rows of C in L3, that order ran 4-13% slower than this one with the
+    // row blocks cut to fit: 2048^3, 1536^3, 512 x 1024 x 4096; C in L2,
+    // the batched matmul's 256 x 256 blocks ran 5% slower in it.)
+    int64_t accBytes = elementType.getIntOrFloatBitWidth() / 8;
+    int64_t rowsOfCInL2 =
+        sizes.l2Bytes / 2 / std::max<int64_t>(1, n * accBytes);
+    aInL1 = sizes.colBlock > 0 && k > sizes.panelKBlock &&
+            rowsOfCInL2 < kMinTilesOfCInL2 * mr;
     // Row blocks: whole register tiles, small enough that there are a few
-    // blocks per core to balance, and as equal as whole tiles allow (170
-    // tiles in 8 blocks are 2 of 22 and 6 of 21, not 7 of 22 and one of
-    // 16).
+    // blocks per core to balance and (in this order) that their rows of C
+    // fit half of L2, and as equal as whole tiles allow (170 tiles in 8
+    // blocks are 2 of 22 and 6 of 21, not 7 of 22 and one of 16).
     int64_t tiles = fullRows / mr;
     int64_t maxTiles = std::max<int64_t>(1, sizes.rowBlock / mr);
+    if (!aInL1)
+      maxTiles =
+          std::min<int64_t>(maxTiles, std::max<int64_t>(1, rowsOfCInL2 / mr));
     maxTiles = std::min<int64_t>(maxTiles,
                                  llvm::divideCeil(tiles, kRowBlocksToBalance));
     int64_t blocks = tiles > 0 ? llvm::divideCeil(tiles, maxTiles) : 0;
     RowBlocks rowBlocks{blocks > 0 ? tiles / blocks : 0,
                         blocks > 0 ? tiles % blocks : 0, mr};
     int64_t rowBlock = rowBlocks.largestRows();
-    // The order where A's micro-panel stays in L1 (see chooseCacheBlocks)
-    // where it saves something: the matmul is deeper than a k-block of the
-    // other order and a row block's rows of C (all columns) outgrow half of
-    // L2, so that each of the other order's k-blocks would fetch them from
-    // L3 again. (C in L2: the batched matmul's 256 x 256 blocks ran 5%
-    // slower in this order.)
-    aInL1 = sizes.colBlock > 0 && k > sizes.panelKBlock &&
-            std::min(rowBlock, fullRows) * n *
-                    (elementType.getIntOrFloatBitWidth() / 8) >
-                sizes.l2Bytes / 2;
     kBlock = balancedKBlock(k, aInL1 ? sizes.kBlock : sizes.panelKBlock);
     panelsOutgrowL2 =
         k * (n / nr * nr) *
@@ -599,6 +612,9 @@ private:
   static constexpr int64_t kFewRowBlocks = 4;
   static constexpr int64_t kPanelsPerMatmul = 8;
   static constexpr int64_t kPackMinRows = 64;
+  /// Register tiles of rows whose C must fit half of L2 for the order
+  /// where B's micro-panel stays in L1 (see emit).
+  static constexpr int64_t kMinTilesOfCInL2 = 4;
   /// Row blocks per matmul at least, so that threads can balance them.
   static constexpr int64_t kRowBlocksToBalance = 8;
   /// A tile of A is packed when it meets at least this many panels of B.

@@ -100,13 +100,18 @@
 // ZEN3-NOT: locality<1>
 // ZEN3-LABEL: func.func @no_matmul
 // A core with 48 KiB of L1 and 2 MiB of L2, and 64 columns: 96 steps of a
-// panel fit half of L1, too few: the order where A's micro-panel stays in
-// L1 (384 steps, 640 columns of B per block, 341 rows of A's block;
-// jeet-cpu-matmul-a-in-l1.mlir). This matmul's rows of C fit L2 and its
-// depth exceeds the other order's 96 steps: that order, in 2 blocks of 50.
+// panel fit half of L1, too few for the order where B's micro-panel stays
+// in L1 to be the only one: the sizes recorded are those of the order where
+// A's micro-panel stays in L1 (384 steps, 640 columns of B per block, 341
+// rows of A's block; jeet-cpu-matmul-a-in-l1.mlir), which a C too wide for
+// L2 takes. This matmul's rows of C fit L2: the other order, whose k-block
+// is 128 steps (B's 32 KiB and A's 3 KiB in three quarters of L1), so the
+// depth of 100 is one block.
 // AVX512-LABEL: func.func @blocks
 // AVX512-SAME: attributes {jeet.matmul_blocking = {col_block = 640 : i64, k_block = 384 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 341 : i64}}
-// AVX512: scf.for %{{.*}} = %c0 to %c100 step %c50
+// AVX512: scf.for %{{.*}} = %c0 to %c128 step %c64
+// AVX512-NEXT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c6
+// AVX512: scf.for %{{.*}} = %c0 to %c100 step %c1 iter_args
 func.func @blocks(%a: memref<100x100xf32>, %b: memref<100x130xf32>, %c: memref<100x130xf32>) {
   linalg.matmul ins(%a, %b : memref<100x100xf32>, memref<100x130xf32>) outs(%c : memref<100x130xf32>)
   return

@@ -8,8 +8,8 @@
 // (130 = 8 * 16 + 2), each 6-row tile keeps 6 vectors of 16, and K = 100
 // runs in blocks of at most 48, of equal depth: 34 + 34 + 32 (not
 // 48 + 48 + 4). 100 rows in blocks of at most 30 rows (a multiple of 6
-// rows): 96 rows in 8 blocks of 12 (so that the threads balance), and the
-// 4 remainder rows as the parallel loop's last iteration. Each tile
+// rows): 96 rows in 8 blocks of 12 (so that the threads balance), the 4
+// remainder rows one more tile of the last block. Each tile
 // prefetches its rows of C, accumulates the k-block from zeros, then adds
 // C's rows to it. B's panels (50 KiB) outgrow half of this run's 64 KiB L2:
 // each tile also fetches its share of the next panel's rows into L2, a line
@@ -21,13 +21,15 @@
 // AVX2-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // AVX2: %[[PANELS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x100x16xf32>
 // AVX2: memref.alloc() {alignment = 64 : i64} : memref<9x2x34x6xf32>
-// AVX2: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c9) step (%c1)
-// AVX2: %[[FULL:.*]] = arith.cmpi ult, %[[BLOCK]], %c8
-// AVX2: scf.if %[[FULL]]
+// AVX2: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c8) step (%c1)
 // AVX2: %[[I0:.*]] = arith.muli %[[BLOCK]], %c12
 // AVX2: %[[I1:.*]] = arith.addi %[[I0]], %c12
+// AVX2: %[[LAST_BLOCK:.*]] = arith.cmpi eq, %[[BLOCK]], %c7
 // AVX2: scf.for %[[K0:.*]] = %c0 to %c100 step %c34
 // AVX2: %[[K1:.*]] = arith.minsi {{.*}}, %c100
+// The remainder rows' A is packed into the last slot of A's buffer.
+// AVX2: scf.if %[[LAST_BLOCK]] {
+// AVX2: memref.store {{.*}}, %{{.*}}[%c8, %c0, %{{.*}}, %c3] : memref<9x2x34x6xf32>
 // AVX2: scf.for %{{.*}} = %c0 to %c128 step %c16
 // AVX2-NEXT: scf.for %{{.*}} = %[[I0]] to %[[I1]] step %c6
 // AVX2: %[[TILE:.*]] = arith.divui %{{.*}}, %c6
@@ -67,12 +69,14 @@
 // AVX2-NEXT: %[[OLD:.*]] = vector.load %[[C]]
 // AVX2-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} : vector<16xf32>
 // AVX2-NEXT: vector.store %[[NEW]], %[[C]]
-// The 2 remainder columns, read from B itself.
-// AVX2: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
-// The 4 remainder rows, packed into the last slot of A's buffer.
-// AVX2: } else {
-// AVX2: memref.store {{.*}}, %{{.*}}[%c8, %c0, %{{.*}}, %c3] : memref<9x2x34x6xf32>
+// After the block's tiles of each panel, in the last block, the remainder
+// rows' tile of it.
+// AVX2: scf.if %[[LAST_BLOCK]] {
 // AVX2: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// The 2 remainder columns, read from B itself, then the remainder rows'.
+// AVX2: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
+// AVX2: scf.if %[[LAST_BLOCK]] {
+// AVX2: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
 // AVX2: scf.reduce
 // A function without a matmul records nothing.
 // AVX2-LABEL: func.func @no_matmul

@@ -2,24 +2,27 @@
 
 // 13x70 = two full 6-row register tiles and one remainder row; 64 full
 // columns (4 vectors of 16) and a remainder of 6 = 4 + 2. The row blocks
-// (one tile each) and then the remainder row are the iterations of one
-// parallel loop; every tile keeps its accumulators in scf.for iter_args.
+// (one tile each) are the iterations of one parallel loop; the remainder
+// row is one more tile of the last block, after the block's tiles of each
+// panel (and of the remainder columns). Every tile keeps its accumulators
+// in scf.for iter_args.
 // CHECK-LABEL: func.func @odd_shape
 // CHECK-NOT: linalg.matmul
-// CHECK: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c3) step (%c1)
-// CHECK: %[[FULL:.*]] = arith.cmpi ult, %[[BLOCK]], %c2
-// CHECK: scf.if %[[FULL]]
+// CHECK: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c2) step (%c1)
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[BLOCK]], %c1
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>,
 // CHECK: vector.load %{{.*}} : memref<7x70xf32>, vector<16xf32>
 // CHECK: memref.load %{{.*}} : memref<13x7xf32>
 // CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
 // CHECK: vector.fma {{.*}} : vector<16xf32>
+// The remainder row's tile of the full columns, in the last block.
+// CHECK: scf.if %[[LAST]] {
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK: memref.load %{{.*}}[%c12, %{{.*}}] : memref<13x7xf32>
 // CHECK: vector.fma {{.*}} : vector<4xf32>
 // CHECK: vector.fma {{.*}} : vector<2xf32>
-// The remainder row, the loop's last iteration.
-// CHECK: } else {
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<2xf32>)
+// CHECK: scf.if %[[LAST]] {
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<2xf32>) {
 // CHECK: scf.reduce
 func.func @odd_shape(%a: memref<13x7xf32>, %b: memref<7x70xf32>, %c: memref<13x70xf32>) {
   linalg.matmul ins(%a, %b : memref<13x7xf32>, memref<7x70xf32>) outs(%c : memref<13x70xf32>)

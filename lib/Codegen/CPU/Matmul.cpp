@@ -862,7 +862,7 @@ private:
     if (!packed || !panelsOutgrowL2)
       return {};
     auto type = cast<MemRefType>(packed.getType());
-    if (!type.getLayout().isIdentity())
+    if (!type.getLayout().isIdentity() || type.getRank() != 3)
       return {};
     L2Share share;
     share.lineElements =
@@ -891,14 +891,15 @@ private:
         b, loc, arith::SubIOp::create(b, loc, last, first), cst(rowLines));
     share.lastLine = arith::MaxSIOp::create(
         b, loc, arith::SubIOp::create(b, loc, lines, cst(1)), cst(0));
+    // Element (next, first, 0) of the (panel, k, column) buffer.
     Value element = arith::MulIOp::create(
-        b, loc, add(arith::MulIOp::create(b, loc, next, cst(k)), first),
-        cst(nr));
+        b, loc,
+        add(arith::MulIOp::create(b, loc, next, cst(type.getDimSize(1))),
+            first),
+        cst(type.getDimSize(2)));
     share.first = min(element, cst(type.getNumElements() - share.lineElements));
     share.flat = memref::CollapseShapeOp::create(
-        b, loc, packed,
-        ArrayRef<ReassociationIndices>{
-            llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
+        b, loc, packed, ArrayRef<ReassociationIndices>{{0, 1, 2}});
     return share;
   }
 

@@ -454,24 +454,40 @@ public:
     SmallVector<std::pair<Value, VectorType>> segments;
     for (auto [offset, size] : segmentsOf(nr))
       segments.push_back({cst(offset), VectorType::get({size}, rhsElement)});
+    // Chunks of rows, each row read whole (the panels' columns in turn):
+    // the hardware's prefetchers follow a row, not a panel's 256 bytes of
+    // each row a whole row apart (which they lost at every row).
+    Value chunk = cst(kPackRowChunk);
     panelLoop(
-        b, loc, zero, count, one, parallel,
+        b, loc, zero, cst(llvm::divideCeil(k, kPackRowChunk)), one, parallel,
         [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
-          Value j = arith::MulIOp::create(nested, nestedLoc, ivs[0], width);
-          Value panel =
-              first ? arith::AddIOp::create(nested, nestedLoc, ivs[0], first)
-                    : ivs[0];
+          Value firstRow =
+              arith::MulIOp::create(nested, nestedLoc, ivs[0], chunk);
+          Value lastRow = arith::MinSIOp::create(
+              nested, nestedLoc,
+              arith::AddIOp::create(nested, nestedLoc, firstRow, chunk), depth);
           scf::ForOp::create(
-              nested, nestedLoc, zero, depth, one, ValueRange{},
-              [&](OpBuilder &body, Location bodyLoc, Value kk, ValueRange) {
-                for (auto [offset, type] : segments) {
-                  Value col = arith::AddIOp::create(body, bodyLoc, j, offset);
-                  Value row = vector::LoadOp::create(body, bodyLoc, type, rhs,
-                                                     ValueRange{kk, col});
-                  vector::StoreOp::create(body, bodyLoc, row, packed,
-                                          ValueRange{panel, kk, offset});
-                }
-                scf::YieldOp::create(body, bodyLoc);
+              nested, nestedLoc, firstRow, lastRow, one, ValueRange{},
+              [&](OpBuilder &rows, Location rowLoc, Value kk, ValueRange) {
+                scf::ForOp::create(
+                    rows, rowLoc, zero, count, one, ValueRange{},
+                    [&](OpBuilder &body, Location bodyLoc, Value p,
+                        ValueRange) {
+                      Value j = arith::MulIOp::create(body, bodyLoc, p, width);
+                      Value panel =
+                          first ? arith::AddIOp::create(body, bodyLoc, p, first)
+                                : p;
+                      for (auto [offset, type] : segments) {
+                        Value col =
+                            arith::AddIOp::create(body, bodyLoc, j, offset);
+                        Value row = vector::LoadOp::create(
+                            body, bodyLoc, type, rhs, ValueRange{kk, col});
+                        vector::StoreOp::create(body, bodyLoc, row, packed,
+                                                ValueRange{panel, kk, offset});
+                      }
+                      scf::YieldOp::create(body, bodyLoc);
+                    });
+                scf::YieldOp::create(rows, rowLoc);
               });
         });
   }
@@ -632,6 +648,8 @@ private:
   static constexpr int64_t kFewRowBlocks = 4;
   static constexpr int64_t kPanelsPerMatmul = 8;
   static constexpr int64_t kPackMinRows = 64;
+  /// Rows of B per iteration of its packing's parallel loop.
+  static constexpr int64_t kPackRowChunk = 32;
   /// Register tiles of rows whose C must fit half of L2 for the order
   /// where B's micro-panel stays in L1 (see emit).
   static constexpr int64_t kMinTilesOfCInL2 = 4;

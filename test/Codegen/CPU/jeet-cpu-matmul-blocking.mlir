@@ -20,6 +20,16 @@
 // AVX2-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 48 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 30 : i64}}
 // AVX2-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // AVX2: %[[PANELS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x100x16xf32>
+// B's panels are packed in parallel chunks of 32 of its rows (4 chunks),
+// each row read whole, its 8 panels' columns in turn.
+// AVX2: scf.parallel (%[[CHUNK:.*]]) = (%c0) to (%c4) step (%c1)
+// AVX2-NEXT: %[[FROM:.*]] = arith.muli %[[CHUNK]], %c32
+// AVX2-NEXT: %[[END:.*]] = arith.addi %[[FROM]], %c32
+// AVX2-NEXT: %[[TO:.*]] = arith.minsi %[[END]], %c100
+// AVX2-NEXT: scf.for %[[ROW:.*]] = %[[FROM]] to %[[TO]] step %c1
+// AVX2-NEXT: scf.for %[[P:.*]] = %c0 to %c8 step %c1
+// AVX2: %[[VALUES:.*]] = vector.load %{{.*}}[%[[ROW]], %{{.*}}] : memref<100x130xf32>, vector<16xf32>
+// AVX2-NEXT: vector.store %[[VALUES]], %[[PANELS]][%[[P]], %[[ROW]], %c0]
 // AVX2: memref.alloc() {alignment = 64 : i64} : memref<9x2x34x6xf32>
 // AVX2: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c8) step (%c1)
 // AVX2: %[[I0:.*]] = arith.muli %[[BLOCK]], %c12

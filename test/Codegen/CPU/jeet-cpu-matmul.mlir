@@ -275,7 +275,8 @@ func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300
 // -----
 
 // With 64 rows or more, B's full 64-column panels are first copied, in
-// parallel, into a contiguous (panel, k, column) buffer; the kernels read
+// parallel (chunks of 32 rows of B, each row read whole: one chunk here),
+// into a contiguous (panel, k, column) buffer; the kernels read
 // their panel of B from it, the 2 columns left over from B itself. B has two
 // panels, so each row block (12 rows here: 60 rows in 8 blocks or fewer) also
 // copies its block of A into (tile, k, row) order, in a slot of its own
@@ -284,8 +285,8 @@ func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300
 // CHECK-LABEL: func.func @packed
 // CHECK-SAME: (%[[A:.*]]: memref<64x8xf32>, %[[B:.*]]: memref<8x130xf32>, %[[C:.*]]: memref<64x130xf32>)
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x64xf32>
-// CHECK: scf.parallel (%[[PANEL:[a-z0-9_]+]]) = (%{{.*}}) to (%c2)
-// CHECK: scf.for %[[K:[a-z0-9_]+]] =
+// CHECK: scf.for %[[K:[a-z0-9_]+]] = %c0 to %c8 step %c1
+// CHECK-NEXT: scf.for %[[PANEL:[a-z0-9_]+]] = %c0 to %c2 step %c1
 // CHECK: %[[ROW:.*]] = vector.load %[[B]][%[[K]], %{{.*}}] : memref<8x130xf32>, vector<16xf32>
 // CHECK: vector.store %[[ROW]], %[[P]][%[[PANEL]], %[[K]], %{{.*}}] : memref<2x8x64xf32>, vector<16xf32>
 // CHECK: %[[PA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<6x2x8x6xf32>
@@ -315,7 +316,6 @@ func.func @packed(%a: memref<64x8xf32>, %b: memref<8x130xf32>, %c: memref<64x130
 // CHECK-LABEL: func.func @tiles
 // CHECK-SAME: (%[[A:[^:]*]]: memref<128x32xf32>, %[[B:[^:]*]]: memref<32x128xf32>, %[[B2:[^:]*]]: memref<32x128xf32>,
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x64xf32>
-// CHECK: scf.parallel
 // CHECK: vector.load %[[B]]
 // CHECK: vector.store {{.*}}, %[[P]]
 // CHECK: scf.parallel (%{{.*}}, %[[J:.*]]) =

@@ -50,7 +50,8 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
 
     A matmul of 64 rows or more first copies B's full panels of
     `register-cols` columns into one contiguous `(panel, k, column)` buffer
-    (in parallel, freed after the last kernel), so that each kernel streams
+    (in parallel over chunks of B's rows, each row read whole; freed after
+    the last kernel), so that each kernel streams
     its panel of B instead of reading rows a whole B row apart (which alias
     in L1 when that stride is a multiple of 4 KiB); when B has two panels or
     more, each row block also copies its block of A per reduction block into

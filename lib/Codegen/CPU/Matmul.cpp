@@ -1708,6 +1708,8 @@ struct JeetCpuMatmulPass
         b.getDictionaryAttr({
             b.getNamedAttr("col_block", b.getI64IntegerAttr(sizes.colBlock)),
             b.getNamedAttr("k_block", b.getI64IntegerAttr(sizes.kBlock)),
+            b.getNamedAttr("panel_k_block",
+                           b.getI64IntegerAttr(sizes.panelKBlock)),
             b.getNamedAttr("register_cols",
                            b.getI64IntegerAttr(sizes.registerCols)),
             b.getNamedAttr("register_rows",

@@ -15,7 +15,7 @@
 // slower).
 // CHECK-LABEL: func.func @a_in_l1
 // CHECK-SAME: %[[C:[^:]*]]: memref<70x300xf32>)
-// CHECK-SAME: attributes {jeet.matmul_blocking = {col_block = 128 : i64, k_block = 120 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 6 : i64}}
+// CHECK-SAME: attributes {jeet.matmul_blocking = {col_block = 128 : i64, k_block = 120 : i64, panel_k_block = 128 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 6 : i64}}
 // CHECK: %[[PANELS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x200x64xf32>
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<12x1x100x6xf32>
 // CHECK: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c12) step (%c1)
@@ -61,7 +61,7 @@
 // L1 would take 512 steps, at most 384 are taken; 10 panels of 384 steps
 // (640 columns) in half of L2; 341 rows of A's block in a quarter of it.
 // AVX512-LABEL: func.func @a_in_l1
-// AVX512-SAME: attributes {jeet.matmul_blocking = {col_block = 640 : i64, k_block = 384 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 341 : i64}}
+// AVX512-SAME: attributes {jeet.matmul_blocking = {col_block = 640 : i64, k_block = 384 : i64, panel_k_block = 128 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 341 : i64}}
 func.func @a_in_l1(%a: memref<70x200xf32>, %b: memref<200x300xf32>, %c: memref<70x300xf32>) {
   linalg.matmul ins(%a, %b : memref<70x200xf32>, memref<200x300xf32>) outs(%c : memref<70x300xf32>)
   return

@@ -17,7 +17,7 @@
 // the last panel fetches the first panel's rows of the next k-block).
 // AVX2-LABEL: func.func @blocks
 // AVX2-SAME: %[[C:[^:]*]]: memref<100x130xf32>)
-// AVX2-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 48 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 30 : i64}}
+// AVX2-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 48 : i64, panel_k_block = 48 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 30 : i64}}
 // AVX2-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // AVX2: %[[PANELS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x100x16xf32>
 // B's panels are packed in parallel chunks of 32 of its rows (4 chunks),
@@ -96,7 +96,7 @@
 // With the options at 0 the host's sizes: 16 or 64 columns, a k-block and a
 // row block from its caches.
 // HOST-LABEL: func.func @blocks
-// HOST-SAME: attributes {jeet.matmul_blocking = {col_block = {{0|[1-9][0-9]*}} : i64, k_block = {{[1-9][0-9]*}} : i64, register_cols = {{16|64}} : i64, register_rows = 6 : i64, row_block = {{[1-9][0-9]*}} : i64}}
+// HOST-SAME: attributes {jeet.matmul_blocking = {col_block = {{0|[1-9][0-9]*}} : i64, k_block = {{[1-9][0-9]*}} : i64, panel_k_block = {{[1-9][0-9]*}} : i64, register_cols = {{16|64}} : i64, register_rows = 6 : i64, row_block = {{[1-9][0-9]*}} : i64}}
 // HOST-LABEL: func.func @no_matmul
 // HOST-NOT: jeet.matmul_blocking
 // HOST-LABEL: func.func @uneven
@@ -107,7 +107,7 @@
 // L2 (128 rows of 256 steps, used as 126: a multiple of 6). K = 100 is one
 // block.
 // ZEN3-LABEL: func.func @blocks
-// ZEN3-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 256 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 128 : i64}}
+// ZEN3-SAME: attributes {jeet.matmul_blocking = {col_block = 0 : i64, k_block = 256 : i64, panel_k_block = 256 : i64, register_cols = 16 : i64, register_rows = 6 : i64, row_block = 128 : i64}}
 // ZEN3: memref.alloc() {alignment = 64 : i64} : memref<9x2x100x6xf32>
 // B's panels (50 KiB) fit half of L2: they stay there from one row block to
 // the next, and no tile fetches the next panel.
@@ -122,7 +122,7 @@
 // is 128 steps (B's 32 KiB and A's 3 KiB in three quarters of L1), so the
 // depth of 100 is one block.
 // AVX512-LABEL: func.func @blocks
-// AVX512-SAME: attributes {jeet.matmul_blocking = {col_block = 640 : i64, k_block = 384 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 341 : i64}}
+// AVX512-SAME: attributes {jeet.matmul_blocking = {col_block = 640 : i64, k_block = 384 : i64, panel_k_block = 128 : i64, register_cols = 64 : i64, register_rows = 6 : i64, row_block = 341 : i64}}
 // AVX512: scf.for %{{.*}} = %c0 to %c128 step %c64
 // AVX512-NEXT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c6
 // AVX512: scf.for %{{.*}} = %c0 to %c100 step %c1 iter_args

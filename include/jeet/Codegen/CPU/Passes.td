@@ -109,8 +109,13 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     The tile and block sizes the pass chose (from the options, or from the
     host's vector registers and cache sizes where an option is 0) are
     recorded on each function whose matmuls it rewrote, as
-    `jeet.matmul_blocking = {k_block, register_cols, register_rows,
-    row_block}`.
+    `jeet.matmul_blocking = {col_block, k_block, panel_k_block,
+    register_cols, register_rows, row_block}`: `panel_k_block` is the
+    k-block of the order where B's micro-panel stays in L1 (the largest
+    power of two of steps whose micro-panels of B and A take three quarters
+    of L1), `k_block` and `col_block` those of the order where A's
+    micro-panel stays in L1 when `col_block` is set (a C too wide for four
+    register tiles of its rows to fit half of L2 takes that order).
 
     A `linalg.fill` of all of C with a constant just before the matmul (the
     zeros of a matmul's or a tile's accumulator) is folded into it: the

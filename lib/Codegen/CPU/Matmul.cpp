@@ -868,10 +868,10 @@ private:
   /// panel's rows of the next k-block) are shared among the row block's
   /// tiles: tile t fetches rows [t * shareRows, (t + 1) * shareRows),
   /// spread over its kernel's steps (all of them at once before the kernel
-  /// gave half the gain, the burst presumably waiting for fill buffers). Panels that fit stay in
-  /// L2 from one row block to the next, and fetching lines already there
-  /// costs more than it saves (the batched 16 x 256 x 512 x 256 matmul ran
-  /// 2-4% slower). (In the order where A's micro-panel stays in L1,
+  /// gave half the gain, the burst presumably waiting for fill buffers). Panels
+  /// that fit stay in L2 from one row block to the next, and fetching lines
+  /// already there costs more than it saves (the batched 16 x 256 x 512 x 256
+  /// matmul ran 2-4% slower). (In the order where A's micro-panel stays in L1,
   /// fetching the next column block filled L2 with two blocks: 5% slower at
   /// 2048^3.)
   L2Share nextPanelShare(int64_t mr, Value i, Value i0, Value j, Value k0,

@@ -21,19 +21,22 @@
 //           fill's value and stored over C; as it runs, the tile fetches
 //           its share of the next micro-panel of B into L2
 //
-// The k-block is sized so that a micro-panel of B (k-block x register-cols)
-// fills half of the L1 data cache, the row block so that the packed block of
-// A fits in a quarter of the L2 cache (and there are a few blocks per
-// thread); a matmul's depth is then split into blocks of equal depth. Where
-// that k-block is short (AVX-512's 64-column panels: 96 steps in 48 KiB)
-// and a row block's rows of C outgrow L2, the two inner loops swap:
+// The k-block is sized so that the micro-panels of B (k-block x
+// register-cols) and A take three quarters of the L1 data cache, the row
+// block so that the packed block of A fits in a quarter of the L2 cache,
+// its rows of C in half of it, and there are a few blocks per thread; a
+// matmul's depth is then split into blocks of equal depth. The remainder
+// rows are one more tile of the last row block. Where a C is so wide that
+// a few register tiles of its rows outgrow half of L2 (and half of L1 holds
+// few steps of a panel, as with AVX-512's 64-column panels), the two inner
+// loops swap:
 //
 //       for j0 in columns, step col-block             B's block in L2
 //         for i in i0.., step register-rows           A micro-panel in L1
 //           for j in j0.., step register-cols         B's rows prefetched
 //
 // with a k-block of up to 384 steps, so that C's tiles (in L3) are read and
-// written a quarter as often.
+// written less often.
 //
 // A matmul inside a parallel loop whose B is a column slice of a buffer
 // defined outside the loop (the tiles of a matmul with an epilogue) reads the

@@ -160,16 +160,16 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
            "most whose packed block takes a quarter of the L2 cache">,
     Option<"kBlock", "k-block", "int64_t", /*default=*/"0",
            "Reduction steps per cache block, at most (a matmul's depth is "
-           "split into blocks of equal depth); 0: the most whose "
-           "micro-panel of B takes half of the L1 data cache, or, in the "
-           "order of col-block, whose micro-panel of A takes a quarter of "
-           "it (at most 384)">,
+           "split into blocks of equal depth); 0: the most, rounded down "
+           "to a power of two, whose micro-panels of B and A take three "
+           "quarters of the L1 data cache, or, in the order of col-block, "
+           "whose micro-panel of A takes a quarter of it (at most 384)">,
     Option<"colBlock", "col-block", "int64_t", /*default=*/"0",
            "Columns of B per L2 block (rounded to register-cols) in the "
            "order where each tile's micro-panel of A stays in L1 and B's "
            "panels stream from L2, which a matmul takes when it is deeper "
-           "than a k-block of the other order and a row block's rows of C "
-           "outgrow half of L2; 0: blocks taking half of L2 when a "
+           "than a k-block of the other order and 4 register tiles of its "
+           "rows of C outgrow half of L2; 0: blocks taking half of L2 when a "
            "register-cols-wide micro-panel of B fits fewer than 128 steps "
            "in half of L1 (64 columns in 48 KiB: 96), else always the "
            "order where B's micro-panel stays in L1 (also whenever k-block "

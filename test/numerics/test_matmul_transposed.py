@@ -3,8 +3,8 @@ the transpose's input through transposed indexing maps), on each device of
 the `run` fixture (the CPU, the GPU emulator, a GPU where one answers),
 against a float64 numpy reference on fresh random inputs.
 
-The shapes take the CPU kernels' paths (few rows, row blocks with packed A,
-full and partial panels of 64 columns of a packed transposed B, its blocks
+The shapes take the CPU kernels' paths (few rows, row blocks with A read in
+place or, transposed, packed, full and partial panels of 64 columns of a packed transposed B, its blocks
 of 16 x 16 and the steps of k past them, remainder rows, the order where A's
 micro-panel stays in L1) and the GPU tiled matmul's (partial tiles of M, N
 and K).

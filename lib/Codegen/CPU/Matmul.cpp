@@ -12,7 +12,8 @@
 //   pack B into (panel, k, register-cols)          once per matmul
 //   for i0 in rows, step row-block                 (scf.parallel)
 //     for k0 in 0..K, step k-block
-//       pack A[i0.., k0..] into (tile, k, register-rows)   block in L2
+//       (a transposed A: pack A[i0.., k0..] as (tile, k, register-rows))
+//                                                   A's block in L2
 //       for j in columns, step register-cols       B micro-panel in L1
 //         for i in i0.., step register-rows
 //           C tile in registers from zeros; for k in k0..: rank-1 update
@@ -23,7 +24,7 @@
 //
 // The k-block is sized so that the micro-panels of B (k-block x
 // register-cols) and A take three quarters of the L1 data cache, the row
-// block so that the packed block of A fits in a quarter of the L2 cache,
+// block so that its block of A fits in a quarter of the L2 cache,
 // its rows of C in half of it, and there are a few blocks per thread; a
 // matmul's depth is then split into blocks of equal depth. The remainder
 // rows are one more tile of the last row block. Where a C is so wide that
@@ -36,7 +37,8 @@
 //           for j in j0.., step register-cols         B's rows prefetched
 //
 // with a k-block of up to 384 steps, so that C's tiles (in L3) are read and
-// written less often.
+// written less often, and A's block packed as (tile, k, register-rows), so
+// that each tile's micro-panel in L1 is contiguous.
 //
 // A matmul inside a parallel loop whose B is a column slice of a buffer
 // defined outside the loop (the tiles of a matmul with an epilogue) reads the
@@ -132,7 +134,7 @@ int64_t hostRegisterCols() {
 /// The cache blocks for `registerCols`-wide f32 panels when the options
 /// leave them at 0: a k-block whose micro-panels of B and A take at most
 /// three quarters of L1 (the most steps that do, rounded down to a power of
-/// two: 32 to 512), and row blocks whose packed A block (rows x k-block)
+/// two: 32 to 512), and row blocks whose block of A (rows x k-block)
 /// takes at most a quarter of L2 (the emitter also keeps a row block's rows
 /// of C within half of L2). The rest of L1 is for the C tile and the lines
 /// on their way in (with a 32 KiB, 8-way L1, a 6 x 16 tile and 336 steps,
@@ -331,9 +333,20 @@ public:
         k * (n / nr * nr) *
             (getElementTypeOrSelf(rhs.getType()).getIntOrFloatBitWidth() / 8) >
         sizes.l2Bytes / 2;
-    // A is packed where each of its tiles meets several panels of B; each
-    // row block (and the remainder rows) packs into a slot of its own.
-    if (packed && n / nr >= kMinPanelsToPackLhs) {
+    // A is packed where each of its tiles meets several panels of B and
+    // would otherwise be read a line per step: a transposed A (each step of
+    // a tile's rows is a line of its own), or a micro-panel that stays in L1
+    // across a column block (aInL1). Each row block (and the remainder rows)
+    // packs into a slot of its own. A row-major A is read in place by the
+    // kernels where B's micro-panel stays in L1: a tile's rows are `mr`
+    // streams that the hardware prefetchers follow, and a row block's rows
+    // stay in L2 across the panels as a packed block would. (Packing it cost
+    // its own pass over A: the batched 16 x 256 x 512 x 256 matmul ran 3.6%
+    // slower with it, 384^3 to 1024^3 1-3%, 1536^3 to 2048^3 the same; a
+    // transposed A read in place ran 1024^3 13% slower, the A-in-L1 order
+    // 256 x 1024 x 16384 1-2%.)
+    if (packed && n / nr >= kMinPanelsToPackLhs &&
+        (layout.lhsTransposed || aInL1)) {
       lhsPacked = memref::AllocOp::create(
           b, loc,
           MemRefType::get({blocks + 1, std::max(rowBlock, mr) / mr, kBlock, mr},

@@ -232,6 +232,35 @@ func.func @lhs_transposed(%at: memref<4x7x2xf32>, %b: memref<4x7x3xf32>, %c: mem
 
 // -----
 
+// A transposed, with 64 rows or more and B of two panels or more: each row
+// block copies its block of A into (tile, k, row) order, in a slot of its
+// own (5 blocks of 2 tiles and the remainder rows), and the kernels
+// broadcast A from there; read in place, each step of a tile's 6 rows
+// would be a line of %at of its own. The copies are freed after the last
+// kernel.
+#at = affine_map<(m, n, k) -> (k, m)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @lhs_transposed_packed
+// CHECK-SAME: (%[[AT:.*]]: memref<8x64xf32>, %[[B:.*]]: memref<8x130xf32>, %[[C:.*]]: memref<64x130xf32>)
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x64xf32>
+// CHECK: %[[PA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<6x2x8x6xf32>
+// CHECK: scf.parallel
+// CHECK: %[[AV:.*]] = memref.load %[[AT]]
+// CHECK: memref.store %[[AV]], %[[PA]]
+// CHECK: vector.load %[[P]][{{.*}}] : memref<2x8x64xf32>, vector<16xf32>
+// CHECK: memref.load %[[PA]]
+// CHECK: vector.fma
+// CHECK-DAG: memref.dealloc %[[P]] : memref<2x8x64xf32>
+// CHECK-DAG: memref.dealloc %[[PA]] : memref<6x2x8x6xf32>
+// CHECK: return
+func.func @lhs_transposed_packed(%at: memref<8x64xf32>, %b: memref<8x130xf32>, %c: memref<64x130xf32>) {
+  linalg.matmul indexing_maps = [#at, #b, #c] ins(%at, %b : memref<8x64xf32>, memref<8x130xf32>) outs(%c : memref<64x130xf32>)
+  return
+}
+
+// -----
+
 // f16 and bf16 operands with an f32 accumulator (what jeet-lower-to-linalg
 // emits for f16/bf16 matmuls): B rows and A elements are widened to f32 as
 // they are loaded; the tile accumulates in f32.
@@ -277,11 +306,10 @@ func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300
 // With 64 rows or more, B's full 64-column panels are first copied, in
 // parallel (chunks of 32 rows of B, each row read whole: one chunk here),
 // into a contiguous (panel, k, column) buffer; the kernels read
-// their panel of B from it, the 2 columns left over from B itself. B has two
-// panels, so each row block (12 rows here: 60 rows in 8 blocks or fewer) also
-// copies its block of A into (tile, k, row) order, in a slot of its own
-// (5 blocks and the remainder rows), and the kernels broadcast A from there.
-// The copies are freed after the last kernel.
+// their panel of B from it, the 2 columns left over from B itself. A
+// row-major A is read in place: each tile's kernel broadcasts its rows'
+// elements from %a itself (nothing is allocated for A). The copy is freed
+// after the last kernel.
 // CHECK-LABEL: func.func @packed
 // CHECK-SAME: (%[[A:.*]]: memref<64x8xf32>, %[[B:.*]]: memref<8x130xf32>, %[[C:.*]]: memref<64x130xf32>)
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x8x64xf32>
@@ -289,16 +317,15 @@ func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300
 // CHECK-NEXT: scf.for %[[PANEL:[a-z0-9_]+]] = %c0 to %c2 step %c1
 // CHECK: %[[ROW:.*]] = vector.load %[[B]][%[[K]], %{{.*}}] : memref<8x130xf32>, vector<16xf32>
 // CHECK: vector.store %[[ROW]], %[[P]][%[[PANEL]], %[[K]], %{{.*}}] : memref<2x8x64xf32>, vector<16xf32>
-// CHECK: %[[PA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<6x2x8x6xf32>
+// CHECK-NOT: memref.alloc
 // CHECK: scf.parallel
-// CHECK: %[[AV:.*]] = memref.load %[[A]]
-// CHECK: memref.store %[[AV]], %[[PA]]
+// CHECK-NOT: memref.store
 // CHECK: vector.load %[[P]][{{.*}}] : memref<2x8x64xf32>, vector<16xf32>
-// CHECK: memref.load %[[PA]]
+// CHECK: memref.load %[[A]]
 // CHECK: vector.fma
 // CHECK: vector.load %[[B]][{{.*}}] : memref<8x130xf32>, vector<2xf32>
-// CHECK-DAG: memref.dealloc %[[P]] : memref<2x8x64xf32>
-// CHECK-DAG: memref.dealloc %[[PA]] : memref<6x2x8x6xf32>
+// CHECK: memref.dealloc %[[P]] : memref<2x8x64xf32>
+// CHECK-NOT: memref.dealloc
 // CHECK: return
 func.func @packed(%a: memref<64x8xf32>, %b: memref<8x130xf32>, %c: memref<64x130xf32>) {
   linalg.matmul ins(%a, %b : memref<64x8xf32>, memref<8x130xf32>) outs(%c : memref<64x130xf32>)

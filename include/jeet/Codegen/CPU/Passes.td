@@ -157,7 +157,7 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
            "its 32 registers; otherwise 16: 6 x 16 are 12 of AVX2's 16)">,
     Option<"rowBlock", "row-block", "int64_t", /*default=*/"0",
            "Rows of A per cache block (rounded to register-rows); 0: the "
-           "most whose packed block takes a quarter of the L2 cache">,
+           "most whose block of A takes a quarter of the L2 cache">,
     Option<"kBlock", "k-block", "int64_t", /*default=*/"0",
            "Reduction steps per cache block, at most (a matmul's depth is "
            "split into blocks of equal depth); 0: the most, rounded down "

@@ -175,6 +175,37 @@ bool mustStay(const llvm::BasicBlock &block) {
   return false;
 }
 
+/// Whether a vector of i1 (a mask: a compare's result, a select's
+/// condition) would cross the boundary of `piece` as a function: defined
+/// before it (or an argument) and used in it, or defined in it and used
+/// after it. Such a
+/// piece stays in its function. LLVM 22's X86 code generation aborts
+/// ("Cannot emit physreg copy instruction", in the expansion of copies
+/// after register allocation) on some masks of one lane passed to a call
+/// from another block on AVX-512 hosts: an f16 softmax of rows of 3, 5 or
+/// 17 feeding a log made one (the `and` of an f16 and an f32 compare, the
+/// guards of the exp and log approximations on the rows' last lane).
+bool crossesMask(const llvm::BasicBlock &piece) {
+  auto isMask = [](const llvm::Value *value) {
+    auto *type = llvm::dyn_cast<llvm::VectorType>(value->getType());
+    return type && type->getElementType()->isIntegerTy(1);
+  };
+  for (const llvm::Instruction &inst : piece) {
+    for (const llvm::Use &operand : inst.operands()) {
+      const llvm::Value *value = operand.get();
+      const auto *def = llvm::dyn_cast<llvm::Instruction>(value);
+      if (isMask(value) && (llvm::isa<llvm::Argument>(value) ||
+                            (def && def->getParent() != &piece)))
+        return true;
+    }
+    if (isMask(&inst))
+      for (const llvm::User *user : inst.users())
+        if (llvm::cast<llvm::Instruction>(user)->getParent() != &piece)
+          return true;
+  }
+  return false;
+}
+
 /// Splits `block` into pieces of `maxInstructions` instructions and a last
 /// block that holds only the terminator; returns the pieces after the first
 /// (the first keeps the block's PHIs and the entry block's allocas). Split
@@ -243,7 +274,7 @@ size_t jeet::detail::outlineLongBlocks(llvm::Module &module,
     // valid): built per piece, it would make the outlining quadratic.
     llvm::CodeExtractorAnalysisCache cache(*function);
     for (llvm::BasicBlock *piece : pieces) {
-      if (mustStay(*piece))
+      if (mustStay(*piece) || crossesMask(*piece))
         continue;
       llvm::BasicBlock *region[] = {piece};
       llvm::CodeExtractor extractor(region);

@@ -133,3 +133,51 @@ def test_row_groups_on_gpu_match_numpy(tmp_path, case, driver):
         assert_close(out, ref, rtol=1e-4,
                      what=f"GPU ({driver}) vs numpy, seed {seed}, result {i}"
                      f"\n{src}")
+
+
+@pytest.mark.parametrize("cols", [3, 5, 17])
+def test_f16_softmax_rows_feeding_a_log(tmp_path, rng, cols):
+    """One f16 row whose length leaves a last lane alone (3 = 2 + 1, 5, 17):
+    log(softmax(x) - y), where the guards of the exp and log approximations
+    make one-lane masks. Code generation aborted on AVX-512 hosts when the
+    compiler cut the long block that holds them into functions and passed
+    such a mask to one (found by fuzz/python/fuzz_graph_builder.py; see
+    lib/Compiler/OutlineLongBlocks.cpp)."""
+    t = mlir_type((1, cols), np.float16)
+    graph = (f"func.func @main(%x: {t}, %y: {t}) -> {t} {{\n"
+             f"  %0 = jeet.softmax %x {{axis = 1 : i64}} : {t}\n"
+             f"  %1 = jeet.sub %0, %y : {t}, {t} -> {t}\n"
+             f"  %2 = jeet.log %1 : {t}\n"
+             f"  return %2 : {t}\n}}\n")
+    x = rng.uniform(-2, 2, size=(1, cols)).astype(np.float16)
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    softmax = e / e.sum(axis=1, keepdims=True)
+    # Below half of the smallest probability: the log's argument stays
+    # positive whatever f16's rounding of the softmax.
+    y = (rng.uniform(0, 0.5, size=(1, cols)) * softmax.min()).astype(np.float16)
+    (out,) = run_graph(tmp_path, graph, [x, y])
+    assert out.dtype == np.float16
+    assert_close(out, np.log(softmax - y.astype(np.float64)), rtol=1e-2,
+                 atol=1e-2, what=f"log(softmax(x) - y), 1x{cols} f16")
+
+
+def test_bf16_softmax_feeding_a_sqrt(tmp_path, rng):
+    """The same abort from a bf16 row of 31 (16 + 8 + 4 + 2 + 1 lanes):
+    sqrt(softmax(rsqrt(x))), f32 at the graph's edges (numpy has no
+    bfloat16)."""
+    t32, t16 = mlir_type((31,), np.float32), "tensor<31xbf16>"
+    graph = (f"func.func @main(%x: {t32}) -> {t32} {{\n"
+             f"  %a = jeet.cast %x : {t32} -> {t16}\n"
+             f"  %0 = jeet.rsqrt %a : {t16}\n"
+             f"  %1 = jeet.softmax %0 {{axis = 0 : i64}} : {t16}\n"
+             f"  %2 = jeet.sqrt %1 : {t16}\n"
+             f"  %3 = jeet.cast %2 : {t16} -> {t32}\n"
+             f"  return %3 : {t32}\n}}\n")
+    x = rng.uniform(0.25, 4, size=31).astype(np.float32)
+    (out,) = run_graph(tmp_path, graph, [x])
+    r = 1 / np.sqrt(x.astype(np.float64))
+    e = np.exp(r - r.max())
+    # bfloat16 keeps 8 bits of mantissa: each of the four steps rounds.
+    assert_close(out, np.sqrt(e / e.sum()), rtol=3e-2, atol=1e-3,
+                 what="sqrt(softmax(rsqrt(x))), 31 bf16")

@@ -46,6 +46,18 @@ def test_graph_builder_fuzzer_builds_without_compiling():
         f"{executed} compiled and run" in out
 
 
+# Programs that once found a bug, replayed (each compiled and run): 140001
+# and 507219 aborted in LLVM's code generation (an f16 softmax of one row of
+# 3 or 5 feeding a log; lib/Compiler/OutlineLongBlocks.cpp).
+FINDINGS = [140001, 507219]
+
+
+def test_graph_builder_fuzzer_findings_replay():
+    for seed in FINDINGS:
+        out = run_fuzzer("--seed", str(seed), "--count", "1")
+        assert f"1 programs (seeds {seed}..{seed}; 1 compiled" in out
+
+
 def test_graph_builder_fuzzer_rejects_a_bad_execute_every():
     proc = subprocess.run(
         [sys.executable, str(FUZZER), "--count", "1", "--execute-every", "0"],

@@ -29,7 +29,8 @@
 // use in the block, then each piece recomputes the chains it uses from
 // values that are available everywhere (the packed list's pointer,
 // constants). What crosses pieces is then the packed list's pointer and the
-// few computed values one kernel gives the next.
+// few computed values one kernel gives the next; never a mask (a vector of
+// i1), which LLVM's X86 back end cannot always pass to a call (crossesMask).
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,13 +179,13 @@ bool mustStay(const llvm::BasicBlock &block) {
 /// Whether a vector of i1 (a mask: a compare's result, a select's
 /// condition) would cross the boundary of `piece` as a function: defined
 /// before it (or an argument) and used in it, or defined in it and used
-/// after it. Such a
-/// piece stays in its function. LLVM 22's X86 code generation aborts
-/// ("Cannot emit physreg copy instruction", in the expansion of copies
-/// after register allocation) on some masks of one lane passed to a call
-/// from another block on AVX-512 hosts: an f16 softmax of rows of 3, 5 or
-/// 17 feeding a log made one (the `and` of an f16 and an f32 compare, the
-/// guards of the exp and log approximations on the rows' last lane).
+/// after it. Such a piece stays in its function. LLVM 22's X86 code
+/// generation aborts ("Cannot emit physreg copy instruction", in the
+/// expansion of copies after register allocation) on a mask of one lane
+/// passed to a call from the block that computed it, on AVX-512 targets: an
+/// f16 softmax of a row of 3, 5 or 17 feeding a log made one (the `and` of
+/// an f16 and an f32 compare, the guards of the exp and log approximations
+/// on the row's last lane; found by fuzz/python/fuzz_graph_builder.py).
 bool crossesMask(const llvm::BasicBlock &piece) {
   auto isMask = [](const llvm::Value *value) {
     auto *type = llvm::dyn_cast<llvm::VectorType>(value->getType());

@@ -20,9 +20,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -255,8 +255,8 @@ llvm::Function *buildMaskAcrossPieces(llvm::Module &module) {
                                    "masks", module);
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", f));
   auto buffer = [&](unsigned i) {
-    return b.CreateLoad(b.getPtrTy(), b.CreateGEP(b.getPtrTy(), f->getArg(0),
-                                                  b.getInt64(i)));
+    return b.CreateLoad(b.getPtrTy(),
+                        b.CreateGEP(b.getPtrTy(), f->getArg(0), b.getInt64(i)));
   };
   auto kernels = [&](unsigned first, unsigned last) {
     for (unsigned i = first; i < last; ++i) {
@@ -278,8 +278,8 @@ llvm::Function *buildMaskAcrossPieces(llvm::Module &module) {
   // The first piece: the compares and kernels up to kLimit instructions.
   unsigned before = kLimit / kInstructionsPerKernel;
   kernels(0, before);
-  b.CreateStore(
-      b.CreateSelect(mask, x, llvm::Constant::getNullValue(floats)), xPointer);
+  b.CreateStore(b.CreateSelect(mask, x, llvm::Constant::getNullValue(floats)),
+                xPointer);
   kernels(before, kKernels);
   b.CreateRetVoid();
   return f;
@@ -294,7 +294,8 @@ TEST(OutlineLongBlocksTest, MasksDoNotCrossPieces) {
   ASSERT_TRUE(static_cast<bool>(jeet::detail::createHostTargetMachine()));
   std::string error;
   llvm::Triple triple("x86_64-pc-linux-gnu");
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   ASSERT_NE(target, nullptr) << error;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, "skylake-avx512", "", llvm::TargetOptions(), llvm::Reloc::PIC_));

@@ -1,0 +1,88 @@
+"""Matmuls of random shapes on the CPU against a float64 numpy reference:
+the paths of jeet-cpu-matmul that fixed shapes reach one at a time (few
+rows, B's packed panels with A read in place or, transposed, packed, the
+remainder rows and columns, the next-panel fetch where B outgrows half of
+L2, batches, a bias and relu in the tiles of an epilogue), in random
+combinations. Each case's shape comes from its own seed (printed with the
+case: `pytest test/numerics/test_matmul_random_shapes.py -k case_7`); the
+inputs are fresh every run (the `rng` fixture prints their seed)."""
+import numpy as np
+import pytest
+
+from jeetrun import assert_close, mlir_type, run_graph
+
+NUM_CASES = 40
+F32 = np.float32
+
+
+def draw_shape(case):
+    r = np.random.default_rng(case)
+
+    def dim(small, large):
+        lo, hi = small if r.random() < 0.3 else large
+        return int(r.integers(lo, hi))
+
+    return dict(m=dim((1, 20), (60, 400)), k=dim((1, 40), (100, 900)),
+                n=dim((1, 70), (120, 700)),
+                batch=() if r.random() < 0.6 else (int(r.integers(2, 5)),),
+                ta=bool(r.random() < 0.3), tb=bool(r.random() < 0.3),
+                epilogue=bool(r.random() < 0.4))
+
+
+def graph_text(shape):
+    m, k, n, batch = shape["m"], shape["k"], shape["n"], shape["batch"]
+    rank = len(batch) + 2
+    swap = list(range(len(batch))) + [rank - 1, rank - 2]
+    perm = ", ".join(map(str, swap))
+    a_in = batch + ((k, m) if shape["ta"] else (m, k))
+    b_in = batch + ((n, k) if shape["tb"] else (k, n))
+    a, b = mlir_type(a_in, F32), mlir_type(b_in, F32)
+    out = mlir_type(batch + (m, n), F32)
+    args = [f"%a: {a}", f"%b: {b}"]
+    lines, lhs, rhs = [], "%a", "%b"
+    if shape["ta"]:
+        t = mlir_type(batch + (m, k), F32)
+        lines.append(f"  %at = jeet.transpose %a {{permutation = array<i64: "
+                     f"{perm}>}} : {a} -> {t}")
+        lhs, a = "%at", t
+    if shape["tb"]:
+        t = mlir_type(batch + (k, n), F32)
+        lines.append(f"  %bt = jeet.transpose %b {{permutation = array<i64: "
+                     f"{perm}>}} : {b} -> {t}")
+        rhs, b = "%bt", t
+    lines.append(f"  %c = jeet.matmul {lhs}, {rhs} : {a}, {b} -> {out}")
+    result = "%c"
+    if shape["epilogue"]:
+        bias = mlir_type((n,), F32)
+        args.append(f"%bias: {bias}")
+        lines.append(f"  %s = jeet.add %c, %bias : {out}, {bias} -> {out}")
+        lines.append(f"  %r = jeet.relu %s : {out}")
+        result = "%r"
+    return (f"func.func @main({', '.join(args)}) -> {out} {{\n"
+            + "\n".join(lines) + f"\n  return {result} : {out}\n}}\n",
+            a_in, b_in)
+
+
+@pytest.mark.parametrize("case", range(NUM_CASES), ids=lambda c: f"case_{c}")
+def test_matmul_random_shape(tmp_path, rng, case):
+    shape = draw_shape(case)
+    source, a_in, b_in = graph_text(shape)
+    a = rng.standard_normal(a_in).astype(F32)
+    b = rng.standard_normal(b_in).astype(F32)
+    inputs = [a, b]
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if shape["ta"]:
+        a64 = np.swapaxes(a64, -1, -2)
+    if shape["tb"]:
+        b64 = np.swapaxes(b64, -1, -2)
+    expected = a64 @ b64
+    if shape["epilogue"]:
+        bias = rng.standard_normal(shape["n"]).astype(F32)
+        inputs.append(bias)
+        expected = np.maximum(expected + bias, 0.0)
+    (out,) = run_graph(tmp_path, source, inputs)
+    # f32 sums of k products of standard normals: the sums and their
+    # rounding errors grow like sqrt(k) (observed: up to 1.7e-6 sqrt(k)).
+    atol = 8e-6 * (np.sqrt(shape["k"]) + 1.0)
+    assert_close(out, expected, rtol=1e-5, atol=atol,
+                 what=f"case {case}: {shape}")

@@ -22,6 +22,8 @@ Two drivers:
       key), which is about 40 times cheaper than compiling it: long runs
       cover many more programs of the builder that way, and the compiler
       behind it has fuzz targets of its own (jeet-fuzz-mlir-cpu/-gpu).
+      With --device gpu the programs run on a GPU, or on the GPU emulator
+      (JEET_CUDA_DRIVER=build/lib/libjeet_cuda_emulator.so).
   fuzz_graph_builder.py --atheris [libFuzzer flags...]
       coverage-guided with atheris (pip install atheris), libFuzzer's flags.
 
@@ -42,6 +44,9 @@ import jeet
 from jeet import _tensor
 
 ALLOWED = (jeet.JeetError, TypeError, ValueError, OverflowError)
+# Where the programs' tensors live (--device): "gpu" needs a CUDA driver,
+# a GPU or the emulator (JEET_CUDA_DRIVER=build/lib/libjeet_cuda_emulator.so).
+DEVICE = "cpu"
 
 DTYPES = ["float32", "float16", "bfloat16", "int32"]
 BAD_DTYPES = ["float64", "int64", "complex64", "bool", "", "f8", None, 3]
@@ -176,34 +181,34 @@ class Program:
         how = src.int(0, 6)
         dtype = self.dtype()
         if how == 0:
-            return "jeet.tensor(shape)", lambda: jeet.tensor(self.shape(), dtype=dtype, device="cpu")
+            return "jeet.tensor(shape)", lambda: jeet.tensor(self.shape(), dtype=dtype, device=DEVICE)
         if how == 1:
             shape = self.shape(allow_abusive=False)
             if int(np.prod(shape)) > MAX_ELEMENTS:
                 shape = shape[:1]
             array = self.data(shape, dtype)
-            return "jeet.tensor(data)", lambda: jeet.tensor(array, dtype=dtype, device="cpu")
+            return "jeet.tensor(data)", lambda: jeet.tensor(array, dtype=dtype, device=DEVICE)
         if how == 2:
             shape = self.shape()
-            return "jeet.zeros", lambda: jeet.zeros(*shape, dtype=dtype, device="cpu")
+            return "jeet.zeros", lambda: jeet.zeros(*shape, dtype=dtype, device=DEVICE)
         if how == 3:
             shape = self.shape(allow_abusive=False)
             fill = src.pick(SCALARS)
             if int(np.prod(shape)) > MAX_ELEMENTS:
                 shape = [3]
-            return "jeet.full", lambda: jeet.full(shape, fill, dtype=dtype, device="cpu")
+            return "jeet.full", lambda: jeet.full(shape, fill, dtype=dtype, device=DEVICE)
         if how == 4:
             array = np.asarray(self.data([src.int(0, 5), src.int(1, 3)], "float32"))
             cast_to = src.pick([np.float32, np.float64, np.float16, np.int32,
                                 np.int64, np.uint64, np.complex128, np.bool_])
-            return "jeet.from_numpy", lambda: jeet.from_numpy(array.astype(cast_to), device="cpu")
+            return "jeet.from_numpy", lambda: jeet.from_numpy(array.astype(cast_to), device=DEVICE)
         if how == 5:
             shape = self.shape(allow_abusive=False)
             if int(np.prod(shape)) > MAX_ELEMENTS:
                 shape = [4]
-            return "jeet.rand", lambda: jeet.rand(*shape, dtype=dtype, device="cpu")
+            return "jeet.rand", lambda: jeet.rand(*shape, dtype=dtype, device=DEVICE)
         stop = src.pick([0, 1, 5, 17, -3, 2.5])
-        return "jeet.arange", lambda: jeet.arange(stop, dtype=dtype, device="cpu")
+        return "jeet.arange", lambda: jeet.arange(stop, dtype=dtype, device=DEVICE)
 
     def op(self):
         src = self.src
@@ -290,6 +295,8 @@ class Program:
             if array.shape != tuple(shape) or array.dtype != expected:
                 raise Finding(
                     f"declared {shape} {dtype}, executed {array.shape} {array.dtype}")
+            if t.device != DEVICE:
+                raise Finding(f"a tensor of the {DEVICE} executed on {t.device}")
 
 
     def check_builds(self, chosen):
@@ -341,6 +348,8 @@ def seeded_main(args):
             print(f"FINDING in program seed {seed}: {finding}")
             mode = "" if seed % args.execute_every == 0 else \
                 f" --execute-every {args.execute_every}"
+            if DEVICE != "cpu":
+                mode += f" --device {DEVICE}"
             print("replay: PYTHONPATH=build/python python3 "
                   f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1"
                   + mode)
@@ -349,7 +358,8 @@ def seeded_main(args):
         count += 1
     print(f"fuzz_graph_builder: {count} programs (seeds {args.seed}.."
           f"{args.seed + count - 1}; {executed} compiled and run, the others "
-          f"built) in {time.monotonic() - start:.1f} s, no finding")
+          f"built) on the {DEVICE} in {time.monotonic() - start:.1f} s, "
+          "no finding")
     return 0
 
 
@@ -379,7 +389,15 @@ def main():
                         help="compile and run only the programs whose seed "
                         "is a multiple of K; build the others' graphs")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
+                        help="where the programs' tensors live and run (gpu: "
+                        "a GPU or the emulator, JEET_CUDA_DRIVER)")
     args = parser.parse_args()
+    global DEVICE
+    DEVICE = args.device
+    if DEVICE == "gpu" and not jeet.gpu_available():
+        parser.error("--device gpu: no GPU answers (set JEET_CUDA_DRIVER to "
+                     "build/lib/libjeet_cuda_emulator.so for the emulator)")
     if args.execute_every < 1:
         parser.error(f"--execute-every must be at least 1, got {args.execute_every}")
     return seeded_main(args)

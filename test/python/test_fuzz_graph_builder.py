@@ -8,6 +8,8 @@ import pathlib
 import subprocess
 import sys
 
+from conftest import requires_gpu
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FUZZER = ROOT / "fuzz" / "python" / "fuzz_graph_builder.py"
 PROGRAMS = 150
@@ -15,6 +17,7 @@ PROGRAMS = 150
 # printer, structural key) are ~40x cheaper than compiled ones.
 BUILT_PROGRAMS = 3000
 EXECUTE_EVERY = 500
+GPU_PROGRAMS = 60
 
 
 def run_fuzzer(*args):
@@ -56,6 +59,24 @@ def test_graph_builder_fuzzer_findings_replay():
     for seed in FINDINGS:
         out = run_fuzzer("--seed", str(seed), "--count", "1")
         assert f"1 programs (seeds {seed}..{seed}; 1 compiled" in out
+
+
+@requires_gpu
+def test_graph_builder_fuzzer_on_the_gpu():
+    """The programs' tensors on the GPU (the emulator under `make test`)."""
+    out = run_fuzzer("--seed", "1", "--count", str(GPU_PROGRAMS),
+                     "--device", "gpu")
+    assert f"{GPU_PROGRAMS} programs (seeds 1..{GPU_PROGRAMS}; " \
+        f"{GPU_PROGRAMS} compiled and run, the others built) on the gpu" in out
+
+
+def test_graph_builder_fuzzer_needs_a_gpu_for_device_gpu():
+    proc = subprocess.run(
+        [sys.executable, str(FUZZER), "--count", "1", "--device", "gpu"],
+        capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, JEET_CUDA_DRIVER="/nonexistent/libcuda.so.1"))
+    assert proc.returncode == 2
+    assert "--device gpu: no GPU answers" in proc.stderr
 
 
 def test_graph_builder_fuzzer_rejects_a_bad_execute_every():

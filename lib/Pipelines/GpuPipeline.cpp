@@ -94,6 +94,7 @@ void jeet::buildJeetGpuKernelPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addNestedPass<func::FuncOp>(createJeetGpuSinkGlobalsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createJeetGpuMergeModulesPass());
   // Intermediates in one arena the caller supplies: the host code allocates

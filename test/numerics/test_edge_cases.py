@@ -123,3 +123,21 @@ def test_edge_case_folded_and_at_run_time(tmp_path, name, op, inputs, expected,
                           [fuse])
     assert same_bits(runtime, expected), f"{name} at run time: {runtime}"
     assert same_bits(folded, expected), f"{name} folded: {folded}"
+
+
+def test_constant_read_by_a_kernel_and_returned(run):
+    """A reduction over an empty axis folds to a constant (-inf for a max);
+    here a kernel reads it (the softmax) and the graph also returns it. On
+    the GPU the kernel read the host's copy of the constant (an illegal
+    address, which the emulator reported) until jeet-gpu-sink-globals gave
+    each launch its own (found by fuzz_graph_builder.py --device gpu)."""
+    t, r = mlir_type((0, 2, 4), np.float32), mlir_type((1, 1, 1), np.float32)
+    source = (f"func.func @main(%x: {t}) -> ({r}, {r}) {{\n"
+              f"  %0 = jeet.reduce_max %x {{axes = array<i64: 0, 1, 2>, "
+              f"keepdims = true}} : {t} -> {r}\n"
+              f"  %1 = jeet.softmax %0 {{axis = 0 : i64}} : {r}\n"
+              f"  return %1, %0 : {r}, {r}\n}}\n")
+    softmax, maximum = run(source, [np.zeros((0, 2, 4), np.float32)])
+    # exp(-inf - -inf) / exp(-inf - -inf): NaN, as numpy's softmax gives.
+    np.testing.assert_array_equal(maximum, np.full((1, 1, 1), -np.inf, np.float32))
+    np.testing.assert_array_equal(softmax, np.full((1, 1, 1), np.nan, np.float32))

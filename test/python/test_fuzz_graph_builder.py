@@ -70,6 +70,19 @@ def test_graph_builder_fuzzer_on_the_gpu():
         f"{GPU_PROGRAMS} compiled and run, the others built) on the gpu" in out
 
 
+# On the GPU, 6003959 read a constant at the host's address in a kernel (a
+# max over an empty axis, folded, feeding a softmax; jeet-gpu-sink-globals).
+GPU_FINDINGS = [6003959]
+
+
+@requires_gpu
+def test_graph_builder_fuzzer_gpu_findings_replay():
+    for seed in GPU_FINDINGS:
+        out = run_fuzzer("--seed", str(seed), "--count", "1", "--device", "gpu")
+        assert f"1 programs (seeds {seed}..{seed}; 1 compiled and run, the " \
+            "others built) on the gpu" in out
+
+
 def test_graph_builder_fuzzer_needs_a_gpu_for_device_gpu():
     proc = subprocess.run(
         [sys.executable, str(FUZZER), "--count", "1", "--device", "gpu"],

@@ -224,24 +224,6 @@ static LogicalResult convertHostMemory(RewriterBase &rewriter,
   return success();
 }
 
-/// Globals (constant tensors) are read by the kernels that use them: their
-/// `memref.get_global` moves into the kernel, which takes the global along
-/// when it is outlined.
-static void sinkGlobals(RewriterBase &rewriter, gpu::LaunchOp launch) {
-  llvm::SetVector<Value> usedAbove;
-  getUsedValuesDefinedAbove(launch.getBody(), usedAbove);
-  for (Value value : usedAbove) {
-    auto global = value.getDefiningOp<memref::GetGlobalOp>();
-    if (!global)
-      continue;
-    rewriter.setInsertionPointToStart(&launch.getBody().front());
-    Operation *clone = rewriter.clone(*global);
-    rewriter.replaceUsesWithIf(value, clone->getResult(0), [&](OpOperand &use) {
-      return launch->isProperAncestor(use.getOwner());
-    });
-  }
-}
-
 /// Whether `copy` can be a device-to-device memcpy: same contiguous type.
 static bool isContiguousCopy(memref::CopyOp copy) {
   auto source = cast<MemRefType>(copy.getSource().getType());
@@ -330,7 +312,6 @@ struct JeetGpuMapKernelsPass
 
     if (failed(convertHostMemory(rewriter, func)))
       return signalPassFailure();
-    func.walk([&](gpu::LaunchOp launch) { sinkGlobals(rewriter, launch); });
   }
 };
 } // namespace

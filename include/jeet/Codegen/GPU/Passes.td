@@ -122,6 +122,49 @@ def JeetGpuMapKernelsPass : Pass<"jeet-gpu-map-kernels", "::mlir::func::FuncOp">
 }
 
 //===----------------------------------------------------------------------===//
+// Globals read by kernels (lib/Codegen/GPU/SinkGlobals.cpp)
+//===----------------------------------------------------------------------===//
+
+def JeetGpuSinkGlobalsPass : Pass<"jeet-gpu-sink-globals", "::mlir::func::FuncOp"> {
+  let summary = "Moves each memref.get_global a gpu.launch reads into it";
+  let description = [{
+    Runs right before `gpu-kernel-outlining`. A constant tensor is a
+    `memref.global` of the host module; a `gpu.launch` that reads one through
+    a `memref.get_global` defined above it would pass the host's address to
+    the kernel as an argument. This pass clones the `memref.get_global` into
+    the launch's body for its uses there; outlining then takes the global
+    into the kernel's `gpu.module`, where it lives in device memory.
+    Canonicalization and CSE between `jeet-gpu-map-kernels` and outlining
+    merge such a clone with an identical `memref.get_global` above the launch
+    (the same global copied to a graph output too, say), so the sinking
+    happens here, after them.
+
+    Before:
+    ```mlir
+    %g = memref.get_global @cst : memref<4xf32>
+    gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+               threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+      %e = memref.load %g[%c0] : memref<4xf32>
+      ...
+    }
+    memref.copy %g, %out : memref<4xf32> to memref<4xf32>
+    ```
+    After:
+    ```mlir
+    %g = memref.get_global @cst : memref<4xf32>
+    gpu.launch ... {
+      %g1 = memref.get_global @cst : memref<4xf32>
+      %e = memref.load %g1[%c0] : memref<4xf32>
+      ...
+    }
+    memref.copy %g, %out : memref<4xf32> to memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Outlined kernels (lib/Codegen/GPU/MergeModules.cpp)
 //===----------------------------------------------------------------------===//
 

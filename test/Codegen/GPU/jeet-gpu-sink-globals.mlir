@@ -1,0 +1,56 @@
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-gpu-sink-globals))' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-gpu-sink-globals),gpu-kernel-outlining)' | FileCheck %s --check-prefix=OUTLINED
+
+// A constant that a kernel reads and the host copies to an output: the
+// launch gets a get_global of its own (canonicalization and CSE before this
+// pass merge an earlier clone with the one above), so the outlined kernel
+// reads the global from its gpu.module, not the host's address as an
+// argument. The copy keeps the host's.
+memref.global "private" constant @cst : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+// CHECK-LABEL: func.func @read_and_copied
+// CHECK: %[[HOST:.*]] = memref.get_global @cst
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[DEVICE:.*]] = memref.get_global @cst
+// CHECK: memref.load %[[DEVICE]]
+// CHECK: gpu.terminator
+// CHECK: memref.copy %[[HOST]], %{{.*}}
+// OUTLINED-LABEL: func.func @read_and_copied
+// OUTLINED-SAME: (%[[OUT:[^:]*]]: memref<4xf32>,
+// OUTLINED: gpu.launch_func @read_and_copied_kernel::@read_and_copied_kernel
+// OUTLINED-SAME: args(%{{[^:]*}} : index, %[[OUT]] : memref<4xf32>)
+// OUTLINED: gpu.module @read_and_copied_kernel
+// OUTLINED: gpu.func @read_and_copied_kernel(%{{[^:]*}}: index, %{{[^:]*}}: memref<4xf32>) kernel
+// OUTLINED: memref.get_global @cst
+// OUTLINED: memref.global "private" constant @cst
+func.func @read_and_copied(%out: memref<4xf32>, %copy: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %g = memref.get_global @cst : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+    %e = memref.load %g[%c0] : memref<4xf32>
+    memref.store %e, %out[%c0] : memref<4xf32>
+    gpu.terminator
+  }
+  memref.copy %g, %copy : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+// Values other than globals that a launch reads stay arguments.
+// CHECK-LABEL: func.func @not_a_global
+// CHECK: gpu.launch
+// CHECK-NOT: memref.get_global
+// CHECK: memref.load %arg0
+func.func @not_a_global(%in: memref<4xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+    %e = memref.load %in[%c0] : memref<4xf32>
+    memref.store %e, %out[%c0] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -772,8 +772,8 @@ private:
 
   /// The remainder rows of a matmul (fewer than a register tile) computed
   /// as one more tile of a row block (see emit): `rows` rows from row
-  /// `first`, their A packed into `slot`, when `when` holds (the block is
-  /// the last).
+  /// `first`, their A packed into `slot` where A is packed, when `when`
+  /// holds (the block is the last).
   struct Tail {
     int64_t rows = 0, first = 0;
     Value slot, when;
@@ -788,8 +788,8 @@ private:
   }
 
   /// Rows [i0, i1), a multiple of `mr` rows (at least `tiles` tiles of
-  /// them), all columns: per k-block, the block of A is packed (when
-  /// lhsPacked is set, into the slot of row block `blockIndex`), then each
+  /// them), all columns: per k-block, the block of A is packed where
+  /// lhsPacked is set (into the slot of row block `blockIndex`), then each
   /// panel of B meets every register tile of rows while it is in L1, each
   /// tile fetching its share of the next panel into L2 as it runs (see
   /// nextPanelShare).

@@ -20,7 +20,8 @@
 // with a `gpu.barrier` between consecutive ops of a tile. Compute left on the
 // host becomes a kernel of one block. On the host, buffers become
 // `gpu.alloc`/`gpu.dealloc` (the runtime's caching allocator), contiguous
-// copies `gpu.memcpy`, and the globals that a kernel reads move into it.
+// copies `gpu.memcpy` (the globals a kernel reads move into it later, in
+// jeet-gpu-sink-globals, after the CSE that would undo it here).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,8 +31,6 @@
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/RegionUtils.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETGPUMAPKERNELSPASS

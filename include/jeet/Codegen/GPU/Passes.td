@@ -106,8 +106,8 @@ def JeetGpuMapKernelsPass : Pass<"jeet-gpu-map-kernels", "::mlir::func::FuncOp">
 
     On the host side, `memref.alloc`/`memref.dealloc` become
     `gpu.alloc`/`gpu.dealloc` (the runtime's caching allocator), contiguous
-    `memref.copy` becomes `gpu.memcpy`, and `memref.get_global` used by a
-    kernel is moved into it.
+    `memref.copy` becomes `gpu.memcpy`. (`jeet-gpu-sink-globals` moves the
+    `memref.get_global` that a kernel reads into it, before outlining.)
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",

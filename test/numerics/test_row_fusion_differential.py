@@ -181,3 +181,29 @@ def test_bf16_softmax_feeding_a_sqrt(tmp_path, rng):
     # bfloat16 keeps 8 bits of mantissa: each of the four steps rounds.
     assert_close(out, np.sqrt(e / e.sum()), rtol=3e-2, atol=1e-3,
                  what="sqrt(softmax(rsqrt(x))), 31 bf16")
+
+
+@pytest.mark.parametrize("reduction", ["reduce_sum", "reduce_max"])
+def test_softmax_over_the_unit_axis_of_a_keepdims_reduction(run, rng,
+                                                           reduction):
+    """softmax(reduce(x, axis 2, keepdims)) over that axis of extent 1, then
+    x's rows scaled by it: the softmax's reductions read the reduction's
+    result through a reshape that adds the unit axis. jeet-gpu-form-kernels
+    made them read its source instead and left their reduced loop with no
+    extent (a segfault in tiling; found by fuzz_graph_builder.py --device
+    gpu, seed 6005623)."""
+    t, r = mlir_type((33, 2, 2), np.float32), mlir_type((33, 2, 1), np.float32)
+    graph = (f"func.func @main(%x: {t}) -> ({r}, {t}) {{\n"
+             f"  %0 = jeet.{reduction} %x {{axes = array<i64: 2>, "
+             f"keepdims = true}} : {t} -> {r}\n"
+             f"  %1 = jeet.softmax %0 {{axis = 2 : i64}} : {r}\n"
+             f"  %2 = jeet.mul %x, %1 : {t}, {r} -> {t}\n"
+             f"  return %1, %2 : {r}, {t}\n}}\n")
+    x = rng.uniform(-3, 3, size=(33, 2, 2)).astype(np.float32)
+    x64 = x.astype(np.float64)
+    reduced = getattr(np, reduction.split("_")[1])(x64, axis=2, keepdims=True)
+    e = np.exp(reduced - reduced.max(axis=2, keepdims=True))
+    softmax = e / e.sum(axis=2, keepdims=True)
+    out_softmax, out_scaled = run(graph, [x])
+    assert_close(out_softmax, softmax, rtol=1e-6, what="softmax over one")
+    assert_close(out_scaled, x64 * softmax, rtol=1e-6, what="x * softmax")

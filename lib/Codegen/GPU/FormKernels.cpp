@@ -44,6 +44,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <algorithm>
+
 namespace jeet {
 #define GEN_PASS_DEF_JEETGPUFORMKERNELSPASS
 #include "jeet/Codegen/GPU/Passes.h.inc"
@@ -530,16 +532,31 @@ static void sinkReshapesOfGroup(Block *block, Operation *before,
 /// dimensions: they read the source, indexed without those dimensions.
 /// Tiling fuses no producer through a reshape; the lowering of a row op
 /// broadcasts a reduction over rows whose reduced extents are 1 (a softmax
-/// over one column) with such a reshape rather than an indexing map.
+/// over one column) with such a reshape rather than an indexing map. An
+/// input stays where its unit dimension is the only extent of a loop (the
+/// rows of a reduction over one element, made by a keepdims reduction).
 static void readThroughUnitExpands(RewriterBase &rewriter, Block *block,
                                    Operation *before, Operation *after) {
-  for (Operation *op : opsBetween(block, before, after)) {
+  SmallVector<Operation *> ops = opsBetween(block, before, after);
+  llvm::SmallPtrSet<Operation *, 16> group(ops.begin(), ops.end());
+  // Whether `input` is the expansion of a result of the group: reading
+  // through it lets tiling fuse its producer into the kernel.
+  auto expandsGroupResult = [&](OpOperand *input) {
+    auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
+    Operation *source = expand ? expand.getSrc().getDefiningOp() : nullptr;
+    return source && group.contains(source);
+  };
+  for (Operation *op : ops) {
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic)
       continue;
     SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
     bool changed = false;
-    for (OpOperand *input : generic.getDpsInputOperands()) {
+    // The expansions of the group's results first: where not every input
+    // can be read through, the one that stays is one from outside.
+    SmallVector<OpOperand *> inputs = generic.getDpsInputOperands();
+    std::stable_partition(inputs.begin(), inputs.end(), expandsGroupResult);
+    for (OpOperand *input : inputs) {
       auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
       if (!expand)
         continue;
@@ -563,6 +580,12 @@ static void readThroughUnitExpands(RewriterBase &rewriter, Block *block,
         results.push_back(map.getResult(dim));
       maps[input->getOperandNumber()] = AffineMap::get(
           map.getNumDims(), map.getNumSymbols(), results, op->getContext());
+      // A loop whose only extent was the unit dimension (the reduced one of
+      // a reduction over it) would have none left: that input stays.
+      if (!inversePermutation(concatAffineMaps(maps, op->getContext()))) {
+        maps[input->getOperandNumber()] = map;
+        continue;
+      }
       rewriter.modifyOpInPlace(generic, [&] { input->set(expand.getSrc()); });
       changed = true;
     }

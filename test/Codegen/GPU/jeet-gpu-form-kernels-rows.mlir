@@ -68,6 +68,32 @@ func.func @one_column(%x: tensor<3x1xf32>) -> tensor<3x1xf32> {
 
 // -----
 
+// The rows of one element come from a keepdims reduction: the softmax's
+// reductions read them through the reshape that adds the unit axis, and
+// would have no extent left for their reduced loop if they read its source.
+// They keep that one reshape; the row ops read the group's own results
+// through theirs. Two kernels: the reduction, then the whole softmax.
+// CHECK-LABEL: func.func @rows_of_a_keepdims_reduction
+// CHECK: } {jeet.kernel = 0 : i64
+// CHECK: %[[ROWS:.*]] = tensor.expand_shape {{.*}} into tensor<33x2x1xf32>
+// CHECK: scf.forall
+// CHECK: tensor.extract_slice %[[ROWS]]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins({{.*}}tensor<?x2x1xf32>)
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins({{.*}}tensor<?x2x1xf32>, tensor<?x2xf32>)
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: } {jeet.kernel = 1 : i64
+// CHECK-NOT: jeet.kernel =
+// CHECK: return
+func.func @rows_of_a_keepdims_reduction(%x: tensor<33x2x2xf32>) -> tensor<33x2x1xf32> {
+  %0 = "jeet.reduce_sum"(%x) {axes = array<i64: 2>, keepdims = true} : (tensor<33x2x2xf32>) -> tensor<33x2x1xf32>
+  %1 = "jeet.softmax"(%0) {axis = 2 : i64} : (tensor<33x2x1xf32>) -> tensor<33x2x1xf32>
+  return %1 : tensor<33x2x1xf32>
+}
+
+// -----
+
 // Rows of 4100 bytes are too long: jeet-fuse keeps a group per reduction and
 // the softmax is three kernels (max; exp and its sum; divide).
 // CHECK-LABEL: func.func @long_rows

@@ -141,3 +141,41 @@ def test_constant_read_by_a_kernel_and_returned(run):
     # exp(-inf - -inf) / exp(-inf - -inf): NaN, as numpy's softmax gives.
     np.testing.assert_array_equal(maximum, np.full((1, 1, 1), -np.inf, np.float32))
     np.testing.assert_array_equal(softmax, np.full((1, 1, 1), np.nan, np.float32))
+
+
+# Unary ops whose CPU code is a polynomial approximation (or built on one):
+# a NaN in must be a NaN out, whether it comes at run time or from a
+# constant that only LLVM's folding sees (max(NaN, x) is NaN for any x).
+NAN_OPS = ["exp", "log", "tanh", "erf", "sigmoid", "gelu"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("op", NAN_OPS + ["softmax"])
+def test_nan_through_approximated_functions(run, rng, op, dtype):
+    """exp's approximation converts its scaled input to an integer exponent
+    (arith.fptosi), which LLVM takes as poison for a NaN: where a NaN
+    constant reached it, the whole softmax folded to 0 on the CPU (found by
+    comparing the GPU emulator's results with the CPU's on the graph-builder
+    fuzzer's programs)."""
+    t = mlir_type((2, 13), dtype)
+    s = mlir_type((), dtype)
+    apply = (f"jeet.softmax %m {{axis = 1 : i64}} : {t}" if op == "softmax"
+             else f"jeet.{op} %m : {t}")
+    source = (f"func.func @main(%x: {t}, %y: {t}) -> ({t}, {t}) {{\n"
+              f"  %nan = jeet.constant dense<0x{'7FC00000' if dtype == np.float32 else '7E00'}> : {s}\n"
+              f"  %m = jeet.max %nan, %x : {s}, {t} -> {t}\n"
+              f"  %r = {apply}\n"
+              f"  %q = {apply.replace('%m', '%y')}\n"
+              f"  return %r, %q : {t}, {t}\n}}\n")
+    x = rng.uniform(0.5, 2, size=(2, 13)).astype(dtype)
+    y = x.copy()
+    y[0, 3] = np.nan  # at run time: one NaN (its row, for the softmax)
+    from_constant, at_run_time = run(source, [x, y])
+    assert np.isnan(from_constant).all(), f"{op}(max(NaN, x)): {from_constant}"
+    nan_at = np.zeros((2, 13), bool)
+    if op == "softmax":
+        nan_at[0, :] = True
+    else:
+        nan_at[0, 3] = True
+    np.testing.assert_array_equal(np.isnan(at_run_time), nan_at,
+                                  err_msg=f"{op} of a NaN at run time")

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Rewrites f32 transcendental functions into MLIR's polynomial
-// approximations, which LLVM vectorises, instead of per-lane libm calls.
+// approximations (exp: its algorithm, NaN-safe), which LLVM vectorises,
+// instead of per-lane libm calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +89,84 @@ static void guard(Operation *op) {
   op->erase();
 }
 
+/// f32 exp as MLIR's polynomial approximation does it (Cephes: e^x =
+/// e^a * 2^n with n = round(x / ln 2), a polynomial for e^a), except that
+/// n is clamped to [-127, 127] with ordered compares: MLIR's clamp keeps a
+/// NaN, which `arith.fptosi` then turns into poison, and LLVM folded a NaN
+/// known at compile time to any value (a softmax of NaNs came out 0). Here
+/// n of a NaN is a bound and the NaN comes through `a`'s polynomial. The
+/// same instructions on x86 (vmaxps/vminps). Smaller floats are extended.
+struct ExpApproximation : OpRewritePattern<math::ExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::ExpOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    Type element = getElementTypeOrSelf(type);
+    Location loc = op.getLoc();
+    if (!isa<FloatType>(element) || element.getIntOrFloatBitWidth() > 32)
+      return rewriter.notifyMatchFailure(op, "not a float of 32 bits or less");
+    if (!element.isF32()) {
+      Type f32 = rewriter.getF32Type();
+      if (auto vector = dyn_cast<VectorType>(type))
+        f32 = vector.clone(f32);
+      Value wide = arith::ExtFOp::create(rewriter, loc, f32, op.getOperand());
+      Value exp = math::ExpOp::create(rewriter, loc, wide);
+      rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, exp);
+      return success();
+    }
+    OpBuilder &b = rewriter;
+    auto cst = [&](float value) { return f32Constant(b, loc, type, value); };
+    auto fma = [&](Value x, Value y, Value z) -> Value {
+      return math::FmaOp::create(b, loc, x, y, z);
+    };
+    auto select = [&](arith::CmpFPredicate predicate, Value value,
+                      Value bound) -> Value {
+      return arith::SelectOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, predicate, value, bound),
+          value, bound);
+    };
+    using P = arith::CmpFPredicate;
+    // x in [-87.8, 88.8] (log(2^-126) and log(FLT_MAX), with room); a NaN
+    // stays (unordered compares).
+    Value x = select(P::UGE, op.getOperand(), cst(-87.8f));
+    x = select(P::ULE, x, cst(88.8f));
+    Value n = math::FloorOp::create(b, loc,
+                                    fma(x, cst(1.44269504088896341f), cst(0.5f)));
+    // n in [-127, 127]; a NaN becomes -127 (ordered compares). 2^-127 is
+    // built as 0: e^x is below the smallest normal there.
+    n = select(P::OGT, n, cst(-127.0f));
+    n = select(P::OLT, n, cst(127.0f));
+    // a = x - n ln 2, in two parts; e^a by a polynomial.
+    Value a = fma(cst(-0.693359375f), n, x);
+    a = fma(cst(2.12194440e-4f), n, a);
+    Value z = fma(a, cst(1.9875691500E-4f), cst(1.3981999507E-3f));
+    z = fma(z, a, cst(8.3334519073E-3f));
+    z = fma(z, a, cst(4.1665795894E-2f));
+    z = fma(z, a, cst(1.6666665459E-1f));
+    z = fma(z, a, cst(5.0000001201E-1f));
+    z = fma(z, arith::MulFOp::create(b, loc, a, a), a);
+    z = arith::AddFOp::create(b, loc, cst(1.0f), z);
+    // 2^n from its exponent field.
+    Type i32 = b.getI32Type();
+    if (auto vector = dyn_cast<VectorType>(type))
+      i32 = vector.clone(i32);
+    auto intConstant = [&](int32_t value) -> Value {
+      Attribute attr = b.getI32IntegerAttr(value);
+      if (auto vector = dyn_cast<VectorType>(i32))
+        attr = DenseElementsAttr::get(vector, attr);
+      return arith::ConstantOp::create(b, loc, i32, cast<TypedAttr>(attr));
+    };
+    Value exponent = arith::AddIOp::create(
+        b, loc, arith::FPToSIOp::create(b, loc, i32, n), intConstant(127));
+    Value pow2 = arith::BitcastOp::create(
+        b, loc, type,
+        arith::ShLIOp::create(b, loc, exponent, intConstant(23)));
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, z, pow2);
+    return success();
+  }
+};
+
 struct JeetCpuApproximateMathPass
     : public jeet::impl::JeetCpuApproximateMathPassBase<
           JeetCpuApproximateMathPass> {
@@ -132,11 +211,14 @@ struct JeetCpuApproximateMathPass
       guard(op);
 
     RewritePatternSet patterns(&getContext());
-    // The predicate sees operation names ("math.exp").
+    // The predicate sees operation names ("math.exp"); exp is ours.
     populateMathPolynomialApproximationPatterns(
         patterns, [&](llvm::StringRef name) {
-          return name.consume_front("math.") && selected.contains(name);
+          return name.consume_front("math.") && name != "exp" &&
+                 selected.contains(name);
         });
+    if (selected.contains("exp"))
+      patterns.add<ExpApproximation>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

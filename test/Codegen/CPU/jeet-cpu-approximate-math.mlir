@@ -66,3 +66,45 @@ func.func @f64_untouched(%x: f64) -> f64 {
   %e = math.exp %x : f64
   return %e : f64
 }
+
+// -----
+
+// exp's approximation: the input clamped with unordered compares (a NaN
+// stays, and comes out of the polynomial), the exponent n with ordered ones
+// (a NaN becomes a bound) before it is converted to an integer, where a NaN
+// would be poison.
+// CHECK-LABEL: func.func @exp_exponent_of_a_nan
+// CHECK-DAG: %[[LO:.*]] = arith.constant dense<-8.780000e+01> : vector<8xf32>
+// CHECK-DAG: %[[HI:.*]] = arith.constant dense<8.880000e+01> : vector<8xf32>
+// CHECK-DAG: %[[NLO:.*]] = arith.constant dense<-1.270000e+02> : vector<8xf32>
+// CHECK-DAG: %[[NHI:.*]] = arith.constant dense<1.270000e+02> : vector<8xf32>
+// CHECK: %[[C0:.*]] = arith.cmpf uge, %[[X:.*]], %[[LO]] : vector<8xf32>
+// CHECK: %[[X0:.*]] = arith.select %[[C0]], %[[X]], %[[LO]] : vector<8xi1>, vector<8xf32>
+// CHECK: %[[C1:.*]] = arith.cmpf ule, %[[X0]], %[[HI]] : vector<8xf32>
+// CHECK: %[[X1:.*]] = arith.select %[[C1]], %[[X0]], %[[HI]] : vector<8xi1>, vector<8xf32>
+// CHECK: %[[N:.*]] = math.floor
+// CHECK: %[[C2:.*]] = arith.cmpf ogt, %[[N]], %[[NLO]] : vector<8xf32>
+// CHECK: %[[N0:.*]] = arith.select %[[C2]], %[[N]], %[[NLO]] : vector<8xi1>, vector<8xf32>
+// CHECK: %[[C3:.*]] = arith.cmpf olt, %[[N0]], %[[NHI]] : vector<8xf32>
+// CHECK: %[[N1:.*]] = arith.select %[[C3]], %[[N0]], %[[NHI]] : vector<8xi1>, vector<8xf32>
+// CHECK: arith.fptosi %[[N1]] : vector<8xf32> to vector<8xi32>
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @exp_exponent_of_a_nan(%x: vector<8xf32>) -> vector<8xf32> {
+  %e = math.exp %x : vector<8xf32>
+  return %e : vector<8xf32>
+}
+
+// -----
+
+// exp of f16 is computed in f32.
+// CHECK-LABEL: func.func @exp_f16
+// CHECK: arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK: arith.fptosi {{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xf16>
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @exp_f16(%x: vector<8xf16>) -> vector<8xf16> {
+  %e = math.exp %x : vector<8xf16>
+  return %e : vector<8xf16>
+}

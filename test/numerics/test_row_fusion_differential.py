@@ -207,3 +207,23 @@ def test_softmax_over_the_unit_axis_of_a_keepdims_reduction(run, rng,
     out_softmax, out_scaled = run(graph, [x])
     assert_close(out_softmax, softmax, rtol=1e-6, what="softmax over one")
     assert_close(out_scaled, x64 * softmax, rtol=1e-6, what="x * softmax")
+
+
+@pytest.mark.parametrize("size", [1, 4, 37])
+def test_softmax_of_a_broadcast_scalar_also_returned(run, rng, size):
+    """A scalar broadcast to a vector, its softmax over the only axis, both
+    returned: the group is split at its reductions, which read the broadcast
+    before the kernel that yields it. jeet-gpu-form-kernels made the
+    reductions read that kernel's result (an op used before it is defined;
+    found by fuzz_graph_builder.py --device gpu, seed 6012813)."""
+    s, t = mlir_type((), np.float32), mlir_type((size,), np.float32)
+    graph = (f"func.func @main(%x: {s}) -> ({t}, {t}) {{\n"
+             f"  %0 = jeet.broadcast_to %x : {s} -> {t}\n"
+             f"  %1 = jeet.softmax %0 {{axis = 0 : i64}} : {t}\n"
+             f"  return %0, %1 : {t}, {t}\n}}\n")
+    x = np.asarray(rng.uniform(-3, 3), np.float32)
+    broadcast, softmax = run(graph, [x])
+    assert_close(broadcast, np.full(size, x, np.float64), rtol=0,
+                 what="the broadcast")
+    assert_close(softmax, np.full(size, 1.0 / size), rtol=1e-6,
+                 what="softmax of equal values")

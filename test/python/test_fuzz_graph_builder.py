@@ -73,8 +73,10 @@ def test_graph_builder_fuzzer_on_the_gpu():
 # On the GPU, 6003959 read a constant at the host's address in a kernel (a
 # max over an empty axis, folded, feeding a softmax; jeet-gpu-sink-globals);
 # 6005623 crashed jeet-gpu-form-kernels (a softmax over the unit axis of a
-# keepdims reduce_sum: its reductions were left a loop with no extent).
-GPU_FINDINGS = [6003959, 6005623]
+# keepdims reduce_sum: its reductions were left a loop with no extent);
+# 6012813 failed to compile (a softmax's reductions read a kernel's result
+# before the kernel).
+GPU_FINDINGS = [6003959, 6005623, 6012813]
 
 
 @requires_gpu

@@ -286,6 +286,26 @@ static bool feedsKernel(Operation *op, Block *block, int64_t kernelId) {
   return false;
 }
 
+/// The ops of `block` whose results `loop` reads, directly or through other
+/// ops of the block, inside its body included.
+static llvm::SmallPtrSet<Operation *, 16> opsFeeding(Block *block,
+                                                      Operation *loop) {
+  llvm::SmallPtrSet<Operation *, 16> feeding;
+  SmallVector<Operation *> worklist = {loop};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        Operation *producer = def ? block->findAncestorOpInBlock(*def) : nullptr;
+        if (producer && producer != loop && feeding.insert(producer).second)
+          worklist.push_back(producer);
+      }
+    });
+  }
+  return feeding;
+}
+
 /// Moves the ops of `loop`'s block that use its results but come before it
 /// after it, in order, with the ops that use them in turn. A producer fused
 /// into the loop's tiles that the loop now yields may have had users between
@@ -478,8 +498,16 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
     return root->emitOpError("cannot be tiled into one GPU kernel");
   for (LoopLikeOpInterface loop : tiled->loops)
     loop->setAttr(kKernelAttr, rewriter.getI64IntegerAttr(kernelId));
+  // A fused producer the loop yields keeps its value for the ops the loop
+  // reads (a reduction of a split group reading it before the loop): they
+  // cannot read the loop's result, and the producer is tiled again for them.
+  llvm::SmallPtrSet<Operation *, 16> feeding =
+      opsFeeding(block, tiled->loops.front());
   for (auto [original, replacement] : tiled->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
+    rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+      Operation *user = block->findAncestorOpInBlock(*use.getOwner());
+      return !user || !feeding.contains(user);
+    });
   moveUsersAfter(rewriter, tiled->loops.front());
   if (rowTiles)
     stageSharedInputs(rewriter,

@@ -132,3 +132,28 @@ func.func @columns(%x: tensor<100x37xf32>) -> tensor<100x37xf32> {
   %0 = "jeet.softmax"(%x) {axis = 0 : i64} : (tensor<100x37xf32>) -> tensor<100x37xf32>
   return %0 : tensor<100x37xf32>
 }
+
+// -----
+
+// A split group (the softmax over the only axis) whose reductions read an op
+// the last kernel also yields (the broadcast, a result of the graph): the
+// reductions keep reading their own copy of it, before the kernel, rather
+// than the kernel's result, which comes after them.
+// CHECK-LABEL: func.func @reductions_of_a_returned_broadcast
+// CHECK: %[[MAX:.*]] = scf.forall
+// CHECK: arith.maximumf
+// CHECK: } {jeet.kernel = 1 : i64
+// CHECK: %[[SUM:.*]] = scf.forall
+// CHECK: math.exp
+// CHECK: } {jeet.kernel = 1 : i64
+// CHECK: %[[LAST:.*]]:2 = scf.forall
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[MAX]], %[[SUM]] :
+// CHECK: arith.divf
+// CHECK: } {jeet.kernel = 0 : i64
+// CHECK-NOT: jeet.kernel =
+// CHECK: return %[[LAST]]#1, %[[LAST]]#0
+func.func @reductions_of_a_returned_broadcast(%x: tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = "jeet.broadcast_to"(%x) : (tensor<f32>) -> tensor<4xf32>
+  %1 = "jeet.softmax"(%0) {axis = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}

@@ -23,7 +23,12 @@ Two drivers:
       cover many more programs of the builder that way, and the compiler
       behind it has fuzz targets of its own (jeet-fuzz-mlir-cpu/-gpu).
       With --device gpu the programs run on a GPU, or on the GPU emulator
-      (JEET_CUDA_DRIVER=build/lib/libjeet_cuda_emulator.so).
+      (JEET_CUDA_DRIVER=build/lib/libjeet_cuda_emulator.so); with
+      --compare-cpu as well, each compiled program also runs on the CPU, and
+      a GPU result that differs from the CPU's beyond its dtype's tolerance
+      (NaN against a number included) is a finding, as is a call that one
+      device accepts and the other rejects. jeet.rand draws from the
+      program's seed, so both runs see the same data.
   fuzz_graph_builder.py --atheris [libFuzzer flags...]
       coverage-guided with atheris (pip install atheris), libFuzzer's flags.
 
@@ -124,6 +129,7 @@ class Program:
         self.src = src
         self.tensors = []
         self.log = []
+        self.outputs = []  # (dtype, array) of each executed tensor
 
     # -- random arguments ----------------------------------------------------
 
@@ -291,6 +297,7 @@ class Program:
             return
         for t, (shape, dtype) in zip(chosen, declared):
             array = t.numpy()
+            self.outputs.append((dtype, array))
             expected = np.float32 if dtype == "bfloat16" else np.dtype(dtype)
             if array.shape != tuple(shape) or array.dtype != expected:
                 raise Finding(
@@ -314,6 +321,58 @@ class Program:
             raise Finding(f"the built graph has no function:\n{built.text}")
         if _tensor._graph_key(unique) is None:
             raise Finding("no structural key for a graph that builds")
+
+
+# (rtol, atol relative to the largest finite magnitude of the CPU's result)
+# per dtype: the devices' exp, log, tanh and erf differ in their last bits
+# (polynomials on the CPU, the GPU's own on the GPU), and chains of up to 14
+# ops carry that on; int32 results must agree exactly.
+TOLERANCES = {"float32": (1e-3, 1e-4), "float16": (3e-2, 3e-3),
+              "bfloat16": (6e-2, 1e-2)}
+
+
+def compare_outputs(cpu, gpu, dtype):
+    """None if `gpu` matches `cpu` (numpy arrays of one executed tensor) to
+    `dtype`'s tolerance, else what differs."""
+    if cpu.shape != gpu.shape or cpu.dtype != gpu.dtype:
+        return f"CPU {cpu.shape} {cpu.dtype}, GPU {gpu.shape} {gpu.dtype}"
+    a, b = cpu.astype(np.float64), gpu.astype(np.float64)
+    rtol, atol = TOLERANCES.get(dtype, (0.0, 0.0))
+    finite = np.abs(a[np.isfinite(a)])
+    scale = max(1.0, float(finite.max())) if finite.size else 1.0
+    with np.errstate(invalid="ignore"):
+        same = (np.isnan(a) & np.isnan(b)) | (a == b) | \
+            (np.isfinite(a) & np.isfinite(b) &
+             (np.abs(a - b) <= atol * scale + rtol * np.abs(a)))
+    if same.all():
+        return None
+    where = tuple(int(i) for i in np.argwhere(~same)[0])
+    return (f"{int((~same).sum())} of {same.size} {dtype} values differ; at "
+            f"{where} the CPU has {float(a[where])}, the GPU {float(b[where])}")
+
+
+def run_on(device, seed, execute):
+    """Program `seed` with its tensors on `device`."""
+    global DEVICE
+    DEVICE = device
+    jeet.seed(seed)
+    return run_program(RandomSource(seed), execute)
+
+
+def run_compared(seed, execute):
+    """Program `seed` on the CPU, then on the GPU; a difference is a finding."""
+    cpu = run_on("cpu", seed, execute)
+    gpu = run_on("gpu", seed, execute)
+    if cpu.log != gpu.log:
+        step = next((i for i, (c, g) in enumerate(zip(cpu.log, gpu.log))
+                     if c != g), min(len(cpu.log), len(gpu.log)))
+        raise Finding(f"the CPU and the GPU differ at step {step}:\n  CPU: "
+                      + " -> ".join(cpu.log) + "\n  GPU: " + " -> ".join(gpu.log))
+    for i, ((dtype, a), (_, b)) in enumerate(zip(cpu.outputs, gpu.outputs)):
+        difference = compare_outputs(a, b, dtype)
+        if difference:
+            raise Finding(f"executed tensor {i}: {difference}\nafter: "
+                          + " -> ".join(cpu.log))
 
 
 def run_program(src, execute=True):
@@ -342,23 +401,29 @@ def seeded_main(args):
         # A crash ends the process: the last line printed names its seed.
         if args.verbose:
             print(f"program seed {seed}", flush=True)
+        execute = seed % args.execute_every == 0
         try:
-            run_program(RandomSource(seed), seed % args.execute_every == 0)
+            if args.compare_cpu and execute:
+                run_compared(seed, execute)
+            else:
+                run_on(args.device, seed, execute)
         except Finding as finding:
             print(f"FINDING in program seed {seed}: {finding}")
-            mode = "" if seed % args.execute_every == 0 else \
-                f" --execute-every {args.execute_every}"
-            if DEVICE != "cpu":
-                mode += f" --device {DEVICE}"
+            mode = "" if execute else f" --execute-every {args.execute_every}"
+            if args.device != "cpu":
+                mode += f" --device {args.device}"
+            if args.compare_cpu:
+                mode += " --compare-cpu"
             print("replay: PYTHONPATH=build/python python3 "
                   f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1"
                   + mode)
             return 1
-        executed += seed % args.execute_every == 0
+        executed += execute
         count += 1
+    where = f"the {args.device}" + (", compared with the cpu" if args.compare_cpu else "")
     print(f"fuzz_graph_builder: {count} programs (seeds {args.seed}.."
           f"{args.seed + count - 1}; {executed} compiled and run, the others "
-          f"built) on the {DEVICE} in {time.monotonic() - start:.1f} s, "
+          f"built) on {where} in {time.monotonic() - start:.1f} s, "
           "no finding")
     return 0
 
@@ -392,12 +457,17 @@ def main():
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
                         help="where the programs' tensors live and run (gpu: "
                         "a GPU or the emulator, JEET_CUDA_DRIVER)")
+    parser.add_argument("--compare-cpu", action="store_true",
+                        help="with --device gpu: run each compiled program "
+                        "on the CPU too and compare the results")
     args = parser.parse_args()
     global DEVICE
     DEVICE = args.device
     if DEVICE == "gpu" and not jeet.gpu_available():
         parser.error("--device gpu: no GPU answers (set JEET_CUDA_DRIVER to "
                      "build/lib/libjeet_cuda_emulator.so for the emulator)")
+    if args.compare_cpu and DEVICE != "gpu":
+        parser.error("--compare-cpu needs --device gpu")
     if args.execute_every < 1:
         parser.error(f"--execute-every must be at least 1, got {args.execute_every}")
     return seeded_main(args)

@@ -8,6 +8,8 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
+
 from conftest import requires_gpu
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -102,3 +104,58 @@ def test_graph_builder_fuzzer_rejects_a_bad_execute_every():
         capture_output=True, text=True, env=dict(os.environ), timeout=60)
     assert proc.returncode == 2
     assert "--execute-every must be at least 1, got 0" in proc.stderr
+
+
+COMPARED_PROGRAMS = 40
+
+
+@requires_gpu
+def test_graph_builder_fuzzer_gpu_against_cpu():
+    """Each program on the CPU and on the GPU, the results compared (the GPU
+    emulator under `make test`): it found a CPU softmax of NaNs folded to 0
+    (seed 1007)."""
+    out = run_fuzzer("--seed", "1000", "--count", str(COMPARED_PROGRAMS),
+                     "--device", "gpu", "--compare-cpu")
+    assert f"{COMPARED_PROGRAMS} programs (seeds 1000..{999 + COMPARED_PROGRAMS}; " \
+        f"{COMPARED_PROGRAMS} compiled and run, the others built) on the gpu, " \
+        "compared with the cpu" in out
+
+
+def test_graph_builder_fuzzer_compare_cpu_needs_device_gpu():
+    proc = subprocess.run(
+        [sys.executable, str(FUZZER), "--count", "1", "--compare-cpu"],
+        capture_output=True, text=True, env=dict(os.environ), timeout=60)
+    assert proc.returncode == 2
+    assert "--compare-cpu needs --device gpu" in proc.stderr
+
+
+def load_fuzzer():
+    sys.path.insert(0, str(FUZZER.parent))
+    try:
+        import fuzz_graph_builder
+    finally:
+        sys.path.pop(0)
+    return fuzz_graph_builder
+
+
+def test_compare_outputs_flags_what_differs():
+    fuzzer = load_fuzzer()
+    f32 = np.array([1.0, np.nan, np.inf, -2.5], np.float32)
+    assert fuzzer.compare_outputs(f32, f32.copy(), "float32") is None
+    # Within f32's tolerance: the last bits of a transcendental.
+    near = f32 * np.float32(1 + 2e-4)
+    assert fuzzer.compare_outputs(f32, near, "float32") is None
+    nan_for_zero = np.array([0.0, 0.0], np.float32)
+    assert "the CPU has 0.0, the GPU nan" in fuzzer.compare_outputs(
+        nan_for_zero, np.array([0.0, np.nan], np.float32), "float32")
+    assert "1 of 4 float32 values differ" in fuzzer.compare_outputs(
+        f32, np.array([1.0, np.nan, -np.inf, -2.5], np.float32), "float32")
+    assert fuzzer.compare_outputs(f32, f32 * 1.01, "float32") is not None
+    # f16 keeps 11 bits: 1% apart is within its tolerance.
+    f16 = np.array([3.0, -0.5], np.float16)
+    assert fuzzer.compare_outputs(f16, f16 * np.float16(1.01), "float16") is None
+    ints = np.array([7, -3], np.int32)
+    assert fuzzer.compare_outputs(ints, ints + np.array([0, 1], np.int32),
+                                  "int32") is not None
+    assert "CPU (2,) int32, GPU (1, 2) int32" in fuzzer.compare_outputs(
+        ints, ints.reshape(1, 2), "int32")

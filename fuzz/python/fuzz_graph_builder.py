@@ -76,6 +76,21 @@ OPERATORS = ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
 UNARY = [jeet.neg, jeet.abs, jeet.exp, jeet.log, jeet.sqrt, jeet.rsqrt,
          jeet.tanh, jeet.sigmoid, jeet.relu, jeet.gelu]
 REDUCE = [jeet.sum, jeet.max, jeet.mean]
+# The rest of the API (--ops all): programs of --ops basic draw none of it,
+# so the seeds of earlier findings replay the same programs.
+MORE_UNARY = [jeet.sin, jeet.cos, jeet.tan, jeet.asin, jeet.acos, jeet.atan,
+              jeet.sinh, jeet.cosh, jeet.asinh, jeet.acosh, jeet.atanh,
+              jeet.erf, jeet.floor, jeet.ceil, jeet.round, jeet.logical_not,
+              jeet.bitwise_not]
+MORE_BINARY = [jeet.fmod, jeet.remainder, jeet.eq, jeet.ne, jeet.lt, jeet.le,
+               jeet.gt, jeet.ge, jeet.logical_and, jeet.logical_or,
+               jeet.logical_xor, jeet.bitwise_and, jeet.bitwise_or,
+               jeet.bitwise_xor]
+MORE_OPERATORS = ["__mod__", "__rmod__", "__and__", "__rand__", "__or__",
+                  "__ror__", "__xor__", "__rxor__", "__rpow__", "__rsub__",
+                  "__rmatmul__"]
+MORE_REDUCE = [jeet.min, jeet.prod, jeet.argmax, jeet.argmin]
+OPS = "all"
 MAX_ELEMENTS = 1 << 12  # data created in full stays small
 
 
@@ -216,9 +231,145 @@ class Program:
         stop = src.pick([0, 1, 5, 17, -3, 2.5])
         return "jeet.arange", lambda: jeet.arange(stop, dtype=dtype, device=DEVICE)
 
+    def index_tensor(self, extent):
+        """Indices into an axis of `extent`: mostly in range, some negative
+        or out of range; an int32 tensor, a list or a bad value."""
+        src = self.src
+        count = src.pick([0, 1, 2, 3, 5])
+        hi = max(extent - 1, 0)
+        values = [src.int(-extent, hi) if src.chance(0.9) else
+                  src.pick([extent, -extent - 1, 2**31 - 1, -2**31])
+                  for _ in range(count)]
+        kind = src.int(0, 5)
+        if kind <= 3:
+            shape = [count, 1] if kind == 0 else [count]
+            return jeet.tensor(np.array(values, np.int32).reshape(shape),
+                               dtype="int32", device=DEVICE)
+        if kind == 4:
+            return values
+        return self.tensor_or_other()
+
+    def item(self, t):
+        """An index for t[...]: ints, slices (steps, negative bounds, past
+        the end), tuples of them, Ellipsis, None, or a bad value."""
+        src = self.src
+        rank = t.ndim if isinstance(t, jeet.Tensor) else 2
+
+        def one():
+            k = src.int(0, 5)
+            if k == 0:
+                return src.int(-4, 4)
+            if k <= 3:
+                return slice(src.pick([None, 0, 1, -1, -3, 5, 40]),
+                             src.pick([None, 0, 2, -1, 3, 40, -40]),
+                             src.pick([None, None, 1, 2, 3, -1, 0]))
+            if k == 4:
+                return src.pick([Ellipsis, None])
+            return src.pick(JUNK + [1.5, True])
+        if src.chance(0.3):
+            return one()
+        return tuple(one() for _ in range(src.int(0, rank + 1)))
+
+    def more_op(self, x):
+        """An op of the rest of the API (--ops all)."""
+        src = self.src
+        kind = src.int(0, 11)
+        if kind <= 1:
+            fn = src.pick(MORE_UNARY)
+            return f"jeet.{fn.__name__}", lambda: fn(x)
+        if kind <= 3:
+            fn = src.pick(MORE_BINARY)
+            y = self.tensor_or_other()
+            return f"jeet.{fn.__name__}", lambda: fn(x, y)
+        if kind == 4 and isinstance(x, jeet.Tensor):
+            name = src.pick(MORE_OPERATORS + ["__invert__", "__abs__",
+                                              "__neg__", "__pos__"])
+            if name in ("__invert__", "__abs__", "__neg__", "__pos__"):
+                return f"Tensor.{name}", lambda: getattr(x, name)()
+            y = self.tensor_or_other()
+            return f"Tensor.{name}", lambda: getattr(x, name)(y)
+        if kind <= 5:
+            fn = src.pick(MORE_REDUCE)
+            axis = self.axis(x)
+            keepdims = src.chance(0.5)
+            return f"jeet.{fn.__name__}", lambda: fn(x, axis, keepdims)
+        if kind == 6:
+            condition, y = self.tensor_or_other(), self.tensor_or_other()
+            return "jeet.where", lambda: jeet.where(condition, x, y)
+        if kind == 7:
+            others = [self.tensor_or_other() for _ in range(src.int(0, 2))]
+            axis = self.axis(x)
+            if axis is None or isinstance(axis, tuple):
+                axis = 0
+            return "jeet.concat", lambda: jeet.concat([x] + others, axis)
+        if kind == 8:
+            rank = x.ndim if isinstance(x, jeet.Tensor) else 2
+            k = src.int(0, 3)
+            if k == 0:
+                width = src.pick([0, 1, 2, -1])
+            elif k <= 2:
+                width = [(src.pick([0, 0, 1, 2, 3, -1]), src.pick([0, 1, 2, 5]))
+                         for _ in range(rank if src.chance(0.9) else rank + 1)]
+            else:
+                width = src.pick(JUNK)
+            value = src.pick(SCALARS) if src.chance(0.3) else 0
+            return "jeet.pad", lambda: jeet.pad(x, width, value)
+        if kind == 9:
+            axis = self.axis(x)
+            if axis is None or isinstance(axis, tuple):
+                axis = 0
+            extent = x.shape[axis] if isinstance(x, jeet.Tensor) and \
+                isinstance(axis, int) and -x.ndim <= axis < x.ndim else 3
+            indices = self.index_tensor(extent)
+            fn = src.pick([jeet.gather, jeet.take])
+            return f"jeet.{fn.__name__}", lambda: fn(x, indices, axis)
+        if kind == 10 and isinstance(x, jeet.Tensor):
+            item = self.item(x)
+            return "Tensor.__getitem__", lambda: x[item]
+        return self.window_op(x)
+
+    def window_op(self, x):
+        """conv2d, max_pool2d or avg_pool2d over x (NCHW), mostly on shapes
+        that fit, with strides, padding, dilation and groups."""
+        src = self.src
+        if not isinstance(x, jeet.Tensor) or x.ndim != 4 or src.chance(0.3):
+            n, c = src.pick([1, 2]), src.pick([1, 2, 3, 4])
+            h, w = src.pick([1, 3, 5, 8]), src.pick([1, 4, 7])
+            x = jeet.tensor(self.data([n, c, h, w], "float32"),
+                            dtype=src.pick(["float32", "float32", "float16"]),
+                            device=DEVICE)
+        kernel = src.pick([1, 2, 3, (1, 2), (3, 1), 0, -1])
+        stride = src.pick([1, 1, 2, (1, 2), 0])
+        padding = src.pick([0, 0, 1, (0, 1), 2, -1])
+        k = src.int(0, 2)
+        if k == 0:
+            channels = x.shape[1]
+            groups = src.pick([1, 1, channels, 2])
+            out = src.pick([1, 2, 4])
+            kh, kw = kernel if isinstance(kernel, tuple) else (kernel, kernel)
+            wshape = [out, max(channels // max(groups, 1), 1), kh, kw]
+            if any(d < 0 for d in wshape):
+                wshape = [1, 1, 1, 1]
+            weight = jeet.tensor(self.data(wshape, "float32"), dtype=x.dtype,
+                                 device=DEVICE)
+            bias = jeet.tensor(self.data([out], "float32"), dtype=x.dtype,
+                               device=DEVICE) if src.chance(0.5) else None
+            dilation = src.pick([1, 1, 2])
+            return "jeet.conv2d", lambda: jeet.conv2d(
+                x, weight, bias, stride, padding, dilation, groups)
+        if k == 1:
+            dilation = src.pick([1, 1, 2])
+            return "jeet.max_pool2d", lambda: jeet.max_pool2d(
+                x, kernel, stride, padding, dilation)
+        include = src.chance(0.5)
+        return "jeet.avg_pool2d", lambda: jeet.avg_pool2d(
+            x, kernel, stride, padding, include)
+
     def op(self):
         src = self.src
         x = self.tensor_or_other()
+        if OPS == "all" and src.chance(0.35):
+            return self.more_op(x)
         kind = src.int(0, 10)
         if kind <= 2:
             fn = src.pick(BINARY)
@@ -267,9 +418,12 @@ class Program:
         name, call = self.create() if not self.tensors or self.src.chance(0.3) \
             else self.op()
         self.log.append(name)
+        # A bad index is an IndexError, as in NumPy.
+        allowed = ALLOWED + (IndexError,) if name == "Tensor.__getitem__" \
+            else ALLOWED
         try:
             result = call()
-        except ALLOWED as error:
+        except allowed as error:
             if not str(error):
                 raise Finding(f"{name} raised {type(error).__name__} with no message")
             return
@@ -414,6 +568,8 @@ def seeded_main(args):
                 mode += f" --device {args.device}"
             if args.compare_cpu:
                 mode += " --compare-cpu"
+            if args.ops != "all":
+                mode += f" --ops {args.ops}"
             print("replay: PYTHONPATH=build/python python3 "
                   f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1"
                   + mode)
@@ -457,12 +613,18 @@ def main():
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
                         help="where the programs' tensors live and run (gpu: "
                         "a GPU or the emulator, JEET_CUDA_DRIVER)")
+    parser.add_argument("--ops", choices=["basic", "all"], default="all",
+                        help="the ops programs draw from: the whole API, or "
+                        "the first set (elementwise, sum/max/mean, softmax, "
+                        "matmul, reshapes, casts), whose seeds replay the "
+                        "programs of earlier findings")
     parser.add_argument("--compare-cpu", action="store_true",
                         help="with --device gpu: run each compiled program "
                         "on the CPU too and compare the results")
     args = parser.parse_args()
-    global DEVICE
+    global DEVICE, OPS
     DEVICE = args.device
+    OPS = args.ops
     if DEVICE == "gpu" and not jeet.gpu_available():
         parser.error("--device gpu: no GPU answers (set JEET_CUDA_DRIVER to "
                      "build/lib/libjeet_cuda_emulator.so for the emulator)")

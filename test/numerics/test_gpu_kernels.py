@@ -15,6 +15,8 @@ The GPU strategies (lib/Codegen/GPU) and what the shapes here exercise:
   multiples of the vector width or of the 1024-element tile, broadcasts;
 - groups with several results.
 """
+import math
+
 import numpy as np
 import pytest
 
@@ -300,3 +302,24 @@ def test_reduction_and_its_input_as_results(run, rng):
     out_sq, out_sum = run(src, [x])
     assert_close(out_sq, sq, rtol=1e-6)
     assert_close(out_sum, sq.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, F32], ids=["f16", "f32"])
+def test_reduction_and_its_consumer_as_results(run, rng, dtype):
+    """An f16 sum (accumulated in f32) and its gelu, both results: one GPU
+    kernel of two tiles, each filling the same f32 accumulator. Without a
+    barrier between the tiles, threads of the second filled it while others
+    still read it for the first: most of the sums came back 0 (found by
+    fuzz_graph_builder.py --device gpu --compare-cpu, seed 7002500)."""
+    ty, tr = t((3, 13, 1, 16), dtype), t((3, 13, 16), dtype)
+    src = (f"func.func @main(%x: {ty}) -> ({tr}, {tr}) {{\n"
+           f"  %0 = jeet.reduce_sum %x {{axes = array<i64: 2>}} : {ty} -> {tr}\n"
+           f"  %1 = jeet.gelu %0 : {tr}\n"
+           f"  return %1, %0 : {tr}, {tr}\n}}\n")
+    x = rng.uniform(-2, 2, size=(3, 13, 1, 16)).astype(dtype)
+    s = x.astype(np.float64).sum(axis=2)
+    out_gelu, out_sum = run(src, [x])
+    gelu = 0.5 * s * (1 + np.vectorize(math.erf)(s / math.sqrt(2)))
+    assert_close(out_sum, s, rtol=0 if dtype == F32 else 1e-3)
+    assert_close(out_gelu, gelu, rtol=1e-5 if dtype == F32 else 1e-2,
+                 atol=1e-6 if dtype == F32 else 2e-3)

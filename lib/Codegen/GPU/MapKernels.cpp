@@ -17,7 +17,8 @@
 //   any other linalg op                    ThreadLoops.cpp (+ VectorAccess.cpp)
 //   buffers allocated in the tile          WorkgroupMemory.cpp
 //
-// with a `gpu.barrier` between consecutive ops of a tile. Compute left on the
+// with a `gpu.barrier` between consecutive ops of a tile, and between the
+// tiles of a kernel's foralls (they may share a buffer). Compute left on the
 // host becomes a kernel of one block. On the host, buffers become
 // `gpu.alloc`/`gpu.dealloc` (the runtime's caching allocator), contiguous
 // copies `gpu.memcpy` (the globals a kernel reads move into it later, in
@@ -162,6 +163,13 @@ static LogicalResult convertKernelToLaunch(RewriterBase &rewriter,
     for (Operation &op : forall.getBody()->without_terminator())
       rewriter.clone(op, mapping);
     tiles.push_back(tile);
+    // The next forall's tile may write what this one reads (a buffer of the
+    // group that both fill, one tile each: the f32 accumulator of two f16
+    // reductions): its threads wait until this tile is done.
+    if (forall != foralls.back()) {
+      rewriter.setInsertionPoint(body.getTerminator());
+      gpu::BarrierOp::create(rewriter, loc);
+    }
   }
   for (scf::ForallOp forall : foralls)
     rewriter.eraseOp(forall);

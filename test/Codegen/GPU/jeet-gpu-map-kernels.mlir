@@ -238,3 +238,27 @@ func.func @elementwise_half_scalar(%a: tensor<100x12xf16>, %b: tensor<100x12xf16
   %0 = "jeet.mul"(%a, %b) : (tensor<100x12xf16>, tensor<100x12xf16>) -> tensor<100x12xf16>
   return %0 : tensor<100x12xf16>
 }
+
+// -----
+
+// One kernel of two foralls (the group's two results, each recomputing the
+// f16 sum in an f32 accumulator that both fill): a barrier between the
+// tiles, so that no thread fills the accumulator again while another still
+// reads it for the first result.
+// CHECK-LABEL: func.func @results_share_an_accumulator
+// CHECK: %[[ACC:.*]] = gpu.alloc () : memref<3x13x16xf32>
+// CHECK: gpu.launch
+// CHECK: vector.store %{{.*}}, %[[ACC]]
+// CHECK: arith.truncf
+// CHECK-NOT: arith.negf
+// CHECK: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: vector.store %{{.*}}, %[[ACC]]
+// CHECK: arith.negf
+// CHECK: gpu.terminator
+func.func @results_share_an_accumulator(%x: tensor<3x13x1x16xf16>) -> (tensor<3x13x16xf16>, tensor<3x13x16xf16>) {
+  %0 = "jeet.reduce_sum"(%x) {axes = array<i64: 2>} : (tensor<3x13x1x16xf16>) -> tensor<3x13x16xf16>
+  %1 = "jeet.neg"(%0) : (tensor<3x13x16xf16>) -> tensor<3x13x16xf16>
+  return %1, %0 : tensor<3x13x16xf16>, tensor<3x13x16xf16>
+}

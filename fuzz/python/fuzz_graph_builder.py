@@ -426,6 +426,9 @@ class Program:
         except allowed as error:
             if not str(error):
                 raise Finding(f"{name} raised {type(error).__name__} with no message")
+            # What the call raised: with --compare-cpu, a call that one
+            # device accepts and the other rejects shows in the logs.
+            self.log[-1] += f" [{type(error).__name__}]"
             return
         if not isinstance(result, jeet.Tensor):
             raise Finding(f"{name} returned {type(result).__name__}, not a jeet.Tensor")

@@ -447,11 +447,12 @@ def _is_scalar(x):
     return isinstance(x, (numbers.Number, np.generic)) and not isinstance(x, Tensor)
 
 
-def _as_operands(opname, *xs, promote=True):
+def _as_operands(opname, *xs, promote=True, device=None):
     """Tensors for the operands of an elementwise op: tensors of different
     dtypes are promoted as numpy promotes them (jeet.cast), Python/NumPy
     scalars become rank-0 constants of the tensors' dtype, arrays and lists
-    become tensors on their device."""
+    become tensors on the tensors' device (or on `device`, that of another
+    operand of the op, where the tensors are constants and have none)."""
     tensors = [x for x in xs if isinstance(x, Tensor)]
     if not tensors:
         raise ArgumentError(
@@ -460,6 +461,11 @@ def _as_operands(opname, *xs, promote=True):
         )
     like = tensors[0]
     dtype = like._dtype
+    placed = [t._device for t in tensors if t._device is not None]
+    if placed:
+        device = placed[0]
+    elif device is None:
+        device = like.device
     if promote:
         for t in tensors[1:]:
             dtype = _dtypes.promote_types(dtype, t._dtype, f"jeet.{opname}")
@@ -470,7 +476,7 @@ def _as_operands(opname, *xs, promote=True):
         elif _is_scalar(x):
             out.append(_scalar_constant(x, dtype, opname))
         elif isinstance(x, (np.ndarray, list, tuple)):
-            out.append(tensor(np.asarray(x), dtype=dtype, device=like.device))
+            out.append(tensor(np.asarray(x), dtype=dtype, device=device))
         else:
             raise TypeError(
                 f"{opname}: unsupported operand type {type(x).__name__}"
@@ -962,11 +968,21 @@ def where(condition, x, y):
     condition = _as_bool("where", condition)
     if not isinstance(condition, Tensor):
         raise TypeError("jeet.where: the condition must be a jeet.Tensor")
+    for name, v in (("x", x), ("y", y)):
+        if not isinstance(v, (Tensor, np.ndarray, list, tuple)) and \
+                not _is_scalar(v):
+            raise TypeError(f"jeet.where: {name} must be a jeet.Tensor, a "
+                            f"scalar, an array or a list, got {type(v).__name__}")
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        # Both scalars: the dtype NumPy gives a pair of Python scalars.
-        dtype = _dtypes.from_numpy_dtype(np.result_type(x, y))
-        x = _scalar_constant(x, dtype, "where")
-    a, b = _as_operands("where", x, y)
+        # Neither a tensor: the dtype NumPy gives the pair.
+        dtype = _dtypes.from_numpy_dtype(np.result_type(
+            *(np.asarray(v) if isinstance(v, (list, tuple)) else v
+              for v in (x, y))))
+        if _is_scalar(x):
+            x = _scalar_constant(x, dtype, "where")
+        elif isinstance(x, (np.ndarray, list, tuple)):
+            x = tensor(np.asarray(x), dtype=dtype, device=condition.device)
+    a, b = _as_operands("where", x, y, device=condition._device)
     return _node("where", "jeet.select", [condition, a, b])
 
 

@@ -108,16 +108,18 @@ def test_graph_builder_fuzzer_rejects_a_bad_execute_every():
 
 
 COMPARED_PROGRAMS = 40
-# Compared with the CPU (--ops basic), 7002500's f16 sum came back mostly 0
-# from the GPU: two tiles of one kernel raced on a shared accumulator.
-COMPARED_FINDINGS = [7002500]
+# Compared with the CPU, (seed, --ops): 7002500's f16 sum came back mostly 0
+# from the GPU (two tiles of one kernel raced on a shared accumulator);
+# 8001767's jeet.where put an array operand on the CPU beside a condition on
+# the GPU.
+COMPARED_FINDINGS = [(7002500, "basic"), (8001767, "all")]
 
 
 @requires_gpu
 def test_graph_builder_fuzzer_compared_findings_replay():
-    for seed in COMPARED_FINDINGS:
+    for seed, ops in COMPARED_FINDINGS:
         out = run_fuzzer("--seed", str(seed), "--count", "1", "--device", "gpu",
-                         "--compare-cpu", "--ops", "basic")
+                         "--compare-cpu", "--ops", ops)
         assert f"1 programs (seeds {seed}..{seed}; 1 compiled and run, the " \
             "others built) on the gpu, compared with the cpu" in out
 

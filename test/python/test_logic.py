@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import jeet
+from conftest import requires_gpu
 
 
 def t(x, dtype=None):
@@ -68,6 +69,44 @@ def test_where(rng):
     both = jeet.where(t(c), 1, 0)
     assert both.dtype == "int64"
     np.testing.assert_array_equal(both.numpy(), np.where(c, 1, 0))
+
+
+def test_where_with_arrays_and_lists(rng):
+    """Arrays and lists as x or y, like NumPy's where: they take the other
+    operand's dtype, or NumPy's promotion of the pair, and the condition's
+    device."""
+    x = floats(rng, 4, 5)
+    c = x > 0
+    y = rng.standard_normal(5).astype(np.float32)
+    np.testing.assert_array_equal(jeet.where(t(c), -np.inf, y).numpy(),
+                                  np.where(c, np.float32(-np.inf), y))
+    np.testing.assert_array_equal(jeet.where(t(c), y.tolist(), 2.5).numpy(),
+                                  np.where(c, y, np.float32(2.5)))
+    ints = jeet.where(t(c), [1, 2, 3, 4, 5], 7)
+    assert ints.dtype == "int64"
+    np.testing.assert_array_equal(ints.numpy(), np.where(c, [1, 2, 3, 4, 5], 7))
+    with pytest.raises(TypeError, match="jeet.where: x must be a jeet.Tensor, "
+                       "a scalar, an array or a list, got object"):
+        jeet.where(t(c), object(), 1.0)
+    with pytest.raises(TypeError, match="y must be .* got dict"):
+        jeet.where(t(c), t(x), {})
+
+
+@requires_gpu
+def test_where_with_arrays_on_the_gpu(rng):
+    """The condition on the GPU, x a scalar and y an array: y goes to the
+    GPU too (it went to the CPU, and the graph mixed devices; found by
+    fuzz_graph_builder.py --device gpu --compare-cpu, seed 8001767)."""
+    x = floats(rng, 2, 3)
+    y = rng.standard_normal(3).astype(np.float32)
+    c = jeet.tensor(x > 0, device="gpu")
+    got = jeet.where(c, -np.inf, y)
+    assert got.device == "gpu"
+    np.testing.assert_array_equal(got.numpy(),
+                                  np.where(x > 0, np.float32(-np.inf), y))
+    got = jeet.where(c, y.tolist(), 0.5)
+    assert got.device == "gpu"
+    np.testing.assert_array_equal(got.numpy(), np.where(x > 0, y, np.float32(0.5)))
 
 
 def test_bitwise_operators(rng):

@@ -92,6 +92,15 @@ MORE_OPERATORS = ["__mod__", "__rmod__", "__and__", "__rand__", "__or__",
 MORE_REDUCE = [jeet.min, jeet.prod, jeet.argmax, jeet.argmin]
 OPS = "all"
 MAX_ELEMENTS = 1 << 12  # data created in full stays small
+# --sizes mixed (the default): some dimensions past a GPU block's and a CPU
+# vector loop's width (several tiles, partial last ones), and data up to
+# 2^15 elements; --sizes small keeps the programs of earlier seeds.
+MEDIUM_DIMS = [63, 64, 65, 100, 127, 129, 255, 257, 1000]
+SIZES = "mixed"
+
+
+def max_elements():
+    return MAX_ELEMENTS if SIZES == "small" else 1 << 15
 
 
 class Finding(Exception):
@@ -151,6 +160,10 @@ class Program:
     def shape(self, allow_abusive=True):
         rank = self.src.int(0, 4)
         dims = [self.src.pick(SMALL_DIMS) for _ in range(rank)]
+        if SIZES == "mixed" and dims and self.src.chance(0.15):
+            i, medium = self.src.int(0, rank - 1), self.src.pick(MEDIUM_DIMS)
+            if int(np.prod(dims)) // max(dims[i], 1) * medium <= 1 << 16:
+                dims[i] = medium
         if allow_abusive and dims and self.src.chance(0.05):
             dims[self.src.int(0, rank - 1)] = self.src.pick(ABUSIVE_DIMS)
         return dims
@@ -178,7 +191,7 @@ class Program:
             return self.src.pick(SCALARS)
         if kind == 1:
             shape = self.shape(allow_abusive=False)
-            if int(np.prod(shape)) > MAX_ELEMENTS:
+            if int(np.prod(shape)) > max_elements():
                 shape = [2]
             return self.data(shape, "float32").tolist() if self.src.chance(0.5) \
                 else self.data(shape, "float32")
@@ -205,7 +218,7 @@ class Program:
             return "jeet.tensor(shape)", lambda: jeet.tensor(self.shape(), dtype=dtype, device=DEVICE)
         if how == 1:
             shape = self.shape(allow_abusive=False)
-            if int(np.prod(shape)) > MAX_ELEMENTS:
+            if int(np.prod(shape)) > max_elements():
                 shape = shape[:1]
             array = self.data(shape, dtype)
             return "jeet.tensor(data)", lambda: jeet.tensor(array, dtype=dtype, device=DEVICE)
@@ -215,7 +228,7 @@ class Program:
         if how == 3:
             shape = self.shape(allow_abusive=False)
             fill = src.pick(SCALARS)
-            if int(np.prod(shape)) > MAX_ELEMENTS:
+            if int(np.prod(shape)) > max_elements():
                 shape = [3]
             return "jeet.full", lambda: jeet.full(shape, fill, dtype=dtype, device=DEVICE)
         if how == 4:
@@ -225,7 +238,7 @@ class Program:
             return "jeet.from_numpy", lambda: jeet.from_numpy(array.astype(cast_to), device=DEVICE)
         if how == 5:
             shape = self.shape(allow_abusive=False)
-            if int(np.prod(shape)) > MAX_ELEMENTS:
+            if int(np.prod(shape)) > max_elements():
                 shape = [4]
             return "jeet.rand", lambda: jeet.rand(*shape, dtype=dtype, device=DEVICE)
         stop = src.pick([0, 1, 5, 17, -3, 2.5])
@@ -573,6 +586,8 @@ def seeded_main(args):
                 mode += " --compare-cpu"
             if args.ops != "all":
                 mode += f" --ops {args.ops}"
+            if args.sizes != "mixed":
+                mode += f" --sizes {args.sizes}"
             print("replay: PYTHONPATH=build/python python3 "
                   f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1"
                   + mode)
@@ -621,13 +636,18 @@ def main():
                         "the first set (elementwise, sum/max/mean, softmax, "
                         "matmul, reshapes, casts), whose seeds replay the "
                         "programs of earlier findings")
+    parser.add_argument("--sizes", choices=["small", "mixed"], default="mixed",
+                        help="small: dimensions up to 33 and data up to 4096 "
+                        "elements, whose seeds replay the programs of earlier "
+                        "findings; mixed: some dimensions of 63 to 1000")
     parser.add_argument("--compare-cpu", action="store_true",
                         help="with --device gpu: run each compiled program "
                         "on the CPU too and compare the results")
     args = parser.parse_args()
-    global DEVICE, OPS
+    global DEVICE, OPS, SIZES
     DEVICE = args.device
     OPS = args.ops
+    SIZES = args.sizes
     if DEVICE == "gpu" and not jeet.gpu_available():
         parser.error("--device gpu: no GPU answers (set JEET_CUDA_DRIVER to "
                      "build/lib/libjeet_cuda_emulator.so for the emulator)")

@@ -59,7 +59,8 @@ FINDINGS = [140001, 507219]
 
 def test_graph_builder_fuzzer_findings_replay():
     for seed in FINDINGS:
-        out = run_fuzzer("--seed", str(seed), "--count", "1", "--ops", "basic")
+        out = run_fuzzer("--seed", str(seed), "--count", "1", "--ops", "basic",
+                         "--sizes", "small")
         assert f"1 programs (seeds {seed}..{seed}; 1 compiled" in out
 
 
@@ -85,7 +86,7 @@ GPU_FINDINGS = [6003959, 6005623, 6012813]
 def test_graph_builder_fuzzer_gpu_findings_replay():
     for seed in GPU_FINDINGS:
         out = run_fuzzer("--seed", str(seed), "--count", "1", "--device", "gpu",
-                         "--ops", "basic")
+                         "--ops", "basic", "--sizes", "small")
         assert f"1 programs (seeds {seed}..{seed}; 1 compiled and run, the " \
             "others built) on the gpu" in out
 
@@ -119,7 +120,7 @@ COMPARED_FINDINGS = [(7002500, "basic"), (8001767, "all")]
 def test_graph_builder_fuzzer_compared_findings_replay():
     for seed, ops in COMPARED_FINDINGS:
         out = run_fuzzer("--seed", str(seed), "--count", "1", "--device", "gpu",
-                         "--compare-cpu", "--ops", ops)
+                         "--compare-cpu", "--ops", ops, "--sizes", "small")
         assert f"1 programs (seeds {seed}..{seed}; 1 compiled and run, the " \
             "others built) on the gpu, compared with the cpu" in out
 

@@ -83,14 +83,27 @@ func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
 
 // -----
 
-// Rows longer than 4096 bytes (1025 f32) do not fit a block's shared
-// memory: three fusion groups (max; exp and its sum; divide), three
-// launches; the group with two results (exp and sum) is one launch.
+// Rows of 16 KiB (4096 f32): two rows per block in 32 KiB of shared memory,
+// still one launch.
+// CHECK-LABEL: llvm.func @softmax_rows_of_16_kib
+// CHECK-COUNT-1: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: llvm.return
+func.func @softmax_rows_of_16_kib(%x: tensor<8x4096xf32>) -> tensor<8x4096xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<8x4096xf32>) -> tensor<8x4096xf32>
+  return %0 : tensor<8x4096xf32>
+}
+
+// -----
+
+// Rows longer than 32 KiB (8193 f32) do not fit a block's shared memory:
+// three fusion groups (max; exp and its sum; divide), three launches; the
+// group with two results (exp and sum) is one launch.
 // CHECK-LABEL: llvm.func @long_softmax
 // CHECK-COUNT-3: gpu.launch_func
 // CHECK-NOT: gpu.launch_func
 // CHECK: llvm.return
-func.func @long_softmax(%x: tensor<64x1025xf32>) -> tensor<64x1025xf32> {
-  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<64x1025xf32>) -> tensor<64x1025xf32>
-  return %0 : tensor<64x1025xf32>
+func.func @long_softmax(%x: tensor<4x8193xf32>) -> tensor<4x8193xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<4x8193xf32>) -> tensor<4x8193xf32>
+  return %0 : tensor<4x8193xf32>
 }

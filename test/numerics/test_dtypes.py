@@ -141,3 +141,21 @@ def test_inline_literals(tmp_path):
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "3xi64=[5000000001 -1 8]" in proc.stdout
+
+
+@pytest.mark.parametrize("cols", [3000, 8193])
+def test_f16_mean_whose_sum_passes_f16(run, rng, cols):
+    """The mean of f16 values whose sum is past f16's largest finite value
+    (65504): summed and divided in f32, as NumPy means f16. The sum was
+    rounded to f16 first, and the mean was infinite (a layernorm of 8193 f16
+    columns came out as its shift)."""
+    t, r = mlir_type((3, cols), np.float16), mlir_type((3, 1), np.float16)
+    source = (f"func.func @main(%x: {t}) -> {r} {{\n"
+              f"  %0 = jeet.reduce_mean %x {{axes = array<i64: 1>, "
+              f"keepdims = true}} : {t} -> {r}\n"
+              f"  return %0 : {r}\n}}\n")
+    x = rng.uniform(20, 40, size=(3, cols)).astype(np.float16)
+    (out,) = run(source, [x])
+    expected = x.astype(np.float64).mean(axis=1, keepdims=True)
+    assert np.isfinite(out).all(), out
+    np.testing.assert_allclose(out.astype(np.float64), expected, rtol=1e-3)

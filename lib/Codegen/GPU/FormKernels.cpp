@@ -16,8 +16,9 @@
 //
 // A multi-reduction group (jeet-fuse's `multi-reduction`: softmax,
 // layernorm) whose reductions reduce the trailing dimensions is one kernel:
-// its last row op is tiled over blocks of kRowsPerTile rows (a warp per row
-// in each reduction) with the reduced dimensions whole, the reductions and
+// its last row op is tiled over blocks of kRowsPerTile rows (fewer where
+// they would not fit 32 KiB: one row of up to 32 KiB; a warp per row in each
+// reduction) with the reduced dimensions whole, the reductions and
 // the row ops fused into the tile, and the group's inputs that several ops
 // of the tile read staged in workgroup memory (read from global memory
 // once). jeet-fuse takes such groups only when their rows are at most
@@ -69,8 +70,16 @@ static constexpr int64_t kRowStagingBytes = 32 * 1024;
 static_assert(kRowStagingBytes < kMaxWorkgroupBytes,
               "room for the tile's reduction results");
 
-int64_t jeet::getGpuMaxRowGroupBytes() {
-  return kRowStagingBytes / kRowsPerTile;
+int64_t jeet::getGpuMaxRowGroupBytes() { return kRowStagingBytes; }
+
+/// Rows per tile of a multi-reduction group whose rows take `rowBytes`: one
+/// per warp of the block while kRowsPerTile rows fit kRowStagingBytes, else
+/// the largest power of two of them that fits (one row of up to 32 KiB).
+static int64_t rowsPerTile(int64_t rowBytes) {
+  if (rowBytes <= 0)
+    return kRowsPerTile;
+  int64_t fit = std::max<int64_t>(1, kRowStagingBytes / rowBytes);
+  return std::min<int64_t>(kRowsPerTile, llvm::bit_floor(uint64_t(fit)));
 }
 
 namespace {
@@ -83,6 +92,8 @@ struct GroupInfo {
   /// A group with a row op (an op over a reduction's input shape that reads
   /// the reduction), whatever its axes.
   bool multiReduction = false;
+  /// Rows per tile of a group over rows (rowsPerTile of its row bytes).
+  int64_t rowsPerTile = kRowsPerTile;
 };
 } // namespace
 
@@ -111,6 +122,16 @@ static bool hasRowOps(FusionOp fusion) {
 }
 
 /// Erases the ops of `ops` that became dead, users first.
+/// The bytes of a row of `fusion`'s reductions as stored (what jeet-fuse's
+/// max-row-bytes bounds), the longest of them.
+static int64_t rowBytesOf(FusionOp fusion) {
+  int64_t longest = 0;
+  fusion.getBody().walk([&](ReductionOpInterface reduction) {
+    longest = std::max(longest, getReducedSliceBytes(reduction));
+  });
+  return longest;
+}
+
 static void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
   SmallVector<Operation *> dead(ops);
   for (bool erased = true; erased;) {
@@ -128,14 +149,15 @@ static void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
 /// Tile sizes of the kernel whose result `root` computes: its parallel
 /// dimensions only (reductions stay whole inside a tile).
 static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
-                                            bool hasMatmul, unsigned rowDims) {
+                                            bool hasMatmul, unsigned rowDims,
+                                            int64_t rows) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   if (rowDims > 0) {
-    // The last row op of a multi-reduction group: blocks of kRowsPerTile
-    // rows (a warp per row in each reduction), filled from the innermost
-    // row dimension outward; the reduced dimensions whole.
+    // The last row op of a multi-reduction group: blocks of `rows` rows (a
+    // warp per row in each reduction), filled from the innermost row
+    // dimension outward; the reduced dimensions whole.
     SmallVector<int64_t> sizes(ranges.size(), 0);
-    int64_t budget = kRowsPerTile;
+    int64_t budget = rows;
     for (unsigned dim = rowDims; dim-- > 0;) {
       sizes[dim] = std::max<int64_t>(1, std::min(ranges[dim], budget));
       budget = std::max<int64_t>(1, budget / sizes[dim]);
@@ -369,7 +391,8 @@ findRowReductions(const llvm::SetVector<Operation *> &group) {
 /// `forall` read into tile tensors (bufferized into workgroup memory), so
 /// that the tile reads them from global memory once, while their bytes
 /// stay within kRowStagingBytes.
-static void stageSharedInputs(RewriterBase &rewriter, scf::ForallOp forall) {
+static void stageSharedInputs(RewriterBase &rewriter, scf::ForallOp forall,
+                              int64_t rows) {
   // Fusion leaves a slice per reader: equal slices become one first.
   DominanceInfo dominance;
   eliminateCommonSubExpressions(rewriter, dominance, forall);
@@ -396,7 +419,7 @@ static void stageSharedInputs(RewriterBase &rewriter, scf::ForallOp forall) {
     SmallVector<int64_t> staticSizes(slice.getStaticSizes());
     for (auto [size, sourceSize] : llvm::zip(staticSizes, sourceShape))
       bytes *= ShapedType::isDynamic(size)
-                   ? std::min<int64_t>(sourceSize, kRowsPerTile)
+                   ? std::min<int64_t>(sourceSize, rows)
                    : size;
     if (stagedBytes + bytes > kRowStagingBytes)
       continue;
@@ -464,7 +487,8 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   if (info.multiReduction && !rowTiles)
     split = findRowReductions(group);
   SmallVector<int64_t> tileSizes =
-      chooseTileSizes(root, hasMatmul, rowTiles ? info.rowDims : 0);
+      chooseTileSizes(root, hasMatmul, rowTiles ? info.rowDims : 0,
+                      info.rowsPerTile);
   unsigned numTiled = llvm::count_if(tileSizes, [](int64_t s) { return s; });
   if (numTiled == 0)
     return wrapInOneTile(rewriter, group, root, kernelId);
@@ -511,7 +535,8 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   moveUsersAfter(rewriter, tiled->loops.front());
   if (rowTiles)
     stageSharedInputs(rewriter,
-                      cast<scf::ForallOp>(tiled->loops.front().getOperation()));
+                      cast<scf::ForallOp>(tiled->loops.front().getOperation()),
+                      info.rowsPerTile);
 
   // Tiling leaves slices of the untiled ops in the loop body; once they are
   // gone, the untiled ops are dead too.
@@ -679,6 +704,7 @@ struct JeetGpuFormKernelsPass
       if (auto fusion = dyn_cast<FusionOp>(unit)) {
         info.rowDims = getRowGroupLeadingDims(fusion);
         info.multiReduction = hasRowOps(fusion);
+        info.rowsPerTile = rowsPerTile(rowBytesOf(fusion));
         if (failed(lowerFusionOpToLinalg(rewriter, fusion,
                                          /*epilogueTileSize=*/0)))
           return signalPassFailure();

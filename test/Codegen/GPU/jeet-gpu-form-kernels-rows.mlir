@@ -1,11 +1,12 @@
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-decompose,jeet-fuse{multi-reduction=true max-row-bytes=4096}),jeet-gpu-form-kernels,canonicalize,cse)' | FileCheck %s
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-decompose,jeet-fuse{multi-reduction=true}),jeet-gpu-form-kernels,canonicalize,cse)' | FileCheck %s --check-prefix=SPLIT
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-decompose,jeet-fuse{multi-reduction=true max-row-bytes=32768}),jeet-gpu-form-kernels,canonicalize,cse)' | FileCheck %s --check-prefix=WIDE
 
 // Multi-reduction groups: one kernel per group whose rows fit (jeet-fuse's
-// max-row-bytes, which the GPU pipeline sets to 4096 bytes), tiled over
-// blocks of 8 rows with the reduced dimension whole; the input rows that
-// several ops of the tile read are staged in a tile tensor (workgroup memory
-// once bufferized).
+// max-row-bytes, which the GPU pipeline sets to 32 KiB), tiled over blocks
+// of 8 rows (fewer where 8 rows would pass 32 KiB) with the reduced
+// dimension whole; the input rows that several ops of the tile read are
+// staged in a tile tensor (workgroup memory once bufferized).
 
 // Softmax: one forall; max, exp-sum and the division read the staged rows.
 // CHECK-LABEL: func.func @softmax
@@ -156,4 +157,65 @@ func.func @reductions_of_a_returned_broadcast(%x: tensor<f32>) -> (tensor<4xf32>
   %0 = "jeet.broadcast_to"(%x) : (tensor<f32>) -> tensor<4xf32>
   %1 = "jeet.softmax"(%0) {axis = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Rows of 16 KiB (4096 f32): blocks of 2 rows, staged (32 KiB).
+// WIDE-LABEL: func.func @rows_of_16_kib
+// WIDE: scf.forall (%{{.*}}) = (0) to (19) step (2)
+// WIDE: linalg.copy ins(%{{.*}} : tensor<?x4096xf32>)
+// WIDE: arith.divf
+// WIDE: } {jeet.kernel = 0 : i64, mapping = [#gpu.block<linear_dim_0>]}
+// WIDE-NOT: scf.forall
+// WIDE: return
+func.func @rows_of_16_kib(%x: tensor<19x4096xf32>) -> tensor<19x4096xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<19x4096xf32>) -> tensor<19x4096xf32>
+  return %0 : tensor<19x4096xf32>
+}
+
+// -----
+
+// f16 rows of 8192 (16 KiB as stored; the means sum them in f32): blocks of
+// 2 rows.
+// WIDE-LABEL: func.func @f16_rows_of_16_kib
+// WIDE: scf.forall (%{{.*}}) = (0) to (5) step (2)
+// WIDE: linalg.copy ins(%{{.*}} : tensor<?x8192xf16>)
+// WIDE: math.rsqrt
+// WIDE: } {jeet.kernel = 0 : i64, mapping = [#gpu.block<linear_dim_0>]}
+// WIDE-NOT: scf.forall
+// WIDE: return
+func.func @f16_rows_of_16_kib(%x: tensor<5x8192xf16>) -> tensor<5x8192xf16> {
+  %eps = jeet.constant dense<1.0e-5> : tensor<f16>
+  %m = jeet.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : tensor<5x8192xf16> -> tensor<5x1xf16>
+  %d = jeet.sub %x, %m : tensor<5x8192xf16>, tensor<5x1xf16> -> tensor<5x8192xf16>
+  %sq = jeet.mul %d, %d : tensor<5x8192xf16>, tensor<5x8192xf16> -> tensor<5x8192xf16>
+  %v = jeet.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : tensor<5x8192xf16> -> tensor<5x1xf16>
+  %ve = jeet.add %v, %eps : tensor<5x1xf16>, tensor<f16> -> tensor<5x1xf16>
+  %r = jeet.rsqrt %ve : tensor<5x1xf16>
+  %n = jeet.mul %d, %r : tensor<5x8192xf16>, tensor<5x1xf16> -> tensor<5x8192xf16>
+  return %n : tensor<5x8192xf16>
+}
+
+// -----
+
+// Rows of 32 KiB: a row per block; one more element and the softmax is
+// split into three kernels.
+// WIDE-LABEL: func.func @rows_of_32_kib
+// WIDE: scf.forall (%{{.*}}) in (3)
+// WIDE: linalg.copy ins(%{{.*}} : tensor<1x8192xf32>)
+// WIDE: } {jeet.kernel = 0 : i64, mapping = [#gpu.block<linear_dim_0>]}
+// WIDE-NOT: scf.forall
+// WIDE: return
+// WIDE-LABEL: func.func @rows_past_32_kib
+// WIDE-COUNT-3: jeet.kernel =
+// WIDE-NOT: jeet.kernel =
+// WIDE: return
+func.func @rows_of_32_kib(%x: tensor<3x8192xf32>) -> tensor<3x8192xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<3x8192xf32>) -> tensor<3x8192xf32>
+  return %0 : tensor<3x8192xf32>
+}
+func.func @rows_past_32_kib(%x: tensor<3x8193xf32>) -> tensor<3x8193xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<3x8193xf32>) -> tensor<3x8193xf32>
+  return %0 : tensor<3x8193xf32>
 }

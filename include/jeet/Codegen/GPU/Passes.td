@@ -34,14 +34,15 @@ def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
 
     A multi-reduction group (`jeet-fuse` with `multi-reduction`: softmax,
     layernorm) whose reductions reduce the same trailing dimensions is one
-    kernel: its last row op is tiled over blocks of 8 rows with the reduced
-    dimensions whole, the reductions (a warp per row) and the row ops fused
-    into the tile, and the group inputs that several ops of the tile read
-    (the rows) copied once into a tile tensor, which becomes workgroup
-    memory: a row is read from global memory once, within 32 KiB of staged
-    rows per block. The GPU pipeline runs `jeet-fuse` with
-    `max-row-bytes=4096`, so that longer rows, and reductions over leading
-    axes, keep a group per reduction (three kernels for a softmax). Other
+    kernel: its last row op is tiled over blocks of 8 rows (4, 2 or 1 where
+    8 rows would pass 32 KiB) with the reduced dimensions whole, the
+    reductions (a warp per row) and the row ops fused into the tile, and the
+    group inputs that several ops of the tile read (the rows) copied once
+    into a tile tensor, which becomes workgroup memory: a row is read from
+    global memory once, within 32 KiB of staged rows per block. The GPU
+    pipeline runs `jeet-fuse` with `max-row-bytes=32768`, so that longer
+    rows, and reductions over leading axes, keep a group per reduction
+    (three kernels for a softmax). Other
     multi-reduction groups (from `jeet-fuse` without `max-row-bytes`:
     reductions over leading axes) are split at their reductions: a reduction
     is not fused into the ops over its own rows, so it is a kernel of its

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 
@@ -140,6 +141,21 @@ Value jeet::detail::buildComparison(OpBuilder &builder, Location loc,
   }
   return arith::CmpIOp::create(
       builder, loc, type.isInteger(1) ? boolPredicate : intPredicate, lhs, rhs);
+}
+
+int64_t jeet::getReducedSliceBytes(ReductionOpInterface reduction) {
+  auto type = cast<RankedTensorType>(reduction.getInput().getType());
+  Type stored = type.getElementType();
+  if (auto widen = reduction.getInput().getDefiningOp<CastOp>()) {
+    Type source = getElementTypeOrSelf(widen.getInput().getType());
+    if (isa<FloatType>(source) && isa<FloatType>(stored) &&
+        source.getIntOrFloatBitWidth() < stored.getIntOrFloatBitWidth())
+      stored = source;
+  }
+  int64_t bytes = llvm::divideCeil(stored.getIntOrFloatBitWidth(), 8);
+  for (int64_t axis : reduction.getAxes())
+    bytes *= type.getDimSize(axis < 0 ? axis + type.getRank() : axis);
+  return bytes;
 }
 
 namespace {
@@ -474,8 +490,10 @@ static bool isExactIn(Type type, int64_t value) {
 }
 
 /// reduce_mean(x) = reduce_sum(x) / N, N the number of reduced elements.
-/// Where N is not exact in the element type (f16 above 2048 is rounded and
-/// above 65504 is infinite), the division is done in f32.
+/// A float narrower than f32 is summed and divided in f32 (the sum of 8193
+/// f16 values of 9 is past f16's 65504: the mean was infinite), as NumPy
+/// means f16; where N is not exact in the element type (above 2^24 in f32),
+/// the division is done in f32 too.
 FailureOr<Value> ReduceMeanOp::decompose(OpBuilder &builder,
                                          ValueRange operands) {
   Location loc = getLoc();
@@ -488,6 +506,17 @@ FailureOr<Value> ReduceMeanOp::decompose(OpBuilder &builder,
   if (!count)
     return failure();
   Type elementType = inputType.getElementType();
+  Type f32 = builder.getF32Type();
+  if (isa<FloatType>(elementType) &&
+      elementType.getIntOrFloatBitWidth() < 32) {
+    Value wide = CastOp::create(builder, loc, inputType.clone(f32), input);
+    Value sum =
+        ReduceSumOp::create(builder, loc, wide, getAxes(), getKeepdims());
+    Value mean = DivOp::create(
+        builder, loc, sum,
+        rank0Constant(builder, loc, f32, static_cast<double>(*count)));
+    return CastOp::create(builder, loc, getType(), mean).getResult();
+  }
   Value sum =
       ReduceSumOp::create(builder, loc, input, getAxes(), getKeepdims());
   if (isExactIn(elementType, *count)) {
@@ -496,7 +525,6 @@ FailureOr<Value> ReduceMeanOp::decompose(OpBuilder &builder,
     return DivOp::create(builder, loc, sum, n).getResult();
   }
   auto sumType = cast<RankedTensorType>(sum.getType());
-  Type f32 = builder.getF32Type();
   Value wide = sum;
   if (elementType != f32)
     wide = CastOp::create(builder, loc, sumType.clone(f32), sum);

@@ -283,16 +283,15 @@ void BlockFuser::setAnchor(unsigned group, unsigned op) {
     g.keepdims = reduction.getKeepdims();
     auto type = cast<RankedTensorType>(reduction.getInput().getType());
     int64_t rank = type.getRank();
-    int64_t bytes =
-        llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
     bool trailing = true;
     for (auto [i, axis] : llvm::enumerate(g.reducedAxes)) {
       int64_t dim = axis < 0 ? axis + rank : axis;
       trailing &= dim == rank - static_cast<int64_t>(g.reducedAxes.size()) +
                              static_cast<int64_t>(i);
-      bytes *= type.getDimSize(dim);
     }
-    g.rowBytes = trailing ? std::optional<int64_t>(bytes) : std::nullopt;
+    g.rowBytes = trailing ? std::optional<int64_t>(getReducedSliceBytes(
+                                reduction))
+                          : std::nullopt;
   }
 }
 

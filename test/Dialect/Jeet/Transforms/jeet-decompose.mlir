@@ -119,11 +119,15 @@ func.func @reduce_mean_keepdims(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
 
 // -----
 
-// reduce_mean in f16 divides in f16 when the count is exact in f16.
+// reduce_mean in f16 is summed and divided in f32, as NumPy means f16: the
+// sum of 3000 values of 30 is past f16's largest finite value (65504).
 // CHECK-LABEL: func.func @reduce_mean_f16
-// CHECK: %[[N:.*]] = jeet.constant dense<3.000000e+03> : tensor<f16>
-// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %{{.*}} {axes = array<i64: 1>} : tensor<2x3000xf16> -> tensor<2xf16>
-// CHECK-NEXT: %[[R:.*]] = jeet.div %[[S]], %[[N]] : tensor<2xf16>, tensor<f16> -> tensor<2xf16>
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3000xf16>)
+// CHECK: %[[N:.*]] = jeet.constant dense<3.000000e+03> : tensor<f32>
+// CHECK-NEXT: %[[W:.*]] = jeet.cast %[[X]] : tensor<2x3000xf16> -> tensor<2x3000xf32>
+// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %[[W]] {axes = array<i64: 1>} : tensor<2x3000xf32> -> tensor<2xf32>
+// CHECK-NEXT: %[[D:.*]] = jeet.div %[[S]], %[[N]] : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
+// CHECK-NEXT: %[[R:.*]] = jeet.cast %[[D]] : tensor<2xf32> -> tensor<2xf16>
 // CHECK-NEXT: return %[[R]]
 func.func @reduce_mean_f16(%x: tensor<2x3000xf16>) -> tensor<2xf16> {
   %0 = jeet.reduce_mean %x {axes = array<i64: 1>} : tensor<2x3000xf16> -> tensor<2xf16>
@@ -132,17 +136,15 @@ func.func @reduce_mean_f16(%x: tensor<2x3000xf16>) -> tensor<2xf16> {
 
 // -----
 
-// A count that f16 would round (3001) or overflow is divided in f32.
-// CHECK-LABEL: func.func @reduce_mean_f16_inexact_count
-// CHECK: %[[N:.*]] = jeet.constant dense<3.001000e+03> : tensor<f32>
-// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<2x3001xf16> -> tensor<2x1xf16>
-// CHECK-NEXT: %[[W:.*]] = jeet.cast %[[S]] : tensor<2x1xf16> -> tensor<2x1xf32>
-// CHECK-NEXT: %[[D:.*]] = jeet.div %[[W]], %[[N]] : tensor<2x1xf32>, tensor<f32> -> tensor<2x1xf32>
-// CHECK-NEXT: %[[R:.*]] = jeet.cast %[[D]] : tensor<2x1xf32> -> tensor<2x1xf16>
-// CHECK-NEXT: return %[[R]]
-func.func @reduce_mean_f16_inexact_count(%x: tensor<2x3001xf16>) -> tensor<2x1xf16> {
-  %0 = jeet.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : tensor<2x3001xf16> -> tensor<2x1xf16>
-  return %0 : tensor<2x1xf16>
+// bf16 too (its sum would be rounded to 8 bits before the division).
+// CHECK-LABEL: func.func @reduce_mean_bf16
+// CHECK: jeet.cast %{{.*}} : tensor<2x3001xbf16> -> tensor<2x3001xf32>
+// CHECK-NEXT: jeet.reduce_sum %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<2x3001xf32> -> tensor<2x1xf32>
+// CHECK-NEXT: jeet.div
+// CHECK-NEXT: jeet.cast %{{.*}} : tensor<2x1xf32> -> tensor<2x1xbf16>
+func.func @reduce_mean_bf16(%x: tensor<2x3001xbf16>) -> tensor<2x1xbf16> {
+  %0 = jeet.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : tensor<2x3001xbf16> -> tensor<2x1xbf16>
+  return %0 : tensor<2x1xbf16>
 }
 
 // -----

@@ -41,6 +41,12 @@ mlir::Value buildInF32(mlir::OpBuilder &builder, mlir::Location loc,
                        mlir::ValueRange operands,
                        llvm::function_ref<mlir::Value(mlir::ValueRange)> fn);
 
+/// The bytes of one reduced slice of `reduction`'s input (a row of a
+/// softmax or layernorm) as it is stored: its reduced extents times the
+/// element size of the input, or of the narrower tensor a `jeet.cast`
+/// widened into it (an f16 row summed in f32 takes f16's bytes).
+int64_t getReducedSliceBytes(ReductionOpInterface reduction);
+
 } // namespace jeet
 
 #endif // JEET_DIALECT_JEET_IR_JEETINTERFACES_H

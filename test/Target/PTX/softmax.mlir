@@ -8,12 +8,13 @@
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 
 // Softmax along the last axis: one kernel (a multi-reduction group: a block
-// per 8 rows, the rows staged in shared memory, a warp per row); along the
-// first axis, three kernels (max; exp and its sum; divide).
+// per 8 rows, the rows staged in shared memory, a warp per row), also for
+// rows of 32 KiB (a block per row, all 32 KiB staged); along the first
+// axis, three kernels (max; exp and its sum; divide).
 
-// ENTRY-COUNT-4: .entry
+// ENTRY-COUNT-5: .entry
 // ENTRY-NOT: .entry
-// SM80-COUNT-4: .entry
+// SM80-COUNT-5: .entry
 
 // PTX-LABEL: .entry rows_kernel(
 // PTX: .shared .align 4 .b8 __wg_rows_kernel_0[32000];
@@ -31,4 +32,13 @@ func.func @rows(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
 func.func @columns(%x: tensor<100x37xf32>) -> tensor<100x37xf32> {
   %0 = "jeet.softmax"(%x) {axis = 0 : i64} : (tensor<100x37xf32>) -> tensor<100x37xf32>
   return %0 : tensor<100x37xf32>
+}
+
+// PTX-LABEL: .entry long_rows_kernel(
+// PTX: .shared .align 4 .b8 __wg_long_rows_kernel_0[32768];
+// PTX: shfl.sync.bfly.b32
+// PTX: div.rn.f32
+func.func @long_rows(%x: tensor<3x8192xf32>) -> tensor<3x8192xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<3x8192xf32>) -> tensor<3x8192xf32>
+  return %0 : tensor<3x8192xf32>
 }

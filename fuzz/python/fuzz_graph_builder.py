@@ -253,6 +253,8 @@ class Program:
         values = [src.int(-extent, hi) if src.chance(0.9) else
                   src.pick([extent, -extent - 1, 2**31 - 1, -2**31])
                   for _ in range(count)]
+        # The fuzzer's own tensor: its values fit int32 (an axis may not).
+        values = [min(max(v, -2**31), 2**31 - 1) for v in values]
         kind = src.int(0, 5)
         if kind <= 3:
             shape = [count, 1] if kind == 0 else [count]
@@ -363,9 +365,13 @@ class Program:
             wshape = [out, max(channels // max(groups, 1), 1), kh, kw]
             if any(d < 0 for d in wshape):
                 wshape = [1, 1, 1, 1]
-            weight = jeet.tensor(self.data(wshape, "float32"), dtype=x.dtype,
+            # Float weights (the data may hold NaN and infinities); an
+            # integer x then meets them in conv2d, which decides.
+            wtype = x.dtype if x.dtype in ("float32", "float16", "bfloat16") \
+                else "float32"
+            weight = jeet.tensor(self.data(wshape, "float32"), dtype=wtype,
                                  device=DEVICE)
-            bias = jeet.tensor(self.data([out], "float32"), dtype=x.dtype,
+            bias = jeet.tensor(self.data([out], "float32"), dtype=wtype,
                                device=DEVICE) if src.chance(0.5) else None
             dilation = src.pick([1, 1, 2])
             return "jeet.conv2d", lambda: jeet.conv2d(

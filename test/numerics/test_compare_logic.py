@@ -245,3 +245,30 @@ def test_fused_where_chain(run, rng):
     x64 = x.astype(np.float64)
     leaky = np.where(x64 > 0, x64, x64 * np.float32(0.1))
     assert_close(out, np.where(leaky < lo, lo, leaky), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("op", sorted(COMPARISONS))
+def test_bf16_comparison_as_f16(run, rng, op):
+    """bf16 comparisons whose booleans become f16, 33 lanes (two 16-lane
+    vectors and one): LLVM 22's X86 back end could not select a 16-lane bf16
+    comparison feeding an i1-to-f16 conversion on AVX512-FP16 hosts, once
+    InstCombine had narrowed the f32 comparison of two extensions back to
+    bf16 (found by fuzz_graph_builder.py: cast(le(x, x)) / itself). The
+    comparisons now read bf16 through integer shifts. Also bf16 to bool (x !=
+    0, NaN true), and the same bits through f32 compared in numpy."""
+    ta, th = mlir_type((33,), np.float32), mlir_type((33,), np.float16)
+    graph = (f"func.func @main(%a: {ta}, %b: {ta}) -> ({th}, {th}) {{\n"
+             f"  %x = jeet.cast %a : {ta} -> tensor<33xbf16>\n"
+             f"  %y = jeet.cast %b : {ta} -> tensor<33xbf16>\n"
+             f"  %c = jeet.{op} %x, %y : tensor<33xbf16>, tensor<33xbf16> -> "
+             f"tensor<33xi1>\n"
+             f"  %h = jeet.cast %c : tensor<33xi1> -> {th}\n"
+             f"  %z = jeet.cast %x : tensor<33xbf16> -> tensor<33xi1>\n"
+             f"  %g = jeet.cast %z : tensor<33xi1> -> {th}\n"
+             f"  return %h, %g : {th}, {th}\n}}\n")
+    # Small integers, NaN, infinities and both zeros: exact in bf16.
+    a, b = values(rng, (33,), np.float32), values(rng, (33,), np.float32)
+    compared, truth = run(graph, [a, b])
+    np.testing.assert_array_equal(compared,
+                                  COMPARISONS[op](a, b).astype(np.float16))
+    np.testing.assert_array_equal(truth, (a != 0).astype(np.float16))

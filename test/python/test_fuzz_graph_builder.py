@@ -54,13 +54,16 @@ def test_graph_builder_fuzzer_builds_without_compiling():
 # Programs that once found a bug, replayed (each compiled and run): 140001
 # and 507219 aborted in LLVM's code generation (an f16 softmax of one row of
 # 3 or 5 feeding a log; lib/Compiler/OutlineLongBlocks.cpp).
-FINDINGS = [140001, 507219]
+# (seed, --ops, --sizes); 11081094 aborted in LLVM's X86 back end on
+# AVX512-FP16 hosts (a bf16 comparison cast to f16).
+FINDINGS = [(140001, "basic", "small"), (507219, "basic", "small"),
+            (11081094, "all", "mixed")]
 
 
 def test_graph_builder_fuzzer_findings_replay():
-    for seed in FINDINGS:
-        out = run_fuzzer("--seed", str(seed), "--count", "1", "--ops", "basic",
-                         "--sizes", "small")
+    for seed, ops, sizes in FINDINGS:
+        out = run_fuzzer("--seed", str(seed), "--count", "1", "--ops", ops,
+                         "--sizes", sizes)
         assert f"1 programs (seeds {seed}..{seed}; 1 compiled" in out
 
 
@@ -109,18 +112,20 @@ def test_graph_builder_fuzzer_rejects_a_bad_execute_every():
 
 
 COMPARED_PROGRAMS = 40
-# Compared with the CPU, (seed, --ops): 7002500's f16 sum came back mostly 0
-# from the GPU (two tiles of one kernel raced on a shared accumulator);
-# 8001767's jeet.where put an array operand on the CPU beside a condition on
-# the GPU.
-COMPARED_FINDINGS = [(7002500, "basic"), (8001767, "all")]
+# Compared with the CPU, (seed, --ops, --sizes): 7002500's f16 sum came back
+# mostly 0 from the GPU (two tiles of one kernel raced on a shared
+# accumulator); 8001767's jeet.where put an array operand on the CPU beside a
+# condition on the GPU; 9040514 aborted in LLVM's X86 back end on the CPU
+# (a bf16 comparison cast to f16).
+COMPARED_FINDINGS = [(7002500, "basic", "small"), (8001767, "all", "small"),
+                     (9040514, "all", "mixed")]
 
 
 @requires_gpu
 def test_graph_builder_fuzzer_compared_findings_replay():
-    for seed, ops in COMPARED_FINDINGS:
+    for seed, ops, sizes in COMPARED_FINDINGS:
         out = run_fuzzer("--seed", str(seed), "--count", "1", "--device", "gpu",
-                         "--compare-cpu", "--ops", ops, "--sizes", "small")
+                         "--compare-cpu", "--ops", ops, "--sizes", sizes)
         assert f"1 programs (seeds {seed}..{seed}; 1 compiled and run, the " \
             "others built) on the gpu, compared with the cpu" in out
 

@@ -40,6 +40,24 @@ Value jeet::buildScalarConstant(OpBuilder &builder, Location loc, Type type,
       builder, loc, builder.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
+/// `value` (bf16) as f32 for a comparison: its bits shifted into the high
+/// half of an i32. With arith.extf, LLVM's InstCombine turns the comparison
+/// of two extensions back into a bf16 comparison, and LLVM 22's X86 back end
+/// cannot select a 16-lane bf16 comparison whose result becomes f16 on
+/// AVX512-FP16 hosts ("Cannot select: X86ISD::CMPP v16f32"; a fuzzed
+/// `cast(le(x, x))` aborted the process). The same instructions as the
+/// extension (a zero extension and a shift).
+static Value extendBF16ForComparison(OpBuilder &builder, Location loc,
+                                     Value value) {
+  Type i16 = builder.getI16Type(), i32 = builder.getI32Type();
+  Value bits = arith::BitcastOp::create(builder, loc, i16, value);
+  Value wide = arith::ExtUIOp::create(builder, loc, i32, bits);
+  Value shifted = arith::ShLIOp::create(
+      builder, loc, wide,
+      arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(16)));
+  return arith::BitcastOp::create(builder, loc, builder.getF32Type(), shifted);
+}
+
 /// Float to signed integer, saturating, as XLA defines it: NaN gives 0,
 /// values beyond the integer's range its minimum or maximum (arith.fptosi
 /// alone gives poison there, which LLVM folds to anything: constant-folded
@@ -79,6 +97,10 @@ Value jeet::buildScalarConversion(OpBuilder &builder, Location loc, Value value,
   // Booleans as numpy converts them: a number is true when it is not zero
   // (NaN is true), and true is 1.
   if (to.isInteger(1)) {
+    if (isa<BFloat16Type>(from)) {
+      value = extendBF16ForComparison(builder, loc, value);
+      from = value.getType();
+    }
     Value zero = buildScalarConstant(builder, loc, from, 0);
     if (isa<FloatType>(from))
       return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNE,
@@ -132,7 +154,10 @@ Value jeet::detail::buildComparison(OpBuilder &builder, Location loc,
   Value lhs = operands[0], rhs = operands[1];
   Type type = lhs.getType();
   if (isa<FloatType>(type)) {
-    if (isa<Float16Type, BFloat16Type>(type)) {
+    if (isa<BFloat16Type>(type)) {
+      lhs = extendBF16ForComparison(builder, loc, lhs);
+      rhs = extendBF16ForComparison(builder, loc, rhs);
+    } else if (isa<Float16Type>(type)) {
       Type f32 = builder.getF32Type();
       lhs = arith::ExtFOp::create(builder, loc, f32, lhs);
       rhs = arith::ExtFOp::create(builder, loc, f32, rhs);

@@ -28,7 +28,10 @@ Two drivers:
       a GPU result that differs from the CPU's beyond its dtype's tolerance
       (NaN against a number included) is a finding, as is a call that one
       device accepts and the other rejects. jeet.rand draws from the
-      program's seed, so both runs see the same data.
+      program's seed, so both runs see the same data. With --check-key,
+      each compiled program runs again with the structural key set aside
+      (its graph printed and compiled by its text, not reused from an earlier
+      graph of the same key), and the results must agree.
   fuzz_graph_builder.py --atheris [libFuzzer flags...]
       coverage-guided with atheris (pip install atheris), libFuzzer's flags.
 
@@ -91,6 +94,8 @@ MORE_OPERATORS = ["__mod__", "__rmod__", "__and__", "__rand__", "__or__",
                   "__rmatmul__"]
 MORE_REDUCE = [jeet.min, jeet.prod, jeet.argmax, jeet.argmin]
 OPS = "all"
+# Set by --check-key for the same program with other data.
+OTHER_DATA = False
 MAX_ELEMENTS = 1 << 12  # data created in full stays small
 # --sizes mixed (the default): some dimensions past a GPU block's and a CPU
 # vector loop's width (several tiles, partial last ones), and data up to
@@ -179,6 +184,8 @@ class Program:
                 [np.nan, np.inf, -np.inf, 1e6, -1e6, 0.0])
         size = int(np.prod(shape)) if shape else 1
         flat = np.resize(values, size)
+        if OTHER_DATA:  # --check-key's second program: same graph, new data
+            flat = flat[::-1] * np.float64(-1.5)
         if dtype == "int32":
             flat = np.round(flat * 10)
         return flat.reshape(shape)
@@ -469,7 +476,8 @@ class Program:
             raise Finding(
                 "a graph whose every op was accepted failed to compile: "
                 f"{error}") from None
-        except ALLOWED:
+        except ALLOWED as error:
+            self.log[-1] += f" [{type(error).__name__}]"
             return
         for t, (shape, dtype) in zip(chosen, declared):
             array = t.numpy()
@@ -527,12 +535,15 @@ def compare_outputs(cpu, gpu, dtype):
             f"{where} the CPU has {float(a[where])}, the GPU {float(b[where])}")
 
 
-def run_on(device, seed, execute):
-    """Program `seed` with its tensors on `device`."""
+def run_on(device, seed, execute, program_seed=None):
+    """Program `seed` with its tensors on `device` (jeet.rand seeded with
+    `seed`; the program's choices drawn from `program_seed`, by default the
+    same)."""
     global DEVICE
     DEVICE = device
     jeet.seed(seed)
-    return run_program(RandomSource(seed), execute)
+    return run_program(RandomSource(seed if program_seed is None
+                                    else program_seed), execute)
 
 
 def run_compared(seed, execute):
@@ -549,6 +560,37 @@ def run_compared(seed, execute):
         if difference:
             raise Finding(f"executed tensor {i}: {difference}\nafter: "
                           + " -> ".join(cpu.log))
+
+
+def run_keyed(seed, execute):
+    """Program `seed` on its device, then the same program with other data
+    (the same graph: the structural key finds the graph compiled for the
+    first and runs it on the new inputs), then that again with the key set
+    aside (the graph printed and compiled by its text). The last two must
+    agree, or the key confused two graphs or their inputs."""
+    global OTHER_DATA
+    device = DEVICE
+    run_on(device, seed, execute)
+    graph_key = _tensor._graph_key
+    OTHER_DATA = True
+    try:
+        keyed = run_on(device, seed + 10**12, execute, program_seed=seed)
+        _tensor._graph_key = lambda pending: None
+        unkeyed = run_on(device, seed + 10**12, execute, program_seed=seed)
+    finally:
+        OTHER_DATA = False
+        _tensor._graph_key = graph_key
+    if keyed.log != unkeyed.log:
+        raise Finding("the structural key changed what the calls did:\n  with: "
+                      + " -> ".join(keyed.log) + "\n  without: "
+                      + " -> ".join(unkeyed.log))
+    for i, ((dtype, a), (_, b)) in enumerate(zip(keyed.outputs, unkeyed.outputs)):
+        difference = compare_outputs(b, a, dtype)
+        if difference:
+            raise Finding(f"executed tensor {i} through the structural key: "
+                          f"{difference.replace('the GPU', 'through the key')}"
+                          .replace("the CPU has", "by its text") + "\nafter: "
+                          + " -> ".join(keyed.log))
 
 
 def run_program(src, execute=True):
@@ -581,6 +623,8 @@ def seeded_main(args):
         try:
             if args.compare_cpu and execute:
                 run_compared(seed, execute)
+            elif args.check_key and execute:
+                run_keyed(seed, execute)
             else:
                 run_on(args.device, seed, execute)
         except Finding as finding:
@@ -590,6 +634,8 @@ def seeded_main(args):
                 mode += f" --device {args.device}"
             if args.compare_cpu:
                 mode += " --compare-cpu"
+            if args.check_key:
+                mode += " --check-key"
             if args.ops != "all":
                 mode += f" --ops {args.ops}"
             if args.sizes != "mixed":
@@ -600,7 +646,8 @@ def seeded_main(args):
             return 1
         executed += execute
         count += 1
-    where = f"the {args.device}" + (", compared with the cpu" if args.compare_cpu else "")
+    where = f"the {args.device}" + (", compared with the cpu" if args.compare_cpu else "") \
+        + (", keyed and by text" if args.check_key else "")
     print(f"fuzz_graph_builder: {count} programs (seeds {args.seed}.."
           f"{args.seed + count - 1}; {executed} compiled and run, the others "
           f"built) on {where} in {time.monotonic() - start:.1f} s, "
@@ -646,6 +693,10 @@ def main():
                         help="small: dimensions up to 33 and data up to 4096 "
                         "elements, whose seeds replay the programs of earlier "
                         "findings; mixed: some dimensions of 63 to 1000")
+    parser.add_argument("--check-key", action="store_true",
+                        help="run each compiled program again with the "
+                        "structural key set aside (the graph compiled by its "
+                        "text) and compare the results")
     parser.add_argument("--compare-cpu", action="store_true",
                         help="with --device gpu: run each compiled program "
                         "on the CPU too and compare the results")

@@ -7,6 +7,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 
@@ -180,3 +181,41 @@ def test_compare_outputs_flags_what_differs():
                                   "int32") is not None
     assert "CPU (2,) int32, GPU (1, 2) int32" in fuzzer.compare_outputs(
         ints, ints.reshape(1, 2), "int32")
+
+
+KEYED_PROGRAMS = 100
+
+
+def test_graph_builder_fuzzer_structural_key():
+    """Each program, then the same graph with other data (run through the
+    structural key's cached graph), then that by its text: the two agree."""
+    out = run_fuzzer("--seed", "1000", "--count", str(KEYED_PROGRAMS),
+                     "--check-key")
+    assert f"{KEYED_PROGRAMS} programs (seeds 1000..{999 + KEYED_PROGRAMS}; " \
+        f"{KEYED_PROGRAMS} compiled and run, the others built) on the cpu, " \
+        "keyed and by text" in out
+
+
+def test_check_key_finds_a_key_that_confuses_inputs(monkeypatch):
+    """The --check-key oracle against a structural key made wrong on
+    purpose (its graph's inputs in reverse order): it reports programs."""
+    fuzzer = load_fuzzer()
+    from jeet import _tensor
+    graph_key = _tensor._graph_key
+
+    def reversed_inputs(pending):
+        keyed = graph_key(pending)
+        return None if keyed is None else (keyed[0], list(reversed(keyed[1])))
+    monkeypatch.setattr(_tensor, "_graph_key", reversed_inputs)
+    found = 0
+    with warnings.catch_warnings():
+        # NumPy's warnings about the fuzzer's own casts (NaN to int).
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for seed in range(1000, 1100):
+            try:
+                fuzzer.run_keyed(seed, True)
+            except fuzzer.Finding:
+                found += 1
+    assert found > 0
+    # The fuzzer's globals back to a plain run's.
+    monkeypatch.setattr(fuzzer, "DEVICE", "cpu")

@@ -515,11 +515,12 @@ TOLERANCES = {"float32": (1e-3, 1e-4), "float16": (3e-2, 3e-3),
               "bfloat16": (6e-2, 1e-2)}
 
 
-def compare_outputs(cpu, gpu, dtype):
+def compare_outputs(cpu, gpu, dtype, names=("the CPU", "the GPU")):
     """None if `gpu` matches `cpu` (numpy arrays of one executed tensor) to
-    `dtype`'s tolerance, else what differs."""
+    `dtype`'s tolerance, else what differs, the two called `names`."""
     if cpu.shape != gpu.shape or cpu.dtype != gpu.dtype:
-        return f"CPU {cpu.shape} {cpu.dtype}, GPU {gpu.shape} {gpu.dtype}"
+        return (f"{names[0]} has {cpu.shape} {cpu.dtype}, {names[1]} "
+                f"{gpu.shape} {gpu.dtype}")
     a, b = cpu.astype(np.float64), gpu.astype(np.float64)
     rtol, atol = TOLERANCES.get(dtype, (0.0, 0.0))
     finite = np.abs(a[np.isfinite(a)])
@@ -532,7 +533,8 @@ def compare_outputs(cpu, gpu, dtype):
         return None
     where = tuple(int(i) for i in np.argwhere(~same)[0])
     return (f"{int((~same).sum())} of {same.size} {dtype} values differ; at "
-            f"{where} the CPU has {float(a[where])}, the GPU {float(b[where])}")
+            f"{where} {names[0]} has {float(a[where])}, {names[1]} "
+            f"{float(b[where])}")
 
 
 def run_on(device, seed, execute, program_seed=None):
@@ -585,11 +587,10 @@ def run_keyed(seed, execute):
                       + " -> ".join(keyed.log) + "\n  without: "
                       + " -> ".join(unkeyed.log))
     for i, ((dtype, a), (_, b)) in enumerate(zip(keyed.outputs, unkeyed.outputs)):
-        difference = compare_outputs(b, a, dtype)
+        difference = compare_outputs(b, a, dtype,
+                                     ("the graph by its text", "the keyed graph"))
         if difference:
-            raise Finding(f"executed tensor {i} through the structural key: "
-                          f"{difference.replace('the GPU', 'through the key')}"
-                          .replace("the CPU has", "by its text") + "\nafter: "
+            raise Finding(f"executed tensor {i}: {difference}\nafter: "
                           + " -> ".join(keyed.log))
 
 

@@ -179,8 +179,11 @@ def test_compare_outputs_flags_what_differs():
     ints = np.array([7, -3], np.int32)
     assert fuzzer.compare_outputs(ints, ints + np.array([0, 1], np.int32),
                                   "int32") is not None
-    assert "CPU (2,) int32, GPU (1, 2) int32" in fuzzer.compare_outputs(
-        ints, ints.reshape(1, 2), "int32")
+    assert "the CPU has (2,) int32, the GPU (1, 2) int32" in \
+        fuzzer.compare_outputs(ints, ints.reshape(1, 2), "int32")
+    assert "at (0,) a has 1.0, b nan" in fuzzer.compare_outputs(
+        f32, np.array([np.nan, np.nan, np.inf, -2.5], np.float32), "float32",
+        ("a", "b"))
 
 
 KEYED_PROGRAMS = 100

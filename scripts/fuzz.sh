@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make fuzz: runs every libFuzzer target of the clang build in $1 for $3
 # seconds each, at the lowest priority, then the Python graph-builder fuzzer
-# on the main build in $2 for as long (compiling and running one program in
-# FUZZ_EXECUTE_EVERY, default 10, and building the others' graphs); ends with a table of executions per
-# target. Each target's corpus grows in $1/fuzz/live/<corpus> (seeded from the
+# on the main build in $2 for as long, three ways (compiling and running one
+# program in FUZZ_EXECUTE_EVERY, default 10, and building the others' graphs;
+# every program with --check-key; every program on the GPU emulator with
+# --compare-cpu); ends with a table of executions per target. Each target's corpus grows in $1/fuzz/live/<corpus> (seeded from the
 # lit tests and the regression inputs); a crash or a timeout writes the input
 # to $1/fuzz/artifacts/ and the script exits 1 naming it.
 #   scripts/fuzz.sh build-fuzz build 60 python3
@@ -66,19 +67,33 @@ for entry in "${targets[@]}"; do
   table+=("$(printf '%-24s %12s %8s  %s' "$target" "${runs:-?}" "${rate:-?}" "$result")")
 done
 
-echo "== Python graph builder: ${seconds}s =="
-PYTHONPATH="$build/python" JEET_BUILD_DIR=$(cd "$build" && pwd) \
-  nice -n 19 "$python" "$root/fuzz/python/fuzz_graph_builder.py" \
-  --seconds "$seconds" --execute-every "${FUZZ_EXECUTE_EVERY:-10}" \
-  >"$artifacts/graph-builder.log" 2>&1
-rc=$?
-tail -3 "$artifacts/graph-builder.log"
-result=ok
-if [ $rc -ne 0 ]; then
-  result="FAILED (exit $rc): see $artifacts/graph-builder.log"
-  status=1
-fi
-table+=("$(printf '%-24s %12s %8s  %s' "graph-builder (Python)" "-" "-" "$result")")
+# The Python graph builder three ways: most programs only built; every one
+# compiled, run again through the structural key's cache and by its text;
+# every one on the GPU emulator, compared with the CPU.
+emulator=$(cd "$build" && pwd)/lib/libjeet_cuda_emulator.so
+for mode in builder check-key gpu-vs-cpu; do
+  # Only the GPU run sees the emulator (no "auto" device resolves to it).
+  driver=/nonexistent/libcuda.so.1
+  case $mode in
+  builder) args=(--execute-every "${FUZZ_EXECUTE_EVERY:-10}") ;;
+  check-key) args=(--check-key) ;;
+  gpu-vs-cpu) args=(--device gpu --compare-cpu) driver=$emulator ;;
+  esac
+  echo "== Python graph builder ($mode): ${seconds}s =="
+  log="$artifacts/graph-builder-$mode.log"
+  PYTHONPATH="$build/python" JEET_BUILD_DIR=$(cd "$build" && pwd) \
+    JEET_CUDA_DRIVER="$driver" \
+    nice -n 19 "$python" "$root/fuzz/python/fuzz_graph_builder.py" \
+    --seconds "$seconds" "${args[@]}" >"$log" 2>&1
+  rc=$?
+  tail -3 "$log"
+  result=ok
+  if [ $rc -ne 0 ]; then
+    result="FAILED (exit $rc): see $log"
+    status=1
+  fi
+  table+=("$(printf '%-24s %12s %8s  %s' "graph-builder ($mode)" "-" "-" "$result")")
+done
 
 echo
 printf '%-24s %12s %8s  %s\n' target executions exec/s result

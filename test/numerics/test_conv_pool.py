@@ -153,6 +153,28 @@ def test_avg_pool2d(run, rng, case, dtype, count_include_pad):
     assert_close(out, expected, rtol=tol, atol=tol, what=str(case))
 
 
+@pytest.mark.parametrize("count_include_pad", [True, False])
+def test_f16_avg_pool2d_whose_window_sum_passes_f16(run, rng,
+                                                    count_include_pad):
+    """Windows of nine f16 values near 30000: their sum passes f16's 65504.
+    The average is summed and divided in f32 (it was infinite)."""
+    x = rng.uniform(20000, 40000, size=(1, 2, 5, 5)).astype(np.float16)
+    case = (x.shape, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1))
+    win = windows(x.astype(np.float64), *case[1:], 0.0)
+    ones = windows(np.ones((1, 1, 5, 5)), *case[1:], 0.0)
+    expected = win.sum(axis=(2, 3)) / (9 if count_include_pad
+                                       else ones.sum(axis=(2, 3)))
+    t, to = mlir_type(x.shape, np.float16), mlir_type(expected.shape, np.float16)
+    graph = (f"func.func @main(%x: {t}) -> {to} {{\n"
+             f"  %0 = jeet.avg_pool2d %x {{kernel_shape = array<i64: 3, 3>, "
+             f"{attrs(*case[2:])}, count_include_pad = "
+             f"{str(count_include_pad).lower()}}} : {t} -> {to}\n"
+             f"  return %0 : {to}\n}}\n")
+    (out,) = run(graph, [x])
+    assert np.isfinite(out).all(), out
+    assert_close(out, expected, rtol=2e-3, what="f16 averages near 30000")
+
+
 EPILOGUES = [
     # conv case (as CONVS), bias shape
     (CONVS[0], (4, 1, 1)),

@@ -376,13 +376,22 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
       tiled ? tiledWindows(builder, loc, operands[0], w)
             : gatherWindows(builder, loc, operands[0], w,
                             cast<TypedAttr>(builder.getZeroAttr(elementType)));
+  // f16 and bf16 windows are summed and divided in f32: a window of nine
+  // values of 30000 sums past f16's 65504 (the average was infinite).
+  Type sumType = elementType;
+  if (elementType.getIntOrFloatBitWidth() < 32) {
+    sumType = builder.getF32Type();
+    windows = CastOp::create(
+        builder, loc, cast<RankedTensorType>(windows.getType()).clone(sumType),
+        windows);
+  }
   Value sum = ReduceSumOp::create(builder, loc, windows, windowAxes(tiled),
                                   /*keepdims=*/false);
   Value divisor;
   if (getCountIncludePad() || tiled) {
     divisor = scalarConstant(
         builder, loc,
-        builder.getFloatAttr(elementType,
+        builder.getFloatAttr(sumType,
                              static_cast<double>(w.kernel[0] * w.kernel[1])));
   } else {
     // How many of a window's rows (columns) lie in the input.
@@ -399,10 +408,13 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
     for (int64_t oh = 0; oh < w.out[0]; ++oh)
       for (int64_t ow = 0; ow < w.out[1]; ++ow)
         counts.push_back(builder.getFloatAttr(
-            elementType, static_cast<double>(inside(0, oh) * inside(1, ow))));
-    auto countType = RankedTensorType::get({w.out[0], w.out[1]}, elementType);
+            sumType, static_cast<double>(inside(0, oh) * inside(1, ow))));
+    auto countType = RankedTensorType::get({w.out[0], w.out[1]}, sumType);
     divisor = ConstantOp::create(builder, loc,
                                  DenseElementsAttr::get(countType, counts));
   }
-  return DivOp::create(builder, loc, sum, divisor).getResult();
+  Value mean = DivOp::create(builder, loc, sum, divisor);
+  if (sumType != elementType)
+    mean = CastOp::create(builder, loc, getType(), mean);
+  return mean;
 }

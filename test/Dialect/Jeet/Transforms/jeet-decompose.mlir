@@ -257,6 +257,20 @@ func.func @pools(%x: tensor<1x1x3x3xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x
 
 // -----
 
+// An f16 average is summed and divided in f32 (nine values of 30000 sum
+// past f16's 65504), then narrowed.
+// CHECK-LABEL: func.func @avg_pool_f16
+// CHECK: %[[W:.*]] = jeet.cast %{{.*}} : tensor<1x1x3x3x2x2xf16> -> tensor<1x1x3x3x2x2xf32>
+// CHECK: %[[S:.*]] = jeet.reduce_sum %[[W]] {axes = array<i64: 2, 3>} : tensor<1x1x3x3x2x2xf32> -> tensor<1x1x2x2xf32>
+// CHECK: %[[D:.*]] = jeet.div %[[S]], %{{.*}} : tensor<1x1x2x2xf32>, tensor<f32> -> tensor<1x1x2x2xf32>
+// CHECK: jeet.cast %[[D]] : tensor<1x1x2x2xf32> -> tensor<1x1x2x2xf16>
+func.func @avg_pool_f16(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x2x2xf16> {
+  %0 = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = true} : tensor<1x1x4x4xf16> -> tensor<1x1x2x2xf16>
+  return %0 : tensor<1x1x2x2xf16>
+}
+
+// -----
+
 // Poolings whose windows tile the input (strides equal to the kernel, no
 // padding or dilation) reduce a reshape of the input, with no window copy;
 // avg_pool2d divides by the window size.

@@ -323,3 +323,36 @@ def test_reduction_and_its_consumer_as_results(run, rng, dtype):
     assert_close(out_sum, s, rtol=0 if dtype == F32 else 1e-3)
     assert_close(out_gelu, gelu, rtol=1e-5 if dtype == F32 else 1e-2,
                  atol=1e-6 if dtype == F32 else 2e-3)
+
+
+@pytest.mark.parametrize("dtype", [F32, np.float16], ids=["f32", "f16"])
+def test_full_reduction_of_a_large_broadcast(run, rng, dtype):
+    """min over every axis of a 3x1000 tensor broadcast to 31x3x1000: on the
+    GPU a full reduction is one block, which held the broadcast whole in
+    workgroup memory (186 KB in f16, more than a block has: a compilation
+    error; found by fuzz_graph_builder.py --device gpu --compare-cpu, seed
+    9081213). The broadcast is now a kernel of its own."""
+    ts, tb = t((3, 1000), dtype), t((31, 3, 1000), dtype)
+    src = (f"func.func @main(%x: {ts}) -> {t((), dtype)} {{\n"
+           f"  %0 = jeet.broadcast_to %x : {ts} -> {tb}\n"
+           f"  %1 = jeet.reduce_min %0 {{axes = array<i64: 0, 1, 2>}} : {tb} "
+           f"-> {t((), dtype)}\n"
+           f"  return %1 : {t((), dtype)}\n}}\n")
+    x = rng.standard_normal((3, 1000)).astype(dtype)
+    (out,) = run(src, [x])
+    np.testing.assert_array_equal(out, x.min())
+
+
+def test_sum_of_a_transpose(run, rng):
+    """A transpose of 256 KiB under a sum to a scalar: it was a compilation
+    error on the GPU (the one block of the sum held the transpose whole)."""
+    ty = t((256, 256))
+    src = (f"func.func @main(%x: {ty}) -> {t(())} {{\n"
+           f"  %0 = jeet.transpose %x {{permutation = array<i64: 1, 0>}} : "
+           f"{ty} -> {ty}\n"
+           f"  %1 = jeet.reduce_sum %0 {{axes = array<i64: 0, 1>}} : {ty} -> "
+           f"{t(())}\n"
+           f"  return %1 : {t(())}\n}}\n")
+    x = rng.standard_normal((256, 256)).astype(F32)
+    (out,) = run(src, [x])
+    assert_close(out, x.astype(np.float64).sum(), rtol=1e-4, atol=1e-3)

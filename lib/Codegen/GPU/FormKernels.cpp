@@ -199,7 +199,23 @@ static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
 static LogicalResult wrapInOneTile(RewriterBase &rewriter,
                                    const llvm::SetVector<Operation *> &group,
                                    linalg::LinalgOp root, int64_t kernelId) {
-  // The group's ops that `root` depends on, in program order.
+  // The group's ops that `root` depends on, in program order, but for those
+  // whose results would not fit a block's workgroup memory (a broadcast under
+  // a full reduction): the block would store them whole. They stay outside,
+  // for a kernel of their own before this one.
+  auto fitsTile = [](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || !tensor.hasStaticShape() ||
+          !tensor.getElementType().isIntOrFloat())
+        continue;
+      int64_t bytes = llvm::divideCeil(
+          tensor.getElementType().getIntOrFloatBitWidth(), 8);
+      if (tensor.getNumElements() * bytes > kRowStagingBytes)
+        return false;
+    }
+    return true;
+  };
   llvm::SetVector<Operation *> slice;
   SmallVector<Operation *> worklist = {root};
   while (!worklist.empty()) {
@@ -209,7 +225,7 @@ static LogicalResult wrapInOneTile(RewriterBase &rewriter,
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands())
         if (Operation *def = operand.getDefiningOp())
-          if (group.contains(def))
+          if (group.contains(def) && fitsTile(def))
             worklist.push_back(def);
     });
   }

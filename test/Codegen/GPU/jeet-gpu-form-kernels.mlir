@@ -130,3 +130,38 @@ func.func @reduction_result_and_consumer(%a: tensor<2x3xf32>, %b: tensor<2x3xf32
   %n = "jeet.neg"(%r) : (tensor<1x3xf32>) -> tensor<1x3xf32>
   return %r, %n : tensor<1x3xf32>, tensor<1x3xf32>
 }
+
+// -----
+
+// A full reduction (one block) of a broadcast larger than a block's
+// workgroup memory: the broadcast is a kernel of its own before it, not a
+// tile tensor of 372000 bytes.
+// CHECK-LABEL: func.func @full_reduction_of_a_large_broadcast
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (31, 3, 1000)
+// CHECK: } {jeet.kernel = 1 : i64
+// CHECK: scf.forall (%{{.*}}) in (1)
+// CHECK-NOT: tensor.empty() : tensor<31x3x1000xf32>
+// CHECK: arith.minimumf
+// CHECK: } {jeet.kernel = 0 : i64
+func.func @full_reduction_of_a_large_broadcast(%x: tensor<3x1000xf32>) -> tensor<f32> {
+  %0 = jeet.broadcast_to %x : tensor<3x1000xf32> -> tensor<31x3x1000xf32>
+  %1 = jeet.reduce_min %0 {axes = array<i64: 0, 1, 2>} : tensor<31x3x1000xf32> -> tensor<f32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// The same for a transpose (256 KiB) under a sum to a scalar, which was a
+// compilation error ("needs 262144 bytes of workgroup memory"): the
+// transpose is a kernel of its own.
+// CHECK-LABEL: func.func @transpose_then_sum
+// CHECK: linalg.transpose
+// CHECK: } {jeet.kernel = 0 : i64
+// CHECK: scf.forall (%{{.*}}) in (1)
+// CHECK: arith.addf
+// CHECK: } {jeet.kernel = 1 : i64
+func.func @transpose_then_sum(%x: tensor<256x256xf32>) -> tensor<f32> {
+  %t = jeet.transpose %x {permutation = array<i64: 1, 0>} : tensor<256x256xf32> -> tensor<256x256xf32>
+  %s = jeet.reduce_sum %t {axes = array<i64: 0, 1>} : tensor<256x256xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

@@ -253,9 +253,10 @@ def test_bf16_comparison_as_f16(run, rng, op):
     vectors and one): LLVM 22's X86 back end could not select a 16-lane bf16
     comparison feeding an i1-to-f16 conversion on AVX512-FP16 hosts, once
     InstCombine had narrowed the f32 comparison of two extensions back to
-    bf16 (found by fuzz_graph_builder.py: cast(le(x, x)) / itself). The
-    comparisons now read bf16 through integer shifts. Also bf16 to bool (x !=
-    0, NaN true), and the same bits through f32 compared in numpy."""
+    bf16 (found by fuzz_graph_builder.py: cast(le(x, x)) / itself, and
+    cast(cast(x, bool) & cast(x, bool), f16)). Booleans now become f16 as
+    the bits of 1.0 or 0. Also bf16 to bool (x != 0, NaN true), and the same
+    bits through f32 compared in numpy."""
     ta, th = mlir_type((33,), np.float32), mlir_type((33,), np.float16)
     graph = (f"func.func @main(%a: {ta}, %b: {ta}) -> ({th}, {th}) {{\n"
              f"  %x = jeet.cast %a : {ta} -> tensor<33xbf16>\n"

@@ -40,24 +40,6 @@ Value jeet::buildScalarConstant(OpBuilder &builder, Location loc, Type type,
       builder, loc, builder.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
-/// `value` (bf16) as f32 for a comparison: its bits shifted into the high
-/// half of an i32. With arith.extf, LLVM's InstCombine turns the comparison
-/// of two extensions back into a bf16 comparison, and LLVM 22's X86 back end
-/// cannot select a 16-lane bf16 comparison whose result becomes f16 on
-/// AVX512-FP16 hosts ("Cannot select: X86ISD::CMPP v16f32"; a fuzzed
-/// `cast(le(x, x))` aborted the process). The same instructions as the
-/// extension (a zero extension and a shift).
-static Value extendBF16ForComparison(OpBuilder &builder, Location loc,
-                                     Value value) {
-  Type i16 = builder.getI16Type(), i32 = builder.getI32Type();
-  Value bits = arith::BitcastOp::create(builder, loc, i16, value);
-  Value wide = arith::ExtUIOp::create(builder, loc, i32, bits);
-  Value shifted = arith::ShLIOp::create(
-      builder, loc, wide,
-      arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(16)));
-  return arith::BitcastOp::create(builder, loc, builder.getF32Type(), shifted);
-}
-
 /// Float to signed integer, saturating, as XLA defines it: NaN gives 0,
 /// values beyond the integer's range its minimum or maximum (arith.fptosi
 /// alone gives poison there, which LLVM folds to anything: constant-folded
@@ -97,10 +79,6 @@ Value jeet::buildScalarConversion(OpBuilder &builder, Location loc, Value value,
   // Booleans as numpy converts them: a number is true when it is not zero
   // (NaN is true), and true is 1.
   if (to.isInteger(1)) {
-    if (isa<BFloat16Type>(from)) {
-      value = extendBF16ForComparison(builder, loc, value);
-      from = value.getType();
-    }
     Value zero = buildScalarConstant(builder, loc, from, 0);
     if (isa<FloatType>(from))
       return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNE,
@@ -109,6 +87,19 @@ Value jeet::buildScalarConversion(OpBuilder &builder, Location loc, Value value,
                                  zero);
   }
   if (from.isInteger(1)) {
+    // To f16: the bits of 1.0 or 0. From arith.uitofp, LLVM 22's X86 back
+    // end aborts on AVX512-FP16 hosts when the booleans are 16 lanes of a bf16
+    // comparison ("Cannot select: X86ISD::CMPP v16f32"; InstCombine narrows
+    // an f32 comparison of extended bf16, or an integer test of its bits,
+    // back to a bf16 comparison, so the comparison cannot avoid it).
+    if (isa<Float16Type>(to)) {
+      Value bits = arith::SelectOp::create(
+          builder, loc, value,
+          arith::ConstantOp::create(builder, loc,
+                                    builder.getI16IntegerAttr(0x3C00)),
+          arith::ConstantOp::create(builder, loc, builder.getI16IntegerAttr(0)));
+      return arith::BitcastOp::create(builder, loc, to, bits);
+    }
     if (isa<FloatType>(to))
       return arith::UIToFPOp::create(builder, loc, to, value);
     return arith::ExtUIOp::create(builder, loc, to, value);
@@ -154,10 +145,7 @@ Value jeet::detail::buildComparison(OpBuilder &builder, Location loc,
   Value lhs = operands[0], rhs = operands[1];
   Type type = lhs.getType();
   if (isa<FloatType>(type)) {
-    if (isa<BFloat16Type>(type)) {
-      lhs = extendBF16ForComparison(builder, loc, lhs);
-      rhs = extendBF16ForComparison(builder, loc, rhs);
-    } else if (isa<Float16Type>(type)) {
+    if (isa<Float16Type, BFloat16Type>(type)) {
       Type f32 = builder.getF32Type();
       lhs = arith::ExtFOp::create(builder, loc, f32, lhs);
       rhs = arith::ExtFOp::create(builder, loc, f32, rhs);

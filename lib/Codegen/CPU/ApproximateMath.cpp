@@ -123,16 +123,16 @@ struct ExpApproximation : OpRewritePattern<math::ExpOp> {
     auto select = [&](arith::CmpFPredicate predicate, Value value,
                       Value bound) -> Value {
       return arith::SelectOp::create(
-          b, loc, arith::CmpFOp::create(b, loc, predicate, value, bound),
-          value, bound);
+          b, loc, arith::CmpFOp::create(b, loc, predicate, value, bound), value,
+          bound);
     };
     using P = arith::CmpFPredicate;
     // x in [-87.8, 88.8] (log(2^-126) and log(FLT_MAX), with room); a NaN
     // stays (unordered compares).
     Value x = select(P::UGE, op.getOperand(), cst(-87.8f));
     x = select(P::ULE, x, cst(88.8f));
-    Value n = math::FloorOp::create(b, loc,
-                                    fma(x, cst(1.44269504088896341f), cst(0.5f)));
+    Value n = math::FloorOp::create(
+        b, loc, fma(x, cst(1.44269504088896341f), cst(0.5f)));
     // n in [-127, 127]; a NaN becomes -127 (ordered compares). 2^-127 is
     // built as 0: e^x is below the smallest normal there.
     n = select(P::OGT, n, cst(-127.0f));
@@ -160,8 +160,7 @@ struct ExpApproximation : OpRewritePattern<math::ExpOp> {
     Value exponent = arith::AddIOp::create(
         b, loc, arith::FPToSIOp::create(b, loc, i32, n), intConstant(127));
     Value pow2 = arith::BitcastOp::create(
-        b, loc, type,
-        arith::ShLIOp::create(b, loc, exponent, intConstant(23)));
+        b, loc, type, arith::ShLIOp::create(b, loc, exponent, intConstant(23)));
     rewriter.replaceOpWithNewOp<arith::MulFOp>(op, z, pow2);
     return success();
   }

@@ -209,8 +209,8 @@ static LogicalResult wrapInOneTile(RewriterBase &rewriter,
       if (!tensor || !tensor.hasStaticShape() ||
           !tensor.getElementType().isIntOrFloat())
         continue;
-      int64_t bytes = llvm::divideCeil(
-          tensor.getElementType().getIntOrFloatBitWidth(), 8);
+      int64_t bytes =
+          llvm::divideCeil(tensor.getElementType().getIntOrFloatBitWidth(), 8);
       if (tensor.getNumElements() * bytes > kRowStagingBytes)
         return false;
     }
@@ -327,7 +327,7 @@ static bool feedsKernel(Operation *op, Block *block, int64_t kernelId) {
 /// The ops of `block` whose results `loop` reads, directly or through other
 /// ops of the block, inside its body included.
 static llvm::SmallPtrSet<Operation *, 16> opsFeeding(Block *block,
-                                                      Operation *loop) {
+                                                     Operation *loop) {
   llvm::SmallPtrSet<Operation *, 16> feeding;
   SmallVector<Operation *> worklist = {loop};
   while (!worklist.empty()) {
@@ -335,7 +335,8 @@ static llvm::SmallPtrSet<Operation *, 16> opsFeeding(Block *block,
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
         Operation *def = operand.getDefiningOp();
-        Operation *producer = def ? block->findAncestorOpInBlock(*def) : nullptr;
+        Operation *producer =
+            def ? block->findAncestorOpInBlock(*def) : nullptr;
         if (producer && producer != loop && feeding.insert(producer).second)
           worklist.push_back(producer);
       }
@@ -434,9 +435,8 @@ static void stageSharedInputs(RewriterBase &rewriter, scf::ForallOp forall,
     ArrayRef<int64_t> sourceShape = slice.getSourceType().getShape();
     SmallVector<int64_t> staticSizes(slice.getStaticSizes());
     for (auto [size, sourceSize] : llvm::zip(staticSizes, sourceShape))
-      bytes *= ShapedType::isDynamic(size)
-                   ? std::min<int64_t>(sourceSize, rows)
-                   : size;
+      bytes *= ShapedType::isDynamic(size) ? std::min<int64_t>(sourceSize, rows)
+                                           : size;
     if (stagedBytes + bytes > kRowStagingBytes)
       continue;
     stagedBytes += bytes;
@@ -502,9 +502,8 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   llvm::SmallPtrSet<Operation *, 4> split;
   if (info.multiReduction && !rowTiles)
     split = findRowReductions(group);
-  SmallVector<int64_t> tileSizes =
-      chooseTileSizes(root, hasMatmul, rowTiles ? info.rowDims : 0,
-                      info.rowsPerTile);
+  SmallVector<int64_t> tileSizes = chooseTileSizes(
+      root, hasMatmul, rowTiles ? info.rowDims : 0, info.rowsPerTile);
   unsigned numTiled = llvm::count_if(tileSizes, [](int64_t s) { return s; });
   if (numTiled == 0)
     return wrapInOneTile(rewriter, group, root, kernelId);

@@ -97,7 +97,8 @@ Value jeet::buildScalarConversion(OpBuilder &builder, Location loc, Value value,
           builder, loc, value,
           arith::ConstantOp::create(builder, loc,
                                     builder.getI16IntegerAttr(0x3C00)),
-          arith::ConstantOp::create(builder, loc, builder.getI16IntegerAttr(0)));
+          arith::ConstantOp::create(builder, loc,
+                                    builder.getI16IntegerAttr(0)));
       return arith::BitcastOp::create(builder, loc, to, bits);
     }
     if (isa<FloatType>(to))
@@ -520,8 +521,7 @@ FailureOr<Value> ReduceMeanOp::decompose(OpBuilder &builder,
     return failure();
   Type elementType = inputType.getElementType();
   Type f32 = builder.getF32Type();
-  if (isa<FloatType>(elementType) &&
-      elementType.getIntOrFloatBitWidth() < 32) {
+  if (isa<FloatType>(elementType) && elementType.getIntOrFloatBitWidth() < 32) {
     Value wide = CastOp::create(builder, loc, inputType.clone(f32), input);
     Value sum =
         ReduceSumOp::create(builder, loc, wide, getAxes(), getKeepdims());

@@ -289,9 +289,9 @@ void BlockFuser::setAnchor(unsigned group, unsigned op) {
       trailing &= dim == rank - static_cast<int64_t>(g.reducedAxes.size()) +
                              static_cast<int64_t>(i);
     }
-    g.rowBytes = trailing ? std::optional<int64_t>(getReducedSliceBytes(
-                                reduction))
-                          : std::nullopt;
+    g.rowBytes = trailing
+                     ? std::optional<int64_t>(getReducedSliceBytes(reduction))
+                     : std::nullopt;
   }
 }
 

@@ -1353,7 +1353,10 @@ def _window_padding(opname, padding):
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution as torch.nn.functional.conv2d: x (N, C, H, W), weight
     (O, C / groups, KH, KW), an optional bias (O,); stride, padding and
-    dilation are ints or (H, W) pairs (padding on both sides)."""
+    dilation are ints or (H, W) pairs (padding on both sides). The bias is
+    added to the convolution's result (an add of its own: for float16 and
+    bfloat16 the sums, accumulated in float32, are rounded to the dtype
+    before the bias is added, where PyTorch rounds once)."""
     x, weight = _as_operands("conv2d", x, weight)
     if not isinstance(groups, numbers.Integral) or isinstance(groups, bool):
         raise ArgumentError(f"jeet.conv2d: groups must be an int, got {groups!r}")

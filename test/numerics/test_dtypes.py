@@ -1,6 +1,8 @@
 """int64 and bool tensors end to end (graph arguments and results, .npy
 files, inline literals) and jeet.cast between every pair of dtypes, through
 jeet-run on the CPU and the GPU (the `run` fixture), against numpy."""
+import math
+
 import numpy as np
 import pytest
 
@@ -159,3 +161,79 @@ def test_f16_mean_whose_sum_passes_f16(run, rng, cols):
     expected = x.astype(np.float64).mean(axis=1, keepdims=True)
     assert np.isfinite(out).all(), out
     np.testing.assert_allclose(out.astype(np.float64), expected, rtol=1e-3)
+
+
+def round_to_bf16(x):
+    """float32 values rounded to the nearest bfloat16 (ties to even)."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16 << 16).astype(np.uint32)
+    return r.view(np.float32)
+
+
+def narrow_graph(body, shape, narrow):
+    """A graph of f32 arguments and results (what .npy files carry) whose
+    `body` works on `narrow` (f16 or bf16) values: cast in, cast out (both
+    exact for values of the narrow type)."""
+    t = mlir_type(shape, np.float32)
+    n = t.replace("f32", narrow)
+    return (f"func.func @main(%x: {t}) -> {t} {{\n"
+            f"  %n = jeet.cast %x : {t} -> {n}\n"
+            f"  %r = {body.replace('{n}', n)}\n"
+            f"  %w = jeet.cast %r : {n} -> {t}\n"
+            f"  return %w : {t}\n}}\n")
+
+
+def narrow_ulp_error(out, expected, narrow):
+    """|out - expected| in units in the last place of the narrow type at
+    `expected` (float64)."""
+    bits = 10 if narrow == "f16" else 7
+    tiny = 2.0 ** (-14 if narrow == "f16" else -126)
+    exponent = np.floor(np.log2(np.maximum(np.abs(expected), tiny)))
+    return np.abs(out.astype(np.float64) - expected) / 2.0 ** (exponent - bits)
+
+
+def erf64(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+@pytest.mark.parametrize("narrow", ["f16", "bf16"])
+@pytest.mark.parametrize("form", ["none", "tanh"])
+def test_narrow_gelu_rounds_once(run, rng, narrow, form):
+    """f16 and bf16 GELU computed in f32 and rounded once, as PyTorch does:
+    rounded between its ops, 1 + erf(x / sqrt(2)) cancelled for x below -2
+    (bf16 gelu(-3) was -0.00586 for -0.00405; f16 8% off). Found by
+    fuzz/python/fuzz_numerics.py against float64."""
+    x = rng.uniform(-6, 4, size=(4, 257)).astype(np.float32)
+    x = x.astype(np.float16).astype(np.float32) if narrow == "f16" else round_to_bf16(x)
+    attr = ' {approximate = "tanh"}' if form == "tanh" else ""
+    (out,) = run(narrow_graph(f"jeet.gelu %n{attr} : {{n}}", x.shape, narrow), [x])
+    a = x.astype(np.float64)
+    if form == "tanh":
+        expected = 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a ** 3)))
+    else:
+        expected = 0.5 * a * (1 + erf64(a / math.sqrt(2)))
+    # Below x = -3.5 the f32 formula itself cancels (torch's too): there
+    # the result is within f32 units of |x|.
+    fine = a > -3.5
+    err = narrow_ulp_error(out, expected, narrow)
+    worst = np.argmax(np.where(fine, err, 0))
+    assert err[fine].max() <= 1.0, (x.flat[worst], out.flat[worst], expected.flat[worst])
+    assert np.all(np.abs(out[~fine] - expected[~fine]) <= 1e-5 * np.abs(a[~fine]))
+
+
+@pytest.mark.parametrize("narrow", ["f16", "bf16"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_narrow_softmax_rounds_once(run, rng, narrow, axis):
+    """f16 and bf16 softmax computed in f32 and rounded once: x - max
+    rounded to bf16 lost up to |x - max| 2^-9, 3% of the smaller values
+    at x - max = -10. Found by fuzz/python/fuzz_numerics.py."""
+    x = rng.uniform(-12, 12, size=(33, 65)).astype(np.float32)
+    x = x.astype(np.float16).astype(np.float32) if narrow == "f16" else round_to_bf16(x)
+    body = f"jeet.softmax %n {{axis = {axis} : i64}} : {{n}}"
+    (out,) = run(narrow_graph(body, x.shape, narrow), [x])
+    a = x.astype(np.float64)
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    expected = e / e.sum(axis=axis, keepdims=True)
+    err = narrow_ulp_error(out, expected, narrow)
+    worst = np.unravel_index(np.argmax(err), err.shape)
+    assert err.max() <= 1.0, (x[worst], out[worst], expected[worst])

@@ -157,16 +157,35 @@ Value jeet::detail::buildComparison(OpBuilder &builder, Location loc,
       builder, loc, type.isInteger(1) ? boolPredicate : intPredicate, lhs, rhs);
 }
 
+/// The bits per element in which the values `value` is computed from are
+/// stored: in a fused group the elementwise ops of `value`'s shape are
+/// recomputed from the tensors they start from, not stored, so this walks
+/// back through them (at most `depth` ops) to the widest such tensor;
+/// operands of another shape (a row's maximum, broadcast back) are not part
+/// of the row. A cast starts from its source: an f16 row widened to f32 is
+/// stored in f16.
+static unsigned getStoredElementBits(Value value, ArrayRef<int64_t> shape,
+                                     int depth) {
+  Operation *producer = value.getDefiningOp();
+  if (depth > 0 && producer && isa<ElementwiseOpInterface>(producer)) {
+    unsigned widest = 0;
+    for (Value operand : producer->getOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      if (type && type.getShape() == shape)
+        widest =
+            std::max(widest, getStoredElementBits(operand, shape, depth - 1));
+    }
+    if (widest)
+      return widest;
+  }
+  return getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
+}
+
 int64_t jeet::getReducedSliceBytes(ReductionOpInterface reduction) {
   auto type = cast<RankedTensorType>(reduction.getInput().getType());
-  Type stored = type.getElementType();
-  if (auto widen = reduction.getInput().getDefiningOp<CastOp>()) {
-    Type source = getElementTypeOrSelf(widen.getInput().getType());
-    if (isa<FloatType>(source) && isa<FloatType>(stored) &&
-        source.getIntOrFloatBitWidth() < stored.getIntOrFloatBitWidth())
-      stored = source;
-  }
-  int64_t bytes = llvm::divideCeil(stored.getIntOrFloatBitWidth(), 8);
+  int64_t bytes = llvm::divideCeil(
+      getStoredElementBits(reduction.getInput(), type.getShape(), /*depth=*/8),
+      8);
   for (int64_t axis : reduction.getAxes())
     bytes *= type.getDimSize(axis < 0 ? axis + type.getRank() : axis);
   return bytes;
@@ -424,22 +443,46 @@ Value BroadcastToOp::buildScalar(OpBuilder &, Location, ValueRange operands) {
 // Decompositions of the composite ops
 //===----------------------------------------------------------------------===//
 
+/// f16 and bf16 compute in f32, as the scalar function does and as PyTorch
+/// does: rounded between the ops, 1 + erf(x / sqrt(2)) (or its tanh form)
+/// cancels to a few bits for x below about -2 (bf16 gelu(-3) came out
+/// -0.00586, not -0.00405).
 FailureOr<Value> GeluOp::decompose(OpBuilder &builder, ValueRange operands) {
-  TensorArithmetic arithmetic{builder, getLoc(), getType().getElementType()};
-  return buildGelu(*this, arithmetic, operands[0]);
+  Location loc = getLoc();
+  auto type = cast<RankedTensorType>(getType());
+  Type elementType = type.getElementType();
+  if (elementType.getIntOrFloatBitWidth() >= 32) {
+    TensorArithmetic arithmetic{builder, loc, elementType};
+    return buildGelu(*this, arithmetic, operands[0]);
+  }
+  Type f32 = builder.getF32Type();
+  Value wide = CastOp::create(builder, loc, type.clone(f32), operands[0]);
+  TensorArithmetic arithmetic{builder, loc, f32};
+  Value gelu = buildGelu(*this, arithmetic, wide);
+  return CastOp::create(builder, loc, type, gelu).getResult();
 }
 
 /// softmax(x) = exp(x - max(x)) / sum(exp(x - max(x))) along the axis:
-/// subtracting the maximum first keeps exp from overflowing.
+/// subtracting the maximum first keeps exp from overflowing. f16 and bf16
+/// compute in f32 and round the result once (as PyTorch does): x - max
+/// rounded to bf16 is off by up to |x - max| 2^-9, and exp turns that into
+/// a relative error (3% of a bf16 softmax's smaller values at x - max = -10).
 FailureOr<Value> SoftmaxOp::decompose(OpBuilder &builder, ValueRange operands) {
   Location loc = getLoc();
   Value x = operands[0];
+  auto type = cast<RankedTensorType>(x.getType());
+  bool narrow = type.getElementType().getIntOrFloatBitWidth() < 32;
+  if (narrow)
+    x = CastOp::create(builder, loc, type.clone(builder.getF32Type()), x);
   SmallVector<int64_t> axes = {getAxisAttr().getInt()};
   Value max = ReduceMaxOp::create(builder, loc, x, axes, /*keepdims=*/true);
   Value shifted = SubOp::create(builder, loc, x, max);
   Value exp = ExpOp::create(builder, loc, shifted);
   Value sum = ReduceSumOp::create(builder, loc, exp, axes, /*keepdims=*/true);
-  return DivOp::create(builder, loc, exp, sum).getResult();
+  Value softmax = DivOp::create(builder, loc, exp, sum);
+  if (narrow)
+    softmax = CastOp::create(builder, loc, type, softmax);
+  return softmax;
 }
 
 FailureOr<Value>

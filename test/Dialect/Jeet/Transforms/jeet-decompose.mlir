@@ -17,14 +17,18 @@ func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// softmax along a leading axis, in f16.
+// softmax along a leading axis, in f16: computed in f32 and rounded once
+// (x - max rounded to f16 would lose |x - max| 2^-12, which exp makes a
+// relative error of the result).
 // CHECK-LABEL: func.func @softmax_f16_axis0
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf16>)
-// CHECK-NEXT: %[[M:.*]] = jeet.reduce_max %[[X]] {axes = array<i64: 0>, keepdims = true} : tensor<4x8xf16> -> tensor<1x8xf16>
-// CHECK-NEXT: %[[D:.*]] = jeet.sub %[[X]], %[[M]] : tensor<4x8xf16>, tensor<1x8xf16> -> tensor<4x8xf16>
-// CHECK-NEXT: %[[E:.*]] = jeet.exp %[[D]] : tensor<4x8xf16>
-// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %[[E]] {axes = array<i64: 0>, keepdims = true} : tensor<4x8xf16> -> tensor<1x8xf16>
-// CHECK-NEXT: %[[R:.*]] = jeet.div %[[E]], %[[S]] : tensor<4x8xf16>, tensor<1x8xf16> -> tensor<4x8xf16>
+// CHECK-NEXT: %[[W:.*]] = jeet.cast %[[X]] : tensor<4x8xf16> -> tensor<4x8xf32>
+// CHECK-NEXT: %[[M:.*]] = jeet.reduce_max %[[W]] {axes = array<i64: 0>, keepdims = true} : tensor<4x8xf32> -> tensor<1x8xf32>
+// CHECK-NEXT: %[[D:.*]] = jeet.sub %[[W]], %[[M]] : tensor<4x8xf32>, tensor<1x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: %[[E:.*]] = jeet.exp %[[D]] : tensor<4x8xf32>
+// CHECK-NEXT: %[[S:.*]] = jeet.reduce_sum %[[E]] {axes = array<i64: 0>, keepdims = true} : tensor<4x8xf32> -> tensor<1x8xf32>
+// CHECK-NEXT: %[[Q:.*]] = jeet.div %[[E]], %[[S]] : tensor<4x8xf32>, tensor<1x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: %[[R:.*]] = jeet.cast %[[Q]] : tensor<4x8xf32> -> tensor<4x8xf16>
 // CHECK-NEXT: return %[[R]]
 func.func @softmax_f16_axis0(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
   %0 = jeet.softmax %x {axis = 0 : i64} : tensor<4x8xf16>
@@ -76,17 +80,34 @@ func.func @gelu(%x: tensor<16xf32>) -> tensor<16xf32> {
 
 // -----
 
-// gelu in f16 uses f16 constants.
+// gelu in f16 and bf16 is computed in f32 and rounded once: rounded
+// between the ops, 1 + tanh(...) (or 1 + erf(...)) cancels for x below -2.
 // CHECK-LABEL: func.func @gelu_f16
-// CHECK-DAG: jeet.constant dense<5.000000e-01> : tensor<f16>
-// CHECK-DAG: jeet.constant dense<1.000000e+00> : tensor<f16>
-// CHECK-DAG: jeet.constant dense<7.978520e-01> : tensor<f16>
-// CHECK-DAG: jeet.constant dense<4.470830e-02> : tensor<f16>
-// CHECK: jeet.tanh %{{.*}} : tensor<2x8xf16>
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf16>)
+// CHECK-DAG: %[[W:.*]] = jeet.cast %[[X]] : tensor<2x8xf16> -> tensor<2x8xf32>
+// CHECK-DAG: jeet.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-DAG: jeet.constant dense<0.797884583> : tensor<f32>
+// CHECK: jeet.tanh %{{.*}} : tensor<2x8xf32>
+// CHECK: %[[G:.*]] = jeet.mul %{{.*}}, %{{.*}} : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT: %[[R:.*]] = jeet.cast %[[G]] : tensor<2x8xf32> -> tensor<2x8xf16>
+// CHECK-NEXT: return %[[R]]
 // CHECK-NOT: jeet.gelu
 func.func @gelu_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
   %0 = jeet.gelu %x {approximate = "tanh"} : tensor<2x8xf16>
   return %0 : tensor<2x8xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gelu_bf16
+// CHECK-SAME: (%[[X:.*]]: tensor<3xbf16>)
+// CHECK: jeet.cast %[[X]] : tensor<3xbf16> -> tensor<3xf32>
+// CHECK: jeet.erf %{{.*}} : tensor<3xf32>
+// CHECK: jeet.cast %{{.*}} : tensor<3xf32> -> tensor<3xbf16>
+// CHECK-NEXT: return
+func.func @gelu_bf16(%x: tensor<3xbf16>) -> tensor<3xbf16> {
+  %0 = jeet.gelu %x : tensor<3xbf16>
+  return %0 : tensor<3xbf16>
 }
 
 // -----

@@ -43,8 +43,9 @@ mlir::Value buildInF32(mlir::OpBuilder &builder, mlir::Location loc,
 
 /// The bytes of one reduced slice of `reduction`'s input (a row of a
 /// softmax or layernorm) as it is stored: its reduced extents times the
-/// element size of the input, or of the narrower tensor a `jeet.cast`
-/// widened into it (an f16 row summed in f32 takes f16's bytes).
+/// element size of the tensors the input is computed from elementwise (an
+/// f16 row widened to f32, shifted and exponentiated, then summed, takes
+/// f16's bytes: the elementwise ops are recomputed in a fused group).
 int64_t getReducedSliceBytes(ReductionOpInterface reduction);
 
 } // namespace jeet

@@ -1,0 +1,127 @@
+"""The short run of the numeric fuzzer (fuzz/python/fuzz_numerics.py):
+random programs of the Python API whose every executed result must lie
+within its bound of a float64 NumPy reference (the bounds follow the ops'
+rounding through the program). It runs in a process of its own, so that a
+crash is reported with the seed that replays it."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import jeet
+from conftest import requires_gpu
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FUZZER = ROOT / "fuzz" / "python" / "fuzz_numerics.py"
+sys.path.insert(0, str(FUZZER.parent))
+import fuzz_numerics  # noqa: E402
+
+PROGRAMS = 400
+GPU_PROGRAMS = 150
+# Programs that found a fault, replayed on every device: 64, f16/bf16 GELU
+# rounded between its ops (1 + erf(x / sqrt(2)) cancelled); 202, bf16
+# softmax rounded x - max to bf16 before exp.
+FINDINGS = [64, 202]
+
+
+def run_fuzzer(*args):
+    proc = subprocess.run(
+        [sys.executable, str(FUZZER), *args, "--verbose"], capture_output=True,
+        text=True, env=dict(os.environ), timeout=900)
+    if proc.returncode != 0:
+        seeds = [line for line in proc.stdout.splitlines()
+                 if line.startswith("program seed")]
+        last = seeds[-1].split()[-1] if seeds else "?"
+        raise AssertionError(
+            f"the fuzzer failed (exit {proc.returncode}) in program seed {last}; "
+            f"replay: PYTHONPATH=build/python python3 {FUZZER.relative_to(ROOT)} "
+            f"--seed {last} --count 1 {' '.join(args[4:])}\n{proc.stdout[-3000:]}\n"
+            f"{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+def test_numeric_fuzzer_short_run():
+    out = run_fuzzer("--seed", "1", "--count", str(PROGRAMS))
+    assert f"{PROGRAMS} programs (seeds 1..{PROGRAMS};" in out
+    assert "on the cpu" in out and "no finding" in out
+
+
+def test_numeric_fuzzer_findings_replay():
+    for seed in FINDINGS:
+        out = run_fuzzer("--seed", str(seed), "--count", "1")
+        assert f"1 programs (seeds {seed}..{seed};" in out
+
+
+@requires_gpu
+def test_numeric_fuzzer_on_the_gpu():
+    """The same programs on the GPU (the emulator under `make test`)."""
+    out = run_fuzzer("--seed", "1", "--count", str(GPU_PROGRAMS), "--device", "gpu")
+    assert f"{GPU_PROGRAMS} programs (seeds 1..{GPU_PROGRAMS};" in out
+    assert "on the gpu" in out
+
+
+@requires_gpu
+def test_numeric_fuzzer_gpu_findings_replay():
+    for seed in FINDINGS:
+        out = run_fuzzer("--seed", str(seed), "--count", "1", "--device", "gpu")
+        assert f"1 programs (seeds {seed}..{seed};" in out
+
+
+def test_numeric_fuzzer_needs_a_gpu_for_device_gpu():
+    env = dict(os.environ, JEET_CUDA_DRIVER="/nonexistent/libcuda.so")
+    proc = subprocess.run(
+        [sys.executable, str(FUZZER), "--count", "1", "--device", "gpu"],
+        capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2
+    assert "no GPU answers" in proc.stderr
+
+
+@pytest.mark.parametrize("table,name", [("UNARY", "exp"), ("BINARY", "add")])
+def test_numeric_fuzzer_finds_a_wrong_function(monkeypatch, table, name):
+    """The oracle catches an op that computes the wrong function: exp or add
+    with its result scaled by 1 + 2^-4 (beyond every dtype's bound) is a
+    finding within 1000 programs."""
+    entry = getattr(fuzz_numerics, table)[name]
+    wrong = (lambda *xs: jeet.mul(entry[0](*xs), 1 + 2.0 ** -4),) + entry[1:]
+    monkeypatch.setitem(getattr(fuzz_numerics, table), name, wrong)
+    for seed in range(1, 1001):
+        try:
+            fuzz_numerics.run_seed(seed)
+        except fuzz_numerics.Finding as finding:
+            assert f"{name}(" in str(finding)
+            return
+    raise AssertionError(f"a wrong {name} passed 1000 programs")
+
+
+def value(ref, err, dtype="float32"):
+    t = jeet.tensor(np.zeros(np.shape(ref), np.float32), dtype=dtype)
+    return fuzz_numerics.Value(t, dtype, ref, err, "v")
+
+
+def test_check_flags_what_is_beyond_the_bound():
+    check = fuzz_numerics.check
+    ref = np.array([1.0, 2.0, np.inf, np.nan, 1e-3])
+    v = value(ref, np.array([1e-6, 0.0, 0.0, 0.0, np.inf]))
+    ok = np.array([1.0 + 5e-7, 2.0, np.inf, np.nan, 123.0])
+    assert check(ok, v) is None
+    for i, bad in [(0, 1.0 + 1e-5), (1, 2.0 + 1e-5), (2, 3e38), (3, 0.0),
+                   (0, np.nan), (2, -np.inf)]:
+        got = ok.copy()
+        got[i] = bad
+        assert check(got, v) is not None, (i, bad)
+    # Integers and booleans: exactly, where known.
+    iv = value(np.array([3.0, 4.0]), np.array([0.0, np.inf]), "int32")
+    assert check(np.array([3, 9]), iv) is None
+    assert "got np.float64(2.0)" in check(np.array([2, 4]), iv)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_check_allows_the_rounding_to_the_dtype(dtype):
+    ref = np.array([1.0 / 3.0])
+    v = value(ref, np.array([0.0]), dtype)
+    rounded = fuzz_numerics.rounded(ref, dtype)
+    assert fuzz_numerics.check(rounded, v) is None
+    assert fuzz_numerics.check(rounded * 1.05, v) is not None

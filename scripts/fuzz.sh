@@ -4,7 +4,8 @@
 # on the main build in $2 for as long, three ways (compiling and running one
 # program in FUZZ_EXECUTE_EVERY, default 10, and building the others' graphs;
 # every program with --check-key; every program on the GPU emulator with
-# --compare-cpu); ends with a table of executions per target. Each target's corpus grows in $1/fuzz/live/<corpus> (seeded from the
+# --compare-cpu), then the numeric fuzzer against float64 on the CPU and the
+# emulator; ends with a table of executions per target. Each target's corpus grows in $1/fuzz/live/<corpus> (seeded from the
 # lit tests and the regression inputs); a crash or a timeout writes the input
 # to $1/fuzz/artifacts/ and the script exits 1 naming it.
 #   scripts/fuzz.sh build-fuzz build 60 python3
@@ -93,6 +94,27 @@ for mode in builder check-key gpu-vs-cpu; do
     status=1
   fi
   table+=("$(printf '%-24s %12s %8s  %s' "graph-builder ($mode)" "-" "-" "$result")")
+done
+
+# The numeric fuzzer: every program's results against float64, on the CPU
+# and on the GPU emulator.
+for device in cpu gpu; do
+  driver=/nonexistent/libcuda.so.1
+  [ $device = gpu ] && driver=$emulator
+  echo "== numerics ($device): ${seconds}s =="
+  log="$artifacts/numerics-$device.log"
+  PYTHONPATH="$build/python" JEET_BUILD_DIR=$(cd "$build" && pwd) \
+    JEET_CUDA_DRIVER="$driver" \
+    nice -n 19 "$python" "$root/fuzz/python/fuzz_numerics.py" \
+    --seconds "$seconds" --device $device >"$log" 2>&1
+  rc=$?
+  tail -3 "$log"
+  result=ok
+  if [ $rc -ne 0 ]; then
+    result="FAILED (exit $rc): see $log"
+    status=1
+  fi
+  table+=("$(printf '%-24s %12s %8s  %s' "numerics ($device)" "-" "-" "$result")")
 done
 
 echo

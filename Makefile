@@ -94,7 +94,7 @@ CMAKE_COMMON = -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
 	  -DPython_EXECUTABLE=$$(command -v $(PYTHON))
 
 # libFuzzer over every fuzz target for FUZZ_SECONDS each (the corpora grow in
-# $(FUZZ_BUILD_DIR)/fuzz/live), then the Python graph-builder fuzzer; a table
+# $(FUZZ_BUILD_DIR)/fuzz/live), then the Python graph-builder fuzzer and the numeric fuzzer; a table
 # of executions per target at the end. Runs at the lowest priority.
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined \
   -fno-sanitize-recover=undefined -fno-omit-frame-pointer -gline-tables-only

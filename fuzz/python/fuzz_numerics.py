@@ -310,6 +310,9 @@ class Program:
             return x.reshape(shape)
         if domain[0] == "pos":
             x = np.exp2(r.uniform(-12, 12, size))
+        elif domain[0] == "int":
+            x = r.integers(domain[1], domain[2], size, endpoint=True).astype(np.float64)
+            return rounded(x, dtype).reshape(shape)
         else:
             x = r.uniform(domain[1], domain[2], size)
         if self.chance(0.2):  # many binades
@@ -332,6 +335,16 @@ class Program:
         t = jeet.tensor(array, dtype=dtype, device=DEVICE)
         self.log.append(f"v{len(self.values)} = tensor({list(shape)}, {dtype})")
         return self.add(t, dtype, ref, 0.0)
+
+    def iota(self, shape, dtype):
+        """jeet.iota: computed in the graph (and folded where small), not
+        an argument."""
+        axis = self.rng.randint(0, len(shape) - 1)
+        ref = np.indices(shape)[axis].astype(np.float64)
+        t = jeet.iota(shape, axis, dtype)
+        self.add(t, dtype, rounded(ref, dtype), 0.0)
+        self.note(f"iota({shape}, axis={axis}, {dtype})")
+        return self.values[-1]
 
     def add(self, t, dtype, ref, err):
         v = Value(t, dtype, ref, err, f"v{len(self.values)}")
@@ -419,6 +432,8 @@ class Program:
         fn, _, ydomain = BINARY[name]
         if x.dtype == "int32" and name == "pow":
             name, fn = "mul", jeet.mul
+        if name == "pow" and self.chance(0.3):  # negative bases: integral
+            ydomain = ("int", -4, 4)                # exponents are defined
         yt, yr, yu, yname = self.operand(x, ydomain)
         if self.chance(0.15) and not isinstance(yt, jeet.Tensor):
             t = fn(yt, x.t)
@@ -702,8 +717,19 @@ class Program:
                      np.transpose(x.ref, perm), np.transpose(x.err, perm))
             self.note(f"transpose({x.name}, {perm})")
         elif k == 1 and rank >= 1:
-            key = tuple(slice(self.pick([None, 0, 1, -3]), self.pick([None, -1, 40]),
-                              self.pick([None, 1, 2, 3, -1])) for _ in range(rank))
+            key = []
+            for d in x.shape:
+                if d > 0 and self.chance(0.2):
+                    key.append(self.rng.randint(-d, d - 1))
+                else:
+                    key.append(slice(self.pick([None, 0, 1, -3]), self.pick([None, -1, 40]),
+                                     self.pick([None, 1, 2, 3, -1])))
+                if self.chance(0.1):
+                    key.append(None)
+            if self.chance(0.2):
+                at = self.rng.randint(0, len(key))
+                key = key[:at] + [Ellipsis] + key[at + self.rng.randint(0, 1):]
+            key = tuple(key)
             self.add(x.t[key], x.dtype, x.ref[key], x.err[key])
             self.note(f"{x.name}[{key}]")
         elif k == 2:
@@ -735,13 +761,18 @@ class Program:
                      np.pad(x.ref, width, constant_values=value),
                      np.pad(x.err, width, constant_values=0.0))
             self.note(f"pad({x.name}, {width}, {value})")
-        elif k == 6 and rank >= 1 and x.shape[0] > 0:
-            idx = [self.rng.randint(-x.shape[0], x.shape[0] - 1)
-                   for _ in range(self.pick([1, 2, 5]))]
-            it = jeet.tensor(np.array(idx, np.int32), dtype="int32", device=DEVICE)
-            self.add(jeet.take(x.t, it, 0), x.dtype,
-                     np.take(x.ref, idx, 0), np.take(x.err, idx, 0))
-            self.note(f"take({x.name}, {idx}, 0)")
+        elif k == 6 and rank >= 1:
+            axis = self.rng.randint(0, rank - 1)
+            n = x.shape[axis]
+            if n == 0:
+                return self.move(x)
+            ishape = self.pick([[1], [2], [5], [3, 2], [2, 1]])
+            idx = np.array([self.rng.randint(-n, n - 1) for _ in range(int(np.prod(ishape)))],
+                           np.int32).reshape(ishape)
+            it = jeet.tensor(idx, dtype=self.pick(["int32", "int64"]), device=DEVICE)
+            self.add(jeet.take(x.t, it, axis), x.dtype,
+                     np.take(x.ref, idx, axis), np.take(x.err, idx, axis))
+            self.note(f"take({x.name}, {idx.tolist()}, {axis})")
         else:
             self.add(jeet.neg(x.t) if x.dtype != "bool" else jeet.logical_not(x.t),
                      x.dtype, wrap32(-x.ref) if x.dtype == "int32" else
@@ -766,7 +797,11 @@ class Program:
     def build(self):
         dtype = self.pick(["float32", "float32", "float16", "bfloat16", "int32"])
         domain = self.pick([UNARY[n][2] for n in UNARY] + [("u", -4, 4)] * 4)
-        self.leaf(self.shape(), dtype, domain)
+        shape = self.shape()
+        if shape and 0 not in shape and self.chance(0.1):
+            self.iota(shape, dtype)
+        else:
+            self.leaf(shape, dtype, domain)
         for _ in range(self.rng.randint(1, 6)):
             self.step()
 
@@ -897,7 +932,14 @@ def reduce_reference(name, dtype, x, u, axis, keepdims):
         prop = np.where(np.sum(u >= np.abs(x), axis=ax, keepdims=keepdims) > 0, INF,
                         np.nan_to_num(prop, nan=0.0))
         err = prop + own(dtype, ref, np.abs(ref) * (n + 8))
-        return ref, err
+        # Partial products that may leave the range in some order: the
+        # order decides between +-inf, 0 and NaN (docs/Reliability.md).
+        a = np.abs(x)
+        big = np.prod(np.maximum(a, 1.0), axis=ax, keepdims=keepdims)
+        small = np.prod(np.where(a > 0, np.minimum(a, 1.0), 1.0), axis=ax,
+                        keepdims=keepdims)
+        leaves = (big >= MAX[dtype]) | (small <= TINY[dtype])
+        return ref, np.where(leaves, INF, err)
 
 
 def _prod_wrapped(x, axis, keepdims):

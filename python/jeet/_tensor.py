@@ -1210,20 +1210,26 @@ _INT64_MIN = -(2**63)
 
 
 def _getitem(x, key):
-    """Basic indexing as numpy's: ints, slices (any start, stop and step)
-    and one Ellipsis; an int drops its dimension."""
+    """Basic indexing as numpy's: ints, slices (any start, stop and step),
+    None (numpy.newaxis: a new dimension of 1) and one Ellipsis; an int
+    drops its dimension."""
     if not isinstance(key, tuple):
         key = (key,)
     if [k is Ellipsis for k in key].count(True) > 1:
         raise IndexError("jeet.Tensor: an index can only have a single ellipsis ('...')")
+    indexing = len([k for k in key if k is not None and k is not Ellipsis])
     if Ellipsis in key:
         at = key.index(Ellipsis)
-        fill = x.ndim - (len(key) - 1)
+        fill = x.ndim - indexing
         key = key[:at] + (slice(None),) * (fill if fill > 0 else 0) + key[at + 1:]
-    if len(key) > x.ndim:
+    if indexing > x.ndim:
         raise IndexError(
             f"jeet.Tensor: too many indices for a tensor of rank {x.ndim}: "
-            f"{len(key)} were given")
+            f"{indexing} were given")
+    # The result's dimensions in order: a slice's, a new one for each None
+    # (an int has none); the dimensions no index names follow.
+    newaxes = [i for i, k in enumerate(key) if k is None]
+    key = tuple(k for k in key if k is not None)
     key = key + (slice(None),) * (x.ndim - len(key))
     starts, stops, steps, shape = [], [], [], []
     for d, k in enumerate(key):
@@ -1252,6 +1258,21 @@ def _getitem(x, key):
                 f"indices (for an array of indices use jeet.take), got {k!r}")
     sliced = _node("slice", "jeet.slice", [x],
                    {"starts": starts, "stops": stops, "steps": steps})
+    if newaxes:
+        # Each None's place among the result's dimensions: the slices before
+        # it in the key (ints dropped theirs), the Nones before it.
+        dims = []
+        seen = 0  # entries of the key without Nones, before this None
+        with_none = []
+        for i in range(len(key) + len(newaxes)):
+            with_none.append(None if i in newaxes else key[seen])
+            seen += i not in newaxes
+        for k in with_none:
+            if k is None:
+                dims.append(1)
+            elif isinstance(k, slice):
+                dims.append(shape.pop(0))
+        shape = dims + shape
     if tuple(shape) != sliced.shape:
         sliced = reshape(sliced, tuple(shape))
     return sliced

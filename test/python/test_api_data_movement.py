@@ -14,7 +14,11 @@ def t(x, dtype=None):
 
 KEYS = [np.s_[1], np.s_[-1, 2:], np.s_[::-1], np.s_[1:5:2, ::-3],
         np.s_[..., 1], np.s_[2, ..., -2:0:-1], np.s_[100:], np.s_[:, 3, 1],
-        np.s_[-100:100, ::7]]
+        np.s_[-100:100, ::7],
+        # None (numpy.newaxis) adds a dimension of 1 where it stands.
+        np.s_[None], np.s_[:, None], np.s_[..., None], np.s_[1, None, ::2],
+        np.s_[None, ..., None, 0], np.s_[None, None, 2, 1, 3],
+        np.s_[0, 0, 0, None], np.s_[None, -1, ...]]
 
 
 @pytest.mark.parametrize("key", KEYS, ids=str)
@@ -32,6 +36,9 @@ def test_getitem_errors():
         x[2]
     with pytest.raises(IndexError, match="too many indices"):
         x[0, 0, 0]
+    # Nones index nothing: three ints are still too many.
+    with pytest.raises(IndexError, match="rank 2: 3 were given"):
+        x[None, 0, None, 0, 0]
     with pytest.raises(ValueError, match="step cannot be zero"):
         x[::0]
     with pytest.raises(IndexError, match="jeet.take"):

@@ -562,6 +562,15 @@ def _log_softmax(node, x, dim, half_to_float):
 
 @converter(aten.native_layer_norm.default)
 def _layer_norm(node, x, normalized_shape, weight, bias, eps):
+    # float16 and bfloat16 compute in float32 and round the results once, as
+    # PyTorch does: squared deviations past 256 overflow float16 (the
+    # variance was infinite and every output 0 for values near 300).
+    dtype = x._dtype
+    narrow = dtype in ("f16", "bf16")
+    if narrow:
+        x = jt.cast(x, "f32")
+        weight = None if weight is None else jt.cast(weight, "f32")
+        bias = None if bias is None else jt.cast(bias, "f32")
     dims = list(range(x.ndim - len(normalized_shape), x.ndim))
     mean = jt.mean(x, dims, True)
     centered = jt.sub(x, mean)
@@ -572,6 +581,8 @@ def _layer_norm(node, x, normalized_shape, weight, bias, eps):
         y = jt.mul(y, weight)
     if bias is not None:
         y = jt.add(y, bias)
+    if narrow:
+        y, mean, rstd = (jt.cast(v, dtype) for v in (y, mean, rstd))
     return (y, mean, rstd)
 
 

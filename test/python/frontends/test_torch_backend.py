@@ -243,6 +243,31 @@ def test_linear_layers_and_layer_norm(seed):
                                err_msg=f"seed {seed}")
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_narrow_layer_norm_computes_in_float32(seed, dtype):
+    """A float16 or bfloat16 LayerNorm of values near 300 (squared
+    deviations past float16's 65504): computed in float32 and rounded once,
+    as PyTorch does. Rounded per op, the variance was infinite in float16
+    and every output 0."""
+    weight, bias = torch.randn(64).to(dtype), torch.randn(64).to(dtype)
+
+    def fn(x):  # a function of its own: modules share dynamo's cache entries
+        return torch.nn.functional.layer_norm(x, (64,), weight, bias)
+
+    x = (torch.randn(4, 64) * 100 + 300).to(dtype)
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        got = compiled(x)
+        want = torch.nn.functional.layer_norm(
+            x.double(), (64,), weight.double(), bias.double())
+    assert got.dtype == dtype
+    # One rounding to the dtype: half a unit of its last place, and float32's
+    # own error below it.
+    ulp = 2.0 ** (-10 if dtype == torch.float16 else -7)
+    np.testing.assert_allclose(got.double().numpy(), want.numpy(),
+                               rtol=ulp, atol=ulp, err_msg=f"seed {seed}")
+
+
 def test_unsupported_node_splits_the_graph(seed):
     def fn(x):
         a = torch.exp(x) * 2.0

@@ -538,10 +538,16 @@ def _var(node, x, dims=None, *args, correction=None, keepdim=False, **kwargs):
     correction = 1 if correction is None else correction
     dims = _dims(dims, x.ndim)
     count = math.prod(x.shape[d] for d in dims)
+    # float16 and bfloat16 in float32, rounded once (as PyTorch): the sum
+    # of squares passes float16's 65504 long before the variance does.
+    dtype = x._dtype
+    if dtype in ("f16", "bf16"):
+        x = jt.cast(x, "f32")
     mean = jt.mean(x, dims, True)
     centered = jt.sub(x, mean)
     total = jt.sum(jt.mul(centered, centered), dims, bool(keepdim))
-    return jt.div(total, float(count - correction))
+    variance = jt.div(total, float(count - correction))
+    return variance if variance._dtype == dtype else jt.cast(variance, dtype)
 
 
 @converter(aten._softmax.default)

@@ -268,6 +268,25 @@ def test_narrow_layer_norm_computes_in_float32(seed, dtype):
                                rtol=ulp, atol=ulp, err_msg=f"seed {seed}")
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_narrow_variance_computes_in_float32(seed, dtype):
+    """torch.var of float16 values whose squared deviations sum past 65504
+    (the variance itself ~10^4): in float32, rounded once, as PyTorch; the
+    sum of squares was rounded to float16 first (infinite)."""
+    def fn(x):
+        return torch.var(x, dim=1), torch.var(x, dim=0, correction=0, keepdim=True)
+
+    x = (torch.randn(4, 64) * 100 + 300).to(dtype)
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(x)
+    want = fn(x.double())
+    ulp = 2.0 ** (-10 if dtype == torch.float16 else -7)
+    for g, w in zip(got, want):
+        assert g.dtype == dtype and g.shape == w.shape
+        np.testing.assert_allclose(g.double().numpy(), w.numpy(), rtol=ulp,
+                                   err_msg=f"seed {seed}")
+
+
 def test_unsupported_node_splits_the_graph(seed):
     def fn(x):
         a = torch.exp(x) * 2.0

@@ -144,8 +144,8 @@ def _mul(node, x, y):
 
 @converter([aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode,
             aten.div.Scalar_mode])
-def _div(node, x, y, rounding_mode=None):
-    dtype = result_dtype(node)
+def _div(node, x, y, rounding_mode=None, dtype=None):
+    dtype = dtype or result_dtype(node)
     floats = dtype in ("f32", "f16", "bf16")
     if rounding_mode is None:
         if not floats:
@@ -153,6 +153,14 @@ def _div(node, x, y, rounding_mode=None):
         return jt.div(_operand(x, dtype), _operand(y, dtype))
     if rounding_mode not in ("trunc", "floor") or not hasattr(jt, "floor"):
         raise Unsupported(f"division with rounding_mode={rounding_mode!r}")
+    if dtype in _NARROW:
+        # In float32 (a Python scalar too, as PyTorch keeps it), rounded
+        # once: x / y rounded to the narrow type may cross an integer (bf16
+        # 2.99 is 3.0), and so may x / 3.3 with 3.3 rounded to f16 first
+        # (439 / 3.30078 is 132.999): the quotient was off by one.
+        x, y = _operand(x, "f32"), _operand(y, "f32")
+        return jt.cast(_div(node, x, y, rounding_mode=rounding_mode, dtype="f32"),
+                       dtype)
     x, y = _operand(x, dtype), _operand(y, dtype)
     quotient = jt.div(x, y)
     if floats:
@@ -592,6 +600,17 @@ def _layer_norm(node, x, normalized_shape, weight, bias, eps):
     return (y, mean, rstd)
 
 
+
+_NARROW = ("f16", "bf16")
+
+
+def _widened(*values):
+    """Tensors of float16 or bfloat16 cast to float32 (None and others as
+    they are): PyTorch computes its composite ops on narrow floats in float32
+    (its accumulate type) and rounds the result once."""
+    return tuple(jt.cast(v, "f32") if isinstance(v, jt.Tensor) and v._dtype in _NARROW
+                 else v for v in values)
+
 def _per_channel(v, rank):
     return jt.reshape(v, (v.shape[0],) + (1,) * (rank - 2))
 
@@ -602,6 +621,9 @@ def _batch_norm_inference(node, x, weight, bias, mean, var, eps):
     # s = weight / sqrt(var + eps); y = x * s + (bias - mean * s): a
     # per-channel scale and shift that jeet-fuse puts into the producer's
     # epilogue (the convolution's), i.e. batch norm folded for inference.
+    # float16 and bfloat16 in float32: x * s and mean * s cancel (bf16
+    # values near 300 lost three times PyTorch's error).
+    weight, bias, mean, var = _widened(weight, bias, mean, var)
     s = jt.rsqrt(jt.add(var, float(eps)))
     if weight is not None:
         s = jt.mul(s, weight)
@@ -611,7 +633,10 @@ def _batch_norm_inference(node, x, weight, bias, mean, var, eps):
     folded = _fold_into_convolution(node, x, s, shift)
     if folded is not None:
         return (folded, None, None)
-    y = jt.add(jt.mul(x, _per_channel(s, x.ndim)), _per_channel(shift, x.ndim))
+    (wide,) = _widened(x)
+    y = jt.add(jt.mul(wide, _per_channel(s, x.ndim)), _per_channel(shift, x.ndim))
+    if y._dtype != x._dtype:
+        y = jt.cast(y, x._dtype)
     return (y, None, None)
 
 
@@ -628,9 +653,13 @@ def _fold_into_convolution(node, x, scale, shift):
         return None
     _, x2, weight, bias, params = conv
     channels = weight.shape[0]
+    dtype = weight._dtype
+    weight, bias = _widened(weight, bias)  # scaled in the scale's float32
     weight = jt.mul(weight, jt.reshape(scale, (channels, 1, 1, 1)))
     if bias is not None:
         shift = jt.add(jt.mul(bias, scale), shift)
+    if weight._dtype != dtype:
+        weight, shift = jt.cast(weight, dtype), jt.cast(shift, dtype)
     return jt.conv2d(x2, weight, shift, **params)
 
 
@@ -749,9 +778,13 @@ def _cumulative(node, x, dim, dtype=None):
         return x
     if x.size == 0:
         raise Unsupported("an empty input")
+    # float16 and bfloat16 accumulate in float32, as PyTorch's.
+    (wide,) = _widened(x)
     if node.target is aten.cumsum.default:
-        return built.scan(x, dim % x.ndim, jt.add, 0)
-    return built.scan(x, dim % x.ndim, jt.mul, 1)
+        scanned = built.scan(wide, dim % x.ndim, jt.add, 0)
+    else:
+        scanned = built.scan(wide, dim % x.ndim, jt.mul, 1)
+    return scanned if scanned._dtype == x._dtype else jt.cast(scanned, x._dtype)
 
 
 def _sliced(x, dim, piece):

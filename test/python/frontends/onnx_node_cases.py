@@ -138,11 +138,17 @@ EPSILON = {"FLOAT": 2.0 ** -23, "FLOAT16": 2.0 ** -10, "BFLOAT16": 2.0 ** -7}
 
 def rtol(case, output_index):
     """The case's relative tolerance, at least one unit in the last place
-    of the output's element type."""
+    of the output's element type; two for a float16 or bfloat16 output of
+    an expanded case (a function's nodes, each of whose results the
+    reference rounds to the narrow type, where Jeet computes a softmax in
+    float32 and rounds once: in test_attention_4d_causal_fp16_expanded
+    the two are 2 units apart, Jeet's 0.000396 from float64, the
+    reference's 0.000491)."""
     import onnx
     elem_type = case.model.graph.output[output_index].type.tensor_type.elem_type
     name = onnx.TensorProto.DataType.Name(elem_type)
-    return max(case.rtol, EPSILON.get(name, 0.0))
+    units = 2 if case.name.endswith("_expanded") and name in ("FLOAT16", "BFLOAT16") else 1
+    return max(case.rtol, units * EPSILON.get(name, 0.0))
 
 
 def jeet_elem_types():

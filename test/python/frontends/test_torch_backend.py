@@ -287,6 +287,51 @@ def test_narrow_variance_computes_in_float32(seed, dtype):
                                    err_msg=f"seed {seed}")
 
 
+def _bn(x, weight, bias):
+    mean = torch.linspace(280, 320, x.shape[1]).to(x.dtype)
+    var = torch.linspace(50, 150, x.shape[1]).to(x.dtype)
+    return torch.nn.functional.batch_norm(x, mean, var, weight, bias)
+
+
+NARROW_COMPOSITES = {
+    # (function, the multiple of PyTorch's error allowed). torch accumulates
+    # a float16/bfloat16 cumsum in float32 (per op: 2.6 times its error).
+    "cumsum": (lambda x, w, b: torch.cumsum(x.reshape(1, 256) / 30, 1), 1.25),
+    # x * s - mean * s cancels for values near the mean (per op: 3 times).
+    "batch_norm": (lambda x, w, b: _bn(x.reshape(4, 8, 8), w[:8], b[:8]), 1.25),
+    # Folded into the convolution's filter and bias (PyTorch rounds the
+    # convolution, then normalises): another computation, as accurate.
+    "conv_batch_norm": (lambda x, w, b: _bn(torch.nn.functional.conv2d(
+        x.reshape(1, 4, 8, 8), w.reshape(4, 4, 2, 2) / 16 + 1 / 16), w[:4], b[:4]), 3),
+    # x / 3.3 with 3.3 rounded to the dtype first crossed an integer: off by one.
+    "floor_div": (lambda x, w, b: torch.div(x, 3.3, rounding_mode="floor"), 1.25),
+    "trunc_div": (lambda x, w, b: torch.div(x, 3.3, rounding_mode="trunc"), 1.25),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("name", list(NARROW_COMPOSITES))
+def test_narrow_composites_compute_in_float32(seed, dtype, name):
+    """Ops that the torch frontend builds from several jeet ops compute
+    float16 and bfloat16 in float32 and round once, as PyTorch does: within
+    a small multiple of PyTorch's own error of float64 (or half a unit of
+    the dtype)."""
+    fn, factor = NARROW_COMPOSITES[name]
+    x = (torch.randn(4, 64) * 100 + 300).to(dtype)
+    w, b = torch.randn(64).to(dtype), torch.randn(64).to(dtype)
+    torch._dynamo.reset()
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(x, w, b)
+        eager = fn(x, w, b)
+        want = fn(x.double(), w.double(), b.double())
+    assert got.dtype == dtype
+    scale = want.abs().max().item()
+    ulp = 2.0 ** (-11 if dtype == torch.float16 else -8) * scale
+    eager_err = (eager.double() - want).abs().max().item()
+    err = (got.double() - want).abs().max().item()
+    assert err <= max(factor * eager_err, ulp), (err, eager_err, f"seed {seed}")
+
+
 def test_unsupported_node_splits_the_graph(seed):
     def fn(x):
         a = torch.exp(x) * 2.0

@@ -141,7 +141,9 @@ def own(dtype, ref, scale=None):
     scale = np.abs(ref) if scale is None else scale
     with np.errstate(all="ignore"):
         e = OWN_DTYPE_UNITS * EPS[dtype] * np.abs(ref) + OWN_F32_UNITS * EPS32 * scale
-    return np.nan_to_num(e, nan=0.0, posinf=INF)
+    # Results below the smallest normal may be subnormal or 0 (float64's
+    # units of a sigmoid(-740) = 8e-322 are 0 themselves).
+    return np.nan_to_num(e, nan=0.0, posinf=INF) + 2 * TINY[dtype]
 
 
 def slack(ref, err, dtype):
@@ -944,28 +946,21 @@ def reduce_reference(name, dtype, x, u, axis, keepdims):
 
 
 def _prod_wrapped(x, axis, keepdims):
-    xi = np.moveaxis(x.astype(np.int64), [] if axis is None else
-                     list(axis if isinstance(axis, tuple) else (axis,)),
-                     [] if axis is None else
-                     list(range(-len(axis if isinstance(axis, tuple) else (axis,)), 0)))
-    if axis is None:
-        flat = xi.reshape(1, -1)
-        lead = ()
-    else:
-        k = len(axis if isinstance(axis, tuple) else (axis,))
-        lead = xi.shape[:xi.ndim - k]
-        flat = xi.reshape(int(np.prod(lead)) if lead else 1, -1)
-    acc = np.ones(flat.shape[0], np.int64)
-    for j in range(flat.shape[1]):
-        acc = (acc * (flat[:, j] % 2 ** 32)) % 2 ** 32
-    out = wrap32(acc.astype(np.float64))
-    out = out.reshape(lead) if axis is not None else out.reshape(())
+    """The product of int32 values over `axis`, wrapping as int32 does."""
+    axes = tuple(range(x.ndim)) if axis is None else \
+        tuple(a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+    kept = tuple(d for d in range(x.ndim) if d not in axes)
+    xi = np.transpose(x.astype(np.int64), kept + axes)
+    lead = tuple(x.shape[d] for d in kept)
+    count = int(np.prod([x.shape[d] for d in axes]))
+    flat = xi.reshape(lead + (count,))
+    acc = np.ones(lead, np.int64)
+    for j in range(count):
+        acc = (acc * (flat[..., j] & 0xFFFFFFFF)) & 0xFFFFFFFF
+    out = wrap32(acc)
     if keepdims:
-        axes = range(x.ndim) if axis is None else \
-            [a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,))]
-        for a in sorted(axes):
-            out = np.expand_dims(out, a)
-    return out
+        out = np.reshape(out, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+    return np.asarray(out, np.float64)
 
 
 def arg_reference(name, x, u, axis, keepdims):

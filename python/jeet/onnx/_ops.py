@@ -220,8 +220,19 @@ def _hard_swish(n):
     return [jt.mul(x, _hard_sigmoid(x, 1.0 / 6.0, 0.5))]
 
 
+def _log1p(u):
+    """log(1 + u), accurate for small u as well (Goldberg's form: where 1 + u
+    rounds, log(w) u / (w - 1) with w = 1 + u; u itself where w is 1)."""
+    w = jt.add(u, 1.0)
+    scaled = jt.div(jt.mul(jt.log(w), u), jt.sub(w, 1.0))
+    return jt.where(jt.eq(w, 1.0), u, scaled)
+
+
 def _softplus(x):
-    return jt.log(jt.add(jt.exp(x), 1.0))
+    # log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): exp(x) overflows
+    # past x = 88 in float32 and 11 in float16 (softplus(300) was inf), and
+    # log(1 + exp(x)) is 0 for x below -17 where the result is exp(x).
+    return jt.add(jt.relu(x), _log1p(jt.exp(jt.neg(jt.abs(x)))))
 
 
 @converter("Softplus")
@@ -810,12 +821,24 @@ def _space_to_depth(n):
 # --------------------------------------------------------------------------
 
 
+def _widened(x):
+    """x in float32 if it is float16 or bfloat16: sums of squares and the
+    like pass float16's 65504 long before their results do (an L2 norm of
+    values near 300 was infinite); the result is rounded once."""
+    return jt.cast(x, "f32") if x._dtype in ("f16", "bf16") else x
+
+
+def _narrowed(y, dtype):
+    return y if y._dtype == dtype else jt.cast(y, dtype)
+
+
 def _lp_norm(n, x, axes, p):
+    if p not in (1, 2):
+        raise n.error(f"p must be 1 or 2, got {p}")
+    wide = _widened(x)
     if p == 1:
-        return jt.sum(jt.abs(x), axes, True)
-    if p == 2:
-        return jt.sqrt(jt.sum(jt.mul(x, x), axes, True))
-    raise n.error(f"p must be 1 or 2, got {p}")
+        return _narrowed(jt.sum(jt.abs(wide), axes, True), x._dtype)
+    return _narrowed(jt.sqrt(jt.sum(jt.mul(wide, wide), axes, True)), x._dtype)
 
 
 # The smallest positive (subnormal) value of each float dtype: the least
@@ -831,11 +854,12 @@ def _lp_normalization(n):
     if x._dtype not in _SMALLEST:
         raise n.unsupported(f"LpNormalization of {x.dtype}")
     axis = _axis(n, int(n.attr("axis", -1)), x.ndim)
-    norm = _lp_norm(n, x, [axis], int(n.attr("p", 2)))
+    wide = _widened(x)
+    norm = _lp_norm(n, wide, [axis], int(n.attr("p", 2)))
     # A zero norm (x all zeros along the axis) gives 0, as ONNX's reference
     # does: it is raised to the smallest subnormal, every other norm is at
     # least that already.
-    return [jt.div(x, jt.maximum(norm, _SMALLEST[x._dtype]))]
+    return [_narrowed(jt.div(wide, jt.maximum(norm, _SMALLEST[x._dtype])), x._dtype)]
 
 
 @converter("GlobalLpPool")
@@ -862,10 +886,13 @@ _REDUCE = {
     "ReduceMax": lambda x, a, k: jt.max(x, a, k),
     "ReduceMin": lambda x, a, k: jt.min(x, a, k),
     "ReduceProd": lambda x, a, k: jt.prod(x, a, k),
-    "ReduceL1": lambda x, a, k: jt.sum(jt.abs(x), a, k),
-    "ReduceL2": lambda x, a, k: jt.sqrt(jt.sum(jt.mul(x, x), a, k)),
-    "ReduceSumSquare": lambda x, a, k: jt.sum(jt.mul(x, x), a, k),
-    "ReduceLogSum": lambda x, a, k: jt.log(jt.sum(x, a, k)),
+    # float16 and bfloat16 in float32 (see _widened), rounded once.
+    "ReduceL1": lambda x, a, k: _narrowed(jt.sum(jt.abs(_widened(x)), a, k), x._dtype),
+    "ReduceL2": lambda x, a, k: _narrowed(
+        jt.sqrt(jt.sum(jt.mul(_widened(x), _widened(x)), a, k)), x._dtype),
+    "ReduceSumSquare": lambda x, a, k: _narrowed(
+        jt.sum(jt.mul(_widened(x), _widened(x)), a, k), x._dtype),
+    "ReduceLogSum": lambda x, a, k: _narrowed(jt.log(jt.sum(_widened(x), a, k)), x._dtype),
     "ReduceLogSumExp": lambda x, a, k: _log_sum_exp(x, a, k),
 }
 
@@ -1091,7 +1118,10 @@ def _instance_norm(n):
     x = n.tensor(0)
     if x.ndim < 3:
         raise n.error(f"the input must have rank >= 3, got {x.shape}")
-    y, _, _ = _normalize(x, list(range(2, x.ndim)), n.attr("epsilon", 1e-5))
+    # float16 and bfloat16 statistics in float32 (as GroupNormalization's
+    # stash_type): squared deviations past 256 overflow float16.
+    y, _, _ = _normalize(_widened(x), list(range(2, x.ndim)), n.attr("epsilon", 1e-5))
+    y = _narrowed(y, x._dtype)
     y = jt.mul(y, _per_channel(n.tensor(1), x.ndim))
     return [jt.add(y, _per_channel(n.tensor(2), x.ndim))]
 
@@ -1100,11 +1130,12 @@ def _instance_norm(n):
 def _mvn(n):
     x = n.tensor(0)
     axes = _axes(n, n.ints("axes", [0, 2, 3]), x.ndim)
+    dtype, x = x._dtype, _widened(x)  # E[x^2] passes float16's range
     mean = jt.mean(x, axes, True)
     centered = jt.sub(x, mean)
     # ONNX defines it as (x - E[x]) / sqrt(E[x^2] - E[x]^2) with epsilon 1e-9.
     variance = jt.sub(jt.mean(jt.mul(x, x), axes, True), jt.mul(mean, mean))
-    return [jt.div(centered, jt.add(jt.sqrt(variance), 1e-9))]
+    return [_narrowed(jt.div(centered, jt.add(jt.sqrt(variance), 1e-9)), dtype)]
 
 
 @converter("GroupNormalization")

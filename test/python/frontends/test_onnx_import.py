@@ -1510,3 +1510,74 @@ def test_resize_errors_name_the_node(attrs, scales, message):
                      [("y", TensorProto.FLOAT, [1, 2, 8, 4])], order=["x", "", "scales"],
                      **attrs)
     assert message in got
+
+
+def _single_node(op, dtype, shape, out_shape, **attrs):
+    node = helper.make_node(op, ["x"], ["y"], **attrs)
+    return make_model([node], [helper.make_tensor_value_info("x", dtype, shape)],
+                      [helper.make_tensor_value_info("y", dtype, out_shape)], opset=18)
+
+
+def _mvn(x):
+    mean = x.mean(axis=(0, 2, 3), keepdims=True)
+    var = (x * x).mean(axis=(0, 2, 3), keepdims=True) - mean * mean
+    return (x - mean) / (np.sqrt(var) + 1e-9)
+
+
+def _instance_norm(x):
+    mean = x.mean(axis=(2, 3), keepdims=True)
+    return (x - mean) / np.sqrt(x.var(axis=(2, 3), keepdims=True) + 1e-5)
+
+
+# (op, attributes, the result's shape from x's (2, 4, 4, 4), float64 formula)
+NARROW_NODES = [
+    ("ReduceL2", {"keepdims": 1}, (1, 1, 1, 1),
+     lambda x: np.sqrt((x * x).sum(keepdims=True))),
+    ("ReduceLogSum", {"keepdims": 1}, (1, 1, 1, 1),
+     lambda x: np.log(x.sum(keepdims=True))),
+    ("LpNormalization", {"axis": 1, "p": 2}, (2, 4, 4, 4),
+     lambda x: x / np.sqrt((x * x).sum(axis=1, keepdims=True))),
+    ("MeanVarianceNormalization", {}, (2, 4, 4, 4), _mvn),
+    ("Softplus", {}, (2, 4, 4, 4), lambda x: np.logaddexp(x, 0)),
+    ("Mish", {}, (2, 4, 4, 4), lambda x: x * np.tanh(np.logaddexp(x, 0))),
+]
+
+
+@pytest.mark.parametrize("op,attrs,out_shape,formula", NARROW_NODES,
+                         ids=[c[0] for c in NARROW_NODES])
+def test_narrow_nodes_do_not_overflow_inside(rng, op, attrs, out_shape, formula):
+    """float16 nodes whose results are in range but whose sums of squares
+    (or exp(x)) are not: computed in float32 and rounded once. Values near
+    300: the L2 norm, the Lp normalization and the MVN of float16 were
+    infinite or 0; softplus (and mish) of 300 were infinite in any dtype."""
+    x = (rng.standard_normal((2, 4, 4, 4)) * 100 + 300).astype(np.float16)
+    model = jeet.onnx.load(_single_node(op, TensorProto.FLOAT16, list(x.shape),
+                                        list(out_shape), **attrs), device="cpu")
+    got = np.asarray(model(x)[0], np.float64)
+    want = formula(x.astype(np.float64))
+    assert np.isfinite(want).all()
+    np.testing.assert_allclose(got, want, rtol=2.0 ** -10, atol=1e-3)
+
+
+def test_softplus_of_large_values_is_x():
+    x = np.array([-300.0, -20.0, 0.0, 20.0, 88.0, 100.0, 300.0, 1e30], np.float32)
+    model = jeet.onnx.load(_single_node("Softplus", TensorProto.FLOAT, [8], [8]),
+                           device="cpu")
+    got = np.asarray(model(x)[0], np.float64)
+    np.testing.assert_allclose(got, np.logaddexp(x.astype(np.float64), 0),
+                               rtol=1e-6, atol=1e-30)
+
+
+def test_narrow_instance_norm_computes_in_float32(rng):
+    x = (rng.standard_normal((2, 4, 4, 4)) * 100 + 300).astype(np.float16)
+    scale = rng.standard_normal(4).astype(np.float16)
+    bias = rng.standard_normal(4).astype(np.float16)
+    node = helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"])
+    model = make_model(
+        [node], [helper.make_tensor_value_info("x", TensorProto.FLOAT16, list(x.shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, list(x.shape))],
+        [numpy_helper.from_array(scale, "s"), numpy_helper.from_array(bias, "b")])
+    got = np.asarray(jeet.onnx.load(model, device="cpu")(x)[0], np.float64)
+    want = _instance_norm(x.astype(np.float64)) * scale.astype(np.float64)[:, None, None] \
+        + bias.astype(np.float64)[:, None, None]
+    np.testing.assert_allclose(got, want, rtol=2.0 ** -10, atol=4e-3)

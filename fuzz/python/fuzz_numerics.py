@@ -154,7 +154,7 @@ def slack(ref, err, dtype):
         return err
     with np.errstate(all="ignore"):
         s = np.where(err > 0, err + EPS[dtype] * np.abs(ref) + 2 * TINY[dtype], 0.0)
-    return np.nan_to_num(s, nan=INF)  # a NaN reference from inexact values
+    return np.nan_to_num(s, nan=INF, posinf=INF)  # a NaN reference from inexact values
 
 
 def may_be_zero(ref, err, dtype):
@@ -178,7 +178,7 @@ def interval(f, x, u):
         m = np.array(2 * np.maximum(*moves))
     m[u == 0] = 0
     m[np.isinf(u)] = INF
-    return np.nan_to_num(m, nan=INF)
+    return np.nan_to_num(m, nan=INF, posinf=INF)
 
 
 def condition(f, x):
@@ -556,7 +556,7 @@ class Program:
             scale = ref * (4 + np.where(ref > 0, spread, 0.0) +
                            np.sum(weighted, axis=ax, keepdims=True)) \
                 + np.sum(ref, axis=ax, keepdims=True) * EPS32 * x.shape[ax]
-        err = np.nan_to_num(prop, nan=INF) + own(x.dtype, ref, scale)
+        err = np.nan_to_num(prop, nan=INF, posinf=INF) + own(x.dtype, ref, scale)
         err = np.where(np.isinf(umax), INF, err)  # a row may hold an inf
         # A row holding an infinity or NaN: NaN in NumPy's formula; checked.
         self.add(jeet.softmax(x.t, axis), x.dtype, ref, err)
@@ -593,7 +593,7 @@ class Program:
             scale = np.matmul(np.abs(x.ref), np.abs(y.ref))
             prop = np.matmul(x.err, np.abs(y.ref)) + np.matmul(np.abs(x.ref), y.err) \
                 + np.matmul(x.err, y.err)
-        prop = np.nan_to_num(prop, nan=INF)
+        prop = np.nan_to_num(prop, nan=INF, posinf=INF)
         if x.dtype == "int32":  # in int64, wrapping as int32 does
             ref = wrap32(np.matmul(x.ref.astype(np.int64), y.ref.astype(np.int64)))
             err = np.where(prop > 0, INF, 0.0)
@@ -874,7 +874,7 @@ def binary_reference(name, dtype, a, au, b, bu):
             err = np.array(2 * np.maximum.reduce(moves))
             err[(au == 0) & (bu == 0)] = 0
             err[(au > 0) & (np.abs(a) <= au)] = INF  # the base may cross 0
-            err = np.nan_to_num(err, nan=INF)
+            err = np.nan_to_num(err, nan=INF, posinf=INF)
             cond = np.abs(ref) * (np.abs(b) + np.abs(b * np.log(np.abs(a))) + 1)
             err = err + own(dtype, ref, cond)
         else:  # fmod, remainder
@@ -893,7 +893,7 @@ def binary_reference(name, dtype, a, au, b, bu):
             # Halfway cases of the dtype's rounding of a remainder equal to
             # b (remainder's r + b rounding to b): either side.
             err[(name == "remainder") & (np.abs(ref) >= np.abs(b) * (1 - 4 * EPS[dtype]))] = INF
-    err = np.nan_to_num(err, nan=INF)
+    err = np.nan_to_num(err, nan=INF, posinf=INF)
     return np.asarray(ref), np.asarray(err)
 
 
@@ -933,7 +933,7 @@ def reduce_reference(name, dtype, x, u, axis, keepdims):
         rel = np.sum(u / np.abs(x), axis=ax, keepdims=keepdims)
         prop = np.abs(ref) * (np.exp(2 * rel) - 1)
         prop = np.where(np.sum(u >= np.abs(x), axis=ax, keepdims=keepdims) > 0, INF,
-                        np.nan_to_num(prop, nan=0.0))
+                        np.nan_to_num(prop, nan=0.0, posinf=INF))
         err = prop + own(dtype, ref, np.abs(ref) * (n + 8))
         # Partial products that may leave the range in some order: the
         # order decides between +-inf, 0 and NaN (docs/Reliability.md).
@@ -1017,7 +1017,7 @@ def conv_reference(win, uwin, w, uw, groups):
             prop[:, sl] = np.einsum("ncyxij,ocij->noyx", us, np.abs(ws)) + \
                 np.einsum("ncyxij,ocij->noyx", np.abs(xs), uws) + \
                 np.einsum("ncyxij,ocij->noyx", us, uws)
-    return ref, scale, np.nan_to_num(prop, nan=INF)
+    return ref, scale, np.nan_to_num(prop, nan=INF, posinf=INF)
 
 
 def check(out, v):

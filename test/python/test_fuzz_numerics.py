@@ -130,3 +130,17 @@ def test_check_allows_the_rounding_to_the_dtype(dtype):
     rounded = fuzz_numerics.rounded(ref, dtype)
     assert fuzz_numerics.check(rounded, v) is None
     assert fuzz_numerics.check(rounded * 1.05, v) is not None
+
+
+def test_unknown_values_stay_unknown():
+    """A value whose bound is infinite (not checked) leaves every comparison
+    and truth test of it unknown: NumPy's nan_to_num turned inf into the
+    largest float64, and a comparison of such a value with inf was taken as
+    known (two false reports)."""
+    inf = np.array([np.inf])
+    assert np.isinf(fuzz_numerics.slack(np.array([1e61]), inf, "float16")).all()
+    assert np.isinf(fuzz_numerics.slack(np.array([np.nan]), np.array([1.0]), "float32")).all()
+    assert fuzz_numerics.may_be_zero(np.array([5.0]), inf, "float32").all()
+    assert not fuzz_numerics.may_be_zero(np.array([5.0]), np.array([0.0]), "float32").any()
+    x = np.array([2.0])
+    assert np.isinf(fuzz_numerics.interval(np.log, x, inf)).all()

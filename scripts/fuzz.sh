@@ -68,54 +68,41 @@ for entry in "${targets[@]}"; do
   table+=("$(printf '%-24s %12s %8s  %s' "$target" "${runs:-?}" "${rate:-?}" "$result")")
 done
 
+# A Python fuzzer for $seconds: python_fuzzer NAME SCRIPT DRIVER ARGS...
+# (DRIVER: the CUDA driver it sees); its log in $artifacts/NAME.log.
+emulator=$(cd "$build" && pwd)/lib/libjeet_cuda_emulator.so
+no_gpu=/nonexistent/libcuda.so.1
+python_fuzzer() {
+  local name=$1 script=$2 driver=$3
+  shift 3
+  echo "== $name: ${seconds}s =="
+  local log="$artifacts/$name.log"
+  PYTHONPATH="$build/python" JEET_BUILD_DIR=$(cd "$build" && pwd) \
+    JEET_CUDA_DRIVER="$driver" \
+    nice -n 19 "$python" "$root/fuzz/python/$script" \
+    --seconds "$seconds" "$@" >"$log" 2>&1
+  local rc=$? result=ok
+  tail -3 "$log"
+  if [ $rc -ne 0 ]; then
+    result="FAILED (exit $rc): see $log"
+    status=1
+  fi
+  table+=("$(printf '%-24s %12s %8s  %s' "$name" "-" "-" "$result")")
+}
+
 # The Python graph builder three ways: most programs only built; every one
 # compiled, run again through the structural key's cache and by its text;
-# every one on the GPU emulator, compared with the CPU.
-emulator=$(cd "$build" && pwd)/lib/libjeet_cuda_emulator.so
-for mode in builder check-key gpu-vs-cpu; do
-  # Only the GPU run sees the emulator (no "auto" device resolves to it).
-  driver=/nonexistent/libcuda.so.1
-  case $mode in
-  builder) args=(--execute-every "${FUZZ_EXECUTE_EVERY:-10}") ;;
-  check-key) args=(--check-key) ;;
-  gpu-vs-cpu) args=(--device gpu --compare-cpu) driver=$emulator ;;
-  esac
-  echo "== Python graph builder ($mode): ${seconds}s =="
-  log="$artifacts/graph-builder-$mode.log"
-  PYTHONPATH="$build/python" JEET_BUILD_DIR=$(cd "$build" && pwd) \
-    JEET_CUDA_DRIVER="$driver" \
-    nice -n 19 "$python" "$root/fuzz/python/fuzz_graph_builder.py" \
-    --seconds "$seconds" "${args[@]}" >"$log" 2>&1
-  rc=$?
-  tail -3 "$log"
-  result=ok
-  if [ $rc -ne 0 ]; then
-    result="FAILED (exit $rc): see $log"
-    status=1
-  fi
-  table+=("$(printf '%-24s %12s %8s  %s' "graph-builder ($mode)" "-" "-" "$result")")
-done
-
+# every one on the GPU emulator, compared with the CPU. Only the GPU runs
+# see the emulator (no "auto" device resolves to it).
+python_fuzzer graph-builder-builder fuzz_graph_builder.py $no_gpu \
+  --execute-every "${FUZZ_EXECUTE_EVERY:-10}"
+python_fuzzer graph-builder-check-key fuzz_graph_builder.py $no_gpu --check-key
+python_fuzzer graph-builder-gpu-vs-cpu fuzz_graph_builder.py "$emulator" \
+  --device gpu --compare-cpu
 # The numeric fuzzer: every program's results against float64, on the CPU
 # and on the GPU emulator.
-for device in cpu gpu; do
-  driver=/nonexistent/libcuda.so.1
-  [ $device = gpu ] && driver=$emulator
-  echo "== numerics ($device): ${seconds}s =="
-  log="$artifacts/numerics-$device.log"
-  PYTHONPATH="$build/python" JEET_BUILD_DIR=$(cd "$build" && pwd) \
-    JEET_CUDA_DRIVER="$driver" \
-    nice -n 19 "$python" "$root/fuzz/python/fuzz_numerics.py" \
-    --seconds "$seconds" --device $device >"$log" 2>&1
-  rc=$?
-  tail -3 "$log"
-  result=ok
-  if [ $rc -ne 0 ]; then
-    result="FAILED (exit $rc): see $log"
-    status=1
-  fi
-  table+=("$(printf '%-24s %12s %8s  %s' "numerics ($device)" "-" "-" "$result")")
-done
+python_fuzzer numerics-cpu fuzz_numerics.py $no_gpu
+python_fuzzer numerics-gpu fuzz_numerics.py "$emulator" --device gpu
 
 echo
 printf '%-24s %12s %8s  %s\n' target executions exec/s result

@@ -1,6 +1,8 @@
 """pytest setup for Jeet's Python package: run with PYTHONPATH=build/python."""
 
 import os
+import pathlib
+import subprocess
 import sys
 
 import numpy as np
@@ -78,3 +80,27 @@ def requires_gpu_hardware(test):
 no_gpu = pytest.mark.skipif(
     jeet.gpu_available(), reason="a usable GPU exists on this machine"
 )
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def run_python_fuzzer(script, *args):
+    """stdout of fuzz/python/<script> run with `args` and --verbose in a
+    process of its own (a crash is reported, not taken down with the test
+    run); a failure names the program's seed and the command that replays
+    it."""
+    path = ROOT / "fuzz" / "python" / script
+    proc = subprocess.run(
+        [sys.executable, str(path), *args, "--verbose"], capture_output=True,
+        text=True, env=dict(os.environ), timeout=900)
+    if proc.returncode != 0:
+        seeds = [line for line in proc.stdout.splitlines()
+                 if line.startswith("program seed")]
+        last = seeds[-1].split()[-1] if seeds else "?"
+        raise AssertionError(
+            f"the fuzzer failed (exit {proc.returncode}) in program seed {last}; "
+            f"replay: PYTHONPATH=build/python python3 {path.relative_to(ROOT)} "
+            f"--seed {last} --count 1 {' '.join(args[4:])}\n{proc.stdout[-3000:]}\n"
+            f"{proc.stderr[-3000:]}")
+    return proc.stdout

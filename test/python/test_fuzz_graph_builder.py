@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from conftest import requires_gpu
+from conftest import requires_gpu, run_python_fuzzer
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FUZZER = ROOT / "fuzz" / "python" / "fuzz_graph_builder.py"
@@ -24,19 +24,7 @@ GPU_PROGRAMS = 60
 
 
 def run_fuzzer(*args):
-    proc = subprocess.run(
-        [sys.executable, str(FUZZER), *args, "--verbose"], capture_output=True,
-        text=True, env=dict(os.environ), timeout=900)
-    if proc.returncode != 0:
-        seeds = [line for line in proc.stdout.splitlines()
-                 if line.startswith("program seed")]
-        last = seeds[-1].split()[-1] if seeds else "?"
-        raise AssertionError(
-            f"the fuzzer failed (exit {proc.returncode}) in program seed {last}; "
-            f"replay: PYTHONPATH=build/python python3 {FUZZER.relative_to(ROOT)} "
-            f"--seed {last} --count 1 {' '.join(args[4:])}\n{proc.stdout[-3000:]}\n"
-            f"{proc.stderr[-3000:]}")
-    return proc.stdout
+    return run_python_fuzzer("fuzz_graph_builder.py", *args)
 
 
 def test_graph_builder_fuzzer_short_run():

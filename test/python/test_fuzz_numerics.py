@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import jeet
-from conftest import requires_gpu
+from conftest import requires_gpu, run_python_fuzzer
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FUZZER = ROOT / "fuzz" / "python" / "fuzz_numerics.py"
@@ -21,26 +21,17 @@ import fuzz_numerics  # noqa: E402
 
 PROGRAMS = 400
 GPU_PROGRAMS = 150
-# Programs that found a fault, replayed on every device: 64, f16/bf16 GELU
-# rounded between its ops (1 + erf(x / sqrt(2)) cancelled); 202, bf16
-# softmax rounded x - max to bf16 before exp.
-FINDINGS = [64, 202]
+# Programs that find a fault, replayed on every device: 2023, bf16 GELU
+# rounded between its ops (1 + erf(x / sqrt(2)) cancelled); 291, bf16
+# softmax rounded x - max to bf16 before exp (seeds 64 and 202 found them
+# first; the programs a seed draws change when the generator does, so
+# these are the generator's of 2026-12-04, and test_dtypes.py's
+# test_narrow_*_rounds_once are the lasting guards).
+FINDINGS = [291, 2023]
 
 
 def run_fuzzer(*args):
-    proc = subprocess.run(
-        [sys.executable, str(FUZZER), *args, "--verbose"], capture_output=True,
-        text=True, env=dict(os.environ), timeout=900)
-    if proc.returncode != 0:
-        seeds = [line for line in proc.stdout.splitlines()
-                 if line.startswith("program seed")]
-        last = seeds[-1].split()[-1] if seeds else "?"
-        raise AssertionError(
-            f"the fuzzer failed (exit {proc.returncode}) in program seed {last}; "
-            f"replay: PYTHONPATH=build/python python3 {FUZZER.relative_to(ROOT)} "
-            f"--seed {last} --count 1 {' '.join(args[4:])}\n{proc.stdout[-3000:]}\n"
-            f"{proc.stderr[-3000:]}")
-    return proc.stdout
+    return run_python_fuzzer("fuzz_numerics.py", *args)
 
 
 def test_numeric_fuzzer_short_run():

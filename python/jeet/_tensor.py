@@ -597,12 +597,26 @@ def _infer(opname, op, inputs, attrs, result):
     return tuple(int(d) for d in shape), dtype
 
 
+# NumPy's arithmetic of two bool arrays is logic: + and maximum are or,
+# * and minimum are and.
+_BOOL_ARITHMETIC = {"add": "bitwise_or", "maximum": "bitwise_or",
+                    "mul": "bitwise_and", "minimum": "bitwise_and"}
+
+
 def _binary(opname, x, y):
-    op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
     # The common case, two tensors of one dtype, needs no promotion.
     if type(x) is Tensor and type(y) is Tensor and x._dtype == y._dtype:
-        return _node(opname, op, (x, y))
-    a, b = _as_operands(opname, x, y)
+        a, b = x, y
+    else:
+        a, b = _as_operands(opname, x, y)
+    if a._dtype == "i1" and b._dtype == "i1":
+        if opname == "sub":
+            raise ShapeError(
+                "jeet.sub: subtracting bool tensors is not supported (NumPy "
+                "refuses it too); use jeet.logical_xor (^) or cast to an "
+                "integer dtype first")
+        opname = _BOOL_ARITHMETIC.get(opname, opname)
+    op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
     return _node(opname, op, (a, b))
 
 

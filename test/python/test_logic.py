@@ -175,3 +175,24 @@ def test_promotion(rng):
     # Python scalars keep the tensor's dtype, as in NumPy.
     assert (f16 * 2).dtype == "float16" and (i64 + 1).dtype == "int64"
     assert (f32 ** 2).dtype == "float32"
+
+
+@pytest.mark.parametrize("op,fn", [("add", np.add), ("mul", np.multiply),
+                                   ("maximum", np.maximum), ("minimum", np.minimum)])
+def test_bool_arithmetic_is_logic_as_numpy(op, fn):
+    """+ and maximum of bool tensors are or, * and minimum are and, with a
+    bool result, as NumPy's (they were refused by the verifier)."""
+    a = np.array([[True, True, False, False]])
+    b = np.array([[True], [False]])
+    got = getattr(jeet, op)(jeet.tensor(a, dtype="bool"), jeet.tensor(b, dtype="bool"))
+    want = fn(a, b)
+    assert got.dtype == "bool"
+    np.testing.assert_array_equal(got.numpy(), want)
+    scalar = getattr(jeet, op)(jeet.tensor(a, dtype="bool"), True).numpy()
+    np.testing.assert_array_equal(scalar, fn(a, True))
+
+
+def test_bool_subtraction_is_refused_as_numpy_does():
+    t = jeet.tensor(np.array([True, False]), dtype="bool")
+    with pytest.raises(jeet.ShapeError, match="subtracting bool tensors.*logical_xor"):
+        t - t

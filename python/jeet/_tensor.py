@@ -1037,6 +1037,18 @@ def _reduce(opname, x, axis, keepdims):
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
     axes = _normalize_axes(opname, x, axis)
+    if opname == "mean" and x._dtype not in ("f32", "f16", "bf16"):
+        raise ShapeError(
+            f"jeet.mean: needs a float tensor, got {_dtypes.LONG_NAMES[x._dtype]} "
+            "(NumPy's mean of integers or bools is float64, which Jeet does "
+            "not have: cast to float32 first)")
+    if x._dtype == "i1":
+        # As NumPy: a sum or product of bools counts in int64; their max and
+        # min are any and all (bool; over nothing, the int32 identities
+        # INT_MIN and INT_MAX give False and True).
+        if opname in ("sum", "prod"):
+            return _reduce(opname, cast(x, "int64"), axis, keepdims)
+        return gt(_reduce(opname, cast(x, "int32"), axis, keepdims), 0)
     if not axes:
         # Reducing over no axes (a 0-d tensor) leaves it as it is.
         return x

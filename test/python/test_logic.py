@@ -196,3 +196,28 @@ def test_bool_subtraction_is_refused_as_numpy_does():
     t = jeet.tensor(np.array([True, False]), dtype="bool")
     with pytest.raises(jeet.ShapeError, match="subtracting bool tensors.*logical_xor"):
         t - t
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+def test_bool_reductions_as_numpy(op, rng):
+    """A sum of bools counts them (int64), as NumPy's; max and min are any
+    and all. They were refused by the verifier."""
+    a = rng.integers(0, 2, (4, 6)).astype(bool)
+    t = jeet.tensor(a, dtype="bool")
+    for axis in (None, 0, -1, (0, 1)):
+        got = getattr(jeet, op)(t, axis).numpy()
+        want = getattr(np, op)(a, axis)
+        assert got.dtype == want.dtype, (op, axis)
+        np.testing.assert_array_equal(got, want)
+    # Over nothing: any of nothing is False, all of nothing is True.
+    empty = jeet.tensor(np.zeros((0, 3), bool), dtype="bool")
+    if op in ("max", "min"):
+        want = np.zeros(3, bool) if op == "max" else np.ones(3, bool)
+        np.testing.assert_array_equal(getattr(jeet, op)(empty, 0).numpy(), want)
+
+
+def test_mean_of_integers_names_the_cast():
+    for dtype in ("int32", "bool"):
+        t = jeet.tensor(np.ones(3), dtype=dtype)
+        with pytest.raises(jeet.ShapeError, match="needs a float tensor.*cast to float32"):
+            jeet.mean(t)

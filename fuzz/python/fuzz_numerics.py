@@ -414,7 +414,7 @@ class Program:
                 s = float(rounded(self.data([], x.dtype, domain), x.dtype))
                 if self.chance(0.2):
                     s = self.pick([0.0, 1.0, -1.0, 0.5, 2.0, INF, math.nan])
-            return s, float(rounded(s, x.dtype)), 0.0, "s"
+            return s, float(rounded(s, x.dtype)), 0.0, repr(s)
         if k == 2:
             same = [v for v in self.values if v.dtype == x.dtype and
                     _broadcasts(v.shape, x.shape)]

@@ -488,6 +488,12 @@ class Program:
         fn, f = LOGICAL[name]
         others = [v for v in self.values if _broadcasts(v.shape, x.shape)]
         y = self.pick(others)
+        if x.dtype == "bool" and y.dtype == "bool" and self.chance(0.4):
+            # NumPy's arithmetic of bools: + and maximum are or, * and
+            # minimum are and.
+            name = self.pick(["add", "maximum", "mul", "minimum"])
+            fn = getattr(jeet, name)
+            f = np.logical_or if name in ("add", "maximum") else np.logical_and
         yb, yu = y.ref != 0, may_be_zero(y.ref, y.err, y.dtype)
         ref = f(xb, yb).astype(np.float64)
         unknown = np.broadcast_to(xu, ref.shape) | np.broadcast_to(yu, ref.shape)
@@ -514,7 +520,20 @@ class Program:
         if name == "mean" and x.dtype == "int32":  # float dtypes only
             name = "sum"
         if x.dtype == "bool":
-            return self.cast(x)
+            # NumPy's: sum and prod count in int64, max and min are any, all.
+            name = self.pick(["sum", "prod", "max", "min"])
+            rank = len(x.shape)
+            axis = None if rank == 0 or self.chance(0.3) else self.rng.randint(-rank, rank - 1)
+            keepdims = self.chance(0.4)
+            t = getattr(jeet, name)(x.t, axis, keepdims)
+            f = {"sum": np.sum, "prod": np.prod, "max": np.any, "min": np.all}[name]
+            with np.errstate(all="ignore"):
+                ref = f(x.ref != 0, axis=axis, keepdims=keepdims).astype(np.float64)
+                unknown = np.any(np.isinf(x.err), axis=axis, keepdims=keepdims)
+            self.add(t, "int64" if name in ("sum", "prod") else "bool", ref,
+                     np.where(unknown, INF, 0.0))
+            self.note(f"{name}({x.name}, axis={axis}, keepdims={keepdims})")
+            return
         rank = len(x.shape)
         if name in ("argmax", "argmin"):
             if rank == 0 or 0 in x.shape:
@@ -790,8 +809,8 @@ class Program:
         if x.dtype == "int64":  # an argmax: only moved or compared
             return self.move(x) if self.chance(0.5) else self.compare(x)
         if x.dtype == "bool":
-            k = self.rng.randint(0, 3)
-            return [self.logical, self.where, self.cast, self.move][k](x)
+            k = self.rng.randint(0, 4)
+            return [self.logical, self.where, self.cast, self.move, self.reduce][k](x)
         ops = [self.unary, self.unary, self.binary, self.binary, self.reduce,
                self.softmax, self.matmul, self.window, self.compare,
                self.logical, self.where, self.cast, self.move, self.move]

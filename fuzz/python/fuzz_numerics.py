@@ -425,8 +425,15 @@ class Program:
         for i in range(len(shape)):
             if self.chance(0.25):
                 shape[i] = 1
+            elif shape[i] == 1 and self.chance(0.3):  # both sides broadcast
+                shape[i] = self.pick(DIMS)
         if shape and self.chance(0.2):
             shape = shape[self.rng.randint(0, len(shape)):]
+        elif len(shape) < 4 and self.chance(0.1):
+            shape = [self.pick(DIMS)] + shape
+        out = np.broadcast_shapes(tuple(shape), x.shape)
+        if int(np.prod(out)) > MAX_ELEMENTS:
+            shape = [1] * len(shape)
         v = self.leaf(shape, x.dtype, domain)
         return v.t, v.ref, v.err, v.name
 

@@ -606,6 +606,8 @@ _BOOL_ARITHMETIC = {"add": "bitwise_or", "maximum": "bitwise_or",
 def _binary(opname, x, y):
     # The common case, two tensors of one dtype, needs no promotion.
     if type(x) is Tensor and type(y) is Tensor and x._dtype == y._dtype:
+        if x._dtype != "i1":
+            return _node(opname, _BINARY_OPS.get(opname) or _COMPARISONS[opname], (x, y))
         a, b = x, y
     else:
         a, b = _as_operands(opname, x, y)

@@ -622,9 +622,27 @@ def _binary(opname, x, y):
     return _node(opname, op, (a, b))
 
 
+# Unary ops defined on integers and bools too; the others take floats.
+_UNARY_ON_INTEGERS = {"neg", "abs", "relu", "bitwise_not", "floor", "ceil", "round"}
+
+
 def _unary(opname, x):
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
+    if x._dtype in ("i32", "i64", "i1"):
+        if opname not in _UNARY_ON_INTEGERS or (x._dtype == "i1" and opname == "round"):
+            numpy_result = "float16" if x._dtype == "i1" else "float64"
+            raise ShapeError(
+                f"jeet.{opname}: needs a float tensor, got "
+                f"{_dtypes.LONG_NAMES[x._dtype]} (NumPy's result would be "
+                f"{numpy_result}: cast to float32 first)")
+        if x._dtype == "i1" and opname == "neg":
+            raise ShapeError(
+                "jeet.neg: negating a bool tensor is not supported (NumPy "
+                "refuses it too); use jeet.logical_not (~)")
+        if opname in ("floor", "ceil", "round") or (
+                x._dtype == "i1" and opname in ("abs", "relu")):
+            return x  # as NumPy's: integral already; |b| and max(b, 0) are b
     return _node(opname, _UNARY_OPS[opname], [x])
 
 

@@ -221,3 +221,24 @@ def test_mean_of_integers_names_the_cast():
         t = jeet.tensor(np.ones(3), dtype=dtype)
         with pytest.raises(jeet.ShapeError, match="needs a float tensor.*cast to float32"):
             jeet.mean(t)
+
+
+def test_unary_ops_on_integers_and_bools_as_numpy():
+    """floor, ceil and round of integers are the integers (NumPy's); abs,
+    floor, ceil and relu of bools are the bools; float functions of them
+    name the cast (NumPy's results would be float64 or float16), and -bool
+    is refused with NumPy's advice. They were refused by the verifier."""
+    i = jeet.tensor(np.array([-3, 0, 7], np.int32), dtype="int32")
+    for op in ("floor", "ceil", "round"):
+        got = getattr(jeet, op)(i)
+        assert got.dtype == "int32"
+        np.testing.assert_array_equal(got.numpy(), [-3, 0, 7])
+    b = jeet.tensor(np.array([True, False]), dtype="bool")
+    for op in ("abs", "floor", "ceil", "relu"):
+        np.testing.assert_array_equal(getattr(jeet, op)(b).numpy(), [True, False])
+    with pytest.raises(jeet.ShapeError, match=r"jeet.exp: needs a float tensor, got int32.*float64: cast to float32"):
+        jeet.exp(i)
+    with pytest.raises(jeet.ShapeError, match=r"jeet.sin: needs a float tensor, got bool.*float16"):
+        jeet.sin(b)
+    with pytest.raises(jeet.ShapeError, match="negating a bool tensor.*logical_not"):
+        -b

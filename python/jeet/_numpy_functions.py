@@ -1,0 +1,359 @@
+"""NumPy functions that Jeet builds from its ops: each records the ops of
+its definition (one graph, fused like any other), with NumPy's names and
+semantics. On float16 and bfloat16 the functions of several ops (var, std,
+log_softmax, logsumexp, log1p, expm1, log2, log10) compute in float32 and
+round once, as NumPy's own float16 functions and PyTorch's do."""
+
+import math
+import numbers
+
+import numpy as np
+
+from . import _dtypes
+from ._dtypes import ArgumentError
+from ._tensor import (Tensor, _as_operands, _fmt_shape, _materialised,
+                      _normalize_axes, _scalar_constant, abs, add, cast,
+                      concatenate, div, eq, exp, full, iota, log, logical_not,
+                      lt, le, gt, ge, max, maximum, mean, min, minimum, mul, ne,
+                      pow, reshape, sqrt, sub, sum, where)
+from . import _device
+from .errors import ShapeError
+
+_NARROW = ("f16", "bf16")
+
+
+def _tensor_arg(opname, x):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
+    return x
+
+
+def _float_arg(opname, x):
+    x = _tensor_arg(opname, x)
+    if x._dtype not in ("f32", "f16", "bf16"):
+        numpy_result = "float16" if x._dtype == "i1" else "float64"
+        raise ShapeError(
+            f"jeet.{opname}: needs a float tensor, got {_dtypes.LONG_NAMES[x._dtype]} "
+            f"(NumPy's result would be {numpy_result}: cast to float32 first)")
+    return x
+
+
+def _widened(x):
+    return cast(x, "float32") if x._dtype in _NARROW else x
+
+
+def _narrowed(y, dtype):
+    return y if y._dtype == dtype else cast(y, dtype)
+
+
+# --------------------------------------------------------------------------
+# Shapes
+# --------------------------------------------------------------------------
+
+
+def _axis_arg(opname, axis, rank):
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise ArgumentError(f"jeet.{opname}: axis must be an int, got {axis!r}")
+    if not -rank <= int(axis) < rank:
+        raise ShapeError(f"jeet.{opname}: axis {int(axis)} is out of range for "
+                         f"rank {rank}")
+    return int(axis) % rank
+
+
+def squeeze(x, axis=None):
+    """x without its dimensions of size 1 (all, or those `axis` names; a
+    named axis of another size is an error, as NumPy's)."""
+    x = _tensor_arg("squeeze", x)
+    if axis is None:
+        axes = [d for d, n in enumerate(x.shape) if n == 1]
+    else:
+        axes = _normalize_axes("squeeze", x, axis)
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ShapeError(
+                    f"jeet.squeeze: cannot select an axis to squeeze out which "
+                    f"has size not equal to one (axis {a} of shape "
+                    f"{_fmt_shape(x.shape)})")
+    return reshape(x, tuple(n for d, n in enumerate(x.shape) if d not in axes))
+
+
+def expand_dims(x, axis):
+    """x with a dimension of size 1 inserted at `axis` (an int or a tuple,
+    positions in the result, as NumPy's)."""
+    x = _tensor_arg("expand_dims", x)
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    rank = x.ndim + len(axes)
+    where_ = sorted(_axis_arg("expand_dims", a, rank) for a in axes)
+    if len(set(where_)) != len(where_):
+        raise ShapeError(f"jeet.expand_dims: repeated axis in {axis!r}")
+    dims = iter(x.shape)
+    return reshape(x, tuple(1 if d in where_ else next(dims) for d in range(rank)))
+
+
+def flatten(x):
+    """x as one dimension (NumPy's ndarray.flatten and ravel)."""
+    x = _tensor_arg("flatten", x)
+    return reshape(x, (x.size,))
+
+
+ravel = flatten
+
+
+def stack(tensors, axis=0):
+    """The tensors (one shape) joined along a new `axis`, as numpy.stack."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ArgumentError("jeet.stack: needs at least one tensor")
+    shapes = {tuple(t.shape) for t in tensors if isinstance(t, Tensor)}
+    if len(shapes) > 1:
+        raise ShapeError(
+            "jeet.stack: all tensors must have the same shape, got "
+            + ", ".join(_fmt_shape(s) for s in sorted(shapes)))
+    return concatenate([expand_dims(t, axis) for t in tensors], axis)
+
+
+def flip(x, axis=None):
+    """x with the order of its elements along `axis` (all axes for None)
+    reversed, as numpy.flip."""
+    x = _tensor_arg("flip", x)
+    axes = range(x.ndim) if axis is None else _normalize_axes("flip", x, axis)
+    key = tuple(slice(None, None, -1) if d in axes else slice(None)
+                for d in range(x.ndim))
+    return x[key] if x.ndim else x
+
+
+def _triangle(opname, x, k, lower):
+    x = _tensor_arg(opname, x)
+    if x.ndim < 2:
+        raise ShapeError(f"jeet.{opname}: needs a tensor of rank >= 2, got "
+                         f"shape {_fmt_shape(x.shape)}")
+    if not isinstance(k, numbers.Integral) or isinstance(k, bool):
+        raise ArgumentError(f"jeet.{opname}: k must be an int, got {k!r}")
+    rows, cols = x.shape[-2:]
+    i = iota((rows, cols), 0, "int64")
+    j = iota((rows, cols), 1, "int64")
+    # Kept: j - i <= k (tril) or j - i >= k (triu).
+    diagonal = sub(j, i)
+    keep = le(diagonal, int(k)) if lower else ge(diagonal, int(k))
+    zero = _scalar_constant(0, x._dtype, opname)
+    return where(keep, x, zero)
+
+
+def tril(x, k=0):
+    """x with the elements above the k-th diagonal zeroed, as numpy.tril
+    (over the last two axes)."""
+    return _triangle("tril", x, k, lower=True)
+
+
+def triu(x, k=0):
+    """x with the elements below the k-th diagonal zeroed, as numpy.triu."""
+    return _triangle("triu", x, k, lower=False)
+
+
+# --------------------------------------------------------------------------
+# Creation
+# --------------------------------------------------------------------------
+
+
+def zeros_like(x, dtype=None):
+    x = _tensor_arg("zeros_like", x)
+    return full(x.shape, 0, dtype=dtype or x.dtype, device=x.device)
+
+
+def ones_like(x, dtype=None):
+    x = _tensor_arg("ones_like", x)
+    return full(x.shape, 1, dtype=dtype or x.dtype, device=x.device)
+
+
+def full_like(x, fill_value, dtype=None):
+    x = _tensor_arg("full_like", x)
+    return full(x.shape, fill_value, dtype=dtype or x.dtype, device=x.device)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype="float32", device="auto"):
+    """`num` evenly spaced values from start to stop, as numpy.linspace
+    (computed in float64, then rounded to dtype)."""
+    values = np.linspace(start, stop, num, endpoint=endpoint, dtype=np.float64)
+    return _materialised(values, _dtypes.canonical(dtype), _device.resolve(device))
+
+
+def eye(n, m=None, k=0, dtype="float32", device="auto"):
+    """A 2-D tensor with ones on the k-th diagonal, as numpy.eye."""
+    values = np.eye(n, m, k, dtype=np.float64)
+    return _materialised(values, _dtypes.canonical(dtype), _device.resolve(device))
+
+
+# --------------------------------------------------------------------------
+# Elementwise
+# --------------------------------------------------------------------------
+
+
+def clip(x, a_min=None, a_max=None):
+    """x limited to [a_min, a_max] (either may be None), as numpy.clip: a
+    NaN stays NaN."""
+    x = _tensor_arg("clip", x)
+    if a_min is None and a_max is None:
+        raise ArgumentError("jeet.clip: a_min and a_max cannot both be None")
+    if a_min is not None:
+        x = maximum(x, a_min)
+    if a_max is not None:
+        x = minimum(x, a_max)
+    return x
+
+
+def square(x):
+    """x * x, elementwise."""
+    x = _tensor_arg("square", x)
+    return mul(x, x)
+
+
+def sign(x):
+    """-1, 0 or 1 by the sign of x (NaN for NaN, zeros as they are), as
+    numpy.sign."""
+    x = _tensor_arg("sign", x)
+    if x._dtype == "i1":
+        return x
+    one = _scalar_constant(1, x._dtype, "sign")
+    minus_one = _scalar_constant(-1, x._dtype, "sign")
+    zero = _scalar_constant(0, x._dtype, "sign")
+    return where(gt(x, zero), one, where(lt(x, zero), minus_one, x))
+
+
+def isnan(x):
+    x = _tensor_arg("isnan", x)
+    if x._dtype not in ("f32", "f16", "bf16"):
+        return full(x.shape, False, dtype="bool", device=x.device)
+    return ne(x, x)
+
+
+def isinf(x):
+    x = _tensor_arg("isinf", x)
+    if x._dtype not in ("f32", "f16", "bf16"):
+        return full(x.shape, False, dtype="bool", device=x.device)
+    return eq(abs(x), math.inf)
+
+
+def isfinite(x):
+    x = _tensor_arg("isfinite", x)
+    if x._dtype not in ("f32", "f16", "bf16"):
+        return full(x.shape, True, dtype="bool", device=x.device)
+    # x - x is 0 for finite x, NaN for infinities and NaN.
+    return eq(sub(x, x), 0.0)
+
+
+def log1p(x):
+    """log(1 + x), accurate for small x too (Goldberg: where 1 + x rounds,
+    log(w) x / (w - 1) with w = 1 + x; x where w is 1)."""
+    x = _float_arg("log1p", x)
+    dtype, x = x._dtype, _widened(x)  # float16 and bfloat16 in float32
+    w = add(x, 1.0)
+    scaled = div(mul(log(w), x), sub(w, 1.0))
+    # w = inf (x = inf): log(w) is inf, the quotient NaN; the result is inf.
+    return _narrowed(where(eq(w, 1.0), x, where(eq(w, math.inf), w, scaled)), dtype)
+
+
+def expm1(x):
+    """exp(x) - 1, accurate for small x too (Kahan: (u - 1) x / log(u) with
+    u = exp(x); x where u rounds to 1, -1 where u - 1 is -1)."""
+    x = _float_arg("expm1", x)
+    dtype, x = x._dtype, _widened(x)  # float16 and bfloat16 in float32
+    u = exp(x)
+    um1 = sub(u, 1.0)
+    scaled = div(mul(um1, x), log(u))
+    result = where(eq(u, 1.0), x, where(eq(um1, -1.0), um1, scaled))
+    # x = inf: u is inf and the quotient NaN; the result is inf.
+    return _narrowed(where(eq(u, math.inf), u, result), dtype)
+
+
+def log2(x):
+    x = _float_arg("log2", x)
+    return _narrowed(div(log(_widened(x)), math.log(2.0)), x._dtype)
+
+
+def log10(x):
+    x = _float_arg("log10", x)
+    return _narrowed(div(log(_widened(x)), math.log(10.0)), x._dtype)
+
+
+def exp2(x):
+    x = _float_arg("exp2", x)
+    return pow(_scalar_constant(2.0, x._dtype, "exp2"), x)
+
+
+# --------------------------------------------------------------------------
+# Reductions and statistics
+# --------------------------------------------------------------------------
+
+
+def any(x, axis=None, keepdims=False):
+    """Whether any element along `axis` is true (x != 0), as numpy.any."""
+    x = _tensor_arg("any", x)
+    truth = x if x._dtype == "i1" else ne(x, _scalar_constant(0, x._dtype, "any"))
+    return max(truth, axis, keepdims)
+
+
+def all(x, axis=None, keepdims=False):
+    """Whether every element along `axis` is true (x != 0), as numpy.all."""
+    x = _tensor_arg("all", x)
+    truth = x if x._dtype == "i1" else ne(x, _scalar_constant(0, x._dtype, "all"))
+    return min(truth, axis, keepdims)
+
+
+def var(x, axis=None, keepdims=False, ddof=0):
+    """The variance along `axis`, mean((x - mean(x))^2) with `ddof` as
+    numpy.var (two passes; float16 and bfloat16 in float32, rounded once)."""
+    x = _float_arg("var", x)
+    if not isinstance(ddof, numbers.Integral) or isinstance(ddof, bool):
+        raise ArgumentError(f"jeet.var: ddof must be an int, got {ddof!r}")
+    axes = _normalize_axes("var", x, axis)
+    count = int(np.prod([x.shape[a] for a in axes])) if axes else 1
+    wide = _widened(x)
+    centered = sub(wide, mean(wide, axes, True)) if axes else sub(wide, wide)
+    squares = sum(mul(centered, centered), axes, keepdims) if axes else \
+        mul(centered, centered)
+    # count - ddof <= 0: NumPy divides by it anyway (inf or NaN, a warning).
+    return _narrowed(div(squares, float(count - ddof)), x._dtype)
+
+
+def std(x, axis=None, keepdims=False, ddof=0):
+    """The standard deviation along `axis`, sqrt(var), as numpy.std."""
+    x = _float_arg("std", x)
+    return _narrowed(sqrt(var(_widened(x), axis, keepdims, ddof)), x._dtype)
+
+
+def log_softmax(x, axis=-1):
+    """log(softmax(x)) along `axis`, as x - max - log(sum(exp(x - max)))
+    (float16 and bfloat16 in float32, rounded once), as
+    torch.nn.functional.log_softmax."""
+    x = _float_arg("log_softmax", x)
+    if x.ndim == 0:
+        raise ShapeError("jeet.log_softmax: needs a tensor of rank >= 1, got shape ()")
+    axis = _axis_arg("log_softmax", axis, x.ndim)
+    wide = _widened(x)
+    shifted = sub(wide, max(wide, axis, True))
+    result = sub(shifted, log(sum(exp(shifted), axis, True)))
+    return _narrowed(result, x._dtype)
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """log(sum(exp(x))) along `axis`, with the maximum shifted out (float16
+    and bfloat16 in float32), as scipy.special.logsumexp."""
+    x = _float_arg("logsumexp", x)
+    axes = _normalize_axes("logsumexp", x, axis)
+    if not axes:
+        return x
+    wide = _widened(x)
+    m = max(wide, axes, True)
+    # An infinite maximum is the result itself (-inf for all -inf, inf).
+    finite = where(isfinite(m), m, 0.0)
+    total = add(log(sum(exp(sub(wide, finite)), axes, True)), finite)
+    if not keepdims:
+        total = reshape(total, tuple(n for d, n in enumerate(x.shape) if d not in axes))
+    return _narrowed(total, x._dtype)
+
+
+# Tensor methods (NumPy's ndarray has these).
+for _name in ("squeeze", "flatten", "ravel", "clip", "var", "std", "any", "all"):
+    setattr(Tensor, _name, globals()[_name])
+Tensor.astype = lambda self, dtype: cast(self, dtype)
+del _name

@@ -1,0 +1,187 @@
+"""The NumPy functions Jeet builds from its ops (python/jeet/_numpy_functions.py)
+against NumPy, on fresh random inputs: shapes exactly, floats against the
+float64 result within the dtype's units, integers and bools exactly, the
+edges (NaN, infinities, zeros) as NumPy's, and the errors."""
+
+import numpy as np
+import pytest
+
+import jeet
+
+# Half a unit in the last place of each dtype, relative; bfloat16 values
+# travel as float32 arrays holding them.
+UNIT = {"float32": 2.0 ** -24, "float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}
+# The spacing of the subnormals: the absolute precision below the smallest
+# normal value.
+SUBNORMAL = {"float32": 2.0 ** -149, "float16": 2.0 ** -24, "bfloat16": 2.0 ** -133}
+
+
+def rounded(x, dtype):
+    if dtype == "bfloat16":
+        u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+        r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16 << 16).astype(np.uint32)
+        return r.view(np.float32)
+    return np.asarray(x).astype(dtype)
+
+
+def t(x, dtype=None):
+    x = np.asarray(x)
+    dtype = dtype or x.dtype.name
+    return jeet.tensor(x.astype(np.float32) if dtype == "bfloat16" else x,
+                       dtype=dtype, device="cpu")
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("squeeze", (), {}), ("squeeze", (), {"axis": 1}), ("squeeze", (), {"axis": (1, 3)}),
+    ("expand_dims", (0,), {}), ("expand_dims", (-1,), {}), ("expand_dims", ((0, 3),), {}),
+    ("flatten", (), {}), ("ravel", (), {}),
+    ("flip", (), {}), ("flip", (), {"axis": 2}), ("flip", (), {"axis": (0, -1)}),
+    ("tril", (), {}), ("tril", (), {"k": -1}), ("triu", (), {}), ("triu", (), {"k": 2}),
+])
+def test_shape_functions(rng, name, args, kwargs):
+    x = rng.standard_normal((3, 1, 5, 1)).astype(np.float32)
+    if name in ("tril", "triu"):
+        x = rng.standard_normal((2, 4, 6)).astype(np.float32)
+    got = getattr(jeet, name)(t(x), *args, **kwargs)
+    want = getattr(np, "ravel" if name == "flatten" else name)(x, *args, **kwargs)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_stack_and_creation(rng):
+    a, b = (rng.standard_normal((2, 3)).astype(np.float32) for _ in range(2))
+    for axis in (0, 1, 2, -1):
+        np.testing.assert_array_equal(jeet.stack([t(a), t(b)], axis).numpy(),
+                                      np.stack([a, b], axis))
+    x = t(a)
+    assert jeet.zeros_like(x).numpy().tolist() == np.zeros_like(a).tolist()
+    assert jeet.ones_like(x, dtype="int32").dtype == "int32"
+    np.testing.assert_array_equal(jeet.full_like(x, 2.5).numpy(), np.full_like(a, 2.5))
+    np.testing.assert_allclose(jeet.linspace(-1, 3, 7).numpy(), np.linspace(-1, 3, 7),
+                               rtol=UNIT["float32"])
+    np.testing.assert_array_equal(jeet.eye(3, 4, k=1).numpy(), np.eye(3, 4, k=1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_elementwise_functions(rng, dtype):
+    x = rounded(rng.standard_normal(4097) * np.exp2(rng.uniform(-20, 4, 4097)), dtype)
+    x[:8] = [0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -1.0, 0.5]
+    a = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        cases = {
+            "square": a * a, "sign": np.sign(a),
+            "log1p": np.log1p(a), "expm1": np.expm1(a),
+            "log2": np.log2(a), "log10": np.log10(a), "exp2": np.exp2(a),
+        }
+    for name, want in cases.items():
+        got = np.asarray(getattr(jeet, name)(t(x, dtype)).numpy(), np.float64)
+        with np.errstate(all="ignore"):
+            # Past the dtype's largest value the result is infinite.
+            want = np.where(np.isfinite(rounded(want, dtype)), want,
+                            np.asarray(rounded(want, dtype), np.float64))
+        finite = np.isfinite(want)
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=name)
+            np.testing.assert_array_equal(got[~finite & ~np.isnan(want)],
+                                          want[~finite & ~np.isnan(want)], err_msg=name)
+        # A few units of the dtype (float32's arithmetic under the narrow
+        # types); exp2 of x is as good as its x (|x| ln 2 units of exp).
+        units = 8 + (np.where(np.isfinite(a), np.abs(a), 0)[finite] * 2
+                     if name == "exp2" else 0)
+        np.testing.assert_array_less(
+            np.abs(got[finite] - want[finite]),
+            units * UNIT[dtype] * np.abs(want[finite]) + SUBNORMAL[dtype],
+            err_msg=f"{name} {dtype}")
+
+
+def test_log1p_and_expm1_keep_small_values():
+    """Computed as log(1 + x) and exp(x) - 1 they would be 0 (or a few bits)
+    for |x| below float32's units; they are x there."""
+    x = np.array([1e-30, -1e-20, 3e-8, -6e-8, 1e-4, -1e-4], np.float32)
+    a = x.astype(np.float64)
+    np.testing.assert_allclose(jeet.log1p(t(x)).numpy(), np.log1p(a), rtol=4 * UNIT["float32"])
+    np.testing.assert_allclose(jeet.expm1(t(x)).numpy(), np.expm1(a), rtol=4 * UNIT["float32"])
+
+
+def test_isnan_isinf_isfinite_clip():
+    x = np.array([0.0, -1.5, np.nan, np.inf, -np.inf, 7.0], np.float32)
+    for name in ("isnan", "isinf", "isfinite"):
+        got = getattr(jeet, name)(t(x))
+        assert got.dtype == "bool"
+        np.testing.assert_array_equal(got.numpy(), getattr(np, name)(x))
+        i = getattr(jeet, name)(t(np.array([1, 2], np.int32))).numpy()
+        np.testing.assert_array_equal(i, getattr(np, name)(np.array([1, 2])))
+    np.testing.assert_array_equal(jeet.clip(t(x), -1, 2).numpy(), np.clip(x, -1, 2))
+    np.testing.assert_array_equal(t(x).clip(None, 0).numpy(), np.clip(x, None, 0))
+    with pytest.raises(jeet.ArgumentError, match="cannot both be None"):
+        jeet.clip(t(x))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("axis,keepdims,ddof", [(None, False, 0), (1, True, 1),
+                                                ((0, 2), False, 0), (-1, False, 0)])
+def test_var_std(rng, dtype, axis, keepdims, ddof):
+    """Two passes, float16 and bfloat16 in float32: values near 300 (squared
+    deviations past float16's 65504) keep the variance in range."""
+    x = rounded(rng.standard_normal((4, 9, 33)) * 100 + 300, dtype)
+    a = np.asarray(x, np.float64)
+    for name in ("var", "std"):
+        got = getattr(jeet, name)(t(x, dtype), axis, keepdims, ddof)
+        want = getattr(np, name)(a, axis=axis, keepdims=keepdims, ddof=ddof)
+        assert got.shape == np.shape(want) and got.dtype == dtype
+        np.testing.assert_allclose(np.asarray(got.numpy(), np.float64), want,
+                                   rtol=4 * UNIT[dtype] + 1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_log_softmax_and_logsumexp(rng, dtype):
+    x = rounded(rng.uniform(-30, 30, (5, 65)), dtype)
+    x[0, :3] = [np.inf, 1.0, 2.0]        # an infinite maximum
+    x[1, :] = -np.inf                    # a row of -inf
+    a = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        m = a.max(axis=1, keepdims=True)
+        mf = np.where(np.isfinite(m), m, 0)
+        lse = np.log(np.exp(a - mf).sum(axis=1, keepdims=True)) + mf
+    got = np.asarray(jeet.logsumexp(t(x, dtype), 1).numpy(), np.float64)
+    np.testing.assert_allclose(got, lse[:, 0], rtol=4 * UNIT[dtype] + 1e-6)
+    ls = np.asarray(jeet.log_softmax(t(x, dtype), 1).numpy(), np.float64)
+    rows = slice(2, None)  # rows of finite values: NumPy's formula as is
+    want = a[rows] - lse[rows]
+    np.testing.assert_allclose(ls[rows], want, rtol=4 * UNIT[dtype],
+                               atol=4 * UNIT[dtype] * np.abs(a[rows]).max())
+
+
+def test_any_all(rng):
+    x = rng.integers(0, 3, (4, 5)).astype(np.int32)
+    for name in ("any", "all"):
+        for axis in (None, 0, 1):
+            got = getattr(jeet, name)(t(x), axis)
+            assert got.dtype == "bool"
+            np.testing.assert_array_equal(got.numpy(), getattr(np, name)(x, axis=axis))
+    f = np.array([[0.0, np.nan], [0.0, -0.0]], np.float32)
+    np.testing.assert_array_equal(t(f).any(1).numpy(), f.any(1))
+
+
+def test_errors_name_the_problem():
+    x = t(np.zeros((2, 3), np.float32))
+    with pytest.raises(jeet.ShapeError, match="size not equal to one.*axis 0 of shape"):
+        jeet.squeeze(x, 0)
+    with pytest.raises(jeet.ShapeError, match="same shape"):
+        jeet.stack([x, t(np.zeros((3, 2), np.float32))])
+    with pytest.raises(jeet.ShapeError, match="rank >= 2"):
+        jeet.tril(t(np.zeros(3, np.float32)))
+    with pytest.raises(jeet.ShapeError, match="jeet.var: needs a float tensor, got int32"):
+        jeet.var(t(np.zeros(3, np.int32)))
+    with pytest.raises(jeet.ShapeError, match="out of range"):
+        jeet.expand_dims(x, 5)
+    with pytest.raises(TypeError, match="expected a jeet.Tensor"):
+        jeet.log1p([1.0])
+
+
+def test_one_graph_one_kernel(rng):
+    """Built from Jeet's ops, a function is part of the graph and fuses:
+    log_softmax of a tensor is one kernel on the CPU."""
+    x = t(rng.standard_normal((8, 64)).astype(np.float32))
+    stats = jeet.explain(jeet.log_softmax(x, -1))
+    assert "1 kernel(s)" in str(stats)

@@ -65,6 +65,9 @@ MAX = {"float32": float(np.finfo(np.float32).max), "float16": 65504.0,
        "bfloat16": 3.3895313892515355e38}
 TINY = {"float32": 1.1754944e-38, "float16": 6.103515625e-05,
         "bfloat16": 1.1754944e-38}
+# Sums accumulate in float32 (float16 and bfloat16 too): partial sums past
+# this overflow there, in any order, where float64 does not.
+F32_MAX = float(np.finfo(np.float32).max)
 # Units of the dtype and of float32 that an op's own rounding may cost, over
 # the correctly rounded result: the functions are polynomials (CPU) or the
 # GPU's own, a few float32 units from the truth (test_math_accuracy.py).
@@ -242,6 +245,14 @@ UNARY = {
     "asinh": (jeet.asinh, np.arcsinh, ("u", -50, 50), False),
     "acosh": (jeet.acosh, np.arccosh, ("u", 1, 50), False),
     "atanh": (jeet.atanh, np.arctanh, ("u", -1, 1), False),
+    # NumPy functions built from Jeet's ops (python/jeet/_numpy_functions.py).
+    "log1p": (jeet.log1p, np.log1p, ("u", -0.999, 3), False),
+    "expm1": (jeet.expm1, np.expm1, ("u", -12, 12), False),
+    "log2": (jeet.log2, np.log2, ("pos",), False),
+    "log10": (jeet.log10, np.log10, ("pos",), False),
+    "exp2": (jeet.exp2, np.exp2, ("u", -16, 16), False),
+    "square": (jeet.square, np.square, ("u", -4, 4), False),
+    "sign": (jeet.sign, np.sign, ("u", -4, 4), True),
 }
 # Where an op's definition cancels: GELU is 0.5 x (1 + erf(x / sqrt(2)))
 # computed as written (torch's formula), whose 1 + erf(...) loses the result
@@ -584,9 +595,37 @@ class Program:
                 + np.sum(ref, axis=ax, keepdims=True) * EPS32 * x.shape[ax]
         err = np.nan_to_num(prop, nan=INF, posinf=INF) + own(x.dtype, ref, scale)
         err = np.where(np.isinf(umax), INF, err)  # a row may hold an inf
-        # A row holding an infinity or NaN: NaN in NumPy's formula; checked.
-        self.add(jeet.softmax(x.t, axis), x.dtype, ref, err)
-        self.note(f"softmax({x.name}, axis={axis})")
+        kind = self.pick(["softmax", "softmax", "log_softmax", "logsumexp"])
+        if kind == "softmax":
+            # A row holding an infinity or NaN: NaN in NumPy's formula; checked.
+            self.add(jeet.softmax(x.t, axis), x.dtype, ref, err)
+            self.note(f"softmax({x.name}, axis={axis})")
+            return
+        with np.errstate(all="ignore"):
+            lse = np.log(s)
+            # Each is 2-Lipschitz in the largest input's move; the sum's and
+            # the logarithm's rounding are float32 units of |x - max| and
+            # of log(sum) (n terms).
+            prop = np.where(umax > 0, 2 * umax, 0.0)
+            rows_scale = np.max(np.where(np.isfinite(spread), spread, 0.0), axis=ax,
+                                keepdims=True, initial=0.0) + np.abs(lse) + 1
+        if kind == "log_softmax":
+            with np.errstate(all="ignore"):
+                ref = x.ref - m - lse
+                scale = np.abs(ref) + np.where(np.isfinite(spread), spread, 0.0) \
+                    + rows_scale * (x.shape[ax] + 8)
+            t = jeet.log_softmax(x.t, axis)
+        else:
+            with np.errstate(all="ignore"):
+                ref = np.squeeze(m + lse, ax)
+                scale = np.squeeze(np.abs(m) + rows_scale * (x.shape[ax] + 8), ax)
+                prop = np.squeeze(prop, ax)
+            umax = np.squeeze(umax, ax)
+            t = jeet.logsumexp(x.t, axis)
+        err = np.nan_to_num(prop, nan=INF, posinf=INF) + own(x.dtype, ref, scale)
+        err = np.where(np.isinf(umax), INF, err)
+        self.add(t, x.dtype, ref, err)
+        self.note(f"{kind}({x.name}, axis={axis})")
 
     def matmul(self, x):
         if x.dtype == "bool":
@@ -627,7 +666,7 @@ class Program:
             err = np.array(prop + own(x.dtype, ref, scale * (k + 8)))
             # inf * 0 in the sum: NaN in float64 where the inputs hold
             # infinities; the order of the terms decides: not checked.
-            err[np.isnan(scale)] = INF
+            err[np.isnan(scale) | (scale >= F32_MAX)] = INF
         self.add(t, x.dtype, ref, np.asarray(err))
         self.note(f"matmul({x.name}, {y.name})")
 
@@ -671,7 +710,7 @@ class Program:
                 prop = prop + bias.err[None, :, None, None]
             depth = (c // groups) * kh * kw + 8
             err = prop + own(x.dtype, ref, scale * depth) + (rounding if bias else 0)
-            err[np.isnan(scale)] = INF
+            err[np.isnan(scale) | (scale >= F32_MAX)] = INF
             self.add(t, x.dtype, ref, err)
             self.note(f"conv2d({x.name}, {wgt.name}, {bias.name if bias else None}, "
                       f"stride=({sh}, {sw}), padding=({ph}, {pw}), "
@@ -703,7 +742,7 @@ class Program:
             scale = np.sum(np.abs(win), axis=(-2, -1)) / count
             prop = np.sum(uwin, axis=(-2, -1)) / count
         err = prop + own(x.dtype, ref, scale * (kh * kw + 8))
-        err[np.isnan(scale)] = INF
+        err[np.isnan(scale) | (scale * count >= F32_MAX)] = INF  # the window's sum
         self.add(t, x.dtype, ref, err)
         self.note(f"avg_pool2d({x.name}, ({kh}, {kw}), ({sh}, {sw}), ({ph}, {pw}), "
                   f"count_include_pad={include})")
@@ -938,7 +977,8 @@ def reduce_reference(name, dtype, x, u, axis, keepdims):
                 ref = wrap32(ref)
                 return ref, np.where(prop > 0, INF, 0.0)
             err = prop + own(dtype, ref, scale * (n + 8))
-            err = np.where(np.isnan(scale), INF, err)
+            total = scale * n if name == "mean" else scale
+            err = np.where(np.isnan(scale) | (total >= F32_MAX), INF, err)
             return ref, err
         if name in ("max", "min"):
             f = np.max if name == "max" else np.min

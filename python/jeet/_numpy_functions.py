@@ -247,7 +247,9 @@ def log1p(x):
     x = _float_arg("log1p", x)
     dtype, x = x._dtype, _widened(x)  # float16 and bfloat16 in float32
     w = add(x, 1.0)
-    scaled = div(mul(log(w), x), sub(w, 1.0))
+    # log(w) * (x / (w - 1)): the ratio first (near 1), so that a large x
+    # does not overflow the product.
+    scaled = mul(log(w), div(x, sub(w, 1.0)))
     # w = inf (x = inf): log(w) is inf, the quotient NaN; the result is inf.
     return _narrowed(where(eq(w, 1.0), x, where(eq(w, math.inf), w, scaled)), dtype)
 
@@ -259,7 +261,9 @@ def expm1(x):
     dtype, x = x._dtype, _widened(x)  # float16 and bfloat16 in float32
     u = exp(x)
     um1 = sub(u, 1.0)
-    scaled = div(mul(um1, x), log(u))
+    # (u - 1) * (x / log(u)): the ratio first (near 1); (u - 1) x overflowed
+    # for x past 86 in float32 (expm1(85.9) = 2.2e37 came out inf).
+    scaled = mul(um1, div(x, log(u)))
     result = where(eq(u, 1.0), x, where(eq(um1, -1.0), um1, scaled))
     # x = inf: u is inf and the quotient NaN; the result is inf.
     return _narrowed(where(eq(u, math.inf), u, result), dtype)

@@ -94,6 +94,19 @@ def test_elementwise_functions(rng, dtype):
             err_msg=f"{name} {dtype}")
 
 
+def test_log1p_and_expm1_of_large_values():
+    """Kahan's and Goldberg's forms multiply by a ratio near 1 last: (u - 1)
+    x / log(u) overflowed for x past 86 (expm1(85.9) = 2.2e37 came out inf;
+    found by fuzz_numerics.py)."""
+    x = np.array([20.0, 85.9, 88.5, 1e30, 3e38], np.float32)
+    a = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        want = np.expm1(a)
+    got = jeet.expm1(t(x[:3])).numpy()
+    np.testing.assert_allclose(got, want[:3], rtol=8 * UNIT["float32"])
+    np.testing.assert_allclose(jeet.log1p(t(x)).numpy(), np.log1p(a), rtol=8 * UNIT["float32"])
+
+
 def test_log1p_and_expm1_keep_small_values():
     """Computed as log(1 + x) and exp(x) - 1 they would be 0 (or a few bits)
     for |x| below float32's units; they are x there."""

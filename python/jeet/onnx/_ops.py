@@ -224,7 +224,7 @@ def _log1p(u):
     """log(1 + u), accurate for small u as well (Goldberg's form: where 1 + u
     rounds, log(w) u / (w - 1) with w = 1 + u; u itself where w is 1)."""
     w = jt.add(u, 1.0)
-    scaled = jt.div(jt.mul(jt.log(w), u), jt.sub(w, 1.0))
+    scaled = jt.mul(jt.log(w), jt.div(u, jt.sub(w, 1.0)))  # no overflow of log(w) u
     return jt.where(jt.eq(w, 1.0), u, scaled)
 
 

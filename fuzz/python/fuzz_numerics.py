@@ -362,6 +362,7 @@ class Program:
 
     def add(self, t, dtype, ref, err):
         v = Value(t, dtype, ref, err, f"v{len(self.values)}")
+        v.err[np.isnan(v.err)] = INF  # a bound of inf - inf: unknown
         if v.is_float:
             # A value past the dtype's largest may be infinite (rounded to
             # the dtype) or not (kept wider inside a kernel): either.

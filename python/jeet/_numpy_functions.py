@@ -11,11 +11,11 @@ import numpy as np
 
 from . import _dtypes
 from ._dtypes import ArgumentError
-from ._tensor import (Tensor, _as_operands, _fmt_shape, _materialised,
-                      _normalize_axes, _scalar_constant, abs, add, cast,
-                      concatenate, div, eq, exp, full, iota, log, logical_not,
-                      lt, le, gt, ge, max, maximum, mean, min, minimum, mul, ne,
-                      pow, reshape, sqrt, sub, sum, where)
+from ._tensor import (Tensor, _fmt_shape, _materialised, _normalize_axes,
+                      _scalar_constant, abs, add, cast, concatenate, div, eq,
+                      exp, full, ge, gt, iota, le, log, lt, max, maximum, mean,
+                      min, minimum, mul, ne, pow, reshape, sqrt, sub, sum,
+                      where)
 from . import _device
 from .errors import ShapeError
 

@@ -170,13 +170,16 @@ def _negative_part(x):
 def _leaky_relu(n):
     x = n.tensor(0)
     alpha = float(n.attr("alpha", 0.01))
-    return [jt.add(jt.relu(x), jt.mul(_negative_part(x), alpha))]
+    # As ONNX defines it: alpha x where x < 0, else x (-0.0 stays -0.0).
+    return [jt.where(jt.lt(x, 0.0), jt.mul(x, alpha), x)]
 
 
 @converter("PRelu")
 def _prelu(n):
+    # slope x where x < 0, else x: relu(x) + slope min(x, 0) was NaN at x = 0
+    # for an infinite slope (inf * 0) and +0.0 at x = -0.0.
     x, slope = n.tensor(0), n.tensor(1)
-    return [jt.add(jt.relu(x), jt.mul(_negative_part(x), slope))]
+    return [jt.where(jt.lt(x, 0.0), jt.mul(x, slope), x)]
 
 
 def _elu_core(x, alpha):

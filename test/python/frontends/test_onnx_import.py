@@ -1581,3 +1581,23 @@ def test_narrow_instance_norm_computes_in_float32(rng):
     want = _instance_norm(x.astype(np.float64)) * scale.astype(np.float64)[:, None, None] \
         + bias.astype(np.float64)[:, None, None]
     np.testing.assert_allclose(got, want, rtol=2.0 ** -10, atol=4e-3)
+
+
+def test_prelu_and_leaky_relu_as_defined_at_zero():
+    """slope * x where x < 0, else x: relu(x) + slope * min(x, 0) gave NaN at
+    x = 0 for an infinite slope (inf * 0) and +0.0 for -0.0 (onnxruntime:
+    0 and -0.0). Found by a sweep of edge values against onnxruntime."""
+    x = np.array([0.0, -0.0, -2.0, 3.0, np.nan, -np.inf], np.float32)
+    slope = np.array([np.inf, 0.5, 0.5, np.inf, 2.0, 0.25], np.float32)
+    node = helper.make_node("PRelu", ["x", "s"], ["y"])
+    model = make_model([node], [f32("x", [6]), f32("s", [6])], [f32("y", [6])])
+    got = np.asarray(jeet.onnx.load(model, device="cpu")(x, slope)[0])
+    want = np.where(x < 0, slope * x, x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    leaky = make_model([helper.make_node("LeakyRelu", ["x"], ["y"], alpha=0.1)],
+                       [f32("x", [6])], [f32("y", [6])])
+    got = np.asarray(jeet.onnx.load(leaky, device="cpu")(x)[0])
+    want = np.where(x < 0, np.float32(0.1) * x, x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -902,6 +902,9 @@ _REDUCE = {
 
 def _log_sum_exp(x, axes, keepdims):
     m = jt.max(x, axes, True)
+    # An infinite maximum is shifted by 0 instead: x - m was inf - inf (NaN)
+    # where the result is inf, or -inf for a slice of -inf.
+    m = jt.where(jt.eq(jt.sub(m, m), 0.0), m, 0.0)
     s = jt.log(jt.sum(jt.exp(jt.sub(x, m)), axes, True))
     out = jt.add(s, m)
     if not keepdims:

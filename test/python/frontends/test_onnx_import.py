@@ -1601,3 +1601,18 @@ def test_prelu_and_leaky_relu_as_defined_at_zero():
     want = np.where(x < 0, np.float32(0.1) * x, x)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_reduce_log_sum_exp_of_infinite_slices():
+    """An infinite maximum is not subtracted (inf - inf was NaN): a slice
+    holding +inf gives inf, one of -inf alone gives -inf, as onnxruntime
+    and NumPy's float64 give. Found by a sweep of edge values."""
+    x = np.array([[np.inf, 1.0, 2.0], [-np.inf, -np.inf, -np.inf],
+                  [-np.inf, 1.0, np.inf], [1.0, 2.0, 3.0], [np.nan, 1.0, 2.0]], np.float32)
+    node = helper.make_node("ReduceLogSumExp", ["x", "axes"], ["y"], keepdims=0)
+    model = make_model([node], [f32("x", [5, 3])], [f32("y", [5])],
+                       [numpy_helper.from_array(np.array([1], np.int64), "axes")])
+    got = np.asarray(jeet.onnx.load(model, device="cpu")(x)[0])
+    with np.errstate(all="ignore"):
+        want = np.log(np.exp(x.astype(np.float64)).sum(axis=1))
+    np.testing.assert_allclose(got, want, rtol=1e-6)

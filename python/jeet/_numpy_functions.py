@@ -216,7 +216,9 @@ def sign(x):
     one = _scalar_constant(1, x._dtype, "sign")
     minus_one = _scalar_constant(-1, x._dtype, "sign")
     zero = _scalar_constant(0, x._dtype, "sign")
-    return where(gt(x, zero), one, where(lt(x, zero), minus_one, x))
+    # Zeros (either sign) give +0, as NumPy's; NaN stays NaN.
+    return where(gt(x, zero), one, where(lt(x, zero), minus_one,
+                                        where(eq(x, zero), zero, x)))
 
 
 def isnan(x):

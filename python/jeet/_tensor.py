@@ -762,7 +762,14 @@ def remainder(x, y):
     is y's. For integers, remainder(x, 0) is x (numpy gives 0 and warns)."""
     x, divisor = _as_operands("remainder", x, y)
     r = fmod(x, divisor)
-    return where(_rounded_toward_zero_past(r, divisor), add(r, divisor), r)
+    r = where(_rounded_toward_zero_past(r, divisor), add(r, divisor), r)
+    if r._dtype in ("f32", "f16", "bf16"):
+        # A zero remainder takes the divisor's sign too (NumPy: -0.0 for
+        # 0 % -1, +0.0 for -0.0 % 1); fmod gave it the dividend's.
+        zero = _scalar_constant(0.0, r._dtype, "remainder")
+        signed = where(lt(divisor, zero), _scalar_constant(-0.0, r._dtype, "remainder"), zero)
+        r = where(eq(r, zero), signed, r)
+    return r
 
 
 def _rounded_toward_zero_past(r, divisor):

@@ -116,6 +116,13 @@ def test_log1p_and_expm1_keep_small_values():
     np.testing.assert_allclose(jeet.expm1(t(x)).numpy(), np.expm1(a), rtol=4 * UNIT["float32"])
 
 
+def test_sign_of_zeros_and_nan():
+    x = np.array([-0.0, 0.0, np.nan, -np.inf, 3.0, -2.0], np.float32)
+    got = jeet.sign(t(x)).numpy()
+    np.testing.assert_array_equal(got, np.sign(x))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(np.sign(x)))
+
+
 def test_isnan_isinf_isfinite_clip():
     x = np.array([0.0, -1.5, np.nan, np.inf, -np.inf, 7.0], np.float32)
     for name in ("isnan", "isinf", "isfinite"):

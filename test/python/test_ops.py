@@ -311,6 +311,19 @@ def test_float_remainder_operator(rng):
         jeet.remainder(t(a), "3")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_zero_remainders_take_the_divisors_sign(dtype):
+    """NumPy's remainder gives a zero result the divisor's sign (0 % -1 is
+    -0.0, -0.0 % 1 is 0.0); fmod gave it the dividend's. Found by a sweep of
+    edge values against NumPy."""
+    x = np.array([0.0, -0.0, 0.0, -0.0, 4.0, -4.0, 3.0], np.float32)
+    y = np.array([-1.0, 1.0, -np.inf, 2.5, -2.0, 2.0, -1.5], np.float32)
+    got = jeet.remainder(jeet.tensor(x, dtype=dtype), jeet.tensor(y, dtype=dtype)).numpy()
+    want = np.remainder(x, y)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 @pytest.mark.parametrize("dtype,rtol", [("float16", 2e-3), ("bfloat16", 1.6e-2)])
 def test_low_precision(dtype, rtol, rng):
     a, b = randn(rng, 16, 24), randn(rng, 16, 24)

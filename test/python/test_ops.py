@@ -380,3 +380,14 @@ def test_matmul_rank0_error():
     x = jeet.tensor(np.ones((3, 2), np.float32), device="cpu")
     with pytest.raises(jeet.ShapeError, match="rank 1 or more"):
         jeet.matmul(x, 2.0)
+
+
+def test_maximum_of_signed_zeros():
+    """IEEE 754-2019's maximum and minimum: +0.0 is above -0.0, in either
+    order (NumPy returns one operand by position; docs/Reliability.md)."""
+    a = np.array([0.0, -0.0], np.float32)
+    b = np.array([-0.0, 0.0], np.float32)
+    hi = jeet.maximum(jeet.tensor(a), jeet.tensor(b)).numpy()
+    lo = jeet.minimum(jeet.tensor(a), jeet.tensor(b)).numpy()
+    assert not np.signbit(hi).any()
+    assert np.signbit(lo).all()

@@ -11,8 +11,8 @@ import numpy as np
 
 from . import _dtypes
 from ._dtypes import ArgumentError
-from ._tensor import (Tensor, _fmt_shape, _materialised, _normalize_axes,
-                      _scalar_constant, abs, add, cast, concatenate, div, eq,
+from ._tensor import (Tensor, _fmt_shape, _host_values, _materialised,
+                      _normalize_axes, _scalar_constant, abs, add, cast, concatenate, div, eq,
                       exp, full, ge, gt, iota, le, log, lt, max, maximum, mean,
                       min, minimum, mul, ne, pow, reshape, sqrt, sub, sum,
                       where)
@@ -173,13 +173,14 @@ def full_like(x, fill_value, dtype=None):
 def linspace(start, stop, num=50, endpoint=True, dtype="float32", device="auto"):
     """`num` evenly spaced values from start to stop, as numpy.linspace
     (computed in float64, then rounded to dtype)."""
-    values = np.linspace(start, stop, num, endpoint=endpoint, dtype=np.float64)
+    values = _host_values("jeet.linspace", lambda: np.linspace(
+        start, stop, num, endpoint=endpoint, dtype=np.float64))
     return _materialised(values, _dtypes.canonical(dtype), _device.resolve(device))
 
 
 def eye(n, m=None, k=0, dtype="float32", device="auto"):
     """A 2-D tensor with ones on the k-th diagonal, as numpy.eye."""
-    values = np.eye(n, m, k, dtype=np.float64)
+    values = _host_values("jeet.eye", lambda: np.eye(n, m, k, dtype=np.float64))
     return _materialised(values, _dtypes.canonical(dtype), _device.resolve(device))
 
 

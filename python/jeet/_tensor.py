@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _device, _dtypes, _jeet
 from ._dtypes import ArgumentError
-from .errors import JeetError, ShapeError
+from .errors import JeetError, OutOfMemoryError, ShapeError
 
 # DLPack device types (dlpack.h).
 _DL_CPU = 1
@@ -1597,9 +1597,9 @@ def full(shape, fill_value, dtype="float32", device="auto"):
     if isinstance(fill_value, (bool, np.bool_)):
         fill_value = int(fill_value)
     _dtypes.check_scalar(fill_value, dtype, "jeet.full")
-    return _materialised(
-        np.full(shape, fill_value, dtype=_dtypes.NUMPY_DTYPES[dtype]), dtype,
-        _device.resolve(device))
+    values = _host_values("jeet.full", lambda: np.full(
+        shape, fill_value, dtype=_dtypes.NUMPY_DTYPES[dtype]))
+    return _materialised(values, dtype, _device.resolve(device))
 
 
 def ones(*shape, dtype="float32", device="auto"):
@@ -1636,12 +1636,23 @@ def randn(*shape, dtype="float32", device="auto"):
         _rng.standard_normal(shape, dtype=np.float32), dtype, _device.resolve(device))
 
 
+def _host_values(what, make):
+    """make() (NumPy values computed on the host, to be copied into a
+    tensor), NumPy's MemoryError as Jeet's OutOfMemoryError naming `what`."""
+    try:
+        return make()
+    except MemoryError as error:
+        raise OutOfMemoryError(f"{what}: the host has no memory for its values "
+                               f"({error})") from None
+
+
 def arange(start, stop=None, step=1, dtype="float32", device="auto"):
     """Evenly spaced values in [start, stop), like numpy.arange."""
     if stop is None:
         start, stop = 0, start
     dtype = _dtypes.canonical(dtype)
-    values = np.arange(start, stop, step, dtype=np.float64)
+    values = _host_values("jeet.arange",
+                          lambda: np.arange(start, stop, step, dtype=np.float64))
     return _materialised(values, dtype, _device.resolve(device))
 
 

@@ -205,3 +205,13 @@ def test_one_graph_one_kernel(rng):
     x = t(rng.standard_normal((8, 64)).astype(np.float32))
     stats = jeet.explain(jeet.log_softmax(x, -1))
     assert "1 kernel(s)" in str(stats)
+
+
+@pytest.mark.parametrize("make", [lambda: jeet.arange(2**40), lambda: jeet.full((2**40,), 1.0),
+                                  lambda: jeet.linspace(0, 1, 2**40), lambda: jeet.eye(2**20)],
+                         ids=["arange", "full", "linspace", "eye"])
+def test_host_values_beyond_memory_are_out_of_memory_errors(make):
+    """Values made on the host by NumPy (8 TiB here): NumPy's MemoryError is
+    Jeet's OutOfMemoryError (a JeetError), naming the function."""
+    with pytest.raises(jeet.OutOfMemoryError, match=r"jeet\.\w+: the host has no memory"):
+        make()

@@ -202,7 +202,12 @@ def _floor_divide(node, x, y):
             aten.remainder.Scalar_Tensor], needs=("remainder",))
 def _remainder(node, x, y):
     dtype = result_dtype(node)
-    return jt.remainder(_operand(x, dtype), _operand(y, dtype))
+    # torch's remainder: fmod moved by one divisor where its sign differs
+    # from the divisor's; a zero keeps fmod's sign (the dividend's: -0.0 % 1
+    # is -0.0 in torch, +0.0 in NumPy, whose rule jeet.remainder follows).
+    x, y = _operand(x, dtype), _operand(y, dtype)
+    r = jt.fmod(x, y)
+    return jt.where(jt._rounded_toward_zero_past(r, y), jt.add(r, y), r)
 
 
 @converter([aten.fmod.Tensor, aten.fmod.Scalar], needs=("fmod",))

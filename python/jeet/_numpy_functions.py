@@ -12,15 +12,12 @@ import numpy as np
 from . import _dtypes
 from ._dtypes import ArgumentError
 from ._tensor import (Tensor, _fmt_shape, _host_values, _materialised,
-                      _normalize_axes, _scalar_constant, abs, add, cast, concatenate, div, eq,
+                      _narrowed, _normalize_axes, _scalar_constant, _widened, abs, add, cast, concatenate, div, eq,
                       exp, full, ge, gt, iota, le, log, lt, max, maximum, mean,
                       min, minimum, mul, ne, pow, reshape, sqrt, sub, sum,
                       where)
 from . import _device
 from .errors import ShapeError
-
-_NARROW = ("f16", "bf16")
-
 
 def _tensor_arg(opname, x):
     if not isinstance(x, Tensor):
@@ -36,14 +33,6 @@ def _float_arg(opname, x):
             f"jeet.{opname}: needs a float tensor, got {_dtypes.LONG_NAMES[x._dtype]} "
             f"(NumPy's result would be {numpy_result}: cast to float32 first)")
     return x
-
-
-def _widened(x):
-    return cast(x, "float32") if x._dtype in _NARROW else x
-
-
-def _narrowed(y, dtype):
-    return y if y._dtype == dtype else cast(y, dtype)
 
 
 # --------------------------------------------------------------------------
@@ -310,8 +299,8 @@ def var(x, axis=None, keepdims=False, ddof=0):
     """The variance along `axis`, mean((x - mean(x))^2) with `ddof` as
     numpy.var (two passes; float16 and bfloat16 in float32, rounded once)."""
     x = _float_arg("var", x)
-    if not isinstance(ddof, numbers.Integral) or isinstance(ddof, bool):
-        raise ArgumentError(f"jeet.var: ddof must be an int, got {ddof!r}")
+    if not isinstance(ddof, numbers.Real) or isinstance(ddof, bool):
+        raise ArgumentError(f"jeet.var: ddof must be a number, got {ddof!r}")
     axes = _normalize_axes("var", x, axis)
     count = int(np.prod([x.shape[a] for a in axes])) if axes else 1
     wide = _widened(x)

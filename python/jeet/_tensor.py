@@ -603,6 +603,23 @@ _BOOL_ARITHMETIC = {"add": "bitwise_or", "maximum": "bitwise_or",
                     "mul": "bitwise_and", "minimum": "bitwise_and"}
 
 
+# float16 and bfloat16: ops built from several others compute on them in
+# float32 and round the result once (NumPy's and PyTorch's float16
+# functions do; rounded op by op, sums of squares pass 65504 long before
+# their results, and differences cancel).
+_NARROW_FLOATS = ("f16", "bf16")
+
+
+def _widened(x):
+    """x in float32 if it is float16 or bfloat16, else x."""
+    return cast(x, "float32") if x._dtype in _NARROW_FLOATS else x
+
+
+def _narrowed(y, dtype):
+    """y rounded back to `dtype` (jeet's short name) if it is not that."""
+    return y if y._dtype == dtype else cast(y, dtype)
+
+
 def _binary(opname, x, y):
     # The common case, two tensors of one dtype, needs no promotion.
     if type(x) is Tensor and type(y) is Tensor and x._dtype == y._dtype:

@@ -127,6 +127,17 @@ def test_max_pool2d(run, rng, case, dtype):
     np.testing.assert_array_equal(out, expected.astype(dtype))
 
 
+def avg_pool_graph(shape, out_shape, dtype, kernel, strides, padding,
+                   dilations, count_include_pad):
+    t, to = mlir_type(shape, dtype), mlir_type(out_shape, dtype)
+    k = f"array<i64: {kernel[0]}, {kernel[1]}>"
+    return (f"func.func @main(%x: {t}) -> {to} {{\n"
+            f"  %0 = jeet.avg_pool2d %x {{kernel_shape = {k}, "
+            f"{attrs(strides, padding, dilations)}, count_include_pad = "
+            f"{str(count_include_pad).lower()}}} : {t} -> {to}\n"
+            f"  return %0 : {to}\n}}\n")
+
+
 @pytest.mark.parametrize("count_include_pad", [True, False])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16],
                          ids=lambda t: np.dtype(t).name)
@@ -141,13 +152,8 @@ def test_avg_pool2d(run, rng, case, dtype, count_include_pad):
         ones = windows(np.ones((1, 1) + shape[2:]), kernel, strides, padding,
                        dilations, 0.0)
         expected = win.sum(axis=(2, 3)) / ones.sum(axis=(2, 3))
-    t, to = mlir_type(shape, dtype), mlir_type(expected.shape, dtype)
-    k = f"array<i64: {kernel[0]}, {kernel[1]}>"
-    graph = (f"func.func @main(%x: {t}) -> {to} {{\n"
-             f"  %0 = jeet.avg_pool2d %x {{kernel_shape = {k}, "
-             f"{attrs(strides, padding, dilations)}, count_include_pad = "
-             f"{str(count_include_pad).lower()}}} : {t} -> {to}\n"
-             f"  return %0 : {to}\n}}\n")
+    graph = avg_pool_graph(shape, expected.shape, dtype, kernel, strides,
+                           padding, dilations, count_include_pad)
     (out,) = run(graph, [x])
     tol = 1e-6 if dtype == np.float32 else 2e-3
     assert_close(out, expected, rtol=tol, atol=tol, what=str(case))
@@ -164,12 +170,8 @@ def test_f16_avg_pool2d_whose_window_sum_passes_f16(run, rng,
     ones = windows(np.ones((1, 1, 5, 5)), *case[1:], 0.0)
     expected = win.sum(axis=(2, 3)) / (9 if count_include_pad
                                        else ones.sum(axis=(2, 3)))
-    t, to = mlir_type(x.shape, np.float16), mlir_type(expected.shape, np.float16)
-    graph = (f"func.func @main(%x: {t}) -> {to} {{\n"
-             f"  %0 = jeet.avg_pool2d %x {{kernel_shape = array<i64: 3, 3>, "
-             f"{attrs(*case[2:])}, count_include_pad = "
-             f"{str(count_include_pad).lower()}}} : {t} -> {to}\n"
-             f"  return %0 : {to}\n}}\n")
+    graph = avg_pool_graph(x.shape, expected.shape, np.float16, *case[1:],
+                           count_include_pad)
     (out,) = run(graph, [x])
     assert np.isfinite(out).all(), out
     assert_close(out, expected, rtol=2e-3, what="f16 averages near 30000")

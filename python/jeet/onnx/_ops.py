@@ -11,6 +11,8 @@ import numpy as np
 from onnx import TensorProto
 
 from .. import _tensor as jt
+from .._numpy_functions import log1p, logsumexp
+from .._tensor import _narrowed, _widened
 from .. import _frontends as built
 from . import _types
 from ._importer import Static
@@ -223,19 +225,11 @@ def _hard_swish(n):
     return [jt.mul(x, _hard_sigmoid(x, 1.0 / 6.0, 0.5))]
 
 
-def _log1p(u):
-    """log(1 + u), accurate for small u as well (Goldberg's form: where 1 + u
-    rounds, log(w) u / (w - 1) with w = 1 + u; u itself where w is 1)."""
-    w = jt.add(u, 1.0)
-    scaled = jt.mul(jt.log(w), jt.div(u, jt.sub(w, 1.0)))  # no overflow of log(w) u
-    return jt.where(jt.eq(w, 1.0), u, scaled)
-
-
 def _softplus(x):
     # log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): exp(x) overflows
     # past x = 88 in float32 and 11 in float16 (softplus(300) was inf), and
     # log(1 + exp(x)) is 0 for x below -17 where the result is exp(x).
-    return jt.add(jt.relu(x), _log1p(jt.exp(jt.neg(jt.abs(x)))))
+    return jt.add(jt.relu(x), log1p(jt.exp(jt.neg(jt.abs(x)))))
 
 
 @converter("Softplus")
@@ -824,17 +818,6 @@ def _space_to_depth(n):
 # --------------------------------------------------------------------------
 
 
-def _widened(x):
-    """x in float32 if it is float16 or bfloat16: sums of squares and the
-    like pass float16's 65504 long before their results do (an L2 norm of
-    values near 300 was infinite); the result is rounded once."""
-    return jt.cast(x, "f32") if x._dtype in ("f16", "bf16") else x
-
-
-def _narrowed(y, dtype):
-    return y if y._dtype == dtype else jt.cast(y, dtype)
-
-
 def _lp_norm(n, x, axes, p):
     if p not in (1, 2):
         raise n.error(f"p must be 1 or 2, got {p}")
@@ -889,28 +872,16 @@ _REDUCE = {
     "ReduceMax": lambda x, a, k: jt.max(x, a, k),
     "ReduceMin": lambda x, a, k: jt.min(x, a, k),
     "ReduceProd": lambda x, a, k: jt.prod(x, a, k),
-    # float16 and bfloat16 in float32 (see _widened), rounded once.
+    # float16 and bfloat16 in float32 (jeet._tensor._widened), rounded once:
+    # sums of squares pass float16's 65504 long before their norms do.
     "ReduceL1": lambda x, a, k: _narrowed(jt.sum(jt.abs(_widened(x)), a, k), x._dtype),
     "ReduceL2": lambda x, a, k: _narrowed(
         jt.sqrt(jt.sum(jt.mul(_widened(x), _widened(x)), a, k)), x._dtype),
     "ReduceSumSquare": lambda x, a, k: _narrowed(
         jt.sum(jt.mul(_widened(x), _widened(x)), a, k), x._dtype),
     "ReduceLogSum": lambda x, a, k: _narrowed(jt.log(jt.sum(_widened(x), a, k)), x._dtype),
-    "ReduceLogSumExp": lambda x, a, k: _log_sum_exp(x, a, k),
+    "ReduceLogSumExp": lambda x, a, k: logsumexp(x, a, k),
 }
-
-
-def _log_sum_exp(x, axes, keepdims):
-    m = jt.max(x, axes, True)
-    # An infinite maximum is shifted by 0 instead: x - m was inf - inf (NaN)
-    # where the result is inf, or -inf for a slice of -inf.
-    m = jt.where(jt.eq(jt.sub(m, m), 0.0), m, 0.0)
-    s = jt.log(jt.sum(jt.exp(jt.sub(x, m)), axes, True))
-    out = jt.add(s, m)
-    if not keepdims:
-        axes = range(x.ndim) if axes is None else axes
-        out = jt.reshape(out, tuple(d for i, d in enumerate(x.shape) if i not in axes))
-    return out
 
 
 # Reductions of bool tensors (computed on int32 0/1 values), and their

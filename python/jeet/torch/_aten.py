@@ -16,6 +16,7 @@ import weakref
 import torch
 
 from .. import _tensor as jt
+from .._numpy_functions import var
 from .. import _frontends as built
 from . import _dtypes
 
@@ -153,7 +154,7 @@ def _div(node, x, y, rounding_mode=None, dtype=None):
         return jt.div(_operand(x, dtype), _operand(y, dtype))
     if rounding_mode not in ("trunc", "floor") or not hasattr(jt, "floor"):
         raise Unsupported(f"division with rounding_mode={rounding_mode!r}")
-    if dtype in _NARROW:
+    if dtype in jt._NARROW_FLOATS:
         # In float32 (a Python scalar too, as PyTorch keeps it), rounded
         # once: x / y rounded to the narrow type may cross an integer (bf16
         # 2.99 is 3.0), and so may x / 3.3 with 3.3 rounded to f16 first
@@ -549,18 +550,10 @@ def _var(node, x, dims=None, *args, correction=None, keepdim=False, **kwargs):
         correction = 1 if unbiased else 0
         keepdim = args[1] if len(args) > 1 else keepdim
     correction = 1 if correction is None else correction
-    dims = _dims(dims, x.ndim)
-    count = math.prod(x.shape[d] for d in dims)
-    # float16 and bfloat16 in float32, rounded once (as PyTorch): the sum
-    # of squares passes float16's 65504 long before the variance does.
-    dtype = x._dtype
-    if dtype in ("f16", "bf16"):
-        x = jt.cast(x, "f32")
-    mean = jt.mean(x, dims, True)
-    centered = jt.sub(x, mean)
-    total = jt.sum(jt.mul(centered, centered), dims, bool(keepdim))
-    variance = jt.div(total, float(count - correction))
-    return variance if variance._dtype == dtype else jt.cast(variance, dtype)
+    # jeet.var: two passes, float16 and bfloat16 in float32 rounded once (as
+    # PyTorch: the sum of squares passes float16's 65504 long before the
+    # variance does).
+    return var(x, _dims(dims, x.ndim), bool(keepdim), correction)
 
 
 @converter(aten._softmax.default)
@@ -585,11 +578,7 @@ def _layer_norm(node, x, normalized_shape, weight, bias, eps):
     # PyTorch does: squared deviations past 256 overflow float16 (the
     # variance was infinite and every output 0 for values near 300).
     dtype = x._dtype
-    narrow = dtype in ("f16", "bf16")
-    if narrow:
-        x = jt.cast(x, "f32")
-        weight = None if weight is None else jt.cast(weight, "f32")
-        bias = None if bias is None else jt.cast(bias, "f32")
+    x, weight, bias = _widened(x, weight, bias)
     dims = list(range(x.ndim - len(normalized_shape), x.ndim))
     mean = jt.mean(x, dims, True)
     centered = jt.sub(x, mean)
@@ -600,21 +589,15 @@ def _layer_norm(node, x, normalized_shape, weight, bias, eps):
         y = jt.mul(y, weight)
     if bias is not None:
         y = jt.add(y, bias)
-    if narrow:
-        y, mean, rstd = (jt.cast(v, dtype) for v in (y, mean, rstd))
-    return (y, mean, rstd)
+    return tuple(jt._narrowed(v, dtype) for v in (y, mean, rstd))
 
-
-
-_NARROW = ("f16", "bf16")
 
 
 def _widened(*values):
     """Tensors of float16 or bfloat16 cast to float32 (None and others as
     they are): PyTorch computes its composite ops on narrow floats in float32
     (its accumulate type) and rounds the result once."""
-    return tuple(jt.cast(v, "f32") if isinstance(v, jt.Tensor) and v._dtype in _NARROW
-                 else v for v in values)
+    return tuple(jt._widened(v) if isinstance(v, jt.Tensor) else v for v in values)
 
 def _per_channel(v, rank):
     return jt.reshape(v, (v.shape[0],) + (1,) * (rank - 2))

@@ -14,11 +14,13 @@
 #       and Python with numpy, but no LLVM/MLIR: builds libjeet_runtime and
 #       jeet-runner alone (JEET_RUNTIME_ONLY), runs every artifact, checks
 #       each output against its reference and prints a table (name, kernels,
-#       time, GB/s or GFLOP/s, max error, PASS/FAIL), then a residency table:
+#       time, GB/s or GFLOP/s, max error, PASS/FAIL; beside the fused chains
+#       a device-to-device copy of the same bytes), then a residency table:
 #       10-kernel graphs executed on resident inputs with and without
 #       CUDA-graph replay (time per execution, bytes copied and graph and
 #       kernel launches per execution, the allocator's peak next to the
-#       plan). Logs go to OUTDIR.
+#       plan), and each test graph once under compute-sanitizer's memcheck
+#       where the CUDA toolkit has it. Logs go to OUTDIR.
 #       Exit status: 0 all passed, 1 some failed, 2 no usable GPU for GPU
 #       artifacts (the runtime's reason is printed), or the GPU is the Jeet
 #       GPU emulator (JEET_CUDA_DRIVER), whose times are no GPU speed. The
@@ -36,7 +38,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -92,6 +94,13 @@ prepare() {
   cp -r "$repo/include/jeet-c" "$src/include/"
   cp -r "$repo/lib/Runtime" "$src/lib/"
   cp -r "$repo/tools/jeet-runner" "$src/tools/"
+  # The dependency-free headers of include/jeet they include (jeet/Limits.h).
+  local header
+  for header in $(grep -rhoE '#include "jeet/[A-Za-z]+\.h"' "$src" |
+    sed 's/#include "\(.*\)"/\1/' | sort -u); do
+    [ -f "$src/include/$header" ] || [ ! -f "$repo/include/$header" ] ||
+      cp "$repo/include/$header" "$src/include/$header"
+  done
   cat >"$src/CMakeLists.txt" <<'EOF'
 # libjeet_runtime and jeet-runner alone: no LLVM/MLIR (JEET_RUNTIME_ONLY).
 cmake_minimum_required(VERSION 3.16)
@@ -146,6 +155,7 @@ import math
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -363,7 +373,52 @@ def graphs():
                    f'  %r0 = "jeet.reduce_sum"(%a0) {{axes = array<i64: 1>}} '
                    f": ({t(E)}) -> {t([E[0]])}\n",
                    lambda x: [x.sum(axis=1)], kind="bench", tol=1e-3))
+    # Added after the graphs above, whose seeds are their positions.
+    g.append(graph("layernorm", [[256, 1000], [1000], [1000]],
+                   [([256, 1000], "f32")], *layernorm([256, 1000])))
+    L = [8192, 8192]
+    body, ref = chain10(L)
+    g.append(graph("bench_chain10_64M", [L, L], [(L, "f32")], body, ref,
+                   kind="bench"))
+    K = 4096
+    g.append(graph("bench_matmul_4096", [[K, K], [K, K]], [([K, K], "f32")],
+                   matmul_body([K, K], [K, K], [K, K]),
+                   lambda a, b: [a @ b], kind="bench", tol=1e-3,
+                   flops=2 * K ** 3))
+    g.append(graph("bench_softmax_8192x8192", [L], [(L, "f32")],
+                   '  %r0 = "jeet.softmax"(%a0) {axis = 1 : i64} : '
+                   f"({t(L)}) -> {t(L)}\n",
+                   lambda x: [softmax(x, axis=1)], kind="bench"))
+    g.append(graph("bench_layernorm_8192x8192", [L, [L[1]], [L[1]]],
+                   [(L, "f32")], *layernorm(L), kind="bench"))
     return g
+
+
+def layernorm(shape):
+    """Layer normalization over the last axis with a scale and a shift, as
+    the frontends build it: (x - mean) * rsqrt(var + 1e-5) * g + b."""
+    rows, n = shape
+    x, row, v = t(shape), t([rows, 1]), t([n])
+    eps = t([1])
+    body = (f'  %m = "jeet.reduce_mean"(%a0) {{axes = array<i64: 1>, '
+            f"keepdims = true}} : ({x}) -> {row}\n"
+            f'  %d = "jeet.sub"(%a0, %m) : ({x}, {row}) -> {x}\n'
+            f'  %sq = "jeet.mul"(%d, %d) : ({x}, {x}) -> {x}\n'
+            f'  %var = "jeet.reduce_mean"(%sq) {{axes = array<i64: 1>, '
+            f"keepdims = true}} : ({x}) -> {row}\n"
+            f'  %eps = "jeet.constant"() {{value = dense<1.0e-05> : {eps}}} : '
+            f"() -> {eps}\n"
+            f'  %ve = "jeet.add"(%var, %eps) : ({row}, {eps}) -> {row}\n'
+            f'  %rs = "jeet.rsqrt"(%ve) : ({row}) -> {row}\n'
+            f'  %y = "jeet.mul"(%d, %rs) : ({x}, {row}) -> {x}\n'
+            f'  %yg = "jeet.mul"(%y, %a1) : ({x}, {v}) -> {x}\n'
+            f'  %r0 = "jeet.add"(%yg, %a2) : ({x}, {v}) -> {x}\n')
+
+    def ref(x, g, b):
+        m = x.mean(axis=1, keepdims=True)
+        var = ((x - m) ** 2).mean(axis=1, keepdims=True)
+        return [(x - m) / np.sqrt(var + 1e-5) * g + b]
+    return body, ref
 
 
 def make_inputs(entry, seed):
@@ -575,10 +630,7 @@ def run(d, out, runner):
         elif g["flops"]:
             row["rate"] = f"{g['flops'] / ms / 1e6:.1f} GFLOP/s"
         else:
-            nbytes = sum(4 * int(np.prod(s)) for s in g["args"])
-            nbytes += sum((2 if dt == "f16" else 4) * int(np.prod(s))
-                          for s, dt in g["results"])
-            row["rate"] = f"{nbytes / ms / 1e6:.1f} GB/s"
+            row["rate"] = f"{moved_bytes(g) / ms / 1e6:.1f} GB/s"
         if refs is None:
             refs = references(g, [np.load(p) for p in inputs])
         err = 0.0
@@ -602,6 +654,9 @@ def run(d, out, runner):
             row["status"] = "PASS"
         else:
             failures += 1
+    notes = []
+    if device == "gpu":
+        notes = copy_baselines(manifest, rows, runner, log)
     header = ("name", "kernels", "time", "rate", "max err", "result")
     widths = [max(len(str(r[k])) for r in rows + [dict(zip(
         ("name", "kernels", "time", "rate", "err", "status"), header))])
@@ -615,16 +670,118 @@ def run(d, out, runner):
                                for i, (c, w) in enumerate(zip(cells, widths))))
     table = "\n".join(lines)
     skipped = sum(r["status"].startswith("SKIP") for r in rows)
-    summary = (f"{len(rows) - failures - skipped}/{len(rows)} passed, "
+    # The graphs' rows (not the copy baselines').
+    n = len(manifest["graphs"])
+    summary = (f"{n - failures - skipped}/{n} passed, "
                f"{failures} failed, {skipped} skipped on {device}"
                f" in {time.time() - start:.0f} s")
     print(table)
     print(summary)
+    for line in notes:
+        print(line)
+    summary = "\n".join([summary] + notes)
     residency = residency_table(d, out, runner, manifest, log) \
         if device == "gpu" else ""
+    memcheck, unclean = memcheck_section(d, out, runner, manifest, log) \
+        if device == "gpu" else ("", 0)
     with open(f"{out}/table.txt", "w") as f:
-        f.write(table + "\n" + summary + "\n" + residency)
-    return 1 if failures else 0
+        f.write(table + "\n" + summary + "\n" + residency + memcheck)
+    return 1 if failures or unclean else 0
+
+
+# Seconds that compute-sanitizer may take over the test graphs.
+MEMCHECK_BUDGET_S = 150
+
+
+def memcheck_section(d, out, runner, manifest, log):
+    """Each test graph executed once under compute-sanitizer's memcheck (an
+    access out of a buffer's bounds, a misaligned one, an error of the
+    driver API), where the CUDA toolkit's compute-sanitizer is there. Its
+    text, and the number of graphs with errors."""
+    tool = shutil.which("compute-sanitizer") or next(
+        (p for p in ("/usr/local/cuda/bin/compute-sanitizer",)
+         if os.path.exists(p)), None)
+    if tool is None:
+        text = "\nmemcheck: not run (no compute-sanitizer on this machine)\n"
+        print(text, end="")
+        return text, 0
+    clean, unclean, skipped = [], [], []
+    start = time.time()
+    for g in manifest["graphs"]:
+        if g["kind"] != "test" or "compile_error" in g:
+            continue
+        if time.time() - start > MEMCHECK_BUDGET_S:
+            skipped.append(g["name"])
+            continue
+        cmd = ([tool, "--tool", "memcheck", "--error-exitcode", "99",
+                "--print-limit", "10", runner, f"{d}/{g['artifact']}",
+                "--device=gpu"] +
+               [f"--input=@{d}/{p}" for p in g["inputs"]] +
+               [f"--output=@{out}/{g['name']}.memcheck{i}.npy"
+                for i in range(len(g["results"]))])
+        log.write(f"== memcheck {g['name']}\n$ {' '.join(cmd)}\n")
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=120)
+            log.write(r.stdout + r.stderr)
+            ok = r.returncode == 0 and "ERROR SUMMARY: 0 errors" in r.stdout
+        except subprocess.TimeoutExpired:
+            log.write("timed out\n")
+            ok = False
+        (clean if ok else unclean).append(g["name"])
+        for i in range(len(g["results"])):
+            path = f"{out}/{g['name']}.memcheck{i}.npy"
+            if os.path.exists(path):
+                os.remove(path)
+    text = (f"\nmemcheck (compute-sanitizer, one execution each): "
+            f"{len(clean)} test graphs clean, {len(unclean)} with errors"
+            + (f" ({', '.join(unclean)}; see run.log)" if unclean else "")
+            + (f", {len(skipped)} not run (time)" if skipped else "")
+            + f" in {time.time() - start:.0f} s\n")
+    print(text, end="")
+    return text, len(unclean)
+
+
+# The fused elementwise chains measured against a copy of the same bytes.
+COPY_BASELINES = ("bench_chain10_16M", "bench_chain10_64M")
+
+
+def moved_bytes(g):
+    """Bytes an execution reads and writes: its arguments and results."""
+    return sum(4 * int(np.prod(s)) for s in g["args"]) + sum(
+        (2 if dt == "f16" else 4) * int(np.prod(s)) for s, dt in g["results"])
+
+
+def copy_baselines(manifest, rows, runner, log):
+    """A device-to-device copy moving the same bytes as each fused chain
+    (jeet-runner --copy-bandwidth: the copy engine, timed with CUDA events),
+    as rows of the table, and a line per chain: its rate as a share of the
+    copy's (the target: 90% or more). The chains' times are the host's time
+    per execution, synchronisation included."""
+    notes = []
+    by_name = {r["name"]: r for r in rows}
+    for g in manifest["graphs"]:
+        row = by_name.get(g["name"])
+        if g["name"] not in COPY_BASELINES or row is None:
+            continue
+        nbytes = moved_bytes(g)
+        cmd = [runner, f"--copy-bandwidth={nbytes // 2}", "--benchmark=20"]
+        log.write(f"== copy baseline for {g['name']}\n$ {' '.join(cmd)}\n")
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        log.write(r.stdout + r.stderr)
+        m = re.search(r"median ([0-9.]+) ms.*?([0-9.]+) GB/s", r.stdout)
+        copy = dict(name=f"copy ({nbytes / 2**20:.0f} MiB moved, as "
+                    f"{g['name']})", kernels="-", err="-",
+                    time=f"{float(m.group(1)):.3f} ms" if m else "-",
+                    rate=f"{float(m.group(2)):.1f} GB/s" if m else "-",
+                    status="measured" if m else "FAIL (run)")
+        rows.insert(rows.index(row), copy)
+        chain = re.match(r"([0-9.]+) GB/s", row["rate"])
+        if m and chain:
+            share = float(chain.group(1)) / float(m.group(2))
+            notes.append(f"{g['name']}: {100 * share:.0f}% of the copy "
+                         "bandwidth of the same bytes (target: 90% or more)")
+    return notes
 
 
 # Executions timed per replay measurement (after a warm-up one).
@@ -651,8 +808,7 @@ def residency_table(d, out, runner, manifest, log):
             p = f"{out}/{g['name']}.res{i}.npy"
             np.save(p, a)
             inputs.append(p)
-        io_bytes = sum(4 * int(np.prod(s)) for s in g["args"]) + sum(
-            (2 if dt == "f16" else 4) * int(np.prod(s)) for s, dt in g["results"])
+        io_bytes = moved_bytes(g)
         for graphs_on in (True, False):
             cmd = ([runner, f"{d}/{g['artifact']}", "--device=gpu",
                     f"--cuda-graphs={'true' if graphs_on else 'false'}",

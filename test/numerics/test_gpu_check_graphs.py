@@ -127,3 +127,61 @@ def test_residency_table_on_the_emulator(tmp_path, monkeypatch):
     assert launches[11] == "off:", text
     for row in rows:
         assert row[9] == row[10], text                    # peak == plan
+
+
+def test_prepare_ships_a_runtime_that_builds_alone(tmp_path):
+    """`prepare` compiles every graph, stays under its size limit and ships
+    runtime sources that build without LLVM/MLIR (the GPU machine has
+    neither): the runner built from them runs on the emulator."""
+    d = tmp_path / "check"
+    env = dict(driver_env("emulator"), JEET_BUILD_DIR=str(BUILD))
+    prepared = subprocess.run(["bash", str(SCRIPT), "prepare", str(d)],
+                              capture_output=True, text=True, env=env,
+                              timeout=600)
+    assert prepared.returncode == 0, prepared.stdout + prepared.stderr
+    manifest = json.loads((d / "manifest.json").read_text())
+    assert manifest["device"] == "gpu"
+    assert len(manifest["graphs"]) == len(GPU_CHECK.graphs())
+    assert not [g["name"] for g in manifest["graphs"] if "compile_error" in g]
+    size = sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
+    assert size <= GPU_CHECK.MAX_SHIPPED_BYTES
+    build = tmp_path / "runtime"
+    for cmd in (["cmake", "-S", str(d / "src"), "-B", str(build),
+                 "-DCMAKE_BUILD_TYPE=Release"],
+                ["cmake", "--build", str(build), "--parallel", "2"]):
+        step = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=600)
+        assert step.returncode == 0, step.stdout[-3000:] + step.stderr
+    runner = build / "bin" / "jeet-runner"
+    listed = subprocess.run([str(runner), "--list-devices"],
+                            capture_output=True, text=True, env=env,
+                            timeout=60)
+    assert "cuda:0: available (Jeet GPU emulator" in listed.stdout, (
+        listed.stdout + listed.stderr)
+
+
+def test_copy_baselines_on_the_emulator(tmp_path, monkeypatch):
+    """The fused chains' rows get a device-to-device copy of the same bytes
+    beside them (jeet-runner --copy-bandwidth) and a line giving their rate
+    as a share of the copy's."""
+    for key, value in driver_env("emulator").items():
+        monkeypatch.setenv(key, value)
+    entry = next(g for g in GPU_CHECK.graphs()
+                 if g["name"] == "bench_chain10_16M")
+    manifest = dict(graphs=[entry])
+    rows = [dict(name=entry["name"], kernels="1", time="2.000 ms",
+                 rate="100.6 GB/s", err="1e-07", status="PASS")]
+    with open(tmp_path / "log.txt", "w") as log:
+        notes = GPU_CHECK.copy_baselines(
+            manifest, rows, str(BUILD / "bin" / "jeet-runner"), log)
+    assert [r["name"] for r in rows] == [
+        "copy (192 MiB moved, as bench_chain10_16M)", entry["name"]], rows
+    copy = rows[0]
+    assert copy["status"] == "measured", (tmp_path / "log.txt").read_text()
+    rate = float(copy["rate"].split()[0])
+    assert rate > 0
+    assert notes == [f"bench_chain10_16M: {100 * 100.6 / rate:.0f}% of the "
+                     "copy bandwidth of the same bytes (target: 90% or "
+                     "more)"]
+    assert "(emulated GPU: host CPU time, not GPU speed)" in (
+        tmp_path / "log.txt").read_text()

@@ -45,7 +45,11 @@ const char *kUsage =
     "  --print-signature                 print the artifact's signature and\n"
     "                                    exit (nothing runs)\n"
     "  --list-devices                    print the devices and why each is\n"
-    "                                    unavailable, and exit\n";
+    "                                    unavailable, and exit\n"
+    "  --copy-bandwidth=BYTES            no artifact: time device-to-device\n"
+    "                                    copies of BYTES on the CUDA device\n"
+    "                                    (--benchmark runs, default 20) and\n"
+    "                                    print GB/s, bytes read and written\n";
 
 constexpr double kMillisecondsPerSecond = 1e3;
 
@@ -54,7 +58,7 @@ struct RunnerFlags {
   std::string artifactPath;
   std::string device = "auto";
   std::vector<std::string> inputs, outputs;
-  long long benchmark = 0, cudaOrdinal = 0;
+  long long benchmark = 0, cudaOrdinal = 0, copyBandwidth = 0;
   bool printStats = false, printSignature = false, listDevices = false;
   bool help = false;
   bool cudaGraphs = true;
@@ -119,6 +123,10 @@ std::string parseFlags(int argc, char **argv, RunnerFlags &flags) {
     } else if (flagValue(arg, "--benchmark=", value)) {
       if (!parseCount(value, flags.benchmark))
         return "--benchmark: expected a count, given '" + value + "'";
+    } else if (flagValue(arg, "--copy-bandwidth=", value)) {
+      if (!parseCount(value, flags.copyBandwidth) || flags.copyBandwidth == 0)
+        return "--copy-bandwidth: expected a byte count, given '" + value +
+               "'";
     } else if (arg == "--print-stats") {
       flags.printStats = true;
     } else if (arg == "--print-signature") {
@@ -150,6 +158,63 @@ int listDevicesMain() {
       std::printf("%s: unavailable: %s\n", info.name.c_str(),
                   info.reason.c_str());
   }
+  return 0;
+}
+
+/// --copy-bandwidth: the device's own copy engine on `bytes` bytes, the
+/// bandwidth a memory-bound kernel is compared to. Timed with CUDA events
+/// around each copy on the device's stream.
+int copyBandwidthMain(const RunnerFlags &flags) {
+  StatusOr<CudaDevice *> opened =
+      getCudaDevice(static_cast<int>(flags.cudaOrdinal));
+  if (!opened.ok())
+    return fail(opened.status().message());
+  CudaDevice &cuda = **opened;
+  size_t bytes = static_cast<size_t>(flags.copyBandwidth);
+  StatusOr<void *> src = cuda.allocator().allocate(bytes);
+  if (!src.ok())
+    return fail("--copy-bandwidth: " + src.status().message());
+  StatusOr<void *> dst = cuda.allocator().allocate(bytes);
+  if (!dst.ok())
+    return fail("--copy-bandwidth: " + dst.status().message());
+  StatusOr<void *> start = cuda.createEvent();
+  StatusOr<void *> end = cuda.createEvent();
+  if (!start.ok() || !end.ok())
+    return fail("--copy-bandwidth: " +
+                (start.ok() ? end : start).status().message());
+  void *stream = cuda.stream();
+  long long runs = flags.benchmark > 0 ? flags.benchmark : 20;
+  std::vector<double> ms;
+  // One warm-up copy, then the timed ones.
+  for (long long r = 0; r <= runs; ++r) {
+    Status status = cuda.recordEvent(*start, stream);
+    if (status.ok())
+      status = cuda.copyAsync(*dst, *src, bytes, stream);
+    if (status.ok())
+      status = cuda.recordEvent(*end, stream);
+    if (status.ok())
+      status = cuda.synchronizeEvent(*end);
+    if (!status.ok())
+      return fail("--copy-bandwidth: " + status.message());
+    StatusOr<float> elapsed = cuda.elapsedMs(*start, *end);
+    if (!elapsed.ok())
+      return fail("--copy-bandwidth: " + elapsed.status().message());
+    if (r > 0)
+      ms.push_back(*elapsed);
+  }
+  std::sort(ms.begin(), ms.end());
+  double median = ms[ms.size() / 2];
+  std::printf("copy: %zu bytes, %zu runs, median %.3f ms, min %.3f ms, "
+              "%.1f GB/s (bytes read and written)%s\n",
+              bytes, ms.size(), median, ms.front(),
+              2.0 * static_cast<double>(bytes) / median / 1e6,
+              cuda.isEmulated() ? " (emulated GPU: host CPU time, not GPU "
+                                  "speed)"
+                                : "");
+  (void)cuda.destroyEvent(*start);
+  (void)cuda.destroyEvent(*end);
+  (void)cuda.allocator().free(*src);
+  (void)cuda.allocator().free(*dst);
   return 0;
 }
 
@@ -381,6 +446,8 @@ int main(int argc, char **argv) {
   }
   if (flags.listDevices)
     return listDevicesMain();
+  if (flags.copyBandwidth > 0)
+    return copyBandwidthMain(flags);
   if (flags.artifactPath.empty()) {
     std::fputs(kUsage, stderr);
     return fail("no artifact given");

@@ -58,15 +58,18 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(0)
-    rows = []
 
     def rand(*shape):
         return torch.randn(*shape, device=dev, generator=gen)
 
+    print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}, "
+          f"median of {args.runs} runs (CUDA events)", flush=True)
+
     def row(name, ms, nbytes=0, flops=0):
         rate = (f"{flops / ms / 1e9:.1f} TFLOP/s" if flops
                 else f"{nbytes / ms / 1e6:.1f} GB/s")
-        rows.append((name, f"{ms:.3f} ms", rate))
+        # Printed as measured: a run cut short keeps its rows.
+        print(f"{name:<40} {ms:>10.3f} ms {rate:>16}", flush=True)
 
     for log2 in (24, 26):
         n = 1 << log2
@@ -98,12 +101,6 @@ def main():
     r = rand(4096, 4096)
     row("reduce_sum 4096x4096", timed(lambda: r.sum(1), args.runs),
         nbytes=4 * r.numel() + 4 * 4096)
-    print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}, "
-          f"median of {args.runs} runs (CUDA events)")
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    for r in rows:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(r, widths))))
 
 
 if __name__ == "__main__":

@@ -93,7 +93,15 @@ MORE_OPERATORS = ["__mod__", "__rmod__", "__and__", "__rand__", "__or__",
                   "__ror__", "__xor__", "__rxor__", "__rpow__", "__rsub__",
                   "__rmatmul__"]
 MORE_REDUCE = [jeet.min, jeet.prod, jeet.argmax, jeet.argmin]
-OPS = "all"
+# The NumPy functions built from Jeet's ops (--ops numpy, the default: the
+# whole API; programs of --ops all draw none of them, so the seeds of earlier
+# findings replay the same programs).
+NUMPY_UNARY = [jeet.square, jeet.sign, jeet.isnan, jeet.isinf, jeet.isfinite,
+               jeet.log1p, jeet.expm1, jeet.log2, jeet.log10, jeet.exp2,
+               jeet.flatten, jeet.ravel, jeet.zeros_like, jeet.ones_like]
+NUMPY_REDUCE = [jeet.any, jeet.all, jeet.var, jeet.std, jeet.logsumexp]
+NUMPY_AXIS = [jeet.squeeze, jeet.expand_dims, jeet.flip, jeet.log_softmax]
+OPS = "numpy"
 # Set by --check-key for the same program with other data.
 OTHER_DATA = False
 MAX_ELEMENTS = 1 << 12  # data created in full stays small
@@ -292,9 +300,45 @@ class Program:
             return one()
         return tuple(one() for _ in range(src.int(0, rank + 1)))
 
-    def more_op(self, x):
-        """An op of the rest of the API (--ops all)."""
+    def numpy_op(self, x):
+        """A NumPy function of jeet's (--ops numpy), with arguments that
+        mostly fit."""
         src = self.src
+        kind = src.int(0, 6)
+        if kind <= 1:
+            fn = src.pick(NUMPY_UNARY)
+            return f"jeet.{fn.__name__}", lambda: fn(x)
+        if kind == 2:
+            fn = src.pick(NUMPY_REDUCE)
+            axis, keepdims = self.axis(x), src.chance(0.5)
+            if fn in (jeet.var, jeet.std) and src.chance(0.5):
+                ddof = src.pick([0, 1, 2, -1, 0.5, 10**6, "x"])
+                return f"jeet.{fn.__name__}", lambda: fn(x, axis, keepdims,
+                                                         ddof)
+            return f"jeet.{fn.__name__}", lambda: fn(x, axis, keepdims)
+        if kind == 3:
+            fn = src.pick(NUMPY_AXIS)
+            axis = self.axis(x)
+            return f"jeet.{fn.__name__}", lambda: fn(x, axis)
+        if kind == 4:
+            fn = src.pick([jeet.tril, jeet.triu])
+            k = src.pick([0, 1, -1, 3, -100, 2**40, 0.5])
+            return f"jeet.{fn.__name__}", lambda: fn(x, k)
+        if kind == 5:
+            lo = src.pick([None, 0, -1, 0.5, -3.25, self.tensor_or_other()])
+            hi = src.pick([None, 1, 2, 0.25, self.tensor_or_other()])
+            return "jeet.clip", lambda: jeet.clip(x, lo, hi)
+        others = [self.tensor_or_other() for _ in range(src.int(0, 2))]
+        axis = self.axis(x)
+        if axis is None or isinstance(axis, tuple):
+            axis = 0
+        return "jeet.stack", lambda: jeet.stack([x] + others, axis)
+
+    def more_op(self, x):
+        """An op of the rest of the API (--ops all, numpy)."""
+        src = self.src
+        if OPS == "numpy" and src.chance(0.3):
+            return self.numpy_op(x)
         kind = src.int(0, 11)
         if kind <= 1:
             fn = src.pick(MORE_UNARY)
@@ -394,7 +438,7 @@ class Program:
     def op(self):
         src = self.src
         x = self.tensor_or_other()
-        if OPS == "all" and src.chance(0.35):
+        if OPS in ("all", "numpy") and src.chance(0.35):
             return self.more_op(x)
         kind = src.int(0, 10)
         if kind <= 2:
@@ -637,7 +681,7 @@ def seeded_main(args):
                 mode += " --compare-cpu"
             if args.check_key:
                 mode += " --check-key"
-            if args.ops != "all":
+            if args.ops != "numpy":
                 mode += f" --ops {args.ops}"
             if args.sizes != "mixed":
                 mode += f" --sizes {args.sizes}"
@@ -685,11 +729,14 @@ def main():
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
                         help="where the programs' tensors live and run (gpu: "
                         "a GPU or the emulator, JEET_CUDA_DRIVER)")
-    parser.add_argument("--ops", choices=["basic", "all"], default="all",
-                        help="the ops programs draw from: the whole API, or "
-                        "the first set (elementwise, sum/max/mean, softmax, "
-                        "matmul, reshapes, casts), whose seeds replay the "
-                        "programs of earlier findings")
+    parser.add_argument("--ops", choices=["basic", "all", "numpy"],
+                        default="numpy",
+                        help="the ops programs draw from: the whole API "
+                        "(numpy); the API without the NumPy functions built "
+                        "from jeet's ops (all); or the first set "
+                        "(elementwise, sum/max/mean, softmax, matmul, "
+                        "reshapes, casts) (basic). The seeds of earlier "
+                        "findings replay their programs with their set")
     parser.add_argument("--sizes", choices=["small", "mixed"], default="mixed",
                         help="small: dimensions up to 33 and data up to 4096 "
                         "elements, whose seeds replay the programs of earlier "

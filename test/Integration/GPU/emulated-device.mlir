@@ -16,6 +16,7 @@
 // TOOL: device: gpu (cuda:0: Jeet GPU emulator (CPU), sm_90, driver {{[0-9.]+}} (emulated: kernels run on the host CPU; no GPU speed))
 // RUNNER: 4xf32=[1 0 3 0]
 // RUNNER: benchmark: 2 runs, {{.*}} (emulated GPU: host CPU time, not GPU speed)
+// RUNNER: device time: median {{[0-9.]+}} ms, min {{[0-9.]+}} ms (CUDA events around each execution's work) (emulated GPU: host CPU time, not GPU speed)
 // RUNNER: device: cuda:0 (Jeet GPU emulator (CPU), {{.*}}(emulated: kernels run on the host CPU; no GPU speed))
 // LIST: cuda:0: available (Jeet GPU emulator (CPU), {{.*}}(emulated: kernels run on the host CPU; no GPU speed))
 // COPY: copy: 65536 bytes, 3 runs, median {{[0-9.]+}} ms, min {{[0-9.]+}} ms, {{[0-9.]+}} GB/s (bytes read and written) (emulated GPU: host CPU time, not GPU speed)

@@ -20,6 +20,8 @@
 
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
+#include "OpSupport.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -378,15 +380,7 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
                             cast<TypedAttr>(builder.getZeroAttr(elementType)));
   // f16 and bf16 windows are summed and divided in f32: a window of nine
   // values of 30000 sums past f16's 65504 (the average was infinite).
-  Type sumType = elementType;
-  if (elementType.getIntOrFloatBitWidth() < 32) {
-    sumType = builder.getF32Type();
-    windows = CastOp::create(
-        builder, loc, cast<RankedTensorType>(windows.getType()).clone(sumType),
-        windows);
-  }
-  Value sum = ReduceSumOp::create(builder, loc, windows, windowAxes(tiled),
-                                  /*keepdims=*/false);
+  Type sumType = detail::widenLowPrecisionFloat(elementType);
   Value divisor;
   if (getCountIncludePad() || tiled) {
     divisor = scalarConstant(
@@ -413,8 +407,9 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
     divisor = ConstantOp::create(builder, loc,
                                  DenseElementsAttr::get(countType, counts));
   }
-  Value mean = DivOp::create(builder, loc, sum, divisor);
-  if (sumType != elementType)
-    mean = CastOp::create(builder, loc, getType(), mean);
-  return mean;
+  return detail::buildInWideFloat(builder, loc, windows, [&](Value wide) {
+    Value sum = ReduceSumOp::create(builder, loc, wide, windowAxes(tiled),
+                                    /*keepdims=*/false);
+    return DivOp::create(builder, loc, sum, divisor).getResult();
+  });
 }

@@ -449,17 +449,10 @@ Value BroadcastToOp::buildScalar(OpBuilder &, Location, ValueRange operands) {
 /// -0.00586, not -0.00405).
 FailureOr<Value> GeluOp::decompose(OpBuilder &builder, ValueRange operands) {
   Location loc = getLoc();
-  auto type = cast<RankedTensorType>(getType());
-  Type elementType = type.getElementType();
-  if (elementType.getIntOrFloatBitWidth() >= 32) {
-    TensorArithmetic arithmetic{builder, loc, elementType};
-    return buildGelu(*this, arithmetic, operands[0]);
-  }
-  Type f32 = builder.getF32Type();
-  Value wide = CastOp::create(builder, loc, type.clone(f32), operands[0]);
-  TensorArithmetic arithmetic{builder, loc, f32};
-  Value gelu = buildGelu(*this, arithmetic, wide);
-  return CastOp::create(builder, loc, type, gelu).getResult();
+  return detail::buildInWideFloat(builder, loc, operands[0], [&](Value x) {
+    TensorArithmetic arithmetic{builder, loc, getElementTypeOrSelf(x)};
+    return buildGelu(*this, arithmetic, x);
+  });
 }
 
 /// softmax(x) = exp(x - max(x)) / sum(exp(x - max(x))) along the axis:
@@ -469,20 +462,14 @@ FailureOr<Value> GeluOp::decompose(OpBuilder &builder, ValueRange operands) {
 /// a relative error (3% of a bf16 softmax's smaller values at x - max = -10).
 FailureOr<Value> SoftmaxOp::decompose(OpBuilder &builder, ValueRange operands) {
   Location loc = getLoc();
-  Value x = operands[0];
-  auto type = cast<RankedTensorType>(x.getType());
-  bool narrow = type.getElementType().getIntOrFloatBitWidth() < 32;
-  if (narrow)
-    x = CastOp::create(builder, loc, type.clone(builder.getF32Type()), x);
   SmallVector<int64_t> axes = {getAxisAttr().getInt()};
-  Value max = ReduceMaxOp::create(builder, loc, x, axes, /*keepdims=*/true);
-  Value shifted = SubOp::create(builder, loc, x, max);
-  Value exp = ExpOp::create(builder, loc, shifted);
-  Value sum = ReduceSumOp::create(builder, loc, exp, axes, /*keepdims=*/true);
-  Value softmax = DivOp::create(builder, loc, exp, sum);
-  if (narrow)
-    softmax = CastOp::create(builder, loc, type, softmax);
-  return softmax;
+  return detail::buildInWideFloat(builder, loc, operands[0], [&](Value x) {
+    Value max = ReduceMaxOp::create(builder, loc, x, axes, /*keepdims=*/true);
+    Value shifted = SubOp::create(builder, loc, x, max);
+    Value exp = ExpOp::create(builder, loc, shifted);
+    Value sum = ReduceSumOp::create(builder, loc, exp, axes, /*keepdims=*/true);
+    return DivOp::create(builder, loc, exp, sum).getResult();
+  });
 }
 
 FailureOr<Value>
@@ -564,15 +551,15 @@ FailureOr<Value> ReduceMeanOp::decompose(OpBuilder &builder,
     return failure();
   Type elementType = inputType.getElementType();
   Type f32 = builder.getF32Type();
-  if (isa<FloatType>(elementType) && elementType.getIntOrFloatBitWidth() < 32) {
-    Value wide = CastOp::create(builder, loc, inputType.clone(f32), input);
-    Value sum =
-        ReduceSumOp::create(builder, loc, wide, getAxes(), getKeepdims());
-    Value mean = DivOp::create(
-        builder, loc, sum,
-        rank0Constant(builder, loc, f32, static_cast<double>(*count)));
-    return CastOp::create(builder, loc, getType(), mean).getResult();
-  }
+  if (detail::widenLowPrecisionFloat(elementType) != elementType)
+    return detail::buildInWideFloat(builder, loc, input, [&](Value wide) {
+      Value sum =
+          ReduceSumOp::create(builder, loc, wide, getAxes(), getKeepdims());
+      return DivOp::create(
+                 builder, loc, sum,
+                 rank0Constant(builder, loc, f32, static_cast<double>(*count)))
+          .getResult();
+    });
   Value sum =
       ReduceSumOp::create(builder, loc, input, getAxes(), getKeepdims());
   if (isExactIn(elementType, *count)) {

@@ -148,6 +148,19 @@ Type jeet::detail::widenLowPrecisionFloat(Type type) {
   return type;
 }
 
+Value jeet::detail::buildInWideFloat(OpBuilder &builder, Location loc,
+                                     Value input,
+                                     function_ref<Value(Value)> compute) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Type elementType = type.getElementType();
+  Type wide = widenLowPrecisionFloat(elementType);
+  if (wide == elementType)
+    return compute(input);
+  Value result = compute(CastOp::create(builder, loc, type.clone(wide), input));
+  auto resultType = cast<RankedTensorType>(result.getType());
+  return CastOp::create(builder, loc, resultType.clone(elementType), result);
+}
+
 /// Checks `axes` against `rank`: each axis in range, none repeated.
 static LogicalResult verifyAxes(StringRef opName, std::optional<Location> loc,
                                 StringRef what, ArrayRef<int64_t> axes,

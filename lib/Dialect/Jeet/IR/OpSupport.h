@@ -53,6 +53,16 @@ mlir::FailureOr<mlir::Value> decomposeArgReduction(mlir::OpBuilder &builder,
 /// they are.
 mlir::Type widenLowPrecisionFloat(mlir::Type type);
 
+/// `compute` built on `input` in f32 where its element type is f16 or bf16:
+/// the input widened, and the result (of any shape) rounded back to that
+/// type once, as the scalar functions and PyTorch compute (rounded op by op,
+/// a decomposition loses bits between its ops, and its sums overflow past
+/// 65504). Other element types: compute(input) as it is.
+mlir::Value
+buildInWideFloat(mlir::OpBuilder &builder, mlir::Location loc,
+                 mlir::Value input,
+                 llvm::function_ref<mlir::Value(mlir::Value)> compute);
+
 /// The scalar function of a comparison: `floatPredicate` on floats (f16 and
 /// bf16 widened to f32, which is exact), `intPredicate` on integers,
 /// `boolPredicate` on booleans (i1, whose true is 1: unsigned).

@@ -133,7 +133,11 @@ run() {
   out=$(cd "$out" && pwd)
   local build=$out/build
   echo "gpu-check: building libjeet_runtime and jeet-runner (log: $out/build.log)"
-  if ! { cmake -S "$dir/src" -B "$build" -DCMAKE_BUILD_TYPE=Release &&
+  # Ninja where it is there (a machine may have CMake and Ninja but no make).
+  local generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  if ! { cmake -S "$dir/src" -B "$build" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release &&
     cmake --build "$build" --parallel "$(nproc 2>/dev/null || echo 4)"; } \
     >"$out/build.log" 2>&1; then
     tail -20 "$out/build.log" >&2

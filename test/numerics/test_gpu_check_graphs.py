@@ -7,6 +7,8 @@ residency table, computed on the emulator, shows what it should."""
 import json
 import pathlib
 import platform
+import re
+import shutil
 import subprocess
 import sys
 import types
@@ -185,3 +187,67 @@ def test_copy_baselines_on_the_emulator(tmp_path, monkeypatch):
                      "more)"]
     assert "(emulated GPU: host CPU time, not GPU speed)" in (
         tmp_path / "log.txt").read_text()
+
+
+def find_ptxas():
+    """ptxas of the CUDA toolkit the build found (lit's `ptxas` feature),
+    else on PATH."""
+    cache = BUILD / "CMakeCache.txt"
+    roots = []
+    if cache.exists():
+        for line in cache.read_text().splitlines():
+            if line.startswith("JEET_CUDA_ROOT:"):
+                roots.append(pathlib.Path(line.split("=", 1)[1]) / "bin")
+    for root in roots + [pathlib.Path("/usr/local/cuda/bin")]:
+        if (root / "ptxas").exists():
+            return str(root / "ptxas")
+    return shutil.which("ptxas")
+
+
+PTXAS = find_ptxas()
+# The static shared memory a kernel may declare (more needs the dynamic kind
+# and an opt-in attribute at launch).
+STATIC_SHARED_LIMIT = 48 * 1024
+ALL_GRAPHS = [(seed, g) for seed, g in enumerate(GPU_CHECK.graphs())]
+
+
+@pytest.mark.skipif(PTXAS is None, reason="no ptxas (the CUDA toolkit)")
+@pytest.mark.parametrize("seed,entry", ALL_GRAPHS,
+                         ids=[g["name"] for _, g in ALL_GRAPHS])
+def test_ptx_assembles_within_launch_limits(tmp_path, seed, entry):
+    """What the hardware check loads, as the driver's JIT will see it: each
+    graph's PTX for sm_90 (benchmarks included, which only hardware runs)
+    assembles with ptxas; every kernel names its block size (.maxntid:
+    ptxas then fits its registers to a block of that size, which a launch
+    could otherwise be refused for), spills nothing and declares static
+    shared memory within 48 KiB."""
+    source = tmp_path / "graph.mlir"
+    source.write_text(entry["mlir"])
+    ptx = tmp_path / "graph.ptx"
+    translated = subprocess.run(
+        [str(BUILD / "bin" / "jeet-translate"), "--jeet-to-ptx",
+         "--jeet-gpu-chip=sm_90", f"--jeet-fuse={str(entry['fuse']).lower()}",
+         str(source), "-o", str(ptx)],
+        capture_output=True, text=True, timeout=300)
+    assert translated.returncode == 0, translated.stderr
+    text = ptx.read_text()
+    kernels = re.findall(r"\.entry (\w+)\(", text)
+    if not kernels:
+        # A graph of views only (reshape) launches nothing.
+        assert text.strip() == "// no kernels", text[:200]
+        return
+    assert len(re.findall(r"\.maxntid \d+, \d+, \d+", text)) == len(kernels), (
+        "a kernel without .maxntid")
+    assembled = subprocess.run(
+        [PTXAS, "-v", "--gpu-name", "sm_90", str(ptx), "-o",
+         str(tmp_path / "graph.cubin")],
+        capture_output=True, text=True, timeout=300)
+    assert assembled.returncode == 0, assembled.stderr
+    info = assembled.stderr + assembled.stdout
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads",
+                        info)
+    assert len(spills) == len(kernels), info
+    assert all(s == ("0", "0") for s in spills), info
+    for used in re.findall(r"Used \d+ registers[^\n]*", info):
+        smem = re.search(r"(\d+) bytes smem", used)
+        assert not smem or int(smem.group(1)) <= STATIC_SHARED_LIMIT, used

@@ -74,4 +74,19 @@ without_llvm env LD_BIND_NOW=1 "$venv_python" "$root/scripts/check-wheel.py" "$p
 echo "== with LLVM hidden: examples/seed.py, from $work =="
 cp "$root/examples/seed.py" "$work/seed.py"
 without_llvm "$venv_python" "$work/seed.py"
+echo "== with LLVM hidden: scripts/gpu-python-check.sh on this wheel =="
+# Its GPU tests need a GPU: without one it installs the wheel, lists the
+# devices and stops with status 2, saying so.
+set +e
+without_llvm env PYTHON="$python" bash "$root/scripts/gpu-python-check.sh" \
+  "$wheel" "$work/gpu-python-check" >"$work/gpc.log" 2>&1
+gpc=$?
+set -e
+cat "$work/gpc.log"
+if [ $gpc -eq 2 ] && grep -q "gpu-python-check: error: no usable GPU" "$work/gpc.log"; then
+  echo "(no GPU here: its tests wait for a GPU machine)"
+elif [ $gpc -ne 0 ]; then
+  echo "wheel-check: FAIL: gpu-python-check.sh exited with $gpc" >&2
+  exit 1
+fi
 echo "wheel-check: PASS ($(basename "$wheel"), $(du -h "$wheel" | cut -f1))"

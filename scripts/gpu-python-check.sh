@@ -30,6 +30,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -rf "$out/site"
+export PIP_ROOT_USER_ACTION=ignore
 "$python" -m pip install -q --no-index --no-deps --no-compile \
   --target "$out/site" "$wheel"
 export PYTHONPATH="$out/site"

@@ -493,6 +493,9 @@ class Program:
                 au, bu = slack(a, au, x.dtype), slack(b, bu, x.dtype)
                 unknown = (np.abs(a - b) <= au + bu) & ((au > 0) | (bu > 0))
                 unknown |= (np.isnan(a) | np.isnan(b)) & ((au > 0) | (bu > 0))
+                # An operand not known at all (an infinite reference of
+                # inexact inputs: -inf - -inf is no distance).
+                unknown |= np.isinf(au) | np.isinf(bu)
             dtype = "bool"
         self.add(fn(x.t, yt), dtype, ref, np.where(unknown, INF, 0.0))
         self.note(f"{name}({x.name}, {yname})")

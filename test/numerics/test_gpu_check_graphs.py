@@ -160,6 +160,18 @@ def test_prepare_ships_a_runtime_that_builds_alone(tmp_path):
                             timeout=60)
     assert "cuda:0: available (Jeet GPU emulator" in listed.stdout, (
         listed.stdout + listed.stderr)
+    # scripts/gpu-session.sh, what a GPU machine runs, on that folder with
+    # no driver to find: gpu-check stops with status 2, saying why, and the
+    # files to bring back are there.
+    out = tmp_path / "session"
+    session = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "gpu-session.sh"), str(d), "-",
+         str(out)], capture_output=True, text=True, timeout=600,
+        env=dict(env, JEET_CUDA_DRIVER=str(tmp_path / "missing.so")))
+    assert session.returncode == 2, session.stdout + session.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "build.log", "gpu-check.txt", "peers.txt", "run.log", "smi.txt"]
+    assert "gpu-check: error: no usable GPU" in (out / "gpu-check.txt").read_text()
 
 
 def test_copy_baselines_on_the_emulator(tmp_path, monkeypatch):

@@ -66,6 +66,26 @@ def test_elementwise_f16(rng):
 
 
 @requires_gpu
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_results_read_across_the_kernels_of_one_group(rng, dtype):
+    """A group returning a broadcast, a comparison of it and its maximum over
+    the middle axis: the reduction reads the broadcast that the comparison's
+    tiles wrote, in rows of another size, so it runs as a kernel after them
+    (in one launch, f16 rows that another block had not written yet came
+    back NaN: fuzz_numerics.py seed 109,407)."""
+    x = (rng.standard_normal((7, 5, 16, 4)) * 10).astype(dtype)
+    y = rng.standard_normal((16, 4)).astype(dtype)
+    b = jeet.broadcast_to(jeet.tensor(x, dtype=dtype, device="gpu"),
+                          [1, 7, 5, 16, 4])
+    less = jeet.lt(b, jeet.tensor(y, dtype=dtype, device="gpu"))
+    top = jeet.max(b, axis=-3)
+    jeet.execute(top, less, b)
+    np.testing.assert_array_equal(top.numpy(), x.max(axis=1)[None])
+    np.testing.assert_array_equal(less.numpy(), (x < y)[None])
+    np.testing.assert_array_equal(b.numpy(), x[None])
+
+
+@requires_gpu
 def test_jit_on_the_gpu(rng):
     @jeet.jit
     def layer(x, w):

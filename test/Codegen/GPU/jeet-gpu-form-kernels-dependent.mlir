@@ -22,3 +22,29 @@ func.func @reduction_feeds_matmul(%x: tensor<4x6xf32>, %w: tensor<1x5xf32>) -> t
   }
   return %m : tensor<4x5xf32>
 }
+
+// The other way round: a group returns a broadcast, a comparison of it and
+// its maximum over the middle dimension. The comparison is tiled first and
+// yields the broadcast's tiles; the reduction, tiled next (in rows of
+// another size), reads that result. In one launch, a block of the reduction
+// read rows another block had not written yet (NaN where the memory was
+// fresh; found by fuzz_numerics.py on the GPU emulator, seed 109,407), so
+// the reduction is a kernel of its own, launched after.
+// (Kernel ids count on from the function above's 0 and 1.)
+// CHECK-LABEL: func.func @reduction_reads_a_yielded_broadcast
+// CHECK: scf.forall
+// CHECK: arith.cmpf olt
+// CHECK: } {jeet.kernel = 2 : i64
+// CHECK: scf.forall
+// CHECK: arith.maximumf
+// CHECK: } {jeet.kernel = 3 : i64
+func.func @reduction_reads_a_yielded_broadcast(%x: tensor<7x5x16x4xf16>, %y: tensor<16x4xf16>) -> (tensor<1x7x16x4xf16>, tensor<1x7x5x16x4xi1>, tensor<1x7x5x16x4xf16>) {
+  %r:3 = jeet.fusion(%x, %y) : (tensor<7x5x16x4xf16>, tensor<16x4xf16>) -> (tensor<1x7x5x16x4xf16>, tensor<1x7x16x4xf16>, tensor<1x7x5x16x4xi1>) {
+  ^bb0(%a: tensor<7x5x16x4xf16>, %b: tensor<16x4xf16>):
+    %0 = jeet.broadcast_to %a : tensor<7x5x16x4xf16> -> tensor<1x7x5x16x4xf16>
+    %1 = jeet.reduce_max %0 {axes = array<i64: 2>} : tensor<1x7x5x16x4xf16> -> tensor<1x7x16x4xf16>
+    %2 = jeet.lt %0, %b : tensor<1x7x5x16x4xf16>, tensor<16x4xf16> -> tensor<1x7x5x16x4xi1>
+    jeet.yield %0, %1, %2 : tensor<1x7x5x16x4xf16>, tensor<1x7x16x4xf16>, tensor<1x7x5x16x4xi1>
+  }
+  return %r#1, %r#2, %r#0 : tensor<1x7x16x4xf16>, tensor<1x7x5x16x4xi1>, tensor<1x7x5x16x4xf16>
+}

@@ -30,6 +30,12 @@ GPU_PROGRAMS = 150
 # test_dtypes.py's test_narrow_*_rounds_once and test_numpy_functions.py
 # are the lasting guards.
 FINDINGS = [641, 1638, 2831]
+# On the GPU (the emulator), seeds of the generator of 2026-12-04's fourth
+# session: 109407, a reduction in the same launch as the comparison whose
+# tiles wrote the broadcast it read (NaN); 112476, a mean whose tiles held
+# 124,000 bytes of workgroup memory (a compilation error). test_gpu.py has
+# the lasting guards.
+GPU_FINDINGS = [109407, 112476]
 
 
 def run_fuzzer(*args):
@@ -58,7 +64,7 @@ def test_numeric_fuzzer_on_the_gpu():
 
 @requires_gpu
 def test_numeric_fuzzer_gpu_findings_replay():
-    for seed in FINDINGS:
+    for seed in FINDINGS + GPU_FINDINGS:
         out = run_fuzzer("--seed", str(seed), "--count", "1", "--device", "gpu")
         assert f"1 programs (seeds {seed}..{seed};" in out
 

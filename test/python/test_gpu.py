@@ -86,6 +86,21 @@ def test_results_read_across_the_kernels_of_one_group(rng, dtype):
 
 
 @requires_gpu
+def test_mean_of_a_returned_value_computed_in_the_tile(rng):
+    """A mean over rows of 31 of a remainder of a broadcast the graph also
+    returns: each tile holds the remainder for its reduction, and tiles of
+    1000 rows needed 124,000 bytes of workgroup memory (a compilation error;
+    fuzz_numerics.py seed 112,476); they take what fits 32 KiB."""
+    x = rng.standard_normal((1000, 31)).astype(np.float32)
+    b = jeet.broadcast_to(jeet.tensor(x, device="gpu"), [2, 1000, 31])
+    m = jeet.mean(jeet.fmod(b, -0.2079), axis=-1)
+    jeet.execute(m, b)
+    ref = np.fmod(x.astype(np.float64), np.float32(-0.2079)).mean(axis=-1)
+    close(m.numpy(), np.broadcast_to(ref, (2, 1000)), rtol=1e-5)
+    np.testing.assert_array_equal(b.numpy(), np.broadcast_to(x, (2, 1000, 31)))
+
+
+@requires_gpu
 def test_jit_on_the_gpu(rng):
     @jeet.jit
     def layer(x, w):

@@ -146,11 +146,56 @@ static void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
   }
 }
 
+/// The bytes per output of the largest input that a reduction of `root`'s
+/// tile reads from another op of the tile (what the tile then holds in
+/// workgroup memory, reduced elements x element bytes for each output): a
+/// reduction of `group` that `root` is or depends on, whose input another
+/// linalg op of the group computes (lowering left it a generic of its own,
+/// as it does for a value the group also returns). 0 where none does.
+static int64_t
+stagedBytesPerOutput(linalg::LinalgOp root, Block *block,
+                     const llvm::SetVector<Operation *> &group,
+                     const llvm::SmallPtrSetImpl<Operation *> &split) {
+  int64_t most = 0;
+  SmallVector<Operation *> worklist = {root};
+  llvm::SmallPtrSet<Operation *, 16> seen = {root};
+  while (!worklist.empty()) {
+    auto op = dyn_cast<linalg::LinalgOp>(worklist.pop_back_val());
+    if (!op)
+      continue;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t reduced = 1;
+    for (auto [range, iterator] : llvm::zip(ranges, op.getIteratorTypesArray()))
+      if (iterator == utils::IteratorType::reduction)
+        reduced = ShapedType::isDynamic(range) ? 1 : reduced * range;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Operation *def = input->get().getDefiningOp();
+      Operation *producer = def ? block->findAncestorOpInBlock(*def) : nullptr;
+      if (!producer || !group.contains(producer) || split.contains(producer) ||
+          isa<scf::ForallOp>(producer))
+        continue;
+      auto type = dyn_cast<RankedTensorType>(input->get().getType());
+      if (op.getNumReductionLoops() > 0 && isa<linalg::LinalgOp>(producer) &&
+          type && type.getElementType().isIntOrFloat())
+        most = std::max(
+            most,
+            reduced * static_cast<int64_t>(llvm::divideCeil(
+                          type.getElementType().getIntOrFloatBitWidth(), 8)));
+      if (seen.insert(producer).second)
+        worklist.push_back(producer);
+    }
+  }
+  return most;
+}
+
 /// Tile sizes of the kernel whose result `root` computes: its parallel
-/// dimensions only (reductions stay whole inside a tile).
+/// dimensions only (reductions stay whole inside a tile). `stagedBytes`:
+/// stagedBytesPerOutput of the root, which bounds the outputs a tile takes
+/// so that what it stages fits kRowStagingBytes.
 static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
                                             bool hasMatmul, unsigned rowDims,
-                                            int64_t rows) {
+                                            int64_t rows,
+                                            int64_t stagedBytes = 0) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   if (rowDims > 0) {
     // The last row op of a multi-reduction group: blocks of `rows` rows (a
@@ -185,6 +230,12 @@ static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
                                                    : kElementwiseTileElements;
   if (isRowReduction(root))
     budget = kRowsPerTile;
+  // A reduction's input computed in the tile is held there whole (a
+  // 1000 x 31 remainder under a mean over 31, whose input the group also
+  // returned: 124,000 bytes, past the block's workgroup memory).
+  if (stagedBytes > 0)
+    budget =
+        std::min(budget, std::max<int64_t>(1, kRowStagingBytes / stagedBytes));
   for (unsigned dim : llvm::reverse(parallel)) {
     int64_t size = std::max<int64_t>(1, std::min(ranges[dim], budget));
     sizes[dim] = size;
@@ -539,7 +590,9 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   if (info.multiReduction && !rowTiles)
     split = findRowReductions(group);
   SmallVector<int64_t> tileSizes = chooseTileSizes(
-      root, hasMatmul, rowTiles ? info.rowDims : 0, info.rowsPerTile);
+      root, hasMatmul, rowTiles ? info.rowDims : 0, info.rowsPerTile,
+      hasMatmul || rowTiles ? 0
+                            : stagedBytesPerOutput(root, block, group, split));
   unsigned numTiled = llvm::count_if(tileSizes, [](int64_t s) { return s; });
   if (numTiled == 0)
     return wrapInOneTile(rewriter, group, root, kernelId);

@@ -165,3 +165,25 @@ func.func @transpose_then_sum(%x: tensor<256x256xf32>) -> tensor<f32> {
   %s = jeet.reduce_sum %t {axes = array<i64: 0, 1>} : tensor<256x256xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// A mean over rows of 31 of a remainder of a broadcast that the group also
+// returns: lowering leaves the remainder a generic of its own (its input is
+// returned too), so each tile holds it whole for the reduction, 31 values of
+// 4 bytes per output. Tiles of 1000 outputs held 124,000 bytes, a
+// compilation error ("needs 124000 bytes of workgroup memory"; the numeric
+// fuzzer on the GPU emulator, seed 112,476); they now take as many outputs
+// as fit 32 KiB: 264.
+// CHECK-LABEL: func.func @mean_of_a_returned_broadcast
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (2, 1000) step (1, 264)
+// CHECK: arith.remf
+// CHECK: arith.addf
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (2, 1000, 31)
+func.func @mean_of_a_returned_broadcast(%x: tensor<1000x31xf32>) -> (tensor<2x1000xf32>, tensor<2x1000x31xf32>) {
+  %0 = jeet.broadcast_to %x : tensor<1000x31xf32> -> tensor<2x1000x31xf32>
+  %c = jeet.constant dense<-0.2079> : tensor<f32>
+  %1 = jeet.rem %0, %c : tensor<2x1000x31xf32>, tensor<f32> -> tensor<2x1000x31xf32>
+  %2 = jeet.reduce_mean %1 {axes = array<i64: 2>} : tensor<2x1000x31xf32> -> tensor<2x1000xf32>
+  return %2, %0 : tensor<2x1000xf32>, tensor<2x1000x31xf32>
+}

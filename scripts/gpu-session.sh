@@ -6,7 +6,8 @@
 #
 # CHECKDIR is what `scripts/gpu-check.sh prepare` wrote; WHEEL a
 # self-contained wheel for the GPU machine's Python (`make wheel
-# PYTHON=python3.12`), or - to leave the Python package out. Runs, in order:
+# PYTHON=python3.12 WHEEL_BUILD_DIR=build-wheel312`), or - to leave the
+# Python package out. Runs, in order:
 # nvidia-smi; `gpu-check.sh run` (the ahead-of-time artifacts, their tables,
 # memcheck; 420 s at most); `gpu-python-check.sh` (the JIT path, 180 s);
 # bench/gpu_peers.py (PyTorch on the same workloads, 120 s). Writes at most

@@ -94,9 +94,15 @@ def test_mean_of_a_returned_value_computed_in_the_tile(rng):
     x = rng.standard_normal((1000, 31)).astype(np.float32)
     b = jeet.broadcast_to(jeet.tensor(x, device="gpu"), [2, 1000, 31])
     m = jeet.mean(jeet.fmod(b, -0.2079), axis=-1)
-    jeet.execute(m, b)
-    ref = np.fmod(x.astype(np.float64), np.float32(-0.2079)).mean(axis=-1)
+    # Two such inputs in one tile: their bytes add up (66,528 bytes when
+    # each was held to 32 KiB alone).
+    m2 = m + jeet.max(jeet.exp(b), axis=-1)
+    jeet.execute(m, m2, b)
+    x64 = x.astype(np.float64)
+    ref = np.fmod(x64, np.float32(-0.2079)).mean(axis=-1)
     close(m.numpy(), np.broadcast_to(ref, (2, 1000)), rtol=1e-5)
+    close(m2.numpy(), np.broadcast_to(ref + np.exp(x64).max(axis=-1), (2, 1000)),
+          rtol=1e-5)
     np.testing.assert_array_equal(b.numpy(), np.broadcast_to(x, (2, 1000, 31)))
 
 

@@ -146,17 +146,18 @@ static void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
   }
 }
 
-/// The bytes per output of the largest input that a reduction of `root`'s
-/// tile reads from another op of the tile (what the tile then holds in
-/// workgroup memory, reduced elements x element bytes for each output): a
-/// reduction of `group` that `root` is or depends on, whose input another
-/// linalg op of the group computes (lowering left it a generic of its own,
-/// as it does for a value the group also returns). 0 where none does.
+/// The bytes per output of the inputs that the reductions of `root`'s tile
+/// read from other ops of the tile (what the tile then holds in workgroup
+/// memory, reduced elements x element bytes for each output, summed over
+/// them): a reduction of `group` that `root` is or depends on, whose input
+/// another linalg op of the group computes (lowering left it a generic of
+/// its own, as it does for a value the group also returns). 0 where none
+/// does.
 static int64_t
 stagedBytesPerOutput(linalg::LinalgOp root, Block *block,
                      const llvm::SetVector<Operation *> &group,
                      const llvm::SmallPtrSetImpl<Operation *> &split) {
-  int64_t most = 0;
+  int64_t total = 0;
   SmallVector<Operation *> worklist = {root};
   llvm::SmallPtrSet<Operation *, 16> seen = {root};
   while (!worklist.empty()) {
@@ -177,15 +178,14 @@ stagedBytesPerOutput(linalg::LinalgOp root, Block *block,
       auto type = dyn_cast<RankedTensorType>(input->get().getType());
       if (op.getNumReductionLoops() > 0 && isa<linalg::LinalgOp>(producer) &&
           type && type.getElementType().isIntOrFloat())
-        most = std::max(
-            most,
+        total +=
             reduced * static_cast<int64_t>(llvm::divideCeil(
-                          type.getElementType().getIntOrFloatBitWidth(), 8)));
+                          type.getElementType().getIntOrFloatBitWidth(), 8));
       if (seen.insert(producer).second)
         worklist.push_back(producer);
     }
   }
-  return most;
+  return total;
 }
 
 /// Tile sizes of the kernel whose result `root` computes: its parallel

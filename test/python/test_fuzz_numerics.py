@@ -33,9 +33,11 @@ FINDINGS = [641, 1638, 2831]
 # On the GPU (the emulator), seeds of the generator of 2026-12-04's fourth
 # session: 109407, a reduction in the same launch as the comparison whose
 # tiles wrote the broadcast it read (NaN); 112476, a mean whose tiles held
-# 124,000 bytes of workgroup memory (a compilation error). test_gpu.py has
+# 124,000 bytes of workgroup memory (a compilation error); 140402, a
+# convolution, a comparison and a select that jeet-sink-reshapes could not
+# rewrite to a fixed point (no message). test_gpu.py has
 # the lasting guards.
-GPU_FINDINGS = [109407, 112476]
+GPU_FINDINGS = [109407, 112476, 140402]
 
 
 def run_fuzzer(*args):

@@ -106,6 +106,36 @@ def test_mean_of_a_returned_value_computed_in_the_tile(rng):
     np.testing.assert_array_equal(b.numpy(), np.broadcast_to(x, (2, 1000, 31)))
 
 
+def test_select_after_a_convolution_with_an_operand_across_its_rows(rng):
+    """where(conv2d(x, w, b) > y, y, z) with z broadcast along the rows of
+    the output: jeet-sink-reshapes could not converge and the compilation
+    failed with no message, on either device (fuzz_numerics.py on the GPU,
+    seed 140,402)."""
+    select_after_a_convolution(rng, "cpu")
+
+
+@requires_gpu
+def test_select_after_a_convolution_on_the_gpu(rng):
+    select_after_a_convolution(rng, "gpu")
+
+
+def select_after_a_convolution(rng, device):
+    x = rng.standard_normal((2, 3, 5, 16)).astype(np.float32)
+    w = rng.standard_normal((1, 3, 1, 2)).astype(np.float32)
+    b = rng.standard_normal(1).astype(np.float32)
+    y = rng.standard_normal((2, 1, 7, 8)).astype(np.float32)
+    z = rng.standard_normal((1, 1, 1, 8)).astype(np.float32)
+    X, W, B, Y, Z = (jeet.tensor(v, device=device) for v in (x, w, b, y, z))
+    out = jeet.where(jeet.conv2d(X, W, B, (1, 2), (1, 0)) > Y, Y, Z)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (0, 0)))
+    conv = np.zeros((2, 1, 7, 8)) + b[0]
+    for i in range(7):
+        for j in range(8):
+            conv[:, 0, i, j] += np.einsum(
+                "nck,ck->n", xp[:, :, i, 2 * j:2 * j + 2], w[0, :, 0, :])
+    np.testing.assert_array_equal(out.numpy(), np.where(conv > y, y, z))
+
+
 @requires_gpu
 def test_jit_on_the_gpu(rng):
     @jeet.jit

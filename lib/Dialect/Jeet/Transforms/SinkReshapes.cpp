@@ -133,12 +133,15 @@ struct SinkReshapeThroughElementwise
     if (!expansion)
       return rewriter.notifyMatchFailure(op, "no expanded matmul operand");
 
-    Location loc = op->getLoc();
-    SmallVector<Value> operands;
+    // Every operand is checked before any op is made: a pattern that fails
+    // leaves the IR as it found it (a reshape made for the first operand
+    // before the third was refused kept the greedy driver from converging,
+    // and the pass failed).
+    SmallVector<std::optional<SmallVector<int64_t>>> shapes;
     for (Value operand : op->getOperands()) {
       auto reshape = operand.getDefiningOp<ReshapeOp>();
       if (reshape && expansion->matches(reshape)) {
-        operands.push_back(reshape.getInput());
+        shapes.push_back(std::nullopt);
         continue;
       }
       if (!isParameterLike(operand))
@@ -148,6 +151,15 @@ struct SinkReshapeThroughElementwise
       if (!shape)
         return rewriter.notifyMatchFailure(op, "operand broadcast across "
                                                "split dimensions");
+      shapes.push_back(std::move(shape));
+    }
+    Location loc = op->getLoc();
+    SmallVector<Value> operands;
+    for (auto [operand, shape] : llvm::zip(op->getOperands(), shapes)) {
+      if (!shape) {
+        operands.push_back(operand.getDefiningOp<ReshapeOp>().getInput());
+        continue;
+      }
       auto type = cast<RankedTensorType>(operand.getType());
       operands.push_back(
           ArrayRef<int64_t>(*shape) == type.getShape()
@@ -170,8 +182,11 @@ struct JeetSinkReshapesPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<SinkReshapeThroughElementwise>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError(
+          "jeet-sink-reshapes: the rewrite did not converge");
       signalPassFailure();
+    }
   }
 };
 

@@ -115,3 +115,23 @@ func.func @batch_norm(%w: tensor<4x27xf32>, %cols: tensor<2x27x64xf32>, %gamma: 
   %z = jeet.mul %y, %s : tensor<2x4x8x8xf32>, tensor<4x1x1xf32> -> tensor<2x4x8x8xf32>
   return %z : tensor<2x4x8x8xf32>
 }
+
+// -----
+
+// A select of an expanded comparison whose first value operand could be read
+// collapsed but whose second is broadcast across the split dimensions: the
+// select stays as it is. The pattern made the first operand's reshape before
+// it refused the second, the greedy driver never converged and the pass
+// failed with no message (a convolution, its bias, a comparison and a
+// select on the GPU: the numeric fuzzer, seed 140,402).
+// CHECK-LABEL: func.func @select_with_an_operand_across_the_split
+// CHECK: %[[G:.*]] = jeet.gt {{.*}} : tensor<2x1x56xf32>, tensor<2x1x56xf32> -> tensor<2x1x56xi1>
+// CHECK: %[[E:.*]] = jeet.reshape %[[G]] : tensor<2x1x56xi1> -> tensor<2x1x7x8xi1>
+// CHECK: jeet.select %[[E]], %{{.*}}, %{{.*}} : tensor<2x1x7x8xi1>, tensor<2x1x7x8xf32>, tensor<1x1x1x8xf32> -> tensor<2x1x7x8xf32>
+func.func @select_with_an_operand_across_the_split(%w: tensor<1x6xf32>, %c: tensor<2x6x56xf32>, %x: tensor<2x1x7x8xf32>, %y: tensor<1x1x1x8xf32>) -> tensor<2x1x7x8xf32> {
+  %m = jeet.matmul %w, %c : tensor<1x6xf32>, tensor<2x6x56xf32> -> tensor<2x1x56xf32>
+  %r = jeet.reshape %m : tensor<2x1x56xf32> -> tensor<2x1x7x8xf32>
+  %g = jeet.gt %r, %x : tensor<2x1x7x8xf32>, tensor<2x1x7x8xf32> -> tensor<2x1x7x8xi1>
+  %s = jeet.select %g, %x, %y : tensor<2x1x7x8xi1>, tensor<2x1x7x8xf32>, tensor<1x1x1x8xf32> -> tensor<2x1x7x8xf32>
+  return %s : tensor<2x1x7x8xf32>
+}

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,47 @@ const char *kUsage =
     "                                    print GB/s, bytes read and written\n";
 
 constexpr double kMillisecondsPerSecond = 1e3;
+
+/// What every time measured on the emulated GPU says after it.
+constexpr const char *kEmulatedTimes =
+    " (emulated GPU: host CPU time, not GPU speed)";
+
+/// Times work queued on a CUDA stream with two events around it.
+class StreamTimer {
+public:
+  explicit StreamTimer(CudaDevice &cuda) : cuda_(cuda) {}
+  StreamTimer(const StreamTimer &) = delete;
+  StreamTimer &operator=(const StreamTimer &) = delete;
+  ~StreamTimer() {
+    if (start_)
+      (void)cuda_.destroyEvent(start_);
+    if (end_)
+      (void)cuda_.destroyEvent(end_);
+  }
+
+  /// Queues `work()` (which returns a Status) on `stream` between the
+  /// events, waits for the stream and returns the milliseconds between them.
+  template <typename Work>
+  StatusOr<float> time(void *stream, const Work &work) {
+    for (void **event : {&start_, &end_}) {
+      if (*event)
+        continue;
+      StatusOr<void *> created = cuda_.createEvent();
+      if (!created.ok())
+        return created.status();
+      *event = *created;
+    }
+    JEET_RETURN_IF_ERROR(cuda_.recordEvent(start_, stream));
+    JEET_RETURN_IF_ERROR(work());
+    JEET_RETURN_IF_ERROR(cuda_.recordEvent(end_, stream));
+    JEET_RETURN_IF_ERROR(cuda_.synchronizeStream(stream));
+    return cuda_.elapsedMs(start_, end_);
+  }
+
+private:
+  CudaDevice &cuda_;
+  void *start_ = nullptr, *end_ = nullptr;
+};
 
 /// What the command line asks for.
 struct RunnerFlags {
@@ -131,8 +173,7 @@ std::string parseFlags(int argc, char **argv, RunnerFlags &flags) {
         return "--benchmark: expected a count, given '" + value + "'";
     } else if (flagValue(arg, "--copy-bandwidth=", value)) {
       if (!parseCount(value, flags.copyBandwidth) || flags.copyBandwidth == 0)
-        return "--copy-bandwidth: expected a byte count, given '" + value +
-               "'";
+        return "--copy-bandwidth: expected a byte count, given '" + value + "'";
     } else if (arg == "--print-stats") {
       flags.printStats = true;
     } else if (arg == "--print-signature") {
@@ -183,26 +224,14 @@ int copyBandwidthMain(const RunnerFlags &flags) {
   StatusOr<void *> dst = cuda.allocator().allocate(bytes);
   if (!dst.ok())
     return fail("--copy-bandwidth: " + dst.status().message());
-  StatusOr<void *> start = cuda.createEvent();
-  StatusOr<void *> end = cuda.createEvent();
-  if (!start.ok() || !end.ok())
-    return fail("--copy-bandwidth: " +
-                (start.ok() ? end : start).status().message());
   void *stream = cuda.stream();
   long long runs = flags.benchmark > 0 ? flags.benchmark : 20;
+  StreamTimer timer(cuda);
   std::vector<double> ms;
   // One warm-up copy, then the timed ones.
   for (long long r = 0; r <= runs; ++r) {
-    Status status = cuda.recordEvent(*start, stream);
-    if (status.ok())
-      status = cuda.copyAsync(*dst, *src, bytes, stream);
-    if (status.ok())
-      status = cuda.recordEvent(*end, stream);
-    if (status.ok())
-      status = cuda.synchronizeEvent(*end);
-    if (!status.ok())
-      return fail("--copy-bandwidth: " + status.message());
-    StatusOr<float> elapsed = cuda.elapsedMs(*start, *end);
+    StatusOr<float> elapsed = timer.time(
+        stream, [&] { return cuda.copyAsync(*dst, *src, bytes, stream); });
     if (!elapsed.ok())
       return fail("--copy-bandwidth: " + elapsed.status().message());
     if (r > 0)
@@ -214,11 +243,7 @@ int copyBandwidthMain(const RunnerFlags &flags) {
               "%.1f GB/s (bytes read and written)%s\n",
               bytes, ms.size(), median, ms.front(),
               2.0 * static_cast<double>(bytes) / median / 1e6,
-              cuda.isEmulated() ? " (emulated GPU: host CPU time, not GPU "
-                                  "speed)"
-                                : "");
-  (void)cuda.destroyEvent(*start);
-  (void)cuda.destroyEvent(*end);
+              cuda.isEmulated() ? kEmulatedTimes : "");
   (void)cuda.allocator().free(*src);
   (void)cuda.allocator().free(*dst);
   return 0;
@@ -302,52 +327,29 @@ StatusOr<RunMeasurements> runTimed(Artifact &artifact, long long runs,
   target.allocator().resetPeak();
   measured.before = target.allocator().stats();
   measured.launchesBefore = target.executionStats();
-  auto *cuda = target.kind() == DeviceKind::Cuda
-                   ? static_cast<CudaDevice *>(&target)
-                   : nullptr;
-  void *startEvent = nullptr, *endEvent = nullptr;
-  if (cuda) {
-    StatusOr<void *> created = cuda->createEvent();
-    if (!created.ok())
-      return created.status();
-    startEvent = *created;
-    created = cuda->createEvent();
-    if (!created.ok())
-      return created.status();
-    endEvent = *created;
+  // GPU: each run queued without waiting between two events, then waited
+  // for.
+  std::optional<StreamTimer> timer;
+  ExecutionOptions options;
+  if (target.kind() == DeviceKind::Cuda) {
+    timer.emplace(static_cast<CudaDevice &>(target));
+    options.stream = target.defaultStream();
   }
   for (long long r = 0; r < runs; ++r) {
     auto start = std::chrono::steady_clock::now();
-    Status status;
-    if (cuda) {
-      // Queued without waiting, between two events, then waited for.
-      ExecutionOptions options;
-      options.stream = cuda->defaultStream();
-      status = cuda->recordEvent(startEvent, options.stream);
-      if (status.ok())
-        status = artifact.run(inputs, outputs, options);
-      if (status.ok())
-        status = cuda->recordEvent(endEvent, options.stream);
-      if (status.ok())
-        status = cuda->synchronizeStream(options.stream);
-    } else {
-      status = artifact.run(inputs, outputs);
-    }
-    if (!status.ok())
-      return status;
-    measured.seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count());
-    if (cuda) {
-      StatusOr<float> elapsed = cuda->elapsedMs(startEvent, endEvent);
+    if (timer) {
+      StatusOr<float> elapsed = timer->time(options.stream, [&] {
+        return artifact.run(inputs, outputs, options);
+      });
       if (!elapsed.ok())
         return elapsed.status();
       measured.deviceMs.push_back(*elapsed);
+    } else if (Status status = artifact.run(inputs, outputs); !status.ok()) {
+      return status;
     }
-  }
-  if (cuda) {
-    (void)cuda->destroyEvent(startEvent);
-    (void)cuda->destroyEvent(endEvent);
+    measured.seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   measured.after = target.allocator().stats();
   measured.launchesAfter = target.executionStats();
@@ -385,9 +387,7 @@ int writeResults(const RunnerFlags &flags, Device &target,
 
 void printBenchmark(std::vector<double> seconds, std::vector<double> deviceMs,
                     const Device &target) {
-  const char *emulated =
-      target.isEmulated() ? " (emulated GPU: host CPU time, not GPU speed)"
-                          : "";
+  const char *emulated = target.isEmulated() ? kEmulatedTimes : "";
   std::sort(seconds.begin(), seconds.end());
   std::printf("benchmark: %zu runs, median %.3f ms, min %.3f ms%s\n",
               seconds.size(),

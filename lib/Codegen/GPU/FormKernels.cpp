@@ -194,8 +194,7 @@ stagedBytesPerOutput(linalg::LinalgOp root, Block *block,
 /// so that what it stages fits kRowStagingBytes.
 static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
                                             bool hasMatmul, unsigned rowDims,
-                                            int64_t rows,
-                                            int64_t stagedBytes = 0) {
+                                            int64_t rows, int64_t stagedBytes) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   if (rowDims > 0) {
     // The last row op of a multi-reduction group: blocks of `rows` rows (a
@@ -375,41 +374,6 @@ static bool feedsKernel(Operation *op, Block *block, int64_t kernelId) {
   return false;
 }
 
-/// Whether `root`, or an op of `group` that it would fuse (what it reads,
-/// directly or through other ops of the group), reads a result of a forall
-/// of kernel `kernelId`: a forall of that kernel yielded a value that `root`
-/// also reads (the broadcast of a group that a comparison's forall tiled,
-/// read by a reduction tiled next). The blocks of one launch do not wait
-/// for each other, and the two foralls tile the value differently.
-static bool readsKernel(Operation *root, Block *block,
-                        const llvm::SetVector<Operation *> &group,
-                        int64_t kernelId) {
-  SmallVector<Operation *> worklist = {root};
-  llvm::SmallPtrSet<Operation *, 16> seen = {root};
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    bool reads = false;
-    op->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands()) {
-        Operation *def = operand.getDefiningOp();
-        Operation *producer =
-            def ? block->findAncestorOpInBlock(*def) : nullptr;
-        if (!producer || producer == op)
-          continue;
-        auto id = producer->getAttrOfType<IntegerAttr>(kKernelAttr);
-        if (isa<scf::ForallOp>(producer) && id && id.getInt() == kernelId)
-          reads = true;
-        else if (!isa<scf::ForallOp>(producer) && group.contains(producer) &&
-                 seen.insert(producer).second)
-          worklist.push_back(producer);
-      }
-    });
-    if (reads)
-      return true;
-  }
-  return false;
-}
-
 /// The ops of `block` whose results `loop` reads, directly or through other
 /// ops of the block, inside its body included.
 static llvm::SmallPtrSet<Operation *, 16> opsFeeding(Block *block,
@@ -429,6 +393,19 @@ static llvm::SmallPtrSet<Operation *, 16> opsFeeding(Block *block,
     });
   }
   return feeding;
+}
+
+/// Whether `root` reads, directly or through other ops of `block`, a result
+/// of a forall of kernel `kernelId`: a forall of that kernel yielded a value
+/// that `root` also reads (the broadcast of a group that a comparison's
+/// forall tiled, read by a reduction tiled next). The blocks of one launch
+/// do not wait for each other, and the two foralls tile the value
+/// differently.
+static bool readsKernel(Operation *root, Block *block, int64_t kernelId) {
+  return llvm::any_of(opsFeeding(block, root), [&](Operation *op) {
+    auto id = op->getAttrOfType<IntegerAttr>(kKernelAttr);
+    return isa<scf::ForallOp>(op) && id && id.getInt() == kernelId;
+  });
 }
 
 /// Moves the ops of `loop`'s block that use its results but come before it
@@ -577,8 +554,7 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   // The last of them is tiled; the others that it depends on are fused into
   // its tiles and yield their tiles too.
   auto root = cast<linalg::LinalgOp>(roots.back());
-  if (feedsKernel(root, block, kernelId) ||
-      readsKernel(root, block, group, kernelId))
+  if (feedsKernel(root, block, kernelId) || readsKernel(root, block, kernelId))
     kernelId = nextKernelId++;
   bool hasMatmul = llvm::any_of(ops, isContraction);
   // A multi-reduction group over rows is tiled at its last row op, the only

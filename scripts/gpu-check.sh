@@ -711,9 +711,8 @@ def memcheck_section(d, out, runner, manifest, log):
     access out of a buffer's bounds, a misaligned one, an error of the
     driver API), where the CUDA toolkit's compute-sanitizer is there. Its
     text, and the number of graphs with errors."""
-    tool = shutil.which("compute-sanitizer") or next(
-        (p for p in ("/usr/local/cuda/bin/compute-sanitizer",)
-         if os.path.exists(p)), None)
+    tool = shutil.which("compute-sanitizer", path=os.pathsep.join(
+        [os.environ.get("PATH", ""), "/usr/local/cuda/bin"]))
     if tool is None:
         text = "\nmemcheck: not run (no compute-sanitizer on this machine)\n"
         print(text, end="")

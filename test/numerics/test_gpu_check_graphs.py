@@ -5,6 +5,7 @@ tolerances as the hardware check. The benchmark graphs stay hardware-only.
 Also: `gpu-check.sh run` refuses to report speed from the emulator, and its
 residency table, computed on the emulator, shows what it should."""
 import json
+import os
 import pathlib
 import platform
 import re
@@ -263,3 +264,48 @@ def test_ptx_assembles_within_launch_limits(tmp_path, seed, entry):
     for used in re.findall(r"Used \d+ registers[^\n]*", info):
         smem = re.search(r"(\d+) bytes smem", used)
         assert not smem or int(smem.group(1)) <= STATIC_SHARED_LIMIT, used
+
+
+def test_memcheck_section_counts_clean_and_unclean_graphs(tmp_path,
+                                                          monkeypatch):
+    """`run`'s memcheck section, with a stand-in for compute-sanitizer on
+    PATH (the toolkit's needs a GPU): each test graph runs once under it,
+    and a graph whose summary reports errors, or whose run fails, counts as
+    unclean and fails the check."""
+    seed, entry = next((s, g) for s, g in ALL_GRAPHS if g["name"] == "add")
+    (tmp_path / "graph.mlir").write_text(entry["mlir"])
+    compiled = subprocess.run(
+        [str(BUILD / "bin" / "jeet-compile"), str(tmp_path / "graph.mlir"),
+         "-o", str(tmp_path / "graph.so"), "--device=gpu",
+         "--gpu-target=emulator"], capture_output=True, text=True, timeout=300)
+    assert compiled.returncode == 0, compiled.stderr
+    inputs = []
+    for i, a in enumerate(GPU_CHECK.make_inputs(entry, seed)):
+        np.save(tmp_path / f"in{i}.npy", a)
+        inputs.append(f"in{i}.npy")
+    graph = dict(entry, seed=seed, artifact="graph.so", inputs=inputs)
+    manifest = dict(graphs=[graph, dict(graph, name="add_again")])
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    sanitizer = tools / "compute-sanitizer"
+    # Runs the command after compute-sanitizer's six options and reports as
+    # it does; ERRORS sets the count it reports.
+    sanitizer.write_text('#!/bin/bash\nshift 6\n"$@" >/dev/null || exit 7\n'
+                         'echo "========= ERROR SUMMARY: ${ERRORS:-0} errors"\n')
+    sanitizer.chmod(0o755)
+    for key, value in driver_env("emulator").items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    runner = str(BUILD / "bin" / "jeet-runner")
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(out / "log.txt", "w") as log:
+        text, unclean = GPU_CHECK.memcheck_section(
+            str(tmp_path), str(out), runner, manifest, log)
+    assert unclean == 0 and "2 test graphs clean, 0 with errors" in text, (
+        text + (out / "log.txt").read_text())
+    monkeypatch.setenv("ERRORS", "3")
+    with open(out / "log.txt", "w") as log:
+        text, unclean = GPU_CHECK.memcheck_section(
+            str(tmp_path), str(out), runner, manifest, log)
+    assert unclean == 2 and "(add, add_again; see run.log)" in text, text

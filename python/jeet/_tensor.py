@@ -366,6 +366,13 @@ class Tensor:
     def __getitem__(self, key):
         return _getitem(self, key)
 
+    def __setitem__(self, key, value):
+        raise TypeError(
+            "jeet.Tensor does not support item assignment: tensors are "
+            "values of a graph and never change; make a new one instead "
+            "(jeet.where(mask, value, x) for x[mask] = value, "
+            "jeet.concatenate or jeet.pad for slices)")
+
     astype = cast
 
     def matmul(self, other):
@@ -1279,17 +1286,32 @@ _INT64_MAX = 2**63 - 1
 _INT64_MIN = -(2**63)
 
 
+def _is_array_index(k):
+    """Whether `k` is an index array (NumPy's advanced indexing): a jeet
+    tensor, a list or a NumPy array that is not a 0-d integer."""
+    if isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu":
+        return False
+    return isinstance(k, (Tensor, np.ndarray, list))
+
+
 def _getitem(x, key):
-    """Basic indexing as numpy's: ints, slices (any start, stop and step),
-    None (numpy.newaxis: a new dimension of 1) and one Ellipsis; an int
-    drops its dimension."""
+    """Indexing as numpy's: ints, slices (any start, stop and step), None
+    (numpy.newaxis: a new dimension of 1) and one Ellipsis, an int dropping
+    its dimension; or one index array among full slices (see
+    _getitem_array)."""
     if not isinstance(key, tuple):
         key = (key,)
-    if [k is Ellipsis for k in key].count(True) > 1:
+    # Identity, not ==: a tensor or array in the key compares elementwise.
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipses) > 1:
         raise IndexError("jeet.Tensor: an index can only have a single ellipsis ('...')")
+    key = tuple(int(k) if isinstance(k, np.ndarray) and not _is_array_index(k)
+                else k for k in key)
+    if any(_is_array_index(k) for k in key):
+        return _getitem_array(x, key)
     indexing = len([k for k in key if k is not None and k is not Ellipsis])
-    if Ellipsis in key:
-        at = key.index(Ellipsis)
+    if ellipses:
+        at = ellipses[0]
         fill = x.ndim - indexing
         key = key[:at] + (slice(None),) * (fill if fill > 0 else 0) + key[at + 1:]
     if indexing > x.ndim:
@@ -1324,8 +1346,8 @@ def _getitem(x, key):
             steps.append(1)
         else:
             raise IndexError(
-                "jeet.Tensor: only integers, slices and '...' are valid "
-                f"indices (for an array of indices use jeet.take), got {k!r}")
+                "jeet.Tensor: only integers, slices, '...', None and one "
+                f"index array are valid indices, got {k!r}")
     sliced = _node("slice", "jeet.slice", [x],
                    {"starts": starts, "stops": stops, "steps": steps})
     if newaxes:
@@ -1346,6 +1368,95 @@ def _getitem(x, key):
     if tuple(shape) != sliced.shape:
         sliced = reshape(sliced, tuple(shape))
     return sliced
+
+
+def _getitem_array(x, key):
+    """x[..., indices, ...]: one index array (a list, a NumPy array or an
+    integer jeet tensor) whose other indices are full slices (':') or one
+    '...', as NumPy's advanced indexing: jeet.take along the array's axis,
+    the result having x.shape[:axis] + indices.shape + x.shape[axis + 1:].
+    Indices given on the host are checked against the axis as NumPy checks
+    them; an integer jeet tensor's are clamped, as jeet.take clamps them. A
+    NumPy bool mask over axes axis.. selects their elements where it is True
+    (its True positions are known on the host); a bool jeet tensor cannot:
+    the result's shape would depend on values not computed yet."""
+    arrays = [k for k in key if _is_array_index(k)]
+    if len(arrays) > 1:
+        raise IndexError(
+            "jeet.Tensor: one index array at most (several index arrays "
+            "are NumPy's pointwise gather, which Jeet does not have): index "
+            "one axis at a time with jeet.take")
+    for k in key:
+        if not (_is_array_index(k) or k is Ellipsis
+                or (isinstance(k, slice) and k == slice(None))):
+            raise IndexError(
+                "jeet.Tensor: an index array combines only with full slices "
+                f"(':') and '...', got {k!r} beside it: index in two steps "
+                "(x[0][indices] for x[0, indices])")
+    (index,) = arrays
+    values = None
+    if isinstance(index, Tensor):
+        if index._dtype == "i1":
+            raise IndexError(
+                "jeet.Tensor: indexing with a bool jeet tensor (x[mask]) is not "
+                "supported: the result's shape would depend on the mask's "
+                "values, and Jeet compiles graphs of static shapes; use "
+                "jeet.where(mask, x, 0) to keep the shape, or a NumPy mask "
+                "(x[mask.numpy()])")
+        if index._dtype not in ("i32", "i64"):
+            raise IndexError(
+                "jeet.Tensor: an index tensor must be of integer or bool type, "
+                f"got {_dtypes.LONG_NAMES[index._dtype]}")
+    else:
+        values = np.asarray(index)
+        if isinstance(index, list) and values.size == 0:
+            values = values.astype(np.int64)
+        if values.dtype != np.bool_ and values.dtype.kind not in "iu":
+            raise IndexError(
+                "jeet.Tensor: arrays used as indices must be of integer (or "
+                f"boolean) type, got {values.dtype}")
+    # The axes the index array takes: a mask's rank, else one.
+    span = values.ndim if values is not None and values.dtype == np.bool_ else 1
+    named = span + len([k for k in key if isinstance(k, slice)])
+    if Ellipsis in [k for k in key if not _is_array_index(k)]:
+        at = next(d for d, k in enumerate(key) if k is Ellipsis)
+        key = (key[:at] + (slice(None),) * (x.ndim - named)
+               + key[at + 1:])
+    if named > x.ndim:
+        raise IndexError(
+            f"jeet.Tensor: too many indices for a tensor of rank {x.ndim}: "
+            f"{named} were given")
+    axis = next(d for d, k in enumerate(key) if _is_array_index(k))
+    if values is None:
+        return take(x, index, axis=axis)
+    if values.dtype == np.bool_:
+        return _getitem_mask(x, axis, values)
+    size = x.shape[axis]
+    bad = values[(values < -size) | (values >= size)]
+    if bad.size:
+        raise IndexError(
+            f"jeet.Tensor: index {int(bad.flat[0])} is out of bounds for "
+            f"axis {axis} with size {size}")
+    return take(x, values, axis=axis)
+
+
+def _getitem_mask(x, at, mask):
+    """x[..., mask, ...] for a NumPy bool `mask` over axes at..at+mask.ndim:
+    those axes become one, of the mask's True positions (in C order)."""
+    span = x.shape[at:at + mask.ndim]
+    if mask.ndim == 0 or len(span) != mask.ndim:
+        raise IndexError(
+            f"jeet.Tensor: a bool mask of shape {mask.shape} does not index "
+            f"axes {at}.. of a tensor of shape {x.shape}")
+    for d, (size, masked) in enumerate(zip(span, mask.shape)):
+        if size != masked:
+            raise IndexError(
+                f"jeet.Tensor: boolean index did not match indexed tensor "
+                f"along axis {at + d}; size of axis is {size} but size of "
+                f"corresponding boolean axis is {masked}")
+    if mask.ndim > 1:
+        x = reshape(x, x.shape[:at] + (mask.size,) + x.shape[at + mask.ndim:])
+    return take(x, np.flatnonzero(mask), axis=at)
 
 
 def concatenate(tensors, axis=0):

@@ -41,8 +41,82 @@ def test_getitem_errors():
         x[None, 0, None, 0, 0]
     with pytest.raises(ValueError, match="step cannot be zero"):
         x[::0]
-    with pytest.raises(IndexError, match="jeet.take"):
-        x[[0, 1]]
+    with pytest.raises(IndexError, match="only integers, slices, '...', None and one index array"):
+        x[0.5]
+
+
+# One index array (NumPy's advanced indexing) among full slices and '...':
+# lists, NumPy integer arrays of any shape, NumPy bool masks over one or
+# more axes, and 0-d integer arrays (an int).
+ARRAY_KEYS = [[0, 2], [[5, 0], [-1, 3]], np.s_[:, [4, 1, 1]], np.s_[..., [3, -4]],
+              np.s_[[1], ...], np.s_[:, ..., [0]], np.s_[:, :, [[2, 0]]], [],
+              "mask0", "mask1", "mask01", "mask12", "mask012", "none",
+              "int0d"]
+
+
+def array_key(name, rng):
+    masks = {"mask0": (6,), "mask1": (5,), "mask01": (6, 5), "mask12": (5, 4),
+             "mask012": (6, 5, 4), "none": (6,)}
+    if isinstance(name, str) and name in masks:
+        mask = rng.random(masks[name]) < (0 if name == "none" else 0.5)
+        return (mask,) if name in ("mask0", "mask01", "mask012", "none") \
+            else (slice(None), mask)
+    if isinstance(name, str) and name == "int0d":
+        return (slice(None), np.array(3))
+    return name
+
+
+@pytest.mark.parametrize("key", ARRAY_KEYS, ids=str)
+def test_getitem_with_an_index_array(key, rng):
+    x = rng.standard_normal((6, 5, 4)).astype(np.float32)
+    key = array_key(key, rng)
+    expected = x[tuple(key) if isinstance(key, tuple) else key]
+    got = t(x)[key]
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got.numpy(), expected)
+
+
+def test_getitem_with_an_integer_tensor(rng):
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    ids = rng.integers(-6, 6, (2, 3))
+    got = t(x)[jeet.from_numpy(ids.astype(np.int32))]
+    np.testing.assert_array_equal(got.numpy(), x[ids])
+    got = t(x)[:, jeet.from_numpy(np.array([4, 0]))]
+    np.testing.assert_array_equal(got.numpy(), x[:, [4, 0]])
+
+
+def test_getitem_with_an_index_array_errors():
+    x = t(np.zeros((3, 4), np.float32))
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+        x[[0, 3]]
+    with pytest.raises(IndexError, match="index -5 is out of bounds for axis 1 with size 4"):
+        x[:, np.array([-5])]
+    with pytest.raises(IndexError, match="one index array at most"):
+        x[[0], [1]]
+    with pytest.raises(IndexError, match="combines only with full slices .* got 0 beside it"):
+        x[0, [1]]
+    with pytest.raises(IndexError, match="got None beside it"):
+        x[None, [1]]
+    with pytest.raises(IndexError, match="must be of integer .or boolean. type, got float64"):
+        x[[0.5]]
+    with pytest.raises(IndexError, match="along axis 1; size of axis is 4 but size of corresponding boolean axis is 3"):
+        x[:, np.array([True, False, True])]
+    with pytest.raises(IndexError, match="too many indices for a tensor of rank 2: 3 were given"):
+        x[:, :, [0]]
+    with pytest.raises(IndexError, match="a bool mask of shape \\(\\) does not index"):
+        x[np.array(True)]
+    # A jeet tensor's values are not known when the graph is built.
+    mask = x > 0
+    with pytest.raises(IndexError, match="bool jeet tensor .* jeet.where"):
+        x[mask]
+    with pytest.raises(IndexError, match="must be of integer or bool type, got float32"):
+        x[x]
+
+
+def test_item_assignment_is_a_clear_error():
+    x = t(np.zeros((2, 3), np.float32))
+    with pytest.raises(TypeError, match="does not support item assignment.*jeet.where"):
+        x[0, 1] = 5.0
 
 
 def test_concatenate(rng):

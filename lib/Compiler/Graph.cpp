@@ -69,6 +69,10 @@ static MLIRContext &graphContext() {
     registry.insert<JeetDialect, func::FuncDialect>();
     auto *context = new MLIRContext(registry);
     context->loadAllAvailableDialects();
+    // A graph builder's error names the op and its operands already; the
+    // verifier's "see current operation" note would only print it again in
+    // MLIR's generic form.
+    context->printOpOnDiagnostic(false);
     return context;
   }();
   return *context;

@@ -446,6 +446,9 @@ def test_shape_errors(make):
     with pytest.raises(jeet.ShapeError) as info:
         make()
     assert "jeet." in str(info.value)
+    # One line naming the op and operands, without the verifier's note that
+    # prints the op again in MLIR's generic form.
+    assert "\n" not in str(info.value), str(info.value)
 
 
 def test_shape_error_names_op_and_shapes():

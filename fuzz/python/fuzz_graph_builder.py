@@ -93,6 +93,24 @@ MORE_OPERATORS = ["__mod__", "__rmod__", "__and__", "__rand__", "__or__",
                   "__ror__", "__xor__", "__rxor__", "__rpow__", "__rsub__",
                   "__rmatmul__"]
 MORE_REDUCE = [jeet.min, jeet.prod, jeet.argmax, jeet.argmin]
+
+
+def apply_operator(x, name, y):
+    """Tensor x's operator `name` (x.__add__, x.__radd__, ...) applied to y
+    as Python applies it: NotImplemented, which a tensor's operator returns
+    for an operand no op takes (None, a string, an object), becomes Python's
+    TypeError; for anything an op takes it is a finding."""
+    result = getattr(x, name)(y)
+    if result is NotImplemented:
+        if isinstance(y, (jeet.Tensor, np.ndarray, np.generic, list, tuple,
+                          int, float, bool)):
+            raise Finding(f"Tensor.{name} returned NotImplemented for a "
+                          f"{type(y).__name__}")
+        raise TypeError(f"unsupported operand type for Tensor.{name}: "
+                        f"{type(y).__name__}")
+    return result
+
+
 # The NumPy functions built from Jeet's ops (--ops numpy, the default: the
 # whole API; programs of --ops all draw none of them, so the seeds of earlier
 # findings replay the same programs).
@@ -304,7 +322,7 @@ class Program:
         """A NumPy function of jeet's (--ops numpy), with arguments that
         mostly fit."""
         src = self.src
-        kind = src.int(0, 6)
+        kind = src.int(0, 8)
         if kind <= 1:
             fn = src.pick(NUMPY_UNARY)
             return f"jeet.{fn.__name__}", lambda: fn(x)
@@ -328,6 +346,42 @@ class Program:
             lo = src.pick([None, 0, -1, 0.5, -3.25, self.tensor_or_other()])
             hi = src.pick([None, 1, 2, 0.25, self.tensor_or_other()])
             return "jeet.clip", lambda: jeet.clip(x, lo, hi)
+        if kind == 7:
+            # Python's division operators and their functions.
+            y = self.tensor_or_other()
+            if src.chance(0.5) and isinstance(x, jeet.Tensor):
+                name = src.pick(["__truediv__", "__rtruediv__", "__floordiv__",
+                                 "__rfloordiv__"])
+                return f"Tensor.{name}", lambda: apply_operator(x, name, y)
+            fn = src.pick([jeet.true_divide, jeet.floor_divide])
+            return f"jeet.{fn.__name__}", lambda: fn(x, y)
+        if kind == 8 and isinstance(x, jeet.Tensor) and x.ndim:
+            # One index array among full slices: a list, NumPy integers or a
+            # bool mask (over leading axes, or of a wrong length), an index
+            # tensor; or two arrays, or an int beside one (errors).
+            axis = src.int(0, x.ndim - 1)
+            how = src.int(0, 3)
+            if how == 0:
+                span = src.int(1, x.ndim - axis)
+                shape = list(x.shape[axis:axis + span])
+                if src.chance(0.1):
+                    shape[-1] += 1
+                index = np.array([src.chance(0.5) for _ in range(int(np.prod(shape)))],
+                                 bool).reshape(shape)
+            elif how == 1:
+                index = self.index_tensor(x.shape[axis])
+            else:
+                extent = x.shape[axis]
+                index = [src.int(-extent, max(extent - 1, 0)) if src.chance(0.95)
+                         else src.pick([extent, -extent - 1])
+                         for _ in range(src.pick([0, 1, 4]))]
+                if how == 2:
+                    index = np.array(index, np.int64)
+            key = (slice(None),) * axis + (index,)
+            if src.chance(0.2):
+                key = (Ellipsis,) + key[axis:] if src.chance(0.5) else \
+                    key + (src.pick([0, [0], None, slice(1, None)]),)
+            return "Tensor.__getitem__", lambda: x[key]
         others = [self.tensor_or_other() for _ in range(src.int(0, 2))]
         axis = self.axis(x)
         if axis is None or isinstance(axis, tuple):
@@ -353,7 +407,7 @@ class Program:
             if name in ("__invert__", "__abs__", "__neg__", "__pos__"):
                 return f"Tensor.{name}", lambda: getattr(x, name)()
             y = self.tensor_or_other()
-            return f"Tensor.{name}", lambda: getattr(x, name)(y)
+            return f"Tensor.{name}", lambda: apply_operator(x, name, y)
         if kind <= 5:
             fn = src.pick(MORE_REDUCE)
             axis = self.axis(x)
@@ -448,7 +502,7 @@ class Program:
         if kind == 3 and isinstance(x, jeet.Tensor):
             name = src.pick(OPERATORS)
             y = self.tensor_or_other()
-            return f"Tensor.{name}", lambda: getattr(x, name)(y)
+            return f"Tensor.{name}", lambda: apply_operator(x, name, y)
         if kind <= 5:
             fn = src.pick(UNARY)
             return f"jeet.{fn.__name__}", lambda: fn(x)

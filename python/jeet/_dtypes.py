@@ -39,6 +39,9 @@ NUMPY_DTYPES = {
     "i1": np.dtype(np.bool_),
 }
 
+# Bytes per element of each dtype's storage.
+ITEMSIZES = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i64": 8, "i1": 1}
+
 FLOAT_DTYPES = ("f32", "f16", "bf16")
 INTEGER_DTYPES = ("i32", "i64")
 

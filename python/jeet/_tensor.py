@@ -258,16 +258,31 @@ class Tensor:
         return mul(other, self)
 
     def __truediv__(self, other):
-        return div(self, other)
+        return true_divide(self, other)
 
     def __rtruediv__(self, other):
-        return div(other, self)
+        return true_divide(other, self)
+
+    def __floordiv__(self, other):
+        return floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return floor_divide(other, self)
 
     def __mod__(self, other):
         return remainder(self, other)
 
     def __rmod__(self, other):
         return remainder(other, self)
+
+    def __divmod__(self, other):
+        return floor_divide(self, other), remainder(self, other)
+
+    def __rdivmod__(self, other):
+        return floor_divide(other, self), remainder(other, self)
+
+    def __round__(self, ndigits=None):
+        return _round_digits(self, ndigits)
 
     def __matmul__(self, other):
         return matmul(self, other)
@@ -326,6 +341,11 @@ class Tensor:
 
     def __invert__(self):
         return bitwise_not(self)
+
+    @property
+    def nbytes(self):
+        """The bytes of the tensor's elements (size times the itemsize)."""
+        return self.size * _dtypes.ITEMSIZES[self._dtype]
 
     def __bool__(self):
         # As NumPy and PyTorch: the truth of one element (computed now);
@@ -415,6 +435,35 @@ def _constant_key(storage, dtype):
     part = ("constant", dtype, storage.shape, storage.dtype.str,
             storage.tobytes())
     return _key_id(part) if storage.nbytes <= _MAX_INTERNED_CONSTANT else part
+
+
+def _takes_operand(other):
+    """Whether an operator of a Tensor takes `other`: a tensor, a Python or
+    NumPy scalar, or array-like data (a NumPy array, list or tuple). For any
+    other operand the operator returns NotImplemented, so that Python asks
+    the other operand and then falls back as for any object (x == None is
+    False, x + "a" a TypeError naming both types)."""
+    return (isinstance(other, (Tensor, np.ndarray, list, tuple))
+            or _is_scalar(other))
+
+
+def _operator(method):
+    def checked(self, other):
+        if not _takes_operand(other):
+            return NotImplemented
+        return method(self, other)
+    checked.__name__ = method.__name__
+    checked.__doc__ = method.__doc__
+    return checked
+
+
+for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv",
+              "rtruediv", "floordiv", "rfloordiv", "mod", "rmod", "divmod",
+              "rdivmod", "matmul", "rmatmul", "pow", "rpow", "eq", "ne", "lt",
+              "le", "gt", "ge", "and", "rand", "or", "ror", "xor", "rxor"):
+    _name = f"__{_name}__"
+    setattr(Tensor, _name, _operator(getattr(Tensor, _name)))
+del _name
 
 
 def _constant(value, dtype):
@@ -754,6 +803,75 @@ def mul(x, y):
 def div(x, y):
     """x / y with NumPy broadcasting (int32 rounds toward zero)."""
     return _binary("div", x, y)
+
+
+def true_divide(x, y):
+    """x / y, true division as NumPy's, PyTorch's and JAX's `/`: integer
+    and bool operands are divided in float32 (NumPy's float64 is not a Jeet
+    dtype; PyTorch and JAX give float32 too), so 7 / 2 is 3.5. jeet.div
+    keeps C's integer division (rounded toward zero)."""
+    operands = [cast(v, "f32") if isinstance(v, Tensor) and v._dtype in ("i1", "i32", "i64")
+                else v for v in (x, y)]
+    return div(*operands)
+
+
+divide = true_divide
+
+
+def floor_divide(x, y):
+    """x // y, the quotient rounded toward minus infinity, as
+    numpy.floor_divide and Python's //: for floats from the exact remainder
+    (1 // 0.1 is 9.0, not the 10.0 of floor(1 / 0.1)), with x // 0 being
+    x / 0 (inf or NaN); integers exactly (-7 // 2 is -4), x // 0 being 0 as
+    NumPy gives it. float16 and bfloat16 are divided in float32 and rounded
+    once."""
+    a, b = _as_operands("floor_divide", x, y)
+    if a._dtype == "i1":
+        raise ShapeError(
+            "jeet.floor_divide: floor division of bool tensors is not "
+            "supported (NumPy refuses it too); cast to an integer dtype first")
+    if a._dtype in _NARROW_FLOATS:
+        return cast(floor_divide(cast(a, "f32"), cast(b, "f32")), a._dtype)
+    quotient = div(a, b)
+    if a._dtype in ("i32", "i64"):
+        zero = _scalar_constant(0, a._dtype, "floor_divide")
+        return where(eq(b, zero), zero, _floor_quotient(quotient, a, b))
+    return _float_floor_quotient(quotient, a, b)
+
+
+def _float_floor_quotient(quotient, x, y):
+    """Floating floor division as NumPy's, Python's and PyTorch's: from the
+    exact remainder, not floor(x / y), which rounds 1 // 0.1 up to 10."""
+    mod = fmod(x, y)
+    q = div(sub(x, mod), y)
+    q = where(_rounded_toward_zero_past(mod, y), sub(q, 1.0), q)
+    floored = floor(q)
+    floored = where(gt(sub(q, floored), 0.5), add(floored, 1.0), floored)
+    # A zero quotient keeps the sign of x / y; y = 0 gives x / y (inf, nan).
+    floored = where(ne(q, 0.0), floored, mul(quotient, 0.0))
+    return where(eq(y, 0.0), quotient, floored)
+
+
+def _floor_quotient(quotient, x, y):
+    """An integer quotient rounded toward zero, one less where it lies above
+    its floor: -7 // 2 = -4."""
+    past = _rounded_toward_zero_past(fmod(x, y), y)
+    return where(past, sub(quotient, 1), quotient)
+
+
+def _round_digits(x, ndigits):
+    """round(x, ndigits) as numpy.round(x, decimals): halves to even, at
+    ndigits decimals (x * 10**ndigits rounded, divided back; for floats)."""
+    if ndigits is None or ndigits == 0:
+        return round(x)
+    if not isinstance(ndigits, numbers.Integral) or isinstance(ndigits, bool):
+        raise ArgumentError(f"jeet.round: ndigits must be an int, got {ndigits!r}")
+    if x._dtype in ("i1", "i32", "i64"):
+        raise ArgumentError(
+            f"jeet.round: ndigits={ndigits} of a {_dtypes.LONG_NAMES[x._dtype]} "
+            "tensor is not supported; cast to float32 first")
+    scale = 10.0 ** int(ndigits)
+    return div(round(mul(x, scale)), scale)
 
 
 def maximum(x, y):

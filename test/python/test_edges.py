@@ -101,4 +101,6 @@ def test_ops_on_tensors_with_no_elements(rng):
 def test_int32_division_is_defined():
     x = cpu([7, -7, -2**31, -2**31], "int32")
     y = cpu([0, 0, -1, 2], "int32")
-    assert (x / y).numpy().tolist() == [-1, -1, -2**31, -2**30]
+    assert jeet.div(x, y).numpy().tolist() == [-1, -1, -2**31, -2**30]
+    # The / operator is true division (in float32), as PyTorch's and JAX's.
+    assert (x / y).numpy().tolist() == [np.inf, -np.inf, 2.0**31, -2.0**30]

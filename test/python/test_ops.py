@@ -279,14 +279,23 @@ def test_int32_elementwise(rng):
     np.testing.assert_array_equal((A + B).numpy(), a + b)
     np.testing.assert_array_equal((A * B - 3).numpy(), a * b - 3)
     np.testing.assert_array_equal(jeet.maximum(A, B).numpy(), np.maximum(a, b))
-    # Integer division rounds toward zero (C semantics).
-    np.testing.assert_array_equal((A / B).numpy(), np.trunc(a / b).astype(np.int32))
+    # jeet.div of integers rounds toward zero (C semantics); the / operator
+    # is true division, in float32 (as PyTorch's and JAX's).
+    np.testing.assert_array_equal(jeet.div(A, B).numpy(), np.trunc(a / b).astype(np.int32))
+    assert (A / B).dtype == "float32"
+    np.testing.assert_allclose((A / B).numpy(), a / b, rtol=1e-6)
+    np.testing.assert_allclose((A / 8).numpy(), a / 8, rtol=1e-6)
+    np.testing.assert_allclose((3 / B).numpy(), 3 / b, rtol=1e-6)
+    np.testing.assert_allclose((A / 2.5).numpy(), a / 2.5, rtol=1e-6)
+    np.testing.assert_array_equal(jeet.true_divide(A, B).numpy(), (A / B).numpy())
+    bools = jeet.tensor(a > 0, dtype="bool", device="cpu")
+    np.testing.assert_array_equal((bools / 2).numpy(), (a > 0) / 2)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
 def test_integer_remainders(dtype, rng):
     # fmod has the dividend's sign, remainder and % the divisor's (Python's),
-    # // of a tensor is not defined (jeet.div rounds toward zero).
+    # // rounds toward minus infinity (Python's and NumPy's).
     a = rng.integers(-1000, 1000, (6, 7)).astype(dtype)
     b = (rng.integers(1, 50, (6, 7)) * rng.choice([-1, 1], (6, 7))).astype(dtype)
     A, B = jeet.tensor(a, dtype=dtype, device="cpu"), jeet.tensor(b, dtype=dtype, device="cpu")
@@ -295,9 +304,75 @@ def test_integer_remainders(dtype, rng):
     np.testing.assert_array_equal((A % B).numpy(), a % b)
     np.testing.assert_array_equal((A % 7).numpy(), a % 7)
     np.testing.assert_array_equal((-7 % B).numpy(), -7 % b)
-    # The divisor 0: x, not numpy's 0 (see jeet.fmod).
+    np.testing.assert_array_equal((A // B).numpy(), a // b)
+    np.testing.assert_array_equal((A // 7).numpy(), a // 7)
+    np.testing.assert_array_equal((-7 // B).numpy(), -7 // b)
+    np.testing.assert_array_equal(jeet.floor_divide(A, B).numpy(), np.floor_divide(a, b))
+    quotient, rest = divmod(A, B)
+    np.testing.assert_array_equal(quotient.numpy(), a // b)
+    np.testing.assert_array_equal(rest.numpy(), a % b)
+    assert quotient.dtype == dtype
+    # The divisor 0: x for the remainder, not numpy's 0 (see jeet.fmod); 0
+    # for the floor quotient, as numpy's.
     zero = jeet.tensor(np.zeros((6, 7), dtype), dtype=dtype, device="cpu")
     np.testing.assert_array_equal((A % zero).numpy(), a)
+    np.testing.assert_array_equal((A // zero).numpy(), np.zeros((6, 7), dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_floor_division(dtype, rng):
+    """x // y and divmod as NumPy's: from the exact remainder (1 // 0.1 is
+    9), signed zeros, division by zero, narrow floats rounded once."""
+    a = np.concatenate([wide(rng, 200), [1.0, -1.0, 0.0, -0.0, 7.0, 5.0, np.inf]]).astype(np.float32)
+    b = np.concatenate([away_from_zero(rng, 200), [0.1, 0.1, -3.0, 3.0, 0.0, -0.0, 2.0]]).astype(np.float32)
+    A, B = jeet.tensor(a, dtype=dtype, device="cpu"), jeet.tensor(b, dtype=dtype, device="cpu")
+    # The reference on the values the tensors hold (narrow types rounded).
+    x, y = A.cast("float32").numpy(), B.cast("float32").numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = np.floor_divide(x, y)
+    # Computed in float32, rounded once to the tensor's dtype.
+    want = jeet.tensor(want, dtype=dtype, device="cpu").cast("float32").numpy()
+    got = (A // B).cast("float32").numpy()
+    np.testing.assert_array_equal(got, want)
+    numbers = ~np.isnan(want)  # a NaN's sign means nothing
+    np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+    quotient, rest = divmod(A, B)
+    np.testing.assert_array_equal(quotient.cast("float32").numpy(), got)
+    np.testing.assert_array_equal(rest.cast("float32").numpy(), (A % B).cast("float32").numpy())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        halves = np.floor_divide(x, np.float32(2))
+    np.testing.assert_array_equal((A // 2).cast("float32").numpy(),
+                                  jeet.tensor(halves, dtype=dtype, device="cpu").cast("float32").numpy())
+    assert (A // B).dtype == dtype
+    with pytest.raises(jeet.ShapeError, match="floor division of bool tensors"):
+        jeet.tensor(a > 0, dtype="bool", device="cpu") // jeet.tensor(a > 0, dtype="bool", device="cpu")
+
+
+def test_round_with_ndigits(rng):
+    a = wide(rng, 5, 9)
+    np.testing.assert_array_equal(round(t(a)).numpy(), np.round(a))
+    np.testing.assert_allclose(round(t(a), 2).numpy(), np.round(f64(a), 2), atol=1e-6)
+    np.testing.assert_allclose(round(t(a * 100), -1).numpy(), np.round(f64(a * 100), -1), atol=1e-4)
+    with pytest.raises(jeet.ArgumentError, match="ndigits=2 of a int32 tensor"):
+        round(jeet.tensor(np.ones(3, np.int32), dtype="int32", device="cpu"), 2)
+
+
+def test_operators_take_what_numpy_takes():
+    """An operand no op takes (None, a string, an object) makes the operator
+    return NotImplemented: == and != then compare identities, as for any
+    Python object, and arithmetic raises Python's TypeError."""
+    x = t(np.arange(3, dtype=np.float32))
+    assert (x == None) is False  # noqa: E711
+    assert (x != None) is True  # noqa: E711
+    assert x in [None, "a", x]
+    assert x not in [None, "a"]
+    with pytest.raises(TypeError, match="unsupported operand type.*'Tensor' and 'str'"):
+        x + "a"
+    with pytest.raises(TypeError, match="'<' not supported between instances of 'Tensor' and 'NoneType'"):
+        x < None  # noqa: B015
+    with pytest.raises(TypeError, match="unsupported operand type.*'dict' and 'Tensor'"):
+        {} * x
+    assert x.nbytes == 12 and x.astype("float16").nbytes == 6 and (x > 0).nbytes == 3
 
 
 def test_float_remainder_operator(rng):

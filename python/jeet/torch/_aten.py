@@ -166,31 +166,11 @@ def _div(node, x, y, rounding_mode=None, dtype=None):
     quotient = jt.div(x, y)
     if floats:
         if rounding_mode == "floor":
-            return _float_floor_quotient(quotient, x, y)
+            return jt._float_floor_quotient(quotient, x, y)
         return jt.where(jt.lt(quotient, 0.0), jt.ceil(quotient), jt.floor(quotient))
     if rounding_mode == "trunc":
         return quotient
-    return _floor_quotient(quotient, x, y)
-
-
-def _float_floor_quotient(quotient, x, y):
-    # torch's (and numpy's, and Python's) floating floor division: from the
-    # exact remainder, not floor(x / y), which rounds 1 // 0.1 up to 10.
-    mod = jt.fmod(x, y)
-    div = jt.div(jt.sub(x, mod), y)
-    div = jt.where(jt._rounded_toward_zero_past(mod, y), jt.sub(div, 1.0), div)
-    floored = jt.floor(div)
-    floored = jt.where(jt.gt(jt.sub(div, floored), 0.5), jt.add(floored, 1.0), floored)
-    # A zero quotient keeps the sign of x / y; y = 0 gives x / y (inf, nan).
-    floored = jt.where(jt.ne(div, 0.0), floored, jt.mul(quotient, 0.0))
-    return jt.where(jt.eq(y, 0.0), quotient, floored)
-
-
-def _floor_quotient(quotient, x, y):
-    # An integer quotient rounded toward zero, one less where it lies above
-    # its floor: -7 // 2 = -4.
-    past = jt._rounded_toward_zero_past(jt.fmod(x, y), y)
-    return jt.where(past, jt.sub(quotient, 1), quotient)
+    return jt._floor_quotient(quotient, x, y)
 
 
 @converter(aten.floor_divide.default, aten.floor_divide.Scalar,

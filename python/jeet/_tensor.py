@@ -152,6 +152,20 @@ class Tensor:
             self.execute()
         return _dtypes.from_storage(self._rt.numpy(), self._dtype)
 
+    def __reduce__(self):
+        # Pickling (and multiprocessing) takes the values (computed first
+        # for a lazy tensor), the dtype and the device; unpickling makes a
+        # materialised tensor on that device again (a GPU tensor needs a
+        # usable GPU there: DeviceUnavailableError otherwise).
+        return (_unpickle, (self.numpy(), self._dtype, self.device))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        # Tensors never change: a copy would be indistinguishable.
+        return self
+
     def to(self, device):
         """This tensor on `device` ('cpu', 'gpu' or 'auto'): itself when it
         is there already, else a copy (a lazy tensor is computed first).
@@ -1734,6 +1748,11 @@ def cast(x, dtype):
 # --------------------------------------------------------------------------
 # Creation
 # --------------------------------------------------------------------------
+
+
+def _unpickle(array, dtype, device):
+    """The tensor a pickle of Tensor.__reduce__ holds."""
+    return _materialised(array, dtype, _device.resolve(device))
 
 
 def _materialised(array, dtype, device):

@@ -594,3 +594,20 @@ def test_gpu_with_fake_driver_is_never_a_silent_fallback():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "OK" in result.stdout
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32", "int64", "bool"])
+def test_pickle_round_trip(dtype, rng):
+    """Tensors pickle as their values, dtype and device (multiprocessing,
+    saved results); a lazy tensor is computed first. copy and deepcopy give
+    the tensor itself: it never changes."""
+    import copy
+    import pickle
+    values = rng.standard_normal((3, 5)).astype(np.float32) * 100
+    x = jeet.tensor(values > 0 if dtype == "bool" else values, dtype=dtype, device="cpu")
+    for original in (x, x + x):
+        restored = pickle.loads(pickle.dumps(original))
+        assert restored.dtype == dtype and restored.shape == (3, 5)
+        assert restored.device == "cpu" and restored.is_materialized
+        np.testing.assert_array_equal(restored.numpy(), original.numpy())
+    assert copy.copy(x) is x and copy.deepcopy([x])[0] is x

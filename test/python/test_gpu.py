@@ -192,3 +192,13 @@ def test_gpu_graphs_compile_for_the_device():
         assert ".entry" in compiled.ptx()
     explained = jeet.explain(t)
     assert f"gpu target: {compiled.gpu_target}" in explained
+
+
+@requires_gpu
+def test_pickle_keeps_the_device(rng):
+    import pickle
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    x = jeet.tensor(a, device="gpu")
+    restored = pickle.loads(pickle.dumps(jeet.exp(x)))
+    assert restored.device == "gpu"
+    close(restored.numpy(), np.exp(a.astype(np.float64)))

@@ -54,18 +54,32 @@ class _JitFunction:
         return len(self._traces)
 
     def _trace(self, args, kwargs):
+        # The arguments, then the keyword arguments in name order: tensors
+        # and arrays among them are the graph's inputs.
+        names = sorted(kwargs)
+        flat = list(args) + [kwargs[k] for k in names]
         # Arrays go to the device of the tensor arguments (the default
         # device where there are none).
-        device = next((a.device for a in args if isinstance(a, Tensor)), "auto")
-        args = [_tensor.from_numpy(a, device) if isinstance(a, np.ndarray) else a
-                for a in args]
-        tensors = [a for a in args if isinstance(a, Tensor)]
+        device = next((a.device for a in flat if isinstance(a, Tensor)), "auto")
+        flat = [_tensor.from_numpy(a, device) if isinstance(a, np.ndarray) else a
+                for a in flat]
+        tensors = [a for a in flat if isinstance(a, Tensor)]
         placeholders = [
             Tensor._new(t._shape, t._dtype, t.device, op="_arg") for t in tensors
         ]
         it = iter(placeholders)
-        traced_args = [next(it) if isinstance(a, Tensor) else a for a in args]
-        result = self._fn(*traced_args, **kwargs)
+        traced = [next(it) if isinstance(a, Tensor) else a for a in flat]
+        traced_kwargs = dict(zip(names, traced[len(args):]))
+        tracing = _tensor._TRACING.names
+        tracing.append(getattr(self._fn, "__name__", "the function"))
+        with _tensor._traces_lock:
+            _tensor._traces_running += 1
+        try:
+            result = self._fn(*traced[:len(args)], **traced_kwargs)
+        finally:
+            tracing.pop()
+            with _tensor._traces_lock:
+                _tensor._traces_running -= 1
         self.num_traces += 1
 
         structure = "single"
@@ -95,7 +109,7 @@ class _JitFunction:
                 nodes.append(out)
 
         trace = _Trace()
-        trace.positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        trace.positions = [i for i, a in enumerate(flat) if isinstance(a, Tensor)]
         trace.plan = plan
         trace.structure = structure
         trace.executable = None
@@ -112,6 +126,10 @@ class _JitFunction:
         return trace
 
     def __call__(self, *args, **kwargs):
+        if _tensor._traces_running and _tensor._TRACING.names:
+            # Called while another function is traced: its ops join that
+            # graph (as JAX inlines a nested jit).
+            return self._fn(*args, **kwargs)
         # The path of every cached call: kept short.
         key = (
             # Tensors inline (no call per argument); the rest by _arg_key.
@@ -125,7 +143,9 @@ class _JitFunction:
         if trace is None:
             trace = self._trace(args, kwargs)
             self._traces[key] = trace
-        tensors = [args[i] for i in trace.positions]
+        flat = args if not kwargs else \
+            list(args) + [kwargs[k] for k in sorted(kwargs)]
+        tensors = [flat[i] for i in trace.positions]
         results = ()
         if trace.executable is not None:
             inputs = []
@@ -161,6 +181,12 @@ def jit(fn):
     its tensor arguments (other arguments are static: part of the key),
     compiles the graph through the cache, and runs the compiled graph on
     every later call with matching arguments.
+
+    Keyword arguments are arguments as well (tensors and arrays among
+    them are inputs of the graph). A jit function called while another is
+    traced is traced into that graph. The values of traced tensors are not
+    known while the function is traced: Python control flow on them is an
+    error naming the function (use jeet.where, or a static argument).
 
     A NumPy array argument is a tensor argument too: each call copies it
     into a tensor (as `jeet.from_numpy` does, float64 becoming float32) on

@@ -9,6 +9,7 @@ builds a jeet::Graph, compiles it through the process-wide cache and runs it.
 
 import itertools
 import numbers
+import threading
 
 import numpy as np
 
@@ -1962,6 +1963,21 @@ class _Built:
         self.placeholders = placeholders
 
 
+class _Tracing(threading.local):
+    """The names of the functions jeet.jit is tracing now in this thread,
+    innermost last."""
+
+    def __init__(self):
+        self.names = []
+
+
+_TRACING = _Tracing()
+# How many traces run now in all threads: jeet.jit's calls read this one
+# global first, and the thread's own names only while some trace runs.
+_traces_running = 0
+_traces_lock = threading.Lock()
+
+
 def _build(outputs, placeholders=()):
     """Builds and prints the graph computing `outputs` (lazy nodes).
 
@@ -1986,6 +2002,14 @@ def _build(outputs, placeholders=()):
         elif node._op == "constant":
             ids[id(node)] = graph.add_constant(node._attrs, node._dtype)
         elif node._op == "_arg":
+            if _TRACING.names:
+                raise JeetError(
+                    f"jeet.jit: the values of {_TRACING.names[-1]}'s tensors are not "
+                    "known while it is traced, so they cannot decide Python "
+                    "control flow or be read (bool(x), if x > 0, float(x), "
+                    "x.numpy(), x.execute()): use jeet.where to choose per "
+                    "element, pass the deciding value as a static argument, "
+                    "or call the function without jeet.jit")
             raise JeetError(
                 "a jeet.jit argument escaped its trace: tensors computed inside "
                 "a jit function cannot be used outside it unless returned"

@@ -304,6 +304,49 @@ def test_jit_captures_closure_tensors(rng):
                                rtol=1e-4, atol=1e-5)
 
 
+def test_jit_keyword_arguments(rng):
+    """Tensors and arrays given by keyword are inputs of the graph like
+    positional ones (each call's data used); other keyword values are
+    static."""
+    @jeet.jit
+    def f(x, w, *, bias, scale=1.0):
+        return (x @ w + bias) * scale
+
+    for _ in range(2):
+        a, b, c = randn(rng, 4, 5), randn(rng, 5, 3), randn(rng, 3)
+        got = f(t(a), w=b, bias=t(c), scale=2.0)
+        np.testing.assert_allclose(got.numpy(), (a.astype(np.float64) @ b + c) * 2,
+                                   rtol=1e-5, atol=1e-5)
+    assert f.num_traces == 1
+    f(t(a), w=b, bias=t(c), scale=3.0)
+    assert f.num_traces == 2
+
+
+def test_jit_inside_jit(rng):
+    inner = jeet.jit(lambda x, w: (x @ w).relu())
+    outer = jeet.jit(lambda x, w: inner(x, w).sum(axis=0))
+    a, b = randn(rng, 4, 5), randn(rng, 5, 3)
+    np.testing.assert_allclose(outer(t(a), t(b)).numpy(),
+                               np.maximum(a.astype(np.float64) @ b, 0).sum(0),
+                               rtol=1e-5, atol=1e-5)
+    # Traced into the outer graph: the inner function was not traced alone.
+    assert outer.num_traces == 1 and inner.num_traces == 0
+
+
+def test_jit_control_flow_on_values_is_a_clear_error(rng):
+    @jeet.jit
+    def choose(x):
+        return x if x.sum() > 0 else -x
+
+    with pytest.raises(jeet.JeetError, match="values of choose's tensors are not "
+                       "known while it is traced.*jeet.where"):
+        choose(t(randn(rng, 3)))
+    # Nothing is left half-traced: the function works without jit, and a
+    # lazy tensor made outside a trace still executes.
+    assert choose.__wrapped__(t(np.ones(3, np.float32))).numpy().tolist() == [1, 1, 1]
+    assert bool((t(np.ones(3, np.float32)) + 1).sum() > 0)
+
+
 # -- compile / explain ----------------------------------------------------------
 
 

@@ -920,7 +920,7 @@ def main():
                     ["", "median", "best"],
                     [[label, fmt_ms(m), fmt_ms(b)] for label, m, b in rows])
     print("\npeer/jeet: the peer's time over Jeet's (above 1: Jeet is faster)."
-          " kernels: Jeet's fusion groups, XLA's entry\ninstructions that run"
+          " kernels: Jeet's kernels (fusion groups; reshapes alone are views, not counted), XLA's entry\ninstructions that run"
           " code, inductor's generated + extern kernels, onnxruntime's nodes"
           " after optimisation, IREE's dispatches.")
 

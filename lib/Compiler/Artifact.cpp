@@ -504,7 +504,7 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
                         /*keepIR=*/false);
   if (failed(runner.run(*module, [&](llvm::StringRef name, ModuleOp lowered) {
         if (name == stage::kFused)
-          info.numKernels = listFusionGroups(lowered).size();
+          info.numKernels = listKernels(lowered).size();
         if (name == stage::kBufferized || name == stage::kKernels)
           if (auto entry = lowered.lookupSymbol<func::FuncOp>(compile.entry))
             if (auto plan =

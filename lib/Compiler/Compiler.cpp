@@ -638,7 +638,7 @@ getPipeline(const CompileOptions &options) {
 static void inspectStage(llvm::StringRef name, ModuleOp module,
                          Executable::Impl &impl) {
   if (name == stage::kFused)
-    impl.kernelOps = listFusionGroups(module);
+    impl.kernelOps = listKernels(module);
   auto host = module.lookupSymbol<func::FuncOp>(impl.options.entry);
   if (!host)
     return;

@@ -77,9 +77,24 @@ static std::string formatStep(llvm::StringRef index, llvm::StringRef name,
       .str();
 }
 
-std::vector<std::vector<std::string>> jeet::listFusionGroups(ModuleOp module) {
+/// Whether `fusion` is reshapes alone (constants aside): a view, no kernel.
+static bool isViewGroup(FusionOp fusion) {
+  bool any = false;
+  for (Operation &op : fusion.getBody().front().without_terminator()) {
+    if (isa<ConstantOp>(op))
+      continue;
+    if (!isa<ReshapeOp>(op))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+std::vector<std::vector<std::string>> jeet::listKernels(ModuleOp module) {
   std::vector<std::vector<std::string>> groups;
   module.walk([&](FusionOp fusion) {
+    if (isViewGroup(fusion))
+      return;
     std::vector<std::string> names;
     for (Operation &op : fusion.getBody().front().without_terminator())
       if (!isa<ConstantOp>(op))
@@ -87,6 +102,12 @@ std::vector<std::vector<std::string>> jeet::listFusionGroups(ModuleOp module) {
     groups.push_back(std::move(names));
   });
   return groups;
+}
+
+int64_t jeet::countViewGroups(ModuleOp module) {
+  int64_t views = 0;
+  module.walk([&](FusionOp fusion) { views += isViewGroup(fusion); });
+  return views;
 }
 
 static std::string printModule(ModuleOp module) {
@@ -165,9 +186,14 @@ void PipelineRunner::record(unsigned index, llvm::StringRef name,
 }
 
 void PipelineRunner::printFusionGroups(ModuleOp module) {
-  std::vector<std::vector<std::string>> groups = listFusionGroups(module);
-  printDebugLine(llvm::formatv("     {0} fusion group(s), one kernel each:",
-                               groups.size()));
+  std::vector<std::vector<std::string>> groups = listKernels(module);
+  int64_t views = countViewGroups(module);
+  printDebugLine(llvm::formatv(
+      "     {0} fusion group(s), one kernel each{1}:", groups.size(),
+      views ? llvm::formatv(" (and {0} of reshapes alone: views, no kernel)",
+                            views)
+                  .str()
+            : std::string()));
   for (auto [i, ops] : llvm::enumerate(groups))
     printDebugLine(llvm::formatv("       kernel {0}: {1}", i,
                                  ops.empty() ? std::string("(copy)")

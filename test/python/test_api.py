@@ -377,6 +377,24 @@ def test_fusion_counts(rng):
     np.testing.assert_allclose(chain.numpy(), x.numpy() + 10, rtol=1e-6)
 
 
+def test_reshapes_alone_are_views_not_kernels(rng):
+    """A fusion group of reshapes alone bufferizes to a view of its
+    operand: explain and num_kernels do not count it."""
+    table = t(randn(rng, 100, 32))
+    ids = jeet.from_numpy(rng.integers(0, 100, (4, 16)))
+    rows = jeet.take(table, ids.reshape(-1)).reshape(4, 16, 32)
+    out = jeet.softmax(rows, axis=-1)
+    compiled = jeet.compile(out)
+    assert compiled.num_kernels == 2
+    assert [ops[0] for ops in compiled.kernel_ops] == ["jeet.gather", "jeet.reduce_max"]
+    assert "jeet.reshape" not in jeet.explain(out)
+    assert jeet.compile(jeet.exp(table.reshape(50, 64))).num_kernels == 1
+    assert jeet.compile(table.reshape(3200)).num_kernels == 0
+    np.testing.assert_allclose(
+        out.numpy().reshape(64, 32),
+        jeet.softmax(jeet.take(table, ids.reshape(-1)), axis=-1).numpy(), rtol=1e-6)
+
+
 def test_attention_is_one_kernel(rng):
     """softmax(q @ k^T * scale) @ v on the CPU: one kernel (the scores and
     the softmax computed block of rows by block of rows); the transpose of k

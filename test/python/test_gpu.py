@@ -202,3 +202,20 @@ def test_pickle_keeps_the_device(rng):
     restored = pickle.loads(pickle.dumps(jeet.exp(x)))
     assert restored.device == "gpu"
     close(restored.numpy(), np.exp(a.astype(np.float64)))
+
+
+@requires_gpu
+def test_kernels_counted_are_the_kernels_launched(rng):
+    """explain's kernels are the launches: a group of reshapes alone is a
+    view, launched never."""
+    # Shapes no other test uses: the first execution of this graph launches
+    # its kernels (later ones replay a CUDA graph).
+    table = jeet.tensor(rng.standard_normal((97, 29)).astype(np.float32), device="gpu")
+    ids = jeet.from_numpy(rng.integers(0, 97, (3, 11)), device="gpu")
+    out = jeet.softmax(jeet.take(table, ids.reshape(-1)).reshape(3, 11, 29), axis=-1)
+    jeet.synchronize()
+    before = jeet.memory_stats("gpu")["kernels_launched"]
+    out.execute()
+    jeet.synchronize()
+    launched = jeet.memory_stats("gpu")["kernels_launched"] - before
+    assert launched == jeet.compile(out).num_kernels == 2

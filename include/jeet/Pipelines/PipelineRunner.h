@@ -66,9 +66,15 @@ private:
   double cpuStart;
 };
 
-/// For each jeet.fusion group of `module` (each becomes one kernel), the
-/// names of the jeet ops it fuses, constants aside.
-std::vector<std::vector<std::string>> listFusionGroups(mlir::ModuleOp module);
+/// For each jeet.fusion group of `module` that becomes a kernel, the names
+/// of the jeet ops it fuses, constants aside. A group of reshapes alone is
+/// not one: its result is a view of its operand's buffer (a collapse or
+/// expand of contiguous memory), with no loop on the CPU and no launch on
+/// the GPU.
+std::vector<std::vector<std::string>> listKernels(mlir::ModuleOp module);
+
+/// How many jeet.fusion groups of `module` are reshapes alone (views).
+int64_t countViewGroups(mlir::ModuleOp module);
 
 /// Runs one compilation's pipeline on a module, stage by stage.
 class PipelineRunner {

@@ -740,9 +740,10 @@ def test_attention_keeps_its_batch_dimensions(seed):
     # batched matmul's (batch, head, ...) operands as one batch: the matmuls
     # take the tensors as they were, so no reshape kernel is left around a
     # linear layer, and K's transpose folds into the scores' matmul instead
-    # of being copied: the ONNX export's kernels (36 for the example
-    # transformer, 58 before). The scores, the softmax and the product
-    # with V are one attention kernel over the (batch, head) matrices.
+    # of being copied: the ONNX export's kernels (26 for the example
+    # transformer, 58 before; reshapes alone are views, not counted). The
+    # scores, the softmax and the product with V are one attention kernel
+    # over the (batch, head) matrices.
     model = _Attention(16, 2).eval()
     x = torch.randn(3, 10, 16)
     report = jeet.torch.explain(model, x)
@@ -757,7 +758,7 @@ def test_attention_keeps_its_batch_dimensions(seed):
     assert any(k.startswith("jeet.transpose + jeet.matmul + jeet.mul + jeet.reduce_max")
                and k.split("  (")[0].endswith("jeet.div + jeet.matmul")
                for k in graph_kernels), graph_kernels
-    assert report.num_kernels == 13, str(report)
+    assert report.num_kernels == 8, str(report)
     compiled = torch.compile(model, backend="jeet")
     with torch.no_grad():
         got = compiled(x)

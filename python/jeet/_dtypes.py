@@ -131,11 +131,27 @@ def check_shape(shape, what, error):
                     f"limit of 2^40 ({MAX_TENSOR_ELEMENTS})")
 
 
+# The NumPy dtypes that are Jeet dtypes (bfloat16 has none).
+_FROM_NUMPY_NAMES = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
+                     np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
+                     np.dtype(np.bool_): "i1"}
+
+
 def canonical(dtype):
     """The canonical name ('f32', 'f16', 'bf16', 'i32', 'i64', 'i1') of a
-    dtype given as a string, a NumPy dtype or a NumPy scalar type."""
+    dtype given as a string (Jeet's names, or NumPy's: 'f4', '<i8'), a
+    NumPy dtype or scalar type, or a torch dtype (torch.float32)."""
+    if type(dtype).__module__ == "torch" and str(dtype).startswith("torch."):
+        dtype = str(dtype)[len("torch."):]
     if isinstance(dtype, str):
         name = _ALIASES.get(dtype)
+        if name is None:
+            try:
+                np_dtype = np.dtype(dtype)
+            except TypeError:
+                np_dtype = None
+            if np_dtype is not None and np_dtype in _FROM_NUMPY_NAMES:
+                return _FROM_NUMPY_NAMES[np_dtype]
         if name is None:
             raise ArgumentError(
                 f"unknown dtype {dtype!r}: expected one of 'float32'/'f32', "
@@ -149,9 +165,7 @@ def canonical(dtype):
         np_dtype = np.dtype(dtype)
     except TypeError:
         raise ArgumentError(f"unknown dtype {dtype!r}") from None
-    name = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
-            np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
-            np.dtype(np.bool_): "i1"}.get(np_dtype)
+    name = _FROM_NUMPY_NAMES.get(np_dtype)
     if name is None:
         raise ArgumentError(
             f"unsupported dtype {np_dtype}: Jeet tensors are float32, float16, "

@@ -137,6 +137,13 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._shape[0]
 
+    def __iter__(self):
+        # As NumPy's: the slices along the first axis; a 0-d tensor has none
+        # (without this, iter() would stop at the first index error: []).
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._shape[0]))
+
     # -- execution ----------------------------------------------------------
 
     def execute(self):
@@ -1160,12 +1167,20 @@ def logical_not(x):
 
 
 def where(condition, x, y):
-    """x where `condition` (a tensor, its truth values) holds, else y,
+    """x where `condition` (a tensor, array or list: its truth values)
+    holds, else y,
     elementwise, with NumPy broadcasting of all three; x and y are tensors
     or scalars, promoted as NumPy promotes them."""
+    if isinstance(condition, (np.ndarray, list, tuple)):
+        # Host truth values: a bool tensor on the device of the tensors.
+        device = next((v._device for v in (x, y)
+                       if isinstance(v, Tensor) and v._device), None)
+        condition = tensor(np.asarray(condition).astype(bool), dtype="bool",
+                           device=device or "auto")
     condition = _as_bool("where", condition)
     if not isinstance(condition, Tensor):
-        raise TypeError("jeet.where: the condition must be a jeet.Tensor")
+        raise TypeError("jeet.where: the condition must be a jeet.Tensor, an "
+                        "array or a list")
     for name, v in (("x", x), ("y", y)):
         if not isinstance(v, (Tensor, np.ndarray, list, tuple)) and \
                 not _is_scalar(v):

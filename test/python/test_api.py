@@ -672,3 +672,47 @@ def test_pickle_round_trip(dtype, rng):
         assert restored.device == "cpu" and restored.is_materialized
         np.testing.assert_array_equal(restored.numpy(), original.numpy())
     assert copy.copy(x) is x and copy.deepcopy([x])[0] is x
+
+
+def test_dtype_spellings():
+    """Jeet's names, NumPy's dtypes, scalar types and strings ('f4', '<i8',
+    '?'), and torch's dtypes name the same dtypes; others are errors listing
+    Jeet's."""
+    for spelling, name in [("f4", "float32"), ("<f2", "float16"), ("i8", "int64"),
+                           ("?", "bool"), (np.int32, "int32"), (np.dtype("f4"), "float32"),
+                           ("bf16", "bfloat16"), (bool, "bool")]:
+        assert jeet.zeros(2, dtype=spelling, device="cpu").dtype == name, spelling
+    for bad in ("f8", "int8", "float64"):
+        with pytest.raises(jeet.ArgumentError, match=f"unknown dtype '{bad}': expected one of"):
+            jeet.zeros(2, dtype=bad, device="cpu")
+    torch = pytest.importorskip("torch")
+    for spelling, name in [(torch.float32, "float32"), (torch.half, "float16"),
+                           (torch.bfloat16, "bfloat16"), (torch.int64, "int64"),
+                           (torch.bool, "bool")]:
+        assert jeet.zeros(2, dtype=spelling, device="cpu").dtype == name, spelling
+    with pytest.raises(jeet.ArgumentError, match="unknown dtype 'float64'"):
+        jeet.zeros(2, dtype=torch.float64, device="cpu")
+
+
+def test_iteration_as_numpy(rng):
+    a = randn(rng, 3, 4)
+    rows = list(t(a))
+    assert len(rows) == 3 and all(r.shape == (4,) for r in rows)
+    np.testing.assert_array_equal(np.stack([r.numpy() for r in rows]), a)
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        list(t(a).sum())
+    with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+        len(t(a).sum())
+
+
+def test_where_with_a_host_condition(rng):
+    a, b = randn(rng, 3, 4), randn(rng, 3, 4)
+    mask = rng.random((3, 4)) < 0.5
+    np.testing.assert_array_equal(jeet.where(mask, t(a), t(b)).numpy(), np.where(mask, a, b))
+    np.testing.assert_array_equal(jeet.where(mask.tolist(), t(a), 0.0).numpy(),
+                                  np.where(mask, a, 0.0).astype(np.float32))
+    # Truth values of numbers, as NumPy's.
+    np.testing.assert_array_equal(jeet.where([0, 2, 0, -1], t(a), t(b)).numpy(),
+                                  np.where([0, 2, 0, -1], a, b))
+    with pytest.raises(TypeError, match="jeet.where: expected a jeet.Tensor, got str"):
+        jeet.where("yes", t(a), t(b))

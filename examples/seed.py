@@ -22,37 +22,54 @@ def pick_device():
         return "cpu", str(error)
 
 
-def timed(fn, repeat):
-    """(result, compile+first run seconds, median seconds of later runs)."""
+def finish(device):
+    """Waits for the device: a GPU execution returns as soon as its work is
+    queued, so a time taken without waiting would be the launch's alone."""
+    if device == "gpu":
+        jeet.synchronize()
+
+
+def timed(fn, repeat, device):
+    """(result, compile+first run seconds, median seconds of later runs),
+    each run timed until the device has finished it."""
     start = time.perf_counter()
     result = fn()
+    finish(device)
     first = time.perf_counter() - start
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         fn()
+        finish(device)
         times.append(time.perf_counter() - start)
     return result, first, float(np.median(times))
 
 
-def kernels_launched(device):
-    return jeet.memory_stats(device).get("kernels_launched", 0)
+def launch_counts(device):
+    stats = jeet.memory_stats(device)
+    return stats.get("kernels_launched", 0), stats.get("graph_launches", 0)
 
 
 def launched_text(device, before, kernels_per_run, runs):
-    """Kernels launched over `runs` executions: the device's counter where it
-    counts launches, else the compiled graphs' kernel count times the runs."""
-    counted = kernels_launched(device) - before
-    if counted:
-        return f"{counted} kernel(s) launched over {runs} runs"
-    return f"{kernels_per_run * runs} kernel(s) run over {runs} runs"
+    """What ran over `runs` executions: on a GPU the device's counters (each
+    kernel launched, and each replay of a compiled graph's kernels as one
+    CUDA graph), on the CPU the compiled graph's kernels times the runs."""
+    if device != "gpu":
+        return f"{kernels_per_run * runs} kernel(s) run over {runs} runs"
+    kernels, graphs = (now - then for now, then in zip(launch_counts(device), before))
+    return (f"{kernels} kernel launch(es) and {graphs} CUDA graph replay(s) "
+            f"over {runs} runs")
 
 
 def main():
     device, why = pick_device()
     if why:
         print(f"No usable GPU, running on the CPU: {why}")
-    print(f"device: {device}")
+    emulated = device == "gpu" and any(
+        d.get("emulated") for d in jeet.devices() if d.get("kind") != "host")
+    print(f"device: {device}" + (" (the Jeet GPU emulator: kernels run on the "
+                                 "host CPU; its times are no GPU speed)"
+                                 if emulated else ""))
 
     # --- The seed, as written (with the device picked above). ---
     A = jeet.tensor([1024, 1024], dtype="float32", device=device)
@@ -66,12 +83,12 @@ def main():
     a = jeet.rand(1024, 1024, device=device)
     b = jeet.rand(1024, 1024, device=device)
     before = jeet.cache_stats()
-    k0 = kernels_launched(device)
+    k0 = launch_counts(device)
     # Ten runs on either device: the median of two on the CPU was half the
     # second run's, which pays for its output's first touch (the first
     # run's result is still alive then).
     repeat = 10
-    c, first, median = timed(lambda: jeet.matmul(a, b).execute(), repeat)
+    c, first, median = timed(lambda: jeet.matmul(a, b).execute(), repeat, device)
     num_kernels = jeet.compile(jeet.matmul(a, b)).num_kernels
     launched = launched_text(device, k0, num_kernels, repeat + 1)
     after = jeet.cache_stats()
@@ -86,8 +103,8 @@ def main():
 
     xs, ys = x.numpy().astype(np.float64), y.numpy().astype(np.float64)
     chain_ref = 1 / (1 + np.exp(-(np.maximum(xs * ys + xs, 0) * 0.5 - ys)))
-    k0 = kernels_launched(device)
-    z, first, median = timed(chain, 10)
+    k0 = launch_counts(device)
+    z, first, median = timed(chain, 10, device)
     lazy = jeet.sigmoid(jeet.relu(x * y + x) * 0.5 - y)
     num_kernels = jeet.compile(lazy).num_kernels
     launched = launched_text(device, k0, num_kernels, 11)

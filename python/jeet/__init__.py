@@ -26,6 +26,8 @@ from ._tensor import (
     arange,
     argmax,
     argmin,
+    array,
+    asarray,
     asin,
     asinh,
     atan,
@@ -241,7 +243,7 @@ def clear_cache():
 
 __all__ = [
     "Tensor", "CompiledGraph",
-    "tensor", "zeros", "ones", "full", "rand", "randn", "arange", "from_numpy",
+    "tensor", "zeros", "ones", "full", "rand", "randn", "arange", "from_numpy", "asarray", "array",
     "from_dlpack", "seed",
     "add", "sub", "mul", "div", "true_divide", "divide", "floor_divide", "maximum", "minimum", "pow", "fmod", "remainder",
     "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu",

@@ -1789,7 +1789,8 @@ def tensor(shape_or_data, dtype="float32", device="auto"):
     """A materialised tensor.
 
     A list or tuple of ints is a shape (the tensor is zero-filled); a NumPy
-    array, a nested list or a scalar is data, converted to `dtype`."""
+    array, a nested list or a scalar is data, converted to `dtype`. For a
+    list of ints as data, use jeet.asarray."""
     dtype = _dtypes.canonical(dtype)
     device = _device.resolve(device)
     if isinstance(shape_or_data, Tensor):
@@ -1832,6 +1833,37 @@ def from_numpy(array, device="auto"):
         if array.max() > np.iinfo(np.int32).max or array.min() < np.iinfo(np.int32).min:
             raise ArgumentError("jeet.from_numpy: integer values do not fit in int32")
     return _materialised(array, dtype, _device.resolve(device))
+
+
+def asarray(data, dtype=None, device="auto"):
+    """`data` as a tensor, as numpy.asarray: lists and tuples (of ints too,
+    which jeet.tensor takes as a shape), scalars, NumPy arrays and tensors
+    are data. The dtype is the data's unless given (as jeet.from_numpy:
+    float64 becomes float32, the narrow integers int32; Python ints int64),
+    the device `device` ('auto': a tensor's own, else the default). A tensor
+    already of that dtype and on that device is returned as it is."""
+    if isinstance(data, Tensor):
+        result = data
+        if dtype is not None and _dtypes.canonical(dtype) != result._dtype:
+            result = cast(result, dtype)
+        if device != "auto" and _device.resolve(device) != result.device:
+            result = result.to(device)
+        return result
+    try:
+        array = np.asarray(data)
+    except ValueError as error:  # ragged nested lists
+        raise ArgumentError(f"jeet.asarray: the data is not a rectangular "
+                            f"array of numbers: {error}") from None
+    if array.dtype == object:
+        raise ArgumentError(
+            "jeet.asarray: the data is not a rectangular array of numbers "
+            f"(it holds {type(array.flat[0]).__name__ if array.size else 'objects'})")
+    if dtype is None:
+        return from_numpy(array, device)
+    return tensor(array, dtype=dtype, device=device)
+
+
+array = asarray
 
 
 def from_dlpack(x):

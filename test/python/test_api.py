@@ -716,3 +716,25 @@ def test_where_with_a_host_condition(rng):
                                   np.where([0, 2, 0, -1], a, b))
     with pytest.raises(TypeError, match="jeet.where: expected a jeet.Tensor, got str"):
         jeet.where("yes", t(a), t(b))
+
+
+def test_asarray_takes_every_list_as_data(rng):
+    """jeet.tensor takes a list of ints as a shape (the seed's API);
+    jeet.asarray (and jeet.array) takes it as data, as numpy.asarray."""
+    assert jeet.tensor([1, 0], device="cpu").shape == (1, 0)
+    for data in ([1, 0], [[1, 2], [3, 4]], [1.5, 2], [True, False], 3, 2.5, (1, 2),
+                 np.arange(3, dtype=np.int8), rng.standard_normal((2, 3))):
+        got = jeet.asarray(data, device="cpu")
+        want = np.asarray(data)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want.astype(got.numpy().dtype))
+    assert jeet.asarray([1, 0], device="cpu").dtype == "int64"
+    assert jeet.asarray([1.5], device="cpu").dtype == "float32"
+    assert jeet.array([[1, 2]], dtype="float16", device="cpu").dtype == "float16"
+    x = jeet.asarray([1.0, 2.0], device="cpu")
+    assert jeet.asarray(x) is x
+    assert jeet.asarray(x, dtype="int32").numpy().tolist() == [1, 2]
+    with pytest.raises(jeet.ArgumentError, match="not a rectangular array of numbers"):
+        jeet.asarray([[1], [1, 2]])
+    with pytest.raises(jeet.ArgumentError, match="not a rectangular array of numbers .it holds dict"):
+        jeet.asarray([{}, {}])

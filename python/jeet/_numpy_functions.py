@@ -352,4 +352,32 @@ def logsumexp(x, axis=None, keepdims=False):
 for _name in ("squeeze", "flatten", "ravel", "clip", "var", "std", "any", "all"):
     setattr(Tensor, _name, globals()[_name])
 Tensor.astype = lambda self, dtype: cast(self, dtype)
+
+
+def _numpy_reduction_method(name, function):
+    """Tensor.<name> as ndarray's method: NumPy's functions (np.sum(x),
+    np.mean(x, axis=0), np.std(x)) call it with `dtype` and `out` too. dtype
+    casts first (as NumPy accumulates in it); out must be None: a tensor
+    never changes, the result is a new one."""
+    def method(self, axis=None, keepdims=False, *, dtype=None, out=None, **kwargs):
+        if out is not None:
+            raise ArgumentError(
+                f"jeet.{name}: out= is not supported (tensors never change): "
+                "use the returned tensor")
+        for unsupported in ("where", "initial"):
+            if unsupported in kwargs:
+                raise ArgumentError(
+                    f"jeet.{name}: {unsupported}= is not supported (reduce "
+                    "jeet.where(mask, x, identity) instead)")
+        if dtype is not None:
+            self = cast(self, dtype)
+        return function(self, axis, keepdims, **kwargs)
+    method.__name__ = name
+    method.__doc__ = function.__doc__
+    return method
+
+
+for _name in ("sum", "max", "min", "mean", "prod", "argmax", "argmin", "var",
+              "std", "any", "all"):
+    setattr(Tensor, _name, _numpy_reduction_method(_name, getattr(Tensor, _name)))
 del _name

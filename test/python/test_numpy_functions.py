@@ -215,3 +215,25 @@ def test_host_values_beyond_memory_are_out_of_memory_errors(make):
     Jeet's OutOfMemoryError (a JeetError), naming the function."""
     with pytest.raises(jeet.OutOfMemoryError, match=r"jeet\.\w+: the host has no memory"):
         make()
+
+
+def test_numpy_reductions_of_tensors(rng):
+    """NumPy's reduction functions call a non-ndarray's methods with dtype
+    and out: np.sum(x), np.mean(x, axis=0), np.std(x, ddof=1) of a tensor
+    are tensors, computed by Jeet."""
+    a = rng.standard_normal((5, 7)).astype(np.float32)
+    x = jeet.tensor(a, device="cpu")
+    for fn, kwargs in [(np.sum, {}), (np.mean, {"axis": 0}), (np.max, {"axis": 1}),
+                       (np.min, {"keepdims": True}), (np.prod, {"axis": 0}),
+                       (np.std, {"ddof": 1}), (np.var, {"axis": 1}),
+                       (np.argmax, {"axis": 1}), (np.argmin, {})]:
+        got = fn(x, **kwargs)
+        assert isinstance(got, jeet.Tensor), fn.__name__
+        np.testing.assert_allclose(got.numpy(), fn(a.astype(np.float64), **kwargs),
+                                   rtol=1e-5, atol=1e-5, err_msg=fn.__name__)
+    assert isinstance(np.any(x > 0), jeet.Tensor) and bool(np.all(x < 100))
+    assert x.sum(dtype="float16").dtype == "float16"
+    with pytest.raises(jeet.ArgumentError, match="out= is not supported"):
+        np.sum(x, out=np.zeros(()))
+    with pytest.raises(jeet.ArgumentError, match="where= is not supported"):
+        np.sum(x, where=a > 0)

@@ -219,3 +219,20 @@ def test_kernels_counted_are_the_kernels_launched(rng):
     jeet.synchronize()
     launched = jeet.memory_stats("gpu")["kernels_launched"] - before
     assert launched == jeet.compile(out).num_kernels == 2
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_floor_division_of_edge_values_on_the_gpu(dtype):
+    """// as NumPy's on the GPU too, over every pair of edge values."""
+    if dtype == "float32":
+        values = np.array([0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 2.5, -7.0, 1e30, 1e-30,
+                           np.inf, -np.inf, np.nan, 1e-45, 16777217.0], np.float32)
+    else:
+        values = np.array([0, 1, -1, 3, -7, 2**31 - 1, -2**31], np.int32)
+    a, b = np.repeat(values, values.size), np.tile(values, values.size)
+    A = jeet.tensor(a, dtype=dtype, device="gpu")
+    B = jeet.tensor(b, dtype=dtype, device="gpu")
+    with np.errstate(all="ignore"):
+        want = np.floor_divide(a, b)
+    np.testing.assert_array_equal((A // B).numpy(), want)

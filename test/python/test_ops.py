@@ -466,3 +466,30 @@ def test_maximum_of_signed_zeros():
     lo = jeet.minimum(jeet.tensor(a), jeet.tensor(b)).numpy()
     assert not np.signbit(hi).any()
     assert np.signbit(lo).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int64"])
+def test_floor_division_of_edge_values(dtype):
+    """// and % bit for bit as NumPy's over every pair of edge values: signed
+    zeros, infinities, NaN, subnormals, values past 2^24, integer extremes
+    (INT_MIN // -1 wraps as NumPy's), division by zero."""
+    if dtype == "float32":
+        values = np.array([0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 0.3, 2.5, -2.5, 7.0, -7.0,
+                           1e30, -1e30, 1e-30, 3.0, np.inf, -np.inf, np.nan, 1e-45,
+                           65504.0, 16777217.0], np.float32)
+    else:
+        info = np.iinfo(dtype)
+        values = np.array([0, 1, -1, 2, -2, 3, -3, 7, -7, 100, -100, info.max,
+                           info.min, info.max - 1, info.min + 1], dtype)
+    a = np.repeat(values, values.size)
+    b = np.tile(values, values.size)
+    A, B = jeet.tensor(a, dtype=dtype, device="cpu"), jeet.tensor(b, dtype=dtype, device="cpu")
+    with np.errstate(all="ignore"):
+        want = np.floor_divide(a, b)
+    got = (A // B).numpy()
+    np.testing.assert_array_equal(got, want)
+    if dtype == "float32":
+        numbers = ~np.isnan(want)
+        np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal((A % B).numpy(), np.remainder(a, b))

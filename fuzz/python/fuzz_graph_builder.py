@@ -116,9 +116,13 @@ def apply_operator(x, name, y):
 # findings replay the same programs).
 NUMPY_UNARY = [jeet.square, jeet.sign, jeet.isnan, jeet.isinf, jeet.isfinite,
                jeet.log1p, jeet.expm1, jeet.log2, jeet.log10, jeet.exp2,
-               jeet.flatten, jeet.ravel, jeet.zeros_like, jeet.ones_like]
+               jeet.flatten, jeet.ravel, jeet.zeros_like, jeet.ones_like,
+               jeet.nan_to_num, jeet.negative, jeet.arcsinh]
 NUMPY_REDUCE = [jeet.any, jeet.all, jeet.var, jeet.std, jeet.logsumexp]
 NUMPY_AXIS = [jeet.squeeze, jeet.expand_dims, jeet.flip, jeet.log_softmax]
+NUMPY_BINARY = [jeet.true_divide, jeet.floor_divide, jeet.logaddexp,
+                jeet.isclose, jeet.allclose, jeet.outer, jeet.dot,
+                jeet.subtract, jeet.power]
 OPS = "numpy"
 # Set by --check-key for the same program with other data.
 OTHER_DATA = False
@@ -353,7 +357,7 @@ class Program:
                 name = src.pick(["__truediv__", "__rtruediv__", "__floordiv__",
                                  "__rfloordiv__"])
                 return f"Tensor.{name}", lambda: apply_operator(x, name, y)
-            fn = src.pick([jeet.true_divide, jeet.floor_divide])
+            fn = src.pick(NUMPY_BINARY)
             return f"jeet.{fn.__name__}", lambda: fn(x, y)
         if kind == 8 and isinstance(x, jeet.Tensor) and x.ndim:
             # One index array among full slices: a list, NumPy integers or a

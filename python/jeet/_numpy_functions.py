@@ -11,11 +11,12 @@ import numpy as np
 
 from . import _dtypes
 from ._dtypes import ArgumentError
-from ._tensor import (Tensor, _fmt_shape, _host_values, _materialised,
-                      _narrowed, _normalize_axes, _scalar_constant, _widened, abs, add, cast, concatenate, div, eq,
-                      exp, full, ge, gt, iota, le, log, lt, max, maximum, mean,
-                      min, minimum, mul, ne, pow, reshape, sqrt, sub, sum,
-                      where)
+from ._tensor import (Tensor, _as_operands, _fmt_shape, _host_values, _materialised,
+                      _narrowed, _normalize_axes, _scalar_constant, _widened, abs, acos,
+                      acosh, add, asin, asinh, atan, atanh, cast, concatenate, div, eq,
+                      exp, full, ge, gt, iota, le, log, lt, matmul, max, maximum, mean,
+                      min, minimum, mul, ne, neg, pow, reshape, sqrt, sub, sum,
+                      transpose, where)
 from . import _device
 from .errors import ShapeError
 
@@ -348,8 +349,165 @@ def logsumexp(x, axis=None, keepdims=False):
     return _narrowed(total, x._dtype)
 
 
+# --------------------------------------------------------------------------
+# More of NumPy's namespace
+# --------------------------------------------------------------------------
+
+# NumPy's other names of Jeet's ops.
+subtract, multiply, power, negative, absolute = sub, mul, pow, neg, abs
+amax, amin = max, min
+arcsin, arccos, arctan = asin, acos, atan
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+def swapaxes(x, axis1, axis2):
+    """x with two axes exchanged, as numpy.swapaxes."""
+    x = _tensor_arg("swapaxes", x)
+    a = _axis_arg("swapaxes", axis1, x.ndim)
+    b = _axis_arg("swapaxes", axis2, x.ndim)
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
+
+
+def moveaxis(x, source, destination):
+    """x with the axes `source` (an int or a sequence) moved to the
+    positions `destination`, the others keeping their order, as
+    numpy.moveaxis."""
+    x = _tensor_arg("moveaxis", x)
+    src = [source] if isinstance(source, numbers.Integral) else list(source)
+    dst = [destination] if isinstance(destination, numbers.Integral) else list(destination)
+    if len(src) != len(dst):
+        raise ArgumentError(
+            "jeet.moveaxis: `source` and `destination` arguments must have the "
+            f"same number of elements, got {len(src)} and {len(dst)}")
+    src = [_axis_arg("moveaxis", a, x.ndim) for a in src]
+    dst = [_axis_arg("moveaxis", a, x.ndim) for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ShapeError("jeet.moveaxis: repeated axis")
+    perm = [d for d in range(x.ndim) if d not in src]
+    for d, s_ in sorted(zip(dst, src)):
+        perm.insert(d, s_)
+    return transpose(x, perm)
+
+
+def permute_dims(x, axes=None):
+    """The Array API's name of jeet.transpose."""
+    return transpose(_tensor_arg("permute_dims", x), axes)
+
+
+def outer(a, b):
+    """The outer product of the flattened a and b, as numpy.outer."""
+    a, b = _as_operands("outer", a, b)
+    return mul(reshape(a, (a.size, 1)), reshape(b, (1, b.size)))
+
+
+def dot(a, b):
+    """numpy.dot for operands of rank 0 to 2 (a product, an inner product,
+    a matrix-vector or matrix product) and an N-d a with a 1-d or 2-d b (a
+    sum over a's last axis and b's first). For a stack of matrices as b use
+    jeet.matmul, whose batching differs from numpy.dot's."""
+    a, b = _as_operands("dot", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return mul(a, b)
+    if b.ndim > 2 and a.ndim >= 2:
+        raise ShapeError(
+            f"jeet.dot: a of shape {_fmt_shape(a.shape)} and b of shape "
+            f"{_fmt_shape(b.shape)} (rank 3 or more): numpy.dot's outer "
+            "batching is not supported; use jeet.matmul (batches broadcast) "
+            "or move the axes first")
+    return matmul(a, b)
+
+
+def _atleast_2d(x):
+    return reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
+
+
+def vstack(tensors):
+    """The tensors stacked along their first axis (1-d ones as rows), as
+    numpy.vstack."""
+    tensors = [_tensor_arg("vstack", t) for t in tensors]
+    return concatenate([_atleast_2d(t) for t in tensors], axis=0)
+
+
+def hstack(tensors):
+    """The tensors joined along their second axis (their first if they are
+    1-d), as numpy.hstack."""
+    tensors = [_tensor_arg("hstack", t) for t in tensors]
+    tensors = [reshape(t, (1,)) if t.ndim == 0 else t for t in tensors]
+    return concatenate(tensors, axis=0 if tensors and tensors[0].ndim == 1 else 1)
+
+
+def roll(x, shift, axis=None):
+    """x's elements shifted by `shift` along `axis` (None: the flattened
+    tensor, shape kept), those past the end coming back at the start, as
+    numpy.roll with an int shift and axis."""
+    x = _tensor_arg("roll", x)
+    if not isinstance(shift, numbers.Integral) or isinstance(shift, bool):
+        raise ArgumentError(f"jeet.roll: shift must be an int, got {shift!r}")
+    if axis is None:
+        return reshape(roll(reshape(x, (x.size,)), shift, 0), x.shape)
+    axis = _axis_arg("roll", axis, x.ndim)
+    n = x.shape[axis]
+    k = int(shift) % n if n else 0
+    if k == 0:
+        return x
+    before = (slice(None),) * axis
+    return concatenate([x[before + (slice(n - k, None),)],
+                        x[before + (slice(0, n - k),)]], axis=axis)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol * |b| elementwise, as numpy.isclose: equal
+    infinities are close, NaN is close to NaN only with equal_nan (integers
+    compared in float32)."""
+    a, b = _as_operands("isclose", a, b)
+    if a._dtype not in ("f32", "f16", "bf16"):
+        a, b = cast(a, "f32"), cast(b, "f32")
+    a, b = _widened(a), _widened(b)
+    close = le(abs(sub(a, b)), add(mul(abs(b), float(rtol)), float(atol)))
+    finite = mul(isfinite(a), isfinite(b))
+    result = where(finite, close, eq(a, b))
+    if equal_nan:
+        result = where(mul(isnan(a), isnan(b)), True, result)
+    return result
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of a is close to b's (jeet.isclose), as
+    numpy.allclose: a 0-d bool tensor (its truth computed when read)."""
+    return all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """x with NaN replaced by `nan` and the infinities by `posinf` and
+    `neginf` (the dtype's largest and lowest finite values by default), as
+    numpy.nan_to_num."""
+    x = _tensor_arg("nan_to_num", x)
+    if x._dtype not in ("f32", "f16", "bf16"):
+        return x
+    big = float(_dtypes._FLOAT_MAX[x._dtype])
+    x = where(isnan(x), float(nan), x)
+    x = where(eq(x, math.inf), big if posinf is None else float(posinf), x)
+    return where(eq(x, -math.inf), -big if neginf is None else float(neginf), x)
+
+
+def logaddexp(x, y):
+    """log(exp(x) + exp(y)) without overflow, as numpy.logaddexp: the
+    larger plus log1p(exp(-|x - y|)); x + log(2) where x == y (infinities
+    too); float16 and bfloat16 in float32, rounded once."""
+    x, y = _as_operands("logaddexp", x, y)
+    x = _float_arg("logaddexp", x)
+    dtype = x._dtype
+    x, y = _widened(x), _widened(y)
+    d = sub(x, y)
+    r = where(gt(d, 0.0), add(x, log1p(exp(neg(d)))), add(y, log1p(exp(d))))
+    return _narrowed(where(eq(x, y), add(x, math.log(2.0)), r), dtype)
+
+
 # Tensor methods (NumPy's ndarray has these).
-for _name in ("squeeze", "flatten", "ravel", "clip", "var", "std", "any", "all"):
+for _name in ("squeeze", "flatten", "ravel", "clip", "var", "std", "any", "all",
+              "swapaxes", "dot"):
     setattr(Tensor, _name, globals()[_name])
 Tensor.astype = lambda self, dtype: cast(self, dtype)
 

@@ -237,3 +237,96 @@ def test_numpy_reductions_of_tensors(rng):
         np.sum(x, out=np.zeros(()))
     with pytest.raises(jeet.ArgumentError, match="where= is not supported"):
         np.sum(x, where=a > 0)
+
+
+def test_numpy_names_of_jeet_ops(rng):
+    a = rng.uniform(0.1, 0.9, (4, 5)).astype(np.float32)
+    b = rng.uniform(0.1, 0.9, (4, 5)).astype(np.float32)
+    x, y = jeet.tensor(a, device="cpu"), jeet.tensor(b, device="cpu")
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    for name in ("subtract", "multiply", "power"):
+        np.testing.assert_allclose(getattr(jeet, name)(x, y).numpy(),
+                                   getattr(np, name)(a64, b64), rtol=1e-6, err_msg=name)
+    for name in ("negative", "absolute", "arcsin", "arccos", "arctan", "arcsinh", "arctanh"):
+        np.testing.assert_allclose(getattr(jeet, name)(x).numpy(), getattr(np, name)(a64),
+                                   rtol=1e-6, atol=1e-7, err_msg=name)
+    np.testing.assert_allclose(jeet.arccosh(x + 1.0).numpy(), np.arccosh(a64 + 1.0), rtol=1e-5)
+    np.testing.assert_array_equal(jeet.amax(x, axis=0).numpy(), np.amax(a, axis=0))
+    np.testing.assert_array_equal(jeet.amin(x).numpy(), np.amin(a))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.swapaxes(x, 0, 2), lambda m, x: m.swapaxes(x, -1, 1),
+    lambda m, x: m.moveaxis(x, 0, -1), lambda m, x: m.moveaxis(x, [0, 1], [2, 0]),
+    lambda m, x: m.moveaxis(x, (2,), (0,)),
+    lambda m, x: m.roll(x, 2, 1), lambda m, x: m.roll(x, -7), lambda m, x: m.roll(x, 13, -1),
+    lambda m, x: m.roll(x, 0, 0),
+    lambda m, x: m.vstack([x[0], x[1]]), lambda m, x: m.vstack([x[0, 0], x[1, 1]]),
+    lambda m, x: m.hstack([x[0], x[1]]), lambda m, x: m.hstack([x[0, 0], x[1, 1]]),
+    lambda m, x: m.outer(x[0, 0], x[1, :, 1]),
+])
+def test_numpy_data_movement_functions(call, rng):
+    a = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    got = call(jeet, jeet.tensor(a, device="cpu")).numpy()
+    want = call(np, a)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_permute_dims_and_dot(rng):
+    a = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    x = jeet.tensor(a, device="cpu")
+    np.testing.assert_array_equal(jeet.permute_dims(x, (2, 0, 1)).numpy(), a.transpose(2, 0, 1))
+    a64 = a.astype(np.float64)
+    # Inner product, matrix-vector, vector-matrix, scalars.
+    for lhs, rhs in [((0, 0), (1, 0)), ((0,), (1, 0)), ((0, slice(None), 0), (0,)),
+                     ((0, 0, 0), (0, 0)), ((0, 0), (0, 0, 0))]:
+        u, v = a[lhs], a[rhs]
+        got = jeet.dot(x[lhs], x[rhs]).numpy()
+        np.testing.assert_allclose(got, np.dot(u.astype(np.float64), v.astype(np.float64)),
+                                   rtol=1e-5, atol=1e-5)
+    # A rank-3 a with a 1-d b: a sum over a's last axis.
+    np.testing.assert_allclose(jeet.dot(x, x[0, 0]).numpy(), np.dot(a64, a64[0, 0]), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(x[0].dot(x[0].T).numpy(), a64[0] @ a64[0].T, rtol=1e-5, atol=1e-5)
+    with pytest.raises(jeet.ShapeError, match="numpy.dot's outer batching is not supported"):
+        jeet.dot(x[0], x.transpose((0, 2, 1)))
+    with pytest.raises(jeet.ShapeError, match="axis 3 is out of range"):
+        jeet.swapaxes(x, 0, 3)
+    with pytest.raises(jeet.ArgumentError, match="same number of elements"):
+        jeet.moveaxis(x, [0, 1], [0])
+    with pytest.raises(jeet.ArgumentError, match="shift must be an int"):
+        jeet.roll(x, 1.5)
+
+
+def test_isclose_allclose_nan_to_num_logaddexp(rng):
+    a = rng.standard_normal(200).astype(np.float32)
+    b = a + rng.standard_normal(200).astype(np.float32) * np.float32(1e-5) * rng.choice([0, 1, 10, 1000], 200)
+    edges_a = np.array([np.inf, -np.inf, np.inf, np.nan, np.nan, 0.0, 1e-9], np.float32)
+    edges_b = np.array([np.inf, -np.inf, -np.inf, np.nan, 1.0, 1e-9, 0.0], np.float32)
+    a, b = np.concatenate([a, edges_a]), np.concatenate([b, edges_b])
+    x, y = jeet.tensor(a, device="cpu"), jeet.tensor(b, device="cpu")
+    for kwargs in ({}, {"rtol": 1e-3}, {"atol": 1e-4}, {"equal_nan": True}):
+        np.testing.assert_array_equal(jeet.isclose(x, y, **kwargs).numpy(),
+                                      np.isclose(a, b, **kwargs), err_msg=str(kwargs))
+    assert bool(jeet.allclose(x[:200], x[:200] + 1e-9)) and not bool(jeet.allclose(x, y))
+    assert bool(jeet.allclose(x, x, equal_nan=True))
+    ints = jeet.tensor(np.array([1, 2, 3], np.int32), dtype="int32", device="cpu")
+    assert jeet.isclose(ints, 2).numpy().tolist() == [False, True, False]
+
+    special = np.array([np.nan, np.inf, -np.inf, 1.5, -0.0], np.float32)
+    for kwargs in ({}, {"nan": -1.0, "posinf": 7.0, "neginf": -7.0}):
+        for dtype in ("float32", "float16"):
+            got = jeet.nan_to_num(jeet.tensor(special, dtype=dtype, device="cpu"), **kwargs).numpy()
+            np.testing.assert_array_equal(got, np.nan_to_num(special.astype(dtype), **kwargs))
+    assert jeet.nan_to_num(ints) is ints
+
+    u = np.concatenate([rng.uniform(-800, 800, 300), [np.inf, -np.inf, np.inf, 1.0, np.nan, 0.0]]).astype(np.float32)
+    v = np.concatenate([rng.uniform(-800, 800, 300), [np.inf, -np.inf, -np.inf, np.inf, 1.0, 0.0]]).astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        want = np.logaddexp(u.astype(np.float64), v.astype(np.float64))
+    got = jeet.logaddexp(jeet.tensor(u, device="cpu"), jeet.tensor(v, device="cpu")).numpy()
+    np.testing.assert_allclose(got, want, rtol=2e-7, atol=1e-7)
+    half = jeet.logaddexp(jeet.tensor(u[:300], dtype="float16", device="cpu"), 0.5).numpy()
+    with np.errstate(over="ignore"):
+        ref = np.logaddexp(u[:300].astype(np.float16).astype(np.float64), 0.5)
+    np.testing.assert_allclose(half.astype(np.float64), ref, rtol=1e-3)

@@ -117,12 +117,13 @@ def apply_operator(x, name, y):
 NUMPY_UNARY = [jeet.square, jeet.sign, jeet.isnan, jeet.isinf, jeet.isfinite,
                jeet.log1p, jeet.expm1, jeet.log2, jeet.log10, jeet.exp2,
                jeet.flatten, jeet.ravel, jeet.zeros_like, jeet.ones_like,
-               jeet.nan_to_num, jeet.negative, jeet.arcsinh]
+               jeet.nan_to_num, jeet.negative, jeet.arcsinh, jeet.diag,
+               jeet.trace]
 NUMPY_REDUCE = [jeet.any, jeet.all, jeet.var, jeet.std, jeet.logsumexp]
 NUMPY_AXIS = [jeet.squeeze, jeet.expand_dims, jeet.flip, jeet.log_softmax]
 NUMPY_BINARY = [jeet.true_divide, jeet.floor_divide, jeet.logaddexp,
                 jeet.isclose, jeet.allclose, jeet.outer, jeet.dot,
-                jeet.subtract, jeet.power]
+                jeet.subtract, jeet.power, jeet.hypot]
 OPS = "numpy"
 # Set by --check-key for the same program with other data.
 OTHER_DATA = False

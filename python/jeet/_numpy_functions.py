@@ -4,6 +4,7 @@ semantics. On float16 and bfloat16 the functions of several ops (var, std,
 log_softmax, logsumexp, log1p, expm1, log2, log10) compute in float32 and
 round once, as NumPy's own float16 functions and PyTorch's do."""
 
+import builtins
 import math
 import numbers
 
@@ -15,8 +16,8 @@ from ._tensor import (Tensor, _as_operands, _fmt_shape, _host_values, _materiali
                       _narrowed, _normalize_axes, _scalar_constant, _widened, abs, acos,
                       acosh, add, asin, asinh, atan, atanh, cast, concatenate, div, eq,
                       exp, full, ge, gt, iota, le, log, lt, matmul, max, maximum, mean,
-                      min, minimum, mul, ne, neg, pow, reshape, sqrt, sub, sum,
-                      transpose, where)
+                      min, minimum, mul, ne, neg, pad, pow, reshape, sqrt, sub, sum,
+                      broadcast_to, take, transpose, where)
 from . import _device
 from .errors import ShapeError
 
@@ -505,9 +506,116 @@ def logaddexp(x, y):
     return _narrowed(where(eq(x, y), add(x, math.log(2.0)), r), dtype)
 
 
+builtins_abs, builtins_max, builtins_min = builtins.abs, builtins.max, builtins.min
+
+
+def _host_indices(values):
+    return np.asarray(values, dtype=np.int64)
+
+
+def repeat(x, repeats, axis=None):
+    """Each element (axis None: of the flattened x) or each slice along
+    `axis` repeated `repeats` times (an int, or one count per slice), as
+    numpy.repeat."""
+    x = _tensor_arg("repeat", x)
+    if axis is None:
+        x, axis = reshape(x, (x.size,)), 0
+    axis = _axis_arg("repeat", axis, x.ndim)
+    counts = np.asarray(repeats)
+    if counts.dtype.kind not in "iu" or counts.ndim > 1:
+        raise ArgumentError(f"jeet.repeat: repeats must be an int or a 1-d "
+                            f"sequence of ints, got {repeats!r}")
+    if (counts < 0).any():
+        raise ArgumentError("jeet.repeat: negative dimensions are not allowed")
+    if counts.ndim == 1 and counts.size != x.shape[axis]:
+        raise ShapeError(
+            f"jeet.repeat: {counts.size} repeats for axis {axis} of size "
+            f"{x.shape[axis]}")
+    return take(x, _host_indices(np.repeat(np.arange(x.shape[axis]), counts)), axis)
+
+
+def tile(x, reps):
+    """x repeated `reps` times along each axis (an int or a tuple; x gains
+    leading axes of 1 where reps is longer), as numpy.tile."""
+    x = _tensor_arg("tile", x)
+    reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(reps)
+    if builtins.any(not isinstance(r, numbers.Integral) or isinstance(r, bool) or r < 0
+           for r in reps):
+        raise ArgumentError(f"jeet.tile: reps must be non-negative ints, got {reps!r}")
+    rank = builtins_max(len(reps), x.ndim)
+    shape = (1,) * (rank - x.ndim) + x.shape
+    reps = (1,) * (rank - len(reps)) + tuple(int(r) for r in reps)
+    interleaved = reshape(x, tuple(n for d in shape for n in (1, d)))
+    spread = broadcast_to(interleaved, tuple(n for r, d in zip(reps, shape) for n in (r, d)))
+    return reshape(spread, tuple(r * d for r, d in zip(reps, shape)))
+
+
+def split(x, indices_or_sections, axis=0):
+    """x cut along `axis` into equal sections (an int that divides the
+    axis) or at the given indices, as numpy.split: a list of tensors."""
+    x = _tensor_arg("split", x)
+    axis = _axis_arg("split", axis, x.ndim)
+    n = x.shape[axis]
+    if isinstance(indices_or_sections, numbers.Integral):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ArgumentError("jeet.split: number sections must be larger than 0")
+        if n % sections:
+            raise ShapeError("jeet.split: array split does not result in an "
+                             f"equal division ({n} into {sections})")
+        bounds = [i * (n // sections) for i in range(sections + 1)]
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+    before = (slice(None),) * axis
+    return [x[before + (slice(lo, hi),)] for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def diag(v, k=0):
+    """The k-th diagonal of a 2-d v, or a 2-d tensor with the 1-d v on its
+    k-th diagonal, as numpy.diag."""
+    v = _tensor_arg("diag", v)
+    if not isinstance(k, numbers.Integral) or isinstance(k, bool):
+        raise ArgumentError(f"jeet.diag: k must be an int, got {k!r}")
+    k = int(k)
+    if v.ndim == 1:
+        size = v.shape[0] + builtins_abs(k)
+        mask = _materialised(np.eye(size, k=k, dtype=bool), "i1", v.device)
+        line = pad(v, [(0, builtins_abs(k))])
+        line = reshape(line, (size, 1) if k >= 0 else (1, size))
+        return where(mask, line, 0)
+    if v.ndim != 2:
+        raise ShapeError(f"jeet.diag: input must be 1- or 2-d, got shape {_fmt_shape(v.shape)}")
+    rows, cols = v.shape
+    starts = range(builtins_max(0, -k), builtins_min(rows, cols - k))
+    return take(reshape(v, (v.size,)), _host_indices([i * cols + i + k for i in starts]))
+
+
+def trace(x, offset=0):
+    """The sum of a 2-d x's diagonal `offset`, as numpy.trace."""
+    x = _tensor_arg("trace", x)
+    if x.ndim != 2:
+        raise ShapeError(f"jeet.trace: needs a 2-d tensor, got shape {_fmt_shape(x.shape)}")
+    return sum(diag(x, offset))
+
+
+def hypot(x, y):
+    """sqrt(x^2 + y^2) without overflow or underflow, as numpy.hypot: the
+    larger magnitude times sqrt(1 + (smaller / larger)^2); infinite where
+    either is (even with a NaN); float16 and bfloat16 in float32."""
+    x, y = _as_operands("hypot", x, y)
+    x = _float_arg("hypot", x)
+    dtype = x._dtype
+    ax, ay = abs(_widened(x)), abs(_widened(y))
+    big, small = maximum(ax, ay), minimum(ax, ay)
+    ratio = div(small, where(eq(big, 0.0), 1.0, big))
+    r = mul(big, sqrt(add(mul(ratio, ratio), 1.0)))
+    r = where(eq(big, 0.0), 0.0, r)
+    return _narrowed(where(add(isinf(ax), isinf(ay)), math.inf, r), dtype)
+
+
 # Tensor methods (NumPy's ndarray has these).
 for _name in ("squeeze", "flatten", "ravel", "clip", "var", "std", "any", "all",
-              "swapaxes", "dot"):
+              "swapaxes", "dot", "repeat", "trace"):
     setattr(Tensor, _name, globals()[_name])
 Tensor.astype = lambda self, dtype: cast(self, dtype)
 

@@ -330,3 +330,47 @@ def test_isclose_allclose_nan_to_num_logaddexp(rng):
     with np.errstate(over="ignore"):
         ref = np.logaddexp(u[:300].astype(np.float16).astype(np.float64), 0.5)
     np.testing.assert_allclose(half.astype(np.float64), ref, rtol=1e-3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.repeat(x, 2), lambda m, x: m.repeat(x, 3, axis=1),
+    lambda m, x: m.repeat(x, [1, 0, 2], axis=0), lambda m, x: m.repeat(x, 0, axis=-1),
+    lambda m, x: m.tile(x, 2), lambda m, x: m.tile(x, (2, 1, 3)), lambda m, x: m.tile(x, (1, 0)),
+    lambda m, x: m.diag(x), lambda m, x: m.diag(x, 2), lambda m, x: m.diag(x, -1),
+    lambda m, x: m.diag(x, 9), lambda m, x: m.diag(x[0]), lambda m, x: m.diag(x[1], 2),
+    lambda m, x: m.diag(x[2], -3), lambda m, x: m.trace(x), lambda m, x: m.trace(x, -1),
+])
+def test_numpy_repeat_tile_diag_trace(call, rng):
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    got = call(jeet, jeet.tensor(a, device="cpu")).numpy()
+    want = call(np, a)
+    assert got.shape == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_numpy_split_and_hypot(rng):
+    a = rng.standard_normal((6, 4)).astype(np.float32)
+    x = jeet.tensor(a, device="cpu")
+    for args in [(3,), (2, 1), ([1, 4],), ([2, 2, 5],), ([0, 10],)]:
+        got, want = jeet.split(x, *args), np.split(a, *args)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.numpy(), w)
+    with pytest.raises(jeet.ShapeError, match="does not result in an equal division"):
+        jeet.split(x, 4)
+    with pytest.raises(jeet.ArgumentError, match="repeats must be an int"):
+        jeet.repeat(x, 1.5)
+    with pytest.raises(jeet.ShapeError, match="3 repeats for axis 0 of size 6"):
+        jeet.repeat(x, [1, 2, 3], axis=0)
+    with pytest.raises(jeet.ShapeError, match="input must be 1- or 2-d"):
+        jeet.diag(jeet.tensor(np.zeros((2, 2, 2), np.float32), device="cpu"))
+
+    u = np.concatenate([rng.standard_normal(100) * 10.0 ** rng.integers(-30, 30, 100),
+                        [3e30, 3e-30, np.inf, np.nan, 0.0, -0.0, np.inf]]).astype(np.float32)
+    v = np.concatenate([rng.standard_normal(100) * 10.0 ** rng.integers(-30, 30, 100),
+                        [4e30, 4e-30, np.nan, 1.0, 0.0, -2.0, -np.inf]]).astype(np.float32)
+    got = jeet.hypot(jeet.tensor(u, device="cpu"), jeet.tensor(v, device="cpu")).numpy()
+    np.testing.assert_allclose(got, np.hypot(u.astype(np.float64), v.astype(np.float64)),
+                               rtol=3e-7)
+    half = jeet.hypot(jeet.tensor(u[:100] * 0, dtype="float16", device="cpu") + 300.0, 400.0)
+    np.testing.assert_array_equal(half.numpy(), np.full(100, 500.0, np.float16))

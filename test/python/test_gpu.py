@@ -236,3 +236,24 @@ def test_floor_division_of_edge_values_on_the_gpu(dtype):
     with np.errstate(all="ignore"):
         want = np.floor_divide(a, b)
     np.testing.assert_array_equal((A // B).numpy(), want)
+
+
+@requires_gpu
+def test_numpy_functions_on_the_gpu(rng):
+    """The NumPy functions built from Jeet's ops on the GPU, against NumPy."""
+    a = rng.standard_normal((5, 6)).astype(np.float32)
+    b = rng.standard_normal((5, 6)).astype(np.float32)
+    x, y = jeet.tensor(a, device="gpu"), jeet.tensor(b, device="gpu")
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    close(jeet.hypot(x, y).numpy(), np.hypot(a64, b64))
+    close(jeet.logaddexp(x, y).numpy(), np.logaddexp(a64, b64))
+    np.testing.assert_array_equal(jeet.isclose(x, x + 1e-7).numpy(), np.isclose(a, a + np.float32(1e-7)))
+    for got, want in [(jeet.roll(x, 2, 1), np.roll(a, 2, 1)), (jeet.diag(x, 1), np.diag(a, 1)),
+                      (jeet.tile(x, (2, 1)), np.tile(a, (2, 1))),
+                      (jeet.repeat(x, [1, 0, 2, 1, 1], axis=0), np.repeat(a, [1, 0, 2, 1, 1], axis=0)),
+                      (x[[4, 0]], a[[4, 0]]), (x[:, a[0] > 0], a[:, a[0] > 0]),
+                      (jeet.moveaxis(x, 0, 1), np.moveaxis(a, 0, 1))]:
+        assert got.device == "gpu"
+        np.testing.assert_array_equal(got.numpy(), want)
+    close(jeet.dot(x, y.T).numpy(), a64 @ b64.T)
+    close((x // 0.3).numpy(), np.floor_divide(a, np.float32(0.3)).astype(np.float64))

@@ -137,6 +137,13 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._shape[0]
 
+    def __format__(self, spec):
+        # f"{loss:.4f}": a 0-d tensor formats as its value (computed now),
+        # as NumPy's and PyTorch's 0-d values do.
+        if spec and not self._shape:
+            return format(self.item(), spec)
+        return super().__format__(spec)
+
     def __iter__(self):
         # As NumPy's: the slices along the first axis; a 0-d tensor has none
         # (without this, iter() would stop at the first index error: []).

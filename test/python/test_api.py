@@ -738,3 +738,14 @@ def test_asarray_takes_every_list_as_data(rng):
         jeet.asarray([[1], [1, 2]])
     with pytest.raises(jeet.ArgumentError, match="not a rectangular array of numbers .it holds dict"):
         jeet.asarray([{}, {}])
+
+
+def test_format_of_a_0d_tensor():
+    """f"{loss:.4f}" of a 0-d tensor formats its value, as NumPy's and
+    PyTorch's do; a tensor of several elements takes no format spec."""
+    x = jeet.asarray([2.5, 1.0], device="cpu")
+    assert f"{x.sum():.3f}" == "3.500" and f"{x.sum():8.2e}" == "3.50e+00"
+    assert f"{jeet.asarray(7, device='cpu'):04d}" == "0007"
+    assert f"{x}" == str(x)
+    with pytest.raises(TypeError, match="unsupported format string"):
+        f"{x:.2f}"

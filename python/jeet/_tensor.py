@@ -255,6 +255,16 @@ class Tensor:
     def __int__(self):
         return int(self.item())
 
+    def __index__(self):
+        # range(n), lst[i], a NumPy index with an integer 0-d tensor, as
+        # NumPy's and PyTorch's 0-d integers.
+        if self._dtype not in ("i32", "i64") or self._shape:
+            raise TypeError(
+                "only integer 0-d tensors can be used as an index, got a "
+                f"{_dtypes.LONG_NAMES[self._dtype]} tensor of shape "
+                f"{_fmt_shape(self._shape)}")
+        return int(self.item())
+
     def __repr__(self):
         desc = (
             f"shape={_fmt_shape(self._shape)}, dtype={self.dtype}, "

@@ -749,3 +749,13 @@ def test_format_of_a_0d_tensor():
     assert f"{x}" == str(x)
     with pytest.raises(TypeError, match="unsupported format string"):
         f"{x:.2f}"
+
+
+def test_integer_0d_tensor_as_an_index():
+    n = jeet.asarray(3, device="cpu")
+    assert list(range(n)) == [0, 1, 2] and [10, 20, 30, 40][n] == 40
+    assert np.arange(5)[n] == 3 and hex(n) == "0x3"
+    with pytest.raises(TypeError, match="only integer 0-d tensors can be used as an index, got a float32"):
+        range(jeet.asarray(2.0, device="cpu"))
+    with pytest.raises(TypeError, match="of shape \\(2,\\)"):
+        [1, 2][jeet.asarray([1, 0], device="cpu")]

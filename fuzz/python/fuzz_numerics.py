@@ -621,7 +621,10 @@ class Program:
             t = jeet.log_softmax(x.t, axis)
         else:
             with np.errstate(all="ignore"):
-                ref = np.squeeze(m + lse, ax)
+                # A row whose maximum is infinite sums to it (+inf with an
+                # +inf, -inf when all are -inf); the formula gives NaN there
+                # (inf - inf), which would be checked as an exact NaN.
+                ref = np.squeeze(np.where(np.isinf(m), m, m + lse), ax)
                 scale = np.squeeze(np.abs(m) + rows_scale * (x.shape[ax] + 8), ax)
                 prop = np.squeeze(prop, ax)
             umax = np.squeeze(umax, ax)

@@ -31,6 +31,12 @@ def _arg_key(arg):
     return ("static", type(arg).__name__, arg)
 
 
+def _flat_arguments(args, kwargs):
+    """The arguments, then the keyword arguments in name order: the order
+    of a trace's inputs (trace.positions index it)."""
+    return args if not kwargs else list(args) + [kwargs[k] for k in sorted(kwargs)]
+
+
 class _Trace:
     """One traced specialisation: the compiled graph and how to assemble the
     function's results."""
@@ -57,7 +63,7 @@ class _JitFunction:
         # The arguments, then the keyword arguments in name order: tensors
         # and arrays among them are the graph's inputs.
         names = sorted(kwargs)
-        flat = list(args) + [kwargs[k] for k in names]
+        flat = list(_flat_arguments(args, kwargs))
         # Arrays go to the device of the tensor arguments (the default
         # device where there are none).
         device = next((a.device for a in flat if isinstance(a, Tensor)), "auto")
@@ -143,8 +149,7 @@ class _JitFunction:
         if trace is None:
             trace = self._trace(args, kwargs)
             self._traces[key] = trace
-        flat = args if not kwargs else \
-            list(args) + [kwargs[k] for k in sorted(kwargs)]
+        flat = _flat_arguments(args, kwargs)
         tensors = [flat[i] for i in trace.positions]
         results = ()
         if trace.executable is not None:

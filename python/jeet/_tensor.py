@@ -870,7 +870,7 @@ def floor_divide(x, y):
             "jeet.floor_divide: floor division of bool tensors is not "
             "supported (NumPy refuses it too); cast to an integer dtype first")
     if a._dtype in _NARROW_FLOATS:
-        return cast(floor_divide(cast(a, "f32"), cast(b, "f32")), a._dtype)
+        return _narrowed(floor_divide(_widened(a), _widened(b)), a._dtype)
     quotient = div(a, b)
     if a._dtype in ("i32", "i64"):
         zero = _scalar_constant(0, a._dtype, "floor_divide")

@@ -20,7 +20,8 @@
 #       10-kernel graphs executed on resident inputs with and without
 #       CUDA-graph replay (time per execution, bytes copied and graph and
 #       kernel launches per execution, the allocator's peak next to the
-#       plan), and each test graph once under compute-sanitizer's memcheck
+#       plan), and each test graph once under each of compute-sanitizer's
+#       memcheck, racecheck, synccheck and initcheck
 #       where the CUDA toolkit has it. Logs go to OUTDIR.
 #       Exit status: 0 all passed, 1 some failed, 2 no usable GPU for GPU
 #       artifacts (the runtime's reason is printed), or the GPU is the Jeet
@@ -702,56 +703,69 @@ def run(d, out, runner):
     return 1 if failures or unclean else 0
 
 
-# Seconds that compute-sanitizer may take over the test graphs.
-MEMCHECK_BUDGET_S = 150
+# Seconds that compute-sanitizer may take over the test graphs, all tools.
+SANITIZER_BUDGET_S = 240
+# compute-sanitizer's tools, each over every test graph: memcheck (accesses
+# out of a buffer's bounds or misaligned, errors of the driver API),
+# racecheck (shared-memory hazards between threads of a block), synccheck
+# (barriers misused: divergent __syncthreads, wrong masks), initcheck
+# (reads of device memory nothing wrote).
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 
 
 def memcheck_section(d, out, runner, manifest, log):
-    """Each test graph executed once under compute-sanitizer's memcheck (an
-    access out of a buffer's bounds, a misaligned one, an error of the
-    driver API), where the CUDA toolkit's compute-sanitizer is there. Its
-    text, and the number of graphs with errors."""
+    """Each test graph executed once under each of compute-sanitizer's
+    tools (SANITIZER_TOOLS), where the CUDA toolkit's compute-sanitizer is
+    there. Its text, and the number of (tool, graph) runs with errors."""
     tool = shutil.which("compute-sanitizer", path=os.pathsep.join(
         [os.environ.get("PATH", ""), "/usr/local/cuda/bin"]))
     if tool is None:
-        text = "\nmemcheck: not run (no compute-sanitizer on this machine)\n"
+        text = ("\ncompute-sanitizer: not run (not on this machine)\n")
         print(text, end="")
         return text, 0
-    clean, unclean, skipped = [], [], []
+    text, total_unclean = "", 0
     start = time.time()
-    for g in manifest["graphs"]:
-        if g["kind"] != "test" or "compile_error" in g:
-            continue
-        if time.time() - start > MEMCHECK_BUDGET_S:
-            skipped.append(g["name"])
-            continue
-        cmd = ([tool, "--tool", "memcheck", "--error-exitcode", "99",
-                "--print-limit", "10", runner, f"{d}/{g['artifact']}",
-                "--device=gpu"] +
-               [f"--input=@{d}/{p}" for p in g["inputs"]] +
-               [f"--output=@{out}/{g['name']}.memcheck{i}.npy"
-                for i in range(len(g["results"]))])
-        log.write(f"== memcheck {g['name']}\n$ {' '.join(cmd)}\n")
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=120)
-            log.write(r.stdout + r.stderr)
-            ok = r.returncode == 0 and "ERROR SUMMARY: 0 errors" in r.stdout
-        except subprocess.TimeoutExpired:
-            log.write("timed out\n")
-            ok = False
-        (clean if ok else unclean).append(g["name"])
-        for i in range(len(g["results"])):
-            path = f"{out}/{g['name']}.memcheck{i}.npy"
-            if os.path.exists(path):
-                os.remove(path)
-    text = (f"\nmemcheck (compute-sanitizer, one execution each): "
-            f"{len(clean)} test graphs clean, {len(unclean)} with errors"
-            + (f" ({', '.join(unclean)}; see run.log)" if unclean else "")
-            + (f", {len(skipped)} not run (time)" if skipped else "")
-            + f" in {time.time() - start:.0f} s\n")
+    for check in SANITIZER_TOOLS:
+        clean, unclean, skipped = [], [], []
+        tool_start = time.time()
+        for g in manifest["graphs"]:
+            if g["kind"] != "test" or "compile_error" in g:
+                continue
+            if time.time() - start > SANITIZER_BUDGET_S:
+                skipped.append(g["name"])
+                continue
+            cmd = ([tool, "--tool", check, "--error-exitcode", "99",
+                    "--print-limit", "10", runner, f"{d}/{g['artifact']}",
+                    "--device=gpu"] +
+                   [f"--input=@{d}/{p}" for p in g["inputs"]] +
+                   [f"--output=@{out}/{g['name']}.{check}{i}.npy"
+                    for i in range(len(g["results"]))])
+            log.write(f"== {check} {g['name']}\n$ {' '.join(cmd)}\n")
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True,
+                                   timeout=120)
+                log.write(r.stdout + r.stderr)
+                ok = r.returncode == 0 and (
+                    "ERROR SUMMARY: 0 errors" in r.stdout or
+                    "RACECHECK SUMMARY: 0 hazards" in r.stdout)
+            except subprocess.TimeoutExpired:
+                log.write("timed out\n")
+                ok = False
+            (clean if ok else unclean).append(g["name"])
+            for i in range(len(g["results"])):
+                path = f"{out}/{g['name']}.{check}{i}.npy"
+                if os.path.exists(path):
+                    os.remove(path)
+        line = (f"{check} (compute-sanitizer, one execution each): "
+                f"{len(clean)} test graphs clean, {len(unclean)} with errors"
+                + (f" ({', '.join(unclean)}; see run.log)" if unclean else "")
+                + (f", {len(skipped)} not run (time)" if skipped else "")
+                + f" in {time.time() - tool_start:.0f} s\n")
+        text += line
+        total_unclean += len(unclean)
+    text = "\n" + text
     print(text, end="")
-    return text, len(unclean)
+    return text, total_unclean
 
 
 # The fused elementwise chains measured against a copy of the same bytes.

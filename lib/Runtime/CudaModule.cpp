@@ -32,20 +32,31 @@ StatusOr<CudaKernel *> CudaModule::getFunction(const std::string &kernelName) {
   kernel->function = function;
   kernel->name = kernelName;
   kernel->module = this;
-  // The parameters' sizes, when the driver can tell: index after index
-  // until it answers that there are no more.
-  if (driver_.cuFuncGetParamInfo) {
-    for (size_t index = 0; index < kMaxKernelParams; ++index) {
-      size_t offset = 0, size = 0;
-      if (driver_.cuFuncGetParamInfo(function, index, &offset, &size) !=
-          CUDA_SUCCESS)
-        break;
-      kernel->paramSizes.push_back(size);
-    }
-  }
   CudaKernel *result = kernel.get();
   kernels_[kernelName] = std::move(kernel);
   return result;
+}
+
+void CudaModule::resolveParams(CudaKernel &kernel, size_t count) {
+  if (kernel.paramsResolved.load(std::memory_order_acquire))
+    return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (kernel.paramsResolved.load(std::memory_order_relaxed))
+    return;
+  std::vector<size_t> sizes;
+  if (driver_.cuFuncGetParamInfo && count <= kMaxKernelParams) {
+    for (size_t index = 0; index < count; ++index) {
+      size_t offset = 0, size = 0;
+      if (driver_.cuFuncGetParamInfo(kernel.function, index, &offset, &size) !=
+          CUDA_SUCCESS) {
+        sizes.clear();
+        break;
+      }
+      sizes.push_back(size);
+    }
+  }
+  kernel.paramSizes = std::move(sizes);
+  kernel.paramsResolved.store(true, std::memory_order_release);
 }
 
 size_t CudaModule::numDriverLookups() const {

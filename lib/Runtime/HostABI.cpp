@@ -162,7 +162,7 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                                  intptr_t gridZ, intptr_t blockX,
                                  intptr_t blockY, intptr_t blockZ, int32_t smem,
                                  void *stream, void **params, void **extra,
-                                 size_t /*paramsCount*/) {
+                                 size_t paramsCount) {
   if (!function) {
     recordLastError(invalidArgument(
         "mgpuLaunchKernel: null kernel (did the function lookup fail?)"));
@@ -179,7 +179,11 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
       !dimension(blockY, "block y", block.y) ||
       !dimension(blockZ, "block z", block.z))
     return;
-  const CudaKernel &kernel = *static_cast<CudaKernel *>(function);
+  CudaKernel &kernel = *static_cast<CudaKernel *>(function);
+  // The parameters' sizes (CUDA-graph updates compare parameter bytes), asked
+  // of the driver on the first launch, when their count is known.
+  if (kernel.module && !extra)
+    kernel.module->resolveParams(kernel, paramsCount);
   if (LaunchInterceptor *current = currentLaunchInterceptor()) {
     if (extra)
       current->unsupported("mgpuLaunchKernel with packed parameters");

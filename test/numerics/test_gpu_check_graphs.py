@@ -268,8 +268,9 @@ def test_ptx_assembles_within_launch_limits(tmp_path, seed, entry):
 
 def test_memcheck_section_counts_clean_and_unclean_graphs(tmp_path,
                                                           monkeypatch):
-    """`run`'s memcheck section, with a stand-in for compute-sanitizer on
-    PATH (the toolkit's needs a GPU): each test graph runs once under it,
+    """`run`'s compute-sanitizer section, with a stand-in for
+    compute-sanitizer on PATH (the toolkit's needs a GPU): each test graph
+    runs once under each tool (memcheck, racecheck, synccheck, initcheck),
     and a graph whose summary reports errors, or whose run fails, counts as
     unclean and fails the check."""
     seed, entry = next((s, g) for s, g in ALL_GRAPHS if g["name"] == "add")
@@ -289,8 +290,9 @@ def test_memcheck_section_counts_clean_and_unclean_graphs(tmp_path,
     tools.mkdir()
     sanitizer = tools / "compute-sanitizer"
     # Runs the command after compute-sanitizer's six options and reports as
-    # it does; ERRORS sets the count it reports.
-    sanitizer.write_text('#!/bin/bash\nshift 6\n"$@" >/dev/null || exit 7\n'
+    # it does; ERRORS sets the count it reports. Notes each tool it ran.
+    sanitizer.write_text(f'#!/bin/bash\necho "$2" >> {tmp_path}/tools.txt\n'
+                         'shift 6\n"$@" >/dev/null || exit 7\n'
                          'echo "========= ERROR SUMMARY: ${ERRORS:-0} errors"\n')
     sanitizer.chmod(0o755)
     for key, value in driver_env("emulator").items():
@@ -302,10 +304,18 @@ def test_memcheck_section_counts_clean_and_unclean_graphs(tmp_path,
     with open(out / "log.txt", "w") as log:
         text, unclean = GPU_CHECK.memcheck_section(
             str(tmp_path), str(out), runner, manifest, log)
-    assert unclean == 0 and "2 test graphs clean, 0 with errors" in text, (
-        text + (out / "log.txt").read_text())
+    tools_run = (tmp_path / "tools.txt").read_text().split()
+    assert tools_run == [t for t in GPU_CHECK.SANITIZER_TOOLS
+                         for _ in range(2)], tools_run
+    assert set(GPU_CHECK.SANITIZER_TOOLS) == {
+        "memcheck", "racecheck", "synccheck", "initcheck"}
+    for tool in GPU_CHECK.SANITIZER_TOOLS:
+        assert (f"{tool} (compute-sanitizer, one execution each): 2 test "
+                "graphs clean, 0 with errors") in text, text
+    assert unclean == 0, text + (out / "log.txt").read_text()
     monkeypatch.setenv("ERRORS", "3")
     with open(out / "log.txt", "w") as log:
         text, unclean = GPU_CHECK.memcheck_section(
             str(tmp_path), str(out), runner, manifest, log)
-    assert unclean == 2 and "(add, add_again; see run.log)" in text, text
+    assert unclean == 2 * len(GPU_CHECK.SANITIZER_TOOLS), text
+    assert text.count("(add, add_again; see run.log)") == 4, text

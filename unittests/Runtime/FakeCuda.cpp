@@ -684,14 +684,18 @@ FAKE_EXPORT CUresult cuLaunchKernel(void *function, unsigned gridX,
 
 FAKE_EXPORT CUresult cuFuncGetParamInfo(void *function, size_t index,
                                         size_t *offset, size_t *size) {
-  // Not logged: the runtime asks once per parameter of each kernel.
+  // Logged only when it fails: a query past the last parameter is the API
+  // error compute-sanitizer reports on a real driver.
   std::lock_guard<std::mutex> lock(state().mutex);
   auto *fake = static_cast<FakeFunction *>(function);
   if (!fake)
     return 400;
   const std::vector<size_t> &sizes = fake->module->paramSizes[fake->name];
-  if (index >= sizes.size())
+  if (index >= sizes.size()) {
+    state().log.push_back("cuFuncGetParamInfo(" + fake->name + ", " +
+                          std::to_string(index) + ") = 1");
     return 1;
+  }
   size_t at = 0;
   for (size_t i = 0; i < index; ++i)
     at += sizes[i];

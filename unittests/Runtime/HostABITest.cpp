@@ -167,6 +167,21 @@ TEST_F(HostABITest, LaunchesInOrderOnOneStream) {
   mgpuModuleUnload(module);
 }
 
+// The parameters' sizes come from the driver for the count the launch passes:
+// no query past the last parameter (on a real driver an API error, which
+// compute-sanitizer reports for every kernel).
+TEST_F(HostABITest, ParameterSizesAreAskedOnlyForTheLaunchedCount) {
+  void *module = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 2);
+  ASSERT_NE(module, nullptr) << takeError();
+  auto *fill = static_cast<CudaKernel *>(mgpuModuleGetFunction(module, "fill"));
+  ASSERT_NE(fill, nullptr);
+  EXPECT_TRUE(fill->paramSizes.empty()); // not asked before a launch
+  execute(module, 4);
+  EXPECT_EQ(fake_cuda_count_calls("cuFuncGetParamInfo"), 0u) << fake_cuda_log();
+  EXPECT_EQ(fill->paramSizes, std::vector<size_t>{8});
+  mgpuModuleUnload(module);
+}
+
 TEST_F(HostABITest, JitErrorIsRecordedWithModuleName) {
   std::string ptx = std::string(kPtx) + "FAKE_JIT_ERROR";
   EXPECT_EQ(mgpuModuleLoadJIT(ptx.data(), 2), nullptr);

@@ -6,6 +6,7 @@
 #include "jeet/Runtime/CudaDriver.h"
 #include "jeet/Runtime/Device.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -49,8 +50,11 @@ struct CudaKernel {
   std::string name;
   CudaModule *module = nullptr;
   /// The size of each parameter, when the driver tells
-  /// (cuFuncGetParamInfo); empty otherwise.
+  /// (cuFuncGetParamInfo) and the count is known (CudaModule::resolveParams,
+  /// called by the first launch through mgpuLaunchKernel); empty otherwise.
+  /// Written once, before `paramsResolved` is set; read-only after.
   std::vector<size_t> paramSizes;
+  std::atomic<bool> paramsResolved{false};
 };
 
 class CudaModule {
@@ -65,6 +69,12 @@ public:
   StatusOr<CudaKernel *> getFunction(const std::string &kernelName);
   /// Number of cuModuleGetFunction calls made so far.
   size_t numDriverLookups() const;
+  /// Asks the driver the sizes of the kernel's `count` parameters
+  /// (cuFuncGetParamInfo for indices below `count` only: CUDA 13's driver
+  /// has no call that counts them, and asking past the last one is an API
+  /// error that compute-sanitizer reports). Once per kernel; later calls
+  /// return at once. Leaves the sizes empty where the driver cannot tell.
+  void resolveParams(CudaKernel &kernel, size_t count);
 
 private:
   friend class CudaDevice;

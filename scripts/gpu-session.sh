@@ -9,7 +9,7 @@
 # PYTHON=python3.12 WHEEL_BUILD_DIR=build-wheel312`), or - to leave the
 # Python package out. Runs, in order:
 # nvidia-smi; `gpu-check.sh run` (the ahead-of-time artifacts, their tables,
-# memcheck; 420 s at most); `gpu-python-check.sh` (the JIT path, 180 s);
+# compute-sanitizer; 420 s at most); `gpu-python-check.sh` (the JIT path, 180 s);
 # bench/gpu_peers.py (PyTorch on the same workloads, 120 s). Writes at most
 # seven files to OUTDIR: smi.txt, gpu-check.txt (its console),
 # table.txt, run.log and build.log (gpu-check's), python.txt, peers.txt.

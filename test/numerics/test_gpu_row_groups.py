@@ -5,11 +5,13 @@ driver answers), against a float64 numpy reference on fresh random inputs.
 
 The rule (lib/Codegen/GPU/FormKernels.cpp, jeet-fuse's `max-row-bytes`): a
 row of at most MAX_ROW_BYTES bytes is one kernel (blocks of 8 rows while 8
-fit 32 KiB, else 4, 2 or 1; a warp per row, the rows staged in shared
-memory); longer rows are split. Row counts that are not multiples of the
-block's rows leave a partial last block; columns shorter than a warp, odd,
-with fewer rows per block (4097 f32: 2; 8193 f16: 2) and past the limit
-(8193 f32, 16385 f16) cover the lanes past a row's end and the split.
+fit 32 KiB, else 4, 2 or 1; a warp per row, or 8 / rows warps a row when
+a block has fewer rows than warps, the rows staged in shared memory);
+longer rows are split. Row counts that are not multiples of the block's
+rows leave a partial last block; columns shorter than a warp, odd, with
+fewer rows per block (4097 f32: 2; 8193 f16: 2; 8192 f32: 1, all 8 warps on
+it; 3 rows: 2 warps each, 2 idle) and past the limit (8193 f32, 16385 f16)
+cover the lanes past a row's end and the split.
 """
 import re
 import subprocess
@@ -24,7 +26,7 @@ from jeetrun import GPU_DRIVERS, JEET_RUN, assert_close, driver_env, \
 MAX_ROW_BYTES = 32768
 EPS = 1e-5
 
-COLUMNS = [1, 7, 33, 1000, 4097, 8193, 16385]
+COLUMNS = [1, 7, 33, 1000, 4097, 8192, 8193, 16385]
 ROWS = [3, 19]
 DTYPES = {"f32": np.float32, "f16": np.float16}
 # Tolerances against float64: f32 rounding of exp and sums over <= 4097

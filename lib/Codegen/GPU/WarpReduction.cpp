@@ -13,6 +13,14 @@
 // output. jeet-gpu-form-kernels gives such reductions kRowsPerTile rows per
 // tile, a warp each.
 //
+// A tile of fewer rows than the block has warps (the long rows of softmax
+// and layernorm, one, two or four per tile of 8 warps) shares each row among
+// warps/rows warps instead, so that no warp idles: thread t of a row's
+// threads folds the elements t, t + threads, ..., the butterfly combines
+// each warp's lanes, lane 0 of each warp leaves its value in workgroup
+// memory (a slot per warp), and after a barrier the row's first thread folds
+// its warps' values into the output.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Strategies.h"
@@ -21,6 +29,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -133,34 +142,32 @@ Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   Value lane = arith::RemUIOp::create(rewriter, loc, thread, warpSize);
   Value warp = arith::DivUIOp::create(rewriter, loc, thread, warpSize);
-  Value warps = arith::DivUIOp::create(
-      rewriter, loc, gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::x),
-      warpSize);
   SmallVector<Value> counts;
   for (unsigned dim : parallel)
     counts.push_back(sizes[dim]);
-  Value total = product(rewriter, loc, counts);
-  auto rowLoop = scf::ForOp::create(rewriter, loc, warp, total, warps);
-  rewriter.setInsertionPoint(rowLoop.getBody()->getTerminator());
-  SmallVector<Value> ivs(iterators.size(), zero);
-  if (!parallel.empty()) {
-    SmallVector<OpFoldResult> zeros(counts.size(), rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> ones(counts.size(), rewriter.getIndexAttr(1));
-    SmallVector<Value> indices = delinearize(
-        rewriter, loc, rowLoop.getInductionVar(), counts, zeros, ones);
-    for (auto [dim, index] : llvm::zip_equal(parallel, indices))
-      ivs[dim] = index;
-  }
-
-  // Each lane folds its elements of the row.
   Value neutral = arith::ConstantOp::create(
       rewriter, loc, type, *arith::getNeutralElement(combiner));
-  auto laneLoop = scf::ForOp::create(rewriter, loc, lane, sizes[reductionDim],
-                                     warpSize, ValueRange{neutral});
-  {
+
+  // The payload of `op` for the row `row` (a linear index of its parallel
+  // dimensions), folding the elements first, first + stride, ... of the
+  // row into one value.
+  SmallVector<Value> ivs(iterators.size(), zero);
+  auto setRow = [&](Value row) {
+    if (parallel.empty())
+      return;
+    SmallVector<OpFoldResult> zeros(counts.size(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(counts.size(), rewriter.getIndexAttr(1));
+    SmallVector<Value> indices =
+        delinearize(rewriter, loc, row, counts, zeros, ones);
+    for (auto [dim, index] : llvm::zip_equal(parallel, indices))
+      ivs[dim] = index;
+  };
+  auto foldRow = [&](Value first, Value stride) -> Value {
+    auto loop = scf::ForOp::create(rewriter, loc, first, sizes[reductionDim],
+                                   stride, ValueRange{neutral});
     OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(laneLoop.getBody());
-    ivs[reductionDim] = laneLoop.getInductionVar();
+    rewriter.setInsertionPointToStart(loop.getBody());
+    ivs[reductionDim] = loop.getInductionVar();
     IRMapping mapping;
     for (OpOperand *input : op.getDpsInputOperands()) {
       Value value = input->get();
@@ -182,26 +189,122 @@ Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
     }
     Value step = mapping.lookupOrDefault(stepValue);
     scf::YieldOp::create(rewriter, loc,
-                         combine(laneLoop.getRegionIterArgs().front(), step));
-  }
-  ivs[reductionDim] = zero;
+                         combine(loop.getRegionIterArgs().front(), step));
+    ivs[reductionDim] = zero;
+    return loop.getResult(0);
+  };
+  // A butterfly across the warp: every lane ends with the warp's value.
+  auto reduceWarp = [&](Value partial) {
+    for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+      auto shuffle = gpu::ShuffleOp::create(rewriter, loc, partial, offset,
+                                            kWarpSize, gpu::ShuffleMode::XOR);
+      partial = combine(partial, shuffle.getShuffleResult());
+    }
+    return partial;
+  };
+  // Folds `value` into the output of the current row.
+  auto foldIntoOutput = [&](Value value) {
+    SmallVector<Value> outIndices =
+        applyIndexingMap(rewriter, loc, initMap, ivs);
+    Value out = memref::LoadOp::create(rewriter, loc, init.get(), outIndices);
+    memref::StoreOp::create(rewriter, loc, combine(out, value), init.get(),
+                            outIndices);
+  };
 
-  // A butterfly across the warp: every lane ends with the row's value.
-  Value partial = laneLoop.getResult(0);
-  for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    auto shuffle = gpu::ShuffleOp::create(rewriter, loc, partial, offset,
-                                          kWarpSize, gpu::ShuffleMode::XOR);
-    partial = combine(partial, shuffle.getShuffleResult());
+  // Fewer rows than warps, both known: warps/rows warps a row.
+  std::optional<int64_t> rows = 1;
+  SmallVector<int64_t> staticSizes = op.getStaticLoopRanges();
+  for (unsigned dim : parallel)
+    rows = rows && !ShapedType::isDynamic(staticSizes[dim])
+               ? std::optional<int64_t>(*rows * staticSizes[dim])
+               : std::nullopt;
+  auto launch = op->getParentOfType<gpu::LaunchOp>();
+  std::optional<int64_t> blockSize =
+      launch ? getConstantIntValue(launch.getBlockSizeX()) : std::nullopt;
+  int64_t blockWarps = blockSize ? *blockSize / kWarpSize : 0;
+  if (rows && *rows > 0 && blockWarps >= 2 * *rows) {
+    int64_t warpsPerRow = blockWarps / *rows;
+    Value rowThreads = arith::ConstantIndexOp::create(
+        rewriter, loc, warpsPerRow * kWarpSize);
+    Value row = arith::DivUIOp::create(rewriter, loc, thread, rowThreads);
+    Value first = arith::RemUIOp::create(rewriter, loc, thread, rowThreads);
+    Value active = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, row,
+        arith::ConstantIndexOp::create(rewriter, loc, *rows));
+    // Each thread of a row folds its elements; the other warps' threads
+    // (blockWarps not a multiple of the rows) the neutral element.
+    auto fold = scf::IfOp::create(rewriter, loc, TypeRange{type}, active,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(fold.thenBlock());
+      setRow(row);
+      scf::YieldOp::create(rewriter, loc, foldRow(first, rowThreads));
+      rewriter.setInsertionPointToStart(fold.elseBlock());
+      scf::YieldOp::create(rewriter, loc, neutral);
+    }
+    Value partial = reduceWarp(fold.getResult(0));
+    // A slot per warp of the block in workgroup memory.
+    auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    Value slots = launch.addWorkgroupAttribution(
+        MemRefType::get({blockWarps}, type, MemRefLayoutAttrInterface(),
+                        workgroup),
+        loc);
+    Value isFirstLane = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, lane, zero);
+    auto store = scf::IfOp::create(rewriter, loc, isFirstLane,
+                                   /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(store.thenBlock()->getTerminator());
+      memref::StoreOp::create(rewriter, loc, partial, slots, warp);
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+    // The row's first thread folds its warps' values into the output.
+    Value isFirst = arith::AndIOp::create(
+        rewriter, loc, active,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, first,
+                              zero));
+    auto last = scf::IfOp::create(rewriter, loc, isFirst,
+                                  /*withElseRegion=*/false);
+    rewriter.setInsertionPoint(last.thenBlock()->getTerminator());
+    setRow(row);
+    Value perRow = arith::ConstantIndexOp::create(rewriter, loc, warpsPerRow);
+    Value base = arith::MulIOp::create(rewriter, loc, row, perRow);
+    auto gather =
+        scf::ForOp::create(rewriter, loc, zero, perRow,
+                           arith::ConstantIndexOp::create(rewriter, loc, 1),
+                           ValueRange{neutral});
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(gather.getBody());
+      Value slot = arith::AddIOp::create(rewriter, loc, base,
+                                         gather.getInductionVar());
+      Value value = memref::LoadOp::create(rewriter, loc, slots, slot);
+      scf::YieldOp::create(
+          rewriter, loc, combine(gather.getRegionIterArgs().front(), value));
+    }
+    foldIntoOutput(gather.getResult(0));
+    rewriter.eraseOp(op);
+    return last;
   }
+
+  // A warp per row: warp w takes rows w, w + warps, ...
+  Value warps = arith::DivUIOp::create(
+      rewriter, loc, gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::x),
+      warpSize);
+  Value total = product(rewriter, loc, counts);
+  auto rowLoop = scf::ForOp::create(rewriter, loc, warp, total, warps);
+  rewriter.setInsertionPoint(rowLoop.getBody()->getTerminator());
+  setRow(rowLoop.getInductionVar());
+  Value partial = reduceWarp(foldRow(lane, warpSize));
   Value isFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                         lane, zero);
   auto ifOp = scf::IfOp::create(rewriter, loc, isFirst,
                                 /*withElseRegion=*/false);
   rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  SmallVector<Value> outIndices = applyIndexingMap(rewriter, loc, initMap, ivs);
-  Value out = memref::LoadOp::create(rewriter, loc, init.get(), outIndices);
-  memref::StoreOp::create(rewriter, loc, combine(out, partial), init.get(),
-                          outIndices);
+  foldIntoOutput(partial);
   rewriter.eraseOp(op);
   return rowLoop;
 }

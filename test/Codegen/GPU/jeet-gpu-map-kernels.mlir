@@ -181,6 +181,45 @@ func.func @row_sum(%a: tensor<128x300xf32>) -> tensor<128xf32> {
 
 // -----
 
+// Fewer rows than warps (2 rows, 8 warps): 4 warps a row, so none idles.
+// Thread t of a row's 128 folds elements t, t + 128, ...; each warp's
+// butterfly; lane 0 leaves the warp's value in its slot of workgroup memory;
+// after a barrier the row's first thread folds its 4 warps' slots into the
+// output.
+// CHECK-LABEL: func.func @row_sum_few_rows
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[SLOTS:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: gpu.barrier
+// CHECK-DAG: %[[LANE:.*]] = arith.remui %[[TID]], %c32
+// CHECK-DAG: %[[WARP:.*]] = arith.divui %[[TID]], %c32
+// CHECK-DAG: %[[ROW:.*]] = arith.divui %[[TID]], %c128
+// CHECK-DAG: %[[FIRST:.*]] = arith.remui %[[TID]], %c128
+// CHECK: %[[ACTIVE:.*]] = arith.cmpi ult, %[[ROW]], %c2
+// CHECK: %[[PART:.*]] = scf.if %[[ACTIVE]] -> (f32) {
+// CHECK: scf.for %[[COL:.*]] = %[[FIRST]] to %c1000 step %c128 iter_args
+// CHECK: memref.load %{{.*}}[%[[ROW]], %[[COL]]]
+// CHECK: } else {
+// CHECK: gpu.shuffle xor %[[PART]], %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-4: gpu.shuffle xor
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[SLOTS]][%[[WARP]]]
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: %[[BASE:.*]] = arith.muli %[[ROW]], %c4
+// CHECK: scf.for %[[W:.*]] = %c0 to %c4 step %c1 iter_args
+// CHECK: %[[SLOT:.*]] = arith.addi %[[BASE]], %[[W]]
+// CHECK: memref.load %[[SLOTS]][%[[SLOT]]]
+// CHECK: memref.store %{{.*}}[%[[ROW]]]
+// CHECK: gpu.terminator
+func.func @row_sum_few_rows(%a: tensor<2x1000xf32>) -> tensor<2xf32> {
+  %0 = "jeet.mul"(%a, %a) : (tensor<2x1000xf32>, tensor<2x1000xf32>) -> tensor<2x1000xf32>
+  %1 = "jeet.reduce_sum"(%0) {axes = array<i64: 1>, keepdims = false} : (tensor<2x1000xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
 // Elementwise with an innermost size that is a multiple of 4: thread t takes
 // the vectors of 4 floats t, t + blockDim, ... (16-byte aligned loads and
 // stores); the scalar input is read once per vector. The last tile is

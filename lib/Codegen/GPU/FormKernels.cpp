@@ -18,7 +18,7 @@
 // layernorm) whose reductions reduce the trailing dimensions is one kernel:
 // its last row op is tiled over blocks of kRowsPerTile rows (fewer where
 // they would not fit 32 KiB: one row of up to 32 KiB; a warp per row in each
-// reduction) with the reduced dimensions whole, the reductions and
+// reduction, or several when there are fewer rows than warps) with the reduced dimensions whole, the reductions and
 // the row ops fused into the tile, and the group's inputs that several ops
 // of the tile read staged in workgroup memory (read from global memory
 // once). jeet-fuse takes such groups only when their rows are at most
@@ -198,7 +198,7 @@ static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root,
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   if (rowDims > 0) {
     // The last row op of a multi-reduction group: blocks of `rows` rows (a
-    // warp per row in each reduction), filled from the innermost row
+    // warp or more per row in each reduction), filled from the innermost row
     // dimension outward; the reduced dimensions whole.
     SmallVector<int64_t> sizes(ranges.size(), 0);
     int64_t budget = rows;

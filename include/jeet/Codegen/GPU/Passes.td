@@ -89,7 +89,12 @@ def JeetGpuMapKernelsPass : Pass<"jeet-gpu-map-kernels", "::mlir::func::FuncOp">
     with a neutral element on 32-bit values) takes a warp per row instead:
     warp `w` takes rows `w, w + warps, ...`, lane `l` folds the row's
     elements `l, l + 32, ...`, a butterfly of `gpu.shuffle xor` combines the
-    lanes and lane 0 folds the result into the output;
+    lanes and lane 0 folds the result into the output. When the tile has
+    fewer rows than the block has warps (both known), each row takes
+    warps/rows warps: thread `t` of a row's threads folds the elements `t,
+    t + threads, ...`, each warp's butterfly, a slot per warp in workgroup
+    memory, a barrier, and the row's first thread folds its warps' slots into
+    the output;
     `gpu.barrier` separates the ops of the body. Buffers allocated
     inside a tile become workgroup (shared) memory.
 

@@ -35,9 +35,11 @@ FINDINGS = [641, 1638, 2831]
 # tiles wrote the broadcast it read (NaN); 112476, a mean whose tiles held
 # 124,000 bytes of workgroup memory (a compilation error); 140402, a
 # convolution, a comparison and a select that jeet-sink-reshapes could not
-# rewrite to a fixed point (no message). test_gpu.py has
-# the lasting guards.
-GPU_FINDINGS = [109407, 112476, 140402]
+# rewrite to a fixed point (no message); 206043 (a later session), a
+# one-block tile whose accumulator CSE merged with the buffer of another
+# kernel that the other tiles of its launch read (a race: rows of a maximum
+# wrong). test_gpu.py has the lasting guards.
+GPU_FINDINGS = [109407, 112476, 140402, 206043]
 # The oracle's own: 437279, a bf16 logsumexp of a row holding +inf whose
 # float64 reference was NaN (inf - inf in the formula) and then checked as
 # an exact NaN through a cast to int32 (0), where Jeet rightly gave inf

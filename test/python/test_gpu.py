@@ -86,6 +86,33 @@ def test_results_read_across_the_kernels_of_one_group(rng, dtype):
 
 
 @requires_gpu
+def test_tile_recomputing_a_reduction_keeps_its_own_accumulator(rng):
+    """max over a whole bool tensor feeds a where over it (one kernel: the
+    where's tiles, and a one-block tile recomputing the maximum for another
+    result); the maximum is a kernel of its own too, which the where's tiles
+    read. The one-block tile's accumulator was merged (CSE) with that
+    kernel's result buffer: it reset it to INT_MIN while the where's tiles on
+    other blocks still read it, so some rows of the row maximum came back
+    wrong (fuzz_numerics.py seed 206,043). Tile temporaries are the tile's
+    own since; run a few times, as a race is."""
+    b = rng.integers(0, 63, (63, 33)).astype(np.float16)
+    b[rng.random((63, 33)) < 0.5] = 100
+    eq = np.arange(63)[:, None] == b
+    ref = np.where(eq.max(), eq, True).max(axis=-1)
+    for _ in range(3):
+        v2 = jeet.eq(jeet.iota([63, 33], 0, "float16"),
+                     jeet.tensor(b, dtype="float16", device="gpu"))
+        v3 = jeet.max(v2)
+        v5 = jeet.max(jeet.where(v3, v2, True), axis=-1)
+        v7 = jeet.logical_xor(jeet.where(v3, v5, False), v5)
+        jeet.execute(v7, v5, v2)
+        np.testing.assert_array_equal(v5.numpy(), ref)
+        np.testing.assert_array_equal(v2.numpy(), eq)
+        np.testing.assert_array_equal(
+            v7.numpy(), np.logical_xor(np.where(eq.max(), ref, False), ref))
+
+
+@requires_gpu
 def test_mean_of_a_returned_value_computed_in_the_tile(rng):
     """A mean over rows of 31 of a remainder of a broadcast the graph also
     returns: each tile holds the remainder for its reduction, and tiles of

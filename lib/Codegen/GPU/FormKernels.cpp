@@ -35,6 +35,7 @@
 #include "jeet/Conversion/JeetToLinalg/JeetToLinalg.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -755,6 +756,30 @@ static LogicalResult formKernel(RewriterBase &rewriter, Block *block,
   return success();
 }
 
+/// Makes every tensor.empty inside a kernel's forall (a temporary of one
+/// tile: an accumulator, staged rows) a bufferization.alloc_tensor, which
+/// CSE does not merge with an equal tensor.empty outside the forall.
+/// Merged, the tile would write a buffer that is not its own: one that the
+/// other blocks of its launch write too, or one that an earlier forall of
+/// the same kernel reads on other blocks (the one-tile recomputation of a
+/// reduction into the buffer of the reduction's own kernel, which the first
+/// forall of the kernel reads). Bufferization orders the foralls of a
+/// kernel one after another; the blocks of one launch run at once.
+static void privatizeTileTemporaries(RewriterBase &rewriter, Operation *root) {
+  SmallVector<tensor::EmptyOp> empties;
+  root->walk([&](scf::ForallOp forall) {
+    if (!forall->hasAttr(kKernelAttr))
+      return;
+    forall.getBody()->walk(
+        [&](tensor::EmptyOp empty) { empties.push_back(empty); });
+  });
+  for (tensor::EmptyOp empty : empties) {
+    rewriter.setInsertionPoint(empty);
+    rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(
+        empty, empty.getType(), empty.getDynamicSizes());
+  }
+}
+
 namespace {
 struct JeetGpuFormKernelsPass
     : jeet::impl::JeetGpuFormKernelsPassBase<JeetGpuFormKernelsPass> {
@@ -798,6 +823,7 @@ struct JeetGpuFormKernelsPass
       if (failed(formKernel(rewriter, block, before, after, info, kernelId)))
         return signalPassFailure();
     }
+    privatizeTileTemporaries(rewriter, getOperation());
   }
 };
 } // namespace

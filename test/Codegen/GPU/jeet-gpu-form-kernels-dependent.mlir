@@ -48,3 +48,41 @@ func.func @reduction_reads_a_yielded_broadcast(%x: tensor<7x5x16x4xf16>, %y: ten
   }
   return %r#1, %r#2, %r#0 : tensor<1x7x16x4xf16>, tensor<1x7x5x16x4xi1>, tensor<1x7x5x16x4xf16>
 }
+
+// A group returning a comparison, a select over it by its maximum over
+// everything, and a scalar of that maximum: the select's tiles read the
+// maximum, so the maximum is a kernel of its own, launched first; the scalar
+// result is a one-block tile of the select's kernel that recomputes the
+// maximum. Its accumulator is the tile's own (an alloc_tensor, which no CSE
+// merges with the maximum's kernel's tensor.empty): merged, the one-block
+// tile reset the buffer that the select's tiles on other blocks were reading
+// (found by fuzz_numerics.py on the GPU emulator, seed 206,043).
+// (Kernel ids count on from the functions above'.)
+// CHECK-LABEL: func.func @tile_recomputes_a_reduction_of_another_kernel
+// CHECK: %[[MAX:.*]] = scf.forall
+// CHECK: arith.maxsi
+// CHECK: } {jeet.kernel = 5 : i64
+// CHECK: scf.forall
+// CHECK: arith.select
+// CHECK: } {jeet.kernel = 4 : i64
+// CHECK: scf.forall (%{{.*}}) in (1)
+// CHECK-NEXT: %[[ACC:.*]] = bufferization.alloc_tensor() : tensor<i32>
+// CHECK: linalg.fill ins(%{{.*}} : i32) outs(%[[ACC]] : tensor<i32>)
+// CHECK: arith.maxsi
+// CHECK: arith.cmpi sgt
+// CHECK: } {jeet.kernel = 4 : i64
+func.func @tile_recomputes_a_reduction_of_another_kernel(%x: tensor<63x33xf16>, %y: tensor<63x33xf16>) -> (tensor<63x33xi1>, tensor<i1>, tensor<63x33xi32>) {
+  %r:3 = jeet.fusion(%x, %y) : (tensor<63x33xf16>, tensor<63x33xf16>) -> (tensor<63x33xi1>, tensor<i1>, tensor<63x33xi32>) {
+  ^bb0(%a: tensor<63x33xf16>, %b: tensor<63x33xf16>):
+    %0 = jeet.constant dense<0> : tensor<i32>
+    %1 = jeet.constant dense<true> : tensor<i1>
+    %2 = jeet.eq %a, %b : tensor<63x33xf16>, tensor<63x33xf16> -> tensor<63x33xi1>
+    %3 = jeet.cast %2 : tensor<63x33xi1> -> tensor<63x33xi32>
+    %4 = jeet.reduce_max %3 {axes = array<i64: 0, 1>} : tensor<63x33xi32> -> tensor<i32>
+    %5 = jeet.gt %4, %0 : tensor<i32>, tensor<i32> -> tensor<i1>
+    %6 = jeet.select %5, %2, %1 : tensor<i1>, tensor<63x33xi1>, tensor<i1> -> tensor<63x33xi1>
+    %7 = jeet.cast %6 : tensor<63x33xi1> -> tensor<63x33xi32>
+    jeet.yield %2, %5, %7 : tensor<63x33xi1>, tensor<i1>, tensor<63x33xi32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<63x33xi1>, tensor<i1>, tensor<63x33xi32>
+}

@@ -48,6 +48,13 @@ def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
     is not fused into the ops over its own rows, so it is a kernel of its
     own, launched before its readers.
 
+    A tile's temporaries are its own: every `tensor.empty` inside a kernel's
+    forall becomes a `bufferization.alloc_tensor`, which no later CSE merges
+    with an equal `tensor.empty` outside. Merged, the tile would write a
+    buffer that the other blocks write too, or that an earlier forall of the
+    same kernel reads on other blocks (bufferization orders the foralls of a
+    kernel one after another; the blocks of one launch run at once).
+
     Before:
     ```mlir
     %r = jeet.fusion(%a, %b) : (tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096xf32> {
@@ -65,6 +72,7 @@ def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"

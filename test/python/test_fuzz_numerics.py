@@ -38,8 +38,10 @@ FINDINGS = [641, 1638, 2831]
 # rewrite to a fixed point (no message); 206043 (a later session), a
 # one-block tile whose accumulator CSE merged with the buffer of another
 # kernel that the other tiles of its launch read (a race: rows of a maximum
-# wrong). test_gpu.py has the lasting guards.
-GPU_FINDINGS = [109407, 112476, 140402, 206043]
+# wrong); 213608, a mean of 17,000 halves a block whose f32 widening took
+# 68,000 bytes of workgroup memory (a compilation error). test_gpu.py and
+# jeet-gpu-form-kernels-workgroup.mlir have the lasting guards.
+GPU_FINDINGS = [109407, 112476, 140402, 206043, 213608]
 # The oracle's own: 437279, a bf16 logsumexp of a row holding +inf whose
 # float64 reference was NaN (inf - inf in the formula) and then checked as
 # an exact NaN through a cast to int32 (0), where Jeet rightly gave inf

@@ -113,6 +113,36 @@ def test_tile_recomputing_a_reduction_keeps_its_own_accumulator(rng):
 
 
 @requires_gpu
+def test_mean_whose_widened_input_exceeds_a_block(rng):
+    """A mean of 17,000 halves per output: their f32 widening (68,000 bytes
+    for one output) does not fit a block's workgroup memory, so it is a
+    kernel of its own before the reduction (it was a compilation error;
+    fuzz_numerics.py seed 213,608)."""
+    x = (rng.standard_normal((17, 1000)) + 3).astype(np.float16)
+    b = jeet.broadcast_to(jeet.tensor(x, dtype="float16", device="gpu"),
+                          [3, 17, 1000])
+    m = jeet.mean(b, axis=(1, 2))
+    # The mean (about 3) rounded to f16: within one unit of its last place.
+    close(m.numpy().astype(np.float64),
+          np.full(3, x.astype(np.float64).mean()), rtol=2e-3)
+
+
+@requires_gpu
+def test_full_reduction_of_a_returned_broadcast(rng):
+    """The broadcast is a kernel of its own, which the reduction's one-block
+    kernel reads, not a forall cloned into its tile (the emulation target
+    could not lower that; fuzz_graph_builder.py seed 14,100,428)."""
+    x = rng.standard_normal((7, 3, 2)).astype(np.float32)
+    b = jeet.broadcast_to(jeet.tensor(x, device="gpu"), [8, 7, 3, 2])
+    n = -b
+    top = jeet.max(b)
+    jeet.execute(b, n, top)
+    np.testing.assert_array_equal(b.numpy(), np.broadcast_to(x, (8, 7, 3, 2)))
+    np.testing.assert_array_equal(n.numpy(), -np.broadcast_to(x, (8, 7, 3, 2)))
+    assert float(top.numpy()) == x.max()
+
+
+@requires_gpu
 def test_mean_of_a_returned_value_computed_in_the_tile(rng):
     """A mean over rows of 31 of a remainder of a broadcast the graph also
     returns: each tile holds the remainder for its reduction, and tiles of

@@ -41,6 +41,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -255,6 +256,10 @@ static LogicalResult wrapInOneTile(RewriterBase &rewriter,
   // a full reduction): the block would store them whole. They stay outside,
   // for a kernel of their own before this one.
   auto fitsTile = [](Operation *op) {
+    // Another forall (a kernel formed before, launched before this one): its
+    // result is read, not recomputed in a forall nested in the tile.
+    if (isa<scf::ForallOp>(op))
+      return false;
     for (Type type : op->getResultTypes()) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor || !tensor.hasStaticShape() ||
@@ -516,6 +521,39 @@ static void stageSharedInputs(RewriterBase &rewriter, scf::ForallOp forall,
   }
 }
 
+/// Whether the tile of a producer that `slice` would fuse (which the tile
+/// holds in workgroup memory) is larger than a block's workgroup memory
+/// (the f32 widening of an f16 broadcast under a mean over 17,000 of its
+/// elements, for one output: 68,000 bytes). Such a producer stays outside
+/// the tile, a kernel of its own before it. Dynamic sizes count as the
+/// tile's (their constant bound), else the source's.
+static bool exceedsWorkgroupMemory(tensor::ExtractSliceOp slice) {
+  RankedTensorType type = slice.getResultType();
+  if (!type.getElementType().isIntOrFloat())
+    return false;
+  int64_t bytes =
+      llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+  ArrayRef<int64_t> sourceShape = slice.getSourceType().getShape();
+  for (auto [size, sourceSize] :
+       llvm::zip(slice.getMixedSizes(), sourceShape)) {
+    std::optional<int64_t> bound = getConstantIntValue(size);
+    if (!bound) {
+      // A partial tile's size (an affine.min): its constant bound, the tile's.
+      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (succeeded(ub))
+        bound = *ub;
+      else if (!ShapedType::isDynamic(sourceSize))
+        bound = sourceSize;
+      else
+        return false;
+    }
+    bytes *= *bound;
+  }
+  return bytes > kMaxWorkgroupBytes;
+}
+
 /// Tiles one result of the group made of the ops between `before` and
 /// `after` (program order) into a forall of kernel `kernelId`, and fuses the
 /// rest of the group that it depends on into its tiles. A result that a
@@ -581,11 +619,11 @@ static LogicalResult tileOneResult(RewriterBase &rewriter, Block *block,
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer,
+      [&](tensor::ExtractSliceOp slice, OpResult producer,
           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         Operation *owner = producer.getOwner();
         if (!group.contains(owner) || isa<scf::ForallOp>(owner) ||
-            split.contains(owner))
+            split.contains(owner) || exceedsWorkgroupMemory(slice))
           return std::nullopt;
         scf::SCFTileAndFuseOptions::ControlFnResult result;
         result.yieldProducerReplacement = roots.contains(owner);

@@ -48,6 +48,11 @@ def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
     is not fused into the ops over its own rows, so it is a kernel of its
     own, launched before its readers.
 
+    A producer whose tile would be larger than a block's workgroup memory
+    (48 KiB) is not fused into the tile: it is a kernel of its own, launched
+    first. A kernel formed before (a forall) is read, never cloned into a
+    tile.
+
     A tile's temporaries are its own: every `tensor.empty` inside a kernel's
     forall becomes a `bufferization.alloc_tensor`, which no later CSE merges
     with an equal `tensor.empty` outside. Merged, the tile would write a

@@ -18,13 +18,13 @@
 // layernorm) whose reductions reduce the trailing dimensions is one kernel:
 // its last row op is tiled over blocks of kRowsPerTile rows (fewer where
 // they would not fit 32 KiB: one row of up to 32 KiB; a warp per row in each
-// reduction, or several when there are fewer rows than warps) with the reduced dimensions whole, the reductions and
-// the row ops fused into the tile, and the group's inputs that several ops
-// of the tile read staged in workgroup memory (read from global memory
-// once). jeet-fuse takes such groups only when their rows are at most
-// getGpuMaxRowGroupBytes() long (and its trailing axes). Any other
-// multi-reduction group (from jeet-fuse without `max-row-bytes`) is split at
-// its reductions: a reduction is not fused into an op over its own rows, so
+// reduction, or several when there are fewer rows than warps) with the reduced
+// dimensions whole, the reductions and the row ops fused into the tile, and the
+// group's inputs that several ops of the tile read staged in workgroup memory
+// (read from global memory once). jeet-fuse takes such groups only when their
+// rows are at most getGpuMaxRowGroupBytes() long (and its trailing axes). Any
+// other multi-reduction group (from jeet-fuse without `max-row-bytes`) is split
+// at its reductions: a reduction is not fused into an op over its own rows, so
 // each reduction and the row ops that read it are kernels of their own.
 //
 //===----------------------------------------------------------------------===//
@@ -41,8 +41,8 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"

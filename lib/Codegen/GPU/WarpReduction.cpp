@@ -224,8 +224,8 @@ Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t blockWarps = blockSize ? *blockSize / kWarpSize : 0;
   if (rows && *rows > 0 && blockWarps >= 2 * *rows) {
     int64_t warpsPerRow = blockWarps / *rows;
-    Value rowThreads = arith::ConstantIndexOp::create(
-        rewriter, loc, warpsPerRow * kWarpSize);
+    Value rowThreads =
+        arith::ConstantIndexOp::create(rewriter, loc, warpsPerRow * kWarpSize);
     Value row = arith::DivUIOp::create(rewriter, loc, thread, rowThreads);
     Value first = arith::RemUIOp::create(rewriter, loc, thread, rowThreads);
     Value active = arith::CmpIOp::create(
@@ -272,18 +272,17 @@ Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
     setRow(row);
     Value perRow = arith::ConstantIndexOp::create(rewriter, loc, warpsPerRow);
     Value base = arith::MulIOp::create(rewriter, loc, row, perRow);
-    auto gather =
-        scf::ForOp::create(rewriter, loc, zero, perRow,
-                           arith::ConstantIndexOp::create(rewriter, loc, 1),
-                           ValueRange{neutral});
+    auto gather = scf::ForOp::create(
+        rewriter, loc, zero, perRow,
+        arith::ConstantIndexOp::create(rewriter, loc, 1), ValueRange{neutral});
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(gather.getBody());
-      Value slot = arith::AddIOp::create(rewriter, loc, base,
-                                         gather.getInductionVar());
+      Value slot =
+          arith::AddIOp::create(rewriter, loc, base, gather.getInductionVar());
       Value value = memref::LoadOp::create(rewriter, loc, slots, slot);
-      scf::YieldOp::create(
-          rewriter, loc, combine(gather.getRegionIterArgs().front(), value));
+      scf::YieldOp::create(rewriter, loc,
+                           combine(gather.getRegionIterArgs().front(), value));
     }
     foldIntoOutput(gather.getResult(0));
     rewriter.eraseOp(op);

@@ -696,10 +696,10 @@ def run(d, out, runner):
     summary = "\n".join([summary] + notes)
     residency = residency_table(d, out, runner, manifest, log) \
         if device == "gpu" else ""
-    memcheck, unclean = memcheck_section(d, out, runner, manifest, log) \
+    sanitizers, unclean = sanitizer_section(d, out, runner, manifest, log) \
         if device == "gpu" else ("", 0)
     with open(f"{out}/table.txt", "w") as f:
-        f.write(table + "\n" + summary + "\n" + residency + memcheck)
+        f.write(table + "\n" + summary + "\n" + residency + sanitizers)
     return 1 if failures or unclean else 0
 
 
@@ -713,7 +713,7 @@ SANITIZER_BUDGET_S = 240
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 
 
-def memcheck_section(d, out, runner, manifest, log):
+def sanitizer_section(d, out, runner, manifest, log):
     """Each test graph executed once under each of compute-sanitizer's
     tools (SANITIZER_TOOLS), where the CUDA toolkit's compute-sanitizer is
     there. Its text, and the number of (tool, graph) runs with errors."""

@@ -266,7 +266,7 @@ def test_ptx_assembles_within_launch_limits(tmp_path, seed, entry):
         assert not smem or int(smem.group(1)) <= STATIC_SHARED_LIMIT, used
 
 
-def test_memcheck_section_counts_clean_and_unclean_graphs(tmp_path,
+def test_sanitizer_section_counts_clean_and_unclean_graphs(tmp_path,
                                                           monkeypatch):
     """`run`'s compute-sanitizer section, with a stand-in for
     compute-sanitizer on PATH (the toolkit's needs a GPU): each test graph
@@ -302,7 +302,7 @@ def test_memcheck_section_counts_clean_and_unclean_graphs(tmp_path,
     out = tmp_path / "out"
     out.mkdir()
     with open(out / "log.txt", "w") as log:
-        text, unclean = GPU_CHECK.memcheck_section(
+        text, unclean = GPU_CHECK.sanitizer_section(
             str(tmp_path), str(out), runner, manifest, log)
     tools_run = (tmp_path / "tools.txt").read_text().split()
     assert tools_run == [t for t in GPU_CHECK.SANITIZER_TOOLS
@@ -315,7 +315,7 @@ def test_memcheck_section_counts_clean_and_unclean_graphs(tmp_path,
     assert unclean == 0, text + (out / "log.txt").read_text()
     monkeypatch.setenv("ERRORS", "3")
     with open(out / "log.txt", "w") as log:
-        text, unclean = GPU_CHECK.memcheck_section(
+        text, unclean = GPU_CHECK.sanitizer_section(
             str(tmp_path), str(out), runner, manifest, log)
     assert unclean == 2 * len(GPU_CHECK.SANITIZER_TOOLS), text
     assert text.count("(add, add_again; see run.log)") == 4, text

@@ -42,7 +42,6 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
@@ -536,19 +535,11 @@ static bool exceedsWorkgroupMemory(tensor::ExtractSliceOp slice) {
   ArrayRef<int64_t> sourceShape = slice.getSourceType().getShape();
   for (auto [size, sourceSize] :
        llvm::zip(slice.getMixedSizes(), sourceShape)) {
-    std::optional<int64_t> bound = getConstantIntValue(size);
-    if (!bound) {
-      // A partial tile's size (an affine.min): its constant bound, the tile's.
-      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
-          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
-          /*stopCondition=*/nullptr, /*closedUB=*/true);
-      if (succeeded(ub))
-        bound = *ub;
-      else if (!ShapedType::isDynamic(sourceSize))
-        bound = sourceSize;
-      else
-        return false;
-    }
+    std::optional<int64_t> bound = getConstantSizeBound(size);
+    if (!bound && !ShapedType::isDynamic(sourceSize))
+      bound = sourceSize;
+    if (!bound)
+      return false;
     bytes *= *bound;
   }
   return bytes > kMaxWorkgroupBytes;

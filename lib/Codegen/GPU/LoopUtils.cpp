@@ -19,6 +19,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 using namespace mlir;
 
@@ -55,6 +56,17 @@ SmallVector<Value> tripCounts(OpBuilder &b, Location loc,
     counts.push_back(arith::CeilDivUIOp::create(b, loc, extent, s));
   }
   return counts;
+}
+
+std::optional<int64_t> getConstantSizeBound(OpFoldResult size) {
+  if (std::optional<int64_t> constant = getConstantIntValue(size))
+    return constant;
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
+      /*stopCondition=*/nullptr, /*closedUB=*/true);
+  if (failed(bound))
+    return std::nullopt;
+  return *bound;
 }
 
 Value product(OpBuilder &b, Location loc, ArrayRef<Value> values) {

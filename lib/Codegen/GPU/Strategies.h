@@ -110,6 +110,11 @@ tripCounts(mlir::OpBuilder &b, mlir::Location loc,
            llvm::ArrayRef<mlir::OpFoldResult> ubs,
            llvm::ArrayRef<mlir::OpFoldResult> steps);
 
+/// The constant upper bound (inclusive) of the size `size`: its value when
+/// constant, else the bound that ValueBoundsConstraintSet derives (a partial
+/// tile's affine.min: the tile's size), or nullopt.
+std::optional<int64_t> getConstantSizeBound(mlir::OpFoldResult size);
+
 /// The product of `values` (1 when there are none).
 mlir::Value product(mlir::OpBuilder &b, mlir::Location loc,
                     llvm::ArrayRef<mlir::Value> values);

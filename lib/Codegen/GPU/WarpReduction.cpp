@@ -212,25 +212,25 @@ Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
   };
 
   // Fewer rows than warps, both known: warps/rows warps a row.
-  std::optional<int64_t> rows = 1;
-  SmallVector<int64_t> staticSizes = op.getStaticLoopRanges();
-  for (unsigned dim : parallel)
-    rows = rows && !ShapedType::isDynamic(staticSizes[dim])
-               ? std::optional<int64_t>(*rows * staticSizes[dim])
-               : std::nullopt;
+  int64_t rows = 1; // 0 when not known
+  for (Value count : counts)
+    rows *= getConstantIntValue(count).value_or(0);
   auto launch = op->getParentOfType<gpu::LaunchOp>();
   std::optional<int64_t> blockSize =
       launch ? getConstantIntValue(launch.getBlockSizeX()) : std::nullopt;
   int64_t blockWarps = blockSize ? *blockSize / kWarpSize : 0;
-  if (rows && *rows > 0 && blockWarps >= 2 * *rows) {
-    int64_t warpsPerRow = blockWarps / *rows;
+  if (rows > 0 && blockWarps >= 2 * rows) {
+    int64_t warpsPerRow = blockWarps / rows;
     Value rowThreads =
         arith::ConstantIndexOp::create(rewriter, loc, warpsPerRow * kWarpSize);
     Value row = arith::DivUIOp::create(rewriter, loc, thread, rowThreads);
     Value first = arith::RemUIOp::create(rewriter, loc, thread, rowThreads);
     Value active = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::ult, row,
-        arith::ConstantIndexOp::create(rewriter, loc, *rows));
+        arith::ConstantIndexOp::create(rewriter, loc, rows));
+    // The row's indices, used by its threads only (the others' are past the
+    // rows).
+    setRow(row);
     // Each thread of a row folds its elements; the other warps' threads
     // (blockWarps not a multiple of the rows) the neutral element.
     auto fold = scf::IfOp::create(rewriter, loc, TypeRange{type}, active,
@@ -238,7 +238,6 @@ Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(fold.thenBlock());
-      setRow(row);
       scf::YieldOp::create(rewriter, loc, foldRow(first, rowThreads));
       rewriter.setInsertionPointToStart(fold.elseBlock());
       scf::YieldOp::create(rewriter, loc, neutral);
@@ -269,7 +268,6 @@ Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
     auto last = scf::IfOp::create(rewriter, loc, isFirst,
                                   /*withElseRegion=*/false);
     rewriter.setInsertionPoint(last.thenBlock()->getTerminator());
-    setRow(row);
     Value perRow = arith::ConstantIndexOp::create(rewriter, loc, warpsPerRow);
     Value base = arith::MulIOp::create(rewriter, loc, row, perRow);
     auto gather = scf::ForOp::create(

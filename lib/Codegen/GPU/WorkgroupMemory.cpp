@@ -19,7 +19,6 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 using namespace mlir;
 
@@ -46,12 +45,9 @@ LogicalResult promoteAllocsToWorkgroup(RewriterBase &rewriter,
     for (int64_t &size : bound) {
       if (!ShapedType::isDynamic(size))
         continue;
-      Value dynamicSize = alloc.getDynamicSizes()[dynamicIndex++];
-      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
-          presburger::BoundType::UB,
-          ValueBoundsConstraintSet::Variable(dynamicSize),
-          /*stopCondition=*/nullptr, /*closedUB=*/true);
-      if (failed(ub))
+      std::optional<int64_t> ub =
+          getConstantSizeBound(alloc.getDynamicSizes()[dynamicIndex++]);
+      if (!ub)
         return alloc.emitOpError(
             "in a GPU kernel has a size with no constant bound");
       size = *ub;

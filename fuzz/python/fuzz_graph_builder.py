@@ -28,7 +28,9 @@ Two drivers:
       a GPU result that differs from the CPU's beyond its dtype's tolerance
       (NaN against a number included) is a finding, as is a call that one
       device accepts and the other rejects. jeet.rand draws from the
-      program's seed, so both runs see the same data. With --check-key,
+      program's seed, so both runs see the same data, and the default
+      device ('auto', taken by a tensor made from NumPy data alone) is the
+      run's own: the CPU run is the program on a machine without a GPU. With --check-key,
       each compiled program runs again with the structural key set aside
       (its graph printed and compiled by its text, not reused from an earlier
       graph of the same key), and the results must agree.
@@ -38,6 +40,7 @@ Two drivers:
 Run with PYTHONPATH=build/python.
 """
 import argparse
+import contextlib
 import faulthandler
 import math
 import os
@@ -49,7 +52,7 @@ import numpy as np
 import warnings
 
 import jeet
-from jeet import _tensor
+from jeet import _device, _tensor
 
 ALLOWED = (jeet.JeetError, TypeError, ValueError, OverflowError)
 # Where the programs' tensors live (--device): "gpu" needs a CUDA driver,
@@ -640,15 +643,36 @@ def compare_outputs(cpu, gpu, dtype, names=("the CPU", "the GPU")):
             f"{float(b[where])}")
 
 
+@contextlib.contextmanager
+def default_device(device):
+    """'auto' names `device` inside the block. A tensor that no operand places
+    (jeet.where of NumPy arrays alone) goes to the default device: the GPU
+    whenever one answers, so without this the CPU run of a compared program
+    would mix devices where the same program on a CPU-only machine does not."""
+    resolve = _device.resolve
+
+    def resolve_auto_as_device(name):
+        if isinstance(name, str) and name.lower() == "auto":
+            return device
+        return resolve(name)
+
+    _device.resolve = resolve_auto_as_device
+    try:
+        yield
+    finally:
+        _device.resolve = resolve
+
+
 def run_on(device, seed, execute, program_seed=None):
-    """Program `seed` with its tensors on `device` (jeet.rand seeded with
-    `seed`; the program's choices drawn from `program_seed`, by default the
-    same)."""
+    """Program `seed` with its tensors on `device`, which is also the default
+    device (jeet.rand seeded with `seed`; the program's choices drawn from
+    `program_seed`, by default the same)."""
     global DEVICE
     DEVICE = device
     jeet.seed(seed)
-    return run_program(RandomSource(seed if program_seed is None
-                                    else program_seed), execute)
+    with default_device(device):
+        return run_program(RandomSource(seed if program_seed is None
+                                        else program_seed), execute)
 
 
 def run_compared(seed, execute):

@@ -97,6 +97,7 @@ void jeet::buildJeetGpuKernelPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createJeetGpuSinkGlobalsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createJeetGpuMergeModulesPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createJeetGpuAlignWorkgroupMemoryPass());
   // Intermediates in one arena the caller supplies: the host code allocates
   // nothing.
   pm.addPass(createJeetPlanMemoryPass());

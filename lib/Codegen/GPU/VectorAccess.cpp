@@ -14,7 +14,9 @@
 // small divisor analysis (knownDivisor, knownOffsetDivisor): a number that
 // provably divides a loop size, an index or a view's element offset, from
 // constants, sums, products, affine maps and subviews of 256-byte aligned
-// allocations.
+// allocations, and of workgroup attributions (shared memory: the staged rows
+// of a multi-reduction kernel), which jeet-gpu-align-workgroup-memory aligns
+// to 16 bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -122,9 +125,22 @@ static int64_t knownDivisor(Value value, unsigned depth) {
   return 1;
 }
 
+/// Whether `value` is a workgroup attribution of a `gpu.launch`: shared
+/// memory that jeet-gpu-align-workgroup-memory aligns to kVectorBytes once the
+/// kernel is outlined.
+static bool isWorkgroupAttribution(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg)
+    return false;
+  auto launch = dyn_cast<gpu::LaunchOp>(arg.getOwner()->getParentOp());
+  return launch && &launch.getBody().front() == arg.getOwner() &&
+         llvm::is_contained(launch.getWorkgroupAttributions(), arg);
+}
+
 /// A number that provably divides the element offset of the buffer view
-/// `memref` from a base of a 256-byte aligned allocation (an argument of the
-/// function, a host allocation), or 1 when its base is not known to be one.
+/// `memref` from a base aligned to kVectorBytes or more (an argument of the
+/// function or a host allocation, 256-byte aligned; a workgroup attribution,
+/// 16-byte aligned), or 1 when its base is not known to be one.
 static int64_t knownOffsetDivisor(Value memref, unsigned depth = 0) {
   if (depth > kMaxDivisorDepth)
     return 1;
@@ -140,13 +156,24 @@ static int64_t knownOffsetDivisor(Value memref, unsigned depth = 0) {
     return capDivisor(offset);
   };
   if (auto arg = dyn_cast<BlockArgument>(memref))
-    return isa<func::FuncOp>(arg.getOwner()->getParentOp()) ? typeOffset() : 1;
+    return isa<func::FuncOp>(arg.getOwner()->getParentOp()) ||
+                   isWorkgroupAttribution(arg)
+               ? typeOffset()
+               : 1;
   Operation *def = memref.getDefiningOp();
   if (isa<memref::AllocOp, gpu::AllocOp>(def))
     return typeOffset();
   // Views that keep their source's offset.
-  if (isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+  if (isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+          memref::MemorySpaceCastOp>(def))
     return knownOffsetDivisor(def->getOperand(0), depth + 1);
+  // A view of a workgroup attribution with its own shape (WorkgroupMemory.cpp):
+  // its offset is from the attribution's first element.
+  if (auto view = dyn_cast<memref::ReinterpretCastOp>(def)) {
+    if (!isWorkgroupAttribution(view.getSource()))
+      return 1;
+    return knownDivisor(view.getMixedOffsets().front(), depth + 1);
+  }
   if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
     SmallVector<int64_t> strides;
     int64_t offset;

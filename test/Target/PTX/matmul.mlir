@@ -29,8 +29,8 @@
 // ENTRY-NOT: .entry
 
 // PTX-LABEL: .entry matmul_bias_relu_kernel(
-// PTX: .shared .align 4 .b8 __wg_matmul_bias_relu_kernel_0[4096];
-// PTX: .shared .align 4 .b8 __wg_matmul_bias_relu_kernel_1[4096];
+// PTX: .shared .align 16 .b8 __wg_matmul_bias_relu_kernel_0[4096];
+// PTX: .shared .align 16 .b8 __wg_matmul_bias_relu_kernel_1[4096];
 // PTX: st.shared.b32
 // PTX: bar.sync 0;
 // PTX-COUNT-16: fma.rn.f32
@@ -72,8 +72,8 @@ func.func @half(%a: tensor<64x32xf16>, %b: tensor<32x48xf16>) -> tensor<64x48xf1
 }
 
 // PTX-LABEL: .entry square_1024_kernel(
-// PTX: .shared .align 4 .b8 __wg_square_1024_kernel_0[4096];
-// PTX: .shared .align 4 .b8 __wg_square_1024_kernel_1[4096];
+// PTX: .shared .align 16 .b8 __wg_square_1024_kernel_0[4096];
+// PTX: .shared .align 16 .b8 __wg_square_1024_kernel_1[4096];
 // PTX: bar.sync 0;
 // PTX-COUNT-256: fma.rn.f32
 // PTX: bar.sync 0;

@@ -22,8 +22,8 @@
 // The first layer stages its K-tiles of A and B in shared memory and keeps
 // its accumulator tile in registers.
 // PTX-LABEL: .entry main_kernel(
-// PTX: .shared .align 4 .b8 __wg_main_kernel_0[4096];
-// PTX: .shared .align 4 .b8 __wg_main_kernel_1[4096];
+// PTX: .shared .align 16 .b8 __wg_main_kernel_0[4096];
+// PTX: .shared .align 16 .b8 __wg_main_kernel_1[4096];
 // PTX: bar.sync 0;
 // PTX: fma.rn.f32
 // UNFUSED-COUNT-10: .entry

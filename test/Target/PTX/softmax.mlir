@@ -8,7 +8,8 @@
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 
 // Softmax along the last axis: one kernel (a multi-reduction group: a block
-// per 8 rows, the rows staged in shared memory, a warp per row), also for
+// per 8 rows, the rows staged in shared memory (16-byte aligned, copied and
+// read back by 16-byte accesses), a warp per row), also for
 // rows of 32 KiB (a block per row, all 32 KiB staged); along the first
 // axis, three kernels (max; exp and its sum; divide).
 
@@ -17,12 +18,16 @@
 // SM80-COUNT-5: .entry
 
 // PTX-LABEL: .entry rows_kernel(
-// PTX: .shared .align 4 .b8 __wg_rows_kernel_0[32000];
+// PTX: .shared .align 16 .b8 __wg_rows_kernel_0[32000];
+// PTX: ld.global.v4.b32
+// PTX: st.shared.v4.b32
 // PTX: bar.sync 0;
 // PTX: max.NaN.f32
 // PTX: shfl.sync.bfly.b32
 // PTX: ex2.approx
+// PTX: ld.shared.v4.b32
 // PTX: div.rn.f32
+// PTX: st.global.v4.b32
 // PTX-LABEL: .entry columns_kernel(
 func.func @rows(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
@@ -35,7 +40,7 @@ func.func @columns(%x: tensor<100x37xf32>) -> tensor<100x37xf32> {
 }
 
 // PTX-LABEL: .entry long_rows_kernel(
-// PTX: .shared .align 4 .b8 __wg_long_rows_kernel_0[32768];
+// PTX: .shared .align 16 .b8 __wg_long_rows_kernel_0[32768];
 // PTX: shfl.sync.bfly.b32
 // PTX: div.rn.f32
 func.func @long_rows(%x: tensor<3x8192xf32>) -> tensor<3x8192xf32> {

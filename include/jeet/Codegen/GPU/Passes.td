@@ -215,6 +215,43 @@ def JeetGpuMergeModulesPass : Pass<"jeet-gpu-merge-modules", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def JeetGpuAlignWorkgroupMemoryPass
+    : Pass<"jeet-gpu-align-workgroup-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Aligns each kernel's workgroup memory to 16 bytes";
+  let description = [{
+    Runs after `gpu-kernel-outlining`: every workgroup attribution of a
+    `gpu.func` gets `llvm.align = 16` (`.shared .align 16` in the PTX, where
+    `convert-gpu-to-nvvm` would leave the element's alignment), unless it
+    asks for more. `jeet-gpu-map-kernels` counts on it: it reads and writes
+    a tile's buffers in workgroup memory (the staged rows of a softmax or
+    layernorm kernel) with 16-byte vector accesses, which need a 16-byte
+    aligned base (`ld.shared.v4.f32`).
+
+    Before:
+    ```mlir
+    gpu.module @kernels {
+      gpu.func @rows(%out: memref<1x8192xf32>)
+          workgroup(%rows: memref<1x8192xf32, #gpu.address_space<workgroup>>)
+          kernel {
+        gpu.return
+      }
+    }
+    ```
+    After:
+    ```mlir
+    gpu.module @kernels {
+      gpu.func @rows(%out: memref<1x8192xf32>)
+          workgroup(%rows: memref<1x8192xf32, #gpu.address_space<workgroup>>
+                    {llvm.align = 16 : i64})
+          kernel {
+        gpu.return
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Host code (lib/Codegen/GPU/CallerStream.cpp)
 //===----------------------------------------------------------------------===//

@@ -8,8 +8,9 @@ The GPU strategies (lib/Codegen/GPU) and what the shapes here exercise:
   any tile, K = 1, exact tiles, batch dimensions that broadcast, the fused
   epilogue, f16 and bf16 operands accumulated in f32, i32;
 - warp reductions of rows (a warp per row, a shuffle butterfly, the
-  combiner's identity in lanes past the row's end): rows shorter and longer
-  than a warp, not multiples of 32, all-negative rows for max;
+  combiner's identity in lanes past the row's end, vectors of 4 values a
+  lane where the rows allow them): rows shorter and longer than a warp, not
+  multiples of 32 or 4, inputs of two widths, all-negative rows for max;
 - reductions of columns (a thread per output), and to a scalar;
 - elementwise kernels with 16-byte vector accesses: sizes that are not
   multiples of the vector width or of the 1024-element tile, broadcasts;
@@ -196,6 +197,29 @@ def test_reduction(run, rng, op, shape, axes, keepdims):
     ref = REDUCTIONS[op](x.astype(np.float64), axis=axes, keepdims=keepdims)
     (out,) = run(reduction_graph(op, shape, axes, keepdims), [x])
     assert_close(out, ref, rtol=1e-4, what=f"{op} {shape} {axes}")
+
+
+@pytest.mark.parametrize("cols", [1000, 1004, 1001], ids=str)
+@pytest.mark.parametrize("dtype", [F32, np.float16], ids=["f32", "f16"])
+def test_row_reduction_of_a_product(run, rng, cols, dtype):
+    """sum(x * y) along rows, y in f32: each lane reads a vector of 4 values
+    of x and of y at a time (x in f16: 8 bytes beside y's 16) and folds them
+    in order where the rows allow it (1000 and 1004 columns), one value at a
+    time otherwise (1001); the 19 rows leave a partial tile of rows."""
+    shape = (19, cols)
+    red = "{axes = array<i64: 1>, keepdims = false}"
+    src = (f"func.func @main(%x: {t(shape, dtype)}, %y: {t(shape)}) -> "
+           f"{t((19,))} {{\n"
+           f"  %x32 = jeet.cast %x : {t(shape, dtype)} -> {t(shape)}\n"
+           f"  %p = jeet.mul %x32, %y : {t(shape)}, {t(shape)} -> {t(shape)}\n"
+           f"  %0 = jeet.reduce_sum %p {red} : {t(shape)} -> {t((19,))}\n"
+           f"  return %0 : {t((19,))}\n}}\n")
+    x = rng.uniform(0.5, 1.5, size=shape).astype(dtype)
+    y = rng.standard_normal(shape).astype(F32)
+    ref = (x.astype(np.float64) * y.astype(np.float64)).sum(axis=1)
+    (out,) = run(src, [x, y])
+    assert_close(out, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max(),
+                 what=f"row sum of a product {shape} {np.dtype(dtype).name}")
 
 
 @pytest.mark.parametrize("shape,axes", [((33, 257), (1,)), ((300, 3), (1,)),

@@ -158,9 +158,28 @@ mlir::FailureOr<mlir::Operation *> emitThreadLoops(mlir::RewriterBase &rewriter,
                                                    mlir::linalg::LinalgOp op,
                                                    mlir::Value &thread);
 
-/// VectorAccess.cpp: how an elementwise op reads or writes one of its
-/// buffers along the vectors of its innermost loop.
+/// VectorAccess.cpp: how an op reads or writes one of its buffers along the
+/// vectors of one of its loops (an elementwise op's innermost, a row
+/// reduction's reduced one).
 enum class VectorAccess { Vector, Broadcast };
+
+/// The alignment of an access of `numElements` consecutive elements of
+/// `elementType` (its size): kVectorBytes for the widest elements of an op's
+/// vectors, less for narrower ones beside them.
+inline llvm::Align getVectorAlignment(mlir::Type elementType,
+                                      int64_t numElements) {
+  return llvm::Align(numElements * elementType.getIntOrFloatBitWidth() / 8);
+}
+
+/// VectorAccess.cpp: the number of elements per access (kVectorBytes) with
+/// which `operands` of `op` (on buffers) can be read or written along its
+/// loop `dim` of size `size`, each as a vector or a broadcast (`accesses`,
+/// one per operand), or nullopt.
+std::optional<int64_t>
+getVectorWidthAlong(mlir::linalg::LinalgOp op,
+                    llvm::ArrayRef<mlir::OpOperand *> operands, unsigned dim,
+                    mlir::Value size,
+                    llvm::SmallVectorImpl<VectorAccess> &accesses);
 
 /// VectorAccess.cpp: the number of elements per thread and per access
 /// (kVectorBytes) with which the elementwise `op` (on buffers, loop sizes

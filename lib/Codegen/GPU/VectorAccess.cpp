@@ -192,65 +192,62 @@ static int64_t knownOffsetDivisor(Value memref, unsigned depth = 0) {
   return 1;
 }
 
-/// The number of elements per thread and per access (kVectorBytes) with which
-/// the elementwise op `op` (on buffers, loop sizes `sizes`) can be
-/// vectorised, or nullopt: every buffer it reads or writes is indexed by the
-/// innermost loop as its innermost, unit-stride dimension (a vector, whose
-/// first element is then 16-byte aligned: the other strides and the view's
-/// offset are multiples of the vector) or not at all (a broadcast scalar);
-/// the vectors have elements of 16 or 32 bits, and the innermost loop size
-/// is a multiple of the vector.
-std::optional<int64_t> getVectorWidth(linalg::LinalgOp op,
-                                      ArrayRef<Value> sizes,
-                                      SmallVectorImpl<VectorAccess> &accesses) {
-  unsigned numLoops = op.getNumLoops();
-  if (numLoops == 0 || op.getNumReductionLoops() != 0 ||
-      !op.hasPureBufferSemantics())
-    return std::nullopt;
-  unsigned last = numLoops - 1;
-  AffineExpr lastExpr = getAffineDimExpr(last, op.getContext());
+/// The number of elements per access (kVectorBytes) with which `operands` of
+/// `op` (on buffers) can be read or written along its loop `dim` of size
+/// `size`, with the access of each, or nullopt: each is indexed by `dim` as
+/// its innermost, unit-stride dimension (a vector, whose first element is
+/// then 16-byte aligned: the other strides and the view's offset are
+/// multiples of the vector) or not at all (a broadcast: a scalar, or a
+/// buffer read once per vector; never an output); the vectors have elements
+/// of 16 or 32 bits, and `size` is a multiple of the vector. A vector is
+/// kVectorBytes of the widest element: 4 floats, and 4 halves (8 bytes)
+/// beside them, or 8 halves where all are halves.
+std::optional<int64_t>
+getVectorWidthAlong(linalg::LinalgOp op, ArrayRef<OpOperand *> operands,
+                    unsigned dim, Value size,
+                    SmallVectorImpl<VectorAccess> &accesses) {
+  AffineExpr dimExpr = getAffineDimExpr(dim, op.getContext());
   int64_t bitWidth = 0;
   accesses.clear();
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
+  for (OpOperand *operand : operands) {
+    auto type = dyn_cast<MemRefType>(operand->get().getType());
     if (!type) {
-      if (op.isDpsInit(&operand))
+      if (op.isDpsInit(operand))
         return std::nullopt;
       accesses.push_back(VectorAccess::Broadcast);
       continue;
     }
-    AffineMap map = op.getMatchingIndexingMap(&operand);
+    AffineMap map = op.getMatchingIndexingMap(operand);
     if (!map.isProjectedPermutation())
       return std::nullopt;
-    if (!map.isFunctionOfDim(last)) {
-      if (op.isDpsInit(&operand))
+    if (!map.isFunctionOfDim(dim)) {
+      if (op.isDpsInit(operand))
         return std::nullopt;
       accesses.push_back(VectorAccess::Broadcast);
       continue;
     }
-    if (map.getResults().back() != lastExpr)
+    if (map.getResults().back() != dimExpr)
       return std::nullopt;
     Type elementType = type.getElementType();
     if (!elementType.isIntOrFloat())
       return std::nullopt;
     // Halves and words, which one access moves as four 32-bit words
-    // (`.v4.f32`, `.v4.b32`); all vectors of the op have the same width.
+    // (`.v4.f32`, `.v4.b32`) or, for 4 halves, two.
     int64_t width = elementType.getIntOrFloatBitWidth();
-    if ((width != 16 && width != 32) || (bitWidth && width != bitWidth))
+    if (width != 16 && width != 32)
       return std::nullopt;
-    bitWidth = width;
+    bitWidth = std::max(bitWidth, width);
     accesses.push_back(VectorAccess::Vector);
   }
   if (!bitWidth)
     return std::nullopt;
   int64_t numElements = kVectorBytes * 8 / bitWidth;
-  if (knownDivisor(sizes[last]) % numElements != 0)
+  if (knownDivisor(size) % numElements != 0)
     return std::nullopt;
-  for (auto [operand, access] :
-       llvm::zip_equal(op->getOpOperands(), accesses)) {
+  for (auto [operand, access] : llvm::zip_equal(operands, accesses)) {
     if (access != VectorAccess::Vector)
       continue;
-    auto type = cast<MemRefType>(operand.get().getType());
+    auto type = cast<MemRefType>(operand->get().getType());
     SmallVector<int64_t> strides;
     int64_t offset;
     if (failed(type.getStridesAndOffset(strides, offset)) ||
@@ -261,22 +258,39 @@ std::optional<int64_t> getVectorWidth(linalg::LinalgOp op,
       if (size != 1 &&
           (ShapedType::isDynamic(stride) || stride % numElements != 0))
         return std::nullopt;
-    if (knownOffsetDivisor(operand.get()) % numElements != 0)
+    if (knownOffsetDivisor(operand->get()) % numElements != 0)
       return std::nullopt;
   }
   return numElements;
 }
 
+/// The number of elements per thread and per access (kVectorBytes) with which
+/// the elementwise op `op` (on buffers, loop sizes `sizes`) can be
+/// vectorised along its innermost loop (every operand, see
+/// getVectorWidthAlong), or nullopt.
+std::optional<int64_t> getVectorWidth(linalg::LinalgOp op,
+                                      ArrayRef<Value> sizes,
+                                      SmallVectorImpl<VectorAccess> &accesses) {
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops == 0 || op.getNumReductionLoops() != 0 ||
+      !op.hasPureBufferSemantics())
+    return std::nullopt;
+  SmallVector<OpOperand *> operands;
+  for (OpOperand &operand : op->getOpOperands())
+    operands.push_back(&operand);
+  return getVectorWidthAlong(op, operands, numLoops - 1, sizes.back(),
+                             accesses);
+}
+
 /// Emits the payload of the elementwise `op` for the `numElements`
 /// consecutive elements of its innermost loop from loop indices `ivs` (the
 /// first one, a multiple of `numElements`): each buffer of a vector access
-/// is read or written with one 16-byte aligned `vector.load`/`vector.store`,
+/// is read or written with one aligned `vector.load`/`vector.store`,
 /// each broadcast once, and the payload runs once per element.
 void emitVectorPayload(OpBuilder &b, Location loc, linalg::LinalgOp op,
                        ArrayRef<Value> ivs, int64_t numElements,
                        ArrayRef<VectorAccess> accesses) {
   unsigned last = op.getNumLoops() - 1;
-  llvm::MaybeAlign alignment(kVectorBytes);
   // What each operand holds for the vector: a vector, or one value.
   SmallVector<Value> values;
   for (auto [operand, access] :
@@ -299,8 +313,9 @@ void emitVectorPayload(OpBuilder &b, Location loc, linalg::LinalgOp op,
       continue;
     }
     auto vectorType = VectorType::get({numElements}, type.getElementType());
-    values.push_back(vector::LoadOp::create(b, loc, vectorType, value, indices,
-                                            /*nontemporal=*/false, alignment));
+    values.push_back(vector::LoadOp::create(
+        b, loc, vectorType, value, indices, /*nontemporal=*/false,
+        getVectorAlignment(type.getElementType(), numElements)));
   }
   bool usesIndex = !op.getBlock()->getOps<linalg::IndexOp>().empty();
   SmallVector<SmallVector<Value>> laneResults;
@@ -338,8 +353,9 @@ void emitVectorPayload(OpBuilder &b, Location loc, linalg::LinalgOp op,
     Value vector = vector::FromElementsOp::create(b, loc, vectorType, elements);
     SmallVector<Value> indices =
         applyIndexingMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
-    vector::StoreOp::create(b, loc, vector, init.get(), indices,
-                            /*nontemporal=*/false, alignment);
+    vector::StoreOp::create(
+        b, loc, vector, init.get(), indices, /*nontemporal=*/false,
+        getVectorAlignment(type.getElementType(), numElements));
   }
 }
 

@@ -11,7 +11,10 @@
 // lanes read consecutive elements, so the loads coalesce), a butterfly of
 // `gpu.shuffle xor` combines the lanes, and lane 0 folds the result into the
 // output. jeet-gpu-form-kernels gives such reductions kRowsPerTile rows per
-// tile, a warp each.
+// tile, a warp each. Where the row's buffers allow vector accesses (as for
+// elementwise ops, VectorAccess.cpp), a lane reads 4 floats (or 8 halves) of
+// each at a time instead of one, `l` taking the vectors `l, l + kWarpSize,
+// ...`, and folds them in order.
 //
 // A tile of fewer rows than the block has warps (the long rows of softmax
 // and layernorm, one, two or four per tile of 8 warps) shares each row among
@@ -31,6 +34,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -162,34 +166,70 @@ Operation *emitWarpReduction(RewriterBase &rewriter, linalg::LinalgOp op,
     for (auto [dim, index] : llvm::zip_equal(parallel, indices))
       ivs[dim] = index;
   };
+  // Where every input allows it (see getVectorWidthAlong), a thread reads
+  // `width` consecutive elements of the row with one access per input and
+  // folds them in order; not where the payload reads its indices (an iota
+  // fused in, which jeet-fuse leaves to a kernel of its own).
+  SmallVector<OpOperand *> inputs = op.getDpsInputOperands();
+  SmallVector<VectorAccess> accesses;
+  int64_t width = 1;
+  if (body->getOps<linalg::IndexOp>().empty())
+    width = getVectorWidthAlong(op, inputs, reductionDim, sizes[reductionDim],
+                                accesses)
+                .value_or(1);
   auto foldRow = [&](Value first, Value stride) -> Value {
-    auto loop = scf::ForOp::create(rewriter, loc, first, sizes[reductionDim],
-                                   stride, ValueRange{neutral});
+    Value start = first, step = stride;
+    if (width > 1) {
+      Value vector = arith::ConstantIndexOp::create(rewriter, loc, width);
+      start = arith::MulIOp::create(rewriter, loc, first, vector);
+      step = arith::MulIOp::create(rewriter, loc, stride, vector);
+    }
+    auto loop = scf::ForOp::create(rewriter, loc, start, sizes[reductionDim],
+                                   step, ValueRange{neutral});
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(loop.getBody());
-    ivs[reductionDim] = loop.getInductionVar();
-    IRMapping mapping;
-    for (OpOperand *input : op.getDpsInputOperands()) {
+    Value column = loop.getInductionVar();
+    ivs[reductionDim] = column;
+    // What each input holds for the `width` elements: a vector, or one value.
+    SmallVector<Value> values;
+    for (auto [i, input] : llvm::enumerate(inputs)) {
       Value value = input->get();
-      if (isa<MemRefType>(value.getType()))
-        value = memref::LoadOp::create(
-            rewriter, loc, value,
-            applyIndexingMap(rewriter, loc, op.getMatchingIndexingMap(input),
-                             ivs));
-      mapping.map(op.getMatchingBlockArgument(input), value);
-    }
-    for (Operation &payload : body->without_terminator()) {
-      if (&payload == combiner)
-        continue;
-      if (auto index = dyn_cast<linalg::IndexOp>(payload)) {
-        mapping.map(index.getResult(), ivs[index.getDim()]);
-        continue;
+      auto type = dyn_cast<MemRefType>(value.getType());
+      if (type) {
+        SmallVector<Value> indices = applyIndexingMap(
+            rewriter, loc, op.getMatchingIndexingMap(input), ivs);
+        if (width > 1 && accesses[i] == VectorAccess::Vector)
+          value = vector::LoadOp::create(
+              rewriter, loc, VectorType::get({width}, type.getElementType()),
+              value, indices, /*nontemporal=*/false,
+              getVectorAlignment(type.getElementType(), width));
+        else
+          value = memref::LoadOp::create(rewriter, loc, value, indices);
       }
-      rewriter.clone(payload, mapping);
+      values.push_back(value);
     }
-    Value step = mapping.lookupOrDefault(stepValue);
-    scf::YieldOp::create(rewriter, loc,
-                         combine(loop.getRegionIterArgs().front(), step));
+    Value accumulator = loop.getRegionIterArgs().front();
+    for (int64_t element = 0; element < width; ++element) {
+      IRMapping mapping;
+      for (auto [input, value] : llvm::zip_equal(inputs, values)) {
+        Value elementValue = value;
+        if (isa<VectorType>(value.getType()))
+          elementValue =
+              vector::ExtractOp::create(rewriter, loc, value, element);
+        mapping.map(op.getMatchingBlockArgument(input), elementValue);
+      }
+      for (Operation &payload : body->without_terminator()) {
+        if (&payload == combiner)
+          continue;
+        if (auto index = dyn_cast<linalg::IndexOp>(payload)) {
+          mapping.map(index.getResult(), ivs[index.getDim()]);
+          continue;
+        }
+        rewriter.clone(payload, mapping);
+      }
+      accumulator = combine(accumulator, mapping.lookupOrDefault(stepValue));
+    }
+    scf::YieldOp::create(rewriter, loc, accumulator);
     ivs[reductionDim] = zero;
     return loop.getResult(0);
   };

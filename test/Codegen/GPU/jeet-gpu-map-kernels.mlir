@@ -143,9 +143,11 @@ func.func @half_odd(%a: tensor<100x40xf16>, %b: tensor<40x70xf16>) -> tensor<100
 // -----
 
 // A row reduction with its prologue: a warp per row (tiles of 8 rows, one
-// per warp). Lane l folds elements l, l + 32, ... of the row (coalesced), a
-// butterfly of shuffles combines the lanes, and lane 0 folds the result into
-// the output, which the fill wrote (in vectors of 4) before a barrier.
+// per warp). Rows of 300 floats allow 16-byte accesses: lane l reads the
+// vectors of 4 floats l, l + 32, ... of the row (coalesced) and folds their
+// elements in order, a butterfly of shuffles combines the lanes, and lane 0
+// folds the result into the output, which the fill wrote (in vectors of 4)
+// before a barrier.
 // CHECK-LABEL: func.func @row_sum
 // CHECK: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %c16,
 // CHECK: %[[TID:.*]] = gpu.thread_id x
@@ -155,10 +157,18 @@ func.func @half_odd(%a: tensor<100x40xf16>, %b: tensor<40x70xf16>) -> tensor<100
 // CHECK-DAG: %[[WARP:.*]] = arith.divui %[[TID]], %c32
 // CHECK-DAG: %[[WARPS:.*]] = arith.divui %{{.*}}, %c32
 // CHECK: scf.for %[[ROW:.*]] = %[[WARP]] to %c8 step %[[WARPS]] {
-// CHECK: %[[PART:.*]] = scf.for %[[COL:.*]] = %[[LANE]] to %c300 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
-// CHECK: %[[X:.*]] = memref.load %{{.*}}[%[[ROW]], %[[COL]]]
-// CHECK: %[[SQ:.*]] = arith.mulf %[[X]], %[[X]]
-// CHECK: %[[NEXT:.*]] = arith.addf %[[ACC]], %[[SQ]]
+// CHECK: %[[START:.*]] = arith.muli %[[LANE]], %c4
+// CHECK: %[[PART:.*]] = scf.for %[[COL:.*]] = %[[START]] to %c300 step %c128 iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// CHECK: %[[V:.*]] = vector.load %{{.*}}[%[[ROW]], %[[COL]]] {alignment = 16 : i64} : memref<8x300xf32, {{.*}}>, vector<4xf32>
+// CHECK: %[[X0:.*]] = vector.extract %[[V]][0]
+// CHECK: %[[SQ0:.*]] = arith.mulf %[[X0]], %[[X0]]
+// CHECK: %[[A0:.*]] = arith.addf %[[ACC]], %[[SQ0]]
+// CHECK: %[[X1:.*]] = vector.extract %[[V]][1]
+// CHECK: %[[SQ1:.*]] = arith.mulf %[[X1]], %[[X1]]
+// CHECK: %[[A1:.*]] = arith.addf %[[A0]], %[[SQ1]]
+// CHECK: vector.extract %[[V]][2]
+// CHECK: vector.extract %[[V]][3]
+// CHECK: %[[NEXT:.*]] = arith.addf
 // CHECK: scf.yield %[[NEXT]]
 // CHECK: %[[S16:.*]], %{{.*}} = gpu.shuffle xor %[[PART]], %c16_i32, %c32_i32 : f32
 // CHECK: %[[R16:.*]] = arith.addf %[[PART]], %[[S16]]
@@ -181,8 +191,27 @@ func.func @row_sum(%a: tensor<128x300xf32>) -> tensor<128xf32> {
 
 // -----
 
+// Rows of 301 floats: a row's start is 4-byte aligned only, so lanes read a
+// float at a time (elements l, l + 32, ...).
+// CHECK-LABEL: func.func @row_sum_scalar
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32
+// CHECK: scf.for %[[ROW:.*]] =
+// CHECK: scf.for %[[COL:.*]] = %[[LANE]] to %c301 step %c32 iter_args
+// CHECK-NOT: vector.load
+// CHECK: memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<8x301xf32
+// CHECK: gpu.shuffle xor
+func.func @row_sum_scalar(%a: tensor<128x301xf32>) -> tensor<128xf32> {
+  %0 = "jeet.mul"(%a, %a) : (tensor<128x301xf32>, tensor<128x301xf32>) -> tensor<128x301xf32>
+  %1 = "jeet.reduce_sum"(%0) {axes = array<i64: 1>, keepdims = false} : (tensor<128x301xf32>) -> tensor<128xf32>
+  return %1 : tensor<128xf32>
+}
+
+// -----
+
 // Fewer rows than warps (2 rows, 8 warps): 4 warps a row, so none idles.
-// Thread t of a row's 128 folds elements t, t + 128, ...; each warp's
+// Thread t of a row's 128 folds the vectors of 4 floats t, t + 128, ...;
+// each warp's
 // butterfly; lane 0 leaves the warp's value in its slot of workgroup memory;
 // after a barrier the row's first thread folds its 4 warps' slots into the
 // output.
@@ -197,8 +226,9 @@ func.func @row_sum(%a: tensor<128x300xf32>) -> tensor<128xf32> {
 // CHECK-DAG: %[[FIRST:.*]] = arith.remui %[[TID]], %c128
 // CHECK: %[[ACTIVE:.*]] = arith.cmpi ult, %[[ROW]], %c2
 // CHECK: %[[PART:.*]] = scf.if %[[ACTIVE]] -> (f32) {
-// CHECK: scf.for %[[COL:.*]] = %[[FIRST]] to %c1000 step %c128 iter_args
-// CHECK: memref.load %{{.*}}[%[[ROW]], %[[COL]]]
+// CHECK: %[[START:.*]] = arith.muli %[[FIRST]], %c4
+// CHECK: scf.for %[[COL:.*]] = %[[START]] to %c1000 step %c512 iter_args
+// CHECK: vector.load %{{.*}}[%[[ROW]], %[[COL]]] {alignment = 16 : i64}
 // CHECK: } else {
 // CHECK: gpu.shuffle xor %[[PART]], %c16_i32, %c32_i32 : f32
 // CHECK-COUNT-4: gpu.shuffle xor
@@ -283,14 +313,15 @@ func.func @elementwise_half_scalar(%a: tensor<100x12xf16>, %b: tensor<100x12xf16
 // One kernel of two foralls (the group's two results, each recomputing the
 // f16 sum in an f32 accumulator that both fill): a barrier between the
 // tiles, so that no thread fills the accumulator again while another still
-// reads it for the first result.
+// reads it for the first result. The f32 sums are rounded to f16 by vectors
+// of 4 (16 bytes read, 8 written).
 // CHECK-LABEL: func.func @results_share_an_accumulator
 // CHECK: %[[ACC:.*]] = gpu.alloc () : memref<3x13x16xf32>
 // CHECK: gpu.launch
 // CHECK: vector.store %{{.*}}, %[[ACC]]
 // CHECK: arith.truncf
 // CHECK-NOT: arith.negf
-// CHECK: memref.store
+// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<3x13x16xf16>, vector<4xf16>
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // CHECK: vector.store %{{.*}}, %[[ACC]]

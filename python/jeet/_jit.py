@@ -33,7 +33,9 @@ def _arg_key(arg):
 
 def _flat_arguments(args, kwargs):
     """The arguments, then the keyword arguments in name order: the order
-    of a trace's inputs (trace.positions index it)."""
+    of a trace's inputs (trace.positions index it). A sequence to index, not
+    to change: `args` itself (a tuple) when there are no keyword arguments,
+    which spares a cached call a copy, else a new list."""
     return args if not kwargs else list(args) + [kwargs[k] for k in sorted(kwargs)]
 
 

@@ -179,9 +179,7 @@ stagedBytesPerOutput(linalg::LinalgOp root, Block *block,
       auto type = dyn_cast<RankedTensorType>(input->get().getType());
       if (op.getNumReductionLoops() > 0 && isa<linalg::LinalgOp>(producer) &&
           type && type.getElementType().isIntOrFloat())
-        total +=
-            reduced * static_cast<int64_t>(llvm::divideCeil(
-                          type.getElementType().getIntOrFloatBitWidth(), 8));
+        total += reduced * getElementBytes(type.getElementType());
       if (seen.insert(producer).second)
         worklist.push_back(producer);
     }
@@ -264,8 +262,7 @@ static LogicalResult wrapInOneTile(RewriterBase &rewriter,
       if (!tensor || !tensor.hasStaticShape() ||
           !tensor.getElementType().isIntOrFloat())
         continue;
-      int64_t bytes =
-          llvm::divideCeil(tensor.getElementType().getIntOrFloatBitWidth(), 8);
+      int64_t bytes = getElementBytes(tensor.getElementType());
       if (tensor.getNumElements() * bytes > kRowStagingBytes)
         return false;
     }
@@ -498,8 +495,7 @@ static void stageSharedInputs(RewriterBase &rewriter, scf::ForallOp forall,
     RankedTensorType type = slice.getResultType();
     // The bound of a partial tile is the full one: the static sizes of the
     // slice's source where the tile's size is dynamic.
-    int64_t bytes =
-        llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+    int64_t bytes = getElementBytes(type.getElementType());
     ArrayRef<int64_t> sourceShape = slice.getSourceType().getShape();
     SmallVector<int64_t> staticSizes(slice.getStaticSizes());
     for (auto [size, sourceSize] : llvm::zip(staticSizes, sourceShape))
@@ -530,8 +526,7 @@ static bool exceedsWorkgroupMemory(tensor::ExtractSliceOp slice) {
   RankedTensorType type = slice.getResultType();
   if (!type.getElementType().isIntOrFloat())
     return false;
-  int64_t bytes =
-      llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+  int64_t bytes = getElementBytes(type.getElementType());
   ArrayRef<int64_t> sourceShape = slice.getSourceType().getShape();
   for (auto [size, sourceSize] :
        llvm::zip(slice.getMixedSizes(), sourceShape)) {

@@ -163,6 +163,12 @@ mlir::FailureOr<mlir::Operation *> emitThreadLoops(mlir::RewriterBase &rewriter,
 /// reduction's reduced one).
 enum class VectorAccess { Vector, Broadcast };
 
+/// The bytes one element of `elementType` (an integer or float) takes in
+/// memory: an i1 takes a byte.
+inline int64_t getElementBytes(mlir::Type elementType) {
+  return llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
+}
+
 /// The alignment of an access of `numElements` consecutive elements of
 /// `elementType` (its size): kVectorBytes for the widest elements of an op's
 /// vectors, less for narrower ones beside them.

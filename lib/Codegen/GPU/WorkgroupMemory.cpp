@@ -53,8 +53,7 @@ LogicalResult promoteAllocsToWorkgroup(RewriterBase &rewriter,
       size = *ub;
     }
     int64_t numElements = ShapedType::getNumElements(bound);
-    totalBytes +=
-        numElements * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    totalBytes += numElements * getElementBytes(type.getElementType());
     if (totalBytes > kMaxWorkgroupBytes)
       return alloc.emitOpError("needs ")
              << totalBytes << " bytes of workgroup memory in one kernel, more "

@@ -75,10 +75,11 @@ static_assert(kRowsPerTile == 8 && kReductionOutputsPerTile == 256 &&
 /// The block tile of a matmul: kTileM x kTileN outputs, K-tiles of depth
 /// kTileK staged in workgroup memory; kThreadsM x kThreadsN threads, each
 /// with a kRegM x kRegN register tile (rows ty + kThreadsM * i, columns
-/// tx + kThreadsN * j, so that consecutive threads store consecutive
-/// columns). A 4x4 register tile reuses each value loaded from workgroup
-/// memory four times and keeps 16 accumulators in registers; the two K-tiles
-/// take 8 KiB of f32, far below kMaxWorkgroupBytes. jeet-gpu-form-kernels
+/// kRegN * tx + j: a thread reads its columns of a row of B with one vector
+/// load, and a warp's 16 threads of a row read 256 consecutive bytes). A
+/// 4x4 register tile reuses each value loaded from workgroup memory four
+/// times and keeps 16 accumulators in registers; the two K-tiles take 8 KiB
+/// of f32, far below kMaxWorkgroupBytes. jeet-gpu-form-kernels
 /// tiles the outputs of a group with a matmul by kTileM x kTileN, which the
 /// plan requires.
 inline constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;

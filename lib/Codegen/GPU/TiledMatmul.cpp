@@ -14,7 +14,7 @@
 //             B[k0:k0+kTileK, 0:kTileN] in workgroup   clamped loads, zero
 //             memory; gpu.barrier                      outside the operands
 //       acc[i][j] += A[ty + kThreadsM i][kk] *         the register tile
-//                    B[kk][tx + kThreadsN j]; barrier
+//                    B[kk][kRegN tx + j]; barrier        (B's row by vectors)
 //     store acc in bounds, through the epilogue        the epilogue
 //
 // f16/bf16 operands accumulate in f32. The elementwise op that is the only
@@ -32,6 +32,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 using namespace mlir;
@@ -264,9 +265,9 @@ void TiledMatmulEmitter::emitThreadCoordinates() {
   for (int64_t i = 0; i < kRegM; ++i)
     rows.push_back(
         arith::AddIOp::create(rewriter, loc, ty, index(i * kThreadsM)));
+  Value firstCol = arith::MulIOp::create(rewriter, loc, tx, index(kRegN));
   for (int64_t j = 0; j < kRegN; ++j)
-    cols.push_back(
-        arith::AddIOp::create(rewriter, loc, tx, index(j * kThreadsN)));
+    cols.push_back(arith::AddIOp::create(rewriter, loc, firstCol, index(j)));
 
   accZero = arith::ConstantOp::create(rewriter, loc, accType,
                                       rewriter.getZeroAttr(accType));
@@ -343,17 +344,29 @@ void TiledMatmulEmitter::emitStaging(Value k0) {
 
 /// Accumulates the staged K-tiles into the thread's register tile `acc`
 /// (kRegM x kRegN values, row-major): an FMA (or multiply-add of integers)
-/// per element and step of K.
+/// per element and step of K. The thread's kRegN columns of B are
+/// consecutive: one vector load a step (`ld.shared.v4` of f32, the 16
+/// threads of a warp's row reading 256 consecutive bytes); its rows of A are
+/// consecutive steps of K in the A tile's rows (the NVPTX back end merges
+/// four steps' loads into one).
 void TiledMatmulEmitter::emitRegisterTile(SmallVectorImpl<Value> &acc) {
+  auto rowType = VectorType::get({kRegN}, accType);
+  // Rows of B in workgroup memory (16-byte aligned, kTileN elements) and the
+  // first column are multiples of the vector.
+  static_assert(kTileN % kRegN == 0, "vectors of kRegN columns stay aligned");
+  llvm::Align alignment(
+      std::min<int64_t>(kVectorBytes, getElementBytes(accType) * kRegN));
   for (int64_t kk = 0; kk < kTileK; ++kk) {
     Value kkIndex = index(kk);
     SmallVector<Value> a, b;
     for (Value row : rows)
       a.push_back(memref::LoadOp::create(rewriter, loc, tileA,
                                          ValueRange{row, kkIndex}));
-    for (Value col : cols)
-      b.push_back(memref::LoadOp::create(rewriter, loc, tileB,
-                                         ValueRange{kkIndex, col}));
+    Value rowOfB = vector::LoadOp::create(rewriter, loc, rowType, tileB,
+                                          ValueRange{kkIndex, cols.front()},
+                                          /*nontemporal=*/false, alignment);
+    for (int64_t j = 0; j < kRegN; ++j)
+      b.push_back(vector::ExtractOp::create(rewriter, loc, rowOfB, j));
     for (int64_t i = 0; i < kRegM; ++i) {
       for (int64_t j = 0; j < kRegN; ++j) {
         Value &sum = acc[i * kRegN + j];

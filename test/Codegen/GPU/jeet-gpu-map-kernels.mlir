@@ -31,7 +31,8 @@ func.func @elementwise(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<10
 // Matmul + epilogue: a register-tiled matmul. The block's 256 threads stage
 // each K-tile of A (64x16) and B (16x64) in workgroup memory (clamped loads,
 // zero outside the operands), a barrier, each thread accumulates its 4x4
-// register tile (rows ty + 16 i, columns tx + 16 j) from them, a barrier;
+// register tile (rows ty + 16 i, columns 4 tx + j: a vector load of B a
+// step) from them, a barrier;
 // then the epilogue runs on the register tile, in bounds, and stores it. No
 // accumulator tile in memory.
 // CHECK-LABEL: func.func @matmul_bias_relu
@@ -42,6 +43,7 @@ func.func @elementwise(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<10
 // CHECK-DAG: %[[TX:.*]] = arith.remui %[[TID]], %c16
 // CHECK-DAG: %[[BY:.*]] = arith.divui %[[TID]], %c64
 // CHECK-DAG: %[[BX:.*]] = arith.remui %[[TID]], %c64
+// CHECK-DAG: %[[COL:.*]] = arith.muli %[[TX]], %c4
 // CHECK: %[[ACC:.*]]:16 = scf.for %[[K0:.*]] = %c0 to %c64 step %c16 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK: %[[KA:.*]] = arith.addi %[[K0]], %[[TX]]
 // CHECK: memref.load %{{.*}} : memref<64x64xf32, strided<[64, 1], offset: ?>>
@@ -52,7 +54,7 @@ func.func @elementwise(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<10
 // CHECK-COUNT-3: memref.store %{{.*}}, %[[B]]
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-4: memref.load %[[A]]
-// CHECK-COUNT-4: memref.load %[[B]]
+// CHECK: vector.load %[[B]][%c0, %[[COL]]] {alignment = 16 : i64} : memref<16x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK-COUNT-16: math.fma
 // CHECK-NOT: memref.store
 // CHECK: gpu.barrier
@@ -62,7 +64,7 @@ func.func @elementwise(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<10
 // CHECK: %[[BIAS:.*]] = memref.load
 // CHECK: %[[SUM:.*]] = arith.addf %[[ACC]]#0, %[[BIAS]]
 // CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]]
-// CHECK: memref.store %[[RELU]], %{{.*}}[%[[TY]], %[[TX]]]
+// CHECK: memref.store %[[RELU]], %{{.*}}[%[[TY]], %[[COL]]]
 // CHECK-COUNT-15: arith.maximumf
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.terminator

@@ -173,7 +173,7 @@ jeet::getJeetGpuPipeline(const GpuPipelineOptions &options) {
   pipeline.stages = {
       {stage::kFused.str(),
        [copy](OpPassManager &pm) {
-         // Multi-reduction groups whose block of rows fits shared memory:
+         // Multi-reduction groups over trailing axes, rows of any length:
          // jeet-gpu-form-kernels makes each one kernel.
          buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps,
                                 /*multiReduction=*/true,

@@ -97,12 +97,17 @@ func.func @softmax_rows_of_16_kib(%x: tensor<8x4096xf32>) -> tensor<8x4096xf32> 
 // -----
 
 // Rows longer than 32 KiB (8193 f32) do not fit a block's shared memory:
-// three fusion groups (max; exp and its sum; divide), three launches; the
-// group with two results (exp and sum) is one launch.
+// still one group and one launch, a block per row whose passes (max; exp and
+// its sum; divide) read the row from global memory, none staged (the
+// kernel's shared memory is the two row results and the warps' slots).
 // CHECK-LABEL: llvm.func @long_softmax
-// CHECK-COUNT-3: gpu.launch_func
+// CHECK-COUNT-1: gpu.launch_func
 // CHECK-NOT: gpu.launch_func
 // CHECK: llvm.return
+// CHECK: gpu.binary
+// CHECK-SAME: .visible .entry long_softmax_kernel(
+// CHECK-NOT: [32772]
+// CHECK-SAME: ret;
 func.func @long_softmax(%x: tensor<4x8193xf32>) -> tensor<4x8193xf32> {
   %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<4x8193xf32>) -> tensor<4x8193xf32>
   return %0 : tensor<4x8193xf32>

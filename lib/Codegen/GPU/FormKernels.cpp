@@ -17,14 +17,16 @@
 // A multi-reduction group (jeet-fuse's `multi-reduction`: softmax,
 // layernorm) whose reductions reduce the trailing dimensions is one kernel:
 // its last row op is tiled over blocks of kRowsPerTile rows (fewer where
-// they would not fit 32 KiB: one row of up to 32 KiB; a warp per row in each
-// reduction, or several when there are fewer rows than warps) with the reduced
-// dimensions whole, the reductions and the row ops fused into the tile, and the
-// group's inputs that several ops of the tile read staged in workgroup memory
-// (read from global memory once). jeet-fuse takes such groups only when their
-// rows are at most getGpuMaxRowGroupBytes() long (and its trailing axes). Any
-// other multi-reduction group (from jeet-fuse without `max-row-bytes`) is split
-// at its reductions: a reduction is not fused into an op over its own rows, so
+// they would not fit 32 KiB: one row a block from 4 KiB on; a warp per row in
+// each reduction, or several when there are fewer rows than warps) with the
+// reduced dimensions whole, the reductions and the row ops fused into the
+// tile, and the group's inputs that several ops of the tile read staged in
+// workgroup memory (read from global memory once) while they fit 32 KiB; a
+// longer row is read from global memory (L2) by each pass over it. jeet-fuse
+// takes such groups when their rows are its trailing axes (the GPU pipeline
+// sets its `max-row-bytes` to getGpuMaxRowGroupBytes(), no limit). Any other
+// multi-reduction group (from jeet-fuse without `max-row-bytes`) is split at
+// its reductions: a reduction is not fused into an op over its own rows, so
 // each reduction and the row ops that read it are kernels of their own.
 //
 //===----------------------------------------------------------------------===//
@@ -47,6 +49,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETGPUFORMKERNELSPASS
@@ -71,7 +74,9 @@ static constexpr int64_t kRowStagingBytes = 32 * 1024;
 static_assert(kRowStagingBytes < kMaxWorkgroupBytes,
               "room for the tile's reduction results");
 
-int64_t jeet::getGpuMaxRowGroupBytes() { return kRowStagingBytes; }
+int64_t jeet::getGpuMaxRowGroupBytes() {
+  return std::numeric_limits<int64_t>::max();
+}
 
 /// Rows per tile of a multi-reduction group whose rows take `rowBytes`: one
 /// per warp of the block while kRowsPerTile rows fit kRowStagingBytes, else

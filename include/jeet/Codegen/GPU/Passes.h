@@ -31,8 +31,10 @@ namespace jeet {
 
 /// The longest row (bytes of its reduced elements) of a multi-reduction
 /// group (jeet-fuse's `multi-reduction`) that jeet-gpu-form-kernels makes one
-/// kernel of: a block's rows fit its shared memory. The GPU pipeline passes
-/// it as jeet-fuse's `max-row-bytes`.
+/// kernel of, which the GPU pipeline passes as jeet-fuse's `max-row-bytes`:
+/// no limit, but set, so that only groups over trailing axes form (a block
+/// takes whole rows; those of up to 32 KiB are staged in shared memory, and
+/// longer ones read from global memory once per pass).
 int64_t getGpuMaxRowGroupBytes();
 
 } // namespace jeet

@@ -39,10 +39,12 @@ def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
     reductions (a warp per row) and the row ops fused into the tile, and the
     group inputs that several ops of the tile read (the rows) copied once
     into a tile tensor, which becomes workgroup memory: a row is read from
-    global memory once, within 32 KiB of staged rows per block. The GPU
-    pipeline runs `jeet-fuse` with `max-row-bytes=32768`, so that longer
-    rows, and reductions over leading axes, keep a group per reduction
-    (three kernels for a softmax). Other
+    global memory once, within 32 KiB of staged rows per block. A longer
+    row (one per block, shared by its warps) is not staged: each pass over
+    it reads it from global memory, where the first pass left it in L2.
+    The GPU pipeline runs `jeet-fuse` with `max-row-bytes` set and no limit,
+    so that reductions over leading axes keep a group per reduction (three
+    kernels for a softmax over the first axis). Other
     multi-reduction groups (from `jeet-fuse` without `max-row-bytes`:
     reductions over leading axes) are split at their reductions: a reduction
     is not fused into the ops over its own rows, so it is a kernel of its

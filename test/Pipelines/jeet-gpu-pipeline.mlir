@@ -112,3 +112,18 @@ func.func @long_softmax(%x: tensor<4x8193xf32>) -> tensor<4x8193xf32> {
   %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<4x8193xf32>) -> tensor<4x8193xf32>
   return %0 : tensor<4x8193xf32>
 }
+
+// -----
+
+// One such row: three fusion groups (max; exp and its sum; divide), three
+// launches, so that the divide is parallel over many blocks instead of the
+// one that a row's kernel would have; the group with two results (exp and
+// sum) is one launch.
+// CHECK-LABEL: llvm.func @long_softmax_one_row
+// CHECK-COUNT-3: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: llvm.return
+func.func @long_softmax_one_row(%x: tensor<1x8193xf32>) -> tensor<1x8193xf32> {
+  %0 = "jeet.softmax"(%x) {axis = 1 : i64} : (tensor<1x8193xf32>) -> tensor<1x8193xf32>
+  return %0 : tensor<1x8193xf32>
+}

@@ -24,7 +24,9 @@
 // workgroup memory (read from global memory once) while they fit 32 KiB; a
 // longer row is read from global memory (L2) by each pass over it. jeet-fuse
 // takes such groups when their rows are its trailing axes (the GPU pipeline
-// sets its `max-row-bytes` to getGpuMaxRowGroupBytes(), no limit). Any other
+// sets its `max-row-bytes` to getGpuMaxRowGroupBytes(), no limit); a group
+// of one row past 32 KiB is split (below), as its elementwise part is then
+// parallel over many blocks rather than one. Any other
 // multi-reduction group (from jeet-fuse without `max-row-bytes`) is split at
 // its reductions: a reduction is not fused into an op over its own rows, so
 // each reduction and the row ops that read it are kernels of their own.
@@ -836,9 +838,18 @@ struct JeetGpuFormKernelsPass
       rewriter.setInsertionPoint(unit);
       GroupInfo info;
       if (auto fusion = dyn_cast<FusionOp>(unit)) {
+        int64_t rowBytes = rowBytesOf(fusion);
         info.rowDims = getRowGroupLeadingDims(fusion);
+        // One row too long to stage: one block would make every pass over
+        // it, where the split group's last kernel (elementwise) takes many.
+        if (info.rowDims > 0 && rowBytes > kRowStagingBytes &&
+            ShapedType::getNumElements(
+                cast<RankedTensorType>(fusion->getResult(0).getType())
+                    .getShape()
+                    .take_front(info.rowDims)) == 1)
+          info.rowDims = 0;
         info.multiReduction = hasRowOps(fusion);
-        info.rowsPerTile = rowsPerTile(rowBytesOf(fusion));
+        info.rowsPerTile = rowsPerTile(rowBytes);
         if (failed(lowerFusionOpToLinalg(rewriter, fusion,
                                          /*epilogueTileSize=*/0)))
           return signalPassFailure();

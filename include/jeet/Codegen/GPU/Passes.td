@@ -41,7 +41,9 @@ def JeetGpuFormKernelsPass : Pass<"jeet-gpu-form-kernels", "::mlir::ModuleOp"> {
     into a tile tensor, which becomes workgroup memory: a row is read from
     global memory once, within 32 KiB of staged rows per block. A longer
     row (one per block, shared by its warps) is not staged: each pass over
-    it reads it from global memory, where the first pass left it in L2.
+    it reads it from global memory, where the first pass left it in L2. A
+    group of a single such row is split at its reductions (below), so that
+    its last row ops run on many blocks rather than one.
     The GPU pipeline runs `jeet-fuse` with `max-row-bytes` set and no limit,
     so that reductions over leading axes keep a group per reduction (three
     kernels for a softmax over the first axis). Other

@@ -2,7 +2,8 @@
 the device-to-device copy, the 10-op elementwise chain at 2^24 and 2^26
 elements (eager: ten kernels; torch.compile: fused by Inductor, with
 --compile), f32 matmul at 1024^3 and 4096^3 (TF32 off: plain f32 arithmetic,
-like Jeet's kernels), softmax and layer norm at 8192x8192 and a row sum at
+like Jeet's kernels), softmax and layer norm at 8192x8192 and 2048x32768
+(rows past what a block stages) and a row sum at
 4096x4096. Each is timed with CUDA events around the operation, median of
 --runs after warm-ups; rates count the bytes each operation must read and
 write (as gpu-check does), or 2 m n k flops. Run it on the GPU machine after
@@ -101,6 +102,14 @@ def main():
     r = rand(4096, 4096)
     row("reduce_sum 4096x4096", timed(lambda: r.sum(1), args.runs),
         nbytes=4 * r.numel() + 4 * 4096)
+    del s, r
+    w = rand(2048, 32768)
+    row("softmax 2048x32768", timed(lambda: torch.softmax(w, 1), args.runs),
+        nbytes=2 * 4 * w.numel())
+    g, b = rand(32768), rand(32768)
+    row("layernorm 2048x32768",
+        timed(lambda: F.layer_norm(w, (32768,), g, b), args.runs),
+        nbytes=2 * 4 * w.numel())
 
 
 if __name__ == "__main__":

@@ -397,6 +397,15 @@ def graphs():
                    lambda x: [softmax(x, axis=1)], kind="bench"))
     g.append(graph("bench_layernorm_8192x8192", [L, [L[1]], [L[1]]],
                    [(L, "f32")], *layernorm(L), kind="bench"))
+    # Rows of 128 KiB, past what a block stages in shared memory: one kernel
+    # since 2026-12-04 (three before), each pass reading the row again.
+    W = [2048, 32768]
+    g.append(graph("bench_softmax_2048x32768", [W], [(W, "f32")],
+                   '  %r0 = "jeet.softmax"(%a0) {axis = 1 : i64} : '
+                   f"({t(W)}) -> {t(W)}\n",
+                   lambda x: [softmax(x, axis=1)], kind="bench"))
+    g.append(graph("bench_layernorm_2048x32768", [W, [W[1]], [W[1]]],
+                   [(W, "f32")], *layernorm(W), kind="bench"))
     return g
 
 

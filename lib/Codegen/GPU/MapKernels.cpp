@@ -17,6 +17,9 @@
 //   any other linalg op                    ThreadLoops.cpp (+ VectorAccess.cpp)
 //   buffers allocated in the tile          WorkgroupMemory.cpp
 //
+// A kernel's forall that may access what an earlier one of it accesses on
+// another block (LaunchHazards.cpp) starts a launch of its own.
+//
 // with a `gpu.barrier` between consecutive ops of a tile, and between the
 // tiles of a kernel's foralls (they may share a buffer). Compute left on the
 // host becomes a kernel of one block. On the host, buffers become
@@ -313,7 +316,10 @@ struct JeetGpuMapKernelsPass
       return;
     IRRewriter rewriter(&getContext());
     wrapStraysInKernels(rewriter, func);
-    for (ArrayRef<scf::ForallOp> foralls : groupForallsByKernel(func))
+    SmallVector<SmallVector<scf::ForallOp>> launches =
+        groupForallsByKernel(func);
+    splitLaunchesAtHazards(launches);
+    for (ArrayRef<scf::ForallOp> foralls : launches)
       if (failed(convertKernelToLaunch(rewriter, foralls, blockSize)))
         return signalPassFailure();
 

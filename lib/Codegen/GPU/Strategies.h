@@ -24,6 +24,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -150,6 +151,13 @@ emitPayload(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::LinalgOp op,
 /// with their own (possibly dynamic) shape.
 mlir::LogicalResult promoteAllocsToWorkgroup(mlir::RewriterBase &rewriter,
                                              mlir::gpu::LaunchOp launch);
+
+/// LaunchHazards.cpp: splits each launch of `launches` (the foralls of one
+/// kernel, in program order) before a forall that may access a buffer that
+/// an earlier forall of its launch accesses on another block, one of them
+/// writing (see the file).
+void splitLaunchesAtHazards(
+    llvm::SmallVectorImpl<llvm::SmallVector<mlir::scf::ForallOp>> &launches);
 
 /// ThreadLoops.cpp: replaces the linalg op `op` (on buffers) by loops shared
 /// by the block's threads (see the file). `thread` is the thread index,

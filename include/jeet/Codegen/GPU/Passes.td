@@ -93,8 +93,10 @@ def JeetGpuMapKernelsPass : Pass<"jeet-gpu-map-kernels", "::mlir::func::FuncOp">
                 "host buffers into gpu.alloc/gpu.dealloc";
   let description = [{
     Runs after bufferization. Every top-level `scf.forall` (a kernel formed by
-    `jeet-gpu-form-kernels`) becomes one `gpu.launch`: its iterations are the
-    blocks (linearized into the x dimension of the grid), and the linalg ops
+    `jeet-gpu-form-kernels`; the foralls that share its `jeet.kernel` value
+    together) becomes one `gpu.launch`: its iterations are the blocks
+    (linearized into the x dimension of the grid; block `b` runs tile `b` of
+    each of the kernel's foralls, with a barrier between), and the linalg ops
     of its body become loops that the block's `threads` threads share,
     thread `t` taking the linearized iterations `t, t + threads, ...` of the
     parallel dimensions (consecutive threads touch consecutive elements of
@@ -105,8 +107,10 @@ def JeetGpuMapKernelsPass : Pass<"jeet-gpu-map-kernels", "::mlir::func::FuncOp">
     reduction (one reduced dimension, innermost in its inputs, a combiner
     with a neutral element on 32-bit values) takes a warp per row instead:
     warp `w` takes rows `w, w + warps, ...`, lane `l` folds the row's
-    elements `l, l + 32, ...`, a butterfly of `gpu.shuffle xor` combines the
-    lanes and lane 0 folds the result into the output. When the tile has
+    elements `l, l + 32, ...` (or, where the inputs allow 16-byte accesses,
+    its vectors of 4 floats `l, l + 32, ...`), a butterfly of
+    `gpu.shuffle xor` combines the lanes and lane 0 folds the result into
+    the output. When the tile has
     fewer rows than the block has warps (both known), each row takes
     warps/rows warps: thread `t` of a row's threads folds the elements `t,
     t + threads, ...`, each warp's butterfly, a slot per warp in workgroup
@@ -120,12 +124,22 @@ def JeetGpuMapKernelsPass : Pass<"jeet-gpu-map-kernels", "::mlir::func::FuncOp">
     `threads` is 256: for each K-tile, the threads stage the 64x16 tile of A
     and the 16x64 tile of B in workgroup memory (coalesced loads clamped into
     the operands, zero outside them), `gpu.barrier`, each thread accumulates
-    a 4x4 register tile (rows `ty + 16 i`, columns `tx + 16 j`) with FMAs,
+    a 4x4 register tile (rows `ty + 16 i`, columns `4 tx + j`, read from the
+    B tile with one vector load a step) with FMAs,
     `gpu.barrier`. Batch dimensions are a loop around it. f16/bf16 operands
     accumulate in f32. The elementwise op that is the only reader of a
     temporary accumulator (the epilogue) is applied to the register tile,
-    in bounds, before the store, and the accumulator buffer disappears. Top-level linalg ops left outside any forall
-    become a launch of one block.
+    in bounds, before the store, and the accumulator buffer disappears.
+    Top-level linalg ops left outside any forall become a launch of one
+    block.
+
+    The barrier between a block's tiles orders nothing across blocks: a
+    forall of a kernel that reads or writes a buffer that an earlier forall
+    of the same launch writes (or reads, for a write) other than through the
+    same tile (the same subview, as the same function of the induction
+    variables, over the same iteration space) starts a launch of its own.
+    `jeet-gpu-form-kernels` forms no such kernel; this is the check under
+    it, on buffers.
 
     On the host side, `memref.alloc`/`memref.dealloc` become
     `gpu.alloc`/`gpu.dealloc` (the runtime's caching allocator), contiguous

@@ -142,6 +142,14 @@ def max_elements():
     return MAX_ELEMENTS if SIZES == "small" else 1 << 15
 
 
+# The largest tensor a program may hold and still be executed: broadcasts,
+# outer products and concatenations of medium dimensions reach billions of
+# elements (3x8x1000x24000 at seed 14,132,533), gigabytes per run on the
+# host and again in a compared run, which exhausted the machine. Such a
+# program's graph is built and checked, not executed.
+MAX_EXECUTED_ELEMENTS = 1 << 26
+
+
 class Finding(Exception):
     """A failure of the property the fuzzer checks."""
 
@@ -193,6 +201,7 @@ class Program:
         self.tensors = []
         self.log = []
         self.outputs = []  # (dtype, array) of each executed tensor
+        self.too_large = False  # built, not executed (MAX_EXECUTED_ELEMENTS)
 
     # -- random arguments ----------------------------------------------------
 
@@ -572,7 +581,9 @@ class Program:
             return
         chosen = [self.src.pick(lazy) for _ in range(self.src.int(1, 3))]
         declared = [(t.shape, t.dtype) for t in chosen]
-        if not execute:
+        largest = max(math.prod(t.shape) for t in self.tensors)
+        self.too_large = execute and largest > MAX_EXECUTED_ELEMENTS
+        if not execute or self.too_large:
             self.check_builds(chosen)
             return
         self.log.append(f"jeet.execute({len(chosen)} tensors)")
@@ -689,6 +700,7 @@ def run_compared(seed, execute):
         if difference:
             raise Finding(f"executed tensor {i}: {difference}\nafter: "
                           + " -> ".join(cpu.log))
+    return gpu
 
 
 def run_keyed(seed, execute):
@@ -719,6 +731,7 @@ def run_keyed(seed, execute):
         if difference:
             raise Finding(f"executed tensor {i}: {difference}\nafter: "
                           + " -> ".join(keyed.log))
+    return keyed
 
 
 def run_program(src, execute=True):
@@ -737,7 +750,7 @@ def run_program(src, execute=True):
 
 def seeded_main(args):
     start = time.monotonic()
-    count = executed = 0
+    count = executed = too_large = 0
     while True:
         if args.count is not None and count >= args.count:
             break
@@ -750,11 +763,11 @@ def seeded_main(args):
         execute = seed % args.execute_every == 0
         try:
             if args.compare_cpu and execute:
-                run_compared(seed, execute)
+                program = run_compared(seed, execute)
             elif args.check_key and execute:
-                run_keyed(seed, execute)
+                program = run_keyed(seed, execute)
             else:
-                run_on(args.device, seed, execute)
+                program = run_on(args.device, seed, execute)
         except Finding as finding:
             print(f"FINDING in program seed {seed}: {finding}")
             mode = "" if execute else f" --execute-every {args.execute_every}"
@@ -772,13 +785,15 @@ def seeded_main(args):
                   f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1"
                   + mode)
             return 1
-        executed += execute
+        executed += execute and not program.too_large
+        too_large += program.too_large
         count += 1
     where = f"the {args.device}" + (", compared with the cpu" if args.compare_cpu else "") \
         + (", keyed and by text" if args.check_key else "")
     print(f"fuzz_graph_builder: {count} programs (seeds {args.seed}.."
           f"{args.seed + count - 1}; {executed} compiled and run, the others "
-          f"built) on {where} in {time.monotonic() - start:.1f} s, "
+          f"built{f', {too_large} of them too large to run' if too_large else ''}"
+          f") on {where} in {time.monotonic() - start:.1f} s, "
           "no finding")
     return 0
 

@@ -197,10 +197,11 @@ def f32_to_bf16_bits(values):
 
 
 def bf16_bits_to_f32(bits):
-    """bfloat16 bit patterns (uint16) -> float32 values (exact)."""
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(
-        np.float32
-    )
+    """bfloat16 bit patterns (uint16) -> float32 values (exact), in one new
+    array (shifted in place: a large tensor's values take no second copy)."""
+    words = np.asarray(bits, dtype=np.uint16).astype(np.uint32)
+    words <<= 16
+    return words.view(np.float32)
 
 
 def to_storage(data, dtype):

@@ -216,3 +216,20 @@ def test_check_key_finds_a_key_that_confuses_inputs(monkeypatch):
     assert found > 0
     # The fuzzer's globals back to a plain run's.
     monkeypatch.setattr(fuzzer, "DEVICE", "cpu")
+
+
+def test_programs_too_large_to_execute_are_built(monkeypatch):
+    """A program holding a tensor past MAX_EXECUTED_ELEMENTS is built and
+    checked, not executed (seed 14,132,533's 3x8x1000x24000 tensor took
+    gigabytes per run): here with the bound below 0, every program."""
+    fuzzer = load_fuzzer()
+    monkeypatch.setattr(fuzzer, "MAX_EXECUTED_ELEMENTS", -1)
+    built = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for seed in range(1000, 1020):
+            program = fuzzer.run_on("cpu", seed, True)
+            assert not program.outputs
+            assert not any(step.startswith("jeet.execute") for step in program.log)
+            built += program.too_large
+    assert built > 10

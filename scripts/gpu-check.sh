@@ -332,9 +332,7 @@ def graphs():
         lambda x, w1, b1, w2: [np.maximum(x @ w1 + b1, 0.0) @ w2],
         tol=1e-3, flops=2 * B * I * H + 2 * B * H * O))
     g.append(graph("softmax", [[256, 1000]], [([256, 1000], "f32")],
-                   '  %r0 = "jeet.softmax"(%a0) {axis = 1 : i64} : '
-                   f"({t([256, 1000])}) -> {t([256, 1000])}\n",
-                   lambda x: [softmax(x, axis=1)]))
+                   *softmax_rows([256, 1000])))
     g.append(graph("batch_matmul", [[8, 128, 64], [8, 64, 128]],
                    [([8, 128, 128], "f32")],
                    matmul_body([8, 128, 64], [8, 64, 128], [8, 128, 128]),
@@ -372,9 +370,7 @@ def graphs():
     g.append(graph("bench_chain10_64K_unfused", [S, S], [(S, "f32")], body,
                    ref, kind="bench", fuse=False, residency=True))
     g.append(graph("bench_softmax_4096x4096", [E], [(E, "f32")],
-                   '  %r0 = "jeet.softmax"(%a0) {axis = 1 : i64} : '
-                   f"({t(E)}) -> {t(E)}\n",
-                   lambda x: [softmax(x, axis=1)], kind="bench"))
+                   *softmax_rows(E), kind="bench"))
     g.append(graph("bench_reduce_sum_4096x4096", [E], [([E[0]], "f32")],
                    f'  %r0 = "jeet.reduce_sum"(%a0) {{axes = array<i64: 1>}} '
                    f": ({t(E)}) -> {t([E[0]])}\n",
@@ -392,21 +388,26 @@ def graphs():
                    lambda a, b: [a @ b], kind="bench", tol=1e-3,
                    flops=2 * K ** 3))
     g.append(graph("bench_softmax_8192x8192", [L], [(L, "f32")],
-                   '  %r0 = "jeet.softmax"(%a0) {axis = 1 : i64} : '
-                   f"({t(L)}) -> {t(L)}\n",
-                   lambda x: [softmax(x, axis=1)], kind="bench"))
+                   *softmax_rows(L), kind="bench"))
     g.append(graph("bench_layernorm_8192x8192", [L, [L[1]], [L[1]]],
                    [(L, "f32")], *layernorm(L), kind="bench"))
     # Rows of 128 KiB, past what a block stages in shared memory: one kernel
     # since 2026-12-04 (three before), each pass reading the row again.
     W = [2048, 32768]
     g.append(graph("bench_softmax_2048x32768", [W], [(W, "f32")],
-                   '  %r0 = "jeet.softmax"(%a0) {axis = 1 : i64} : '
-                   f"({t(W)}) -> {t(W)}\n",
-                   lambda x: [softmax(x, axis=1)], kind="bench"))
+                   *softmax_rows(W), kind="bench"))
     g.append(graph("bench_layernorm_2048x32768", [W, [W[1]], [W[1]]],
                    [(W, "f32")], *layernorm(W), kind="bench"))
     return g
+
+
+def softmax_rows(shape):
+    """Softmax over the last axis of a 2-D tensor: the graph's body and its
+    float64 reference."""
+    x = t(shape)
+    body = (f'  %r0 = "jeet.softmax"(%a0) {{axis = 1 : i64}} : '
+            f"({x}) -> {x}\n")
+    return body, lambda a: [softmax(a, axis=1)]
 
 
 def layernorm(shape):

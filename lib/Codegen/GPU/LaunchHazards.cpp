@@ -171,18 +171,40 @@ static bool hasOneIteration(ArrayRef<int64_t> space) {
   return true;
 }
 
+namespace {
+/// The accesses of each forall's tile (collectAccesses), collected once.
+class AccessCache {
+public:
+  /// The accesses of `forall`; the reference stays valid while the cache
+  /// lives.
+  SmallVector<BufferAccess> &get(scf::ForallOp forall) {
+    std::unique_ptr<SmallVector<BufferAccess>> &slot =
+        accesses[forall.getOperation()];
+    if (!slot)
+      slot =
+          std::make_unique<SmallVector<BufferAccess>>(collectAccesses(forall));
+    return *slot;
+  }
+
+private:
+  llvm::DenseMap<Operation *, std::unique_ptr<SmallVector<BufferAccess>>>
+      accesses;
+};
+} // namespace
+
 /// Whether the tiles of `later` may access a buffer that the tiles of
 /// `earlier` access on another block of the same launch, one of them
 /// writing.
-static bool hasCrossBlockHazard(scf::ForallOp earlier, scf::ForallOp later) {
+static bool hasCrossBlockHazard(scf::ForallOp earlier, scf::ForallOp later,
+                                AccessCache &cache) {
   std::optional<SmallVector<int64_t>> spaceA = getConstantSpace(earlier);
   std::optional<SmallVector<int64_t>> spaceB = getConstantSpace(later);
   // Both on block 0 alone: the barrier between them orders everything.
   if (spaceA && spaceB && hasOneIteration(*spaceA) && hasOneIteration(*spaceB))
     return false;
   bool sameSpace = spaceA && spaceB && *spaceA == *spaceB;
-  SmallVector<BufferAccess> first = collectAccesses(earlier);
-  SmallVector<BufferAccess> second = collectAccesses(later);
+  SmallVector<BufferAccess> &first = cache.get(earlier);
+  SmallVector<BufferAccess> &second = cache.get(later);
   for (BufferAccess &a : first) {
     for (BufferAccess &b : second) {
       if (a.root != b.root || (!a.writes && !b.writes))
@@ -208,11 +230,12 @@ static bool hasCrossBlockHazard(scf::ForallOp earlier, scf::ForallOp later) {
 void splitLaunchesAtHazards(
     SmallVectorImpl<SmallVector<scf::ForallOp>> &launches) {
   SmallVector<SmallVector<scf::ForallOp>> split;
+  AccessCache cache;
   for (SmallVector<scf::ForallOp> &foralls : launches) {
     split.emplace_back();
     for (scf::ForallOp forall : foralls) {
       if (llvm::any_of(split.back(), [&](scf::ForallOp earlier) {
-            return hasCrossBlockHazard(earlier, forall);
+            return hasCrossBlockHazard(earlier, forall, cache);
           }))
         split.emplace_back();
       split.back().push_back(forall);

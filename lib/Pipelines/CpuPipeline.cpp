@@ -98,6 +98,10 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // bf16 arithmetic in f32, rounded to bf16 by integer vector ops on every
+  // host (LLVM flushes subnormals on hosts with AVX512-BF16 and calls
+  // __truncsfbf2 per element on the others).
+  pm.addPass(createJeetExpandBFloat16Pass());
   // Math ops with an LLVM intrinsic (floor, sqrt, ...) become it; the rest
   // that no approximation replaced (asinh, tan, ...) become libm calls, a
   // vector's lanes one call each: before the vector conversion, which lowers

@@ -133,11 +133,16 @@ void jeet::buildJeetGpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
-  // Kernels: for the GPU, or for the host with the emulator's kernel ABI.
-  if (isEmulatorTarget(options))
+  // Kernels: for the GPU, or for the host with the emulator's kernel ABI
+  // (whose f32 to bf16 rounding keeps subnormals, as cvt.rn.bf16.f32 does:
+  // see jeet-expand-bf16).
+  if (isEmulatorTarget(options)) {
+    pm.addNestedPass<gpu::GPUModuleOp>(
+        createJeetExpandBFloat16Pass());
     pm.addNestedPass<gpu::GPUModuleOp>(createJeetGpuLowerToEmulatorPass());
-  else
+  } else {
     pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  }
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());

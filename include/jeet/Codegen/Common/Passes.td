@@ -84,4 +84,62 @@ def JeetPlanMemoryPass : Pass<"jeet-plan-memory", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// bf16 (lib/Codegen/Common/ExpandBFloat16.cpp)
+//===----------------------------------------------------------------------===//
+
+def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
+  let summary = "Computes bf16 arithmetic in f32 and rounds f32 to bf16 with "
+                "integer operations";
+  let description = [{
+    Two steps, on arith and vector ops, scalars and vectors alike:
+
+    1. Arithmetic on bf16 (`arith.addf`, `arith.mulf`, ...) is computed in
+       f32: its operands are extended, its result truncated back (MLIR's
+       `arith-emulate-unsupported-floats` patterns with bf16 as the source
+       type and f32 as the target).
+    2. Each `arith.truncf` of f32 to bf16 becomes integer operations on the
+       float's bits: round to nearest, ties to even
+       (`(bits + 0x7fff + ((bits >> 16) & 1)) >> 16`, whose carry into the
+       exponent gives the next binade and, past the largest finite bf16,
+       infinity); a NaN keeps its sign and payload, made quiet
+       (`(bits >> 16) | 0x40`). Subnormal inputs round like every other
+       value. Truncations with an explicit rounding mode are left alone.
+
+    LLVM 22's x86 back end promotes bf16 arithmetic to f32 itself, but lowers
+    the `fptrunc` back to bf16 to `vcvtneps2bf16` on hosts with AVX512-BF16
+    (Zen 4, Sapphire Rapids), which flushes subnormal inputs and results to
+    zero, and elsewhere to a call of `__truncsfbf2` for each element of a
+    vector. After this pass every host, the GPU emulator and NVIDIA's
+    `cvt.rn.bf16.f32` round alike, and a vector is rounded by vector
+    instructions.
+
+    Before:
+    ```mlir
+    %r = arith.mulf %a, %b : vector<16xbf16>
+    ```
+    After (constants splatted to vectors):
+    ```mlir
+    %wa = arith.extf %a : vector<16xbf16> to vector<16xf32>
+    %wb = arith.extf %b : vector<16xbf16> to vector<16xf32>
+    %x = arith.mulf %wa, %wb : vector<16xf32>
+    %bits = arith.bitcast %x : vector<16xf32> to vector<16xi32>
+    %high = arith.shrui %bits, %c16 : vector<16xi32>
+    %odd = arith.andi %high, %c1 : vector<16xi32>
+    %bias = arith.addi %odd, %c32767 : vector<16xi32>
+    %sum = arith.addi %bits, %bias : vector<16xi32>
+    %rounded = arith.shrui %sum, %c16 : vector<16xi32>
+    %magnitude = arith.andi %bits, %c2147483647 : vector<16xi32>
+    %nan = arith.cmpi ugt, %magnitude, %c2139095040 : vector<16xi32>
+    %quiet = arith.ori %high, %c64 : vector<16xi32>
+    %chosen = arith.select %nan, %quiet, %rounded : vector<16xi1>, vector<16xi32>
+    %narrow = arith.trunci %chosen : vector<16xi32> to vector<16xi16>
+    %r = arith.bitcast %narrow : vector<16xi16> to vector<16xbf16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // JEET_CODEGEN_COMMON_PASSES_TD

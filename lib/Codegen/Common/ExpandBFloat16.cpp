@@ -1,0 +1,119 @@
+//===- ExpandBFloat16.cpp - bf16 arithmetic in f32, rounded by integers --===//
+//
+// Part of the Jeet project.
+//
+// jeet-expand-bf16: arithmetic on bf16 computed in f32 (MLIR's
+// emulate-unsupported-floats patterns: extf, the op, truncf), then each
+// `arith.truncf` of f32 to bf16 as integer operations on the bits, the
+// rounding of numpy's bfloat16 (ml_dtypes), PyTorch and NVIDIA's
+// `cvt.rn.bf16.f32`. Left to LLVM 22's x86 back end, bf16 arithmetic is
+// promoted to f32 and truncated the same way, and the truncation is
+// `vcvtneps2bf16` on hosts with AVX512-BF16, which flushes subnormals to
+// zero whatever the floating-point environment says, and a call of
+// `__truncsfbf2` per element on other hosts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "jeet/Codegen/Common/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace jeet {
+#define GEN_PASS_DEF_JEETEXPANDBFLOAT16PASS
+#include "jeet/Codegen/Common/Passes.h.inc"
+} // namespace jeet
+
+using namespace mlir;
+
+namespace {
+
+/// An integer constant of `type` (a scalar, or a vector splat).
+Value intConstant(OpBuilder &b, Location loc, Type type, int64_t value) {
+  TypedAttr attr = b.getIntegerAttr(getElementTypeOrSelf(type), value);
+  if (auto vector = dyn_cast<VectorType>(type))
+    attr = SplatElementsAttr::get(vector, attr);
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+/// `type` with its element type (or itself, a scalar) replaced by `element`.
+Type withElementType(Type type, Type element) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.clone(element);
+  return element;
+}
+
+struct ExpandTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::TruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type sourceType = op.getIn().getType();
+    if (!getElementTypeOrSelf(sourceType).isF32() ||
+        !getElementTypeOrSelf(op.getType()).isBF16())
+      return rewriter.notifyMatchFailure(op, "not a truncation of f32 to bf16");
+    if (!sourceType.isIntOrFloat() && !isa<VectorType>(sourceType))
+      return rewriter.notifyMatchFailure(op, "neither a scalar nor a vector");
+    if (op.getRoundingmodeAttr())
+      return rewriter.notifyMatchFailure(op, "an explicit rounding mode");
+
+    Location loc = op.getLoc();
+    Type i32 = withElementType(sourceType, rewriter.getI32Type());
+    Type i16 = withElementType(sourceType, rewriter.getI16Type());
+    auto constant = [&](int64_t value) {
+      return intConstant(rewriter, loc, i32, value);
+    };
+    Value bits = arith::BitcastOp::create(rewriter, loc, i32, op.getIn());
+    Value high = arith::ShRUIOp::create(rewriter, loc, bits, constant(16));
+    // Round to nearest, ties to even: 0x7fff below the halfway point, one
+    // more when the kept part is odd. A carry out of the mantissa moves to
+    // the next binade (or from the largest finite value to infinity), as
+    // rounding does; infinities have no low bits to carry.
+    Value odd = arith::AndIOp::create(rewriter, loc, high, constant(1));
+    Value bias = arith::AddIOp::create(rewriter, loc, odd, constant(0x7fff));
+    Value sum = arith::AddIOp::create(rewriter, loc, bits, bias);
+    Value rounded = arith::ShRUIOp::create(rewriter, loc, sum, constant(16));
+    // A NaN (exponent all ones, mantissa not zero) keeps its sign and the
+    // high bits of its payload, with the quiet bit set: adding the bias
+    // could carry a payload's low bits into the sign.
+    Value magnitude =
+        arith::AndIOp::create(rewriter, loc, bits, constant(0x7fffffff));
+    Value isNan =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt,
+                              magnitude, constant(0x7f800000));
+    Value quiet = arith::OrIOp::create(rewriter, loc, high, constant(0x40));
+    Value chosen =
+        arith::SelectOp::create(rewriter, loc, isNan, quiet, rounded);
+    Value narrow = arith::TruncIOp::create(rewriter, loc, i16, chosen);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), narrow);
+    return success();
+  }
+};
+
+struct ExpandBFloat16Pass
+    : jeet::impl::JeetExpandBFloat16PassBase<ExpandBFloat16Pass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    // bf16 operands widened to f32, results truncated back.
+    TypeConverter converter;
+    arith::populateEmulateUnsupportedFloatsConversions(
+        converter, {BFloat16Type::get(context)}, Float32Type::get(context));
+    RewritePatternSet emulation(context);
+    arith::populateEmulateUnsupportedFloatsPatterns(emulation, converter);
+    ConversionTarget target(*context);
+    arith::populateEmulateUnsupportedFloatsLegality(target, converter);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(emulation))))
+      return signalPassFailure();
+    // Then every truncation, the emulation's and those there were.
+    RewritePatternSet rounding(context);
+    rounding.add<ExpandTruncFToBFloat16>(context);
+    walkAndApplyPatterns(getOperation(), std::move(rounding));
+  }
+};
+
+} // namespace

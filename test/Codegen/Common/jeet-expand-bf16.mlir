@@ -1,0 +1,97 @@
+// RUN: jeet-opt %s --split-input-file --jeet-expand-bf16 | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --jeet-expand-bf16 --canonicalize | FileCheck %s --check-prefix=FOLD
+
+// A vector of f32 rounded to bf16 by integer vector ops: the bias 0x7fff
+// plus the kept part's lowest bit, the high half kept; a NaN (magnitude
+// above 0x7f800000) keeps its high half with the quiet bit (0x40) set.
+// CHECK-LABEL: func.func @vector
+// CHECK-SAME: (%[[X:.*]]: vector<16xf32>)
+// CHECK-NOT: arith.truncf
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[X]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[C16:.*]] = arith.constant dense<16> : vector<16xi32>
+// CHECK: %[[HIGH:.*]] = arith.shrui %[[BITS]], %[[C16]] : vector<16xi32>
+// CHECK: %[[C1:.*]] = arith.constant dense<1> : vector<16xi32>
+// CHECK: %[[ODD:.*]] = arith.andi %[[HIGH]], %[[C1]] : vector<16xi32>
+// CHECK: %[[C7FFF:.*]] = arith.constant dense<32767> : vector<16xi32>
+// CHECK: %[[BIAS:.*]] = arith.addi %[[ODD]], %[[C7FFF]] : vector<16xi32>
+// CHECK: %[[SUM:.*]] = arith.addi %[[BITS]], %[[BIAS]] : vector<16xi32>
+// CHECK: %[[C16B:.*]] = arith.constant dense<16> : vector<16xi32>
+// CHECK: %[[ROUNDED:.*]] = arith.shrui %[[SUM]], %[[C16B]] : vector<16xi32>
+// CHECK: %[[ABSMASK:.*]] = arith.constant dense<2147483647> : vector<16xi32>
+// CHECK: %[[MAG:.*]] = arith.andi %[[BITS]], %[[ABSMASK]] : vector<16xi32>
+// CHECK: %[[INF:.*]] = arith.constant dense<2139095040> : vector<16xi32>
+// CHECK: %[[NAN:.*]] = arith.cmpi ugt, %[[MAG]], %[[INF]] : vector<16xi32>
+// CHECK: %[[C64:.*]] = arith.constant dense<64> : vector<16xi32>
+// CHECK: %[[QUIET:.*]] = arith.ori %[[HIGH]], %[[C64]] : vector<16xi32>
+// CHECK: %[[CHOSEN:.*]] = arith.select %[[NAN]], %[[QUIET]], %[[ROUNDED]] : vector<16xi1>, vector<16xi32>
+// CHECK: %[[NARROW:.*]] = arith.trunci %[[CHOSEN]] : vector<16xi32> to vector<16xi16>
+// CHECK: %[[R:.*]] = arith.bitcast %[[NARROW]] : vector<16xi16> to vector<16xbf16>
+// CHECK: return %[[R]]
+func.func @vector(%x: vector<16xf32>) -> vector<16xbf16> {
+  %0 = arith.truncf %x : vector<16xf32> to vector<16xbf16>
+  return %0 : vector<16xbf16>
+}
+
+// -----
+
+// Arithmetic on bf16 is computed in f32 and rounded back by the same ops.
+// CHECK-LABEL: func.func @arithmetic
+// CHECK-SAME: (%[[A:.*]]: vector<16xbf16>, %[[B:.*]]: vector<16xbf16>)
+// CHECK-DAG: %[[WA:.*]] = arith.extf %[[A]] {{.*}}: vector<16xbf16> to vector<16xf32>
+// CHECK-DAG: %[[WB:.*]] = arith.extf %[[B]] {{.*}}: vector<16xbf16> to vector<16xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[WA]], %[[WB]] : vector<16xf32>
+// CHECK-NOT: arith.truncf
+// CHECK: arith.bitcast %[[P]] : vector<16xf32> to vector<16xi32>
+// CHECK: arith.cmpi ugt
+// CHECK: %[[R:.*]] = arith.bitcast %{{.*}} : vector<16xi16> to vector<16xbf16>
+// CHECK: return %[[R]]
+func.func @arithmetic(%a: vector<16xbf16>, %b: vector<16xbf16>) -> vector<16xbf16> {
+  %0 = arith.mulf %a, %b : vector<16xbf16>
+  return %0 : vector<16xbf16>
+}
+
+// -----
+
+// A scalar likewise, with scalar constants.
+// CHECK-LABEL: func.func @scalar
+// CHECK-NOT: arith.truncf
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: arith.constant 32767 : i32
+// CHECK: arith.cmpi ugt
+// CHECK: arith.trunci %{{.*}} : i32 to i16
+// CHECK: arith.bitcast %{{.*}} : i16 to bf16
+func.func @scalar(%x: f32) -> bf16 {
+  %0 = arith.truncf %x : f32 to bf16
+  return %0 : bf16
+}
+
+// -----
+
+// Constants fold to the rounded bits: 2^-127 (a subnormal, which
+// vcvtneps2bf16 flushes to zero) is 0x0040; 1 + 2^-8 (a tie) rounds to
+// even, 1.0 (0x3f80); 1 + 3 * 2^-8 (a tie) to 1 + 2^-6 (0x3f82); the largest
+// finite f32 rounds up to infinity (0x7f80); -NaN with a payload stays a
+// negative NaN, quiet (0xffc1). Each result is returned as its bits.
+// FOLD-LABEL: func.func @constants
+// FOLD-NOT: arith.truncf
+// FOLD: %[[C:.*]] = arith.constant dense<[64, 16256, 16258, 32640, -63]> : vector<5xi16>
+// FOLD: return %[[C]]
+func.func @constants() -> vector<5xi16> {
+  %x = arith.constant dense<[0x00400000, 0x3F808000, 0x3F818000, 0x7F7FFFFF, 0xFF810001]> : vector<5xi32>
+  %f = arith.bitcast %x : vector<5xi32> to vector<5xf32>
+  %0 = arith.truncf %f : vector<5xf32> to vector<5xbf16>
+  %1 = arith.bitcast %0 : vector<5xbf16> to vector<5xi16>
+  return %1 : vector<5xi16>
+}
+
+// -----
+
+// Other truncations, and one with an explicit rounding mode, stay.
+// CHECK-LABEL: func.func @others
+// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xf16>
+// CHECK: arith.truncf %{{.*}} to_nearest_away : f32 to bf16
+func.func @others(%x: vector<8xf32>, %y: f32) -> (vector<8xf16>, bf16) {
+  %0 = arith.truncf %x : vector<8xf32> to vector<8xf16>
+  %1 = arith.truncf %y to_nearest_away : f32 to bf16
+  return %0, %1 : vector<8xf16>, bf16
+}

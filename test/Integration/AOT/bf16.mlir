@@ -1,0 +1,28 @@
+// bf16 arithmetic compiled ahead of time for CPUs with and without bf16
+// conversion instructions: the artifact rounds with vector integer ops
+// (jeet-expand-bf16), so it neither calls __truncsfbf2 (which Debian 12's
+// libgcc lacks: an AVX2 artifact failed to load with "undefined symbol:
+// __truncsfbf2") nor uses vcvtneps2bf16 (which flushes subnormals to zero
+// on AVX512-BF16 hosts), and every build rounds alike.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: jeet-compile %s -o %t/avx2.so --target-cpu=x86-64-v3
+// RUN: llvm-nm -D %t/avx2.so | FileCheck %s --check-prefix=SYMBOLS
+// RUN: jeet-runner %t/avx2.so --input=4xf32=1.5,-3,1e-39,2.5e-38 --input=4xf32=2,0.5,4,0.25 | FileCheck %s
+// RUN: jeet-compile %s -o %t/bf16.so --target-cpu=sapphirerapids
+// RUN: llvm-objdump -d %t/bf16.so | FileCheck %s --check-prefix=INSTRUCTIONS
+// RUN: llvm-nm -D %t/bf16.so | FileCheck %s --check-prefix=SYMBOLS
+
+// SYMBOLS-NOT: truncsfbf2
+// INSTRUCTIONS-NOT: vcvtneps2bf16
+// x * y + x in bf16, each op rounded: 4.5 and -4.5, and for the subnormals
+// 1e-39 and 2.5e-38 what round to nearest even on the bits gives (numpy:
+// test_dtypes.py's round_to_bf16); flushed, 1e-39 would give 0.
+// CHECK: 4xf32={{\[}}4.5 -4.5 5.050952e-39 3.122407e-38]
+func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %a = jeet.cast %x : tensor<4xf32> -> tensor<4xbf16>
+  %b = jeet.cast %y : tensor<4xf32> -> tensor<4xbf16>
+  %0 = jeet.mul %a, %b : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xbf16>
+  %1 = jeet.add %0, %a : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xbf16>
+  %r = jeet.cast %1 : tensor<4xbf16> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

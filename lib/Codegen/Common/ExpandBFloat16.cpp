@@ -97,6 +97,18 @@ struct ExpandTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
 struct ExpandBFloat16Pass
     : jeet::impl::JeetExpandBFloat16PassBase<ExpandBFloat16Pass> {
   void runOnOperation() override {
+    // Most graphs hold no bf16: one walk, and no conversion driver.
+    auto isBFloat16 = [](Type type) {
+      return getElementTypeOrSelf(type).isBF16();
+    };
+    WalkResult found = getOperation()->walk([&](Operation *op) {
+      return llvm::any_of(op->getResultTypes(), isBFloat16) ||
+                     llvm::any_of(op->getOperandTypes(), isBFloat16)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (!found.wasInterrupted())
+      return markAllAnalysesPreserved();
     MLIRContext *context = &getContext();
     // bf16 operands widened to f32, results truncated back.
     TypeConverter converter;

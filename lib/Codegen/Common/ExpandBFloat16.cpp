@@ -2,8 +2,9 @@
 //
 // Part of the Jeet project.
 //
-// jeet-expand-bf16: arithmetic on bf16 computed in f32 (MLIR's
-// emulate-unsupported-floats patterns: extf, the op, truncf), then each
+// jeet-expand-bf16: arithmetic and math on bf16 computed in f32 (MLIR's
+// emulate-unsupported-floats and math-extend-to-supported-types patterns:
+// extf, the op, truncf), then each
 // `arith.truncf` of f32 to bf16 as integer operations on the bits, the
 // rounding of numpy's bfloat16 (ml_dtypes), PyTorch and NVIDIA's
 // `cvt.rn.bf16.f32`. Left to LLVM 22's x86 back end, bf16 arithmetic is
@@ -18,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -94,6 +96,33 @@ struct ExpandTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
   }
 };
 
+/// `arith.extf` of bf16 to f32 as the bits shifted into the high half: exact,
+/// and no `fpext` of bf16 left for LLVM, whose InstCombine narrows
+/// `floor(fpext x)` to `fpext(floor x)`: a rounding op on bf16, promoted and
+/// truncated again by the back end (a call of `__truncsfbf2`).
+struct ExpandExtFFromBFloat16 : OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::ExtFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type sourceType = op.getIn().getType();
+    if (!getElementTypeOrSelf(sourceType).isBF16() ||
+        !getElementTypeOrSelf(op.getType()).isF32())
+      return rewriter.notifyMatchFailure(op, "not an extension of bf16 to f32");
+    if (!sourceType.isIntOrFloat() && !isa<VectorType>(sourceType))
+      return rewriter.notifyMatchFailure(op, "neither a scalar nor a vector");
+    Location loc = op.getLoc();
+    Type i32 = withElementType(sourceType, rewriter.getI32Type());
+    Type i16 = withElementType(sourceType, rewriter.getI16Type());
+    Value bits = arith::BitcastOp::create(rewriter, loc, i16, op.getIn());
+    Value wide = arith::ExtUIOp::create(rewriter, loc, i32, bits);
+    Value shifted = arith::ShLIOp::create(rewriter, loc, wide,
+                                          intConstant(rewriter, loc, i32, 16));
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), shifted);
+    return success();
+  }
+};
+
 struct ExpandBFloat16Pass
     : jeet::impl::JeetExpandBFloat16PassBase<ExpandBFloat16Pass> {
   void runOnOperation() override {
@@ -121,9 +150,28 @@ struct ExpandBFloat16Pass
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(emulation))))
       return signalPassFailure();
+    // Math ops on bf16 likewise (MLIR's math-extend-to-supported-types
+    // patterns; every float type but bf16 is supported), for those that no
+    // approximation took (floor, round, ...), which LLVM would also promote
+    // and truncate.
+    llvm::SetVector<Type> supported;
+    supported.insert(Float16Type::get(context));
+    supported.insert(Float32Type::get(context));
+    supported.insert(Float64Type::get(context));
+    TypeConverter mathConverter;
+    math::populateExtendToSupportedTypesTypeConverter(
+        mathConverter, supported, Float32Type::get(context));
+    RewritePatternSet extension(context);
+    math::populateExtendToSupportedTypesPatterns(extension, mathConverter);
+    ConversionTarget mathTarget(*context);
+    math::populateExtendToSupportedTypesConversionTarget(mathTarget,
+                                                         mathConverter);
+    if (failed(applyPartialConversion(getOperation(), mathTarget,
+                                      std::move(extension))))
+      return signalPassFailure();
     // Then every truncation, the emulation's and those there were.
     RewritePatternSet rounding(context);
-    rounding.add<ExpandTruncFToBFloat16>(context);
+    rounding.add<ExpandTruncFToBFloat16, ExpandExtFFromBFloat16>(context);
     walkAndApplyPatterns(getOperation(), std::move(rounding));
   }
 };

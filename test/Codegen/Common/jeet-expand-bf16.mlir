@@ -34,11 +34,19 @@ func.func @vector(%x: vector<16xf32>) -> vector<16xbf16> {
 
 // -----
 
-// Arithmetic on bf16 is computed in f32 and rounded back by the same ops.
+// Arithmetic on bf16 is computed in f32 (each operand's bits shifted into
+// the high half) and rounded back by the same ops.
 // CHECK-LABEL: func.func @arithmetic
 // CHECK-SAME: (%[[A:.*]]: vector<16xbf16>, %[[B:.*]]: vector<16xbf16>)
-// CHECK-DAG: %[[WA:.*]] = arith.extf %[[A]] {{.*}}: vector<16xbf16> to vector<16xf32>
-// CHECK-DAG: %[[WB:.*]] = arith.extf %[[B]] {{.*}}: vector<16xbf16> to vector<16xf32>
+// CHECK-NOT: arith.extf
+// CHECK-DAG: %[[IA:.*]] = arith.bitcast %[[A]] : vector<16xbf16> to vector<16xi16>
+// CHECK-DAG: %[[EA:.*]] = arith.extui %[[IA]] : vector<16xi16> to vector<16xi32>
+// CHECK-DAG: %[[SA:.*]] = arith.shli %[[EA]], %{{.*}} : vector<16xi32>
+// CHECK-DAG: %[[WA:.*]] = arith.bitcast %[[SA]] : vector<16xi32> to vector<16xf32>
+// CHECK-DAG: %[[IB:.*]] = arith.bitcast %[[B]] : vector<16xbf16> to vector<16xi16>
+// CHECK-DAG: %[[EB:.*]] = arith.extui %[[IB]] : vector<16xi16> to vector<16xi32>
+// CHECK-DAG: %[[SB:.*]] = arith.shli %[[EB]], %{{.*}} : vector<16xi32>
+// CHECK-DAG: %[[WB:.*]] = arith.bitcast %[[SB]] : vector<16xi32> to vector<16xf32>
 // CHECK: %[[P:.*]] = arith.mulf %[[WA]], %[[WB]] : vector<16xf32>
 // CHECK-NOT: arith.truncf
 // CHECK: arith.bitcast %[[P]] : vector<16xf32> to vector<16xi32>
@@ -48,6 +56,21 @@ func.func @vector(%x: vector<16xf32>) -> vector<16xbf16> {
 func.func @arithmetic(%a: vector<16xbf16>, %b: vector<16xbf16>) -> vector<16xbf16> {
   %0 = arith.mulf %a, %b : vector<16xbf16>
   return %0 : vector<16xbf16>
+}
+
+// -----
+
+// A math op on bf16 that no approximation took is computed in f32 too.
+// CHECK-LABEL: func.func @math
+// CHECK-NOT: arith.extf
+// CHECK: %[[W:.*]] = arith.bitcast %{{.*}} : vector<8xi32> to vector<8xf32>
+// CHECK: %[[F:.*]] = math.floor %[[W]] : vector<8xf32>
+// CHECK: arith.bitcast %[[F]] : vector<8xf32> to vector<8xi32>
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @math(%x: vector<8xbf16>) -> vector<8xbf16> {
+  %0 = math.floor %x : vector<8xbf16>
+  return %0 : vector<8xbf16>
 }
 
 // -----

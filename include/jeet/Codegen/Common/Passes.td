@@ -94,10 +94,12 @@ def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
   let description = [{
     Two steps, on arith and vector ops, scalars and vectors alike:
 
-    1. Arithmetic on bf16 (`arith.addf`, `arith.mulf`, ...) is computed in
-       f32: its operands are extended, its result truncated back (MLIR's
-       `arith-emulate-unsupported-floats` patterns with bf16 as the source
-       type and f32 as the target).
+    1. Arithmetic on bf16 (`arith.addf`, `arith.mulf`, ...) and math ops on
+       it (`math.floor`, ...) are computed in f32: operands extended, results
+       truncated back (MLIR's `arith-emulate-unsupported-floats` patterns
+       with bf16 as the source type, then its
+       `math-extend-to-supported-types` patterns with f16, f32 and f64
+       supported; `math.fma` stays).
     2. Each `arith.truncf` of f32 to bf16 becomes integer operations on the
        float's bits: round to nearest, ties to even
        (`(bits + 0x7fff + ((bits >> 16) & 1)) >> 16`, whose carry into the
@@ -105,6 +107,10 @@ def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
        infinity); a NaN keeps its sign and payload, made quiet
        (`(bits >> 16) | 0x40`). Subnormal inputs round like every other
        value. Truncations with an explicit rounding mode are left alone.
+       Each `arith.extf` of bf16 to f32 becomes the bits shifted into the
+       high half (exact), so that LLVM sees no `fpext` of bf16: its
+       InstCombine narrows `floor(fpext x)` to a floor on bf16, which the
+       back end would truncate again.
 
     LLVM 22's x86 back end promotes bf16 arithmetic to f32 itself, but lowers
     the `fptrunc` back to bf16 to `vcvtneps2bf16` on hosts with AVX512-BF16
@@ -120,8 +126,11 @@ def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
     ```
     After (constants splatted to vectors):
     ```mlir
-    %wa = arith.extf %a : vector<16xbf16> to vector<16xf32>
-    %wb = arith.extf %b : vector<16xbf16> to vector<16xf32>
+    %ia = arith.bitcast %a : vector<16xbf16> to vector<16xi16>
+    %ea = arith.extui %ia : vector<16xi16> to vector<16xi32>
+    %sa = arith.shli %ea, %c16 : vector<16xi32>
+    %wa = arith.bitcast %sa : vector<16xi32> to vector<16xf32>
+    ... (%wb from %b likewise)
     %x = arith.mulf %wa, %wb : vector<16xf32>
     %bits = arith.bitcast %x : vector<16xf32> to vector<16xi32>
     %high = arith.shrui %bits, %c16 : vector<16xi32>
@@ -138,7 +147,8 @@ def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
     ```
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

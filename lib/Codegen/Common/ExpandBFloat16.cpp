@@ -82,11 +82,10 @@ struct ExpandTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
     // A NaN (exponent all ones, mantissa not zero) keeps its sign and the
     // high bits of its payload, with the quiet bit set: adding the bias
     // could carry a payload's low bits into the sign.
-    Value magnitude =
-        arith::AndIOp::create(rewriter, loc, bits, constant(0x7fffffff));
-    Value isNan =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt,
-                              magnitude, constant(0x7f800000));
+    // (One unordered comparison: the module carries no fast-math flag
+    // that would let LLVM assume there are no NaNs.)
+    Value isNan = arith::CmpFOp::create(
+        rewriter, loc, arith::CmpFPredicate::UNO, op.getIn(), op.getIn());
     Value quiet = arith::OrIOp::create(rewriter, loc, high, constant(0x40));
     Value chosen =
         arith::SelectOp::create(rewriter, loc, isNan, quiet, rounded);

@@ -2,8 +2,8 @@
 // RUN: jeet-opt %s --split-input-file --jeet-expand-bf16 --canonicalize | FileCheck %s --check-prefix=FOLD
 
 // A vector of f32 rounded to bf16 by integer vector ops: the bias 0x7fff
-// plus the kept part's lowest bit, the high half kept; a NaN (magnitude
-// above 0x7f800000) keeps its high half with the quiet bit (0x40) set.
+// plus the kept part's lowest bit, the high half kept; a NaN (unordered
+// with itself) keeps its high half with the quiet bit (0x40) set.
 // CHECK-LABEL: func.func @vector
 // CHECK-SAME: (%[[X:.*]]: vector<16xf32>)
 // CHECK-NOT: arith.truncf
@@ -17,10 +17,7 @@
 // CHECK: %[[SUM:.*]] = arith.addi %[[BITS]], %[[BIAS]] : vector<16xi32>
 // CHECK: %[[C16B:.*]] = arith.constant dense<16> : vector<16xi32>
 // CHECK: %[[ROUNDED:.*]] = arith.shrui %[[SUM]], %[[C16B]] : vector<16xi32>
-// CHECK: %[[ABSMASK:.*]] = arith.constant dense<2147483647> : vector<16xi32>
-// CHECK: %[[MAG:.*]] = arith.andi %[[BITS]], %[[ABSMASK]] : vector<16xi32>
-// CHECK: %[[INF:.*]] = arith.constant dense<2139095040> : vector<16xi32>
-// CHECK: %[[NAN:.*]] = arith.cmpi ugt, %[[MAG]], %[[INF]] : vector<16xi32>
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : vector<16xf32>
 // CHECK: %[[C64:.*]] = arith.constant dense<64> : vector<16xi32>
 // CHECK: %[[QUIET:.*]] = arith.ori %[[HIGH]], %[[C64]] : vector<16xi32>
 // CHECK: %[[CHOSEN:.*]] = arith.select %[[NAN]], %[[QUIET]], %[[ROUNDED]] : vector<16xi1>, vector<16xi32>
@@ -50,7 +47,7 @@ func.func @vector(%x: vector<16xf32>) -> vector<16xbf16> {
 // CHECK: %[[P:.*]] = arith.mulf %[[WA]], %[[WB]] : vector<16xf32>
 // CHECK-NOT: arith.truncf
 // CHECK: arith.bitcast %[[P]] : vector<16xf32> to vector<16xi32>
-// CHECK: arith.cmpi ugt
+// CHECK: arith.cmpf uno, %[[P]], %[[P]]
 // CHECK: %[[R:.*]] = arith.bitcast %{{.*}} : vector<16xi16> to vector<16xbf16>
 // CHECK: return %[[R]]
 func.func @arithmetic(%a: vector<16xbf16>, %b: vector<16xbf16>) -> vector<16xbf16> {
@@ -80,7 +77,7 @@ func.func @math(%x: vector<8xbf16>) -> vector<8xbf16> {
 // CHECK-NOT: arith.truncf
 // CHECK: arith.bitcast %{{.*}} : f32 to i32
 // CHECK: arith.constant 32767 : i32
-// CHECK: arith.cmpi ugt
+// CHECK: arith.cmpf uno
 // CHECK: arith.trunci %{{.*}} : i32 to i16
 // CHECK: arith.bitcast %{{.*}} : i16 to bf16
 func.func @scalar(%x: f32) -> bf16 {
@@ -97,14 +94,34 @@ func.func @scalar(%x: f32) -> bf16 {
 // negative NaN, quiet (0xffc1). Each result is returned as its bits.
 // FOLD-LABEL: func.func @constants
 // FOLD-NOT: arith.truncf
-// FOLD: %[[C:.*]] = arith.constant dense<[64, 16256, 16258, 32640, -63]> : vector<5xi16>
-// FOLD: return %[[C]]
-func.func @constants() -> vector<5xi16> {
-  %x = arith.constant dense<[0x00400000, 0x3F808000, 0x3F818000, 0x7F7FFFFF, 0xFF810001]> : vector<5xi32>
-  %f = arith.bitcast %x : vector<5xi32> to vector<5xf32>
-  %0 = arith.truncf %f : vector<5xf32> to vector<5xbf16>
-  %1 = arith.bitcast %0 : vector<5xbf16> to vector<5xi16>
-  return %1 : vector<5xi16>
+// FOLD-DAG: %[[SUB:.*]] = arith.constant 64 : i16
+// FOLD-DAG: %[[TIE_EVEN:.*]] = arith.constant 16256 : i16
+// FOLD-DAG: %[[TIE_ODD:.*]] = arith.constant 16258 : i16
+// FOLD-DAG: %[[INF:.*]] = arith.constant 32640 : i16
+// FOLD-DAG: %[[NAN:.*]] = arith.constant -63 : i16
+// FOLD: return %[[SUB]], %[[TIE_EVEN]], %[[TIE_ODD]], %[[INF]], %[[NAN]]
+func.func @constants() -> (i16, i16, i16, i16, i16) {
+  %b0 = arith.constant 0x00400000 : i32
+  %b1 = arith.constant 0x3F808000 : i32
+  %b2 = arith.constant 0x3F818000 : i32
+  %b3 = arith.constant 0x7F7FFFFF : i32
+  %b4 = arith.constant 0xFF810001 : i32
+  %f0 = arith.bitcast %b0 : i32 to f32
+  %f1 = arith.bitcast %b1 : i32 to f32
+  %f2 = arith.bitcast %b2 : i32 to f32
+  %f3 = arith.bitcast %b3 : i32 to f32
+  %f4 = arith.bitcast %b4 : i32 to f32
+  %t0 = arith.truncf %f0 : f32 to bf16
+  %t1 = arith.truncf %f1 : f32 to bf16
+  %t2 = arith.truncf %f2 : f32 to bf16
+  %t3 = arith.truncf %f3 : f32 to bf16
+  %t4 = arith.truncf %f4 : f32 to bf16
+  %r0 = arith.bitcast %t0 : bf16 to i16
+  %r1 = arith.bitcast %t1 : bf16 to i16
+  %r2 = arith.bitcast %t2 : bf16 to i16
+  %r3 = arith.bitcast %t3 : bf16 to i16
+  %r4 = arith.bitcast %t4 : bf16 to i16
+  return %r0, %r1, %r2, %r3, %r4 : i16, i16, i16, i16, i16
 }
 
 // -----

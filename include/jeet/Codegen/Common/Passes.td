@@ -138,8 +138,7 @@ def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
     %bias = arith.addi %odd, %c32767 : vector<16xi32>
     %sum = arith.addi %bits, %bias : vector<16xi32>
     %rounded = arith.shrui %sum, %c16 : vector<16xi32>
-    %magnitude = arith.andi %bits, %c2147483647 : vector<16xi32>
-    %nan = arith.cmpi ugt, %magnitude, %c2139095040 : vector<16xi32>
+    %nan = arith.cmpf uno, %x, %x : vector<16xf32>
     %quiet = arith.ori %high, %c64 : vector<16xi32>
     %chosen = arith.select %nan, %quiet, %rounded : vector<16xi1>, vector<16xi32>
     %narrow = arith.trunci %chosen : vector<16xi32> to vector<16xi16>

@@ -1,13 +1,14 @@
 // bf16 arithmetic compiled ahead of time for CPUs with and without bf16
 // conversion instructions: the artifact rounds with vector integer ops
 // (jeet-expand-bf16), so it neither calls __truncsfbf2 (which Debian 12's
-// libgcc lacks: an AVX2 artifact failed to load with "undefined symbol:
-// __truncsfbf2") nor uses vcvtneps2bf16 (which flushes subnormals to zero
-// on AVX512-BF16 hosts), and every build rounds alike.
+// libgcc lacks: an artifact for a CPU without bf16 instructions, AVX2 or
+// older as here, failed to load with "undefined symbol: __truncsfbf2") nor
+// uses vcvtneps2bf16 (which flushes subnormals to zero on AVX512-BF16
+// hosts), and every build rounds alike.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: jeet-compile %s -o %t/avx2.so --target-cpu=x86-64-v3
-// RUN: llvm-nm -D %t/avx2.so | FileCheck %s --check-prefix=SYMBOLS
-// RUN: jeet-runner %t/avx2.so --input=4xf32=1.5,-3,1e-39,2.5e-38 --input=4xf32=2,0.5,4,0.25 --input=4xf32=2.5,-0.5,7.9,1e-39 | FileCheck %s
+// RUN: jeet-compile %s -o %t/sse.so --target-cpu=x86-64-v2
+// RUN: llvm-nm -D %t/sse.so | FileCheck %s --check-prefix=SYMBOLS
+// RUN: jeet-runner %t/sse.so --input=4xf32=1.5,-3,1e-39,2.5e-38 --input=4xf32=2,0.5,4,0.25 --input=4xf32=2.5,-0.5,7.9,1e-39 | FileCheck %s
 // RUN: jeet-compile %s -o %t/bf16.so --target-cpu=sapphirerapids
 // RUN: llvm-objdump -d %t/bf16.so | FileCheck %s --check-prefix=INSTRUCTIONS
 // RUN: llvm-nm -D %t/bf16.so | FileCheck %s --check-prefix=SYMBOLS

@@ -4,14 +4,14 @@
 //
 // jeet-expand-bf16: arithmetic and math on bf16 computed in f32 (MLIR's
 // emulate-unsupported-floats and math-extend-to-supported-types patterns:
-// extf, the op, truncf), then each
-// `arith.truncf` of f32 to bf16 as integer operations on the bits, the
-// rounding of numpy's bfloat16 (ml_dtypes), PyTorch and NVIDIA's
-// `cvt.rn.bf16.f32`. Left to LLVM 22's x86 back end, bf16 arithmetic is
-// promoted to f32 and truncated the same way, and the truncation is
-// `vcvtneps2bf16` on hosts with AVX512-BF16, which flushes subnormals to
-// zero whatever the floating-point environment says, and a call of
-// `__truncsfbf2` per element on other hosts.
+// extf, the op, truncf); then each `arith.truncf` of f32 to bf16 as integer
+// operations on the bits, the rounding of NumPy's bfloat16 (ml_dtypes),
+// PyTorch and NVIDIA's `cvt.rn.bf16.f32`, and each `arith.extf` of bf16 as a
+// shift. Left to LLVM 22's x86 back end, bf16 arithmetic is promoted to f32
+// and truncated the same way, and the truncation is `vcvtneps2bf16` on hosts
+// with AVX512-BF16, which flushes subnormals to zero whatever the
+// floating-point environment says, and a call of `__truncsfbf2` per element
+// on other hosts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,7 +150,7 @@ struct ExpandBFloat16Pass
                                       std::move(emulation))))
       return signalPassFailure();
     // Math ops on bf16 likewise (MLIR's math-extend-to-supported-types
-    // patterns; every float type but bf16 is supported), for those that no
+    // patterns, with f16, f32 and f64 supported), for those that no
     // approximation took (floor, round, ...), which LLVM would also promote
     // and truncate.
     llvm::SetVector<Type> supported;

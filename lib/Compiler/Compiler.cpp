@@ -371,9 +371,10 @@ static void registerHostSymbols(ExecutionEngine &engine) {
 /// The runtime's host ABI (mgpu*) as (name, address) pairs.
 /// `bf16 __truncsfbf2(f32)`: LLVM's code generation calls it to round an
 /// f32 to bf16 on a CPU without bf16 conversion instructions, and older
-/// libgcc releases (GCC 12's, Debian 12's) do not have it. Round to nearest
-/// even, NaNs stay NaNs (quiet). A bf16 travels in an SSE register, as a
-/// _Float16 does.
+/// libgcc releases (GCC 12's, Debian 12's) do not have it. jeet-expand-bf16
+/// leaves no such rounding in Jeet's pipelines; this stays for any that
+/// LLVM makes itself. Round to nearest even, NaNs stay NaNs (quiet). A bf16
+/// travels in an SSE register, as a _Float16 does.
 static _Float16 truncFloatToBFloat16(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));

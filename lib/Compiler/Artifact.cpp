@@ -349,6 +349,21 @@ static unsigned ptxVersionOf(llvm::StringRef features) {
   return version;
 }
 
+/// The register tile's columns for matmuls compiled for `cpu` (see
+/// jeet-cpu-matmul's register-cols): 64 where it has AVX-512 (32 vector
+/// registers hold a 6 x 64 tile), else 16; 0 for "host", which the pass
+/// reads from this machine. An artifact for another CPU took this machine's
+/// tile: one for x86-64-v3 compiled here (AVX-512) spilled the 6 x 64 tile's
+/// accumulators at every step and ran 2.5x slower than its own 6 x 16.
+static llvm::Expected<int64_t> registerColsFor(llvm::StringRef cpu) {
+  if (cpu == "host")
+    return 0;
+  auto machine = createTargetMachine(cpu);
+  if (!machine)
+    return machine.takeError();
+  return (*machine)->getMCSubtargetInfo()->checkFeatures("+avx512f") ? 64 : 16;
+}
+
 /// The pipeline of the artifact's device, and for a GPU artifact the
 /// signature fields the loader checks against the GPU and its driver
 /// (`gpuFields`) and the chip (`info.gpuChip`).
@@ -358,6 +373,11 @@ getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
   const CompileOptions &compile = options.compile;
   if (compile.device == "cpu") {
     CpuPipelineOptions cpuOptions;
+    auto registerCols =
+        registerColsFor(options.targetCpu.empty() ? "host" : options.targetCpu);
+    if (!registerCols)
+      return registerCols.takeError();
+    cpuOptions.matmulRegisterCols = *registerCols;
     cpuOptions.fuse = compile.fuse;
     cpuOptions.maxFusionOps = compile.maxFusionOps;
     cpuOptions.fuseAttention = compile.fuseAttention;

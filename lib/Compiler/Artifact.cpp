@@ -351,9 +351,10 @@ static unsigned ptxVersionOf(llvm::StringRef features) {
 
 /// The register tile's columns for matmuls compiled for `cpu` (see
 /// jeet-cpu-matmul's register-cols): 64 where it has AVX-512 (32 vector
-/// registers hold a 6 x 64 tile), else 16; 0 for "host", which the pass
-/// reads from this machine. An artifact for another CPU took this machine's
-/// tile: one for x86-64-v3 compiled here (AVX-512) spilled the 6 x 64 tile's
+/// registers hold a 6 x 64 tile), 16 with AVX (6 x 2 of its 16 registers),
+/// 8 with SSE alone (6 x 2 of 4 floats); 0 for "host", which the pass reads
+/// from this machine. An artifact for another CPU took this machine's tile:
+/// one for x86-64-v3 compiled on an AVX-512 host spilled the 6 x 64 tile's
 /// accumulators at every step and ran 2.5x slower than its own 6 x 16.
 static llvm::Expected<int64_t> registerColsFor(llvm::StringRef cpu) {
   if (cpu == "host")
@@ -361,7 +362,10 @@ static llvm::Expected<int64_t> registerColsFor(llvm::StringRef cpu) {
   auto machine = createTargetMachine(cpu);
   if (!machine)
     return machine.takeError();
-  return (*machine)->getMCSubtargetInfo()->checkFeatures("+avx512f") ? 64 : 16;
+  const llvm::MCSubtargetInfo *info = (*machine)->getMCSubtargetInfo();
+  if (info->checkFeatures("+avx512f"))
+    return 64;
+  return info->checkFeatures("+avx") ? 16 : 8;
 }
 
 /// The pipeline of the artifact's device, and for a GPU artifact the

@@ -46,7 +46,8 @@ struct CpuPipelineOptions
       llvm::cl::desc("Columns of jeet-cpu-matmul's register tile (6 rows "
                      "each); 0: from the host's vector registers, 64 (24 "
                      "accumulators) with AVX-512's 32, 16 (12 of 16 AVX2 "
-                     "registers) otherwise"),
+                     "registers) with AVX, 8 with SSE alone; jeet-compile "
+                     "sets it from --target-cpu"),
       llvm::cl::init(0)};
   Option<bool> mergeParallelRegions{
       *this, "merge-parallel-regions",

@@ -122,12 +122,18 @@ std::pair<int64_t, int64_t> hostCacheSizes() {
 
 /// The register tile's columns when the options leave them at 0, from the
 /// host's vector registers: with AVX-512, 64 (6 x 4 of its 32 registers
-/// hold the tile); otherwise 16 (6 x 2 of AVX2's 16, which leaves room for
+/// hold the tile); with AVX, 16 (6 x 2 of AVX2's 16, which leaves room for
 /// B's two vectors and A's broadcast: a tile of 6 x 64 needs 48 and spilled
-/// its accumulators to the stack at every step of k).
+/// its accumulators to the stack at every step of k); with SSE alone, 8
+/// (6 x 2 of its 4-float registers). jeet-compile sets them from the CPU it
+/// compiles for (registerColsFor in Artifact.cpp).
 int64_t hostRegisterCols() {
-  static const int64_t cols =
-      llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 64 : 16;
+  static const int64_t cols = [] {
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    if (features.lookup("avx512f"))
+      return 64;
+    return features.lookup("avx") ? 16 : 8;
+  }();
   return cols;
 }
 

@@ -154,7 +154,8 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     Option<"registerCols", "register-cols", "int64_t", /*default=*/"0",
            "Columns of the result tile kept in registers; 0: from the "
            "host's vector registers (64 with AVX-512: 6 x 64 f32 are 24 of "
-           "its 32 registers; otherwise 16: 6 x 16 are 12 of AVX2's 16)">,
+           "its 32 registers; 16 with AVX: 6 x 16 are 12 of AVX2's 16; 8 "
+           "with SSE alone)">,
     Option<"rowBlock", "row-block", "int64_t", /*default=*/"0",
            "Rows of A per cache block (rounded to register-rows); 0: the "
            "most whose block of A takes a quarter of the L2 cache">,

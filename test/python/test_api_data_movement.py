@@ -165,3 +165,22 @@ def test_pad(rng):
         jeet.pad(t(x), -1)
     with pytest.raises(jeet.ArgumentError, match="does not fit a tensor of rank 2"):
         jeet.pad(t(x), [(1, 1)] * 3)
+
+
+@pytest.mark.parametrize("width", [((0, 7), (0, 0), (0, 0)),
+                                   ((3, 4), (0, 0), (0, 0)),
+                                   ((0, 7), (2, 1), (0, 1))], ids=str)
+def test_pad_of_a_batch_in_a_matmul_tile(rng, width):
+    """A pad along the batch dimension of a batched matmul's left operand,
+    with an epilogue: the pad is computed in each batch's tile, which the
+    CPU's pad vectorisation took for the whole pad (every batch came out as
+    a copy of the input's; seed 498119 of fuzz_numerics.py)."""
+    shape = (1, 7 - sum(width[1]), 32 - sum(width[2]))
+    a = rng.standard_normal(shape).astype(np.float32)
+    b = rng.standard_normal((8, 32, 31)).astype(np.float32)
+    e = rng.standard_normal(31).astype(np.float32)
+    got = (jeet.matmul(jeet.pad(t(a), width, constant_values=2.0), t(b))
+           + t(e)).numpy()
+    padded = np.pad(a.astype(np.float64), width, constant_values=2.0)
+    expected = padded @ b.astype(np.float64) + e
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -265,6 +266,31 @@ static bool isDefinedOutside(Value value, linalg::GenericOp op) {
   return !op.getRegion().isAncestor(value.getParentRegion());
 }
 
+/// Whether `value`, in the body of `op`, is computed from the generic's own
+/// loop indices (`linalg.index`, of dimension `dim` alone when given) and
+/// constants by pure ops of the body: the whole pad's coordinates. A pad
+/// fused into a tile reads at the tile's offset (a value of the loop around
+/// the generic) plus its indices, and is not the whole pad.
+static bool isFunctionOfIndices(Value value, linalg::GenericOp op,
+                                std::optional<int64_t> dim,
+                                unsigned depth = 0) {
+  constexpr unsigned kMaxDepth = 32;
+  if (depth > kMaxDepth)
+    return false;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false; // A block argument: the loaded element or an outer loop's.
+  if (matchPattern(value, m_Constant()))
+    return true;
+  if (auto index = dyn_cast<linalg::IndexOp>(def))
+    return !dim || static_cast<int64_t>(index.getDim()) == *dim;
+  if (isDefinedOutside(value, op) || def->getNumRegions() != 0 || !isPure(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return isFunctionOfIndices(operand, op, dim, depth + 1);
+  });
+}
+
 std::optional<jeet::cpu::PadOperands>
 jeet::cpu::matchPad(linalg::GenericOp op) {
   auto low = op->getAttrOfType<DenseI64ArrayAttr>(jeet::kPadLowAttr);
@@ -286,6 +312,13 @@ jeet::cpu::matchPad(linalg::GenericOp op) {
   for (int64_t d = 0; d < output.getRank(); ++d)
     if (low[d] < 0 || low[d] + inputType.getDimSize(d) > output.getDimSize(d))
       return std::nullopt;
+  // The whole pad: element d of the input read at index d of the loops, and
+  // the choice of padding made from the indices alone.
+  for (auto [d, index] : llvm::enumerate(load.getIndices()))
+    if (!isFunctionOfIndices(index, op, static_cast<int64_t>(d)))
+      return std::nullopt;
+  if (!isFunctionOfIndices(select.getCondition(), op, std::nullopt))
+    return std::nullopt;
   PadOperands pad{load.getMemRef(), select.getFalseValue(), Value()};
   if (isDefinedOutside(pad.padding, op))
     return pad;

@@ -134,3 +134,59 @@ func.func @left_alone(%x: memref<4xf32>, %o: memref<7xf32>, %p: memref<7xf32>) {
   }
   return
 }
+
+// -----
+
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// A pad fused into the tiles of a batched matmul (seed 498119 of
+// fuzz_numerics.py): tile %b computes batch %b of a 1x7x32 input padded to 8
+// batches, reading batch clamp(%b) where %b < 1 and the padding elsewhere.
+// Its generic is one batch of the pad, not the whole: it is left as it is
+// (rewritten as a fill and a copy of the whole input, every batch was a copy
+// of batch 0).
+// CHECK-LABEL: func.func @pad_in_a_tile
+// CHECK: scf.forall (%[[B:.*]]) in (8)
+// CHECK: linalg.generic {{.*}} attrs = {jeet.pad_low = array<i64: 0, 0, 0>}
+// CHECK: arith.cmpi slt, %[[B]]
+// CHECK: arith.select
+// CHECK-NOT: linalg.generic
+// CHECK: }
+func.func @pad_in_a_tile(%x: memref<1x7x32xf32>, %out: memref<8x7x32xf32>) {
+  %cst = arith.constant 2.000000e+00 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  %c31 = arith.constant 31 : index
+  %c32 = arith.constant 32 : index
+  scf.forall (%b) in (8) {
+    %tile = memref.subview %out[%b, 0, 0] [1, 7, 32] [1, 1, 1] : memref<8x7x32xf32> to memref<1x7x32xf32, strided<[224, 32, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel"]} outs(%tile : memref<1x7x32xf32, strided<[224, 32, 1], offset: ?>>) attrs = {jeet.pad_low = array<i64: 0, 0, 0>} {
+    ^bb0(%o: f32):
+      %0 = arith.cmpi sge, %b, %c0 : index
+      %1 = arith.cmpi slt, %b, %c1 : index
+      %2 = arith.andi %0, %1 : i1
+      %3 = arith.maxsi %b, %c0 : index
+      %4 = arith.minsi %3, %c0 : index
+      %5 = linalg.index 1 : index
+      %6 = arith.cmpi sge, %5, %c0 : index
+      %7 = arith.cmpi slt, %5, %c7 : index
+      %8 = arith.andi %6, %7 : i1
+      %9 = arith.andi %2, %8 : i1
+      %10 = arith.maxsi %5, %c0 : index
+      %11 = arith.minsi %10, %c6 : index
+      %12 = linalg.index 2 : index
+      %13 = arith.cmpi sge, %12, %c0 : index
+      %14 = arith.cmpi slt, %12, %c32 : index
+      %15 = arith.andi %13, %14 : i1
+      %16 = arith.andi %9, %15 : i1
+      %17 = arith.maxsi %12, %c0 : index
+      %18 = arith.minsi %17, %c31 : index
+      %19 = memref.load %x[%4, %11, %18] : memref<1x7x32xf32>
+      %20 = arith.select %16, %19, %cst : f32
+      linalg.yield %20 : f32
+    }
+  }
+  return
+}

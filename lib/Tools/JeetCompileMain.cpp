@@ -61,7 +61,8 @@ CompileFlags parseFlags(int argc, char **argv) {
       "target-cpu",
       cl::desc("The CPU the host code is compiled for: host, generic or an "
                "LLVM CPU name such as x86-64-v3 (default: host for cpu "
-               "artifacts, generic for gpu artifacts)"),
+               "artifacts, generic for gpu artifacts); its vector registers "
+               "also size the matmuls' register tiles"),
       cl::init(""), cl::cat(category));
   cl::opt<std::string> gpuTarget(
       "gpu-target",

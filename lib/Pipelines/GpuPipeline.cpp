@@ -137,8 +137,7 @@ void jeet::buildJeetGpuCodegenPipeline(OpPassManager &pm,
   // (whose f32 to bf16 rounding keeps subnormals, as cvt.rn.bf16.f32 does:
   // see jeet-expand-bf16).
   if (isEmulatorTarget(options)) {
-    pm.addNestedPass<gpu::GPUModuleOp>(
-        createJeetExpandBFloat16Pass());
+    pm.addNestedPass<gpu::GPUModuleOp>(createJeetExpandBFloat16Pass());
     pm.addNestedPass<gpu::GPUModuleOp>(createJeetGpuLowerToEmulatorPass());
   } else {
     pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Compiler/Artifact.h"
+#include "jeet/Codegen/CPU/Passes.h"
 
 #include "CompilerSupport.h"
 
@@ -349,13 +350,12 @@ static unsigned ptxVersionOf(llvm::StringRef features) {
   return version;
 }
 
-/// The register tile's columns for matmuls compiled for `cpu` (see
-/// jeet-cpu-matmul's register-cols): 64 where it has AVX-512 (32 vector
-/// registers hold a 6 x 64 tile), 16 with AVX (6 x 2 of its 16 registers),
-/// 8 with SSE alone (6 x 2 of 4 floats); 0 for "host", which the pass reads
-/// from this machine. An artifact for another CPU took this machine's tile:
-/// one for x86-64-v3 compiled on an AVX-512 host spilled the 6 x 64 tile's
-/// accumulators at every step and ran 2.5x slower than its own 6 x 16.
+/// The register tile's columns for matmuls compiled for `cpu`
+/// (getMatmulRegisterCols of its own features); 0 for "host", which
+/// jeet-cpu-matmul reads from this machine. An artifact for another CPU took
+/// this machine's tile: one for x86-64-v3 compiled on an AVX-512 host
+/// spilled the 6 x 64 tile's accumulators at every step and ran 2.5x slower
+/// than its own 6 x 16.
 static llvm::Expected<int64_t> registerColsFor(llvm::StringRef cpu) {
   if (cpu == "host")
     return 0;
@@ -363,9 +363,9 @@ static llvm::Expected<int64_t> registerColsFor(llvm::StringRef cpu) {
   if (!machine)
     return machine.takeError();
   const llvm::MCSubtargetInfo *info = (*machine)->getMCSubtargetInfo();
-  if (info->checkFeatures("+avx512f"))
-    return 64;
-  return info->checkFeatures("+avx") ? 16 : 8;
+  return getMatmulRegisterCols([&](llvm::StringRef feature) {
+    return info->checkFeatures(("+" + feature).str());
+  });
 }
 
 /// The pipeline of the artifact's device, and for a GPU artifact the

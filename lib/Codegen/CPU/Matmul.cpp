@@ -120,19 +120,13 @@ std::pair<int64_t, int64_t> hostCacheSizes() {
   return {l1, l2};
 }
 
-/// The register tile's columns when the options leave them at 0, from the
-/// host's vector registers: with AVX-512, 64 (6 x 4 of its 32 registers
-/// hold the tile); with AVX, 16 (6 x 2 of AVX2's 16, which leaves room for
-/// B's two vectors and A's broadcast: a tile of 6 x 64 needs 48 and spilled
-/// its accumulators to the stack at every step of k); with SSE alone, 8
-/// (6 x 2 of its 4-float registers). jeet-compile sets them from the CPU it
-/// compiles for (registerColsFor in Artifact.cpp).
+/// The register tile's columns when the options leave them at 0: this
+/// host's (jeet-compile sets them from the CPU it compiles for).
 int64_t hostRegisterCols() {
   static const int64_t cols = [] {
     llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-    if (features.lookup("avx512f"))
-      return 64;
-    return features.lookup("avx") ? 16 : 8;
+    return jeet::getMatmulRegisterCols(
+        [&](llvm::StringRef name) { return features.lookup(name); });
   }();
   return cols;
 }
@@ -1853,3 +1847,10 @@ struct JeetCpuMatmulPass
 };
 
 } // namespace
+
+int64_t jeet::getMatmulRegisterCols(
+    llvm::function_ref<bool(llvm::StringRef)> hasFeature) {
+  if (hasFeature("avx512f"))
+    return 64;
+  return hasFeature("avx") ? 16 : 8;
+}

@@ -26,6 +26,15 @@ namespace jeet {
 #define GEN_PASS_REGISTRATION
 #include "jeet/Codegen/CPU/Passes.h.inc"
 
+/// The columns of jeet-cpu-matmul's register tile (6 rows) for a CPU that
+/// has the features `hasFeature` says (LLVM's names: "avx512f", "avx"): 64
+/// with AVX-512 (6 x 4 of its 32 registers hold the tile), 16 with AVX (6 x
+/// 2 of AVX2's 16, room left for B's two vectors and A's broadcast: a tile
+/// of 6 x 64 needs 48 and spilled its accumulators at every step of k), 8
+/// with SSE alone (6 x 2 of its 4-float registers).
+int64_t
+getMatmulRegisterCols(llvm::function_ref<bool(llvm::StringRef)> hasFeature);
+
 } // namespace jeet
 
 #endif // JEET_CODEGEN_CPU_PASSES_H

@@ -1672,12 +1672,23 @@ def take(x, indices, axis=0):
 gather = take
 
 
-def pad(x, pad_width, constant_values=0):
-    """`x` padded with `constant_values`, as numpy.pad in 'constant' mode:
-    pad_width is an int, a (before, after) pair for every dimension, or one
-    pair per dimension."""
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def pad(x, pad_width, constant_values=0, *, mode="constant"):
+    """`x` padded as numpy.pad: pad_width is an int, a (before, after) pair
+    for every dimension, or one pair per dimension. `mode` is 'constant'
+    (`constant_values`, the default), or 'edge', 'reflect', 'symmetric' or
+    'wrap', whose padding repeats elements of `x` as numpy's modes of those
+    names do (one gather along each padded dimension); numpy's spelling
+    `pad(x, w, 'reflect')` works too."""
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.pad: expected a jeet.Tensor, got {type(x).__name__}")
+    if isinstance(constant_values, str):
+        mode, constant_values = constant_values, 0
+    if mode not in _PAD_MODES:
+        raise ArgumentError(f"jeet.pad: mode {mode!r} is not one of "
+                            f"{', '.join(_PAD_MODES)}")
     try:
         widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64),
                                  (x.ndim, 2))
@@ -1688,12 +1699,32 @@ def pad(x, pad_width, constant_values=0):
             "dimension)") from None
     if (widths < 0).any():
         raise ArgumentError(f"jeet.pad: pad_width {pad_width!r} has a negative entry")
+    if mode != "constant":
+        return _pad_by_gathers(x, widths, mode)
     if not _is_scalar(constant_values):
         raise ArgumentError("jeet.pad: constant_values must be a scalar")
     value = _scalar_constant(constant_values, x._dtype, "pad")
     return _node("pad", "jeet.pad", [x, value],
                  {"low": [int(w) for w in widths[:, 0]],
                   "high": [int(w) for w in widths[:, 1]]})
+
+
+def _pad_by_gathers(x, widths, mode):
+    """x padded in one of numpy's modes that repeat x's elements: along each
+    padded dimension, a gather at the indices numpy's mode gives the
+    positions of that dimension (a constant, known from the shape)."""
+    for axis, (before, after) in enumerate(widths):
+        if not before and not after:
+            continue
+        size = x.shape[axis]
+        if size == 0:
+            raise ShapeError(
+                f"jeet.pad: mode '{mode}' cannot pad dimension {axis} of shape "
+                f"{_fmt_shape(x.shape)}: it has no elements to repeat")
+        index = np.pad(np.arange(size, dtype=np.int64), (int(before), int(after)),
+                       mode=mode)
+        x = take(x, _constant(index, "i64"), axis)
+    return x
 
 
 def _pair(name, opname, value, minimum):

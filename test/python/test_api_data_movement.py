@@ -167,6 +167,37 @@ def test_pad(rng):
         jeet.pad(t(x), [(1, 1)] * 3)
 
 
+@pytest.mark.parametrize("mode", ["edge", "reflect", "symmetric", "wrap"])
+@pytest.mark.parametrize("shape, width", [
+    ((5,), (2, 3)),
+    ((3, 4), [(1, 2), (3, 0)]),
+    # Wider than the axis: numpy's modes repeat their pattern.
+    ((2, 3, 4), [(0, 0), (7, 5), (1, 1)]),
+    ((1, 6), 2),
+], ids=str)
+def test_pad_modes_repeat_elements_as_numpy(rng, mode, shape, width):
+    x = rng.standard_normal(shape).astype(np.float32)
+    want = np.pad(x.astype(np.float64), width, mode=mode)
+    np.testing.assert_array_equal(jeet.pad(t(x), width, mode=mode).numpy(), want)
+    # numpy's spelling: the mode as the third argument; and an integer tensor.
+    np.testing.assert_array_equal(jeet.pad(t(x), width, mode).numpy(), want)
+    i = rng.integers(-9, 9, shape)
+    np.testing.assert_array_equal(jeet.pad(t(i), width, mode=mode).numpy(),
+                                  np.pad(i, width, mode=mode))
+
+
+def test_pad_mode_errors(rng):
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    with pytest.raises(jeet.ArgumentError, match="mode 'mirror' is not one of "
+                       "constant, edge, reflect, symmetric, wrap"):
+        jeet.pad(t(x), 1, mode="mirror")
+    with pytest.raises(jeet.ShapeError, match="mode 'reflect' cannot pad dimension 0 "
+                       r"of shape \(0, 3\): it has no elements to repeat"):
+        jeet.pad(t(np.zeros((0, 3), np.float32)), [(1, 0), (0, 0)], mode="reflect")
+    with pytest.raises(jeet.ArgumentError, match="negative"):
+        jeet.pad(t(x), -1, mode="edge")
+
+
 @pytest.mark.parametrize("width", [((0, 7), (0, 0), (0, 0)),
                                    ((3, 4), (0, 0), (0, 0)),
                                    ((0, 7), (2, 1), (0, 1))], ids=str)

@@ -1448,8 +1448,8 @@ def _pad(n):
     mode = n.attr("mode", "constant")
     if isinstance(mode, bytes):
         mode = mode.decode()
-    if mode != "constant":
-        raise n.unsupported(f"mode '{mode}'")
+    if mode not in ("constant", "edge", "reflect", "wrap"):
+        raise n.error(f"mode '{mode}' is not one of constant, edge, reflect, wrap")
     x = n.tensor(0)
     pads = n.static_ints(1, "the pads")
     axes = (_axes(n, n.static_ints(3, "the axes"), x.ndim) if n.has(3)
@@ -1457,7 +1457,7 @@ def _pad(n):
     if len(pads) != 2 * len(axes):
         raise n.error(f"pads {pads} do not have two entries per axis {axes}")
     value = 0
-    if n.has(2):
+    if mode == "constant" and n.has(2):
         value = np.asarray(n.static(2, "the constant value")).reshape(-1)
         value = value[0].item() if value.size else 0
     widths = [[0, 0] for _ in range(x.ndim)]
@@ -1470,6 +1470,12 @@ def _pad(n):
     x = _sliced(x, slices)
     if not any(w != [0, 0] for w in widths):
         return [x]
+    if mode != "constant":
+        for axis, w in enumerate(widths):
+            if w != [0, 0] and x.shape[axis] == 0:
+                raise n.error(f"mode '{mode}' cannot pad axis {axis} of {list(x.shape)}: "
+                              "it has no elements")
+        return [jt.pad(x, widths, mode=mode)]
     return [jt.pad(x, widths, value)]
 
 
@@ -1670,50 +1676,168 @@ def _text_attr(n, name, default):
     return value.decode() if isinstance(value, bytes) else value
 
 
-_NEAREST_MODES = {
-    "round_prefer_floor": lambda v: np.ceil(v - 0.5),
-    "round_prefer_ceil": lambda v: np.floor(v + 0.5),
-    "floor": np.floor,
-    "ceil": np.ceil,
-}
+_RESIZE_TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "half_pixel_symmetric",
+                      "asymmetric", "align_corners", "tf_crop_and_resize")
+_NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
-def _resize_sources(mode, size, out, scale):
-    """The input coordinate of each output element along an axis, by
-    coordinate_transformation_mode."""
-    x = np.arange(out, dtype=np.float64)
-    if mode == "half_pixel":
-        return (x + 0.5) / scale - 0.5
-    if mode == "pytorch_half_pixel":
-        return (x + 0.5) / scale - 0.5 if out > 1 else np.zeros(out)
-    if mode == "half_pixel_symmetric":
-        adjustment = out / (scale * size)
-        offset = size / 2 * (1 - adjustment)
-        return offset + (x + 0.5) / scale - 0.5
-    if mode == "asymmetric":
-        return x / scale
-    assert mode == "align_corners"
-    return x * (size - 1) / (out - 1) if out > 1 else np.zeros(out)
+def _resize_sources(transform, size, out, scale, roi):
+    """The input coordinate of each of the `out` output elements along an
+    axis of `size` elements, by coordinate_transformation_mode (in float64,
+    as the ONNX reference computes them), and for tf_crop_and_resize which
+    of them fall outside the input (else None)."""
+    y = np.arange(out, dtype=np.float64)
+    width = scale * size  # the output's length before it is rounded down
+    if transform == "half_pixel":
+        return (y + 0.5) / scale - 0.5, None
+    if transform == "pytorch_half_pixel":
+        return (np.full(out, -0.5) if width == 1 else (y + 0.5) / scale - 0.5), None
+    if transform == "half_pixel_symmetric":
+        offset = size / 2 * (1 - out / width)
+        return offset + (y + 0.5) / scale - 0.5, None
+    if transform == "asymmetric":
+        return y / scale, None
+    if transform == "align_corners":
+        return (np.zeros(out) if width == 1 else y * (size - 1) / (width - 1)), None
+    start, end = roi
+    if width == 1:
+        x = np.full(out, (end - start) * (size - 1) / 2)
+    else:
+        x = y * (end - start) * (size - 1) / (width - 1)
+    x = x + start * (size - 1)
+    return x, (x < 0) | (x > size - 1)
 
 
-@converter("Resize", needs=("broadcast_to",))
+def _cubic(x, a):
+    """The cubic convolution kernel (Keys, coefficient a) at |x|."""
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x <= 1, near, np.where(x < 2, far, 0.0))
+
+
+def _resize_coefficients(mode, ratio, scale, rounding, cubic_a, antialias):
+    """The weights of the neighbours of each output element, one row each,
+    from the distance `ratio` in (0, 1] of its source coordinate past the
+    neighbour before it (the ONNX reference's coefficients)."""
+    r = ratio[:, None]
+    if mode == "nearest":
+        second = {"round_prefer_floor": ratio > 0.5, "round_prefer_ceil": ratio >= 0.5,
+                  "floor": np.zeros(ratio.shape, bool),
+                  "ceil": np.ones(ratio.shape, bool)}[rounding] | (ratio == 1)
+        return np.stack([~second, second], axis=1).astype(np.float64)
+    if not antialias:
+        if mode == "linear":
+            return np.concatenate([1 - r, r], axis=1)
+        return _cubic(np.concatenate([r + 1, r, 1 - r, 2 - r], axis=1), cubic_a)
+    # Antialiasing widens the kernel by 1 / scale when the axis shrinks.
+    s = min(scale, 1.0)
+    if mode == "linear":
+        start = int(np.floor(-1 / s) + 1)
+        taps = np.arange(start, start + 2 - 2 * start)
+        weights = np.clip(1 - np.abs((taps - r) * s), 0, 1)
+    else:
+        start = int(np.floor(-2 / s) + 1)
+        weights = _cubic(s * (np.arange(start, 2 - start) - r), cubic_a)
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+def _resize_taps(mode, transform, size, out, scale, roi, rounding, cubic_a,
+                 antialias, exclude_outside):
+    """One axis of a Resize: (indices, weights, outside): element i of the
+    output is the sum over k of input[indices[i, k]] * weights[i, k], or the
+    extrapolation value where outside[i] (tf_crop_and_resize; else None)."""
+    x, outside = _resize_sources(transform, size, out, scale, roi)
+    floor = np.floor(x)
+    ratio = np.where(x == floor, 1.0, x - floor)
+    weights = _resize_coefficients(mode, ratio, scale, rounding, cubic_a, antialias)
+    n = weights.shape[1]
+    # The n neighbours nearest the source coordinate (the earlier ones on a
+    # tie), as the reference finds them on the input padded by its edges.
+    pad = (n + 1) // 2
+    padded = x + pad
+    p = np.floor(padded)
+    frac = padded - p
+    if n % 2 == 0:
+        first = p + np.where(frac == 0, -(n // 2), -(n // 2) + 1)
+    else:
+        first = p - (n - 1) // 2 + (frac > 0.5)
+    indices = first.astype(np.int64)[:, None] + np.arange(n) - pad
+    if exclude_outside:
+        weights = np.where((indices < 0) | (indices >= size), 0.0, weights)
+        total = weights.sum(axis=1, keepdims=True)
+        weights = weights / np.where(total == 0, 1.0, total)
+    return np.clip(indices, 0, size - 1), weights, outside
+
+
+def _resize_axis(x, axis, indices, weights, outside, extrapolation):
+    """x resized along `axis` by _resize_taps's taps: one gather per tap
+    whose weights are not all zero (none where a tap reads each element in
+    place), weighted and summed."""
+    out = indices.shape[0]
+    shape = [1] * x.ndim
+    shape[axis] = out
+    if weights.shape[1] == 2 and np.all((weights == 0) | (weights == 1)) \
+            and np.all(weights.sum(axis=1) == 1):
+        # Nearest: the one neighbour whose weight is 1.
+        indices = indices[np.arange(out), np.argmax(weights, axis=1)][:, None]
+        weights = np.ones((out, 1))
+    y = None
+    for k in range(weights.shape[1]):
+        w = weights[:, k]
+        if not w.any():
+            continue
+        index = indices[:, k]
+        term = (x if out == x.shape[axis] and np.array_equal(index, np.arange(out))
+                else jt.take(x, jt._constant(index, "i64"), axis))
+        if not np.all(w == 1):
+            term = term * jt._constant(w.reshape(shape), x._dtype)
+        y = term if y is None else y + term
+    if y is None:
+        y = jt.take(x, jt._constant(indices[:, 0], "i64"), axis) * _scalar(x, 0)
+    if outside is not None and outside.any():
+        y = jt.where(jt._constant(outside.reshape(shape), "i1"), _scalar(y, extrapolation), y)
+    return y
+
+
+def _repeats(indices, weights, size):
+    """The whole factor by which a nearest resize repeats each element of
+    an axis of `size` elements, if that is what its taps do, else None."""
+    out = indices.shape[0]
+    if out % size or out < size:
+        return None
+    chosen = indices[np.arange(out), np.argmax(weights, axis=1)]
+    if not np.array_equal(chosen, np.arange(out) // (out // size)):
+        return None
+    return out // size
+
+
+@converter("Resize", needs=("broadcast_to", "take", "where"))
 def _resize(n):
-    # Nearest-neighbour resizing by whole factors: each element repeated
-    # `factor` times along each axis (a broadcast over a new axis after it,
-    # then a reshape), where the node's coordinate transformation and
-    # rounding pick exactly those elements. Others are refused.
+    # Resizing is separable: each resized axis in turn, by the taps the
+    # ONNX reference computes (the neighbours of each output element's
+    # source coordinate and their weights), known from the shapes when the
+    # model is loaded. A nearest resize by whole factors is a broadcast over
+    # a new axis after each resized one and a reshape (no gather); the
+    # others gather their taps along each axis and sum them, weighted.
     x = n.tensor(0)
     mode = _text_attr(n, "mode", "nearest")
-    if mode != "nearest":
-        raise n.error(f"mode '{mode}' is not supported by Jeet (only 'nearest' is)")
+    if mode not in ("nearest", "linear", "cubic"):
+        raise n.error(f"mode '{mode}' is not one of nearest, linear, cubic")
     transform = _text_attr(n, "coordinate_transformation_mode", "half_pixel")
-    if transform not in ("half_pixel", "pytorch_half_pixel", "half_pixel_symmetric",
-                         "asymmetric", "align_corners"):
-        raise n.unsupported(f"coordinate_transformation_mode '{transform}'")
+    if transform not in _RESIZE_TRANSFORMS:
+        raise n.error(f"coordinate_transformation_mode '{transform}' is not one of "
+                      f"{', '.join(_RESIZE_TRANSFORMS)}")
     rounding = _text_attr(n, "nearest_mode", "round_prefer_floor")
     if rounding not in _NEAREST_MODES:
         raise n.error(f"nearest_mode '{rounding}' is not one of "
                       f"{', '.join(_NEAREST_MODES)}")
+    antialias = bool(n.attr("antialias", 0))
+    if antialias and mode == "nearest":
+        raise n.error("antialias applies to modes linear and cubic, not nearest")
+    if mode != "nearest" and x._dtype not in ("f32", "f16", "bf16"):
+        raise n.error(f"mode '{mode}' needs a floating-point input, got "
+                      f"{jt._dtypes.LONG_NAMES[x._dtype]}")
     axes = _axes(n, n.ints("axes", list(range(x.ndim))), x.ndim)
     scales = (np.asarray(n.static(2, "the scales"), np.float64).reshape(-1)
               if n.has(2) else np.zeros(0))
@@ -1722,11 +1846,15 @@ def _resize(n):
             raise n.error("both scales and sizes are given")
         if scales.size != len(axes):
             raise n.error(f"scales has {scales.size} entries for {len(axes)} axes")
-        outs = [int(np.floor(x.shape[a] * s)) for a, s in zip(axes, scales)]
+        if np.any(scales <= 0):
+            raise n.error(f"scales {scales.tolist()} must be positive")
+        outs = [int(x.shape[a] * s) for a, s in zip(axes, scales)]
     elif n.has(3):
         sizes = n.static_ints(3, "the sizes")
         if len(sizes) != len(axes):
             raise n.error(f"sizes has {len(sizes)} entries for {len(axes)} axes")
+        if any(x.shape[a] == 0 for a in axes):
+            raise n.unsupported(f"resizing an axis of no elements ({list(x.shape)})")
         scales = np.array([o / x.shape[a] for o, a in zip(sizes, axes)])
         policy = _text_attr(n, "keep_aspect_ratio_policy", "stretch")
         if policy != "stretch":
@@ -1735,36 +1863,51 @@ def _resize(n):
                               "stretch, not_larger or not_smaller")
             scale = scales.min() if policy == "not_larger" else scales.max()
             scales = np.full(len(axes), scale)
-            sizes = [int(np.floor(x.shape[a] * scale + 0.5)) for a in axes]
+            sizes = [int(x.shape[a] * scale + 0.5) for a in axes]
         outs = sizes
     else:
         raise n.error("neither scales nor sizes is given")
-    factors = [1] * x.ndim
-    for a, scale, out in zip(axes, scales, outs):
+    if any(o <= 0 for o in outs):
+        raise n.unsupported(f"an empty result (output sizes {outs} on axes {axes})")
+    rois = [None] * len(axes)
+    if transform == "tf_crop_and_resize":
+        if not n.has(1):
+            raise n.error("coordinate_transformation_mode 'tf_crop_and_resize' needs roi")
+        roi = np.asarray(n.static(1, "the roi"), np.float64).reshape(-1)
+        if roi.size != 2 * len(axes):
+            raise n.error(f"roi has {roi.size} entries for {len(axes)} axes (two each)")
+        rois = [(roi[k], roi[k + len(axes)]) for k in range(len(axes))]
+    extrapolation = float(n.attr("extrapolation_value", 0.0))
+    cubic_a = float(n.attr("cubic_coeff_a", -0.75))
+    exclude_outside = bool(n.attr("exclude_outside", 0))
+    taps = {}
+    for a, scale, out, roi in zip(axes, scales, outs, rois):
         size = x.shape[a]
-        if out == size:
-            continue
-        if out % size or out < size:
-            raise n.error(
-                f"resizing axis {a} from {size} to {out} (scale {scale:g}) is not "
-                "supported by Jeet (only enlarging by a whole factor is)")
-        index = _NEAREST_MODES[rounding](_resize_sources(transform, size, out, scale))
-        index = np.clip(index, 0, size - 1)
-        if not np.array_equal(index, np.arange(out) // (out // size)):
-            raise n.error(
-                f"coordinate_transformation_mode '{transform}' with nearest_mode "
-                f"'{rounding}' at scale {scale:g} on axis {a} is not supported by "
-                "Jeet (it does not repeat each element)")
-        factors[a] = out // size
-    if factors == [1] * x.ndim:
+        if out == size and np.isclose(scale, 1.0) and (
+                roi is None or (np.isclose(roi[0], 0.0) and np.isclose(roi[1], 1.0))):
+            continue  # as the reference: the identity along this axis
+        taps[a] = _resize_taps(mode, transform, size, out, float(scale), roi, rounding,
+                               cubic_a, antialias, exclude_outside)
+    if not taps:
         return [x]
-    expanded, broadcast, result = [], [], []
-    for d, f in zip(x.shape, factors):
-        expanded += [d, 1] if f > 1 else [d]
-        broadcast += [d, f] if f > 1 else [d]
-        result.append(d * f)
-    y = jt.broadcast_to(jt.reshape(x, tuple(expanded)), tuple(broadcast))
-    return [jt.reshape(y, tuple(result))]
+    if mode == "nearest":
+        factors = {a: _repeats(t[0], t[1], x.shape[a]) for a, t in taps.items()
+                   if t[2] is None or not t[2].any()}
+        if len(factors) == len(taps) and None not in factors.values():
+            expanded, broadcast, result = [], [], []
+            for a, d in enumerate(x.shape):
+                f = factors.get(a, 1)
+                expanded += [d, 1] if f > 1 else [d]
+                broadcast += [d, f] if f > 1 else [d]
+                result.append(d * f)
+            y = jt.broadcast_to(jt.reshape(x, tuple(expanded)), tuple(broadcast))
+            return [jt.reshape(y, tuple(result))]
+        y = x
+    else:
+        y = _widened(x)
+    for a, (indices, weights, outside) in taps.items():
+        y = _resize_axis(y, a, indices, weights, outside, extrapolation)
+    return [_narrowed(y, x._dtype)]
 
 
 @converter("MaxPool", "AveragePool", needs=("max_pool2d", "avg_pool2d"))

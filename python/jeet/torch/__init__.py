@@ -60,6 +60,12 @@ class Explanation:
         return sum(p.num_kernels for p in self.partitions)
 
     def __str__(self):
+        if not self.specializations:
+            return ("no graph: dynamo handed the backend nothing to compile, and "
+                    "the function ran in torch as it is (dynamo skips some code: "
+                    "nn.RNN, nn.LSTM and nn.GRU modules unless "
+                    "torch._dynamo.config.allow_rnn is True, and functions it "
+                    "cannot trace; torch._dynamo.explain(fn)(*args) tells more)")
         lines = []
         for i, spec in enumerate(self.specializations):
             lines.append(

@@ -657,6 +657,25 @@ def _full(node, size, fill_value, **kwargs):
     return jt._constant(array, dtype)
 
 
+@converter([aten.full_like.default, aten.new_full.default], needs=("broadcast_to",))
+def _full_like(node, x, *args, **kwargs):
+    # full_like(x, value) and x.new_full(size, value): a broadcast scalar.
+    value = args[-1] if node.target == aten.full_like.default else args[1]
+    dtype = result_dtype(node)
+    return jt.broadcast_to(jt._scalar_constant(value, dtype, "torch"), _shape_of(node))
+
+
+@converter([aten.empty.memory_format, aten.empty_strided.default, aten.empty_like.default,
+            aten.new_empty.default, aten.new_empty_strided.default],
+           needs=("broadcast_to",))
+def _empty(node, *args, **kwargs):
+    # Uninitialised memory in torch: whatever a program reads of it before
+    # writing is unspecified, and Jeet's is zeros (a broadcast scalar, not a
+    # constant array).
+    dtype = result_dtype(node)
+    return jt.broadcast_to(jt._scalar_constant(0, dtype, "torch"), _shape_of(node))
+
+
 @converter([aten.scalar_tensor.default])
 def _scalar_tensor(node, value, **kwargs):
     return jt._scalar_constant(value, result_dtype(node), "torch")
@@ -801,6 +820,57 @@ def _cat(node, tensors, dim=0):
     if not tensors:
         raise Unsupported("an empty result")
     return tensors[0] if len(tensors) == 1 else jt.concatenate(tensors, dim % tensors[0].ndim)
+
+
+@converter(aten.copy.default, needs=("broadcast_to",))
+def _copy(node, dst, src, non_blocking=False):
+    # The functional copy: src as dst's dtype, broadcast to dst's shape.
+    src = _operand(src, dst._dtype)
+    return src if src.shape == dst.shape else jt.broadcast_to(src, dst.shape)
+
+
+def _scattered(node, x, src, dim, piece):
+    """x with x[..., piece, ...] (along dim) replaced by src: with a step of
+    1 the pieces before and after and src joined; else one gather of src
+    over the whole dimension, selected where the piece's positions are."""
+    import numpy as np
+    positions = range(*piece.indices(x.shape[dim]))
+    if len(positions) == 0:
+        return x
+    src = _operand(src, x._dtype)
+    if tuple(src.shape) != tuple(_sliced(x, dim, piece).shape):
+        src = jt.broadcast_to(src, _sliced(x, dim, piece).shape)
+    if len(positions) == x.shape[dim]:
+        return src
+    if positions.step == 1:
+        parts = []
+        if positions.start > 0:
+            parts.append(_sliced(x, dim, slice(0, positions.start)))
+        parts.append(src)
+        if positions.stop < x.shape[dim]:
+            parts.append(_sliced(x, dim, slice(positions.stop, None)))
+        return jt.concatenate(parts, dim)
+    index = np.zeros(x.shape[dim], np.int64)
+    index[list(positions)] = np.arange(len(positions))
+    mask = np.zeros(x.shape[dim], np.bool_)
+    mask[list(positions)] = True
+    shape = [1] * x.ndim
+    shape[dim] = x.shape[dim]
+    spread = jt.take(src, jt._constant(index, "i64"), dim)
+    return jt.where(jt._constant(mask.reshape(shape), "i1"), spread, x)
+
+
+@converter(aten.slice_scatter.default, needs=("concatenate", "take", "where"))
+def _slice_scatter(node, x, src, dim=0, start=None, end=None, step=1):
+    return _scattered(node, x, src, dim % x.ndim, slice(start, end, step))
+
+
+@converter(aten.select_scatter.default, needs=("concatenate", "take", "where"))
+def _select_scatter(node, x, src, dim, index):
+    dim = dim % x.ndim
+    index = index % x.shape[dim]
+    src = jt.reshape(src, tuple(x.shape[:dim]) + (1,) + tuple(x.shape[dim + 1:]))
+    return _scattered(node, x, src, dim, slice(index, index + 1))
 
 
 @converter(aten.constant_pad_nd.default, needs=("pad",))

@@ -14,7 +14,7 @@ import operator
 import weakref
 
 import torch
-from torch._decomp import core_aten_decompositions
+from torch._decomp import core_aten_decompositions, get_decompositions
 from torch._functorch.aot_autograd import aot_module_simplified
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
@@ -28,6 +28,13 @@ from ..errors import JeetError
 from . import _aten, _dtypes
 
 DECOMPOSITIONS = core_aten_decompositions()
+# Bilinear and bicubic upsampling are core ATen ops (no decomposition in
+# the core table): their decompositions are gathers at index tensors and
+# weighted sums, which Jeet computes.
+DECOMPOSITIONS.update(get_decompositions([
+    torch.ops.aten.upsample_bilinear2d.default, torch.ops.aten.upsample_bilinear2d.vec,
+    torch.ops.aten.upsample_bicubic2d.default, torch.ops.aten.upsample_bicubic2d.vec,
+]))
 
 _capsule_to_torch = torch._C._from_dlpack
 

@@ -90,18 +90,6 @@ EXCLUDED = {
     "test_attention_4d_padded_kv_bf16_expanded": "bfloat16 rounding of softmax (1-3 ulp)",
     "test_attention_4d_causal_padded_kv_bf16_expanded": "bfloat16 rounding of softmax (1-3 ulp)",
     "test_attention_3d_causal_bf16_expanded": "bfloat16 rounding of softmax (1-3 ulp)",
-    # Nearest Resize by factors that are not whole numbers, or with an
-    # index rounding that does not repeat each element.
-    "test_resize_upsample_sizes_nearest": "Resize by a factor that is not a whole number",
-    "test_resize_upsample_sizes_nearest_axes_2_3": "Resize by a factor that is not a whole number",
-    "test_resize_upsample_sizes_nearest_axes_3_2": "Resize by a factor that is not a whole number",
-    "test_resize_upsample_sizes_nearest_not_larger": "Resize by a factor that is not a whole number",
-    "test_resize_upsample_sizes_nearest_floor_align_corners":
-        "nearest Resize that does not repeat each element",
-    "test_resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric":
-        "nearest Resize that does not repeat each element",
-    "test_resize_upsample_sizes_nearest_ceil_half_pixel":
-        "nearest Resize that does not repeat each element",
 }
 
 # Cases of claimed ops, by a part of their names, that use what Jeet's
@@ -111,22 +99,10 @@ EXCLUDED_PATTERNS = {
     "pool_2d_ceil": "ceil_mode=1 adding a window",
     "averagepool_2d_dilations": "dilated AveragePool",
     "maxpool_with_argmax": "MaxPool's Indices output",
-    "test_edge_pad": "Pad modes other than constant",
-    "test_reflect_pad": "Pad modes other than constant",
-    "test_wrap_pad": "Pad modes other than constant",
     "test_split_zero_size": "empty tensors",
     "test_slice_start_out_of_bounds": "empty tensors",
     "test_center_crop_pad": "Pad widths computed from tensor data",
     "test_convtranspose_3d": "3-D ConvTranspose (1-D and 2-D are supported)",
-    "test_resize_upsample_scales_linear": "Resize modes other than nearest",
-    "test_resize_downsample_scales_linear": "Resize modes other than nearest",
-    "test_resize_downsample_sizes_linear": "Resize modes other than nearest",
-    "test_resize_upsample_scales_cubic": "Resize modes other than nearest",
-    "test_resize_upsample_sizes_cubic": "Resize modes other than nearest",
-    "test_resize_downsample_scales_cubic": "Resize modes other than nearest",
-    "test_resize_downsample_sizes_cubic": "Resize modes other than nearest",
-    "test_resize_tf_crop_and_resize": "Resize modes other than nearest",
-    "test_resize_downsample": "Resize to a smaller size (nearest, whole factors up only)",
 }
 
 

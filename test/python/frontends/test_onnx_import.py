@@ -1491,18 +1491,92 @@ def test_resize_nearest_repeats_by_whole_factors(rng, shape, attrs, scales, size
     np.testing.assert_array_equal(y, want)
 
 
+def resize_reference(x, roi, scales, sizes, **attrs):
+    """The ONNX reference implementation's Resize of x in float64."""
+    from onnx.reference import ReferenceEvaluator
+    feeds = {"x": x.astype(np.float64)}
+    names = ["x"]
+    for name, value in (("roi", roi), ("scales", scales), ("sizes", sizes)):
+        if value is None:
+            names.append("")
+        else:
+            feeds[name] = value
+            names.append(name)
+    while names[-1] == "":
+        names.pop()
+    inputs = [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype),
+                                            list(v.shape)) for k, v in feeds.items()]
+    node = helper.make_node("Resize", names, ["y"], **attrs)
+    model = make_model([node], inputs, [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)])
+    return ReferenceEvaluator(model).run(None, feeds)[0], names
+
+
+@pytest.mark.parametrize("shape, attrs, roi, scales, sizes", [
+    # torch's bilinear (align_corners=False) and bicubic upsampling.
+    ((2, 3, 5, 7), {"mode": "linear"}, None, [1, 1, 2, 2], None),
+    ((2, 3, 5, 7), {"mode": "cubic", "coordinate_transformation_mode": "pytorch_half_pixel"},
+     None, [1, 1, 2, 2], None),
+    # Sizes that are not whole multiples, both ways.
+    ((1, 2, 6, 5), {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+     None, None, [1, 2, 9, 3]),
+    ((1, 2, 6, 5), {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
+                    "nearest_mode": "floor"}, None, None, [1, 2, 4, 8]),
+    ((1, 2, 6, 5), {"mode": "nearest", "nearest_mode": "round_prefer_ceil"},
+     None, [1, 1, 0.5, 1.5], None),
+    ((3, 8, 6), {"mode": "linear", "axes": [2, 1],
+                 "coordinate_transformation_mode": "half_pixel_symmetric"},
+     None, [1.7, 0.8], None),
+    # Antialiased downsampling: kernels widened by 1 / scale.
+    ((1, 1, 12, 10), {"mode": "linear", "antialias": 1}, None, [1, 1, 0.6, 0.35], None),
+    ((1, 1, 12, 10), {"mode": "cubic", "antialias": 1}, None, None, [1, 1, 5, 7]),
+    # The cubic kernel's coefficient, and the neighbours outside the input
+    # left out (the others reweighted).
+    ((2, 4, 7), {"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1},
+     None, [1, 1, 2.5], None),
+    # A crop: outputs whose source falls outside the input take the
+    # extrapolation value.
+    ((1, 1, 6, 6), {"mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize",
+                    "extrapolation_value": 7.5},
+     [0, 0, -0.2, 0.3, 1, 1, 0.9, 1.4], None, [1, 1, 5, 4]),
+], ids=str)
+def test_resize_as_the_onnx_reference(rng, shape, attrs, roi, scales, sizes):
+    x = rng.standard_normal(shape).astype(np.float32)
+    roi = None if roi is None else np.array(roi, np.float32)
+    scales = None if scales is None else np.array(scales, np.float32)
+    sizes = None if sizes is None else np.array(sizes, np.int64)
+    want, order = resize_reference(x, roi, scales, sizes, **attrs)
+    inputs = {"x": x}
+    for name, value in (("roi", roi), ("scales", scales), ("sizes", sizes)):
+        if value is not None:
+            inputs[name] = value
+    (y,) = run_node("Resize", inputs, [("y", TensorProto.FLOAT, list(want.shape))],
+                    order=order, **attrs)
+    assert y.shape == want.shape
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_resize_of_float16_computes_in_float32(rng):
+    x = rng.standard_normal((1, 3, 6, 5)).astype(np.float16)
+    scales = np.array([1, 1, 1.5, 2], np.float32)
+    want, order = resize_reference(x, None, scales, None, mode="cubic")
+    (y,) = run_node("Resize", {"x": x, "scales": scales},
+                    [("y", TensorProto.FLOAT16, list(want.shape))], order=order, mode="cubic")
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y.astype(np.float64), want, rtol=2 ** -10, atol=2 ** -10)
+
+
 @pytest.mark.parametrize("attrs, scales, message", [
-    ({"mode": "linear"}, [1, 1, 2, 2], "mode 'linear' is not supported by Jeet (only 'nearest' is)"),
-    ({}, [1, 1, 1.5, 2], "resizing axis 2 from 4 to 6 (scale 1.5) is not supported by Jeet "
-                         "(only enlarging by a whole factor is)"),
-    ({}, [1, 1, 0.5, 1], "resizing axis 2 from 4 to 2 (scale 0.5) is not supported"),
-    # (4 to 8 with align_corners happens to repeat each element; 4 to 12
-    # does not.)
-    ({"coordinate_transformation_mode": "align_corners"}, [1, 1, 3, 1],
-     "coordinate_transformation_mode 'align_corners' with nearest_mode 'round_prefer_floor' "
-     "at scale 3 on axis 2 is not supported by Jeet (it does not repeat each element)"),
+    ({"mode": "area"}, [1, 1, 2, 2], "mode 'area' is not one of nearest, linear, cubic"),
+    ({"mode": "nearest", "antialias": 1}, [1, 1, 0.5, 1],
+     "antialias applies to modes linear and cubic, not nearest"),
     ({"coordinate_transformation_mode": "tf_crop_and_resize"}, [1, 1, 2, 1],
-     "coordinate_transformation_mode 'tf_crop_and_resize' is not supported by Jeet"),
+     "coordinate_transformation_mode 'tf_crop_and_resize' needs roi"),
+    ({"coordinate_transformation_mode": "corners"}, [1, 1, 2, 1],
+     "coordinate_transformation_mode 'corners' is not one of half_pixel"),
+    ({"nearest_mode": "round"}, [1, 1, 2, 1], "nearest_mode 'round' is not one of"),
+    ({}, [1, 1, -2, 1], "scales [1.0, 1.0, -2.0, 1.0] must be positive"),
+    ({}, [1, 1, 0.2, 1], "an empty result (output sizes [1, 2, 0, 4] on axes [0, 1, 2, 3]) "
+                         "is not supported by Jeet"),
 ])
 def test_resize_errors_name_the_node(attrs, scales, message):
     x = np.zeros((1, 2, 4, 4), np.float32)
@@ -1510,6 +1584,51 @@ def test_resize_errors_name_the_node(attrs, scales, message):
                      [("y", TensorProto.FLOAT, [1, 2, 8, 4])], order=["x", "", "scales"],
                      **attrs)
     assert message in got
+
+
+def test_resize_linear_of_integers_is_refused():
+    x = np.zeros((1, 2, 4, 4), np.int64)
+    got = node_error("Resize", {"x": x, "scales": np.array([1, 1, 2, 2], np.float32)},
+                     [("y", TensorProto.INT64, [1, 2, 8, 8])], order=["x", "", "scales"],
+                     mode="linear")
+    assert "mode 'linear' needs a floating-point input, got int64" in got
+
+
+@pytest.mark.parametrize("mode", ["edge", "reflect", "wrap"])
+@pytest.mark.parametrize("pads, axes", [
+    ([1, 2, 0, 3, 2, 1], None),
+    ([2, 0, 1, 3], [2, -3]),
+    # A negative pad crops first; the modes then repeat what is left.
+    ([0, -1, 2, 0, 2, 1], None),
+], ids=str)
+def test_pad_modes(rng, mode, pads, axes):
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    inputs = {"x": x, "pads": np.array(pads, np.int64)}
+    order = ["x", "pads"]
+    if axes is not None:
+        inputs["axes"] = np.array(axes, np.int64)
+        order += ["", "axes"]
+    axes = [a % 3 for a in axes] if axes is not None else [0, 1, 2]
+    crop = [slice(None)] * 3
+    widths = [(0, 0)] * 3
+    for k, a in enumerate(axes):
+        before, after = pads[k], pads[k + len(axes)]
+        crop[a] = slice(max(-before, 0), x.shape[a] - max(-after, 0))
+        widths[a] = (max(before, 0), max(after, 0))
+    want = np.pad(x.astype(np.float64)[tuple(crop)], widths, mode=mode)
+    (y,) = run_node("Pad", inputs, [("y", TensorProto.FLOAT, list(want.shape))],
+                    order=order, mode=mode)
+    np.testing.assert_array_equal(y, want)
+
+
+def test_pad_mode_errors_name_the_node():
+    x = np.zeros((2, 3), np.float32)
+    got = node_error("Pad", {"x": x, "pads": np.array([1, 0, 1, 0], np.int64)},
+                     [("y", TensorProto.FLOAT, [4, 3])], mode="mirror")
+    assert "mode 'mirror' is not one of constant, edge, reflect, wrap" in got
+    got = node_error("Pad", {"x": x, "pads": np.array([-2, 0, 1, 0], np.int64)},
+                     [("y", TensorProto.FLOAT, [1, 3])], mode="reflect")
+    assert "mode 'reflect' cannot pad axis 0 of [0, 3]: it has no elements" in got
 
 
 def _single_node(op, dtype, shape, out_shape, **attrs):

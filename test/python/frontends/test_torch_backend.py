@@ -2,6 +2,7 @@
 partitions around nodes Jeet does not compile, per-shape caching, the
 preparation of weights, inference only."""
 
+import copy
 import functools
 
 import numpy as np
@@ -330,6 +331,30 @@ def test_narrow_composites_compute_in_float32(seed, dtype, name):
     eager_err = (eager.double() - want).abs().max().item()
     err = (got.double() - want).abs().max().item()
     assert err <= max(factor * eager_err, ulp), (err, eager_err, f"seed {seed}")
+
+
+def test_explain_says_when_dynamo_captured_nothing(seed, monkeypatch):
+    """Dynamo skips RNN modules by default: the backend sees no graph and
+    the model runs in torch. explain says so instead of printing nothing;
+    with allow_rnn the GRU's steps compile into Jeet."""
+    gru = torch.nn.GRU(4, 6, batch_first=True).eval()
+    x = torch.randn(2, 3, 4)
+    torch._dynamo.reset()
+    monkeypatch.setattr(torch._dynamo.config, "allow_rnn", False)
+    report = jeet.torch.explain(gru, x)
+    assert not report.specializations
+    assert str(report).startswith("no graph: dynamo handed the backend nothing")
+    assert "allow_rnn" in str(report)
+    torch._dynamo.reset()
+    monkeypatch.setattr(torch._dynamo.config, "allow_rnn", True)
+    report = jeet.torch.explain(gru, x)
+    assert report.partitions and not report.fallbacks, str(report)
+    with torch.no_grad():
+        got = torch.compile(gru, backend="jeet")(x)[0]
+        want = copy.deepcopy(gru).double()(x.double())[0]
+    np.testing.assert_allclose(got.double().numpy(), want.numpy(), rtol=1e-5, atol=1e-5,
+                               err_msg=f"seed {seed}")
+    torch._dynamo.reset()
 
 
 def test_unsupported_node_splits_the_graph(seed):
@@ -700,6 +725,44 @@ def test_convolution_and_pooling_run_in_jeet(seed):
     w, b = torch.randn(6, 4, 3, 3), torch.randn(6)
     g, s = torch.randn(6, 2, 3, 3), torch.randn(5, 4, 3)
     _check_in_jeet(fn, (x, w, b, g, s), seed, rtol=1e-4, atol=1e-4)
+
+
+def test_resampling_and_padding_modes_run_in_jeet(seed):
+    """Upsampling (nearest, bilinear and bicubic, both corner conventions,
+    a scale that is not a whole number) and the padding modes that repeat
+    elements: all of them gathers and weighted sums in Jeet."""
+    F = torch.nn.functional
+
+    def fn(x):
+        return (F.interpolate(x, scale_factor=2, mode="nearest"),
+                F.interpolate(x, scale_factor=2, mode="bilinear"),
+                F.interpolate(x, size=(7, 4), mode="bilinear", align_corners=True),
+                F.interpolate(x, scale_factor=1.5, mode="bicubic"),
+                F.interpolate(x, size=(9, 11), mode="bicubic", align_corners=True),
+                F.pad(x, (2, 1, 1, 2), mode="reflect"),
+                F.pad(x, (1, 3, 0, 2), mode="replicate"),
+                F.pad(x, (2, 2, 1, 1), mode="circular"))
+
+    _check_in_jeet(fn, (torch.randn(2, 3, 5, 6),), seed)
+
+
+def test_slice_and_select_scatters_run_in_jeet(seed):
+    """Writes into slices (with steps, from the end, broadcast, of another
+    dtype) as their functional ops, and a slice assigned in place."""
+    def fn(x, y, r, v):
+        z = x.clone()
+        z[:, 1:4] = y
+        z[1] = 0.5
+        return (torch.slice_scatter(x, y, 1, 1, 4),
+                torch.slice_scatter(x, y[:, :2], 1, 1, 5, 2),
+                torch.slice_scatter(x, r, 0, -2),
+                torch.select_scatter(x, v, 1, -1),
+                torch.select_scatter(x, v.to(torch.float16), 1, 2),
+                z)
+
+    x, y = torch.randn(4, 6), torch.randn(4, 3)
+    r, v = torch.randn(2, 6), torch.randn(4)
+    _check_in_jeet(fn, (x, y, r, v), seed)
 
 
 def test_int64_and_bool_inputs_cross_without_a_copy():

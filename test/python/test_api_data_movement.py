@@ -215,3 +215,60 @@ def test_pad_of_a_batch_in_a_matmul_tile(rng, width):
     padded = np.pad(a.astype(np.float64), width, constant_values=2.0)
     expected = padded @ b.astype(np.float64) + e
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)
+
+
+def _slice_graphs(rng, device):
+    """Graphs whose slices the ops after them read in place, each with its
+    kernel count and its float64 result: a recurrent cell's gates (slices of
+    a matmul's result, one strided), a matmul of strided slices, attention
+    over queries, keys and values stacked in one tensor, and a reduction of
+    a strided slice of a row group's input."""
+    def T(a):
+        return jeet.tensor(a, device=device)
+
+    x = rng.standard_normal((6, 10)).astype(np.float32)
+    w = rng.standard_normal((10, 48)).astype(np.float32)
+    y = T(x) @ T(w)
+    gates = jeet.sigmoid(y[:, :16]) * jeet.tanh(y[:, 16:32]) + y[:, 32::1] * y[:, ::3]
+    Y = x.astype(np.float64) @ w
+    yield "gates", gates, 2, (1 / (1 + np.exp(-Y[:, :16])) * np.tanh(Y[:, 16:32])
+                              + Y[:, 32:] * Y[:, ::3])
+
+    a = rng.standard_normal((50, 40)).astype(np.float32)
+    b = rng.standard_normal((30, 70)).astype(np.float32)
+    got = jeet.relu(T(a)[3:43:2, 5:35] @ T(b)[:, 10:60:3] + 1.0)
+    yield "strided matmul", got, 1, np.maximum(
+        a[3:43:2, 5:35].astype(np.float64) @ b[:, 10:60:3] + 1, 0)
+
+    B, S, H, D = 2, 24, 3, 16
+    qkv = rng.standard_normal((B * S, 3 * H * D)).astype(np.float32)
+    stacked = jeet.transpose(jeet.reshape(T(qkv), (B, S, 3, H, D)), (2, 0, 3, 1, 4))
+    q, k, v = stacked[0], stacked[1], stacked[2]
+    scores = q @ jeet.transpose(k, (0, 1, 3, 2)) * (1 / np.sqrt(D))
+    out = jeet.softmax(scores, axis=-1) @ v
+    Q = qkv.astype(np.float64).reshape(B, S, 3, H, D).transpose(2, 0, 3, 1, 4)
+    s = Q[0] @ Q[1].transpose(0, 1, 3, 2) / np.sqrt(D)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    # The stacking transpose and the attention kernels (three on the GPU,
+    # one block kernel on the CPU): no copy of q, k or v.
+    yield "stacked attention", out, None, p / p.sum(-1, keepdims=True) @ Q[2]
+
+    r = rng.standard_normal((64, 96)).astype(np.float32)
+    rows = T(r)[1:61, ::2]
+    normed = rows - jeet.mean(rows, axis=1, keepdims=True)
+    R = r[1:61, ::2].astype(np.float64)
+    yield "row group", normed, 1, R - R.mean(1, keepdims=True)
+
+
+@pytest.mark.parametrize("name", ["gates", "strided matmul", "stacked attention", "row group"])
+def test_slices_are_read_in_place(rng, name):
+    """Slices (positive steps) of values in memory are read in place by the
+    kernels that use them, not copied by kernels of their own; the results
+    match float64."""
+    for graph, got, kernels, want in _slice_graphs(rng, "cpu"):
+        if graph != name:
+            continue
+        if kernels is not None:
+            assert jeet.compile(got).num_kernels == kernels, jeet.explain(got)
+        assert "jeet.slice  (1 op fused)" not in str(jeet.explain(got))
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)

@@ -314,3 +314,14 @@ def test_numpy_functions_on_the_gpu(rng):
         np.testing.assert_array_equal(got.numpy(), want)
     close(jeet.dot(x, y.T).numpy(), a64 @ b64.T)
     close((x // 0.3).numpy(), np.floor_divide(a, np.float32(0.3)).astype(np.float64))
+
+
+@requires_gpu
+def test_slices_are_read_in_place_on_the_gpu(rng):
+    """The slices that kernels read in place (views of their inputs) on the
+    GPU: the graphs of test_api_data_movement.py's test, against float64."""
+    from test_api_data_movement import _slice_graphs
+    for name, got, _, want in _slice_graphs(rng, "gpu"):
+        assert "jeet.slice  (1 op fused)" not in str(jeet.explain(got)), name
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-4,
+                                   err_msg=name)

@@ -115,6 +115,22 @@ Value jeet::emitSlice(OpBuilder &b, SliceOp op, Value input) {
       });
 }
 
+Value jeet::emitSliceView(OpBuilder &b, SliceOp op, Value input) {
+  RankedTensorType inputType = op.getInput().getType();
+  SmallVector<int64_t> offsets, sizes, strides;
+  for (int64_t d = 0; d < inputType.getRank(); ++d) {
+    SliceBounds bounds =
+        getSliceBounds(inputType.getDimSize(d), op.getStarts()[d],
+                       op.getStops()[d], op.getSteps()[d]);
+    offsets.push_back(bounds.start);
+    sizes.push_back(bounds.count);
+    strides.push_back(op.getSteps()[d]);
+  }
+  return tensor::ExtractSliceOp::create(b, op.getLoc(), op.getType(), input,
+                                        ValueRange{}, ValueRange{},
+                                        ValueRange{}, offsets, sizes, strides);
+}
+
 Value jeet::emitConcat(OpBuilder &b, ConcatOp op, ValueRange inputs) {
   RankedTensorType type = op.getType();
   int64_t axis = op.getAxis();

@@ -20,6 +20,10 @@ class PadOp;
 class SliceOp;
 
 mlir::Value emitSlice(mlir::OpBuilder &b, SliceOp op, mlir::Value input);
+
+/// The slice (isViewSlice: every step positive) as a tensor.extract_slice of
+/// `input`: no loop, a view of the input's buffer once bufferized.
+mlir::Value emitSliceView(mlir::OpBuilder &b, SliceOp op, mlir::Value input);
 mlir::Value emitConcat(mlir::OpBuilder &b, ConcatOp op,
                        mlir::ValueRange inputs);
 mlir::Value emitGather(mlir::OpBuilder &b, GatherOp op, mlir::Value data,

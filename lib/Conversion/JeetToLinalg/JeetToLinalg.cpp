@@ -311,6 +311,8 @@ private:
   DenseMap<Value, Value> materialized;
   /// Transposes that the matmuls reading them fold in: never materialised.
   DenseSet<Operation *> foldedTransposes;
+  /// Slices read in place, and their reshapes: views of a leaf's tensor.
+  DenseSet<Value> views;
 };
 
 } // namespace
@@ -832,6 +834,32 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
     if (transpose && foldsIntoMatmuls(transpose) &&
         !llvm::is_contained(roots, transpose.getResult())) {
       foldedTransposes.insert(op);
+      continue;
+    }
+    // Read in place by the ops of the group: a box of its input, a view
+    // once bufferized, and that view reshaped (jeet-fuse clones slices and
+    // their reshapes by unit dimensions into their readers' groups). A
+    // slice or reshape that the group yields is copied.
+    bool isRoot = llvm::is_contained(roots, op->getResult(0));
+    auto slice = dyn_cast<SliceOp>(op);
+    if (slice && isViewSlice(slice) && !isRoot) {
+      FailureOr<Value> input = materialize(slice.getInput());
+      if (failed(input))
+        return failure();
+      Value view = emitSliceView(b, slice, *input);
+      leaves[slice.getResult()] =
+          Leaf{view, slice.getType().getElementType(), 0};
+      views.insert(slice.getResult());
+      continue;
+    }
+    auto reshape = dyn_cast<ReshapeOp>(op);
+    if (reshape && views.contains(reshape.getInput()) && !isRoot) {
+      Value view = reshapeTensor(b, reshape.getLoc(),
+                                 leaves.lookup(reshape.getInput()).tensor,
+                                 reshape.getType());
+      leaves[reshape.getResult()] =
+          Leaf{view, reshape.getType().getElementType(), 0};
+      views.insert(reshape.getResult());
       continue;
     }
     ++numAnchors;

@@ -767,6 +767,13 @@ bool jeet::foldsIntoMatmuls(TransposeOp op) {
   });
 }
 
+bool jeet::isViewSlice(SliceOp op) {
+  // A constant's slice is folded, or read as the constant: a kernel on the
+  // GPU cannot take a view of a host global.
+  return !op.getInput().getDefiningOp<ConstantOp>() &&
+         llvm::all_of(op.getSteps(), [](int64_t step) { return step > 0; });
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
   ArrayRef<int64_t> perm = getPermutation();
   if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))

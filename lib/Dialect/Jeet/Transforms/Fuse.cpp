@@ -31,6 +31,9 @@
 // copy is never made (attention's Q @ K^T is one kernel, not two). It is a
 // member of its first reader's group and recomputed in the others', or,
 // where a reader's group is full (max-ops), a group of its own.
+// A slice with positive steps of a value in memory (and such a slice
+// reshaped by unit dimensions) is read in place: it is copied into the group
+// of each op that reads it, which the lowering reads as a view of the input.
 // Any other transpose, reshape, softmax or other op is a group of its own.
 // With an attention block budget (the CPU pipeline's choice), a matmul whose
 // left operand is a row op of a multi-reduction group over the rows of
@@ -184,6 +187,8 @@ private:
   void formGroups();
   bool isInGroup(unsigned group, unsigned op) const;
   bool recomputeCone(unsigned op, SmallVectorImpl<unsigned> &cone) const;
+  bool readsSliceInPlace(unsigned group, unsigned op,
+                         SmallVectorImpl<unsigned> &view) const;
   void addRecomputation();
   void findNeeded(ArrayRef<SmallVector<unsigned>> bodies,
                   DenseSet<std::pair<unsigned, unsigned>> &needed,
@@ -696,8 +701,49 @@ bool BlockFuser::recomputeCone(unsigned op,
   return true;
 }
 
+/// Whether the reshape only adds or removes dimensions of size 1.
+static bool isUnitDimReshape(ReshapeOp op) {
+  auto nonUnit = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> dims;
+    llvm::copy_if(shape, std::back_inserter(dims),
+                  [](int64_t d) { return d != 1; });
+    return dims;
+  };
+  return nonUnit(op.getInput().getType().getShape()) ==
+         nonUnit(op.getType().getShape());
+}
+
+/// Whether `group` can read `op` (of another group) in place, and the ops
+/// that make it a view (in `view`, sorted): a slice that is a view of its
+/// input (isViewSlice), which the group does not compute itself so that it
+/// is in memory when the group runs, or such a slice reshaped by adding or
+/// removing dimensions of size 1 (`x[0]` of a stack of tensors).
+bool BlockFuser::readsSliceInPlace(unsigned group, unsigned op,
+                                   SmallVectorImpl<unsigned> &view) const {
+  unsigned sliceIndex = op;
+  if (auto reshape = dyn_cast<ReshapeOp>(ops[op])) {
+    std::optional<unsigned> input = producerIndex(reshape.getInput());
+    if (!isUnitDimReshape(reshape) || !input)
+      return false;
+    sliceIndex = *input;
+  }
+  auto slice = dyn_cast<SliceOp>(ops[sliceIndex]);
+  if (!slice || !isViewSlice(slice))
+    return false;
+  std::optional<unsigned> input = producerIndex(slice.getInput());
+  if (input && isInGroup(group, *input))
+    return false;
+  if (!isInGroup(group, sliceIndex))
+    view.push_back(sliceIndex);
+  if (sliceIndex != op)
+    view.push_back(op);
+  return true;
+}
+
 /// Rule 4: clones cheap producers into the groups that read them, until no
-/// group changes.
+/// group changes: short elementwise chains (recomputeCone), and slices read
+/// in place (readsSliceInPlace), whose copy then goes where every reader
+/// reads the slice in place.
 void BlockFuser::addRecomputation() {
   bool changed = true;
   while (changed) {
@@ -708,15 +754,15 @@ void BlockFuser::addRecomputation() {
       SmallVector<unsigned> body = mergeSorted(group.members, group.clones);
       for (unsigned op : body) {
         // A matmul reads its operands from memory, and so does a transpose
-        // that it folds in.
-        if (kinds[op] == OpKind::Matmul || foldsIntoMatmul[op])
-          continue;
+        // that it folds in: a slice of memory, but not elementwise work.
+        bool readsMemory = kinds[op] == OpKind::Matmul || foldsIntoMatmul[op];
         for (Value operand : ops[op]->getOperands()) {
           std::optional<unsigned> producer = producerIndex(operand);
           if (!producer || isInGroup(index, *producer))
             continue;
           SmallVector<unsigned> cone;
-          if (!recomputeCone(*producer, cone))
+          if (!readsSliceInPlace(index, *producer, cone) &&
+              (readsMemory || !recomputeCone(*producer, cone)))
             continue;
           SmallVector<unsigned> added;
           for (unsigned i : cone)

@@ -118,6 +118,15 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     group has no room left (`max-ops`), or any other op reads the transpose,
     it is a group of its own. Any other transpose is a group of its own.
 
+    A slice with positive steps of a value in memory (a graph input or a
+    result of another group, not a constant), and such a slice reshaped by
+    adding or removing dimensions of size 1 (`x[0]` of stacked tensors), is
+    copied into every group that reads it: the lowering reads it as a
+    `tensor.extract_slice` of the input (a view once bufferized), so the
+    gates of a recurrent cell or the queries, keys and values of a stacked
+    projection are read in place. The slice stays a group of its own (a
+    copy) only where it is a result or another op reads it.
+
     With `multi-reduction`, a reduction group also takes row ops: elementwise
     ops with the reduced input's shape that read the group's reductions (or
     their epilogues) broadcast back over the rows, with the group's prologue

@@ -94,13 +94,24 @@ void placeBefore(llvm::Value *value, llvm::Instruction *before,
   inst->moveBefore(before->getIterator());
 }
 
+/// Whether an instruction outside `block`, or a PHI, uses `inst`.
+bool usedOutside(const llvm::Instruction &inst, const llvm::BasicBlock &block) {
+  return llvm::any_of(inst.users(), [&](const llvm::User *user) {
+    const auto *userInst = llvm::cast<llvm::Instruction>(user);
+    return userInst->getParent() != &block || llvm::isa<llvm::PHINode>(userInst);
+  });
+}
+
 /// Moves each recomputable chain of `block` next to its first use there, so
 /// that splitting the block keeps a kernel and the pointers it loads
-/// together. The chains used only elsewhere stay where they are.
+/// together. The chains used elsewhere count as uses where they stand: their
+/// operands are placed before them, not moved down to a later use (which
+/// left the address a later block uses computed from a load after it).
 void sinkChainsToFirstUse(llvm::BasicBlock &block) {
   llvm::SmallVector<llvm::Instruction *> users;
   for (llvm::Instruction &inst : block)
-    if (!llvm::isa<llvm::PHINode>(inst) && !isRecomputable(&inst))
+    if (!llvm::isa<llvm::PHINode>(inst) &&
+        (!isRecomputable(&inst) || usedOutside(inst, block)))
       users.push_back(&inst);
   llvm::SmallPtrSet<llvm::Instruction *, 16> placed;
   for (llvm::Instruction *user : users)

@@ -33,8 +33,12 @@ GPU_PROGRAMS = 150
 # jeet-cpu-vectorize-pad rewrote as if it were the whole pad (every batch a
 # copy of the input's first; jeet-cpu-vectorize-pad.mlir @pad_in_a_tile and
 # test_api_data_movement.py::test_pad_of_a_batch_in_a_matmul_tile are the
-# lasting guards).
-FINDINGS = [641, 1638, 2831, 498119]
+# lasting guards). 583273 (2026-12-05): an f16 softmax and its input
+# concatenated, both results: the entry's long block had its pointer loads
+# moved down past an address computed from one of them (LLVM's verifier
+# aborted the process; OutlineLongBlocksTest's
+# ChainsUsedInOtherBlocksKeepTheirOperands is the lasting guard).
+FINDINGS = [641, 1638, 2831, 498119, 583273]
 # On the GPU (the emulator), seeds of the generator of 2026-12-04's fourth
 # session: 109407, a reduction in the same launch as the comparison whose
 # tiles wrote the broadcast it read (NaN); 112476, a mean whose tiles held

@@ -241,6 +241,58 @@ TEST(OutlineLongBlocksTest, OtherLoadsStay) {
   EXPECT_EQ(verifierErrors(module), "");
 }
 
+/// `void offsets(ptr %args)`: the packed form's pointers loaded at the
+/// top, then the address 62 bytes into buffer 0 (a concatenation's second
+/// row) computed there and used only in the next block, and kKernels kernels
+/// of which only the last reads buffer 0 itself.
+llvm::Function *buildOffsetUsedInTheNextBlock(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> b(context);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false);
+  auto *f = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                   "offsets", module);
+  auto *entry = llvm::BasicBlock::Create(context, "entry", f);
+  auto *next = llvm::BasicBlock::Create(context, "next", f);
+  b.SetInsertPoint(entry);
+  llvm::MDNode *mark = llvm::MDNode::get(context, {});
+  llvm::SmallVector<llvm::Value *> buffers;
+  for (unsigned i = 0; i <= kKernels; ++i) {
+    llvm::Value *slot = b.CreateGEP(b.getPtrTy(), f->getArg(0), b.getInt64(i));
+    llvm::LoadInst *descriptor = b.CreateLoad(b.getPtrTy(), slot);
+    descriptor->setMetadata(llvm::LLVMContext::MD_invariant_load, mark);
+    llvm::LoadInst *pointer = b.CreateLoad(b.getPtrTy(), descriptor);
+    pointer->setMetadata(llvm::LLVMContext::MD_invariant_load, mark);
+    buffers.push_back(pointer);
+  }
+  llvm::Value *row = b.CreateGEP(b.getInt8Ty(), buffers[0], b.getInt64(62));
+  for (unsigned i = kKernels; i-- > 0;) {
+    llvm::Value *sum =
+        b.CreateFAdd(b.CreateLoad(b.getFloatTy(), buffers[i]),
+                     b.CreateLoad(b.getFloatTy(), buffers[i + 1]));
+    b.CreateStore(sum, buffers[i + 1]);
+  }
+  b.CreateBr(next);
+  b.SetInsertPoint(next);
+  b.CreateStore(llvm::ConstantFP::get(b.getFloatTy(), 1.0), row);
+  b.CreateRetVoid();
+  return f;
+}
+
+// A chain used only in another block stays where it is, and so do the
+// loads it needs: the load of buffer 0 was moved down to the last kernel,
+// its first use in the block, past the address computed from it ("Instruction
+// does not dominate all uses!", LLVM's verifier aborting the compilation of
+// an f16 softmax concatenated after its input: fuzz_numerics.py seed
+// 583,273).
+TEST(OutlineLongBlocksTest, ChainsUsedInOtherBlocksKeepTheirOperands) {
+  llvm::LLVMContext context;
+  llvm::Module module("kernels", context);
+  buildOffsetUsedInTheNextBlock(module);
+
+  EXPECT_GT(jeet::detail::outlineLongBlocks(module, kLimit), 1u);
+  EXPECT_EQ(verifierErrors(module), "");
+}
+
 /// `void masks(ptr %args)`: a mask of one lane, the `and` of an f16 and an
 /// f32 compare (what the guards of the exp and log approximations make on a
 /// softmax row's last lane), computed at the top of a long block and used

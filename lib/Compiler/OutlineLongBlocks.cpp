@@ -98,7 +98,8 @@ void placeBefore(llvm::Value *value, llvm::Instruction *before,
 bool usedOutside(const llvm::Instruction &inst, const llvm::BasicBlock &block) {
   return llvm::any_of(inst.users(), [&](const llvm::User *user) {
     const auto *userInst = llvm::cast<llvm::Instruction>(user);
-    return userInst->getParent() != &block || llvm::isa<llvm::PHINode>(userInst);
+    return userInst->getParent() != &block ||
+           llvm::isa<llvm::PHINode>(userInst);
   });
 }
 

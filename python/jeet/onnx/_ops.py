@@ -1910,6 +1910,233 @@ def _resize(n):
     return [_narrowed(y, x._dtype)]
 
 
+# --------------------------------------------------------------------------
+# Recurrent layers (RNN, GRU, LSTM), unrolled over the sequence
+# --------------------------------------------------------------------------
+
+# The activations ONNX names for the recurrent ops, with their defaults of
+# alpha and beta (None: the function takes none).
+_RECURRENT_ACTIVATIONS = {
+    "Sigmoid": (None, None), "Tanh": (None, None), "Relu": (None, None),
+    "Softsign": (None, None), "Softplus": (None, None),
+    "Affine": (1.0, 0.0), "LeakyRelu": (0.01, None), "ThresholdedRelu": (1.0, None),
+    "ScaledTanh": (1.0, 1.0), "HardSigmoid": (0.2, 0.5), "Elu": (1.0, None),
+}
+_RECURRENT_GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+_RECURRENT_DEFAULTS = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"],
+                       "LSTM": ["Sigmoid", "Tanh", "Tanh"]}
+
+
+def _recurrent_activation(name, alpha, beta):
+    """The activation `name` (as ONNX spells it, any case) as a function of a
+    jeet tensor."""
+    canonical = {k.lower(): k for k in _RECURRENT_ACTIVATIONS}.get(name.lower())
+    if canonical is None:
+        return None
+    a0, b0 = _RECURRENT_ACTIVATIONS[canonical]
+    alpha = a0 if alpha is None else alpha
+    beta = b0 if beta is None else beta
+    return {
+        "Sigmoid": jt.sigmoid, "Tanh": jt.tanh, "Relu": jt.relu,
+        "Softsign": lambda x: jt.div(x, jt.add(jt.abs(x), 1.0)),
+        "Softplus": _softplus,
+        "Affine": lambda x: jt.add(jt.mul(x, alpha), beta),
+        "LeakyRelu": lambda x: jt.where(jt.lt(x, 0.0), jt.mul(x, alpha), x),
+        "ThresholdedRelu": lambda x: jt.where(jt.gt(x, alpha), x, jt.mul(x, 0.0)),
+        "ScaledTanh": lambda x: jt.mul(jt.tanh(jt.mul(x, beta)), alpha),
+        "HardSigmoid": lambda x: _hard_sigmoid(x, alpha, beta),
+        "Elu": lambda x: _elu_core(x, alpha),
+    }[canonical]
+
+
+def _recurrent_activations(n, count, directions):
+    """`count` activation functions per direction, from the node's
+    activations, activation_alpha and activation_beta."""
+    names = n.attr("activations")
+    names = ([v.decode() if isinstance(v, bytes) else v for v in names]
+             if names is not None else _RECURRENT_DEFAULTS[n.op_type] * directions)
+    if len(names) == count:
+        names = names * directions
+    if len(names) != count * directions:
+        raise n.error(f"activations {names} should name {count} function(s) per "
+                      f"direction ({count * directions} in all)")
+    alphas = list(n.attr("activation_alpha", []) or [])
+    betas = list(n.attr("activation_beta", []) or [])
+    functions, used = [], {"alpha": 0, "beta": 0}
+    for name in names:
+        canonical = {k.lower(): k for k in _RECURRENT_ACTIVATIONS}.get(name.lower())
+        if canonical is None:
+            raise n.error(f"activation '{name}' is not one of "
+                          f"{', '.join(_RECURRENT_ACTIVATIONS)}")
+        a0, b0 = _RECURRENT_ACTIVATIONS[canonical]
+        # activation_alpha and activation_beta list the values of the
+        # functions that take them, in order.
+        alpha = beta = None
+        if a0 is not None and used["alpha"] < len(alphas):
+            alpha = float(alphas[used["alpha"]])
+            used["alpha"] += 1
+        if b0 is not None and used["beta"] < len(betas):
+            beta = float(betas[used["beta"]])
+            used["beta"] += 1
+        functions.append(_recurrent_activation(canonical, alpha, beta))
+    return [functions[d * count:(d + 1) * count] for d in range(directions)]
+
+
+def _rows(x, start, size):
+    """Columns [start, start + size) of a matrix (a gate's part of the
+    gates' pre-activations)."""
+    return x[:, start:start + size]
+
+
+@converter("RNN", "GRU", "LSTM", needs=("matmul", "concatenate", "sigmoid", "tanh"))
+def _recurrent(n):
+    # Unrolled over the sequence (its length is the input's static shape):
+    # the input's product with W for every step at once (one matmul), then
+    # per step the hidden state's product with R and the gates' activations,
+    # which read their parts of the pre-activations in place (slices). ONNX
+    # gate orders: LSTM i, o, f, c; GRU z, r, h.
+    op = n.op_type
+    gates = _RECURRENT_GATES[op]
+    x = n.tensor(0)
+    if x.ndim != 3:
+        raise n.error(f"X must have rank 3, got shape {list(x.shape)}")
+    layout = int(n.attr("layout", 0))
+    if layout not in (0, 1):
+        raise n.error(f"layout must be 0 or 1, got {layout}")
+    if layout:
+        x = jt.transpose(x, (1, 0, 2))
+    steps, batch, features = x.shape
+    w, r = n.tensor(1), n.tensor(2)
+    directions, rows, hidden = r.shape if r.ndim == 3 else (0, 0, 0)
+    direction = _text_attr(n, "direction", "forward")
+    expected = {"forward": 1, "reverse": 1, "bidirectional": 2}.get(direction)
+    if expected is None:
+        raise n.error(f"direction '{direction}' is not one of forward, reverse, "
+                      "bidirectional")
+    if (w.ndim != 3 or tuple(w.shape) != (expected, gates * hidden, features)
+            or rows != gates * hidden or directions != expected):
+        raise n.error(f"W {list(w.shape)} and R {list(r.shape)} do not fit X "
+                      f"{list(x.shape)} with {expected} direction(s) of {gates} "
+                      "gate(s)")
+    size = n.attr("hidden_size")
+    if size is not None and int(size) != hidden:
+        raise n.error(f"hidden_size {size} does not match R's {hidden}")
+    if steps == 0 or batch == 0:
+        raise n.unsupported("an empty sequence or batch")
+    if n.has(4):
+        lengths = np.asarray(n.static(4, "sequence_lens")).reshape(-1)
+        if lengths.size != batch or np.any(lengths != steps):
+            raise n.unsupported(
+                f"sequence_lens {lengths.tolist()} other than the whole sequence "
+                f"({steps}) for every batch entry")
+    clip = n.attr("clip")
+    clip = None if clip is None else float(clip)
+    input_forget = int(n.attr("input_forget", 0))
+    linear_before_reset = int(n.attr("linear_before_reset", 0))
+    activations = _recurrent_activations(n, {"RNN": 1, "GRU": 2, "LSTM": 3}[op], expected)
+
+    def state(i, what):
+        if not n.has(i):
+            return None
+        s = n.tensor(i)
+        if layout:
+            s = jt.transpose(s, (1, 0, 2))
+        if tuple(s.shape) != (expected, batch, hidden):
+            raise n.error(f"{what} {list(s.shape)} should be "
+                          f"{[expected, batch, hidden] if not layout else [batch, expected, hidden]}")
+        return s
+
+    h0, c0 = state(5, "initial_h"), (state(6, "initial_c") if op == "LSTM" else None)
+    bias = n.tensor(3) if n.has(3) else None
+    if bias is not None and tuple(bias.shape) != (expected, 2 * gates * hidden):
+        raise n.error(f"B {list(bias.shape)} should be {[expected, 2 * gates * hidden]}")
+    peepholes = n.tensor(7) if op == "LSTM" and n.has(7) else None
+    if peepholes is not None and tuple(peepholes.shape) != (expected, 3 * hidden):
+        raise n.error(f"P {list(peepholes.shape)} should be {[expected, 3 * hidden]}")
+    zero = jt.broadcast_to(_scalar(x, 0), (batch, hidden))
+
+    def clipped(v):
+        return v if clip is None else jt.minimum(jt.maximum(v, -clip), clip)
+
+    ys, last_h, last_c = [], [], []
+    for d in range(expected):
+        f = activations[d]
+        wd = jt.reshape(w[d:d + 1], (gates * hidden, features))
+        rd = jt.reshape(r[d:d + 1], (gates * hidden, hidden))
+        # X W^T (+ Wb) for every step: (steps * batch, gates * hidden).
+        xw = jt.matmul(jt.reshape(x, (steps * batch, features)), jt.transpose(wd, (1, 0)))
+        wb = rb = None
+        if bias is not None:
+            wb = jt.reshape(bias[d:d + 1, :gates * hidden], (gates * hidden,))
+            rb = jt.reshape(bias[d:d + 1, gates * hidden:], (gates * hidden,))
+            if op != "GRU":
+                xw = jt.add(xw, jt.add(wb, rb))
+            else:
+                xw = jt.add(xw, wb)
+        rt = jt.transpose(rd, (1, 0))
+        h = zero if h0 is None else jt.reshape(h0[d:d + 1], (batch, hidden))
+        c = (zero if c0 is None else jt.reshape(c0[d:d + 1], (batch, hidden))) \
+            if op == "LSTM" else None
+        if peepholes is not None:
+            p = [jt.reshape(peepholes[d:d + 1, k * hidden:(k + 1) * hidden], (hidden,))
+                 for k in range(3)]
+        outputs = [None] * steps
+        backwards = direction == "reverse" or d == 1
+        order = range(steps - 1, -1, -1) if backwards else range(steps)
+        for t in order:
+            xt = xw[t * batch:(t + 1) * batch]
+            if op == "RNN":
+                h = f[0](clipped(jt.add(xt, jt.matmul(h, rt))))
+            elif op == "LSTM":
+                g = jt.add(xt, jt.matmul(h, rt))
+                i_, o_, f_, c_ = (_rows(g, k * hidden, hidden) for k in range(4))
+                if peepholes is not None:
+                    i_ = jt.add(i_, jt.mul(p[0], c))
+                    f_ = jt.add(f_, jt.mul(p[2], c))
+                i_ = f[0](clipped(i_))
+                f_ = jt.sub(1.0, i_) if input_forget else f[0](clipped(f_))
+                c = jt.add(jt.mul(f_, c), jt.mul(i_, f[1](clipped(c_))))
+                if peepholes is not None:
+                    o_ = jt.add(o_, jt.mul(p[1], c))
+                h = jt.mul(f[0](clipped(o_)), f[2](c))
+            else:
+                # z and r from X W^T + H R^T (+ biases), h from its own parts.
+                hr = jt.matmul(h, rt)
+                if rb is not None:
+                    hr = jt.add(hr, rb)
+                z = f[0](clipped(jt.add(_rows(xt, 0, hidden), _rows(hr, 0, hidden))))
+                reset = f[0](clipped(jt.add(_rows(xt, hidden, hidden),
+                                            _rows(hr, hidden, hidden))))
+                if linear_before_reset:
+                    candidate = jt.add(_rows(xt, 2 * hidden, hidden),
+                                       jt.mul(reset, _rows(hr, 2 * hidden, hidden)))
+                else:
+                    rh = jt.transpose(rd[2 * hidden:], (1, 0))
+                    candidate = jt.add(_rows(xt, 2 * hidden, hidden),
+                                       jt.matmul(jt.mul(reset, h), rh))
+                    if rb is not None:
+                        candidate = jt.add(candidate, _rows(jt.reshape(rb, (1, gates * hidden)),
+                                                            2 * hidden, hidden))
+                candidate = f[1](clipped(candidate))
+                h = jt.add(jt.mul(jt.sub(1.0, z), candidate), jt.mul(z, h))
+            outputs[t] = h
+        ys.append(jt.concatenate([jt.reshape(o, (1, 1, batch, hidden)) for o in outputs], 0))
+        last_h.append(jt.reshape(h, (1, batch, hidden)))
+        if op == "LSTM":
+            last_c.append(jt.reshape(c, (1, batch, hidden)))
+
+    def joined(parts, axis):
+        return parts[0] if len(parts) == 1 else jt.concatenate(parts, axis)
+
+    y, y_h = joined(ys, 1), joined(last_h, 0)
+    y_c = joined(last_c, 0) if op == "LSTM" else None
+    if layout:
+        y = jt.transpose(y, (2, 0, 1, 3))
+        y_h = jt.transpose(y_h, (1, 0, 2))
+        y_c = None if y_c is None else jt.transpose(y_c, (1, 0, 2))
+    return ([y, y_h] + ([y_c] if op == "LSTM" else []))[:max(n.num_outputs, 1)]
+
+
 @converter("MaxPool", "AveragePool", needs=("max_pool2d", "avg_pool2d"))
 def _pool(n):
     x = n.tensor(0)

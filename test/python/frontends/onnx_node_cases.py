@@ -37,9 +37,9 @@ INCLUDE_WHEN_BUILT = sorted("""
 Acos Acosh And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool BitwiseAnd
 BitwiseNot BitwiseOr BitwiseXor Ceil Concat Conv ConvTranspose Cos Cosh CumProd
 CumSum Einsum
-Equal Erf Floor Gather GatherElements GatherND Greater GreaterOrEqual Hardmax
-IsInf IsNaN Less LessOrEqual LRN MaxPool Mod NegativeLogLikelihoodLoss Not
-OneHot Or Pad ReduceMin ReduceProd Resize ReverseSequence RMSNormalization
+Equal Erf Floor GRU Gather GatherElements GatherND Greater GreaterOrEqual Hardmax
+IsInf IsNaN LSTM Less LessOrEqual LRN MaxPool Mod NegativeLogLikelihoodLoss Not
+OneHot Or Pad RNN ReduceMin ReduceProd Resize ReverseSequence RMSNormalization
 RotaryEmbedding Round Shrink Sign Sin Sinh Slice SoftmaxCrossEntropyLoss Split
 SwiGLU Swish Tan ThresholdedRelu Trilu Where Xor
 """.split())

@@ -1735,3 +1735,181 @@ def test_reduce_log_sum_exp_of_infinite_slices():
     with np.errstate(all="ignore"):
         want = np.log(np.exp(x.astype(np.float64)).sum(axis=1))
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def recurrent_reference(op, inputs, **attrs):
+    """The ONNX reference implementation's RNN, GRU or LSTM in float64
+    (`inputs`: name -> array, in the op's input order; '' for absent ones)."""
+    from onnx.reference import ReferenceEvaluator
+    names = list(inputs)
+    while names and inputs[names[-1]] is None:
+        names.pop()
+    feeds = {k: (v.astype(np.float64) if v.dtype == np.float32 else v)
+             for k, v in inputs.items() if v is not None}
+    node = helper.make_node(op, [k if inputs[k] is not None else "" for k in names],
+                            ["y", "y_h"] + (["y_c"] if op == "LSTM" else []), **attrs)
+    model = make_model(
+        [node], [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype),
+                                               list(v.shape)) for k, v in feeds.items()],
+        [helper.make_tensor_value_info(o, TensorProto.DOUBLE, None) for o in node.output])
+    return ReferenceEvaluator(model).run(None, feeds)
+
+
+def run_recurrent(op, inputs, **attrs):
+    """Jeet's outputs of a one-node model of `op` (float32 graph inputs)."""
+    names = list(inputs)
+    while names and inputs[names[-1]] is None:
+        names.pop()
+    feeds = {k: v for k, v in inputs.items() if v is not None}
+    outputs = ["y", "y_h"] + (["y_c"] if op == "LSTM" else [])
+    node = helper.make_node(op, [k if inputs[k] is not None else "" for k in names],
+                            outputs, name="node", **attrs)
+    directions, _, hidden = inputs["r"].shape
+    steps, batch = inputs["x"].shape[:2]
+    shapes = [[steps, directions, batch, hidden], [directions, batch, hidden]]
+    if attrs.get("layout"):
+        batch, steps = steps, batch
+        shapes = [[batch, steps, directions, hidden], [batch, directions, hidden]]
+    shapes.append(shapes[1])
+    model = make_model([node], [info(k, v) for k, v in feeds.items()],
+                       [helper.make_tensor_value_info(o, TensorProto.FLOAT, shape)
+                        for o, shape in zip(outputs, shapes)])
+    return [np.asarray(y) for y in jeet.onnx.load(model, device="cpu")(*feeds.values())]
+
+
+def recurrent_inputs(rng, op, steps=5, batch=3, features=4, hidden=6, directions=1,
+                     bias=True, initial=True, peepholes=False, layout=0):
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    x_shape = (batch, steps, features) if layout else (steps, batch, features)
+    s_shape = (batch, directions, hidden) if layout else (directions, batch, hidden)
+    f = np.float32
+    inputs = {
+        "x": rng.standard_normal(x_shape).astype(f),
+        "w": (rng.standard_normal((directions, gates * hidden, features)) * 0.5).astype(f),
+        "r": (rng.standard_normal((directions, gates * hidden, hidden)) * 0.5).astype(f),
+        "b": (rng.standard_normal((directions, 2 * gates * hidden)) * 0.5).astype(f)
+        if bias else None,
+        "sequence_lens": None,
+        "initial_h": rng.standard_normal(s_shape).astype(f) if initial else None,
+    }
+    if op == "LSTM":
+        inputs["initial_c"] = rng.standard_normal(s_shape).astype(f) if initial else None
+        inputs["p"] = (rng.standard_normal((directions, 3 * hidden)).astype(f)
+                       if peepholes else None)
+    return inputs
+
+
+@pytest.mark.parametrize("op, attrs, options", [
+    ("LSTM", {"direction": "bidirectional"}, {"directions": 2, "peepholes": True}),
+    ("LSTM", {"layout": 1}, {"layout": 1, "peepholes": True}),
+    ("GRU", {"direction": "reverse", "linear_before_reset": 1}, {}),
+    ("GRU", {"direction": "bidirectional", "layout": 1}, {"directions": 2, "layout": 1}),
+    ("RNN", {"activations": ["Affine"], "activation_alpha": [0.7],
+             "activation_beta": [-0.2]}, {"bias": False}),
+    ("RNN", {"direction": "bidirectional"}, {"directions": 2, "initial": False}),
+], ids=str)
+def test_recurrent_layers_as_the_onnx_reference(rng, op, attrs, options):
+    inputs = recurrent_inputs(rng, op, **options)
+    want = recurrent_reference(op, inputs, hidden_size=6, **attrs)
+    got = run_recurrent(op, inputs, hidden_size=6, **attrs)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def _lstm_reference(x, w, r, b, h, c, clip, input_forget, acts):
+    """A one-direction LSTM in float64 with clip, input_forget and chosen
+    activations (which the ONNX reference implementation ignores)."""
+    f, g, hf = acts
+    x, w, r, b, h, c = (v.astype(np.float64) for v in (x, w, r, b, h, c))
+    hidden = r.shape[-1]
+    ys = []
+    for xt in x:
+        gates = xt @ w.T + h @ r.T + b[:4 * hidden] + b[4 * hidden:]
+        gates = np.clip(gates, -clip, clip)
+        i, o, fo, cc = np.split(gates, 4, axis=-1)
+        i = f(i)
+        fo = 1 - i if input_forget else f(fo)
+        c = fo * c + i * g(cc)
+        h = f(o) * hf(c)
+        ys.append(h)
+    return np.stack(ys), h, c
+
+
+def test_lstm_clip_input_forget_and_activations(rng):
+    inputs = recurrent_inputs(rng, "LSTM", steps=6)
+    for k in ("w", "r"):
+        inputs[k] *= 4  # pre-activations past the clip
+    acts = {"HardSigmoid": lambda v: np.clip(0.3 * v + 0.4, 0, 1),
+            "ScaledTanh": lambda v: 1.5 * np.tanh(0.5 * v),
+            "LeakyRelu": lambda v: np.where(v < 0, 0.05 * v, v)}
+    y, y_h, y_c = run_recurrent(
+        "LSTM", inputs, hidden_size=6, clip=2.5, input_forget=1,
+        activations=list(acts), activation_alpha=[0.3, 1.5, 0.05],
+        activation_beta=[0.4, 0.5])
+    want_y, want_h, want_c = _lstm_reference(
+        inputs["x"], inputs["w"][0], inputs["r"][0], inputs["b"][0],
+        inputs["initial_h"][0], inputs["initial_c"][0], 2.5, True, list(acts.values()))
+    np.testing.assert_allclose(y[:, 0], want_y, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y_h[0], want_h, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y_c[0], want_c, rtol=1e-5, atol=1e-5)
+
+
+def test_torch_lstm_and_gru_through_onnx(rng, tmp_path):
+    """nn.LSTM (two layers, bidirectional, batch first) and nn.GRU exported
+    by torch.onnx: one LSTM or GRU node per layer, against torch in
+    float64."""
+    torch = pytest.importorskip("torch")
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(5, 8, num_layers=2, bidirectional=True,
+                                      batch_first=True)
+            self.gru = torch.nn.GRU(16, 7, batch_first=True)
+
+        def forward(self, x):
+            return self.gru(self.lstm(x)[0])[0]
+
+    torch.manual_seed(int(rng.integers(1 << 31)))
+    model = Net().eval()
+    x = torch.randn(3, 9, 5)
+    path = str(tmp_path / "rnn.onnx")
+    torch.onnx.export(model, (x,), path, dynamo=False, opset_version=17)
+    import onnx as onnx_module
+    ops = {node.op_type for node in onnx_module.load(path).graph.node}
+    assert {"LSTM", "GRU"} <= ops
+    (got,) = jeet.onnx.load(path, device="cpu")(x.numpy())
+    with torch.no_grad():
+        want = model.double()(x.double()).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("attrs, message", [
+    ({"direction": "sideways"},
+     "direction 'sideways' is not one of forward, reverse, bidirectional"),
+    ({"activations": ["Swish"]}, "activation 'Swish' is not one of Sigmoid, Tanh"),
+    ({"activations": ["Tanh", "Tanh"]},
+     "activations ['Tanh', 'Tanh'] should name 1 function(s) per direction"),
+    ({"hidden_size": 5}, "hidden_size 5 does not match R's 6"),
+    ({"direction": "bidirectional"}, "do not fit X [5, 3, 4] with 2 direction(s)"),
+])
+def test_recurrent_errors_name_the_node(rng, attrs, message):
+    inputs = recurrent_inputs(rng, "RNN")
+    with pytest.raises(OnnxImportError) as error:
+        run_recurrent("RNN", inputs, **attrs)
+    assert "RNN node 'node'" in str(error.value)
+    assert message in str(error.value)
+
+
+def test_recurrent_sequence_lengths_shorter_than_the_sequence_are_refused(rng):
+    inputs = recurrent_inputs(rng, "GRU")
+    inputs["sequence_lens"] = np.array([5, 4, 5], np.int32)
+    with pytest.raises(OnnxImportError, match=r"sequence_lens \[5, 4, 5\] other than "
+                       r"the whole sequence \(5\) for every batch entry is not supported"):
+        run_recurrent("GRU", inputs, hidden_size=6)
+    inputs["sequence_lens"] = np.array([5, 5, 5], np.int32)
+    want = recurrent_reference("GRU", inputs, hidden_size=6)
+    got = run_recurrent("GRU", inputs, hidden_size=6)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)

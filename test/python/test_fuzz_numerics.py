@@ -37,8 +37,12 @@ GPU_PROGRAMS = 150
 # concatenated, both results: the entry's long block had its pointer loads
 # moved down past an address computed from one of them (LLVM's verifier
 # aborted the process; OutlineLongBlocksTest's
-# ChainsUsedInOtherBlocksKeepTheirOperands is the lasting guard).
-FINDINGS = [641, 1638, 2831, 498119, 583273]
+# ChainsUsedInOtherBlocksKeepTheirOperands is the lasting guard). 594268
+# (2026-12-05): an int32 row sum of 3 followed by `s - s` (folded to 0):
+# jeet-cpu-vectorize-window-reductions took the constant-yielding epilogue
+# into its loop and stored a null value (a segmentation fault;
+# jeet-cpu-vectorize-window-reductions.mlir @epilogue_yields_a_constant).
+FINDINGS = [641, 1638, 2831, 498119, 583273, 594268]
 # On the GPU (the emulator), seeds of the generator of 2026-12-04's fourth
 # session: 109407, a reduction in the same launch as the comparison whose
 # tiles wrote the broadcast it read (NaN); 112476, a mean whose tiles held

@@ -206,7 +206,12 @@ Value applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
     result.setType(type.clone(inner.getResult(0).getType()));
     mapping.map(inner.getResult(0), result);
   }
-  return mapping.lookup(body->getTerminator()->getOperand(0));
+  // An epilogue may yield a value from outside its body (x - x folded to a
+  // constant): splat it too.
+  Value yielded = body->getTerminator()->getOperand(0);
+  if (!mapping.contains(yielded))
+    return jeet::cpu::splatTo(b, loc, yielded, type.getNumElements());
+  return mapping.lookup(yielded);
 }
 
 std::optional<WindowReduction> match(linalg::GenericOp op) {

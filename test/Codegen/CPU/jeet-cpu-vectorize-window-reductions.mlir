@@ -56,6 +56,36 @@ func.func @sum_rows_of_three(%x: memref<4x3xf32>, %o: memref<4xf32>) {
 
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0) -> (d0)>
+
+// An epilogue that yields a value from outside its body (`s - s` folded to
+// 0): the value splat and stored (the pass crashed storing a null value;
+// fuzz_numerics.py seed 594,268).
+// CHECK-LABEL: func.func @epilogue_yields_a_constant
+// CHECK: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK: vector.shuffle
+// CHECK: %[[S:.*]] = vector.broadcast %[[Z]] : i32 to vector<4xi32>
+// CHECK: vector.store %[[S]]
+// CHECK-NOT: linalg.generic
+func.func @epilogue_yields_a_constant(%x: memref<4x3xi32>, %o: memref<4xi32>) {
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%o : memref<4xi32>)
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x3xi32>) outs(%o : memref<4xi32>) {
+  ^bb0(%in: i32, %out: i32):
+    %0 = arith.addi %out, %in : i32
+    linalg.yield %0 : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%o : memref<4xi32>) outs(%o : memref<4xi32>) {
+  ^bb0(%in: i32, %out: i32):
+    linalg.yield %c0 : i32
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
 
 // Left alone: a long innermost reduction (a row sum, for
 // jeet-cpu-vectorize-reductions), outputs that no width divides, and a body

@@ -1773,28 +1773,77 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return y
 
 
-def _pool(opname, x, kernel_size, stride, padding, dilation, attrs=None):
+def _ceil_mode_extra(size, before, after, extent, stride):
+    """The padding after the input that the window ceil_mode adds needs, as
+    PyTorch and ONNX define it: the output size rounded up, less the last
+    window if it would start past the input and its padding before."""
+    span = size + before + after - extent
+    if span < 0:
+        return 0
+    out = -(-span // stride) + 1
+    if (out - 1) * stride >= size + before:
+        out -= 1
+    extra = (out - 1) * stride + extent - (size + before + after)
+    return extra if extra > 0 else 0
+
+
+def _pool_node(opname, x, kernel, strides, pads, dilations, attrs=None,
+               ceil_mode=False):
+    """jeet.max_pool2d or jeet.avg_pool2d with padding [top, left, bottom,
+    right]. ceil_mode's extra window pads the end more: nothing for a max,
+    and, averaging with count_include_pad, a mean that still divides by the
+    window clipped to the input and its given padding (PyTorch's and
+    onnxruntime's divisor), as a per-position factor."""
+    extra = [0, 0]
+    if ceil_mode:
+        for i in range(2):
+            extent = (kernel[i] - 1) * dilations[i] + 1
+            extra[i] = _ceil_mode_extra(x.shape[2 + i], pads[i], pads[i + 2],
+                                        extent, strides[i])
+    padded = [pads[0], pads[1], pads[2] + extra[0], pads[3] + extra[1]]
+    y = _node(opname, f"jeet.{opname}", [x], {
+        "kernel_shape": list(kernel), "strides": list(strides), "padding": padded,
+        "dilations": list(dilations), **(attrs or {})})
+    if opname == "avg_pool2d" and (attrs or {}).get("count_include_pad") and extra != [0, 0]:
+        counts = []
+        for i in range(2):
+            start = np.arange(y.shape[2 + i]) * strides[i] - pads[i]
+            end = np.minimum(start + kernel[i], x.shape[2 + i] + pads[i + 2])
+            counts.append(end - start)
+        factor = kernel[0] * kernel[1] / np.outer(counts[0], counts[1])
+        y = y * _constant(factor.astype(np.float32), y._dtype)
+    return y
+
+
+def _pool(opname, x, kernel_size, stride, padding, dilation, attrs=None,
+          ceil_mode=False):
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
     kernel = _pair("kernel_size", opname, kernel_size, 1)
     strides = kernel if stride is None else _pair("stride", opname, stride, 1)
-    return _node(opname, f"jeet.{opname}", [x], {
-        "kernel_shape": kernel, "strides": strides,
-        "padding": _window_padding(opname, padding),
-        "dilations": _pair("dilation", opname, dilation, 1), **(attrs or {})})
+    if ceil_mode and x.ndim != 4:
+        raise ShapeError(f"jeet.{opname}: expected an (N, C, H, W) tensor, got "
+                         f"shape {_fmt_shape(x.shape)}")
+    return _pool_node(opname, x, kernel, strides, _window_padding(opname, padding),
+                      _pair("dilation", opname, dilation, 1), attrs, bool(ceil_mode))
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """2-D max pooling of (N, C, H, W) as torch.nn.functional.max_pool2d
-    (stride defaults to the kernel size)."""
-    return _pool("max_pool2d", x, kernel_size, stride, padding, dilation)
+    (stride defaults to the kernel size; ceil_mode rounds the output size
+    up, adding a window that starts inside the input or its padding)."""
+    return _pool("max_pool2d", x, kernel_size, stride, padding, dilation,
+                 ceil_mode=ceil_mode)
 
 
-def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
+def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True,
+               ceil_mode=False):
     """2-D average pooling of (N, C, H, W) as
-    torch.nn.functional.avg_pool2d (stride defaults to the kernel size)."""
+    torch.nn.functional.avg_pool2d (stride defaults to the kernel size;
+    ceil_mode as max_pool2d's, the added window's cells past the padding
+    never counted)."""
     return _pool("avg_pool2d", x, kernel_size, stride, padding, 1,
-                 {"count_include_pad": bool(count_include_pad)})
+                 {"count_include_pad": bool(count_include_pad)}, ceil_mode=ceil_mode)
 
 
 def cast(x, dtype):

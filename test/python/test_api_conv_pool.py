@@ -115,3 +115,49 @@ def test_max_pooling_of_a_relu_keeps_nans_and_infinities(rng):
     assert (got[:, 3][finite_input] == np.inf).all()
     assert (got[:, [5, 7]][~np.isnan(want[:, [5, 7]])] == 0).all()
     assert not np.signbit(got[:, [5, 7]][~np.isnan(want[:, [5, 7]])]).any()
+
+
+def pool_reference(x, kind, k, s, p, ceil_mode, count_include_pad=True):
+    """PyTorch's max_pool2d / avg_pool2d in float64, window by window: with
+    ceil_mode the output size is rounded up unless the last window would
+    start past the input and its padding; a window's cells past that padding
+    are never counted."""
+    n, c, h, w = x.shape
+    sizes = []
+    for size in (h, w):
+        span = size + 2 * p - k
+        out = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (out - 1) * s >= size + p:
+            out -= 1
+        sizes.append(out)
+    y = np.zeros((n, c) + tuple(sizes))
+    for i in range(sizes[0]):
+        for j in range(sizes[1]):
+            h0, w0 = i * s - p, j * s - p
+            h1, w1 = min(h0 + k, h + p), min(w0 + k, w + p)
+            window = x[:, :, max(h0, 0):min(h1, h), max(w0, 0):min(w1, w)].astype(np.float64)
+            if kind == "max":
+                y[:, :, i, j] = window.max(axis=(2, 3))
+            else:
+                count = (h1 - h0) * (w1 - w0) if count_include_pad else \
+                    (min(h1, h) - max(h0, 0)) * (min(w1, w) - max(w0, 0))
+                y[:, :, i, j] = window.sum(axis=(2, 3)) / count
+    return y
+
+
+@pytest.mark.parametrize("shape, k, s, p", [
+    ((2, 3, 7, 9), 2, 2, 0),     # one more window each way
+    ((1, 2, 10, 10), 3, 2, 1),   # the added windows overlap the padding
+    ((1, 2, 6, 6), 3, 3, 1),     # the last window would start on the padding: dropped
+    ((1, 1, 8, 8), 2, 2, 0),     # nothing added
+], ids=str)
+@pytest.mark.parametrize("kind, include", [("max", None), ("avg", True), ("avg", False)])
+def test_ceil_mode_pooling(rng, shape, k, s, p, kind, include):
+    x = rng.standard_normal(shape).astype(np.float32)
+    want = pool_reference(x, kind, k, s, p, True, include is not False)
+    if kind == "max":
+        got = jeet.max_pool2d(t(x), k, s, p, ceil_mode=True)
+    else:
+        got = jeet.avg_pool2d(t(x), k, s, p, count_include_pad=include, ceil_mode=True)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)

@@ -2146,23 +2146,18 @@ def _pool(n):
     if rank == 3:
         kernel = [1] + kernel
     strides, dilations, pads = _window_attrs(n, x, kernel)
-    if n.attr("ceil_mode", 0):
-        for i in range(2):
-            size = x2.shape[2 + i] + pads[i] + pads[i + 2]
-            extent = (kernel[i] - 1) * dilations[i] + 1
-            if (size - extent) % strides[i]:
-                raise n.unsupported("ceil_mode=1 where it adds a window")
+    ceil_mode = bool(n.attr("ceil_mode", 0))
     if n.output_used(1):
         raise n.unsupported("the Indices output")
-    attrs = {"kernel_shape": kernel, "strides": strides, "padding": pads,
-             "dilations": dilations}
     if n.op_type == "AveragePool":
         if dilations != [1, 1]:
             raise n.unsupported("dilations in AveragePool")
-        attrs["count_include_pad"] = bool(n.attr("count_include_pad", 0))
-        y = jt._node("avg_pool2d", "jeet.avg_pool2d", [x2], attrs)
+        y = jt._pool_node("avg_pool2d", x2, kernel, strides, pads, dilations,
+                          {"count_include_pad": bool(n.attr("count_include_pad", 0))},
+                          ceil_mode)
     else:
-        y = jt._node("max_pool2d", "jeet.max_pool2d", [x2], attrs)
+        y = jt._pool_node("max_pool2d", x2, kernel, strides, pads, dilations,
+                          ceil_mode=ceil_mode)
     return [_from_2d(y, rank)]
 
 

@@ -822,6 +822,40 @@ def _cat(node, tensors, dim=0):
     return tensors[0] if len(tensors) == 1 else jt.concatenate(tensors, dim % tensors[0].ndim)
 
 
+@converter([aten.as_strided.default, aten.as_strided_copy.default],
+           needs=("take", "reshape"))
+def _as_strided(node, x, size, stride, storage_offset=None):
+    # A view of the input's storage: element i of the result is the
+    # storage's element offset + sum(i_k * stride_k). Of a contiguous input
+    # (whose storage is its elements in order) that is a reshape where those
+    # positions are 0, 1, 2, ... (strides of size-1 dimensions are free),
+    # else one take at those positions (known from the shapes).
+    import numpy as np
+    meta = _meta(node.args[0])
+    if not meta.is_contiguous() or meta.storage_offset() != 0:
+        raise Unsupported("as_strided of a tensor that is not contiguous")
+    size, stride = [int(v) for v in size], [int(v) for v in stride]
+    offset = int(storage_offset or 0)
+    count = int(np.prod(size, dtype=np.int64))
+    if count == 0:
+        raise Unsupported("an empty result")
+    if count > 1 << 22:
+        raise Unsupported("a strided view of more than 2**22 elements")
+    positions = np.full(size, offset, np.int64)
+    for d, (n, st) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = n
+        positions = positions + np.arange(n, dtype=np.int64).reshape(shape) * st
+    total = int(np.prod(x.shape, dtype=np.int64))
+    if positions.min() < 0 or positions.max() >= total:
+        raise Unsupported("a strided view past the tensor's elements")
+    if np.array_equal(positions.reshape(-1), np.arange(count)):
+        return jt.reshape(x, tuple(size))
+    flat = jt.reshape(x, (total,))
+    return jt.reshape(jt.take(flat, jt._constant(positions.reshape(-1), "i64")),
+                      tuple(size))
+
+
 @converter(aten.copy.default, needs=("broadcast_to",))
 def _copy(node, dst, src, non_blocking=False):
     # The functional copy: src as dst's dtype, broadcast to dst's shape.
@@ -938,15 +972,6 @@ def _convolution(node, x, weight, bias, stride, padding, dilation, transposed,
     return _from_2d(y, rank)
 
 
-def _check_ceil(x2, kernel, stride, padding, dilation, ceil_mode):
-    if not ceil_mode:
-        return
-    for i in range(2):
-        extent = (kernel[i] - 1) * dilation[i] + 1
-        if (x2.shape[2 + i] + 2 * padding[i] - extent) % stride[i]:
-            raise Unsupported("ceil_mode=True where it adds a window")
-
-
 @converter([aten.max_pool2d_with_indices.default, aten.max_pool2d.default],
            needs=("max_pool2d",))
 def _max_pool2d(node, x, kernel_size, stride=(), padding=0, dilation=1,
@@ -954,8 +979,8 @@ def _max_pool2d(node, x, kernel_size, stride=(), padding=0, dilation=1,
     kernel = _hw(4, kernel_size, 1)
     stride = _hw(4, stride, 1) if stride not in ((), [], None) else kernel
     padding, dilation = _hw(4, padding, 0), _hw(4, dilation, 1)
-    _check_ceil(x, kernel, stride, padding, dilation, ceil_mode)
-    y = jt.max_pool2d(x, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
+    y = jt.max_pool2d(x, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation),
+                      ceil_mode=bool(ceil_mode))
     if node.target == aten.max_pool2d.default:
         return y
     return (y, None)  # the indices: only for gradients
@@ -969,9 +994,8 @@ def _avg_pool2d(node, x, kernel_size, stride=(), padding=0, ceil_mode=False,
     kernel = _hw(4, kernel_size, 1)
     stride = _hw(4, stride, 1) if stride not in ((), [], None) else kernel
     padding = _hw(4, padding, 0)
-    _check_ceil(x, kernel, stride, padding, [1, 1], ceil_mode)
     return jt.avg_pool2d(x, tuple(kernel), tuple(stride), tuple(padding),
-                         bool(count_include_pad))
+                         bool(count_include_pad), ceil_mode=bool(ceil_mode))
 
 
 # --------------------------------------------------------------------------

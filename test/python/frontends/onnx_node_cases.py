@@ -96,7 +96,6 @@ EXCLUDED = {
 # converters refuse with an error naming it.
 EXCLUDED_PATTERNS = {
     "pool_3d": "3-D pooling (1-D and 2-D are supported)",
-    "pool_2d_ceil": "ceil_mode=1 adding a window",
     "averagepool_2d_dilations": "dilated AveragePool",
     "maxpool_with_argmax": "MaxPool's Indices output",
     "test_split_zero_size": "empty tensors",

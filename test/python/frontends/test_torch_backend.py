@@ -765,6 +765,25 @@ def test_slice_and_select_scatters_run_in_jeet(seed):
     _check_in_jeet(fn, (x, y, r, v), seed)
 
 
+def test_ceil_mode_pooling_and_strided_views_run_in_jeet(seed):
+    """Pooling with ceil_mode (SqueezeNet's and GoogLeNet's max pools; the
+    average with and without the padding counted) and as_strided views of
+    a contiguous tensor (ConvNeXt's pooled features restrided: a reshape;
+    a sliding window: a take)."""
+    F = torch.nn.functional
+
+    def fn(x, v):
+        return (F.max_pool2d(x, 3, 2, ceil_mode=True),
+                F.max_pool2d(x, 2, 2, 1, ceil_mode=True),
+                F.avg_pool2d(x, 3, 2, 1, ceil_mode=True),
+                F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+                torch.as_strided(x[:, :1].mean((2, 3), keepdim=True) * 2,
+                                 (2, 1, 1, 1), (1, 1, 1, 1)),
+                torch.as_strided(v * 1.5, (4, 3), (2, 1), 1))
+
+    _check_in_jeet(fn, (torch.randn(2, 3, 10, 9), torch.randn(12)), seed)
+
+
 def test_int64_and_bool_inputs_cross_without_a_copy():
     # Indices and masks are shared through DLPack like float tensors: the
     # runtime tensor is over the torch tensor's memory.

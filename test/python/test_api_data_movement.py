@@ -253,6 +253,16 @@ def _slice_graphs(rng, device):
     # one block kernel on the CPU): no copy of q, k or v.
     yield "stacked attention", out, None, p / p.sum(-1, keepdims=True) @ Q[2]
 
+    # An index and a new axis: the slice's unit dimension dropped, another
+    # added (a strided view reshaped; it was copied by a call the JIT could
+    # not link, fuzz_numerics.py seed 595217), then a batched matmul.
+    x4 = rng.standard_normal((31, 5, 5, 16)).astype(np.float32)
+    y4 = rng.standard_normal((10, 2, 1, 15)).astype(np.float32)
+    w4 = rng.standard_normal((10, 2, 15, 4)).astype(np.float32)
+    moved = jeet.abs(T(x4)[1:40:3, 1, :-1:3, None, 0:-1] - T(y4)) @ T(w4)
+    yield "moved unit dims", moved, 2, np.abs(
+        x4[1:40:3, 1, :-1:3, None, 0:-1].astype(np.float64) - y4) @ w4
+
     r = rng.standard_normal((64, 96)).astype(np.float32)
     rows = T(r)[1:61, ::2]
     normed = rows - jeet.mean(rows, axis=1, keepdims=True)
@@ -260,7 +270,8 @@ def _slice_graphs(rng, device):
     yield "row group", normed, 1, R - R.mean(1, keepdims=True)
 
 
-@pytest.mark.parametrize("name", ["gates", "strided matmul", "stacked attention", "row group"])
+@pytest.mark.parametrize("name", ["gates", "strided matmul", "stacked attention",
+                                  "moved unit dims", "row group"])
 def test_slices_are_read_in_place(rng, name):
     """Slices (positive steps) of values in memory are read in place by the
     kernels that use them, not copied by kernels of their own; the results

@@ -42,7 +42,12 @@ GPU_PROGRAMS = 150
 # jeet-cpu-vectorize-window-reductions took the constant-yielding epilogue
 # into its loop and stored a null value (a segmentation fault;
 # jeet-cpu-vectorize-window-reductions.mlir @epilogue_yields_a_constant).
-FINDINGS = [641, 1638, 2831, 498119, 583273, 594268]
+# 595217 (2026-12-05): a strided slice reshaped by unit dimensions, read
+# in place (this session's slice views): the reshape collapsed the strided
+# view, which bufferization copied with a memref.copy, a call of MLIR's
+# `memrefCopy` that the JIT does not link (slice-view.mlir
+# @moved_unit_dims, jeet-one-shot-bufferize-strided-copy.mlir).
+FINDINGS = [641, 1638, 2831, 498119, 583273, 594268, 595217]
 # On the GPU (the emulator), seeds of the generator of 2026-12-04's fourth
 # session: 109407, a reduction in the same launch as the comparison whose
 # tiles wrote the broadcast it read (NaN); 112476, a mean whose tiles held

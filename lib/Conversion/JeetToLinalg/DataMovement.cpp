@@ -115,7 +115,8 @@ Value jeet::emitSlice(OpBuilder &b, SliceOp op, Value input) {
       });
 }
 
-Value jeet::emitSliceView(OpBuilder &b, SliceOp op, Value input) {
+Value jeet::emitSliceView(OpBuilder &b, SliceOp op, Value input,
+                          RankedTensorType type) {
   RankedTensorType inputType = op.getInput().getType();
   SmallVector<int64_t> offsets, sizes, strides;
   for (int64_t d = 0; d < inputType.getRank(); ++d) {
@@ -126,9 +127,32 @@ Value jeet::emitSliceView(OpBuilder &b, SliceOp op, Value input) {
     sizes.push_back(bounds.count);
     strides.push_back(op.getSteps()[d]);
   }
-  return tensor::ExtractSliceOp::create(b, op.getLoc(), op.getType(), input,
-                                        ValueRange{}, ValueRange{},
-                                        ValueRange{}, offsets, sizes, strides);
+  if (!type || type == op.getType())
+    return tensor::ExtractSliceOp::create(b, op.getLoc(), op.getType(), input,
+                                          ValueRange{}, ValueRange{},
+                                          ValueRange{}, offsets, sizes,
+                                          strides);
+  // The slice's dimensions of size 1 dropped, then the type's added: each
+  // of the type's dimensions joins the group of the next non-unit one (the
+  // trailing ones the last group).
+  Type element = op.getType().getElementType();
+  SmallVector<int64_t> kept;
+  llvm::copy_if(op.getType().getShape(), std::back_inserter(kept),
+                [](int64_t d) { return d != 1; });
+  auto reducedType = RankedTensorType::get(kept, element);
+  Value reduced = tensor::ExtractSliceOp::create(
+      b, op.getLoc(), reducedType, input, ValueRange{}, ValueRange{},
+      ValueRange{}, offsets, sizes, strides);
+  if (reducedType == type)
+    return reduced;
+  SmallVector<ReassociationIndices> groups(kept.size());
+  size_t group = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    groups[group].push_back(d);
+    if (type.getDimSize(d) != 1 && group + 1 < kept.size())
+      ++group;
+  }
+  return tensor::ExpandShapeOp::create(b, op.getLoc(), type, reduced, groups);
 }
 
 Value jeet::emitConcat(OpBuilder &b, ConcatOp op, ValueRange inputs) {

@@ -11,6 +11,7 @@
 #define JEET_LIB_CONVERSION_JEETTOLINALG_DATAMOVEMENT_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace jeet {
 class ConcatOp;
@@ -22,8 +23,13 @@ class SliceOp;
 mlir::Value emitSlice(mlir::OpBuilder &b, SliceOp op, mlir::Value input);
 
 /// The slice (isViewSlice: every step positive) as a tensor.extract_slice of
-/// `input`: no loop, a view of the input's buffer once bufferized.
-mlir::Value emitSliceView(mlir::OpBuilder &b, SliceOp op, mlir::Value input);
+/// `input`: no loop, a view of the input's buffer once bufferized. With
+/// `type`, the slice reshaped to it by unit dimensions (isUnitDimReshape):
+/// the extract_slice drops its unit dimensions and a tensor.expand_shape
+/// adds the type's, both views of any strided buffer (a collapse of the
+/// strided slice would have been copied).
+mlir::Value emitSliceView(mlir::OpBuilder &b, SliceOp op, mlir::Value input,
+                          mlir::RankedTensorType type = {});
 mlir::Value emitConcat(mlir::OpBuilder &b, ConcatOp op,
                        mlir::ValueRange inputs);
 mlir::Value emitGather(mlir::OpBuilder &b, GatherOp op, mlir::Value data,

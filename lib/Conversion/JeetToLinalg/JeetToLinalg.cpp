@@ -311,8 +311,9 @@ private:
   DenseMap<Value, Value> materialized;
   /// Transposes that the matmuls reading them fold in: never materialised.
   DenseSet<Operation *> foldedTransposes;
-  /// Slices read in place, and their reshapes: views of a leaf's tensor.
-  DenseSet<Value> views;
+  /// Slices read in place, and their reshapes by unit dimensions: views of
+  /// a tensor, each with its slice and the tensor it slices.
+  DenseMap<Value, std::pair<SliceOp, Value>> views;
 };
 
 } // namespace
@@ -849,17 +850,17 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
       Value view = emitSliceView(b, slice, *input);
       leaves[slice.getResult()] =
           Leaf{view, slice.getType().getElementType(), 0};
-      views.insert(slice.getResult());
+      views[slice.getResult()] = {slice, *input};
       continue;
     }
     auto reshape = dyn_cast<ReshapeOp>(op);
-    if (reshape && views.contains(reshape.getInput()) && !isRoot) {
-      Value view = reshapeTensor(b, reshape.getLoc(),
-                                 leaves.lookup(reshape.getInput()).tensor,
-                                 reshape.getType());
+    if (reshape && views.count(reshape.getInput()) &&
+        isUnitDimReshape(reshape) && !isRoot) {
+      auto [source, input] = views.lookup(reshape.getInput());
+      Value view = emitSliceView(b, source, input, reshape.getType());
       leaves[reshape.getResult()] =
           Leaf{view, reshape.getType().getElementType(), 0};
-      views.insert(reshape.getResult());
+      views[reshape.getResult()] = {source, input};
       continue;
     }
     ++numAnchors;

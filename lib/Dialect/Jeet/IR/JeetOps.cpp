@@ -774,6 +774,17 @@ bool jeet::isViewSlice(SliceOp op) {
          llvm::all_of(op.getSteps(), [](int64_t step) { return step > 0; });
 }
 
+bool jeet::isUnitDimReshape(ReshapeOp op) {
+  auto nonUnit = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> dims;
+    llvm::copy_if(shape, std::back_inserter(dims),
+                  [](int64_t d) { return d != 1; });
+    return dims;
+  };
+  SmallVector<int64_t> dims = nonUnit(op.getInput().getType().getShape());
+  return !dims.empty() && dims == nonUnit(op.getType().getShape());
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
   ArrayRef<int64_t> perm = getPermutation();
   if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))

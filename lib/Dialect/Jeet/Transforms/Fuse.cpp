@@ -701,18 +701,6 @@ bool BlockFuser::recomputeCone(unsigned op,
   return true;
 }
 
-/// Whether the reshape only adds or removes dimensions of size 1.
-static bool isUnitDimReshape(ReshapeOp op) {
-  auto nonUnit = [](ArrayRef<int64_t> shape) {
-    SmallVector<int64_t> dims;
-    llvm::copy_if(shape, std::back_inserter(dims),
-                  [](int64_t d) { return d != 1; });
-    return dims;
-  };
-  return nonUnit(op.getInput().getType().getShape()) ==
-         nonUnit(op.getType().getShape());
-}
-
 /// Whether `group` can read `op` (of another group) in place, and the ops
 /// that make it a view (in `view`, sorted): a slice that is a view of its
 /// input (isViewSlice), which the group does not compute itself so that it

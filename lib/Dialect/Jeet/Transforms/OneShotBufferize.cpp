@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
@@ -298,6 +299,21 @@ struct JeetOneShotBufferizePass
     options.bufferizeFunctionBoundaries = true;
     options.setFunctionBoundaryTypeConversion(
         LayoutMapOption::IdentityLayoutMap);
+    // A copy between strided buffers (a view that had to be made
+    // contiguous) is a linalg.copy, lowered to loops with the kernels:
+    // memref.copy of such buffers becomes a call of MLIR's runtime library's
+    // `memrefCopy`, which neither the JIT nor an artifact links.
+    options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                          Value to) -> LogicalResult {
+      auto identity = [](Value v) {
+        return cast<MemRefType>(v.getType()).getLayout().isIdentity();
+      };
+      if (identity(from) && identity(to))
+        memref::CopyOp::create(b, loc, from, to);
+      else
+        linalg::CopyOp::create(b, loc, from, to);
+      return success();
+    };
 
     if (failed(createConstantGlobals(module, options)))
       return signalPassFailure();

@@ -73,6 +73,11 @@ bool foldsIntoMatmuls(TransposeOp op);
 /// bufferized) instead of a copy.
 bool isViewSlice(SliceOp op);
 
+/// Whether the reshape only adds or removes dimensions of size 1, keeping at
+/// least one that is not (so that a view reshaped by it stays a view: the
+/// lowering drops the unit dimensions in the slice and adds the new ones).
+bool isUnitDimReshape(ReshapeOp op);
+
 } // namespace jeet
 
 #endif // JEET_DIALECT_JEET_IR_JEETOPS_H

@@ -128,10 +128,9 @@ Value jeet::emitSliceView(OpBuilder &b, SliceOp op, Value input,
     strides.push_back(op.getSteps()[d]);
   }
   if (!type || type == op.getType())
-    return tensor::ExtractSliceOp::create(b, op.getLoc(), op.getType(), input,
-                                          ValueRange{}, ValueRange{},
-                                          ValueRange{}, offsets, sizes,
-                                          strides);
+    return tensor::ExtractSliceOp::create(
+        b, op.getLoc(), op.getType(), input, ValueRange{}, ValueRange{},
+        ValueRange{}, offsets, sizes, strides);
   // The slice's dimensions of size 1 dropped, then the type's added: each
   // of the type's dimensions joins the group of the next non-unit one (the
   // trailing ones the last group).

@@ -1219,6 +1219,68 @@ def _gather(n):
     return [jt.take(x, n.tensor(1), axis)]
 
 
+_SCATTER_REDUCTIONS = {
+    "none": None, "add": jt.add, "mul": jt.mul, "max": jt.maximum, "min": jt.minimum,
+}
+
+
+@converter("ScatterND", needs=("take", "where"))
+def _scatter_nd(n):
+    # data with the slices at `indices` (known at load: each a position in
+    # data's first k dimensions) replaced by, or combined with, `updates`:
+    # viewed as rows (data's first k dimensions flattened), the rows written
+    # are one gather of the update rows, selected where a row is written.
+    data, updates = n.tensor(0), n.tensor(2)
+    indices = np.asarray(n.static(1, "the indices"), np.int64)
+    reduction = _text_attr(n, "reduction", "none")
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise n.error(f"reduction '{reduction}' is not one of "
+                      f"{', '.join(_SCATTER_REDUCTIONS)}")
+    if indices.ndim < 1 or not 1 <= indices.shape[-1] <= data.ndim:
+        raise n.error(f"indices {list(indices.shape)} must end in a dimension of 1 "
+                      f"to {data.ndim} (data {list(data.shape)})")
+    k = indices.shape[-1]
+    rest = tuple(data.shape[k:])
+    expected = tuple(indices.shape[:-1]) + rest
+    if tuple(updates.shape) != expected:
+        raise n.error(f"updates {list(updates.shape)} should be {list(expected)} "
+                      f"for indices {list(indices.shape)} and data {list(data.shape)}")
+    lead = np.array(data.shape[:k], np.int64)
+    tuples = indices.reshape(-1, k)
+    if np.any(tuples < -lead) or np.any(tuples >= lead):
+        raise n.error(f"indices {tuples.tolist()[:8]} out of range for data "
+                      f"{list(data.shape)}")
+    tuples = np.where(tuples < 0, tuples + lead, tuples)
+    rows = int(np.prod(lead))
+    if rows == 0 or tuples.shape[0] == 0:
+        return [data]
+    positions = np.ravel_multi_index(tuples.T, tuple(lead)) if k else np.zeros(0, np.int64)
+    data_rows = jt.reshape(data, (rows,) + rest)
+    update_rows = jt.reshape(updates, (len(positions),) + rest)
+    combine = _SCATTER_REDUCTIONS[reduction]
+    # Round j combines each row with its j-th update (in the order of the
+    # indices); with no reduction only the last update of a row counts.
+    order = np.argsort(positions, kind="stable")
+    first = np.searchsorted(positions[order], np.arange(rows))
+    counts = np.bincount(positions, minlength=rows)
+    rounds = [counts.max() - 1] if combine is None else range(counts.max())
+    out = data_rows
+    for j in rounds:
+        takes = counts > j if combine is not None else counts > 0
+        pick = j if combine is not None else counts - 1
+        owner = np.zeros(rows, np.int64)
+        owner[takes] = order[(first + pick)[takes]]
+        spread = jt.take(update_rows, jt._constant(owner, "i64"), 0)
+        if combine is not None:
+            spread = combine(out, spread)
+        if takes.all():
+            out = spread
+        else:
+            mask = jt._constant(takes.reshape((rows,) + (1,) * len(rest)), "i1")
+            out = jt.where(mask, spread, out)
+    return [jt.reshape(out, tuple(data.shape))]
+
+
 @converter("GatherElements", needs=("take", "iota", "where", "lt"))
 def _gather_elements(n):
     # out[i, j, k] = data[i, index[i, j, k], k] (axis 1) as one gather from

@@ -518,6 +518,20 @@ def _mean(node, x, dims=None, keepdim=False, dtype=None):
     return _reduce(jt.mean, node, x, dims, keepdim, dtype)
 
 
+_ANY = (aten.any.dim, aten.any.dims, aten.any.default)
+_ALL = (aten.all.dim, aten.all.dims, aten.all.default)
+
+
+@converter(list(_ANY + _ALL))
+def _any_all(node, x, dim=None, keepdim=False):
+    # Whether any (every) element is non-zero: a max (min) of x != 0.
+    from .. import _numpy_functions
+    if result_dtype(node) != "i1":
+        raise Unsupported("any or all with a uint8 result")
+    fn = _numpy_functions.any if node.target in _ANY else _numpy_functions.all
+    return fn(x, _dims(dim if dim not in ([], ()) else None, x.ndim), bool(keepdim))
+
+
 @converter(aten.amax.default)
 def _amax(node, x, dims=(), keepdim=False):
     return _reduce(jt.max, node, x, dims, keepdim, None)

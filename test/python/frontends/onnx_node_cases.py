@@ -40,7 +40,7 @@ CumSum Einsum
 Equal Erf Floor GRU Gather GatherElements GatherND Greater GreaterOrEqual Hardmax
 IsInf IsNaN LSTM Less LessOrEqual LRN MaxPool Mod NegativeLogLikelihoodLoss Not
 OneHot Or Pad RNN ReduceMin ReduceProd Resize ReverseSequence RMSNormalization
-RotaryEmbedding Round Shrink Sign Sin Sinh Slice SoftmaxCrossEntropyLoss Split
+RotaryEmbedding Round ScatterND Shrink Sign Sin Sinh Slice SoftmaxCrossEntropyLoss Split
 SwiGLU Swish Tan ThresholdedRelu Trilu Where Xor
 """.split())
 

@@ -1913,3 +1913,61 @@ def test_recurrent_sequence_lengths_shorter_than_the_sequence_are_refused(rng):
     want = recurrent_reference("GRU", inputs, hidden_size=6)
     got = run_recurrent("GRU", inputs, hidden_size=6)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+
+
+def scatter_nd_reference(data, indices, updates, reduction):
+    out = data.astype(np.float64).copy()
+    ops = {"none": lambda a, b: b, "add": np.add, "mul": np.multiply,
+           "max": np.maximum, "min": np.minimum}
+    for index in np.ndindex(*indices.shape[:-1]):
+        at = tuple(int(i) for i in indices[index])
+        out[at] = ops[reduction](out[at], updates[index])
+    return out
+
+
+@pytest.mark.parametrize("shape, indices, reduction", [
+    ((6, 4, 3), [[1], [-2], [0]], "none"),
+    ((6, 4, 3), [[[1, 2], [5, 0]], [[0, -1], [3, 3]]], "none"),
+    # A repeated index: the last update wins; reductions combine them all.
+    ((5, 4), [[2], [0], [2]], "none"),
+    ((5, 4), [[2], [0], [2], [2]], "add"),
+    ((5, 4), [[4], [4]], "mul"),
+    ((3, 4, 2), [[0, 1, 1], [0, 1, 1], [2, 3, 0]], "max"),
+    ((3, 4, 2), [[1, 1, 1], [1, 1, 1]], "min"),
+    # Every row written.
+    ((3, 2), [[2], [0], [1]], "none"),
+], ids=str)
+def test_scatter_nd(rng, shape, indices, reduction):
+    data = rng.standard_normal(shape).astype(np.float32)
+    indices = np.array(indices, np.int64)
+    updates = rng.standard_normal(indices.shape[:-1] + shape[indices.shape[-1]:]).astype(np.float32)
+    want = scatter_nd_reference(data, indices, updates, reduction)
+    (y,) = run_node("ScatterND", {"data": data, "updates": updates},
+                    [("y", TensorProto.FLOAT, list(shape))],
+                    initializers={"indices": indices}, order=["data", "indices", "updates"],
+                    **({} if reduction == "none" else {"reduction": reduction}))
+    np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)
+
+
+def test_scatter_nd_errors_name_the_node():
+    data = np.zeros((4, 3), np.float32)
+    updates = np.zeros((2, 3), np.float32)
+    cases = [
+        (np.array([[1], [4]], np.int64), updates, {},
+         "indices [[1], [4]] out of range for data [4, 3]"),
+        (np.array([[1], [2]], np.int64), np.zeros((2, 2), np.float32), {},
+         "updates [2, 2] should be [2, 3] for indices [2, 1] and data [4, 3]"),
+        (np.array([[1], [2]], np.int64), updates, {"reduction": "avg"},
+         "reduction 'avg' is not one of none, add, mul, max, min"),
+    ]
+    for indices, upd, attrs, message in cases:
+        got = node_error("ScatterND", {"data": data, "updates": upd},
+                         [("y", TensorProto.FLOAT, [4, 3])], initializers={"indices": indices},
+                         order=["data", "indices", "updates"], **attrs)
+        assert message in got
+    # Indices given as a graph input: the model compiles for their values.
+    indices = np.array([[3], [1]], np.int64)
+    values = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (y,) = run_node("ScatterND", {"data": data, "indices": indices, "updates": values},
+                    [("y", TensorProto.FLOAT, [4, 3])])
+    np.testing.assert_array_equal(y, scatter_nd_reference(data, indices, values, "none"))

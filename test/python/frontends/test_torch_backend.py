@@ -784,6 +784,19 @@ def test_ceil_mode_pooling_and_strided_views_run_in_jeet(seed):
     _check_in_jeet(fn, (torch.randn(2, 3, 10, 9), torch.randn(12)), seed)
 
 
+def test_any_and_all_run_in_jeet(seed):
+    """torch.any and torch.all (ViT's attention checks its mask with
+    any): of booleans and of floats, over one axis, several, or all."""
+    def fn(x, m):
+        return (torch.any(m, 1), torch.all(m, 0, keepdim=True), torch.any(x > 1.5),
+                torch.all(x != 0, dim=(0, 2)), x.any(-1), m.all())
+
+    x = torch.randn(4, 5, 3)
+    x[1, 2] = 0.0
+    m = torch.randn(4, 5) > 0.3
+    _check_in_jeet(fn, (x, m), seed)
+
+
 def test_int64_and_bool_inputs_cross_without_a_copy():
     # Indices and masks are shared through DLPack like float tensors: the
     # runtime tensor is over the torch tensor's memory.

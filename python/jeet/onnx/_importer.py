@@ -22,9 +22,15 @@ from ._errors import OnnxImportError, UnsupportedOpsError
 from . import OPSET_MAX, OPSET_MIN  # noqa: F401 (the range Jeet imports)
 
 # Integer values known when the model is loaded (shapes and their
-# arithmetic) are folded by the importer up to this many elements; every
-# computation on tensor data runs in Jeet.
-FOLD_LIMIT = 1024
+# arithmetic, index arrays built from them: Swin's window masks scatter at
+# 56 x 56 positions) are folded by the importer up to this many elements;
+# every computation on tensor data runs in Jeet.
+FOLD_LIMIT = 1 << 16
+
+# An integer graph input that a node needs at load (a shape, indices) is
+# compiled by value up to this many elements (each new value compiles the
+# model again).
+INPUT_BY_VALUE_LIMIT = 1024
 
 # Initializers with up to this many elements become jeet.constant ops in the
 # graph (so the compiler may fold them) when initializers='auto'; larger ones
@@ -266,7 +272,7 @@ class Importer:
             if value_name in self.graph_inputs:
                 if (not isinstance(value, _tensor.Tensor)
                         or value._dtype not in ("i32", "i64")
-                        or value.size > FOLD_LIMIT):
+                        or value.size > INPUT_BY_VALUE_LIMIT):
                     return None
                 found.append(value_name)
                 continue

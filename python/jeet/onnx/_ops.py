@@ -681,6 +681,15 @@ def _squeeze(n):
     return [jt.reshape(x, _squeezed_shape(n, x.shape, _squeeze_axes(n)))]
 
 
+@folder("Transpose")
+def _fold_transpose(n):
+    x = n.static(0, "data")
+    perm = n.ints("perm", list(range(x.ndim))[::-1])
+    if sorted(perm) != list(range(x.ndim)):
+        raise n.error(f"perm {perm} is not a permutation of the {x.ndim} axes")
+    return [(np.transpose(x, perm), n.elem_type(0))]
+
+
 @folder("Squeeze")
 def _fold_squeeze(n):
     x = n.static(0, "data")

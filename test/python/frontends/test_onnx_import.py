@@ -1971,3 +1971,37 @@ def test_scatter_nd_errors_name_the_node():
     (y,) = run_node("ScatterND", {"data": data, "indices": indices, "updates": values},
                     [("y", TensorProto.FLOAT, [4, 3])])
     np.testing.assert_array_equal(y, scatter_nd_reference(data, indices, values, "none"))
+
+
+def test_index_arrays_built_from_shapes_fold_at_load(rng):
+    """Swin's window masks: ScatterND indices built from Range, Expand,
+    Unsqueeze and Concat over a 40 x 40 grid (3,200 integers, past the old
+    folding limit of 1,024), and pads transposed from a constant (Transpose
+    folded): both known when the model loads, so both import."""
+    n = 40
+    ints = lambda name, values: numpy_helper.from_array(np.array(values, np.int64), name)
+    nodes = [
+        helper.make_node("Range", ["zero", "n", "one"], ["r"]),
+        helper.make_node("Unsqueeze", ["r", "ax1"], ["rows"]),            # (n, 1)
+        helper.make_node("Expand", ["rows", "grid"], ["ri"]),             # (n, n)
+        helper.make_node("Unsqueeze", ["r", "ax0"], ["cols"]),            # (1, n)
+        helper.make_node("Expand", ["cols", "grid"], ["ci"]),             # (n, n)
+        helper.make_node("Unsqueeze", ["ri", "ax2"], ["ri3"]),
+        helper.make_node("Unsqueeze", ["ci", "ax2"], ["ci3"]),
+        helper.make_node("Concat", ["ci3", "ri3"], ["indices"], axis=2),  # (n, n, 2): transposed
+        helper.make_node("ScatterND", ["data", "indices", "updates"], ["s"]),
+        helper.make_node("Transpose", ["pads2"], ["pads_t"], perm=[1, 0]),
+        helper.make_node("Reshape", ["pads_t", "flat"], ["pads"]),
+        helper.make_node("Pad", ["s", "pads"], ["y"]),
+    ]
+    inits = [ints("zero", 0), ints("n", n), ints("one", 1), ints("ax0", [0]), ints("ax1", [1]),
+             ints("ax2", [2]), ints("grid", [n, n]), ints("pads2", [[1, 2], [0, 3]]),
+             ints("flat", [4])]
+    data = rng.standard_normal((n, n)).astype(np.float32)
+    updates = rng.standard_normal((n, n)).astype(np.float32)
+    model = make_model(nodes, [f32("data", [n, n]), f32("updates", [n, n])],
+                       [f32("y", [n + 3, n + 3])], inits)
+    (y,) = jeet.onnx.load(model, device="cpu")(data, updates)
+    # Element (i, j) of updates goes to (j, i); pads [1, 0] before, [2, 3] after.
+    want = np.pad(updates.T.astype(np.float64), [(1, 2), (0, 3)])
+    np.testing.assert_array_equal(y, want)

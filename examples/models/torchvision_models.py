@@ -23,7 +23,8 @@ import jeet.torch
 
 DEFAULT = ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0",
            "shufflenet_v2_x0_5", "squeezenet1_0", "googlenet", "densenet121",
-           "mnasnet0_5", "regnet_y_400mf", "convnext_tiny", "swin_t", "vit_b_16"]
+           "mnasnet0_5", "regnet_y_400mf", "convnext_tiny", "swin_t", "vit_b_16",
+           "efficientnet_v2_s", "resnext50_32x4d", "maxvit_t", "inception_v3"]
 
 
 def relative_error(got, want):

@@ -161,3 +161,25 @@ def test_ceil_mode_pooling(rng, shape, k, s, p, kind, include):
         got = jeet.avg_pool2d(t(x), k, s, p, count_include_pad=include, ceil_mode=True)
     assert got.shape == want.shape
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernel, stride, pad, dilation", [
+    (3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 1), (5, 2, 2, 1), (3, 1, 2, 2), (2, 2, 0, 1),
+], ids=str)
+def test_depthwise_conv2d(rng, kernel, stride, pad, dilation):
+    """A depthwise convolution (MobileNet's, EfficientNet's): the sum of the
+    kernel's taps times strided views of the padded input, one kernel after
+    the pad; against float64."""
+    c = 12
+    x = rng.standard_normal((2, c, 13, 11)).astype(np.float32)
+    w = rng.standard_normal((c, 1, kernel, kernel)).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    got = jeet.conv2d(t(x), t(w), t(b), stride=stride, padding=pad, dilation=dilation,
+                      groups=c)
+    want = conv_reference(x, w, b, stride, pad, dilation, c)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
+    # No im2col copy and no grouped matmul: the pad and one kernel.
+    ops = [op for kernel_ops in jeet.compile(got).kernel_ops for op in kernel_ops]
+    assert "jeet.matmul" not in ops and "jeet.im2col" not in ops, ops
+    assert jeet.compile(got).num_kernels <= 2

@@ -325,3 +325,17 @@ def test_slices_are_read_in_place_on_the_gpu(rng):
         assert "jeet.slice  (1 op fused)" not in str(jeet.explain(got)), name
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-4,
                                    err_msg=name)
+
+
+@requires_gpu
+def test_depthwise_conv2d_on_the_gpu(rng):
+    """A depthwise convolution on the GPU: strided views of the padded
+    input (stride 2, a 5x5 kernel), against float64."""
+    from test_api_conv_pool import conv_reference
+    x = rng.standard_normal((2, 8, 13, 11)).astype(np.float32)
+    w = rng.standard_normal((8, 1, 5, 5)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    got = jeet.conv2d(jeet.tensor(x, device="gpu"), jeet.tensor(w, device="gpu"),
+                      jeet.tensor(b, device="gpu"), stride=2, padding=2, groups=8)
+    np.testing.assert_allclose(got.numpy(), conv_reference(x, w, b, 2, 2, 1, 8),
+                               rtol=1e-4, atol=1e-4)

@@ -38,6 +38,9 @@ constexpr int64_t kSpatialDims = 2;
 constexpr int64_t kPaddingEntries = 2 * kSpatialDims;
 /// NCHW and OIHW.
 constexpr int64_t kRank = 4;
+/// The largest depthwise kernel (KH * KW) decomposed as a sum of its taps
+/// (7x7); larger ones keep the grouped matmul.
+constexpr int64_t kMaxDepthwiseTaps = 49;
 
 /// The geometry of the windows of a 2-D convolution or pooling.
 struct Window {
@@ -214,9 +217,52 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+/// A depthwise convolution (one input and one output channel per group,
+/// f32) as the sum over the kernel's offsets of the padded input's strided
+/// window at that offset, (N, C, OH, OW), times the filter's tap, (C, 1, 1):
+/// elementwise work over views of the padded input (jeet-fuse reads each
+/// slice in place), where the grouped matmul of gatherWindows' windows
+/// multiplied rows of KH * KW values, one group at a time.
+static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
+                                Value filter, const Window &w) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  Value padded = x;
+  if (llvm::any_of(llvm::ArrayRef<int64_t>(w.padding, kPaddingEntries),
+                   [](int64_t p) { return p != 0; })) {
+    SmallVector<int64_t> low = {0, 0, w.padding[0], w.padding[1]};
+    SmallVector<int64_t> high = {0, 0, w.padding[2], w.padding[3]};
+    padded = PadOp::create(
+        b, loc, x,
+        scalarConstant(b, loc,
+                       cast<TypedAttr>(b.getZeroAttr(type.getElementType()))),
+        low, high);
+  }
+  Value sum;
+  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+      int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
+      Value window = SliceOp::create(
+          b, loc, padded, ArrayRef<int64_t>{0, 0, h0, w0},
+          ArrayRef<int64_t>{n, c, h0 + (w.out[0] - 1) * w.strides[0] + 1,
+                            w0 + (w.out[1] - 1) * w.strides[1] + 1},
+          ArrayRef<int64_t>{1, 1, w.strides[0], w.strides[1]});
+      Value tap = reshape(
+          b, loc,
+          SliceOp::create(b, loc, filter, ArrayRef<int64_t>{0, 0, kh, kw},
+                          ArrayRef<int64_t>{c, 1, kh + 1, kw + 1},
+                          ArrayRef<int64_t>{1, 1, 1, 1}),
+          {c, 1, 1});
+      Value term = MulOp::create(b, loc, window, tap);
+      sum = sum ? AddOp::create(b, loc, sum, term).getResult() : term;
+    }
+  }
+  return sum;
+}
+
 /// y = reshape(matmul(filter as (g, O/g, C/g * KH * KW), windows as
 /// (N, g, C/g * KH * KW, OH * OW))), with g = groups (no g dimension when it
-/// is 1).
+/// is 1); a depthwise convolution of f32 as decomposeDepthwise's sum.
 FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
   Location loc = getLoc();
   Value x = operands[0], filter = operands[1];
@@ -229,6 +275,9 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
     return failure();
   int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
   int64_t o = filterType.getDimSize(0), g = getGroups();
+  if (g == c && o == c && c > 1 && inputType.getElementType().isF32() &&
+      window.kernel[0] * window.kernel[1] <= kMaxDepthwiseTaps)
+    return decomposeDepthwise(builder, loc, x, filter, window);
   int64_t k = (c / g) * window.kernel[0] * window.kernel[1];
   int64_t positions = window.out[0] * window.out[1];
   Value windows = gatherWindows(

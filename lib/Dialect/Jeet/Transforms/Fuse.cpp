@@ -151,8 +151,11 @@ struct Group {
   std::optional<int64_t> rowBytes;
   /// Set when the group was merged into another one.
   bool merged = false;
+  /// How many of the clones are slices read in place and their reshapes:
+  /// views, no work, so max-ops does not count them.
+  size_t viewClones = 0;
 
-  size_t size() const { return members.size() + clones.size(); }
+  size_t size() const { return members.size() + clones.size() - viewClones; }
 };
 
 /// Fuses the jeet ops directly in one block. Ops are referred to by their
@@ -749,15 +752,18 @@ void BlockFuser::addRecomputation() {
           if (!producer || isInGroup(index, *producer))
             continue;
           SmallVector<unsigned> cone;
-          if (!readsSliceInPlace(index, *producer, cone) &&
-              (readsMemory || !recomputeCone(*producer, cone)))
+          bool view = readsSliceInPlace(index, *producer, cone);
+          if (!view && (readsMemory || !recomputeCone(*producer, cone)))
             continue;
           SmallVector<unsigned> added;
           for (unsigned i : cone)
             if (!isInGroup(index, i))
               added.push_back(i);
-          if (static_cast<int64_t>(group.size() + added.size()) > maxOps)
+          if (!view &&
+              static_cast<int64_t>(group.size() + added.size()) > maxOps)
             continue;
+          if (view)
+            group.viewClones += added.size();
           group.clones = mergeSorted(group.clones, added);
           changed = true;
         }

@@ -260,6 +260,42 @@ func.func @conv2d(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x2x2xf32>) -> tensor<1x
 
 // -----
 
+// A depthwise conv2d (one input and one output channel per group, f32): the
+// padded input's strided window at each of the kernel's offsets times that
+// tap of the filter, summed; no im2col, no matmul. The f16 one, and a
+// grouped conv with several channels per group, keep the grouped matmul.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x3x5x5xf32>, %[[W:[^:]*]]: tensor<3x1x2x2xf32>
+// CHECK: %[[P:.*]] = jeet.pad %[[X]], %{{.*}} {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>}
+// CHECK: jeet.slice %[[P]] {starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 2, 2>, stops = array<i64: 1, 3, 5, 5>} : tensor<1x3x7x7xf32> -> tensor<1x3x3x3xf32>
+// CHECK: jeet.slice %[[W]] {starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>, stops = array<i64: 3, 1, 1, 1>} : tensor<3x1x2x2xf32> -> tensor<3x1x1x1xf32>
+// CHECK: jeet.reshape %{{.*}} : tensor<3x1x1x1xf32> -> tensor<3x1x1xf32>
+// CHECK: jeet.mul %{{.*}}, %{{.*}} : tensor<1x3x3x3xf32>, tensor<3x1x1xf32> -> tensor<1x3x3x3xf32>
+// CHECK-COUNT-3: jeet.add
+// CHECK-NOT: jeet.im2col
+// CHECK-NOT: jeet.matmul
+// CHECK: return
+// CHECK-LABEL: func.func @depthwise_f16
+// CHECK: jeet.im2col
+// CHECK: jeet.matmul
+// CHECK-LABEL: func.func @two_channels_per_group
+// CHECK: jeet.im2col
+// CHECK: jeet.matmul
+func.func @depthwise(%x: tensor<1x3x5x5xf32>, %w: tensor<3x1x2x2xf32>) -> tensor<1x3x3x3xf32> {
+  %0 = jeet.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 3 : i64} : tensor<1x3x5x5xf32>, tensor<3x1x2x2xf32> -> tensor<1x3x3x3xf32>
+  return %0 : tensor<1x3x3x3xf32>
+}
+func.func @depthwise_f16(%x: tensor<1x3x5x5xf16>, %w: tensor<3x1x2x2xf16>) -> tensor<1x3x4x4xf16> {
+  %0 = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 3 : i64} : tensor<1x3x5x5xf16>, tensor<3x1x2x2xf16> -> tensor<1x3x4x4xf16>
+  return %0 : tensor<1x3x4x4xf16>
+}
+func.func @two_channels_per_group(%x: tensor<1x4x5x5xf32>, %w: tensor<2x2x2x2xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : tensor<1x4x5x5xf32>, tensor<2x2x2x2xf32> -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // max_pool2d pads with -inf and reduces the window dimensions; avg_pool2d
 // without count_include_pad divides by each window's count of input
 // elements.

@@ -1263,7 +1263,7 @@ def _scatter_nd(n):
     rows = int(np.prod(lead))
     if rows == 0 or tuples.shape[0] == 0:
         return [data]
-    positions = np.ravel_multi_index(tuples.T, tuple(lead)) if k else np.zeros(0, np.int64)
+    positions = np.ravel_multi_index(tuples.T, tuple(lead))
     data_rows = jt.reshape(data, (rows,) + rest)
     update_rows = jt.reshape(updates, (len(positions),) + rest)
     combine = _SCATTER_REDUCTIONS[reduction]
@@ -1998,15 +1998,14 @@ _RECURRENT_DEFAULTS = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"],
                        "LSTM": ["Sigmoid", "Tanh", "Tanh"]}
 
 
+# Each activation's canonical name by its lower-case spelling (ONNX's
+# names are matched in any case).
+_RECURRENT_ACTIVATION_NAMES = {k.lower(): k for k in _RECURRENT_ACTIVATIONS}
+
+
 def _recurrent_activation(name, alpha, beta):
-    """The activation `name` (as ONNX spells it, any case) as a function of a
-    jeet tensor."""
-    canonical = {k.lower(): k for k in _RECURRENT_ACTIVATIONS}.get(name.lower())
-    if canonical is None:
-        return None
-    a0, b0 = _RECURRENT_ACTIVATIONS[canonical]
-    alpha = a0 if alpha is None else alpha
-    beta = b0 if beta is None else beta
+    """The activation `name` (canonical) with its alpha and beta as a
+    function of a jeet tensor."""
     return {
         "Sigmoid": jt.sigmoid, "Tanh": jt.tanh, "Relu": jt.relu,
         "Softsign": lambda x: jt.div(x, jt.add(jt.abs(x), 1.0)),
@@ -2017,7 +2016,7 @@ def _recurrent_activation(name, alpha, beta):
         "ScaledTanh": lambda x: jt.mul(jt.tanh(jt.mul(x, beta)), alpha),
         "HardSigmoid": lambda x: _hard_sigmoid(x, alpha, beta),
         "Elu": lambda x: _elu_core(x, alpha),
-    }[canonical]
+    }[name]
 
 
 def _recurrent_activations(n, count, directions):
@@ -2031,24 +2030,21 @@ def _recurrent_activations(n, count, directions):
     if len(names) != count * directions:
         raise n.error(f"activations {names} should name {count} function(s) per "
                       f"direction ({count * directions} in all)")
-    alphas = list(n.attr("activation_alpha", []) or [])
-    betas = list(n.attr("activation_beta", []) or [])
-    functions, used = [], {"alpha": 0, "beta": 0}
+    # activation_alpha and activation_beta list the values of the functions
+    # that take them, in order; the others take their defaults.
+    alphas = iter(n.attr("activation_alpha", []) or [])
+    betas = iter(n.attr("activation_beta", []) or [])
+    functions = []
     for name in names:
-        canonical = {k.lower(): k for k in _RECURRENT_ACTIVATIONS}.get(name.lower())
+        canonical = _RECURRENT_ACTIVATION_NAMES.get(name.lower())
         if canonical is None:
             raise n.error(f"activation '{name}' is not one of "
                           f"{', '.join(_RECURRENT_ACTIVATIONS)}")
-        a0, b0 = _RECURRENT_ACTIVATIONS[canonical]
-        # activation_alpha and activation_beta list the values of the
-        # functions that take them, in order.
-        alpha = beta = None
-        if a0 is not None and used["alpha"] < len(alphas):
-            alpha = float(alphas[used["alpha"]])
-            used["alpha"] += 1
-        if b0 is not None and used["beta"] < len(betas):
-            beta = float(betas[used["beta"]])
-            used["beta"] += 1
+        alpha, beta = _RECURRENT_ACTIVATIONS[canonical]
+        if alpha is not None:
+            alpha = float(next(alphas, alpha))
+        if beta is not None:
+            beta = float(next(betas, beta))
         functions.append(_recurrent_activation(canonical, alpha, beta))
     return [functions[d * count:(d + 1) * count] for d in range(directions)]
 

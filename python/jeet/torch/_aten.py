@@ -877,7 +877,7 @@ def _copy(node, dst, src, non_blocking=False):
     return src if src.shape == dst.shape else jt.broadcast_to(src, dst.shape)
 
 
-def _scattered(node, x, src, dim, piece):
+def _scattered(x, src, dim, piece):
     """x with x[..., piece, ...] (along dim) replaced by src: with a step of
     1 the pieces before and after and src joined; else one gather of src
     over the whole dimension, selected where the piece's positions are."""
@@ -886,8 +886,9 @@ def _scattered(node, x, src, dim, piece):
     if len(positions) == 0:
         return x
     src = _operand(src, x._dtype)
-    if tuple(src.shape) != tuple(_sliced(x, dim, piece).shape):
-        src = jt.broadcast_to(src, _sliced(x, dim, piece).shape)
+    shape = tuple(x.shape[:dim]) + (len(positions),) + tuple(x.shape[dim + 1:])
+    if tuple(src.shape) != shape:
+        src = jt.broadcast_to(src, shape)
     if len(positions) == x.shape[dim]:
         return src
     if positions.step == 1:
@@ -902,15 +903,15 @@ def _scattered(node, x, src, dim, piece):
     index[list(positions)] = np.arange(len(positions))
     mask = np.zeros(x.shape[dim], np.bool_)
     mask[list(positions)] = True
-    shape = [1] * x.ndim
-    shape[dim] = x.shape[dim]
+    along = [1] * x.ndim
+    along[dim] = x.shape[dim]
     spread = jt.take(src, jt._constant(index, "i64"), dim)
-    return jt.where(jt._constant(mask.reshape(shape), "i1"), spread, x)
+    return jt.where(jt._constant(mask.reshape(along), "i1"), spread, x)
 
 
 @converter(aten.slice_scatter.default, needs=("concatenate", "take", "where"))
 def _slice_scatter(node, x, src, dim=0, start=None, end=None, step=1):
-    return _scattered(node, x, src, dim % x.ndim, slice(start, end, step))
+    return _scattered(x, src, dim % x.ndim, slice(start, end, step))
 
 
 @converter(aten.select_scatter.default, needs=("concatenate", "take", "where"))
@@ -918,7 +919,7 @@ def _select_scatter(node, x, src, dim, index):
     dim = dim % x.ndim
     index = index % x.shape[dim]
     src = jt.reshape(src, tuple(x.shape[:dim]) + (1,) + tuple(x.shape[dim + 1:]))
-    return _scattered(node, x, src, dim, slice(index, index + 1))
+    return _scattered(x, src, dim, slice(index, index + 1))
 
 
 @converter(aten.constant_pad_nd.default, needs=("pad",))

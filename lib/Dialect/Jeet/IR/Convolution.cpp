@@ -123,15 +123,21 @@ Value reshape(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> shape) {
   return ReshapeOp::create(b, loc, type.clone(shape), x);
 }
 
+/// `x` (N, C, H, W) padded with `padValue` by the window's padding (a pad
+/// of none folds away).
+Value padForWindows(OpBuilder &b, Location loc, Value x, const Window &w,
+                    TypedAttr padValue) {
+  SmallVector<int64_t> low = {0, 0, w.padding[0], w.padding[1]};
+  SmallVector<int64_t> high = {0, 0, w.padding[2], w.padding[3]};
+  return PadOp::create(b, loc, x, scalarConstant(b, loc, padValue), low, high);
+}
+
 /// The windows of `x` (N, C, H, W) padded with `padValue`:
 /// (N, C, KH, KW, OH, OW), element (n, c, kh, kw, oh, ow) being padded x at
 /// (oh * sh + kh * dh, ow * sw + kw * dw).
 Value gatherWindows(OpBuilder &b, Location loc, Value x, const Window &w,
                     TypedAttr padValue) {
-  SmallVector<int64_t> low = {0, 0, w.padding[0], w.padding[1]};
-  SmallVector<int64_t> high = {0, 0, w.padding[2], w.padding[3]};
-  Value padded =
-      PadOp::create(b, loc, x, scalarConstant(b, loc, padValue), low, high);
+  Value padded = padForWindows(b, loc, x, w, padValue);
   return Im2colOp::create(b, loc, padded,
                           ArrayRef<int64_t>(w.kernel, kSpatialDims),
                           ArrayRef<int64_t>(w.strides, kSpatialDims),
@@ -227,17 +233,8 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
                                 Value filter, const Window &w) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
-  Value padded = x;
-  if (llvm::any_of(llvm::ArrayRef<int64_t>(w.padding, kPaddingEntries),
-                   [](int64_t p) { return p != 0; })) {
-    SmallVector<int64_t> low = {0, 0, w.padding[0], w.padding[1]};
-    SmallVector<int64_t> high = {0, 0, w.padding[2], w.padding[3]};
-    padded = PadOp::create(
-        b, loc, x,
-        scalarConstant(b, loc,
-                       cast<TypedAttr>(b.getZeroAttr(type.getElementType()))),
-        low, high);
-  }
+  Value padded = padForWindows(
+      b, loc, x, w, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
   Value sum;
   for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
     for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {

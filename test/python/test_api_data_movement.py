@@ -283,3 +283,23 @@ def test_slices_are_read_in_place(rng, name):
             assert jeet.compile(got).num_kernels == kernels, jeet.explain(got)
         assert "jeet.slice  (1 op fused)" not in str(jeet.explain(got))
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("step", [2, 3, 4, 5])
+@pytest.mark.parametrize("width", [7, 16, 37, 70])
+def test_strided_slices_in_elementwise_and_reduction_kernels(rng, step, width):
+    """Columns `step` apart, read in place (a view) by an elementwise kernel
+    and a row reduction: up to 4 apart each vector is a masked load of the
+    span from its first lane to its last and a shuffle (5 apart, scalars),
+    over whole vectors and the remainders of every width; against float64."""
+    # b's last element is the buffer's last: a load past it would show.
+    x = rng.standard_normal((6, step * (width - 1) + 4)).astype(np.float32)
+    y = rng.standard_normal((6, width)).astype(np.float32)
+    X, Y = t(x), t(y)
+    a, b = X[:, 1::step][:, :width], X[:, 3::step][:, :width]
+    got = jeet.exp(a) * Y + b
+    total = jeet.sum(a * b, axis=1)
+    x64 = x.astype(np.float64)
+    A, B = x64[:, 1::step][:, :width], x64[:, 3::step][:, :width]
+    np.testing.assert_allclose(got.numpy(), np.exp(A) * y + B, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(total.numpy(), (A * B).sum(1), rtol=1e-5, atol=1e-4)

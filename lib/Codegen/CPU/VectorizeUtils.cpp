@@ -54,25 +54,96 @@ Value jeet::cpu::splatTo(OpBuilder &b, Location loc, Value value,
       b, loc, VectorType::get({width}, value.getType()), value);
 }
 
-/// Whether an input's `map` is a sum of loop dimensions times constants in
-/// each result (an im2col's oh * sh + kh * dh) that reads along the
-/// innermost loop `inner` with unit stride: only its last result depends on
-/// `inner`, as `inner` plus terms of other loops.
-static bool isUnitStrideAffineInput(AffineMap map, unsigned inner) {
+/// The largest distance between the elements that consecutive lanes of an
+/// input's vector read: the vector is then one masked load of that many
+/// times its width contiguous elements and a shuffle keeping every
+/// stride-th (stride-2 slices and windows: a strided convolution's).
+static constexpr int64_t kMaxReadStride = 4;
+
+/// The static stride of `type`'s innermost dimension, if it has one.
+static std::optional<int64_t> innermostStride(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(strides.back()))
+    return std::nullopt;
+  return strides.back();
+}
+
+/// For a `map` whose results are sums of loop dimensions times constants
+/// (an im2col's oh * sh + kh * dh) of which only the last depends on the
+/// innermost loop `inner`, as `step` x `inner` plus terms of other loops:
+/// `step` (0 where no result depends on `inner`). None for other maps.
+static std::optional<int64_t> innerStep(AffineMap map, unsigned inner) {
   if (map.getNumSymbols() != 0 || map.getNumResults() == 0)
-    return false;
+    return std::nullopt;
   ArrayRef<AffineExpr> results = map.getResults();
   for (AffineExpr expr : results.drop_back())
     if (!expr.isPureAffine() || expr.isFunctionOfDim(inner))
-      return false;
+      return std::nullopt;
   AffineExpr last = results.back();
   if (!last.isPureAffine())
-    return false;
+    return std::nullopt;
   if (!last.isFunctionOfDim(inner))
-    return true;
-  AffineExpr rest = simplifyAffineExpr(
-      last - getAffineDimExpr(inner, map.getContext()), map.getNumDims(), 0);
-  return !rest.isFunctionOfDim(inner);
+    return 0;
+  AffineExpr dim = getAffineDimExpr(inner, map.getContext());
+  for (int64_t step = 1; step <= kMaxReadStride; ++step) {
+    AffineExpr rest =
+        simplifyAffineExpr(last - dim * step, map.getNumDims(), 0);
+    if (!rest.isFunctionOfDim(inner))
+      return step;
+  }
+  return std::nullopt;
+}
+
+/// How far apart in memory, in elements, the values that consecutive lanes
+/// of `operand`'s vectors hold are: its map's step along the innermost loop
+/// times its innermost stride (see innerStep). None where that is not a
+/// static positive number.
+static std::optional<int64_t> laneStride(linalg::GenericOp op,
+                                         OpOperand &operand) {
+  std::optional<int64_t> step =
+      innerStep(op.getMatchingIndexingMap(&operand), op.getNumLoops() - 1);
+  std::optional<int64_t> stride =
+      innermostStride(cast<MemRefType>(operand.get().getType()));
+  if (!step || *step == 0 || !stride || *stride <= 0)
+    return std::nullopt;
+  return *step * *stride;
+}
+
+/// Reads `width` lanes of `memref` from the indices `at` on, `lanes` elements
+/// apart in memory (> 1; its innermost stride is `stride`): the elements
+/// from the first lane's to the last one's, lanes x (width - 1) + 1 of them,
+/// are one masked load (the lanes past the last are off, so nothing past it
+/// is touched) from a view of the same memory with unit innermost stride,
+/// and a shuffle keeps every `lanes`-th.
+static Value loadStrided(OpBuilder &b, Location loc, Value memref,
+                         ArrayRef<Value> at, int64_t width, int64_t lanes,
+                         int64_t stride) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes = getAsOpFoldResult(metadata.getSizes());
+  SmallVector<OpFoldResult> strides = getAsOpFoldResult(metadata.getStrides());
+  sizes.back() = b.getIndexAttr(stride * (type.getShape().back() - 1) + 1);
+  strides.back() = b.getIndexAttr(1);
+  Value contiguous = memref::ReinterpretCastOp::create(
+      b, loc, metadata.getBaseBuffer(),
+      getAsOpFoldResult(metadata.getOffset()), sizes, strides);
+  SmallVector<Value> indices(at);
+  if (stride != 1)
+    indices.back() = arith::MulIOp::create(
+        b, loc, indices.back(), arith::ConstantIndexOp::create(b, loc, stride));
+  auto wide = VectorType::get({lanes * width}, type.getElementType());
+  Value mask = vector::ConstantMaskOp::create(
+      b, loc, VectorType::get({lanes * width}, b.getI1Type()),
+      ArrayRef<int64_t>{lanes * (width - 1) + 1});
+  Value passThru = arith::ConstantOp::create(b, loc, b.getZeroAttr(wide));
+  Value loaded = vector::MaskedLoadOp::create(b, loc, wide, contiguous, indices,
+                                              mask, passThru);
+  SmallVector<int64_t> keep;
+  for (int64_t lane = 0; lane < width; ++lane)
+    keep.push_back(lane * lanes);
+  return vector::ShuffleOp::create(b, loc, loaded, loaded, keep);
 }
 
 bool jeet::cpu::analyzeOperands(linalg::GenericOp op,
@@ -92,16 +163,18 @@ bool jeet::cpu::analyzeOperands(linalg::GenericOp op,
     AffineMap map = op.getMatchingIndexingMap(&operand);
     bool isInit = op.isDpsInit(&operand);
     bool permutation = map.isProjectedPermutation(/*allowZeroInResults=*/false);
-    if (!permutation && (isInit || !isUnitStrideAffineInput(map, inner)))
+    std::optional<int64_t> step = innerStep(map, inner);
+    if (!step || (isInit && !permutation))
       return false;
     bool varies = map.isFunctionOfDim(inner);
     if (isInit && !varies && !outputsMayBeUniform)
       return false;
-    // Vectors are read and written along the innermost memref dimension.
+    // Vectors are read and written along the innermost memref dimension:
+    // outputs with unit stride, inputs up to kMaxReadStride apart
+    // (loadStrided).
     if (varies) {
-      if (map.getNumResults() == 0 || !type.isLastDimUnitStride() ||
-          (permutation &&
-           map.getResults().back() != getAffineDimExpr(inner, op.getContext())))
+      std::optional<int64_t> lanes = laneStride(op, operand);
+      if (!lanes || *lanes > (isInit ? 1 : kMaxReadStride))
         return false;
     }
     if (!varies)
@@ -189,8 +262,14 @@ IRMapping jeet::cpu::cloneBodyAt(
     if (uniform.contains(arg)) {
       value = memref::LoadOp::create(b, loc, memref, at);
     } else {
-      value =
-          vector::LoadOp::create(b, loc, vectorOf(arg.getType()), memref, at);
+      int64_t lanes = laneStride(op, operand).value_or(1);
+      value = lanes > 1
+                  ? loadStrided(
+                        b, loc, memref, at, width, lanes,
+                        *innermostStride(cast<MemRefType>(memref.getType())))
+                  : vector::LoadOp::create(b, loc, vectorOf(arg.getType()),
+                                           memref, at)
+                        .getResult();
       if (onLoad)
         onLoad(operand, at);
     }

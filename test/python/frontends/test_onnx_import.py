@@ -2010,3 +2010,31 @@ def test_index_arrays_built_from_shapes_fold_at_load(rng):
     # Element (i, j) of updates goes to (j, i); pads [1, 0] before, [2, 3] after.
     want = np.pad(updates.T.astype(np.float64), [(1, 2), (0, 3)])
     np.testing.assert_array_equal(y, want)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_depthwise_conv_with_initializer_filter(rng, stride):
+    """A depthwise Conv (group = C) whose filter is an initialiser, as every
+    exported MobileNet's: each tap of the filter is a constant of its own,
+    so the graph is the pad and one kernel (slices of the constant filter
+    were a kernel each, copying C values at every call); against float64."""
+    c = 20
+    x = rng.standard_normal((2, c, 11, 13)).astype(np.float32)
+    w = rng.standard_normal((c, 1, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    oh, ow = (11 - 1) // stride + 1, (13 - 1) // stride + 1
+    want = np.zeros((2, c, oh, ow)) + b[:, None, None]
+    for i in range(3):
+        for j in range(3):
+            want += (xp[:, :, i:i + stride * (oh - 1) + 1:stride,
+                        j:j + stride * (ow - 1) + 1:stride] * w[:, 0, i, j, None, None])
+    model = make_model(
+        [helper.make_node("Conv", ["x", "W", "B"], ["y"], name="dw", group=c,
+                          pads=[1, 1, 1, 1], strides=[stride, stride])],
+        [f32("x", list(x.shape))], [f32("y", list(want.shape))],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")])
+    compiled = jeet.onnx.load(model, device="cpu", initializers="constant")
+    (y,) = compiled(x)
+    np.testing.assert_allclose(np.asarray(y), want, rtol=1e-5, atol=1e-5)
+    assert compiled.num_kernels == 2, compiled.explain()

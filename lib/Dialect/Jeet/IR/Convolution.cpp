@@ -235,6 +235,24 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
   Value padded = padForWindows(
       b, loc, x, w, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
+  // A constant filter (ONNX initialisers) gives each tap as a constant of
+  // its own: a slice of a constant is not a view (isViewSlice), so each
+  // would be a kernel copying C values at every call. Together the taps
+  // hold the filter's values once.
+  auto constant = filter.getDefiningOp<ConstantOp>();
+  auto values = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                         : DenseElementsAttr();
+  SmallVector<APFloat> filterValues;
+  if (values)
+    filterValues = llvm::to_vector(values.getValues<APFloat>());
+  auto tapType = RankedTensorType::get({c, 1, 1}, type.getElementType());
+  auto constantTap = [&](int64_t kh, int64_t kw) -> Value {
+    int64_t taps = w.kernel[0] * w.kernel[1];
+    SmallVector<APFloat> tap;
+    for (int64_t channel = 0; channel < c; ++channel)
+      tap.push_back(filterValues[channel * taps + kh * w.kernel[1] + kw]);
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(tapType, tap));
+  };
   Value sum;
   for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
     for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
@@ -244,12 +262,15 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
           ArrayRef<int64_t>{n, c, h0 + (w.out[0] - 1) * w.strides[0] + 1,
                             w0 + (w.out[1] - 1) * w.strides[1] + 1},
           ArrayRef<int64_t>{1, 1, w.strides[0], w.strides[1]});
-      Value tap = reshape(
-          b, loc,
-          SliceOp::create(b, loc, filter, ArrayRef<int64_t>{0, 0, kh, kw},
-                          ArrayRef<int64_t>{c, 1, kh + 1, kw + 1},
-                          ArrayRef<int64_t>{1, 1, 1, 1}),
-          {c, 1, 1});
+      Value tap =
+          values
+              ? constantTap(kh, kw)
+              : reshape(b, loc,
+                        SliceOp::create(b, loc, filter,
+                                        ArrayRef<int64_t>{0, 0, kh, kw},
+                                        ArrayRef<int64_t>{c, 1, kh + 1, kw + 1},
+                                        ArrayRef<int64_t>{1, 1, 1, 1}),
+                        {c, 1, 1});
       Value term = MulOp::create(b, loc, window, tap);
       sum = sum ? AddOp::create(b, loc, sum, term).getResult() : term;
     }

@@ -64,7 +64,8 @@ static constexpr int64_t kMaxReadStride = 4;
 static std::optional<int64_t> innermostStride(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (type.getRank() == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
+  if (type.getRank() == 0 ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(strides.back()))
     return std::nullopt;
   return strides.back();
@@ -127,8 +128,8 @@ static Value loadStrided(OpBuilder &b, Location loc, Value memref,
   sizes.back() = b.getIndexAttr(stride * (type.getShape().back() - 1) + 1);
   strides.back() = b.getIndexAttr(1);
   Value contiguous = memref::ReinterpretCastOp::create(
-      b, loc, metadata.getBaseBuffer(),
-      getAsOpFoldResult(metadata.getOffset()), sizes, strides);
+      b, loc, metadata.getBaseBuffer(), getAsOpFoldResult(metadata.getOffset()),
+      sizes, strides);
   SmallVector<Value> indices(at);
   if (stride != 1)
     indices.back() = arith::MulIOp::create(

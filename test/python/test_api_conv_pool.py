@@ -42,6 +42,25 @@ def test_conv2d(rng, stride, pad, dilation, groups):
         rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("stride,pad,groups", [(1, 0, 1), (2, 0, 1), (3, 0, 2), (1, 1, 1),
+                                               (2, 1, 4)])
+def test_pointwise_conv2d_reads_its_input_in_place(rng, stride, pad, groups):
+    """A 1x1 convolution (MobileNet's expansions and projections, ResNet's
+    downsampling); against float64. With unit strides its windows are the
+    (padded) input, read by the matmul in place: no im2col copy."""
+    x = rng.standard_normal((2, 8, 11, 10)).astype(np.float32)
+    w = rng.standard_normal((12, 8 // groups, 1, 1)).astype(np.float32)
+    b = rng.standard_normal(12).astype(np.float32)
+    got = jeet.conv2d(t(x), t(w), t(b), stride=stride, padding=pad, groups=groups)
+    np.testing.assert_allclose(
+        got.numpy(), conv_reference(x, w, b, stride, pad, 1, groups), rtol=1e-5, atol=1e-4)
+    if stride == 1:
+        ops = [op for kernel_ops in jeet.compile(got).kernel_ops for op in kernel_ops]
+        assert "jeet.im2col" not in ops, ops
+        # The matmul with its bias; a padded input is one kernel more.
+        assert jeet.compile(got).num_kernels == (1 if pad == 0 else 2), jeet.explain(got)
+
+
 def test_pools(rng):
     x = rng.standard_normal((1, 2, 6, 6)).astype(np.float32)
     windows = x.reshape(1, 2, 3, 2, 3, 2).astype(np.float64)

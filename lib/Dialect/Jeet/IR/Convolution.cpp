@@ -138,6 +138,17 @@ Value padForWindows(OpBuilder &b, Location loc, Value x, const Window &w,
 Value gatherWindows(OpBuilder &b, Location loc, Value x, const Window &w,
                     TypedAttr padValue) {
   Value padded = padForWindows(b, loc, x, w, padValue);
+  // The windows of 1 x 1 with unit strides (a pointwise convolution's) are
+  // the padded input itself, reshaped: the matmul reads it in place, where
+  // an im2col copied it whole. (With strides, the windows are a strided
+  // slice whose rows the matmul cannot read as one matrix: still a copy.)
+  if (w.kernel[0] == 1 && w.kernel[1] == 1 && w.strides[0] == 1 &&
+      w.strides[1] == 1) {
+    auto type = cast<RankedTensorType>(padded.getType());
+    return reshape(b, loc, padded,
+                   {type.getDimSize(0), type.getDimSize(1), 1, 1,
+                    type.getDimSize(2), type.getDimSize(3)});
+  }
   return Im2colOp::create(b, loc, padded,
                           ArrayRef<int64_t>(w.kernel, kSpatialDims),
                           ArrayRef<int64_t>(w.strides, kSpatialDims),

@@ -295,7 +295,11 @@ size_t jeet::detail::outlineLongBlocks(llvm::Module &module,
         continue;
       if (llvm::Function *pieceFunction = extractor.extractCodeRegion(cache)) {
         // Inlining it back would undo the point; nothing after this runs an
-        // inliner, but the attribute says why the function exists.
+        // inliner, but the attribute says why the function exists. The
+        // extractor copies the parent's attributes: an entry meant to be
+        // inlined into its packed form (alwaysinline) gave its pieces both,
+        // which the verifier rejects.
+        pieceFunction->removeFnAttr(llvm::Attribute::AlwaysInline);
         pieceFunction->addFnAttr(llvm::Attribute::NoInline);
         ++outlined;
       }

@@ -182,6 +182,27 @@ TEST(OutlineLongBlocksTest, LongBlockBecomesPiecesOfAtMostTheLimit) {
   EXPECT_EQ(verifierErrors(module), "");
 }
 
+// The entry of a graph is alwaysinline (inlined into its packed form); the
+// pieces of its long blocks are noinline, which the extractor's copy of the
+// parent's attributes made both, a module the verifier rejected (ResNet-18's
+// ONNX graph through jeet-compile).
+TEST(OutlineLongBlocksTest, PiecesOfAnAlwaysInlineEntryAreOnlyNoInline) {
+  llvm::LLVMContext context;
+  llvm::Module module("kernels", context);
+  llvm::Function *f = buildKernels(module, "entry", /*inLoop=*/false);
+  f->addFnAttr(llvm::Attribute::AlwaysInline);
+
+  ASSERT_GT(jeet::detail::outlineLongBlocks(module, kLimit), 0u);
+  for (const llvm::Function &function : module) {
+    if (&function == f || function.isDeclaration())
+      continue;
+    EXPECT_TRUE(function.hasFnAttribute(llvm::Attribute::NoInline));
+    EXPECT_FALSE(function.hasFnAttribute(llvm::Attribute::AlwaysInline));
+  }
+  EXPECT_TRUE(f->hasFnAttribute(llvm::Attribute::AlwaysInline));
+  EXPECT_EQ(verifierErrors(module), "");
+}
+
 TEST(OutlineLongBlocksTest, LoopsAndShortBlocksStay) {
   llvm::LLVMContext context;
   llvm::Module module("kernels", context);

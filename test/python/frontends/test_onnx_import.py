@@ -2038,3 +2038,31 @@ def test_depthwise_conv_with_initializer_filter(rng, stride):
     (y,) = compiled(x)
     np.testing.assert_allclose(np.asarray(y), want, rtol=1e-5, atol=1e-5)
     assert compiled.num_kernels == 2, compiled.explain()
+
+
+@pytest.mark.parametrize("spatial", [(1, 1), (2, 3), (3, 3), (4, 4), (5, 7)])
+def test_pointwise_conv_with_initializer_filter(rng, spatial):
+    """A 1x1 Conv whose filter is an initialiser, at the few output
+    positions of a network's last stages: below 16 positions the matmul runs
+    transposed (positions as rows, the filter transposed at compile time),
+    16 and more as (O, C) x (C, H * W); with its bias and a Clip (ReLU6)
+    after it, against float64 either way."""
+    c, o = 24, 40
+    x = rng.standard_normal((2, c) + spatial).astype(np.float32)
+    w = rng.standard_normal((o, c, 1, 1)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    want = np.einsum("nchw,oc->nohw", x.astype(np.float64), w[:, :, 0, 0].astype(np.float64))
+    want = np.clip(want + b[:, None, None], 0, 6)
+    model = make_model(
+        [helper.make_node("Conv", ["x", "W", "B"], ["c"], name="pw"),
+         helper.make_node("Clip", ["c", "lo", "hi"], ["y"], name="relu6")],
+        [f32("x", list(x.shape))], [f32("y", list(want.shape))],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B"),
+         numpy_helper.from_array(np.array(0, np.float32), "lo"),
+         numpy_helper.from_array(np.array(6, np.float32), "hi")])
+    compiled = jeet.onnx.load(model, device="cpu", initializers="constant")
+    (y,) = compiled(x)
+    np.testing.assert_allclose(np.asarray(y), want, rtol=1e-5, atol=1e-5)
+    text = compiled.explain()
+    assert "jeet.im2col" not in text
+    assert ("jeet.transpose" in text) == (spatial[0] * spatial[1] < 16), text

@@ -208,6 +208,28 @@ def test_transpose(perm, rng):
     check(jeet.transpose(t(x), perm), np.transpose(f64(x), perm))
 
 
+@pytest.mark.parametrize("shape, perm", [
+    ((3, 37, 5), (2, 0, 1)),      # innermost moved: read lane by lane
+    ((6, 7, 33), (1, 0, 2)),      # innermost kept: whole rows
+    ((2, 3, 3, 40), (0, 3, 1, 2)),  # NHWC to NCHW, a pointwise conv's result
+    ((300, 300), (1, 0)),         # past the size read in place: a copy
+])
+def test_transpose_read_in_place_by_elementwise_ops(shape, perm, rng):
+    """An elementwise op after a transpose of a value in memory reads it
+    through its indexing map (one kernel; the loads gathered lane by lane
+    where the transpose moves the innermost dimension, the arithmetic on
+    vectors), with a broadcast operand; against float64."""
+    x = randn(rng, *shape)
+    y = randn(rng, *np.transpose(x, perm).shape[-1:])
+    got = jeet.exp(jeet.tanh(jeet.transpose(t(x), perm)) + t(y))
+    want = np.exp(np.tanh(np.transpose(f64(x), perm)) + f64(y))
+    check(got, want, rtol=1e-5, atol=1e-6)
+    moved = perm[-1] != len(perm) - 1
+    small = np.prod(shape) <= 1 << 16
+    kernels = jeet.compile(got).kernel_ops
+    assert len(kernels) == (1 if (small or not moved) else 2), kernels
+
+
 def test_T(rng):
     x = randn(rng, 6, 9)
     check(t(x).T, f64(x).T)

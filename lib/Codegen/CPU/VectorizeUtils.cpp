@@ -71,46 +71,69 @@ static std::optional<int64_t> innermostStride(MemRefType type) {
   return strides.back();
 }
 
-/// For a `map` whose results are sums of loop dimensions times constants
-/// (an im2col's oh * sh + kh * dh) of which only the last depends on the
-/// innermost loop `inner`, as `step` x `inner` plus terms of other loops:
-/// `step` (0 where no result depends on `inner`). None for other maps.
-static std::optional<int64_t> innerStep(AffineMap map, unsigned inner) {
+namespace {
+/// How the lanes of an input's vector along the innermost loop are read.
+struct LaneRead {
+  enum Kind {
+    /// Consecutive elements of the innermost memref dimension: a load.
+    Contiguous,
+    /// Elements `lanes` apart (up to kMaxReadStride) along the innermost
+    /// dimension, whose stride is `stride`: loadStrided.
+    Strided,
+    /// Anything else (a transposed read, where the loop steps another
+    /// dimension, or lanes further apart): element by element
+    /// (loadGathered); the arithmetic stays on vectors.
+    Gathered,
+  } kind;
+  int64_t lanes = 1;
+  int64_t stride = 1;
+};
+} // namespace
+
+/// How `operand` (an input of `op` that varies along the innermost loop)
+/// is read as vectors, or none where its map is not one this reads: each
+/// result a sum of loop dimensions times constants (an im2col's oh * sh +
+/// kh * dh), one result depending on the innermost loop.
+static std::optional<LaneRead> laneRead(linalg::GenericOp op,
+                                        OpOperand &operand) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  unsigned inner = op.getNumLoops() - 1;
   if (map.getNumSymbols() != 0 || map.getNumResults() == 0)
     return std::nullopt;
-  ArrayRef<AffineExpr> results = map.getResults();
-  for (AffineExpr expr : results.drop_back())
-    if (!expr.isPureAffine() || expr.isFunctionOfDim(inner))
+  std::optional<unsigned> dependent;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (!expr.isPureAffine())
       return std::nullopt;
-  AffineExpr last = results.back();
-  if (!last.isPureAffine())
-    return std::nullopt;
-  if (!last.isFunctionOfDim(inner))
-    return 0;
-  AffineExpr dim = getAffineDimExpr(inner, map.getContext());
-  for (int64_t step = 1; step <= kMaxReadStride; ++step) {
-    AffineExpr rest =
-        simplifyAffineExpr(last - dim * step, map.getNumDims(), 0);
-    if (!rest.isFunctionOfDim(inner))
-      return step;
+    if (!expr.isFunctionOfDim(inner))
+      continue;
+    if (dependent)
+      return std::nullopt;
+    dependent = i;
   }
-  return std::nullopt;
-}
-
-/// How far apart in memory, in elements, the values that consecutive lanes
-/// of `operand`'s vectors hold are: its map's step along the innermost loop
-/// times its innermost stride (see innerStep). None where that is not a
-/// static positive number.
-static std::optional<int64_t> laneStride(linalg::GenericOp op,
-                                         OpOperand &operand) {
-  std::optional<int64_t> step =
-      innerStep(op.getMatchingIndexingMap(&operand), op.getNumLoops() - 1);
+  if (!dependent || *dependent + 1 != map.getNumResults())
+    return LaneRead{LaneRead::Gathered};
+  // The innermost loop's coefficient in the last result.
+  AffineExpr last = map.getResults().back();
+  AffineExpr dim = getAffineDimExpr(inner, map.getContext());
+  std::optional<int64_t> step;
+  for (int64_t candidate = 1; candidate <= kMaxReadStride && !step; ++candidate)
+    if (!simplifyAffineExpr(last - dim * candidate, map.getNumDims(), 0)
+             .isFunctionOfDim(inner))
+      step = candidate;
   std::optional<int64_t> stride =
       innermostStride(cast<MemRefType>(operand.get().getType()));
-  if (!step || *step == 0 || !stride || *stride <= 0)
-    return std::nullopt;
-  return *step * *stride;
+  if (!step || !stride || *stride <= 0 || *step * *stride > kMaxReadStride)
+    return LaneRead{LaneRead::Gathered};
+  if (*step * *stride == 1)
+    return LaneRead{LaneRead::Contiguous};
+  return LaneRead{LaneRead::Strided, *step * *stride, *stride};
 }
+
+/// Reads `width` lanes of `operand` at the loop indices `ivs` (the last
+/// one the first lane's innermost index) element by element.
+static Value loadGathered(OpBuilder &b, Location loc, linalg::GenericOp op,
+                          OpOperand &operand, ArrayRef<Value> ivs,
+                          int64_t width);
 
 /// Reads `width` lanes of `memref` from the indices `at` on, `lanes` elements
 /// apart in memory (> 1; its innermost stride is `stride`): the elements
@@ -163,19 +186,20 @@ bool jeet::cpu::analyzeOperands(linalg::GenericOp op,
       return false;
     AffineMap map = op.getMatchingIndexingMap(&operand);
     bool isInit = op.isDpsInit(&operand);
-    bool permutation = map.isProjectedPermutation(/*allowZeroInResults=*/false);
-    std::optional<int64_t> step = innerStep(map, inner);
-    if (!step || (isInit && !permutation))
-      return false;
     bool varies = map.isFunctionOfDim(inner);
     if (isInit && !varies && !outputsMayBeUniform)
       return false;
-    // Vectors are read and written along the innermost memref dimension:
-    // outputs with unit stride, inputs up to kMaxReadStride apart
-    // (loadStrided).
+    if (map.getNumSymbols() != 0 ||
+        llvm::any_of(map.getResults(),
+                     [](AffineExpr expr) { return !expr.isPureAffine(); }))
+      return false;
+    // Outputs are written as vectors along their innermost dimension with
+    // unit stride; inputs are read as laneRead says.
+    if (isInit && !map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return false;
     if (varies) {
-      std::optional<int64_t> lanes = laneStride(op, operand);
-      if (!lanes || *lanes > (isInit ? 1 : kMaxReadStride))
+      std::optional<LaneRead> read = laneRead(op, operand);
+      if (!read || (isInit && read->kind != LaneRead::Contiguous))
         return false;
     }
     if (!varies)
@@ -246,6 +270,22 @@ static SmallVector<Value> inputIndicesAt(OpBuilder &b, Location loc,
   return result;
 }
 
+static Value loadGathered(OpBuilder &b, Location loc, linalg::GenericOp op,
+                          OpOperand &operand, ArrayRef<Value> ivs,
+                          int64_t width) {
+  SmallVector<Value> at(ivs);
+  SmallVector<Value> elements;
+  for (int64_t lane = 0; lane < width; ++lane) {
+    if (lane > 0)
+      at.back() = arith::AddIOp::create(
+          b, loc, ivs.back(), arith::ConstantIndexOp::create(b, loc, lane));
+    elements.push_back(memref::LoadOp::create(
+        b, loc, operand.get(), inputIndicesAt(b, loc, op, operand, at)));
+  }
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({width}, elements.front().getType()), elements);
+}
+
 IRMapping jeet::cpu::cloneBodyAt(
     OpBuilder &b, Location loc, linalg::GenericOp op,
     const llvm::DenseSet<Value> &uniform, ArrayRef<Value> ivs, int64_t width,
@@ -263,15 +303,20 @@ IRMapping jeet::cpu::cloneBodyAt(
     if (uniform.contains(arg)) {
       value = memref::LoadOp::create(b, loc, memref, at);
     } else {
-      int64_t lanes = laneStride(op, operand).value_or(1);
-      value = lanes > 1
-                  ? loadStrided(
-                        b, loc, memref, at, width, lanes,
-                        *innermostStride(cast<MemRefType>(memref.getType())))
-                  : vector::LoadOp::create(b, loc, vectorOf(arg.getType()),
-                                           memref, at)
-                        .getResult();
-      if (onLoad)
+      LaneRead read = *laneRead(op, operand);
+      switch (read.kind) {
+      case LaneRead::Contiguous:
+        value =
+            vector::LoadOp::create(b, loc, vectorOf(arg.getType()), memref, at);
+        break;
+      case LaneRead::Strided:
+        value = loadStrided(b, loc, memref, at, width, read.lanes, read.stride);
+        break;
+      case LaneRead::Gathered:
+        value = loadGathered(b, loc, op, operand, ivs, width);
+        break;
+      }
+      if (onLoad && read.kind != LaneRead::Gathered)
         onLoad(operand, at);
     }
     mapping.map(arg, value);

@@ -29,11 +29,14 @@ namespace cpu {
 mlir::Value splatTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                     int64_t width);
 
-/// Whether the operands of `op` (static shapes, projected-permutation maps;
-/// inputs may also read at sums of loop dimensions times constants, with
-/// unit stride along the innermost loop) can be read as vectors along its
-/// innermost loop. Inputs that do not vary
-/// along it are uniform; outputs must vary along it unless
+/// Whether the operands of `op` (static shapes; outputs with projected-
+/// permutation maps, inputs with sums of loop dimensions times constants of
+/// which one depends on the innermost loop) can be read and written as
+/// vectors along its innermost loop: outputs with unit stride along their
+/// innermost dimension; inputs contiguously, as a load of the span between
+/// lanes a few elements apart (a stride-2 slice), or element by element (a
+/// transposed read), the arithmetic on vectors either way. Inputs that do
+/// not vary along it are uniform; outputs must vary along it unless
 /// `outputsMayBeUniform` (a reduction's output, indexed by the outer loops).
 bool analyzeOperands(mlir::linalg::GenericOp op,
                      llvm::DenseSet<mlir::Value> &uniform,
@@ -53,10 +56,11 @@ llvm::SmallVector<mlir::Value> indicesAt(mlir::linalg::GenericOp op,
 
 /// Clones the body of `op` (but `skip` and the terminator) for `width`
 /// consecutive values of the innermost loop index, the last of `ivs`: each
-/// input that varies along it is read with one `vector.load`, the uniform
-/// ones with a scalar load, and each op is rebuilt on vectors unless all its
-/// operands are uniform. `onLoad` sees each vector load's operand and
-/// indices. Returns the mapping from body values to the clones.
+/// input that varies along it is read as a vector (see analyzeOperands),
+/// the uniform ones with a scalar load, and each op is rebuilt on vectors
+/// unless all its operands are uniform. `onLoad` sees the operand and
+/// indices of each vector read along the innermost dimension. Returns the
+/// mapping from body values to the clones.
 mlir::IRMapping cloneBodyAt(
     mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp op,
     const llvm::DenseSet<mlir::Value> &uniform, llvm::ArrayRef<mlir::Value> ivs,

@@ -181,6 +181,22 @@ accessBroadcast(OpBuilder &b, Location loc, Value tensor,
   return accessInLoops(b, loc, tensor, dimToLoop, shape);
 }
 
+/// `accessBroadcast` for the transpose of `tensor` by `permutation`, read
+/// through the map instead of copied: the transpose's dimension k is the
+/// input's dimension permutation[k].
+static FailureOr<std::pair<Value, AffineMap>>
+accessTransposed(OpBuilder &b, Location loc, Value tensor,
+                 ArrayRef<int64_t> permutation, ArrayRef<int64_t> shape) {
+  int64_t rank = tensorType(tensor).getRank();
+  int64_t offset = static_cast<int64_t>(shape.size()) - rank;
+  if (offset < 0 || static_cast<int64_t>(permutation.size()) != rank)
+    return failure();
+  SmallVector<int64_t> dimToLoop(rank);
+  for (auto [k, dim] : llvm::enumerate(permutation))
+    dimToLoop[dim] = offset + static_cast<int64_t>(k);
+  return accessInLoops(b, loc, tensor, dimToLoop, shape);
+}
+
 static Value reshapeTensor(OpBuilder &b, Location loc, Value input,
                            RankedTensorType resultType) {
   RankedTensorType inputType = tensorType(input);
@@ -235,6 +251,9 @@ struct Leaf {
   Type elementType;
   /// Divide by this when reading (a mean's element count); 0: none.
   int64_t divisor = 0;
+  /// A transpose read in place: `tensor` is its input, the group value that
+  /// input transposed by this permutation; empty: none.
+  SmallVector<int64_t> permutation = {};
 };
 
 static Value readLeafScalar(OpBuilder &b, Location loc, Value scalar,
@@ -380,7 +399,10 @@ FailureOr<LoopInputs> GroupLowering::readLeaves(ValueRange roots,
       return failure();
   for (Value value : inputs.values) {
     Leaf leaf = leaves.lookup(value);
-    auto access = accessBroadcast(b, opLoc, leaf.tensor, shape);
+    auto access =
+        leaf.permutation.empty()
+            ? accessBroadcast(b, opLoc, leaf.tensor, shape)
+            : accessTransposed(b, opLoc, leaf.tensor, leaf.permutation, shape);
     // Cannot happen: every elementwise op's operands broadcast to its
     // result (the verifiers check it), so every leaf broadcasts to a root.
     if (failed(access))
@@ -786,6 +808,17 @@ FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
 /// The tensor of a leaf, converted where it is an accumulator.
 Value GroupLowering::materializeLeaf(const Leaf &leaf) {
   RankedTensorType type = tensorType(leaf.tensor);
+  // A transpose read in place, read whole by an anchor: copied.
+  if (!leaf.permutation.empty()) {
+    SmallVector<int64_t> shape;
+    for (int64_t dim : leaf.permutation)
+      shape.push_back(type.getDimSize(dim));
+    Value init = emptyTensor(b, loc, shape, type.getElementType());
+    return linalg::TransposeOp::create(b, loc, leaf.tensor, init,
+                                       leaf.permutation)
+        .getResult()
+        .front();
+  }
   if (!leaf.divisor && type.getElementType() == leaf.elementType)
     return leaf.tensor;
   ArrayRef<int64_t> shape = type.getShape();
@@ -851,6 +884,18 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
       leaves[slice.getResult()] =
           Leaf{view, slice.getType().getElementType(), 0};
       views[slice.getResult()] = {slice, *input};
+      continue;
+    }
+    // Read in place by the elementwise ops of the group through a permuted
+    // map (jeet-fuse clones such transposes into their readers' groups); a
+    // transpose that the group yields is copied.
+    if (transpose && !isRoot) {
+      FailureOr<Value> input = materialize(transpose.getInput());
+      if (failed(input))
+        return failure();
+      leaves[transpose.getResult()] =
+          Leaf{*input, transpose.getType().getElementType(), 0,
+               llvm::to_vector(transpose.getPermutation())};
       continue;
     }
     auto reshape = dyn_cast<ReshapeOp>(op);

@@ -33,11 +33,16 @@ func.func @split_heads(%x: memref<2x5x3x2x20xf32>, %y: memref<3x2x2x5x20xf32>) {
 
 // -----
 
-// A transpose that moves the innermost dimension reads along a stride: it
-// is left as it is.
+// A transpose that moves the innermost dimension reads along a stride: each
+// vector of the output's row is gathered element by element (lane l of the
+// row i's vector j is x[j + l, i]) and stored whole.
 // CHECK-LABEL: func.func @matrix_transpose
-// CHECK: linalg.transpose
-// CHECK-NOT: vector.load
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.parallel (%[[I:.*]]) =
+// CHECK: %[[E0:.*]] = memref.load %{{.*}}[%c0, %[[I]]] : memref<8x16xf32>
+// CHECK: %[[E7:.*]] = memref.load %{{.*}}[%c7, %[[I]]] : memref<8x16xf32>
+// CHECK: %[[V:.*]] = vector.from_elements %[[E0]], {{.*}}, %[[E7]] : vector<8xf32>
+// CHECK: vector.store %[[V]], %{{.*}}[%[[I]], %c0] : memref<16x8xf32>, vector<8xf32>
 func.func @matrix_transpose(%x: memref<8x16xf32>, %y: memref<16x8xf32>) {
   linalg.transpose ins(%x : memref<8x16xf32>) outs(%y : memref<16x8xf32>) permutation = [1, 0]
   return

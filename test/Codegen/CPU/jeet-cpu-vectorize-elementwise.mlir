@@ -65,12 +65,19 @@ func.func @cast(%a: memref<64xf16>, %o: memref<64xf16>) {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #transposed = affine_map<(d0, d1) -> (d1, d0)>
 
-// A transposed read along the innermost dimension and a reduction along it
-// are left to other lowerings (jeet-cpu-vectorize-reductions takes the
-// latter).
+// A transposed read along the innermost dimension is read element by
+// element into a vector (the loop steps the input's rows: lane l reads
+// a[x + l, row]), the rest on vectors; a reduction along it is left to
+// jeet-cpu-vectorize-reductions.
 // CHECK-LABEL: func.func @unsupported
+// CHECK: %[[E0:.*]] = memref.load %{{.*}}[%c0, %[[ROW:.*]]] : memref<4x4xf32>
+// CHECK: %[[E1:.*]] = memref.load %{{.*}}[%c1, %[[ROW]]] : memref<4x4xf32>
+// CHECK: %[[E2:.*]] = memref.load %{{.*}}[%c2, %[[ROW]]] : memref<4x4xf32>
+// CHECK: %[[E3:.*]] = memref.load %{{.*}}[%c3, %[[ROW]]] : memref<4x4xf32>
+// CHECK: %[[V:.*]] = vector.from_elements %[[E0]], %[[E1]], %[[E2]], %[[E3]] : vector<4xf32>
+// CHECK: vector.store %[[V]], %{{.*}}[%[[ROW]], %c0] : memref<4x4xf32>, vector<4xf32>
 // CHECK: linalg.generic
-// CHECK: linalg.generic
+// CHECK-SAME: "reduction"
 func.func @unsupported(%a: memref<4x4xf32>, %o: memref<4x4xf32>, %r: memref<4xf32>) {
   linalg.generic {indexing_maps = [#transposed, #id], iterator_types = ["parallel", "parallel"]}
       ins(%a : memref<4x4xf32>) outs(%o : memref<4x4xf32>) {
@@ -194,11 +201,14 @@ func.func @strided_view(%x: memref<4x9xf32, strided<[40, 3], offset: 1>>, %y: me
 
 // -----
 
-// Not vectorised: lanes 5 elements apart (past kMaxReadStride, the loads
-// would be mostly waste), and an output with a stride of 2.
+// Lanes 5 elements apart (past kMaxReadStride, a load of the span would be
+// mostly waste) are read element by element; an output with a stride of 2
+// is not vectorised.
 // CHECK-LABEL: func.func @too_strided
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<4x9xf32, strided<[80, 5]>>
+// CHECK: vector.from_elements {{.*}} : vector<8xf32>
 // CHECK: linalg.generic
-// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : memref<4x9xf32, strided<[18, 2]>>)
 func.func @too_strided(%x: memref<4x9xf32, strided<[80, 5]>>, %o: memref<4x9xf32>, %p: memref<4x9xf32, strided<[18, 2]>>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<4x9xf32, strided<[80, 5]>>) outs(%o : memref<4x9xf32>) {

@@ -477,9 +477,15 @@ def JeetCpuVectorizeElementwisePass
     Rewrites every `linalg.generic` on memrefs whose iterators are all
     parallel, whose indexing maps are projected permutations, and whose body
     is made of elementwise-mappable scalar ops (arith, math) into a loop nest
-    whose innermost loop computes `vector-width` elements per step: operands
-    that vary along the innermost dimension are read with `vector.load`,
-    the others (broadcasts) are read once and splat. The body is cloned with
+    whose innermost loop computes `vector-width` elements per step: outputs
+    are written with `vector.store` along their innermost dimension (unit
+    stride); inputs that vary along the innermost loop are read with
+    `vector.load` where it steps their innermost dimension with unit stride,
+    as one masked load of the span between the lanes and a shuffle where
+    they are 2 to 4 elements apart (a stride-2 slice or window), and element
+    by element into a vector otherwise (a transposed read, lanes further
+    apart), the arithmetic on vectors either way; the others (broadcasts)
+    are read once and splat. The body is cloned with
     vector types, op for op, so results are the same as the scalar loop's.
     A remainder narrower than the vector width is computed by vectors of
     power-of-two widths (7 elements are 4 + 2 + 1).
@@ -494,15 +500,15 @@ def JeetCpuVectorizeElementwisePass
     combined and written back as vectors at every step, in the scalar loop's
     order.
 
-    A `linalg.transpose` that keeps the innermost dimension in place (a
-    copy of contiguous rows, such as attention's heads split from the rows
-    of the QKV projection and merged back) becomes the equivalent generic
-    first and is vectorised like any other; other transposes are left to
-    `convert-linalg-to-parallel-loops`.
+    A `linalg.transpose` becomes the equivalent generic first and is
+    vectorised like any other: one that keeps the innermost dimension in
+    place (attention's heads split from the rows of the QKV projection and
+    merged back) copies contiguous rows; another gathers each vector of its
+    output.
 
-    Generics that read an operand transposed along the innermost dimension,
-    whose innermost stride is not one, or whose innermost loop reduces
-    (`jeet-cpu-vectorize-reductions`), are left alone.
+    Generics with an output whose innermost stride is not one, or whose
+    innermost loop reduces (`jeet-cpu-vectorize-reductions`), are left
+    alone.
 
     Streaming: kernels on buffers of at least `stream-min-bytes` are bound
     by memory bandwidth. Each such input that is read as vectors and that

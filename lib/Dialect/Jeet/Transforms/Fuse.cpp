@@ -79,6 +79,11 @@ namespace {
 /// groups that use them; larger ones are group inputs.
 constexpr int64_t kMaxClonedConstantElements = 256;
 
+/// Transposes that move the innermost dimension are read in place by their
+/// elementwise readers (through a permuted indexing map, element by element)
+/// up to this many elements; ones that keep it read whole rows at any size.
+constexpr int64_t kMaxTransposedReadElements = int64_t(1) << 16;
+
 /// An attention group is formed only where blocks of at least this many rows
 /// of the first matmul's result, and as many of the softmax's, fit the block
 /// budget: fewer rows per block would leave the matmuls of a block too little
@@ -192,6 +197,8 @@ private:
   bool recomputeCone(unsigned op, SmallVectorImpl<unsigned> &cone) const;
   bool readsSliceInPlace(unsigned group, unsigned op,
                          SmallVectorImpl<unsigned> &view) const;
+  bool readsTransposeInPlace(unsigned group, unsigned op,
+                             SmallVectorImpl<unsigned> &view) const;
   void addRecomputation();
   void findNeeded(ArrayRef<SmallVector<unsigned>> bodies,
                   DenseSet<std::pair<unsigned, unsigned>> &needed,
@@ -731,10 +738,37 @@ bool BlockFuser::readsSliceInPlace(unsigned group, unsigned op,
   return true;
 }
 
+/// Whether `group` can read the transpose `op` (of another group) in place,
+/// through its elementwise readers' indexing maps (the transpose in `view`):
+/// its input is in memory when the group runs (not computed by the group),
+/// and the reads stay cheap: the transpose keeps the innermost dimension
+/// (rows read whole, as vectors) or is small (kMaxTransposedReadElements).
+/// A transpose that the matmuls reading it fold in is theirs.
+bool BlockFuser::readsTransposeInPlace(unsigned group, unsigned op,
+                                       SmallVectorImpl<unsigned> &view) const {
+  auto transpose = dyn_cast<TransposeOp>(ops[op]);
+  if (!transpose || foldsIntoMatmul[op])
+    return false;
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  bool keepsRows =
+      !permutation.empty() &&
+      permutation.back() == static_cast<int64_t>(permutation.size()) - 1;
+  if (!keepsRows &&
+      numElements(transpose.getResult()) > kMaxTransposedReadElements)
+    return false;
+  std::optional<unsigned> input = producerIndex(transpose.getInput());
+  if (input && isInGroup(group, *input))
+    return false;
+  if (!isInGroup(group, op))
+    view.push_back(op);
+  return true;
+}
+
 /// Rule 4: clones cheap producers into the groups that read them, until no
-/// group changes: short elementwise chains (recomputeCone), and slices read
-/// in place (readsSliceInPlace), whose copy then goes where every reader
-/// reads the slice in place.
+/// group changes: short elementwise chains (recomputeCone), slices read in
+/// place (readsSliceInPlace), whose copy then goes where every reader reads
+/// the slice in place, and transposes that elementwise readers read in
+/// place (readsTransposeInPlace).
 void BlockFuser::addRecomputation() {
   bool changed = true;
   while (changed) {
@@ -752,7 +786,9 @@ void BlockFuser::addRecomputation() {
           if (!producer || isInGroup(index, *producer))
             continue;
           SmallVector<unsigned> cone;
-          bool view = readsSliceInPlace(index, *producer, cone);
+          bool view = readsSliceInPlace(index, *producer, cone) ||
+                      (kinds[op] == OpKind::Elementwise &&
+                       readsTransposeInPlace(index, *producer, cone));
           if (!view && (readsMemory || !recomputeCone(*producer, cone)))
             continue;
           SmallVector<unsigned> added;

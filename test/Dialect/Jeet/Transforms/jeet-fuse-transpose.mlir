@@ -100,9 +100,11 @@ func.func @two_readers(%w: tensor<4x16xf32>, %x: tensor<8x16xf32>, %y: tensor<8x
 // -----
 
 // A transpose that an elementwise op reads too is materialised once, by a
-// group of its own, which both the matmul and the add read.
+// group of its own, for the matmul; the exp reads the transpose's input in
+// place, the transpose cloned into its group (readsTransposeInPlace).
 // CHECK-LABEL: func.func @other_reader
-// CHECK: %[[T:.*]] = jeet.fusion(%{{.*}})
+// CHECK-SAME: (%[[W:[^:]*]]: tensor<4x16xf32>
+// CHECK: %[[T:.*]] = jeet.fusion(%[[W]])
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: jeet.transpose
 // CHECK-NEXT: jeet.yield
@@ -110,8 +112,9 @@ func.func @two_readers(%w: tensor<4x16xf32>, %x: tensor<8x16xf32>, %y: tensor<8x
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: jeet.matmul
 // CHECK-NEXT: jeet.yield
-// CHECK: jeet.fusion(%[[T]])
+// CHECK: jeet.fusion(%[[W]])
 // CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
 // CHECK-NEXT: jeet.exp
 // CHECK-NEXT: jeet.yield
 // CHECK-NOT: jeet.fusion

@@ -116,7 +116,14 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     through the matmul's indexing maps, and the transpose is never
     materialised, so attention's `Q @ K^T` is one kernel. Where a reader's
     group has no room left (`max-ops`), or any other op reads the transpose,
-    it is a group of its own. Any other transpose is a group of its own.
+    it is a group of its own. Any other transpose is a group of its own,
+    and where it transposes a value in memory (not computed by the reading
+    group) its elementwise readers read it in place: it is copied into their
+    groups, and the lowering reads its input through a permuted indexing map
+    (a pointwise convolution's NHWC result moved back to NCHW with its bias
+    and activation: one kernel). Those whose transpose moves the innermost
+    dimension do so up to 65,536 elements (their reads go along a stride);
+    the others at any size.
 
     A slice with positive steps of a value in memory (a graph input or a
     result of another group, not a constant), and such a slice reshaped by

@@ -243,6 +243,13 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+/// The values of `filter` where a jeet.constant defines it, else null.
+static DenseElementsAttr constantValues(Value filter) {
+  auto constant = filter.getDefiningOp<ConstantOp>();
+  return constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                  : DenseElementsAttr();
+}
+
 /// A depthwise convolution (one input and one output channel per group,
 /// f32) as the sum over the kernel's offsets of the padded input's strided
 /// window at that offset, (N, C, OH, OW), times the filter's tap, (C, 1, 1):
@@ -259,9 +266,7 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
   // its own: a slice of a constant is not a view (isViewSlice), so each
   // would be a kernel copying C values at every call. Together the taps
   // hold the filter's values once.
-  auto constant = filter.getDefiningOp<ConstantOp>();
-  auto values = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
-                         : DenseElementsAttr();
+  DenseElementsAttr values = constantValues(filter);
   SmallVector<APFloat> filterValues;
   if (values)
     filterValues = llvm::to_vector(values.getValues<APFloat>());
@@ -345,9 +350,7 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
   Value windows = gatherWindows(
       builder, loc, x, window,
       cast<TypedAttr>(builder.getZeroAttr(inputType.getElementType())));
-  auto constant = filter.getDefiningOp<ConstantOp>();
-  auto values = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
-                         : DenseElementsAttr();
+  DenseElementsAttr values = constantValues(filter);
   bool pointwise = window.kernel[0] == 1 && window.kernel[1] == 1 &&
                    window.strides[0] == 1 && window.strides[1] == 1;
   if (g == 1 && pointwise && values && positions < kNarrowPositions &&

@@ -173,6 +173,7 @@ from ._numpy_functions import (
     var,
     vstack,
     zeros_like,
+    topk,
 )
 from .errors import (
     CompilationError,
@@ -291,7 +292,7 @@ __all__ = [
     "squeeze", "expand_dims", "flatten", "ravel", "stack", "flip", "tril", "triu",
     "zeros_like", "ones_like", "full_like", "linspace", "eye",
     "clip", "square", "sign", "isnan", "isinf", "isfinite", "log1p", "expm1",
-    "log2", "log10", "exp2", "any", "all", "var", "std", "log_softmax", "logsumexp",
+    "log2", "log10", "exp2", "any", "all", "var", "std", "log_softmax", "logsumexp", "topk",
     "subtract", "multiply", "power", "negative", "absolute", "amax", "amin",
     "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "swapaxes",
     "moveaxis", "permute_dims", "outer", "dot", "vstack", "hstack", "roll",

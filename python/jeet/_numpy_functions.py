@@ -17,7 +17,8 @@ from ._tensor import (Tensor, _as_operands, _fmt_shape, _host_values, _materiali
                       acosh, add, asin, asinh, atan, atanh, cast, concatenate, div, eq,
                       exp, full, ge, gt, iota, le, log, lt, matmul, max, maximum, mean,
                       min, minimum, mul, ne, neg, pad, pow, reshape, sqrt, sub, sum,
-                      broadcast_to, take, transpose, where)
+                      broadcast_to, take, transpose, where, argmax, argmin, logical_and,
+                      logical_not, logical_or)
 from . import _device
 from .errors import ShapeError
 
@@ -295,6 +296,67 @@ def all(x, axis=None, keepdims=False):
     x = _tensor_arg("all", x)
     truth = x if x._dtype == "i1" else ne(x, _scalar_constant(0, x._dtype, "all"))
     return min(truth, axis, keepdims)
+
+
+_MAX_TOPK = 64
+
+
+def topk(x, k, axis=-1, largest=True):
+    """The `k` largest (or with largest=False smallest) elements along
+    `axis` and their indices (int64), sorted, as torch.topk: (values,
+    indices), each with `axis` of size k. Ties go to the lower index; NaN
+    ranks above every number (torch's order). Built from Jeet's reductions:
+    k rounds of an argmax (argmin) over what is not taken yet, so k is at
+    most 64."""
+    x = _tensor_arg("topk", x)
+    if x.ndim == 0:
+        raise ShapeError("jeet.topk: needs a tensor of rank >= 1, got a scalar")
+    axis = _axis_arg("topk", axis, x.ndim)
+    if not isinstance(k, numbers.Integral) or isinstance(k, builtins.bool):
+        raise ArgumentError(f"jeet.topk: k must be an int, got {k!r}")
+    k = int(k)
+    size = x.shape[axis]
+    if not 0 <= k <= size:
+        raise ShapeError(f"jeet.topk: k = {k} is out of range for axis {axis} of "
+                         f"size {size} (shape {_fmt_shape(x.shape)})")
+    if k > _MAX_TOPK:
+        raise ShapeError(f"jeet.topk: k = {k} is more than {_MAX_TOPK}: topk takes one "
+                         f"reduction over the axis per element it returns")
+    if x._dtype == "i1":
+        x = cast(x, "i32")
+    if k == 0:
+        raise ShapeError(f"jeet.topk: k = 0 gives empty tensors, which Jeet does not "
+                         f"have (shape {_fmt_shape(x.shape)}, axis {axis})")
+    if x._dtype in ("f32", "f16", "bf16"):
+        fill = -math.inf if largest else math.inf
+    else:
+        fill = _dtypes._INT_RANGES[x._dtype][0 if largest else 1]
+    fill = _scalar_constant(fill, x._dtype, "topk")
+    pick = argmax if largest else argmin
+    best = max if largest else min
+    # argmin, like argmax, picks NaN first: the smallest rank NaN as +inf.
+    key = x
+    if not largest and x._dtype in ("f32", "f16", "bf16"):
+        key = where(ne(x, x), _scalar_constant(math.inf, x._dtype, "topk"), x)
+    position = iota(x.shape, axis=axis, dtype="i64")
+    taken = None
+    values, indices = [], []
+    for _ in range(k):
+        if taken is None:
+            index = pick(key, axis, True)
+        else:
+            index = pick(where(taken, fill, key), axis, True)
+            # Where everything left equals the fill (-inf among the largest),
+            # the pick may land on a taken element: the first one not taken.
+            landed = max(logical_and(taken, eq(position, index)), axis, True)
+            index = where(landed, argmax(logical_not(taken), axis, True), index)
+        chosen = eq(position, index)
+        values.append(best(where(chosen, x, fill), axis, True))
+        indices.append(index)
+        taken = chosen if taken is None else logical_or(taken, chosen)
+    if k == 1:
+        return values[0], indices[0]
+    return concatenate(values, axis), concatenate(indices, axis)
 
 
 def var(x, axis=None, keepdims=False, ddof=0):

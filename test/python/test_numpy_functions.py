@@ -374,3 +374,60 @@ def test_numpy_split_and_hypot(rng):
                                rtol=3e-7)
     half = jeet.hypot(jeet.tensor(u[:100] * 0, dtype="float16", device="cpu") + 300.0, 400.0)
     np.testing.assert_array_equal(half.numpy(), np.full(100, 500.0, np.float16))
+
+
+def _topk_reference(x, k, axis, largest):
+    """Sorted values and indices in float64 NumPy: NaN above every number
+    (as +inf, after it, for the smallest), ties to the lower index."""
+    x = np.moveaxis(np.asarray(x, np.float64), axis, -1)
+    index = np.arange(x.shape[-1])
+    key = np.where(np.isnan(x), np.inf, x)
+    rank = np.where(np.isnan(x), 1, 0) if largest else np.zeros(x.shape, int)
+    order = np.empty(x.shape, np.int64)
+    for pos in np.ndindex(x.shape[:-1]):
+        primary = -key[pos] if largest else key[pos]
+        secondary = -rank[pos] if largest else rank[pos]
+        order[pos] = np.lexsort((index, secondary, primary))
+    order = order[..., :k]
+    values = np.take_along_axis(x, order, -1)
+    return np.moveaxis(values, -1, axis), np.moveaxis(order, -1, axis)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "bool"])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("shape, k, axis", [((7, 33), 5, 1), ((4, 9, 3), 9, 1),
+                                            ((40,), 1, 0), ((6, 5), 3, 0)])
+def test_topk(rng, dtype, largest, shape, k, axis):
+    """jeet.topk against a float64 sort: duplicates (ties to the lower
+    index), infinities (all left equal to the fill value: the picks must
+    not repeat) and NaN (above every number), in every dtype."""
+    if dtype == "bool":
+        x = rng.integers(0, 2, shape).astype(bool)
+    elif dtype == "int32":
+        x = rng.integers(-4, 5, shape).astype(np.int32)
+    else:
+        x = rng.integers(-6, 7, shape).astype(dtype)   # many ties
+        flat = x.reshape(-1)
+        flat[rng.choice(flat.size, 3, replace=False)] = [np.inf, -np.inf, np.nan]
+        x[(0,) * (len(shape) - 1)] = -np.inf if largest else np.inf
+    values, indices = jeet.topk(t(x), k, axis, largest=largest)
+    want_values, want_indices = _topk_reference(x, k, axis, largest)
+    assert indices.dtype == "int64" and values.shape == want_values.shape
+    np.testing.assert_array_equal(indices.numpy(), want_indices)
+    np.testing.assert_array_equal(values.numpy().astype(np.float64), want_values)
+
+
+def test_topk_errors():
+    x = t(np.zeros((3, 70), np.float32))
+    with pytest.raises(jeet.ShapeError, match="k = 71 is out of range for axis 1 of size 70"):
+        jeet.topk(x, 71)
+    with pytest.raises(jeet.ShapeError, match="k = 65 is more than 64"):
+        jeet.topk(x, 65)
+    with pytest.raises(jeet.ShapeError, match="k = 0 gives empty tensors"):
+        jeet.topk(x, 0)
+    with pytest.raises(jeet.ShapeError, match="axis 2 is out of range for rank 2"):
+        jeet.topk(x, 1, axis=2)
+    with pytest.raises(ValueError, match="k must be an int, got 2.0"):
+        jeet.topk(x, 2.0)
+    with pytest.raises(jeet.ShapeError, match="rank >= 1"):
+        jeet.topk(t(np.float32(1)), 1)

@@ -11,9 +11,10 @@ import numpy as np
 from onnx import TensorProto
 
 from .. import _tensor as jt
-from .._numpy_functions import log1p, logsumexp
+from .._numpy_functions import log1p, logsumexp, topk
 from .._tensor import _narrowed, _widened
 from .. import _frontends as built
+from ..errors import ShapeError
 from . import _types
 from ._importer import Static
 
@@ -2246,6 +2247,27 @@ def _arg_extremum(n):
     slices[axis] = slice(None, None, -1)
     first = fn(_sliced(x, slices), axis, keepdims)
     return [jt.sub(_scalar(first, x.shape[axis] - 1), first)]
+
+
+@converter("TopK")
+def _top_k(n):
+    # The K largest (smallest) along the axis, sorted either way (sorted=0
+    # allows any order), the lower index first among equal values.
+    x = n.tensor(0)
+    if x.ndim == 0:
+        raise n.error("the input must have rank 1 or more")
+    axis = _axis(n, int(n.attr("axis", -1)), x.ndim)
+    ks = n.static_ints(1, "K")
+    if len(ks) != 1:
+        raise n.error(f"K must hold one value, got {ks}")
+    k = ks[0]
+    if not 0 <= k <= x.shape[axis]:
+        raise n.error(f"K = {k} is out of range for axis {axis} of size {x.shape[axis]}")
+    try:
+        values, indices = topk(x, k, axis, largest=bool(n.attr("largest", 1)))
+    except ShapeError as e:
+        raise n.error(str(e).replace("jeet.topk: ", "")) from None
+    return [values, indices]
 
 
 @converter("Hardmax", needs=("argmax", "iota", "eq", "cast"))

@@ -16,7 +16,7 @@ import weakref
 import torch
 
 from .. import _tensor as jt
-from .._numpy_functions import var
+from .._numpy_functions import topk, var
 from .. import _frontends as built
 from . import _dtypes
 
@@ -1028,6 +1028,15 @@ def _prod(node, x, dim=None, keepdim=False, dtype=None):
     # torch multiplies bool and int32 in int64: the result's dtype.
     x = _operand(x, result_dtype(node))
     return _reduce(jt.prod, node, x, dim, keepdim, None)
+
+
+@converter([aten.topk.default])
+def _topk(node, x, k, dim=-1, largest=True, sorted=True):
+    # Sorted either way; among equal values the lower index first (torch
+    # leaves their order open).
+    if x.ndim == 0:
+        return x, jt.zeros(dtype="int64")
+    return tuple(topk(x, k, dim % x.ndim, largest=bool(largest)))
 
 
 @converter([aten.argmax.default, aten.argmin.default], needs=("argmax", "argmin"))

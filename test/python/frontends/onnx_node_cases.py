@@ -41,7 +41,7 @@ Equal Erf Floor GRU Gather GatherElements GatherND Greater GreaterOrEqual Hardma
 IsInf IsNaN LSTM Less LessOrEqual LRN MaxPool Mod NegativeLogLikelihoodLoss Not
 OneHot Or Pad RNN ReduceMin ReduceProd Resize ReverseSequence RMSNormalization
 RotaryEmbedding Round ScatterND Shrink Sign Sin Sinh Slice SoftmaxCrossEntropyLoss Split
-SwiGLU Swish Tan ThresholdedRelu Trilu Where Xor
+SwiGLU Swish Tan ThresholdedRelu TopK Trilu Where Xor
 """.split())
 
 

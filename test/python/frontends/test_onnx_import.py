@@ -2066,3 +2066,24 @@ def test_pointwise_conv_with_initializer_filter(rng, spatial):
     text = compiled.explain()
     assert "jeet.im2col" not in text
     assert ("jeet.transpose" in text) == (spatial[0] * spatial[1] < 16), text
+
+
+def test_top_k_errors_name_the_node(rng):
+    """TopK's K must be known at load and within the axis, at most 64."""
+    x = rng.standard_normal((3, 100)).astype(np.float32)
+
+    def model(k, axis=-1):
+        return make_model(
+            [helper.make_node("TopK", ["x", "K"], ["v", "i"], name="top", axis=axis)],
+            [f32("x", [3, 100])],
+            [f32("v", [3, min(k, 100)]),
+             helper.make_tensor_value_info("i", TensorProto.INT64, [3, min(k, 100)])],
+            [numpy_helper.from_array(np.array([k], np.int64), "K")])
+    (v, i) = jeet.onnx.load(model(3), device="cpu")(x)
+    np.testing.assert_array_equal(np.asarray(i), np.argsort(-x, axis=1, kind="stable")[:, :3])
+    np.testing.assert_array_equal(np.asarray(v), -np.sort(-x, axis=1)[:, :3])
+    with pytest.raises(OnnxImportError, match="TopK node 'top': K = 101 is out of range "
+                                              "for axis 1 of size 100"):
+        jeet.onnx.load(model(101), device="cpu")
+    with pytest.raises(OnnxImportError, match="TopK node 'top': k = 65 is more than 64"):
+        jeet.onnx.load(model(65), device="cpu")

@@ -1050,3 +1050,30 @@ def test_dynamic_inference_graphs_are_called_without_aot_autograd(seed, monkeypa
     assert through_aot == []
     # Batches 3, 5 and 7, and the weights' preparation: each compiled once.
     assert jeet.cache_stats()["compilations"] - before == 4
+
+
+def test_topk_runs_in_jeet(seed):
+    # torch.topk (a classifier's top-5, and the smallest along another dim):
+    # values as torch's; indices too where no two values tie (torch leaves
+    # the order of equal values open, Jeet puts the lower index first).
+    def fn(x):
+        probs = torch.softmax(x, dim=-1)
+        top, where = torch.topk(probs, 5)
+        low, low_at = torch.topk(x, 2, dim=0, largest=False)
+        return top * 100, where, low, low_at
+
+    x = torch.randn(4, 50)
+    report = jeet.torch.explain(fn, x)
+    assert not report.fallbacks, report
+    compiled = torch.compile(fn, backend="jeet")
+    with torch.no_grad():
+        got = compiled(x)
+    want = fn(x.double())
+    for n, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape, f"output {n}"
+        if w.is_floating_point():
+            np.testing.assert_allclose(g.double().numpy(), w.numpy(), rtol=1e-5, atol=1e-6,
+                                       err_msg=f"output {n}, seed {seed}")
+        else:
+            assert g.dtype == torch.int64
+            np.testing.assert_array_equal(g.numpy(), w.numpy(), err_msg=f"output {n}")

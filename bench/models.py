@@ -1,5 +1,5 @@
 """The example models (examples/models: MLP, 2-layer transformer encoder,
-small CNN) on the CPU, side by side: torch eager, torch.compile with
+small CNN, MobileNet-style network) on the CPU, side by side: torch eager, torch.compile with
 inductor, onnxruntime, and Jeet through both of its frontends
 (torch.compile(backend="jeet") and ONNX export + jeet.onnx.load).
 
@@ -34,6 +34,7 @@ SIZES = {
     "mlp": dict(batch=64),                            # 784-256-256-10
     "transformer": dict(batch=8, seq=64),             # d 128, 4 heads, ffn 512
     "cnn": dict(batch=16, size=32),                   # 3x32x32, 16 and 32 channels
+    "mobile": dict(batch=2, size=96),                 # 3x96x96 down to 3x3, 96 channels
 }
 CONTENDERS = ["eager", "inductor", "onnxruntime", "jeet-torch", "jeet-onnx"]
 LABELS = {
@@ -157,6 +158,12 @@ def run_contender(args, model_name, contender, workdir):
     build_python = str(pathlib.Path(args.build_dir) / "python")
     env["PYTHONPATH"] = os.pathsep.join(
         [build_python] + [p for p in [env.get("PYTHONPATH")] if p])
+    # The extension finds Jeet's libraries through the run path of the
+    # build it was linked in: a copy of a build directory (an A/B run) must
+    # name its own lib/ first, or it runs the original's compiler.
+    build_lib = str(pathlib.Path(args.build_dir).resolve() / "lib")
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(
+        [build_lib] + [p for p in [env.get("LD_LIBRARY_PATH")] if p])
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["failed"])[-1]

@@ -78,6 +78,14 @@ def set_thread_environment(threads):
 
 set_thread_environment(ARGS.threads)
 sys.path.insert(0, str(pathlib.Path(ARGS.build_dir) / "python"))
+# The extension finds Jeet's libraries through the run path of the build it
+# was linked in: a copy of a build directory (an A/B run) must put its own
+# lib/ first on the loader's path, which takes a new process to apply.
+_BUILD_LIB = str(pathlib.Path(ARGS.build_dir).resolve() / "lib")
+if os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep)[0] != _BUILD_LIB:
+    os.environ["LD_LIBRARY_PATH"] = os.pathsep.join(
+        [_BUILD_LIB] + [p for p in [os.environ.get("LD_LIBRARY_PATH")] if p])
+    os.execv(sys.executable, [sys.executable] + sys.argv)
 
 import numpy as np  # noqa: E402
 

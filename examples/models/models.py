@@ -1,5 +1,6 @@
-"""Three small models defined in torch, with fixed seeds: an MLP, a 2-layer
-transformer encoder and a small CNN. examples/models/run.py runs them
+"""Four small models defined in torch, with fixed seeds: an MLP, a 2-layer
+transformer encoder, a small CNN and a MobileNet-style network of depthwise
+separable blocks. examples/models/run.py runs them
 through Jeet's two frontends; the tests (test/python/frontends) and
 bench/models.py use them too.
 
@@ -102,6 +103,48 @@ class SmallCNN(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class InvertedResidual(nn.Module):
+    """MobileNetV2's block: a 1x1 expansion, a 3x3 depthwise convolution
+    (stride 1 or 2), each with batch norm and ReLU6, and a 1x1 projection
+    with batch norm, added to the input where the shapes agree."""
+
+    def __init__(self, inputs, outputs, stride, expand=4):
+        super().__init__()
+        hidden = inputs * expand
+        self.expand = nn.Conv2d(inputs, hidden, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(hidden)
+        self.depthwise = nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False)
+        self.bn2 = nn.BatchNorm2d(hidden)
+        self.project = nn.Conv2d(hidden, outputs, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(outputs)
+        self.residual = stride == 1 and inputs == outputs
+
+    def forward(self, x):
+        y = F.relu6(self.bn1(self.expand(x)))
+        y = F.relu6(self.bn2(self.depthwise(y)))
+        y = self.bn3(self.project(y))
+        return x + y if self.residual else y
+
+
+class MobileNet(nn.Module):
+    """A stride-2 stem and inverted residual blocks down to 1/32 of the
+    input (3x3 at 96x96), global average pooling and a linear classifier."""
+
+    BLOCKS = [(16, 24, 2), (24, 24, 1), (24, 32, 2), (32, 32, 1), (32, 64, 2),
+              (64, 64, 1), (64, 96, 2), (96, 96, 1)]
+
+    def __init__(self, channels=3, classes=10):
+        super().__init__()
+        self.stem = nn.Conv2d(channels, 16, 3, 2, 1, bias=False)
+        self.bn = nn.BatchNorm2d(16)
+        self.blocks = nn.Sequential(*[InvertedResidual(i, o, s) for i, o, s in self.BLOCKS])
+        self.fc = nn.Linear(self.BLOCKS[-1][1], classes)
+
+    def forward(self, x):
+        x = self.blocks(F.relu6(self.bn(self.stem(x))))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
 def _randomize_batchnorm(model, generator):
     # Fresh BatchNorm layers hold mean 0, variance 1: give them statistics
     # so that folding them for inference is tested for real.
@@ -137,7 +180,17 @@ def cnn(batch=8, size=32, seed=0, **sizes):
     return model, (x,)
 
 
-BUILDERS = {"mlp": mlp, "transformer": transformer, "cnn": cnn}
+def mobile(batch=2, size=96, seed=0, **sizes):
+    torch.manual_seed(seed)
+    model = MobileNet(**sizes).eval()
+    generator = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        _randomize_batchnorm(model, generator)
+    x = torch.randn(batch, model.stem.in_channels, size, size)
+    return model, (x,)
+
+
+BUILDERS = {"mlp": mlp, "transformer": transformer, "cnn": cnn, "mobile": mobile}
 
 
 def export_onnx(model, inputs, path, opset=18):

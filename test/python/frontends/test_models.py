@@ -1,5 +1,6 @@
 """The example models (examples/models/models.py: an MLP, a 2-layer
-transformer encoder, a small CNN, fixed seeds) through both frontends:
+transformer encoder, a small CNN, a MobileNet-style network, fixed seeds)
+through both frontends:
 torch.compile(backend="jeet") and ONNX export + jeet.onnx.load. Outputs are
 checked against the model run by torch eager in float64."""
 
@@ -27,14 +28,15 @@ SIZES = {
     "mlp": dict(batch=8, inputs=64, hidden=48),
     "transformer": dict(batch=2, seq=16, dim=32, heads=4, hidden=64, vocab=50),
     "cnn": dict(batch=2, size=16),
+    "mobile": dict(batch=2, size=64),
 }
 
 # ATen ops of each model that may run in torch: none, every node of the
-# three models is in a Jeet partition.
-TORCH_FALLBACKS = {"mlp": set(), "transformer": set(), "cnn": set()}
+# four models is in a Jeet partition.
+TORCH_FALLBACKS = {"mlp": set(), "transformer": set(), "cnn": set(), "mobile": set()}
 
 # ONNX ops of each model's export that a build of Jeet may not import: none.
-ONNX_MAY_LACK = {"mlp": set(), "transformer": set(), "cnn": set()}
+ONNX_MAY_LACK = {"mlp": set(), "transformer": set(), "cnn": set(), "mobile": set()}
 
 
 class Report:

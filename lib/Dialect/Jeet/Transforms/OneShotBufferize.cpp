@@ -144,16 +144,19 @@ int64_t matchResultsWithArguments(func::FuncOp funcOp,
         equivalentArg.try_emplace(member, argIdx);
         ++visited;
       });
+    // The set's index is read before the walk over the aliases, whose
+    // insertions may grow the map (an iterator held across them read freed
+    // memory: ASan, an argument with dozens of aliases).
     auto [it, isNew] = aliasSet.try_emplace(arg, aliasSetArgs.size());
+    size_t setIdx = it->second;
     if (isNew) {
-      size_t setIdx = aliasSetArgs.size();
       aliasSetArgs.emplace_back();
       state.applyOnAliases(arg, [&](Value member) {
         aliasSet.try_emplace(member, setIdx);
         ++visited;
       });
     }
-    aliasSetArgs[it->second].push_back(argIdx);
+    aliasSetArgs[setIdx].push_back(argIdx);
   }
 
   SmallVector<func::ReturnOp> returnOps = getReturnOps(funcOp);

@@ -305,7 +305,9 @@ def topk(x, k, axis=-1, largest=True):
     """The `k` largest (or with largest=False smallest) elements along
     `axis` and their indices (int64), sorted, as torch.topk: (values,
     indices), each with `axis` of size k. Ties go to the lower index; NaN
-    ranks above every number (torch's order). Built from Jeet's reductions:
+    ranks above every number (torch's order; among the smallest it ranks as
+    +inf, after one at a lower index); bool ranks as 0 and 1, its values
+    returned as int32. Built from Jeet's reductions:
     k rounds of an argmax (argmin) over what is not taken yet, so k is at
     most 64."""
     x = _tensor_arg("topk", x)

@@ -382,7 +382,7 @@ private:
 /// output vector element by element and stores it whole (half the time of
 /// convert-linalg-to-parallel-loops' element by element copy for a
 /// (2, 3, 3, 960) or (8, 512, 64) transpose on the Zen 4 host).
-static void generalizeRowTransposes(func::FuncOp func) {
+static void generalizeTransposes(func::FuncOp func) {
   SmallVector<linalg::TransposeOp> transposes;
   func.walk([&](linalg::TransposeOp op) {
     ArrayRef<int64_t> permutation = op.getPermutation();
@@ -406,7 +406,7 @@ struct JeetCpuVectorizeElementwisePass
 
   void runOnOperation() override {
     int64_t width = std::max<int64_t>(1, vectorWidth);
-    generalizeRowTransposes(getOperation());
+    generalizeTransposes(getOperation());
     forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
       llvm::DenseSet<Value> uniform;
       if (!analyze(op, uniform))

@@ -129,12 +129,6 @@ static std::optional<LaneRead> laneRead(linalg::GenericOp op,
   return LaneRead{LaneRead::Strided, *step * *stride, *stride};
 }
 
-/// Reads `width` lanes of `operand` at the loop indices `ivs` (the last
-/// one the first lane's innermost index) element by element.
-static Value loadGathered(OpBuilder &b, Location loc, linalg::GenericOp op,
-                          OpOperand &operand, ArrayRef<Value> ivs,
-                          int64_t width);
-
 /// Reads `width` lanes of `memref` from the indices `at` on, `lanes` elements
 /// apart in memory (> 1; its innermost stride is `stride`): the elements
 /// from the first lane's to the last one's, lanes x (width - 1) + 1 of them,
@@ -270,6 +264,8 @@ static SmallVector<Value> inputIndicesAt(OpBuilder &b, Location loc,
   return result;
 }
 
+/// Reads `width` lanes of `operand` at the loop indices `ivs` (the last
+/// one the first lane's innermost index) element by element.
 static Value loadGathered(OpBuilder &b, Location loc, linalg::GenericOp op,
                           OpOperand &operand, ArrayRef<Value> ivs,
                           int64_t width) {

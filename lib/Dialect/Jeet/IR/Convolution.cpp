@@ -50,6 +50,9 @@ constexpr int64_t kMaxDepthwiseTaps = 49;
 /// ResNet's, measured 5% slower so: its windows are an im2col that the
 /// matmul's tiles otherwise copy themselves.)
 constexpr int64_t kNarrowPositions = 16;
+/// The output channels such a convolution needs at least: a whole vector
+/// along O for the transposed matmul's rows.
+constexpr int64_t kMinTransposedChannels = 16;
 
 /// The geometry of the windows of a 2-D convolution or pooling.
 struct Window {
@@ -354,7 +357,7 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
   bool pointwise = window.kernel[0] == 1 && window.kernel[1] == 1 &&
                    window.strides[0] == 1 && window.strides[1] == 1;
   if (g == 1 && pointwise && values && positions < kNarrowPositions &&
-      o >= kNarrowPositions) {
+      o >= kMinTransposedChannels) {
     Value rows = TransposeOp::create(
         builder, loc, reshape(builder, loc, windows, {n, k, positions}),
         ArrayRef<int64_t>{0, 2, 1});

@@ -80,8 +80,9 @@ namespace {
 constexpr int64_t kMaxClonedConstantElements = 256;
 
 /// Transposes that move the innermost dimension are read in place by their
-/// elementwise readers (through a permuted indexing map, element by element)
-/// up to this many elements; ones that keep it read whole rows at any size.
+/// elementwise readers (through a permuted indexing map, the vectors
+/// gathered lane by lane) up to this many elements; ones that keep it read
+/// whole rows at any size.
 constexpr int64_t kMaxTransposedReadElements = int64_t(1) << 16;
 
 /// An attention group is formed only where blocks of at least this many rows
@@ -195,6 +196,7 @@ private:
   void formGroups();
   bool isInGroup(unsigned group, unsigned op) const;
   bool recomputeCone(unsigned op, SmallVectorImpl<unsigned> &cone) const;
+  bool computes(unsigned group, Value value) const;
   bool readsSliceInPlace(unsigned group, unsigned op,
                          SmallVectorImpl<unsigned> &view) const;
   bool readsTransposeInPlace(unsigned group, unsigned op,
@@ -711,6 +713,13 @@ bool BlockFuser::recomputeCone(unsigned op,
   return true;
 }
 
+/// Whether an op of `group` (a member or a clone) computes `value`: if not,
+/// the value is in memory when the group runs.
+bool BlockFuser::computes(unsigned group, Value value) const {
+  std::optional<unsigned> producer = producerIndex(value);
+  return producer && isInGroup(group, *producer);
+}
+
 /// Whether `group` can read `op` (of another group) in place, and the ops
 /// that make it a view (in `view`, sorted): a slice that is a view of its
 /// input (isViewSlice), which the group does not compute itself so that it
@@ -726,10 +735,7 @@ bool BlockFuser::readsSliceInPlace(unsigned group, unsigned op,
     sliceIndex = *input;
   }
   auto slice = dyn_cast<SliceOp>(ops[sliceIndex]);
-  if (!slice || !isViewSlice(slice))
-    return false;
-  std::optional<unsigned> input = producerIndex(slice.getInput());
-  if (input && isInGroup(group, *input))
+  if (!slice || !isViewSlice(slice) || computes(group, slice.getInput()))
     return false;
   if (!isInGroup(group, sliceIndex))
     view.push_back(sliceIndex);
@@ -753,11 +759,9 @@ bool BlockFuser::readsTransposeInPlace(unsigned group, unsigned op,
   bool keepsRows =
       !permutation.empty() &&
       permutation.back() == static_cast<int64_t>(permutation.size()) - 1;
-  if (!keepsRows &&
-      numElements(transpose.getResult()) > kMaxTransposedReadElements)
-    return false;
-  std::optional<unsigned> input = producerIndex(transpose.getInput());
-  if (input && isInGroup(group, *input))
+  if ((!keepsRows &&
+       numElements(transpose.getResult()) > kMaxTransposedReadElements) ||
+      computes(group, transpose.getInput()))
     return false;
   if (!isInGroup(group, op))
     view.push_back(op);

@@ -300,7 +300,10 @@ def test_permute_dims_and_dot(rng):
 
 def test_isclose_allclose_nan_to_num_logaddexp(rng):
     a = rng.standard_normal(200).astype(np.float32)
-    b = a + rng.standard_normal(200).astype(np.float32) * np.float32(1e-5) * rng.choice([0, 1, 10, 1000], 200)
+    # b in float32 too (the int64 choice would widen it to float64, and numpy
+    # would then compare in float64 what Jeet compares in float32).
+    b = (a + rng.standard_normal(200).astype(np.float32) * np.float32(1e-5)
+         * rng.choice([0, 1, 10, 1000], 200)).astype(np.float32)
     edges_a = np.array([np.inf, -np.inf, np.inf, np.nan, np.nan, 0.0, 1e-9], np.float32)
     edges_b = np.array([np.inf, -np.inf, -np.inf, np.nan, 1.0, 1e-9, 0.0], np.float32)
     a, b = np.concatenate([a, edges_a]), np.concatenate([b, edges_b])

@@ -145,6 +145,16 @@ def layernorm(ops, x, gamma, beta):
     return ops.add(ops.mul(ops.mul(d, inv), gamma), beta)
 
 
+def transpose(ops, x):
+    # Materialized: numpy's and torch's transposes are views until copied.
+    return ops.contiguous(ops.transpose(x))
+
+
+def transposed_bias(ops, x, b):
+    # An elementwise op reading a transpose (x.T * 2 + b): one kernel.
+    return ops.add(ops.mul(ops.transpose(x), 2.0), b)
+
+
 def attention(ops, q, k, v):
     scale = 1.0 / float(np.sqrt(q.shape[-1]))
     s = ops.mul(ops.matmul(q, ops.transpose(k)), scale)
@@ -185,6 +195,8 @@ GRAPHS = [
           work=2 * 2 * 8 * 512 * 512 * 64),
     Graph("attention 8x2048x64", attention, [(8, 2048, 64)] * 3, 3, tol=1e-4,
           work=2 * 2 * 8 * 2048 * 2048 * 64),
+    Graph("transpose 4096^2", transpose, [(4096, 4096)], 10),
+    Graph("x.T * 2 + b 4096^2", transposed_bias, [(4096, 4096), (4096,)], 10),
     Graph("tiny chain10 1024", chain10, [(1024,)] * 3, 2000),
 ]
 
@@ -216,6 +228,7 @@ class NumpyOps:
     def rsqrt(self, x): return self.dtype(1) / np.sqrt(x)
     def matmul(self, x, y): return np.matmul(x, y)
     def transpose(self, x): return np.swapaxes(x, -1, -2)
+    def contiguous(self, x): return np.ascontiguousarray(x)
     def sum(self, x, axis): return np.sum(x, axis=axis, keepdims=True)
     def max(self, x, axis): return np.max(x, axis=axis, keepdims=True)
 
@@ -243,6 +256,8 @@ class JeetOps:
         perm[-1], perm[-2] = perm[-2], perm[-1]
         return self.j.transpose(x, perm)
 
+    def contiguous(self, x): return x
+
     def sum(self, x, axis): return self.j.sum(x, axis=axis, keepdims=True)
     def max(self, x, axis): return self.j.max(x, axis=axis, keepdims=True)
 
@@ -265,6 +280,7 @@ class JaxOps:
     def rsqrt(self, x): return 1.0 / self.n.sqrt(x)
     def matmul(self, x, y): return self.n.matmul(x, y)
     def transpose(self, x): return self.n.swapaxes(x, -1, -2)
+    def contiguous(self, x): return x
     def sum(self, x, axis): return self.n.sum(x, axis=axis, keepdims=True)
     def max(self, x, axis): return self.n.max(x, axis=axis, keepdims=True)
 
@@ -287,6 +303,7 @@ class TorchOps:
     def rsqrt(self, x): return self.t.rsqrt(x)
     def matmul(self, x, y): return self.t.matmul(x, y)
     def transpose(self, x): return self.t.transpose(x, -1, -2)
+    def contiguous(self, x): return x.contiguous()
     def sum(self, x, axis): return self.t.sum(x, dim=axis, keepdim=True)
     def max(self, x, axis): return self.t.amax(x, dim=axis, keepdim=True)
 
@@ -353,6 +370,8 @@ class OnnxOps:
         perm[-1], perm[-2] = perm[-2], perm[-1]
         return self._node("Transpose", [x], [x[1][p] for p in perm],
                           perm=perm)
+
+    def contiguous(self, x): return x
 
     def _reduce(self, op, x, axis):
         shape = list(x[1])

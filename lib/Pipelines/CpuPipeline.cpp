@@ -53,6 +53,15 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     // Poolings: vectors along the outputs, not along a window's row.
     pm.addNestedPass<func::FuncOp>(
         createJeetCpuVectorizeWindowReductionsPass());
+    // Transposes that move the innermost dimension: blocks transposed in
+    // registers, one register of the host's (or --target-cpu's) per row.
+    JeetCpuVectorizeTransposePassOptions transposeOptions;
+    transposeOptions.parallel = options.parallel;
+    transposeOptions.block = options.matmulRegisterCols == 0    ? 0
+                             : options.matmulRegisterCols >= 64 ? 16
+                                                                : 8;
+    pm.addNestedPass<func::FuncOp>(
+        createJeetCpuVectorizeTransposePass(transposeOptions));
     JeetCpuVectorizeElementwisePassOptions elementwiseOptions;
     elementwiseOptions.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(

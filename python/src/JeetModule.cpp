@@ -31,9 +31,15 @@
 
 #include "Bindings.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -169,26 +175,54 @@ jeet::runtime::Tensor tensorFromArray(HostArray array, const std::string &dtype,
       jeet::runtime::Tensor::fromHost(dev, shape, type, array.data(), bytes));
 }
 
+/// Copies at least this large go to memory advised as huge pages.
+constexpr size_t kHugePageCopyBytes = size_t(4) << 20;
+/// The huge pages' size (x86-64 and AArch64 with 4 KiB base pages).
+constexpr size_t kHugePageBytes = size_t(2) << 20;
+
+/// Memory for a host copy of `bytes` bytes, not initialised (the copy
+/// writes every byte), freed with std::free. A large one is aligned to and
+/// advised as huge pages, as NumPy does for its own arrays: in 4 KiB pages
+/// the kernel zeroes each page at its first write, one fault at a time (a
+/// 64 MiB tensor's numpy() took 41 ms, against 6.7 ms for NumPy's own copy
+/// of it, on the 2-core Zen 4 host).
+void *allocateHostCopy(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= kHugePageCopyBytes) {
+    size_t rounded =
+        (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    if (void *memory = std::aligned_alloc(kHugePageBytes, rounded)) {
+      // Only advice: without huge pages the copy is slower, not wrong.
+      (void)madvise(memory, rounded, MADV_HUGEPAGE);
+      return memory;
+    }
+  }
+#endif
+  return std::malloc(std::max<size_t>(bytes, 1));
+}
+
 /// The tensor's contents as a new NumPy array (a copy; bf16 as uint16 bits).
 nb::ndarray<nb::numpy> tensorToNumpy(const jeet::runtime::Tensor &tensor) {
   if (!tensor.defined())
     raise(errors().base, "the tensor holds no data");
-  auto *bytes = new std::vector<uint8_t>(tensor.byteSize());
+  size_t size = tensor.byteSize();
+  void *bytes = allocateHostCopy(size);
+  if (!bytes)
+    raise(errors().base, "out of host memory for a copy of " +
+                             std::to_string(size) + " bytes");
   jeet::runtime::Status status = [&] {
     // A GPU tensor waits for the work that computes it.
     nb::gil_scoped_release release;
-    return tensor.toHost(bytes->data(), bytes->size());
+    return tensor.toHost(bytes, size);
   }();
   if (!status.ok()) {
-    delete bytes;
+    std::free(bytes);
     raiseStatus(status);
   }
-  nb::capsule owner(bytes, [](void *p) noexcept {
-    delete static_cast<std::vector<uint8_t> *>(p);
-  });
+  nb::capsule owner(bytes, [](void *p) noexcept { std::free(p); });
   std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());
-  return nb::ndarray<nb::numpy>(bytes->data(), shape.size(), shape.data(),
-                                owner, nullptr, dlpackDType(tensor.dtype()));
+  return nb::ndarray<nb::numpy>(bytes, shape.size(), shape.data(), owner,
+                                nullptr, dlpackDType(tensor.dtype()));
 }
 
 nb::dict statsDict(jeet::runtime::Device &device) {

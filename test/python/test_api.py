@@ -84,6 +84,21 @@ def test_numpy_interop(rng):
     np.testing.assert_allclose(y.numpy(), a + a)
 
 
+@pytest.mark.parametrize("shape", [(3,), (1024, 1025), (2, 1024, 1024)])
+def test_numpy_copies_are_whole_and_their_own(shape, rng):
+    """numpy() copies into memory of its own, small or large (4 MiB and up:
+    aligned to and advised as huge pages): every value there, writable, and
+    alive after the tensor is gone."""
+    a = rng.standard_normal(shape).astype(np.float32)
+    x = t(a) * 2
+    got = x.numpy()
+    assert got.flags.writeable and got.flags.c_contiguous and got.shape == a.shape
+    np.testing.assert_array_equal(got, a * np.float32(2))
+    del x
+    got += 1
+    np.testing.assert_array_equal(got, a * np.float32(2) + np.float32(1))
+
+
 def test_auto_device():
     x = jeet.tensor([2, 2])
     assert x.device == ("gpu" if jeet.gpu_available() else "cpu")

@@ -212,13 +212,16 @@ def test_transpose(perm, rng):
     ((3, 37, 5), (2, 0, 1)),      # innermost moved: read lane by lane
     ((6, 7, 33), (1, 0, 2)),      # innermost kept: whole rows
     ((2, 3, 3, 40), (0, 3, 1, 2)),  # NHWC to NCHW, a pointwise conv's result
-    ((300, 300), (1, 0)),         # past the size read in place: a copy
+    ((300, 300), (1, 0)),         # large: read in blocks transposed in registers
+    ((2, 100, 40, 24), (0, 3, 1, 2)),  # large, 4-D: blocks too
+    ((3, 30000), (1, 0)),         # large with rows of 3: a copy first
 ])
 def test_transpose_read_in_place_by_elementwise_ops(shape, perm, rng):
     """An elementwise op after a transpose of a value in memory reads it
-    through its indexing map (one kernel; the loads gathered lane by lane
-    where the transpose moves the innermost dimension, the arithmetic on
-    vectors), with a broadcast operand; against float64."""
+    through its indexing map (one kernel; where the transpose moves the
+    innermost dimension, the loads gathered lane by lane when small, in
+    blocks transposed in registers when both dimensions that trade places
+    span 16 or more), with a broadcast operand; against float64."""
     x = randn(rng, *shape)
     y = randn(rng, *np.transpose(x, perm).shape[-1:])
     got = jeet.exp(jeet.tanh(jeet.transpose(t(x), perm)) + t(y))
@@ -226,8 +229,37 @@ def test_transpose_read_in_place_by_elementwise_ops(shape, perm, rng):
     check(got, want, rtol=1e-5, atol=1e-6)
     moved = perm[-1] != len(perm) - 1
     small = np.prod(shape) <= 1 << 16
+    out = np.transpose(x, perm).shape
+    blocked = out[-1] >= 16 and out[perm.index(len(perm) - 1)] >= 16
     kernels = jeet.compile(got).kernel_ops
-    assert len(kernels) == (1 if (small or not moved) else 2), kernels
+    assert len(kernels) == (1 if (small or not moved or blocked) else 2), kernels
+
+
+@pytest.mark.parametrize("shape, perm", [
+    ((1029, 37), (1, 0)),           # blocks of 16 and both ends left over
+    ((256, 512), (1, 0)),           # blocks alone
+    ((6, 5), (1, 0)),               # blocks of 4
+    ((3, 40, 24), (2, 0, 1)),
+    ((5, 33, 20), (0, 2, 1)),       # the batch dimension a parallel loop
+    ((2, 17, 5, 19), (0, 3, 1, 2)),
+    ((3, 2), (1, 0)),               # too small for a block: gathered
+])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32", "int64", "bool"])
+def test_transpose_in_register_blocks(shape, perm, dtype, rng):
+    """Transposes that move the innermost dimension run as blocks
+    transposed in vector registers (jeet-cpu-vectorize-transpose), the
+    block's side by element size, with the ends the blocks leave gathered:
+    every element lands where numpy puts it, in every dtype."""
+    x = rng.standard_normal(shape) * 100
+    if dtype == "bool":
+        x = x > 0
+    elif dtype.startswith("int"):
+        x = x.astype(dtype)
+    x = jeet.tensor(x, dtype=dtype, device="cpu")
+    want = np.transpose(x.numpy(), perm)
+    got = jeet.transpose(x, perm).numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
 
 
 def test_T(rng):

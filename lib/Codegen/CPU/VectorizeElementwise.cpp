@@ -16,7 +16,6 @@
 
 #include "VectorizeUtils.h"
 
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -375,30 +374,6 @@ private:
   llvm::SmallDenseMap<unsigned, Value> flat;
 };
 
-/// Rewrites each `linalg.transpose` on buffers of static shape into the
-/// equivalent `linalg.generic`, whose input map is a permutation: the
-/// analysis above then takes it. One that leaves the innermost dimension
-/// where it is copies rows as vectors; one that moves it gathers each
-/// output vector element by element and stores it whole (half the time of
-/// convert-linalg-to-parallel-loops' element by element copy for a
-/// (2, 3, 3, 960) or (8, 512, 64) transpose on the Zen 4 host).
-static void generalizeTransposes(func::FuncOp func) {
-  SmallVector<linalg::TransposeOp> transposes;
-  func.walk([&](linalg::TransposeOp op) {
-    ArrayRef<int64_t> permutation = op.getPermutation();
-    auto input = dyn_cast<MemRefType>(op.getInput().getType());
-    auto init = dyn_cast<MemRefType>(op.getInit().getType());
-    if (!permutation.empty() && input && init && input.hasStaticShape() &&
-        init.hasStaticShape())
-      transposes.push_back(op);
-  });
-  IRRewriter rewriter(func.getContext());
-  for (linalg::TransposeOp op : transposes) {
-    rewriter.setInsertionPoint(op);
-    (void)linalg::generalizeNamedOp(rewriter, op);
-  }
-}
-
 struct JeetCpuVectorizeElementwisePass
     : public jeet::impl::JeetCpuVectorizeElementwisePassBase<
           JeetCpuVectorizeElementwisePass> {
@@ -406,7 +381,12 @@ struct JeetCpuVectorizeElementwisePass
 
   void runOnOperation() override {
     int64_t width = std::max<int64_t>(1, vectorWidth);
-    generalizeTransposes(getOperation());
+    // Transposes become generics whose input map is the permutation: one
+    // that leaves the innermost dimension where it is copies rows as
+    // vectors; one that moves it (where jeet-cpu-vectorize-transpose's
+    // blocks did not take it: a small one) gathers each output vector
+    // element by element and stores it whole.
+    generalizeStaticTransposes(getOperation());
     forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
       llvm::DenseSet<Value> uniform;
       if (!analyze(op, uniform))

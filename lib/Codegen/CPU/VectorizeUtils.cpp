@@ -10,6 +10,7 @@
 
 #include "jeet/Conversion/Passes.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
@@ -286,13 +287,18 @@ IRMapping jeet::cpu::cloneBodyAt(
     OpBuilder &b, Location loc, linalg::GenericOp op,
     const llvm::DenseSet<Value> &uniform, ArrayRef<Value> ivs, int64_t width,
     Operation *skip,
-    llvm::function_ref<void(OpOperand &, ArrayRef<Value>)> onLoad) {
+    llvm::function_ref<void(OpOperand &, ArrayRef<Value>)> onLoad,
+    llvm::function_ref<Value(OpOperand &)> preloaded) {
   IRMapping mapping;
   auto vectorOf = [&](Type type) { return VectorType::get({width}, type); };
   for (OpOperand &operand : op->getOpOperands()) {
     BlockArgument arg = op.getMatchingBlockArgument(&operand);
     if (arg.use_empty() || (skip && op.isDpsInit(&operand)))
       continue;
+    if (Value value = preloaded ? preloaded(operand) : Value()) {
+      mapping.map(arg, value);
+      continue;
+    }
     Value memref = operand.get();
     SmallVector<Value> at = inputIndicesAt(b, loc, op, operand, ivs);
     Value value;
@@ -371,6 +377,22 @@ void jeet::cpu::buildLoops(
     scf::ParallelOp::create(b, loc, lbs, ubs, steps, build);
   else
     scf::buildLoopNest(b, loc, lbs, ubs, steps, build);
+}
+
+void jeet::cpu::generalizeStaticTransposes(func::FuncOp func) {
+  SmallVector<linalg::TransposeOp> transposes;
+  func.walk([&](linalg::TransposeOp op) {
+    auto input = dyn_cast<MemRefType>(op.getInput().getType());
+    auto init = dyn_cast<MemRefType>(op.getInit().getType());
+    if (!op.getPermutation().empty() && input && init &&
+        input.hasStaticShape() && init.hasStaticShape())
+      transposes.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (linalg::TransposeOp op : transposes) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
 }
 
 void jeet::cpu::forEachGeneric(

@@ -59,14 +59,20 @@ llvm::SmallVector<mlir::Value> indicesAt(mlir::linalg::GenericOp op,
 /// input that varies along it is read as a vector (see analyzeOperands),
 /// the uniform ones with a scalar load, and each op is rebuilt on vectors
 /// unless all its operands are uniform. `onLoad` sees the operand and
-/// indices of each vector read along the innermost dimension. Returns the
-/// mapping from body values to the clones.
+/// indices of each vector read along the innermost dimension; `preloaded`
+/// may give an input's vector instead of its read (null: read it). Returns
+/// the mapping from body values to the clones.
 mlir::IRMapping cloneBodyAt(
     mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp op,
     const llvm::DenseSet<mlir::Value> &uniform, llvm::ArrayRef<mlir::Value> ivs,
     int64_t width, mlir::Operation *skip = nullptr,
     llvm::function_ref<void(mlir::OpOperand &, llvm::ArrayRef<mlir::Value>)>
-        onLoad = {});
+        onLoad = {},
+    llvm::function_ref<mlir::Value(mlir::OpOperand &)> preloaded = {});
+
+/// Rewrites each `linalg.transpose` on buffers of static shape into the
+/// equivalent `linalg.generic`, whose input map is the permutation.
+void generalizeStaticTransposes(mlir::func::FuncOp func);
 
 /// The `linalg.fill` of all of `buffer` with a value of its element type
 /// just before `op`, or null: the fill that jeet-cpu-matmul and

@@ -469,6 +469,86 @@ def JeetCpuVectorizeWindowReductionsPass
   ];
 }
 
+def JeetCpuVectorizeTransposePass
+    : Pass<"jeet-cpu-vectorize-transpose", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites transposes, and elementwise generics that read "
+                "an input transposed, into blocks transposed in vector "
+                "registers";
+  let description = [{
+    An elementwise `linalg.generic` on buffers of static shape (all loops
+    parallel, projected-permutation maps) that reads an input transposed,
+    its innermost loop stepping a dimension of the input other than the
+    innermost one, reads each vector of its output along a column of that
+    input: `jeet-cpu-vectorize-elementwise` gathers such vectors element by
+    element (a load and an insert per element). A `linalg.transpose` whose
+    output's innermost dimension is not the input's is such a generic (this
+    pass makes it one first), and so is an op that jeet-fuse made read a
+    transpose in place (`x.T + y`).
+
+    This pass rewrites such a generic into loops over square blocks of
+    `block` x `block` iterations of the two loops that trade places (the
+    innermost one, and the one the transposed input's innermost dimension
+    follows, the "rows"): per block, each transposed input is `block` vector
+    loads of contiguous rows, transposed in registers by log2(`block`)
+    rounds of `vector.shuffle` on pairs of vectors; then the body is cloned
+    for each of the block's rows on vectors along the innermost loop (the
+    other inputs read as `jeet-cpu-vectorize-elementwise` reads them, the
+    transposed ones the block's columns) and stored as contiguous rows of
+    the output. The rounds are the x86 ones (LLVM selects those instructions
+    for their masks): interleaves within each 16-byte lane first
+    (`vunpcklps`, `vunpcklpd`, ...), then moves of whole 16-byte lanes across
+    the vector (`vshuff32x4`); the pass follows every element through them at
+    compile time to know which column each vector ends with. Every cache line
+    read or written is used whole.
+
+    The blocks go in square tiles of 512 bytes of the widest transposed
+    element a side (128 f32: their rows in at most 128 pages, reused by
+    every block of the tile), which form an `scf.parallel` with the other
+    loops when `parallel` is set and the op is not already inside a parallel
+    loop; a tile's blocks run in order inside. What the blocks leave
+    at the two loops' ends (ranges not a multiple of `block`) stays the same
+    generic on subviews of its operands, which
+    `jeet-cpu-vectorize-elementwise` gathers. The block is halved, down to 4,
+    for loops shorter than it and for elements of 8 bytes (a row of a block
+    is at most 64 bytes); a generic whose two loops are shorter than 4, or
+    whose transposed input's innermost stride is not one or whose elements
+    are not whole bytes (i1), is left alone.
+
+    Before:
+    ```mlir
+    linalg.transpose ins(%x : memref<64x32xf32>) outs(%y : memref<32x64xf32>)
+        permutation = [1, 0]
+    ```
+    After (`block` 16; one tile, so no parallel loop):
+    ```mlir
+    scf.for %i = %c0 to %c32 step %c16 {
+      scf.for %j = %c0 to %c64 step %c16 {
+        %r0 = vector.load %x[%j, %i] : memref<64x32xf32>, vector<16xf32>
+        ...                       // 16 rows, then 4 rounds of 16 shuffles
+        %t0 = vector.shuffle %r0, %r1 [0, 16, 1, 17, 4, 20, 5, 21, ...]
+            : vector<16xf32>, vector<16xf32>
+        ...
+        vector.store %col0, %y[%i, %j] : memref<32x64xf32>, vector<16xf32>
+        ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Run the outer dimensions and the blocks of rows in an "
+           "scf.parallel (unless already nested in one)">,
+    Option<"block", "block", "int64_t", /*default=*/"0",
+           "Elements of a block's side (a power of two, at least 4); 0: from "
+           "the host's vector registers, 16 with AVX-512 (16 rows of f32 in "
+           "16 of its 32 registers), 8 otherwise (8 of AVX2's 16)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def JeetCpuVectorizeElementwisePass
     : Pass<"jeet-cpu-vectorize-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Rewrites elementwise linalg.generic ops (and reductions "

@@ -85,6 +85,13 @@ constexpr int64_t kMaxClonedConstantElements = 256;
 /// whole rows at any size.
 constexpr int64_t kMaxTransposedReadElements = int64_t(1) << 16;
 
+/// Larger ones too, by groups of elementwise ops alone, where both
+/// dimensions that trade places span at least this many elements: the CPU
+/// code generation reads those in blocks transposed in registers
+/// (jeet-cpu-vectorize-transpose), as fast as the transpose alone would,
+/// and the transposed copy is neither written nor read back.
+constexpr int64_t kMinBlockedTransposeDim = 16;
+
 /// An attention group is formed only where blocks of at least this many rows
 /// of the first matmul's result, and as many of the softmax's, fit the block
 /// budget: fewer rows per block would leave the matmuls of a block too little
@@ -748,18 +755,29 @@ bool BlockFuser::readsSliceInPlace(unsigned group, unsigned op,
 /// through its elementwise readers' indexing maps (the transpose in `view`):
 /// its input is in memory when the group runs (not computed by the group),
 /// and the reads stay cheap: the transpose keeps the innermost dimension
-/// (rows read whole, as vectors) or is small (kMaxTransposedReadElements).
-/// A transpose that the matmuls reading it fold in is theirs.
+/// (rows read whole, as vectors), is small (kMaxTransposedReadElements), or
+/// is read by a group of elementwise ops alone in blocks
+/// (kMinBlockedTransposeDim). A transpose that the matmuls reading it fold
+/// in is theirs.
 bool BlockFuser::readsTransposeInPlace(unsigned group, unsigned op,
                                        SmallVectorImpl<unsigned> &view) const {
   auto transpose = dyn_cast<TransposeOp>(ops[op]);
   if (!transpose || foldsIntoMatmul[op])
     return false;
   ArrayRef<int64_t> permutation = transpose.getPermutation();
-  bool keepsRows =
-      !permutation.empty() &&
-      permutation.back() == static_cast<int64_t>(permutation.size()) - 1;
-  if ((!keepsRows &&
+  int64_t rank = permutation.size();
+  bool keepsRows = rank != 0 && permutation.back() == rank - 1;
+  auto shape = cast<ShapedType>(transpose.getType()).getShape();
+  // The result's dimensions that trade places: the innermost one and the
+  // one the input's innermost went to.
+  auto spans = [&](int64_t dim) {
+    return !ShapedType::isDynamic(shape[dim]) &&
+           shape[dim] >= kMinBlockedTransposeDim;
+  };
+  bool blocked = !keepsRows && groups[group].kind == OpKind::Elementwise &&
+                 spans(rank - 1) &&
+                 spans(llvm::find(permutation, rank - 1) - permutation.begin());
+  if ((!keepsRows && !blocked &&
        numElements(transpose.getResult()) > kMaxTransposedReadElements) ||
       computes(group, transpose.getInput()))
     return false;

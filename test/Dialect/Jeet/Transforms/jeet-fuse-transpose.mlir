@@ -146,3 +146,44 @@ func.func @batch_transpose(%a: tensor<4x3x8xf32>, %b: tensor<3x8x5xf32>) -> tens
   %0 = jeet.matmul %at, %b : tensor<3x4x8xf32>, tensor<3x8x5xf32> -> tensor<3x4x5xf32>
   return %0 : tensor<3x4x5xf32>
 }
+
+// -----
+
+// Transposes past 64K elements that move the innermost dimension: read in
+// place by a group of elementwise ops alone where both dimensions that
+// trade places span 16 or more (the CPU reads them in blocks transposed in
+// registers); a reduction's group, or rows of 3, get the transpose as a
+// group of its own.
+// CHECK-LABEL: func.func @large_transposes
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<512x256xf32>, %[[N:[^:]*]]: tensor<3x30000xf32>
+// CHECK: %[[E:.*]] = jeet.fusion(%[[X]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.exp
+// CHECK-NEXT: jeet.yield
+// CHECK: %[[T:.*]] = jeet.fusion(%[[X]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion(%[[T]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.exp
+// CHECK-NEXT: jeet.reduce_sum
+// CHECK: %[[NT:.*]] = jeet.fusion(%[[N]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion(%[[NT]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.exp
+// CHECK-NEXT: jeet.yield
+func.func @large_transposes(%x: tensor<512x256xf32>, %n: tensor<3x30000xf32>) -> (tensor<256x512xf32>, tensor<256x1xf32>, tensor<30000x3xf32>) {
+  %xt = jeet.transpose %x {permutation = array<i64: 1, 0>} : tensor<512x256xf32> -> tensor<256x512xf32>
+  %e = jeet.exp %xt : tensor<256x512xf32>
+  %xt2 = jeet.transpose %x {permutation = array<i64: 1, 0>} : tensor<512x256xf32> -> tensor<256x512xf32>
+  %e2 = jeet.exp %xt2 : tensor<256x512xf32>
+  %s = jeet.reduce_sum %e2 {axes = array<i64: 1>, keepdims = true} : tensor<256x512xf32> -> tensor<256x1xf32>
+  %nt = jeet.transpose %n {permutation = array<i64: 1, 0>} : tensor<3x30000xf32> -> tensor<30000x3xf32>
+  %en = jeet.exp %nt : tensor<30000x3xf32>
+  return %e, %s, %en : tensor<256x512xf32>, tensor<256x1xf32>, tensor<30000x3xf32>
+}

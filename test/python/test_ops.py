@@ -196,6 +196,23 @@ def test_matmul_blocks_bias_relu(shapes, rng):
           np.maximum(f64(a) @ f64(b) + f64(bias), 0), rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("shape", [(2, 6, 6, 40), (3, 49, 40), (2, 3, 1, 40)])
+def test_matmul_of_batches_of_rows_by_a_matrix(shape, rng):
+    """(..., M, K) x (K, N) is one product of (P * M, K) rows (jeet-decompose),
+    its bias and a residual connection in the same kernel; a transposed lhs
+    stays batched (read in place); against float64."""
+    x, w, b = randn(rng, *shape), randn(rng, shape[-1], 40), randn(rng, 40)
+    h = jeet.matmul(t(x), t(w)) + t(b)
+    got = h + t(x)
+    check(got, f64(x) @ f64(w) + f64(b) + f64(x), rtol=1e-4, atol=1e-4)
+    assert len(jeet.compile(got).kernel_ops) == 1, jeet.compile(got).kernel_ops
+    xt = randn(rng, *shape[:-2], shape[-1], shape[-2])
+    rank = len(shape)
+    perm = tuple(range(rank - 2)) + (rank - 1, rank - 2)
+    got = jeet.relu(jeet.matmul(jeet.transpose(t(xt), perm), t(w)))
+    check(got, np.maximum(np.swapaxes(f64(xt), -1, -2) @ f64(w), 0), rtol=1e-4, atol=1e-4)
+
+
 def test_matmul_operator(rng):
     a, b = randn(rng, 40, 30), randn(rng, 30, 20)
     check(t(a) @ t(b), f64(a) @ f64(b), rtol=1e-4, atol=1e-4)

@@ -110,6 +110,14 @@ bool isParameterLike(Value value) {
   return true;
 }
 
+/// Whether `value`, computed elsewhere, has the whole expanded shape and
+/// other readers: it is in memory whoever reads it (a residual connection's
+/// input, which the next block's normalisation reads too), and reading it
+/// through a reshape takes nothing from the group that computes it.
+bool isSharedFullOperand(Value value, ArrayRef<int64_t> expanded) {
+  return shapeOf(value) == expanded && !value.hasOneUse();
+}
+
 /// e(reshape(x), y...) -> reshape(e(x, reshape(y)...)), see Passes.td.
 struct SinkReshapeThroughElementwise
     : OpInterfaceRewritePattern<ElementwiseOpInterface> {
@@ -144,7 +152,8 @@ struct SinkReshapeThroughElementwise
         shapes.push_back(std::nullopt);
         continue;
       }
-      if (!isParameterLike(operand))
+      if (!isParameterLike(operand) &&
+          !isSharedFullOperand(operand, resultType.getShape()))
         return rewriter.notifyMatchFailure(op, "operand computed elsewhere");
       std::optional<SmallVector<int64_t>> shape =
           expansion->collapse(shapeOf(operand));

@@ -216,22 +216,26 @@ func.func @argmin(%x: tensor<6x3xi32>) -> tensor<1x3xi64> {
 
 // -----
 
-// A matmul with a 1-D operand is one of matrices between reshapes; one of
-// matrices stays.
+// A matmul with a 1-D operand is one of matrices between reshapes, and so
+// is one of batches of rows by one matrix: (2, 4, 3) x (3, 4) is (8, 3) x
+// (3, 4) (the matrix-vector product too, after its column: (8, 3) x (3, 1)).
 // CHECK-LABEL: func.func @matmul_vectors
-// CHECK-SAME: (%[[A:[^:]*]]: tensor<2x4x3xf32>, %[[V:[^:]*]]: tensor<3xf32>, %[[W:[^:]*]]: tensor<4xf32>
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<2x4x3xf32>, %[[V:[^:]*]]: tensor<3xf32>, %[[W:[^:]*]]: tensor<4xf32>, %[[M:[^:]*]]: tensor<4x3xf32>, %[[N:[^:]*]]: tensor<3x4xf32>)
 // CHECK: %[[COL:.*]] = jeet.reshape %[[V]] : tensor<3xf32> -> tensor<3x1xf32>
-// CHECK: %[[MV:.*]] = jeet.matmul %[[A]], %[[COL]] : tensor<2x4x3xf32>, tensor<3x1xf32> -> tensor<2x4x1xf32>
-// CHECK: %[[R0:.*]] = jeet.reshape %[[MV]] : tensor<2x4x1xf32> -> tensor<2x4xf32>
+// CHECK: %[[A8:.*]] = jeet.reshape %[[A]] : tensor<2x4x3xf32> -> tensor<8x3xf32>
+// CHECK: %[[MV:.*]] = jeet.matmul %[[A8]], %[[COL]] : tensor<8x3xf32>, tensor<3x1xf32> -> tensor<8x1xf32>
+// CHECK: %[[R0:.*]] = jeet.reshape %[[MV]] : tensor<8x1xf32> -> tensor<2x4xf32>
 // CHECK: %[[ROW:.*]] = jeet.reshape %[[W]] : tensor<4xf32> -> tensor<1x4xf32>
-// CHECK: %[[VM:.*]] = jeet.matmul %[[ROW]], %[[A2:.*]] : tensor<1x4xf32>, tensor<4x3xf32> -> tensor<1x3xf32>
+// CHECK: %[[VM:.*]] = jeet.matmul %[[ROW]], %[[M]] : tensor<1x4xf32>, tensor<4x3xf32> -> tensor<1x3xf32>
 // CHECK: %[[R1:.*]] = jeet.reshape %[[VM]] : tensor<1x3xf32> -> tensor<3xf32>
 // CHECK: %[[ROW2:.*]] = jeet.reshape %[[V]] : tensor<3xf32> -> tensor<1x3xf32>
 // CHECK: %[[COL2:.*]] = jeet.reshape %[[V]] : tensor<3xf32> -> tensor<3x1xf32>
 // CHECK: %[[DOT:.*]] = jeet.matmul %[[ROW2]], %[[COL2]] : tensor<1x3xf32>, tensor<3x1xf32> -> tensor<1x1xf32>
 // CHECK: %[[R2:.*]] = jeet.reshape %[[DOT]] : tensor<1x1xf32> -> tensor<f32>
-// CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<2x4x3xf32>, tensor<3x4xf32> -> tensor<2x4x4xf32>
-// CHECK: return %[[R0]], %[[R1]], %[[R2]]
+// CHECK: %[[B8:.*]] = jeet.reshape %[[A]] : tensor<2x4x3xf32> -> tensor<8x3xf32>
+// CHECK: %[[MM:.*]] = jeet.matmul %[[B8]], %[[N]] : tensor<8x3xf32>, tensor<3x4xf32> -> tensor<8x4xf32>
+// CHECK: %[[R3:.*]] = jeet.reshape %[[MM]] : tensor<8x4xf32> -> tensor<2x4x4xf32>
+// CHECK: return %[[R0]], %[[R1]], %[[R2]], %[[R3]]
 func.func @matmul_vectors(%a: tensor<2x4x3xf32>, %v: tensor<3xf32>, %w: tensor<4xf32>, %m: tensor<4x3xf32>, %n: tensor<3x4xf32>)
     -> (tensor<2x4xf32>, tensor<3xf32>, tensor<f32>, tensor<2x4x4xf32>) {
   %0 = jeet.matmul %a, %v : tensor<2x4x3xf32>, tensor<3xf32> -> tensor<2x4xf32>
@@ -239,6 +243,22 @@ func.func @matmul_vectors(%a: tensor<2x4x3xf32>, %v: tensor<3xf32>, %w: tensor<4
   %2 = jeet.matmul %v, %v : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
   %3 = jeet.matmul %a, %n : tensor<2x4x3xf32>, tensor<3x4xf32> -> tensor<2x4x4xf32>
   return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<3xf32>, tensor<f32>, tensor<2x4x4xf32>
+}
+
+// -----
+
+// Batches of rows by a matrix stay batches where the lhs is a transpose
+// (the matmul reads it in place), or where the rhs has batches of its own.
+// CHECK-LABEL: func.func @matmul_batches_kept
+// CHECK-NOT: jeet.reshape
+// CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<2x4x3xf32>, tensor<3x5xf32> -> tensor<2x4x5xf32>
+// CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<2x4x3xf32>, tensor<2x3x5xf32> -> tensor<2x4x5xf32>
+func.func @matmul_batches_kept(%a: tensor<2x3x4xf32>, %b: tensor<3x5xf32>, %c: tensor<2x4x3xf32>, %d: tensor<2x3x5xf32>)
+    -> (tensor<2x4x5xf32>, tensor<2x4x5xf32>) {
+  %at = jeet.transpose %a {permutation = array<i64: 0, 2, 1>} : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
+  %0 = jeet.matmul %at, %b : tensor<2x4x3xf32>, tensor<3x5xf32> -> tensor<2x4x5xf32>
+  %1 = jeet.matmul %c, %d : tensor<2x4x3xf32>, tensor<2x3x5xf32> -> tensor<2x4x5xf32>
+  return %0, %1 : tensor<2x4x5xf32>, tensor<2x4x5xf32>
 }
 
 // -----

@@ -135,3 +135,40 @@ func.func @select_with_an_operand_across_the_split(%w: tensor<1x6xf32>, %c: tens
   %s = jeet.select %g, %x, %y : tensor<2x1x7x8xi1>, tensor<2x1x7x8xf32>, tensor<1x1x1x8xf32> -> tensor<2x1x7x8xf32>
   return %s : tensor<2x1x7x8xf32>
 }
+
+// -----
+
+// A residual connection: the block's input, computed elsewhere (a matmul
+// here) and read by another op too, has the whole expanded shape, so the
+// add reads it collapsed (in memory either way) and joins the matmul's
+// epilogue with the bias; a value computed elsewhere for the add alone (the
+// exp) keeps its reader where it is.
+// CHECK-LABEL: func.func @residual
+// CHECK: %[[H:.*]] = jeet.matmul %{{.*}} : tensor<2x6x6x8xf32>, tensor<8x8xf32> -> tensor<2x6x6x8xf32>
+// CHECK: %[[M:.*]] = jeet.matmul %{{.*}} : tensor<72x8xf32>, tensor<8x8xf32> -> tensor<72x8xf32>
+// CHECK: %[[A:.*]] = jeet.add %[[M]], %{{.*}} : tensor<72x8xf32>, tensor<1x8xf32> -> tensor<72x8xf32>
+// CHECK: %[[HC:.*]] = jeet.reshape %[[H]] : tensor<2x6x6x8xf32> -> tensor<72x8xf32>
+// CHECK: %[[R:.*]] = jeet.add %[[HC]], %[[A]] : tensor<72x8xf32>, tensor<72x8xf32> -> tensor<72x8xf32>
+// CHECK: jeet.reshape %[[R]] : tensor<72x8xf32> -> tensor<2x6x6x8xf32>
+// CHECK: %[[E:.*]] = jeet.exp %[[H]]
+// CHECK: %[[Y:.*]] = jeet.reshape %{{.*}} : tensor<72x8xf32> -> tensor<2x6x6x8xf32>
+// CHECK: jeet.add %[[E]], %[[Y]] : tensor<2x6x6x8xf32>, tensor<2x6x6x8xf32>
+// FUSE-LABEL: func.func @residual
+// FUSE: jeet.fusion(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<72x8xf32>, tensor<8x8xf32>, tensor<1x8xf32>, tensor<72x8xf32>) -> tensor<72x8xf32>
+// FUSE-NEXT: ^bb0
+// FUSE-NEXT: jeet.matmul
+// FUSE-NEXT: jeet.add
+// FUSE-NEXT: jeet.add
+// FUSE-NEXT: jeet.yield
+func.func @residual(%x4: tensor<2x6x6x8xf32>, %x: tensor<72x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) -> (tensor<2x6x6x8xf32>, tensor<2x6x6x8xf32>) {
+  %h = jeet.matmul %x4, %w : tensor<2x6x6x8xf32>, tensor<8x8xf32> -> tensor<2x6x6x8xf32>
+  %m = jeet.matmul %x, %w : tensor<72x8xf32>, tensor<8x8xf32> -> tensor<72x8xf32>
+  %m4 = jeet.reshape %m : tensor<72x8xf32> -> tensor<2x6x6x8xf32>
+  %a = jeet.add %m4, %b : tensor<2x6x6x8xf32>, tensor<8xf32> -> tensor<2x6x6x8xf32>
+  %r = jeet.add %h, %a : tensor<2x6x6x8xf32>, tensor<2x6x6x8xf32> -> tensor<2x6x6x8xf32>
+  %e = jeet.exp %h : tensor<2x6x6x8xf32>
+  %n = jeet.matmul %x, %w : tensor<72x8xf32>, tensor<8x8xf32> -> tensor<72x8xf32>
+  %n4 = jeet.reshape %n : tensor<72x8xf32> -> tensor<2x6x6x8xf32>
+  %s = jeet.add %e, %n4 : tensor<2x6x6x8xf32>, tensor<2x6x6x8xf32> -> tensor<2x6x6x8xf32>
+  return %r, %s : tensor<2x6x6x8xf32>, tensor<2x6x6x8xf32>
+}

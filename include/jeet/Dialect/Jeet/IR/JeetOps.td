@@ -375,7 +375,9 @@ def Jeet_MatmulOp : Jeet_Op<"matmul",
     dimension is dropped from the result (vector-matrix `(K) x (K, N)` is
     `(N)`, matrix-vector `(..., M, K) x (K)` is `(..., M)`, a dot product of
     two vectors is a 0-d tensor). `jeet-decompose` rewrites a product with a
-    1-D operand as one of matrices between reshapes.
+    1-D operand as one of matrices between reshapes, and so a product of
+    batches of rows by one matrix, `(..., M, K) x (K, N)` (static shapes,
+    the lhs not a transpose): one `(P * M, K) x (K, N)`.
 
     ```mlir
     %c = jeet.matmul %a, %b : tensor<8x64x32xf32>, tensor<32x16xf32> -> tensor<8x64x16xf32>

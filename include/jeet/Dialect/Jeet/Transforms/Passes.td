@@ -63,8 +63,10 @@ def JeetSinkReshapesPass
     dimensions split from one dimension of `x`, `y`'s dimensions are all 1
     or all full; `y'` is then `y` reshaped (a view). Other operands must be
     computed from graph arguments and constants by elementwise ops and
-    reshapes only (parameters such as a batch norm's scale), or be reshapes
-    of the same kind; a value that depends on a reduction or a matmul (a
+    reshapes only (parameters such as a batch norm's scale), be reshapes
+    of the same kind, or have the whole expanded shape and other readers (a
+    residual connection's input, in memory whoever reads it); a value that
+    depends on a reduction or a matmul and is read by this op alone (a
     softmax's row maximum) keeps its reader where it is, so as not to split
     that reader from the reduction's group. The rewrite changes no value: a
     reshape of a row-major tensor moves no element.

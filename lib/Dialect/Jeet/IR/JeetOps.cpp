@@ -11,6 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -802,6 +803,71 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
     return getResult();
   }
   return {};
+}
+
+namespace {
+/// A transpose that only moves dimensions of size 1 is a reshape.
+struct TransposeOfUnitDims : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getInput().getType();
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    // The input dimensions the result reads, in order, without the 1s.
+    SmallVector<int64_t> moved;
+    for (int64_t dim : op.getPermutation())
+      if (type.getDimSize(dim) != 1)
+        moved.push_back(dim);
+    if (!llvm::is_sorted(moved))
+      return rewriter.notifyMatchFailure(op, "moves elements");
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
+    return success();
+  }
+};
+
+/// A gather of one constant index is a slice of one element along the
+/// axis, reshaped to the result's shape.
+struct GatherOfConstantIndex : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getData().getType();
+    auto constant = op.getIndices().getDefiningOp<ConstantOp>();
+    auto values = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue())
+                           : DenseIntElementsAttr();
+    int64_t axis = op.getAxis();
+    if (!values || values.getNumElements() != 1 || !type.hasStaticShape() ||
+        !op.getType().hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not one constant index");
+    // The index as the op reads it: from the end when negative, clamped.
+    int64_t size = type.getDimSize(axis);
+    if (size == 0)
+      return rewriter.notifyMatchFailure(op, "empty axis");
+    int64_t index = (*values.getValues<APInt>().begin()).getSExtValue();
+    if (index < 0)
+      index += size;
+    index = std::clamp<int64_t>(index, 0, size - 1);
+    SmallVector<int64_t> starts(type.getRank(), 0), steps(type.getRank(), 1);
+    SmallVector<int64_t> stops(type.getShape());
+    starts[axis] = index;
+    stops[axis] = index + 1;
+    Value slice = SliceOp::create(rewriter, op.getLoc(), op.getData(), starts,
+                                  stops, steps);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), slice);
+    return success();
+  }
+};
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<TransposeOfUnitDims>(context);
+}
+
+void GatherOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<GatherOfConstantIndex>(context);
 }
 
 //===----------------------------------------------------------------------===//

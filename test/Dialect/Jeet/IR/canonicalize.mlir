@@ -517,3 +517,46 @@ func.func @fold_empty(%e: tensor<0x3xf32>, %a: tensor<2x0xf32>, %b: tensor<0x3xf
   %5 = jeet.reduce_sum %i {axes = array<i64: 1>} : tensor<3x0xi32> -> tensor<3xi32>
   return %0, %1, %2, %3, %4, %5 : tensor<0x3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi32>
 }
+
+// -----
+
+// A transpose that only moves dimensions of size 1 is a reshape; one that
+// moves elements stays.
+// CHECK-LABEL: func.func @transpose_of_unit_dims
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x197x768xf32>, %[[Y:[^:]*]]: tensor<1x4x1x3xf32>
+// CHECK: %[[A:.*]] = jeet.reshape %[[X]] : tensor<1x197x768xf32> -> tensor<197x1x768xf32>
+// CHECK: %[[B:.*]] = jeet.reshape %[[Y]] : tensor<1x4x1x3xf32> -> tensor<4x1x3x1xf32>
+// CHECK: %[[C:.*]] = jeet.transpose %[[Y]] {permutation = array<i64: 3, 1, 2, 0>}
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @transpose_of_unit_dims(%x: tensor<1x197x768xf32>, %y: tensor<1x4x1x3xf32>) -> (tensor<197x1x768xf32>, tensor<4x1x3x1xf32>, tensor<3x4x1x1xf32>) {
+  %a = jeet.transpose %x {permutation = array<i64: 1, 0, 2>} : tensor<1x197x768xf32> -> tensor<197x1x768xf32>
+  %b = jeet.transpose %y {permutation = array<i64: 1, 0, 3, 2>} : tensor<1x4x1x3xf32> -> tensor<4x1x3x1xf32>
+  %c = jeet.transpose %y {permutation = array<i64: 3, 1, 2, 0>} : tensor<1x4x1x3xf32> -> tensor<3x4x1x1xf32>
+  return %a, %b, %c : tensor<197x1x768xf32>, tensor<4x1x3x1xf32>, tensor<3x4x1x1xf32>
+}
+
+// -----
+
+// A gather of one constant index is a slice of one element, reshaped: a
+// negative index counts from the end, one out of range is clamped (as the
+// op reads it); indices that are not one constant stay a gather.
+// CHECK-LABEL: func.func @gather_of_a_constant_index
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<3x5x8xf32>, %[[I:[^:]*]]: tensor<i64>
+// CHECK: %[[S0:.*]] = jeet.slice %[[X]] {starts = array<i64: 0, 2, 0>, steps = array<i64: 1, 1, 1>, stops = array<i64: 3, 3, 8>} : tensor<3x5x8xf32> -> tensor<3x1x8xf32>
+// CHECK: %[[R0:.*]] = jeet.reshape %[[S0]] : tensor<3x1x8xf32> -> tensor<3x8xf32>
+// CHECK: %[[S1:.*]] = jeet.slice %[[X]] {starts = array<i64: 2, 0, 0>, steps = array<i64: 1, 1, 1>, stops = array<i64: 3, 5, 8>} : tensor<3x5x8xf32> -> tensor<1x5x8xf32>
+// CHECK-NOT: jeet.reshape %[[S1]]
+// CHECK: %[[S2:.*]] = jeet.slice %[[X]] {starts = array<i64: 0, 0, 7>, steps = array<i64: 1, 1, 1>, stops = array<i64: 3, 5, 8>} : tensor<3x5x8xf32> -> tensor<3x5x1xf32>
+// CHECK: %[[R2:.*]] = jeet.reshape %[[S2]] : tensor<3x5x1xf32> -> tensor<3x5x1x1xf32>
+// CHECK: %[[G:.*]] = jeet.gather %[[X]], %[[I]]
+// CHECK: return %[[R0]], %[[S1]], %[[R2]], %[[G]]
+func.func @gather_of_a_constant_index(%x: tensor<3x5x8xf32>, %i: tensor<i64>) -> (tensor<3x8xf32>, tensor<1x5x8xf32>, tensor<3x5x1x1xf32>, tensor<5x8xf32>) {
+  %c2 = jeet.constant dense<2> : tensor<i64>
+  %a = jeet.gather %x, %c2 {axis = 1 : i64} : tensor<3x5x8xf32>, tensor<i64> -> tensor<3x8xf32>
+  %m1 = jeet.constant dense<[-1]> : tensor<1xi32>
+  %b = jeet.gather %x, %m1 {axis = 0 : i64} : tensor<3x5x8xf32>, tensor<1xi32> -> tensor<1x5x8xf32>
+  %big = jeet.constant dense<[[99]]> : tensor<1x1xi64>
+  %c = jeet.gather %x, %big {axis = 2 : i64} : tensor<3x5x8xf32>, tensor<1x1xi64> -> tensor<3x5x1x1xf32>
+  %d = jeet.gather %x, %i {axis = 0 : i64} : tensor<3x5x8xf32>, tensor<i64> -> tensor<5x8xf32>
+  return %a, %b, %c, %d : tensor<3x8xf32>, tensor<1x5x8xf32>, tensor<3x5x1x1xf32>, tensor<5x8xf32>
+}

@@ -402,7 +402,10 @@ def Jeet_MatmulOp : Jeet_Op<"matmul",
 def Jeet_TransposeOp : Jeet_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let summary = "Permutes the dimensions of a tensor";
   let description = [{
-    Result dimension `i` is input dimension `permutation[i]`.
+    Result dimension `i` is input dimension `permutation[i]`. One that only
+    moves dimensions of size 1 (the others keep their order) moves no
+    element and canonicalizes to a `jeet.reshape` (a view): PyTorch's
+    attention exports `(1, S, D)` to `(S, 1, D)` before its projections.
 
     ```mlir
     %t = jeet.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
@@ -412,6 +415,7 @@ def Jeet_TransposeOp : Jeet_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Jeet_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Jeet_ReshapeOp : Jeet_Op<"reshape", [Pure]> {
@@ -482,7 +486,11 @@ def Jeet_GatherOp : Jeet_Op<"gather", [Pure, InferTypeOpAdaptor]> {
     Indices are `i32` or `i64`; one in `[-n, 0)` counts from the end (`n`
     the size of `axis`), and one outside `[-n, n)` is clamped to the
     nearest valid index (below `-n`: 0; at or above `n`: `n - 1`), so every
-    index reads an element of `data` and the result is always defined.
+    index reads an element of `data` and the result is always defined. With
+    one constant index it is a slice (reshaped): it canonicalizes to a
+    `jeet.slice` and a `jeet.reshape`, which kernels read in place
+    (PyTorch's attention exports the split of its packed Q, K, V projection
+    as three such gathers).
 
     ```mlir
     %e = jeet.gather %table, %ids {axis = 0 : i64} : tensor<1000x64xf32>, tensor<8x16xi64> -> tensor<8x16x64xf32>
@@ -495,6 +503,7 @@ def Jeet_GatherOp : Jeet_Op<"gather", [Pure, InferTypeOpAdaptor]> {
     $data `,` $indices attr-dict `:` type($data) `,` type($indices) `->`
     type($result)
   }];
+  let hasCanonicalizer = 1;
 }
 
 def Jeet_PadOp : Jeet_Op<"pad", [Pure, InferTypeOpAdaptor]> {

@@ -256,6 +256,8 @@ def test_transpose_read_in_place_by_elementwise_ops(shape, perm, rng):
     ((1029, 37), (1, 0)),           # blocks of 16 and both ends left over
     ((256, 512), (1, 0)),           # blocks alone
     ((6, 5), (1, 0)),               # blocks of 4
+    ((12, 40), (1, 0)),             # blocks of 8 (an AVX2 host's, on any host)
+    ((9, 100, 10), (0, 2, 1)),      # blocks of 8 with a batch
     ((3, 40, 24), (2, 0, 1)),
     ((5, 33, 20), (0, 2, 1)),       # the batch dimension a parallel loop
     ((2, 17, 5, 19), (0, 3, 1, 2)),

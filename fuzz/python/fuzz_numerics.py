@@ -975,6 +975,9 @@ def binary_reference(name, dtype, a, au, b, bu):
             jumps = np.floor(q - width) != np.floor(q + width)
             err = np.where(near, au + np.abs(q) * bu + 4 * np.abs(b) * EPS32, 0.0)
             err[near & jumps] = INF
+            # A divisor whose bound reaches 0 (an f16 softmax's 1e-13,
+            # flushed to 0) may be 0 in the dtype: the result may be NaN.
+            err[(bu > 0) & (bu >= np.abs(b))] = INF
             # fmod is exact in IEEE arithmetic; allow the float32 units of
             # x for implementations that divide (x - trunc(x / y) * y).
             err = np.array(err + own(dtype, ref, np.abs(a) + np.abs(b)))

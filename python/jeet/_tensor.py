@@ -1755,7 +1755,11 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     added to the convolution's result (an add of its own: for float16 and
     bfloat16 the sums, accumulated in float32, are rounded to the dtype
     before the bias is added, where PyTorch rounds once)."""
-    x, weight = _as_operands("conv2d", x, weight)
+    # An array weight goes where the tensors are; where x and weight have no
+    # device yet (computed from jeet.iota, constants), the bias's.
+    x, weight = _as_operands(
+        "conv2d", x, weight,
+        device=bias._device if isinstance(bias, Tensor) else None)
     if not isinstance(groups, numbers.Integral) or isinstance(groups, bool):
         raise ArgumentError(f"jeet.conv2d: groups must be an int, got {groups!r}")
     y = _node("conv2d", "jeet.conv2d", [x, weight], {

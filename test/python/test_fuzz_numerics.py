@@ -59,13 +59,19 @@ FINDINGS = [641, 1638, 2831, 498119, 583273, 594268, 595217]
 # wrong); 213608, a mean of 17,000 halves a block whose f32 widening took
 # 68,000 bytes of workgroup memory (a compilation error). test_gpu.py and
 # jeet-gpu-form-kernels-workgroup.mlir have the lasting guards.
-GPU_FINDINGS = [109407, 112476, 140402, 206043, 213608]
+# 356637 (2026-12-05, tenth session): a conv2d of an input with no device
+# yet (from jeet.iota), a NumPy filter and a GPU bias: the filter went to
+# the CPU and the bias's add raised "operands are on different devices"
+# (test_gpu.py::test_conv2d_of_a_device_less_input_with_an_array_filter).
+GPU_FINDINGS = [109407, 112476, 140402, 206043, 213608, 356637]
 # The oracle's own: 437279, a bf16 logsumexp of a row holding +inf whose
 # float64 reference was NaN (inf - inf in the formula) and then checked as
 # an exact NaN through a cast to int32 (0), where Jeet rightly gave inf
 # (INT_MAX). The reference of a row with an infinite maximum is now that
-# maximum.
-ORACLE_FINDINGS = [437279]
+# maximum. 834058 (2026-12-05): fmod(0, s) with s an f16 softmax's
+# 1.7e-13, 0 in f16 (rightly): NaN, where the reference's bound said 0;
+# a divisor whose bound reaches 0 now leaves the result unchecked.
+ORACLE_FINDINGS = [437279, 834058]
 
 
 def run_fuzzer(*args):

@@ -339,3 +339,22 @@ def test_depthwise_conv2d_on_the_gpu(rng):
                       jeet.tensor(b, device="gpu"), stride=2, padding=2, groups=8)
     np.testing.assert_allclose(got.numpy(), conv_reference(x, w, b, 2, 2, 1, 8),
                                rtol=1e-4, atol=1e-4)
+
+
+@requires_gpu
+def test_conv2d_of_a_device_less_input_with_an_array_filter(rng):
+    """conv2d of an input that has no device yet (computed from jeet.iota),
+    a NumPy filter and a GPU bias: the filter goes where the bias is (it
+    went to the CPU, and the bias's add raised 'operands are on different
+    devices')."""
+    w = rng.standard_normal((4, 2, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    x = jeet.exp2(jeet.iota((1, 2, 6, 7), axis=3, dtype="float32") * 0.25)
+    y = jeet.conv2d(x, w, jeet.tensor(b, device="gpu"))
+    assert y.device == "gpu"
+    xs = np.exp2(np.broadcast_to(np.arange(7.0) * 0.25, (1, 2, 6, 7)))
+    want = np.zeros((1, 4, 4, 5))
+    for i in range(4):
+        for j in range(5):
+            want[0, :, i, j] = np.einsum("chw,ochw->o", xs[0, :, i:i + 3, j:j + 3], w) + b
+    close(y.numpy(), want)

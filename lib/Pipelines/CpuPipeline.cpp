@@ -57,9 +57,10 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
     // registers, one register of the host's (or --target-cpu's) per row.
     JeetCpuVectorizeTransposePassOptions transposeOptions;
     transposeOptions.parallel = options.parallel;
-    transposeOptions.block = options.matmulRegisterCols == 0    ? 0
-                             : options.matmulRegisterCols >= 64 ? 16
-                                                                : 8;
+    transposeOptions.block =
+        options.matmulRegisterCols == 0
+            ? 0
+            : getTransposeBlock(options.matmulRegisterCols);
     pm.addNestedPass<func::FuncOp>(
         createJeetCpuVectorizeTransposePass(transposeOptions));
     JeetCpuVectorizeElementwisePassOptions elementwiseOptions;

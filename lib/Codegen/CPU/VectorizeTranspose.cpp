@@ -48,12 +48,12 @@ constexpr int64_t kMaxRowBytes = 64;
 /// 8.0, 5.1, 4.6 and 4.9 ms (a copy 2.6), on the 2-core Zen 4 host.
 constexpr int64_t kTileBytes = 512;
 
-/// The block's side when the option leaves it at 0: one AVX-512 register of
-/// f32 per row where the host has them, else 8 (an AVX2 register).
+/// The block's side when the option leaves it at 0: this host's.
 int64_t hostBlock() {
   static const int64_t block = [] {
     llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-    return features.lookup("avx512f") ? 16 : 8;
+    return jeet::getTransposeBlock(jeet::getMatmulRegisterCols(
+        [&](llvm::StringRef name) { return features.lookup(name); }));
   }();
   return block;
 }
@@ -429,3 +429,7 @@ struct JeetCpuVectorizeTransposePass
 };
 
 } // namespace
+
+int64_t jeet::getTransposeBlock(int64_t matmulRegisterCols) {
+  return matmulRegisterCols >= 64 ? 16 : 8;
+}

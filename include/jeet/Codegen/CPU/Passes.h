@@ -35,6 +35,12 @@ namespace jeet {
 int64_t
 getMatmulRegisterCols(llvm::function_ref<bool(llvm::StringRef)> hasFeature);
 
+/// The side of jeet-cpu-vectorize-transpose's blocks for a CPU whose
+/// register tile has `matmulRegisterCols` columns (getMatmulRegisterCols):
+/// 16 with AVX-512's (a block's row of f32 is one of its registers, 16 of
+/// its 32 hold the block), 8 otherwise (8 of AVX2's 16).
+int64_t getTransposeBlock(int64_t matmulRegisterCols);
+
 } // namespace jeet
 
 #endif // JEET_CODEGEN_CPU_PASSES_H

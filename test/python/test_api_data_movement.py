@@ -253,6 +253,35 @@ def _slice_graphs(rng, device):
     # one block kernel on the CPU): no copy of q, k or v.
     yield "stacked attention", out, None, p / p.sum(-1, keepdims=True) @ Q[2]
 
+    # PyTorch's exported attention (sequence first): the packed projection's
+    # (S, 3, E) moved to (3, S, E), Q, K and V indexed out of that copy and
+    # their heads moved out; K moved again on the other side of a reshape.
+    # The slices become views of the projection, read in place by the
+    # transposes of the heads (K's two folded into one): the projection,
+    # three heads' copies (two with the scale), the attention and the
+    # output's transpose (it was 12 kernels).
+    S, H, D = 20, 3, 8
+    E = H * D
+    xp = rng.standard_normal((S, E)).astype(np.float32)
+    wp = (rng.standard_normal((E, 3 * E)) / np.sqrt(E)).astype(np.float32)
+    scale = np.float32(1 / np.sqrt(np.sqrt(D)))
+    packed = jeet.reshape(jeet.transpose(jeet.reshape(T(xp) @ T(wp), (1, S, 1, 3, E)),
+                                         (3, 1, 2, 0, 4)), (3, S, 1, E))
+
+    def heads(t):
+        return jeet.transpose(jeet.reshape(t, (S, H, D)), (1, 0, 2))
+
+    q = jeet.reshape(heads(packed[0]), (1, H, S, D)) * scale
+    k = jeet.transpose(jeet.reshape(heads(packed[1]), (1, H, S, D)), (0, 1, 3, 2)) * scale
+    v = jeet.reshape(heads(packed[2]), (1, H, S, D))
+    got = jeet.reshape(jeet.transpose(jeet.softmax(q @ k, axis=-1) @ v, (2, 0, 1, 3)), (S, E))
+    P = xp.astype(np.float64) @ wp
+    Q, K, V = (P[:, i * E:(i + 1) * E].reshape(S, H, D).transpose(1, 0, 2) for i in range(3))
+    s = Q @ K.transpose(0, 2, 1) / np.sqrt(D)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    yield "packed heads", got, 6 if device == "cpu" else None, (
+        p / p.sum(-1, keepdims=True) @ V).transpose(1, 0, 2).reshape(S, E)
+
     # An index and a new axis: the slice's unit dimension dropped, another
     # added (a strided view reshaped; it was copied by a call the JIT could
     # not link, fuzz_numerics.py seed 595217), then a batched matmul.
@@ -271,7 +300,7 @@ def _slice_graphs(rng, device):
 
 
 @pytest.mark.parametrize("name", ["gates", "strided matmul", "stacked attention",
-                                  "moved unit dims", "row group"])
+                                  "packed heads", "moved unit dims", "row group"])
 def test_slices_are_read_in_place(rng, name):
     """Slices (positive steps) of values in memory are read in place by the
     kernels that use them, not copied by kernels of their own; the results

@@ -131,9 +131,10 @@ Value jeet::emitSliceView(OpBuilder &b, SliceOp op, Value input,
     return tensor::ExtractSliceOp::create(
         b, op.getLoc(), op.getType(), input, ValueRange{}, ValueRange{},
         ValueRange{}, offsets, sizes, strides);
-  // The slice's dimensions of size 1 dropped, then the type's added: each
-  // of the type's dimensions joins the group of the next non-unit one (the
-  // trailing ones the last group).
+  // The slice's dimensions of size 1 dropped, then each of the others split
+  // into the type's dimensions of the same product: each of the type's
+  // dimensions joins the group of the slice's dimension it is part of, one
+  // of size 1 the next group (the trailing ones the last group).
   Type element = op.getType().getElementType();
   SmallVector<int64_t> kept;
   llvm::copy_if(op.getType().getShape(), std::back_inserter(kept),
@@ -146,10 +147,15 @@ Value jeet::emitSliceView(OpBuilder &b, SliceOp op, Value input,
     return reduced;
   SmallVector<ReassociationIndices> groups(kept.size());
   size_t group = 0;
+  int64_t product = 1;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     groups[group].push_back(d);
-    if (type.getDimSize(d) != 1 && group + 1 < kept.size())
+    product *= type.getDimSize(d);
+    if (type.getDimSize(d) != 1 && product == kept[group] &&
+        group + 1 < kept.size()) {
       ++group;
+      product = 1;
+    }
   }
   return tensor::ExpandShapeOp::create(b, op.getLoc(), type, reduced, groups);
 }

@@ -24,10 +24,11 @@ mlir::Value emitSlice(mlir::OpBuilder &b, SliceOp op, mlir::Value input);
 
 /// The slice (isViewSlice: every step positive) as a tensor.extract_slice of
 /// `input`: no loop, a view of the input's buffer once bufferized. With
-/// `type`, the slice reshaped to it by unit dimensions (isUnitDimReshape):
-/// the extract_slice drops its unit dimensions and a tensor.expand_shape
-/// adds the type's, both views of any strided buffer (a collapse of the
-/// strided slice would have been copied).
+/// `type`, the slice reshaped to it by a splitting reshape
+/// (isSplittingReshape): the extract_slice drops its unit dimensions and a
+/// tensor.expand_shape splits the others and adds the type's unit ones, both
+/// views of any strided buffer (a collapse of the strided slice would have
+/// been copied).
 mlir::Value emitSliceView(mlir::OpBuilder &b, SliceOp op, mlir::Value input,
                           mlir::RankedTensorType type = {});
 mlir::Value emitConcat(mlir::OpBuilder &b, ConcatOp op,

@@ -872,7 +872,7 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
     }
     // Read in place by the ops of the group: a box of its input, a view
     // once bufferized, and that view reshaped (jeet-fuse clones slices and
-    // their reshapes by unit dimensions into their readers' groups). A
+    // their splitting reshapes into their readers' groups). A
     // slice or reshape that the group yields is copied.
     bool isRoot = llvm::is_contained(roots, op->getResult(0));
     auto slice = dyn_cast<SliceOp>(op);
@@ -900,7 +900,7 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
     }
     auto reshape = dyn_cast<ReshapeOp>(op);
     if (reshape && views.count(reshape.getInput()) &&
-        isUnitDimReshape(reshape) && !isRoot) {
+        isSplittingReshape(reshape) && !isRoot) {
       auto [source, input] = views.lookup(reshape.getInput());
       Value view = emitSliceView(b, source, input, reshape.getType());
       leaves[reshape.getResult()] =

@@ -775,15 +775,60 @@ bool jeet::isViewSlice(SliceOp op) {
          llvm::all_of(op.getSteps(), [](int64_t step) { return step > 0; });
 }
 
-bool jeet::isUnitDimReshape(ReshapeOp op) {
-  auto nonUnit = [](ArrayRef<int64_t> shape) {
+std::optional<SmallVector<ReshapeGroup>>
+jeet::getReshapeGroups(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  auto nonUnit =
+      [](ArrayRef<int64_t> shape) -> std::optional<SmallVector<int64_t>> {
     SmallVector<int64_t> dims;
-    llvm::copy_if(shape, std::back_inserter(dims),
-                  [](int64_t d) { return d != 1; });
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      if (size <= 0)
+        return std::nullopt;
+      if (size != 1)
+        dims.push_back(d);
+    }
     return dims;
   };
-  SmallVector<int64_t> dims = nonUnit(op.getInput().getType().getShape());
-  return !dims.empty() && dims == nonUnit(op.getType().getShape());
+  std::optional<SmallVector<int64_t>> f = nonUnit(from), t = nonUnit(to);
+  if (!f || !t)
+    return std::nullopt;
+  SmallVector<ReshapeGroup> groups;
+  size_t i = 0, j = 0;
+  while (i < f->size() || j < t->size()) {
+    if (i == f->size() || j == t->size())
+      return std::nullopt;
+    ReshapeGroup group;
+    int64_t fromSize = from[(*f)[i]], toSize = to[(*t)[j]];
+    group.from.push_back((*f)[i++]);
+    group.to.push_back((*t)[j++]);
+    while (fromSize != toSize) {
+      if (fromSize < toSize) {
+        if (i == f->size())
+          return std::nullopt;
+        fromSize *= from[(*f)[i]];
+        group.from.push_back((*f)[i++]);
+      } else {
+        if (j == t->size())
+          return std::nullopt;
+        toSize *= to[(*t)[j]];
+        group.to.push_back((*t)[j++]);
+      }
+    }
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+bool jeet::isSplittingReshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  std::optional<SmallVector<ReshapeGroup>> groups = getReshapeGroups(from, to);
+  return groups && !groups->empty() &&
+         llvm::all_of(*groups, [](const ReshapeGroup &group) {
+           return group.from.size() == 1;
+         });
+}
+
+bool jeet::isSplittingReshape(ReshapeOp op) {
+  return isSplittingReshape(op.getInput().getType().getShape(),
+                            op.getType().getShape());
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
@@ -905,6 +950,59 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     if (dense.isSplat() || dense.getNumElements() <= kMaxFoldElements)
       return dense.reshape(getType());
   return {};
+}
+
+namespace {
+/// A reshape that only adds or removes dimensions of size 1 of a transpose
+/// (its only reader) is a transpose of the transpose's input so reshaped:
+/// the result's dimensions of size 1 where they are in the result (the
+/// transpose leaves them in place), the input's other dimensions in the
+/// other places in their order.
+struct ReshapeOfTranspose : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = op.getInput().getDefiningOp<TransposeOp>();
+    if (!transpose || !transpose->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not the reshape of a transpose");
+    RankedTensorType input = transpose.getInput().getType();
+    ArrayRef<int64_t> shape = op.getType().getShape();
+    std::optional<SmallVector<ReshapeGroup>> groups =
+        getReshapeGroups(transpose.getType().getShape(), shape);
+    if (!groups || llvm::any_of(*groups, [](const ReshapeGroup &group) {
+          return group.from.size() != 1 || group.to.size() != 1;
+        }))
+      return rewriter.notifyMatchFailure(op, "not only dimensions of size 1");
+    SmallVector<int64_t> reshaped(shape.size(), 1), permutation(shape.size());
+    // Each input dimension other than 1 goes to the next place of the
+    // result's dimensions other than 1.
+    SmallVector<int64_t> placeOf(input.getRank(), 0);
+    auto group = groups->begin();
+    for (auto [d, size] : llvm::enumerate(input.getShape())) {
+      if (size == 1)
+        continue;
+      int64_t place = group++->to.front();
+      placeOf[d] = place;
+      reshaped[place] = size;
+    }
+    for (auto [d, size] : llvm::enumerate(shape))
+      permutation[d] = d;
+    for (const ReshapeGroup &g : *groups)
+      permutation[g.to.front()] =
+          placeOf[transpose.getPermutation()[g.from.front()]];
+    Value moved = ReshapeOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(reshaped, input.getElementType()),
+        transpose.getInput());
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, moved, permutation);
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                            MLIRContext *context) {
+  patterns.add<ReshapeOfTranspose>(context);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1123,6 +1221,181 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
       return {};
   }
   return foldToOperandIfSameType(getInput(), getType());
+}
+
+namespace {
+/// Elements `start + i * step`, `i < count`, of one dimension, or of a group
+/// of dimensions read as one (row-major).
+struct Progression {
+  int64_t start, count, step;
+};
+
+/// The box `boxes[k]` of a group of dimensions of `sizes` (row-major) as one
+/// progression of the group's linear indices, if it is one: each dimension
+/// that takes more than one element (with a positive step) steps over
+/// exactly the span of the next such one (a contiguous run of whole rows,
+/// or one column).
+std::optional<Progression> boxToProgression(ArrayRef<int64_t> sizes,
+                                            ArrayRef<Progression> boxes) {
+  int64_t start = 0, count = 1, step = 1, span = 0;
+  int64_t stride = 1;
+  for (size_t k = sizes.size(); k-- > 0; stride *= sizes[k]) {
+    const Progression &box = boxes[k];
+    start += box.start * stride;
+    if (box.count == 1)
+      continue;
+    if (box.step <= 0 || (span && box.step * stride != span))
+      return std::nullopt;
+    if (!span)
+      step = box.step * stride;
+    count *= box.count;
+    span = box.step * stride * box.count;
+  }
+  return Progression{start, count, count > 1 ? step : 1};
+}
+
+/// The progression of linear indices as a box of a group of dimensions of
+/// `sizes` (row-major), if it is one: the innermost dimension `d` whose
+/// elements the progression steps over (the dimensions after it fixed, or
+/// taken whole by a contiguous range) and fits in.
+std::optional<SmallVector<Progression>>
+progressionToBox(ArrayRef<int64_t> sizes, Progression linear) {
+  size_t rank = sizes.size();
+  int64_t inner = 1;
+  for (size_t d = rank; d-- > 0; inner *= sizes[d]) {
+    SmallVector<Progression> box(rank, Progression{0, 1, 1});
+    // A contiguous range covers whole rows of the dimensions after `d`.
+    bool whole = linear.step == 1 && linear.count > 1;
+    if (whole ? (linear.start % inner || linear.count % inner)
+              : (linear.count > 1 && linear.step % inner))
+      continue;
+    int64_t count = whole ? linear.count / inner : linear.count;
+    int64_t step = whole ? 1 : linear.step / inner;
+    int64_t outer = linear.start / inner, at = outer % sizes[d];
+    if (at + (count - 1) * step >= sizes[d])
+      continue;
+    box[d] = Progression{at, count, count > 1 ? step : 1};
+    int64_t rest = linear.start % inner;
+    for (size_t k = rank; k-- > d + 1;) {
+      box[k] = whole ? Progression{0, sizes[k], 1}
+                     : Progression{rest % sizes[k], 1, 1};
+      rest /= sizes[k];
+    }
+    outer /= sizes[d];
+    for (size_t k = d; k-- > 0;) {
+      box[k] = Progression{outer % sizes[k], 1, 1};
+      outer /= sizes[k];
+    }
+    return box;
+  }
+  return std::nullopt;
+}
+
+/// A slice of a transpose that takes one element of every dimension the
+/// transpose moves past another (other than 1) is a reshape of a slice of
+/// the transpose's input: a view of the input where it read a copy.
+struct SliceOfTranspose : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = op.getInput().getDefiningOp<TransposeOp>();
+    if (!transpose)
+      return rewriter.notifyMatchFailure(op, "not a slice of a transpose");
+    // The input dimensions the slice's result reads, in order, without 1s.
+    SmallVector<int64_t> moved;
+    for (auto [d, from] : llvm::enumerate(transpose.getPermutation()))
+      if (op.getType().getDimSize(d) != 1)
+        moved.push_back(from);
+    if (!llvm::is_sorted(moved))
+      return rewriter.notifyMatchFailure(op, "the slice is still transposed");
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    SmallVector<int64_t> starts(perm.size()), stops(perm.size()),
+        steps(perm.size());
+    for (auto [d, from] : llvm::enumerate(perm)) {
+      starts[from] = op.getStarts()[d];
+      stops[from] = op.getStops()[d];
+      steps[from] = op.getSteps()[d];
+    }
+    Value slice = SliceOp::create(rewriter, op.getLoc(), transpose.getInput(),
+                                  starts, stops, steps);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), slice);
+    return success();
+  }
+};
+
+/// A slice of a reshape is a reshape of a slice of the reshape's input
+/// where, in every group of dimensions that the reshape splits or merges
+/// (getReshapeGroups), the slice takes one progression of the group's
+/// elements, which is a box of the input's dimensions of the group (one of
+/// the matrices stacked along a dimension, whole rows of a matrix), and the
+/// reshape after it only splits dimensions, so that both stay views.
+struct SliceOfReshape : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reshape = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!reshape)
+      return rewriter.notifyMatchFailure(op, "not a slice of a reshape");
+    ArrayRef<int64_t> from = reshape.getInput().getType().getShape(),
+                      to = reshape.getType().getShape();
+    std::optional<SmallVector<ReshapeGroup>> groups =
+        getReshapeGroups(from, to);
+    if (!groups)
+      return rewriter.notifyMatchFailure(op, "no groups of dimensions");
+    SmallVector<Progression> taken;
+    for (auto [d, size] : llvm::enumerate(to)) {
+      int64_t step = op.getSteps()[d];
+      SliceBounds bounds =
+          getSliceBounds(size, op.getStarts()[d], op.getStops()[d], step);
+      if (bounds.count == 0)
+        return rewriter.notifyMatchFailure(op, "an empty slice");
+      taken.push_back({bounds.start, bounds.count, step});
+    }
+    size_t rank = from.size();
+    SmallVector<int64_t> starts(rank, 0), stops(rank, 1), steps(rank, 1),
+        shape(rank, 1);
+    for (const ReshapeGroup &group : *groups) {
+      if (group.from.size() == 1 && group.to.size() == 1) {
+        int64_t d = group.to.front(), k = group.from.front();
+        starts[k] = op.getStarts()[d];
+        stops[k] = op.getStops()[d];
+        steps[k] = op.getSteps()[d];
+        shape[k] = taken[d].count;
+        continue;
+      }
+      SmallVector<int64_t> toSizes, fromSizes;
+      SmallVector<Progression> boxes;
+      for (int64_t d : group.to) {
+        toSizes.push_back(to[d]);
+        boxes.push_back(taken[d]);
+      }
+      for (int64_t k : group.from)
+        fromSizes.push_back(from[k]);
+      std::optional<Progression> linear = boxToProgression(toSizes, boxes);
+      std::optional<SmallVector<Progression>> box =
+          linear ? progressionToBox(fromSizes, *linear) : std::nullopt;
+      if (!box)
+        return rewriter.notifyMatchFailure(op, "not a box of the input");
+      for (auto [k, range] : llvm::zip_equal(group.from, *box)) {
+        starts[k] = range.start;
+        stops[k] = range.start + (range.count - 1) * range.step + 1;
+        steps[k] = range.step;
+        shape[k] = range.count;
+      }
+    }
+    if (!isSplittingReshape(shape, op.getType().getShape()))
+      return rewriter.notifyMatchFailure(op, "the reshape after would merge");
+    Value slice = SliceOp::create(rewriter, op.getLoc(), reshape.getInput(),
+                                  starts, stops, steps);
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), slice);
+    return success();
+  }
+};
+} // namespace
+
+void SliceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                          MLIRContext *context) {
+  patterns.add<SliceOfTranspose, SliceOfReshape>(context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -121,6 +121,13 @@ OpKind classify(Operation *op) {
   return OpKind::Opaque;
 }
 
+/// Whether `op` moves data into a buffer of its own, lowered as one op that
+/// reads its operands whole (a view of memory as well as a buffer). Not a
+/// reshape: its result is a view of its operand.
+bool movesData(Operation *op) {
+  return isa<TransposeOp, ConcatOp, GatherOp, PadOp, Im2colOp>(op);
+}
+
 bool isSmallConstant(ConstantOp op) {
   ElementsAttr value = op.getValue();
   return value.isSplat() ||
@@ -731,13 +738,14 @@ bool BlockFuser::computes(unsigned group, Value value) const {
 /// that make it a view (in `view`, sorted): a slice that is a view of its
 /// input (isViewSlice), which the group does not compute itself so that it
 /// is in memory when the group runs, or such a slice reshaped by adding or
-/// removing dimensions of size 1 (`x[0]` of a stack of tensors).
+/// removing dimensions of size 1 (`x[0]` of a stack of tensors) and
+/// splitting dimensions (the heads of a query, `q.reshape(s, h, d)`).
 bool BlockFuser::readsSliceInPlace(unsigned group, unsigned op,
                                    SmallVectorImpl<unsigned> &view) const {
   unsigned sliceIndex = op;
   if (auto reshape = dyn_cast<ReshapeOp>(ops[op])) {
     std::optional<unsigned> input = producerIndex(reshape.getInput());
-    if (!isUnitDimReshape(reshape) || !input)
+    if (!isSplittingReshape(reshape) || !input)
       return false;
     sliceIndex = *input;
   }
@@ -788,21 +796,29 @@ bool BlockFuser::readsTransposeInPlace(unsigned group, unsigned op,
 
 /// Rule 4: clones cheap producers into the groups that read them, until no
 /// group changes: short elementwise chains (recomputeCone), slices read in
-/// place (readsSliceInPlace), whose copy then goes where every reader reads
-/// the slice in place, and transposes that elementwise readers read in
-/// place (readsTransposeInPlace).
+/// place (readsSliceInPlace, by the groups that move data too), whose copy
+/// then goes where every reader reads the slice in place, and transposes
+/// that elementwise readers read in place (readsTransposeInPlace).
 void BlockFuser::addRecomputation() {
   bool changed = true;
   while (changed) {
     changed = false;
     for (auto [index, group] : llvm::enumerate(groups)) {
-      if (group.merged || group.kind == OpKind::Opaque)
+      // Of the opaque groups, those that move data read slices in place
+      // (a transpose of the heads of a query that is a slice of a packed
+      // projection) and nothing else.
+      bool opaque = group.kind == OpKind::Opaque;
+      if (group.merged ||
+          (opaque && !llvm::all_of(group.members, [&](unsigned op) {
+             return movesData(ops[op]);
+           })))
         continue;
       SmallVector<unsigned> body = mergeSorted(group.members, group.clones);
       for (unsigned op : body) {
         // A matmul reads its operands from memory, and so does a transpose
         // that it folds in: a slice of memory, but not elementwise work.
-        bool readsMemory = kinds[op] == OpKind::Matmul || foldsIntoMatmul[op];
+        bool readsMemory =
+            opaque || kinds[op] == OpKind::Matmul || foldsIntoMatmul[op];
         for (Value operand : ops[op]->getOperands()) {
           std::optional<unsigned> producer = producerIndex(operand);
           if (!producer || isInGroup(index, *producer))

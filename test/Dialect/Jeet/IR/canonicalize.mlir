@@ -560,3 +560,121 @@ func.func @gather_of_a_constant_index(%x: tensor<3x5x8xf32>, %i: tensor<i64>) ->
   %d = jeet.gather %x, %i {axis = 0 : i64} : tensor<3x5x8xf32>, tensor<i64> -> tensor<5x8xf32>
   return %a, %b, %c, %d : tensor<3x8xf32>, tensor<1x5x8xf32>, tensor<3x5x1x1xf32>, tensor<5x8xf32>
 }
+
+// -----
+
+// A slice of a transpose that takes one element of the dimensions it moves
+// is a reshape of a slice of its input (a view), whatever else reads the
+// transpose; one that is still transposed stays.
+// CHECK-LABEL: func.func @slice_of_transpose
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x3x8xf32>
+// CHECK: %[[T:.*]] = jeet.transpose %[[X]] {permutation = array<i64: 1, 0, 2>}
+// CHECK: %[[S0:.*]] = jeet.slice %[[X]] {starts = array<i64: 0, 0, 0>, steps = array<i64: 1, 1, 1>, stops = array<i64: 4, 1, 8>} : tensor<4x3x8xf32> -> tensor<4x1x8xf32>
+// CHECK: %[[R0:.*]] = jeet.reshape %[[S0]] : tensor<4x1x8xf32> -> tensor<1x4x8xf32>
+// CHECK: %[[B:.*]] = jeet.slice %[[T]] {starts = array<i64: 1, 0, 0>
+// CHECK: %[[S2:.*]] = jeet.slice %[[X]] {starts = array<i64: 0, 2, 0>, steps = array<i64: 1, 1, 2>, stops = array<i64: 4, 3, 8>} : tensor<4x3x8xf32> -> tensor<4x1x4xf32>
+// CHECK: %[[R2:.*]] = jeet.reshape %[[S2]] : tensor<4x1x4xf32> -> tensor<1x4x4xf32>
+// CHECK: %[[D:.*]] = jeet.neg %[[T]]
+// CHECK: %[[U:.*]] = jeet.transpose %[[X]] {permutation = array<i64: 2, 1, 0>}
+// CHECK: %[[E:.*]] = jeet.slice %[[U]]
+// CHECK: return %[[R0]], %[[B]], %[[R2]], %[[D]], %[[E]]
+func.func @slice_of_transpose(%x: tensor<4x3x8xf32>) -> (tensor<1x4x8xf32>, tensor<2x4x8xf32>, tensor<1x4x4xf32>, tensor<3x4x8xf32>, tensor<8x1x4xf32>) {
+  %t = jeet.transpose %x {permutation = array<i64: 1, 0, 2>} : tensor<4x3x8xf32> -> tensor<3x4x8xf32>
+  %a = jeet.slice %t {starts = array<i64: 0, 0, 0>, stops = array<i64: 1, 4, 8>, steps = array<i64: 1, 1, 1>} : tensor<3x4x8xf32> -> tensor<1x4x8xf32>
+  %b = jeet.slice %t {starts = array<i64: 1, 0, 0>, stops = array<i64: 3, 4, 8>, steps = array<i64: 1, 1, 1>} : tensor<3x4x8xf32> -> tensor<2x4x8xf32>
+  %c = jeet.slice %t {starts = array<i64: 2, 0, 0>, stops = array<i64: 3, 4, 8>, steps = array<i64: 1, 1, 2>} : tensor<3x4x8xf32> -> tensor<1x4x4xf32>
+  %d = jeet.neg %t : tensor<3x4x8xf32>
+  %u = jeet.transpose %x {permutation = array<i64: 2, 1, 0>} : tensor<4x3x8xf32> -> tensor<8x3x4xf32>
+  %e = jeet.slice %u {starts = array<i64: 0, 1, 0>, stops = array<i64: 8, 2, 4>, steps = array<i64: 1, 1, 1>} : tensor<8x3x4xf32> -> tensor<8x1x4xf32>
+  return %a, %b, %c, %d, %e : tensor<1x4x8xf32>, tensor<2x4x8xf32>, tensor<1x4x4xf32>, tensor<3x4x8xf32>, tensor<8x1x4xf32>
+}
+
+// -----
+
+// PyTorch's exported attention: the packed projection's (S, 3, D) moved to
+// (3, S, D) and Q, K, V taken from that copy are slices of the projection,
+// reshaped to heads; K's two transposes on either side of a reshape by a
+// unit dimension fold into one.
+// CHECK-LABEL: func.func @packed_projection
+// CHECK-SAME: (%[[Y:[^:]*]]: tensor<5x1x24xf32>
+// CHECK-DAG: %[[Q:.*]] = jeet.slice %[[Y]] {starts = array<i64: 0, 0, 0>, steps = array<i64: 1, 1, 1>, stops = array<i64: 5, 1, 8>} : tensor<5x1x24xf32> -> tensor<5x1x8xf32>
+// CHECK-DAG: %[[K:.*]] = jeet.slice %[[Y]] {starts = array<i64: 0, 0, 8>, steps = array<i64: 1, 1, 1>, stops = array<i64: 5, 1, 16>} : tensor<5x1x24xf32> -> tensor<5x1x8xf32>
+// CHECK-DAG: %[[QH:.*]] = jeet.reshape %[[Q]] : tensor<5x1x8xf32> -> tensor<5x2x4xf32>
+// CHECK-DAG: %[[KH:.*]] = jeet.reshape %[[K]] : tensor<5x1x8xf32> -> tensor<1x5x2x4xf32>
+// CHECK-DAG: %[[QT:.*]] = jeet.transpose %[[QH]] {permutation = array<i64: 1, 0, 2>} : tensor<5x2x4xf32> -> tensor<2x5x4xf32>
+// CHECK-DAG: %[[KT:.*]] = jeet.transpose %[[KH]] {permutation = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+// CHECK-NOT: jeet.transpose
+// CHECK: return %[[QT]], %[[KT]]
+func.func @packed_projection(%y: tensor<5x1x24xf32>) -> (tensor<2x5x4xf32>, tensor<1x2x4x5xf32>) {
+  %0 = jeet.reshape %y : tensor<5x1x24xf32> -> tensor<5x1x3x8xf32>
+  %1 = jeet.reshape %0 : tensor<5x1x3x8xf32> -> tensor<1x5x1x3x8xf32>
+  %2 = jeet.transpose %1 {permutation = array<i64: 3, 1, 2, 0, 4>} : tensor<1x5x1x3x8xf32> -> tensor<3x5x1x1x8xf32>
+  %3 = jeet.reshape %2 : tensor<3x5x1x1x8xf32> -> tensor<3x5x1x8xf32>
+  %q = jeet.slice %3 {starts = array<i64: 0, 0, 0, 0>, stops = array<i64: 1, 5, 1, 8>, steps = array<i64: 1, 1, 1, 1>} : tensor<3x5x1x8xf32> -> tensor<1x5x1x8xf32>
+  %k = jeet.slice %3 {starts = array<i64: 1, 0, 0, 0>, stops = array<i64: 2, 5, 1, 8>, steps = array<i64: 1, 1, 1, 1>} : tensor<3x5x1x8xf32> -> tensor<1x5x1x8xf32>
+  %q1 = jeet.reshape %q : tensor<1x5x1x8xf32> -> tensor<5x2x4xf32>
+  %k1 = jeet.reshape %k : tensor<1x5x1x8xf32> -> tensor<5x2x4xf32>
+  %q2 = jeet.transpose %q1 {permutation = array<i64: 1, 0, 2>} : tensor<5x2x4xf32> -> tensor<2x5x4xf32>
+  %k2 = jeet.transpose %k1 {permutation = array<i64: 1, 0, 2>} : tensor<5x2x4xf32> -> tensor<2x5x4xf32>
+  %k3 = jeet.reshape %k2 : tensor<2x5x4xf32> -> tensor<1x2x5x4xf32>
+  %k4 = jeet.transpose %k3 {permutation = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x4xf32> -> tensor<1x2x4x5xf32>
+  return %q2, %k4 : tensor<2x5x4xf32>, tensor<1x2x4x5xf32>
+}
+
+// -----
+
+// A slice of a reshape is a reshape of a slice of its input where each group
+// of dimensions the reshape splits or merges is sliced as one progression
+// that is a box of the input's dimensions: whole rows of a matrix made a
+// vector, a column of a vector made a matrix (a step), a dimension kept as
+// it is (any step); a slice that is not one progression of a group, or would
+// leave dimensions to merge after it, stays.
+// CHECK-LABEL: func.func @slice_of_reshape
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<4x6xf32>, %[[V:[^:]*]]: tensor<24xf32>, %[[Z:[^:]*]]: tensor<3x24xf32>
+// CHECK: %[[A:.*]] = jeet.slice %[[X]] {starts = array<i64: 1, 0>, steps = array<i64: 1, 1>, stops = array<i64: 2, 6>} : tensor<4x6xf32> -> tensor<1x6xf32>
+// CHECK: jeet.reshape %[[A]] : tensor<1x6xf32> -> tensor<6xf32>
+// CHECK: %[[B:.*]] = jeet.slice %[[V]] {starts = array<i64: 1>, steps = array<i64: 6>, stops = array<i64: 20>} : tensor<24xf32> -> tensor<4xf32>
+// CHECK: jeet.reshape %[[B]] : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK: %[[C:.*]] = jeet.slice %[[Z]] {starts = array<i64: -1, 0>, steps = array<i64: -2, 1>, stops = array<i64: -9223372036854775808, 24>} : tensor<3x24xf32> -> tensor<2x24xf32>
+// CHECK: jeet.reshape %[[C]] : tensor<2x24xf32> -> tensor<2x4x6xf32>
+// CHECK: %[[D:.*]] = jeet.reshape %[[X]] : tensor<4x6xf32> -> tensor<24xf32>
+// CHECK: jeet.slice %[[D]] {starts = array<i64: 0>
+// CHECK: %[[E:.*]] = jeet.reshape %[[V]] : tensor<24xf32> -> tensor<4x6xf32>
+// CHECK: jeet.slice %[[E]] {starts = array<i64: 0, 0>
+func.func @slice_of_reshape(%x: tensor<4x6xf32>, %v: tensor<24xf32>, %z: tensor<3x24xf32>) -> (tensor<6xf32>, tensor<4x1xf32>, tensor<2x4x6xf32>, tensor<12xf32>, tensor<2x3xf32>) {
+  %xr = jeet.reshape %x : tensor<4x6xf32> -> tensor<24xf32>
+  %a = jeet.slice %xr {starts = array<i64: 6>, stops = array<i64: 12>, steps = array<i64: 1>} : tensor<24xf32> -> tensor<6xf32>
+  %vr = jeet.reshape %v : tensor<24xf32> -> tensor<4x6xf32>
+  %b = jeet.slice %vr {starts = array<i64: 0, 1>, stops = array<i64: 4, 2>, steps = array<i64: 1, 1>} : tensor<4x6xf32> -> tensor<4x1xf32>
+  %zr = jeet.reshape %z : tensor<3x24xf32> -> tensor<3x4x6xf32>
+  %c = jeet.slice %zr {starts = array<i64: -1, 0, 0>, stops = array<i64: -9223372036854775808, 4, 6>, steps = array<i64: -2, 1, 1>} : tensor<3x4x6xf32> -> tensor<2x4x6xf32>
+  %xr2 = jeet.reshape %x : tensor<4x6xf32> -> tensor<24xf32>
+  %d = jeet.slice %xr2 {starts = array<i64: 0>, stops = array<i64: 12>, steps = array<i64: 1>} : tensor<24xf32> -> tensor<12xf32>
+  %vr2 = jeet.reshape %v : tensor<24xf32> -> tensor<4x6xf32>
+  %e = jeet.slice %vr2 {starts = array<i64: 0, 0>, stops = array<i64: 2, 3>, steps = array<i64: 1, 1>} : tensor<4x6xf32> -> tensor<2x3xf32>
+  return %a, %b, %c, %d, %e : tensor<6xf32>, tensor<4x1xf32>, tensor<2x4x6xf32>, tensor<12xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// A reshape by unit dimensions of a transpose is a transpose of the input so
+// reshaped, the unit dimensions placed so that a matrix transpose stays one;
+// a transpose with other readers stays.
+// CHECK-LABEL: func.func @reshape_of_transpose
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<6x5xf32>, %[[Y:[^:]*]]: tensor<1x6x5xf32>
+// CHECK: %[[A:.*]] = jeet.reshape %[[X]] : tensor<6x5xf32> -> tensor<1x6x5xf32>
+// CHECK: %[[AT:.*]] = jeet.transpose %[[A]] {permutation = array<i64: 0, 2, 1>} : tensor<1x6x5xf32> -> tensor<1x5x6xf32>
+// CHECK: %[[B:.*]] = jeet.reshape %[[Y]] : tensor<1x6x5xf32> -> tensor<6x5xf32>
+// CHECK: %[[BT:.*]] = jeet.transpose %[[B]] {permutation = array<i64: 1, 0>} : tensor<6x5xf32> -> tensor<5x6xf32>
+// CHECK: %[[T:.*]] = jeet.transpose %[[X]] {permutation = array<i64: 1, 0>}
+// CHECK: %[[C:.*]] = jeet.reshape %[[T]] : tensor<5x6xf32> -> tensor<5x1x6xf32>
+// CHECK: return %[[AT]], %[[BT]], %[[C]], %[[T]]
+func.func @reshape_of_transpose(%x: tensor<6x5xf32>, %y: tensor<1x6x5xf32>) -> (tensor<1x5x6xf32>, tensor<5x6xf32>, tensor<5x1x6xf32>, tensor<5x6xf32>) {
+  %t = jeet.transpose %x {permutation = array<i64: 1, 0>} : tensor<6x5xf32> -> tensor<5x6xf32>
+  %a = jeet.reshape %t : tensor<5x6xf32> -> tensor<1x5x6xf32>
+  %u = jeet.transpose %y {permutation = array<i64: 0, 2, 1>} : tensor<1x6x5xf32> -> tensor<1x5x6xf32>
+  %b = jeet.reshape %u : tensor<1x5x6xf32> -> tensor<5x6xf32>
+  %t2 = jeet.transpose %x {permutation = array<i64: 1, 0>} : tensor<6x5xf32> -> tensor<5x6xf32>
+  %c = jeet.reshape %t2 : tensor<5x6xf32> -> tensor<5x1x6xf32>
+  return %a, %b, %c, %t2 : tensor<1x5x6xf32>, tensor<5x6xf32>, tensor<5x1x6xf32>, tensor<5x6xf32>
+}

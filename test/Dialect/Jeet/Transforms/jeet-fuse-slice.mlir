@@ -139,3 +139,42 @@ func.func @constant_slice(%x: tensor<2xf32>) -> tensor<2xf32> {
   %r = jeet.add %x, %s : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
   return %r : tensor<2xf32>
 }
+
+// -----
+
+// The heads of a query that is a slice of a packed projection: a transpose
+// alone (a group that moves data) reads the slice and its splitting reshape
+// in place, as an elementwise group does; a gather reads a slice in place
+// too, and a reshape alone (a view itself) does not.
+// CHECK-LABEL: func.func @heads
+// CHECK: jeet.fusion(%{{.*}}) : (tensor<5x24xf32>) -> tensor<2x5x4xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.slice
+// CHECK-NEXT: jeet.reshape {{.*}} -> tensor<5x2x4xf32>
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion(%{{.*}}, %{{.*}}) : (tensor<5x24xf32>, tensor<3xi32>) -> tensor<5x3xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.slice
+// CHECK-NEXT: jeet.gather
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion(%{{.*}}) : (tensor<5x24xf32>) -> tensor<5x8xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.slice
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion(%{{.*}}) : (tensor<5x8xf32>) -> tensor<40xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.reshape
+// CHECK-NEXT: jeet.yield
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+func.func @heads(%y: tensor<5x24xf32>, %i: tensor<3xi32>) -> (tensor<2x5x4xf32>, tensor<5x3xf32>, tensor<40xf32>) {
+  %q = jeet.slice %y {starts = array<i64: 0, 8>, stops = array<i64: 5, 16>, steps = array<i64: 1, 1>} : tensor<5x24xf32> -> tensor<5x8xf32>
+  %h = jeet.reshape %q : tensor<5x8xf32> -> tensor<5x2x4xf32>
+  %t = jeet.transpose %h {permutation = array<i64: 1, 0, 2>} : tensor<5x2x4xf32> -> tensor<2x5x4xf32>
+  %v = jeet.slice %y {starts = array<i64: 0, 16>, stops = array<i64: 5, 24>, steps = array<i64: 1, 1>} : tensor<5x24xf32> -> tensor<5x8xf32>
+  %g = jeet.gather %v, %i {axis = 1 : i64} : tensor<5x8xf32>, tensor<3xi32> -> tensor<5x3xf32>
+  %k = jeet.slice %y {starts = array<i64: 0, 0>, stops = array<i64: 5, 8>, steps = array<i64: 1, 1>} : tensor<5x24xf32> -> tensor<5x8xf32>
+  %f = jeet.reshape %k : tensor<5x8xf32> -> tensor<40xf32>
+  return %t, %g, %f : tensor<2x5x4xf32>, tensor<5x3xf32>, tensor<40xf32>
+}

@@ -18,6 +18,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 #define GET_OP_CLASSES
 #include "jeet/Dialect/Jeet/IR/JeetOps.h.inc"
 
@@ -73,10 +75,28 @@ bool foldsIntoMatmuls(TransposeOp op);
 /// bufferized) instead of a copy.
 bool isViewSlice(SliceOp op);
 
-/// Whether the reshape only adds or removes dimensions of size 1, keeping at
-/// least one that is not (so that a view reshaped by it stays a view: the
-/// lowering drops the unit dimensions in the slice and adds the new ones).
-bool isUnitDimReshape(ReshapeOp op);
+/// The dimensions of size other than 1 that a reshape from `from` to `to`
+/// maps onto each other: consecutive runs of each shape with equal products
+/// (a dimension split in two is one group of one `from` and two `to`
+/// dimensions), as indices into the shapes.
+struct ReshapeGroup {
+  llvm::SmallVector<int64_t, 2> from, to;
+};
+
+/// The groups of a reshape between two static shapes of the same number of
+/// elements, in order; none when a dimension is dynamic or 0 or the
+/// element counts differ.
+std::optional<llvm::SmallVector<ReshapeGroup>>
+getReshapeGroups(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+
+/// Whether a reshape from `from` to `to` only splits dimensions and adds or
+/// removes dimensions of size 1, keeping at least one that is not 1 (so
+/// that a strided view reshaped by it stays a view: the lowering drops the
+/// unit dimensions of a slice and expands the others; merging dimensions of
+/// a strided view would copy it).
+bool isSplittingReshape(llvm::ArrayRef<int64_t> from,
+                        llvm::ArrayRef<int64_t> to);
+bool isSplittingReshape(ReshapeOp op);
 
 } // namespace jeet
 

@@ -422,7 +422,12 @@ def Jeet_ReshapeOp : Jeet_Op<"reshape", [Pure]> {
   let summary = "Reinterprets a tensor with another shape";
   let description = [{
     Keeps the elements in row-major order and gives them the result's shape;
-    the element counts must agree.
+    the element counts must agree. A reshape that only adds or removes
+    dimensions of size 1 after a `jeet.transpose` (its only reader)
+    canonicalizes to a transpose of the input so reshaped, so that two
+    transposes on either side of it meet and fold into one (PyTorch's
+    attention exports `k.transpose(0, 1)`, `view(1, h, s, d)` and
+    `transpose(-2, -1)`).
 
     ```mlir
     %r = jeet.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
@@ -433,6 +438,7 @@ def Jeet_ReshapeOp : Jeet_Op<"reshape", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Jeet_ConcatOp : Jeet_Op<"concat", [Pure, InferTypeOpAdaptor]> {
@@ -465,6 +471,17 @@ def Jeet_SliceOp : Jeet_Op<"slice", [Pure, InferTypeOpAdaptor]> {
     "to the end"); a step is not 0, and a negative one walks backwards
     (`starts = -1, stops = INT64_MIN, steps = -1` reverses a dimension).
 
+    A slice with positive steps is read in place by the kernels that read it
+    (a view of its input), so slices are moved towards the values they
+    select: a slice of a `jeet.transpose` that takes one element of every
+    dimension the transpose moves canonicalizes to a reshape of a slice of
+    the transpose's input, and a slice of a `jeet.reshape` to a reshape of a
+    slice of its input where, in every group of dimensions the reshape
+    splits or merges, the slice takes one progression of the group's
+    elements and the reshape after it only splits dimensions (PyTorch's
+    attention exports its Q, K, V split as slices of a transposed copy of
+    the packed projection, which then become views of the projection).
+
     ```mlir
     %s = jeet.slice %x {starts = array<i64: 1, -1>, stops = array<i64: 3, -9223372036854775808>, steps = array<i64: 1, -2>} : tensor<4x6xf32> -> tensor<2x3xf32>
     ```
@@ -474,6 +491,7 @@ def Jeet_SliceOp : Jeet_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Jeet_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Jeet_GatherOp : Jeet_Op<"gather", [Pure, InferTypeOpAdaptor]> {

@@ -202,3 +202,51 @@ def test_depthwise_conv2d(rng, kernel, stride, pad, dilation):
     ops = [op for kernel_ops in jeet.compile(got).kernel_ops for op in kernel_ops]
     assert "jeet.matmul" not in ops and "jeet.im2col" not in ops, ops
     assert jeet.compile(got).num_kernels <= 2
+
+
+@pytest.mark.parametrize("n, c, h, w, kernel, pad", [
+    (2, 8, 6, 6, 5, 2), (2, 8, 3, 3, 3, 1), (1, 16, 12, 12, 3, 1), (2, 4, 7, 7, 7, 3),
+    (1, 3, 5, 9, 3, 1), (1, 4, 13, 5, 3, 0), (3, 5, 2, 2, 1, 0),
+], ids=str)
+def test_depthwise_conv2d_on_rows_shorter_than_a_vector(rng, n, c, h, w, kernel, pad):
+    """EfficientNet's last stages: a depthwise convolution with SiLU on rows
+    of 2 to 12 and a squeeze-and-excitation block (the mean of the
+    positions, a sigmoid, the product) and a maximum over them. Such rows
+    are vectors across rows (jeet-cpu-vectorize-elementwise's and
+    -reductions' joined rows: masked loads of the padded input's windows);
+    against float64."""
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    wt = rng.standard_normal((c, 1, kernel, kernel)).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    d = jeet.conv2d(t(x), t(wt), t(b), padding=pad, groups=c)
+    s = d * jeet.sigmoid(d)
+    out = s * jeet.sigmoid(jeet.mean(s, axis=(2, 3), keepdims=True))
+    top = jeet.max(d, axis=(2, 3))
+    want = conv_reference(x, wt, b, 1, pad, 1, c)
+    ws = want / (1 + np.exp(-want))
+    gate = 1 / (1 + np.exp(-ws.mean(axis=(2, 3), keepdims=True)))
+    np.testing.assert_allclose(out.numpy(), ws * gate, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(top.numpy(), want.max(axis=(2, 3)), rtol=1e-5, atol=1e-5)
+    if (h, w, kernel) == (6, 6, 5):
+        assert "llvm.intr.masked.load" in jeet.compile(out).ir("llvm")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int64"])
+def test_elementwise_on_rows_shorter_than_a_vector(rng, dtype):
+    """Short rows of a strided view (rows 11 apart) and of packed tensors,
+    in every width of element, joined across rows; an integer division
+    (which a lane between rows would run on zeros) is left to the row by
+    row loop; against NumPy (float64 for floats)."""
+    big = (rng.standard_normal((3, 9, 11)) * 20).astype(dtype)
+    y = (rng.standard_normal((3, 7, 5)) * 20).astype(dtype)
+    view = t(big)[:, 1:8, 2:7]
+    got = view * t(y) + view
+    wide = np.float64 if dtype.startswith("float") else dtype
+    want = big[:, 1:8, 2:7].astype(wide) * y + big[:, 1:8, 2:7]
+    tol = 2e-3 if dtype == "float16" else 1e-6
+    np.testing.assert_allclose(got.numpy().astype(wide), want.astype(dtype).astype(wide),
+                               rtol=tol, atol=tol)
+    if dtype.startswith("int"):
+        ones = np.where(y == 0, 1, y).astype(dtype)
+        q = view // t(ones)
+        np.testing.assert_array_equal(q.numpy(), big[:, 1:8, 2:7] // ones)

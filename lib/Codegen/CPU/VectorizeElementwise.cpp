@@ -398,8 +398,10 @@ struct JeetCpuVectorizeElementwisePass
               : planStreaming(op, uniform, width, streamMinBytes,
                               prefetchDistance);
       OpBuilder b(op);
-      ElementwiseEmitter(b, op, uniform, streaming)
-          .emit(parallel && !nested, width, chunkSize);
+      if (!joinRows ||
+          !vectorizeJoinedRows(b, op, uniform, width, parallel && !nested))
+        ElementwiseEmitter(b, op, uniform, streaming)
+            .emit(parallel && !nested, width, chunkSize);
       op->erase();
     });
   }

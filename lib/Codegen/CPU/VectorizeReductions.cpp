@@ -145,6 +145,30 @@ public:
     buildLoops(b, loc, lbs, ubs, steps, parallel, body);
   }
 
+  /// emit() for a reduction over the two innermost loops read as one grid
+  /// (JoinedRows): the lanes between rows combine the identity.
+  void emitJoined(bool parallel, JoinedRows &grid) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned numParallel = op.getNumParallelLoops();
+    auto body = [&](OpBuilder &nested, ValueRange ivs) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(nested.getInsertionBlock(),
+                          nested.getInsertionPoint());
+      emitJoinedElement(ivs, grid);
+    };
+    if (numParallel == 0) {
+      body(b, {});
+      return;
+    }
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t range : ArrayRef(ranges).take_front(numParallel)) {
+      lbs.push_back(cst(0));
+      ubs.push_back(cst(range));
+      steps.push_back(cst(1));
+    }
+    buildLoops(b, loc, lbs, ubs, steps, parallel, body);
+  }
+
 private:
   Value cst(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
@@ -177,6 +201,29 @@ private:
     IRMapping mapping =
         cloneBodyAt(b, loc, op, uniform, at, width, /*skip=*/combiner.op);
     return splatTo(b, loc, mapping.lookupOrDefault(combiner.value), width);
+  }
+
+  /// Reduces the grid at parallel indices `outer` into its output element.
+  void emitJoinedElement(ValueRange outer, JoinedRows &grid) {
+    OpOperand *out = op.getDpsInitOperand(0);
+    SmallVector<Value> ivs(outer);
+    ivs.resize(op.getNumLoops(), Value());
+    SmallVector<Value> outIndices = indicesAt(op, *out, ivs);
+    Value init = memref::LoadOp::create(b, loc, out->get(), outIndices);
+    int64_t lanes = grid.getLanes();
+    auto vectorType = VectorType::get({lanes}, init.getType());
+    Value identity = arith::ConstantOp::create(
+        b, loc, vectorType,
+        DenseElementsAttr::get(vectorType, Attribute(combiner.identity)));
+    Value partial = identity;
+    grid.emit(b, outer, [&](IRMapping &mapping, Value onRows) {
+      Value value =
+          splatTo(b, loc, mapping.lookupOrDefault(combiner.value), lanes);
+      value = arith::SelectOp::create(b, loc, onRows, value, identity);
+      partial = combine(partial, value);
+    });
+    memref::StoreOp::create(b, loc, reduceLanes(partial, init), out->get(),
+                            outIndices);
   }
 
   /// Reduces every element of the reduction loops into the output element
@@ -261,8 +308,14 @@ struct JeetCpuVectorizeReductionsPass
       if (!combiner)
         return;
       OpBuilder b(op);
-      ReductionEmitter(b, op, uniform, *combiner)
-          .emit(parallel && !nested, width);
+      ReductionEmitter emitter(b, op, uniform, *combiner);
+      std::optional<JoinedRows> grid =
+          joinRows ? JoinedRows::plan(op, uniform, width, combiner->op)
+                   : std::nullopt;
+      if (grid)
+        emitter.emitJoined(parallel && !nested, *grid);
+      else
+        emitter.emit(parallel && !nested, width);
       op->erase();
     });
   }

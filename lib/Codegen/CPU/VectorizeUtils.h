@@ -70,6 +70,66 @@ mlir::IRMapping cloneBodyAt(
         onLoad = {},
     llvm::function_ref<mlir::Value(mlir::OpOperand &)> preloaded = {});
 
+/// The two innermost loops of a generic (analyzed, `uniform` its uniform
+/// values) whose innermost one is shorter than a vector, read as one grid
+/// across rows (JoinedRows.cpp): vectors of consecutive positions, where
+/// every operand's rows are packed or all the same distance apart, with
+/// masks and shuffles known at compile time.
+class JoinedRows {
+public:
+  /// The plan for `op` if the strategy applies and takes fewer vector
+  /// instructions than the row by row loop. The outer loops are parallel;
+  /// the two innermost too, or, with `skip` (a reduction's combiner, which
+  /// the caller applies to its output), reductions.
+  static std::optional<JoinedRows>
+  plan(mlir::linalg::GenericOp op, const llvm::DenseSet<mlir::Value> &uniform,
+       int64_t vectorWidth, mlir::Operation *skip = nullptr);
+
+  int64_t getLanes() const { return lanes; }
+
+  /// For one iteration of the outer loops (their indices `outer`): for each
+  /// vector of the grid, clones the body (but `skip`) on it and calls
+  /// `onStep` with the clones and the mask of its lanes on rows; without
+  /// `skip`, stores the outputs.
+  void
+  emit(mlir::OpBuilder &b, mlir::ValueRange outer,
+       llvm::function_ref<void(mlir::IRMapping &, mlir::Value)> onStep = {});
+
+private:
+  /// How an operand's elements lie on the grid.
+  enum class Layout {
+    /// The same element at every position: read once.
+    Uniform,
+    /// Rows `stride` elements apart: a masked load or store.
+    Grid,
+    /// Rows packed: the elements on rows, shuffled.
+    Packed,
+  };
+
+  JoinedRows(mlir::linalg::GenericOp op,
+             const llvm::DenseSet<mlir::Value> &uniform, mlir::Operation *skip)
+      : op(op), uniform(&uniform), skip(skip) {}
+  bool onRow(int64_t position) const;
+  int64_t packedBefore(int64_t position) const;
+
+  mlir::linalg::GenericOp op;
+  const llvm::DenseSet<mlir::Value> *uniform;
+  mlir::Operation *skip;
+  /// The two innermost loops' ranges, the distance between rows, the
+  /// grid's positions and the lanes of its vectors.
+  int64_t rows = 0, width = 0, stride = 0, positions = 0, lanes = 0;
+  /// The layout of each operand that the body reads and of each output.
+  llvm::SmallDenseMap<unsigned, Layout> layouts;
+};
+
+/// jeet-cpu-vectorize-elementwise's strategy for an all-parallel generic
+/// whose innermost loop is shorter than `vectorWidth` (JoinedRows): builds
+/// the loops (the outer ones an `scf.parallel` when `parallel`) before `op`
+/// and returns true, or builds nothing and returns false.
+bool vectorizeJoinedRows(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
+                         const llvm::DenseSet<mlir::Value> &uniform,
+                         int64_t vectorWidth, bool parallel);
+
 /// Rewrites each `linalg.transpose` on buffers of static shape into the
 /// equivalent `linalg.generic`, whose input map is the permutation.
 void generalizeStaticTransposes(mlir::func::FuncOp func);

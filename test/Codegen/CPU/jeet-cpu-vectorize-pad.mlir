@@ -17,12 +17,16 @@
 // CHECK-NEXT: linalg.yield %[[A]] : f32
 // CHECK-NOT: arith.select
 // CHECK-NOT: jeet.pad_low
-// Both become vector loops.
+// Both become vectors across their short rows (jeet-cpu-vectorize-elementwise's
+// joined rows): the fill three stores of 8, the copy one load of the input's
+// 6 elements spread to the interior's positions (rows 6 apart) and one masked
+// store.
 // VEC-LABEL: func.func @pad
 // VEC-NOT: linalg.generic
-// VEC: vector.store
-// VEC: vector.load %{{.*}} : memref<2x3xf32>
-// VEC: vector.store {{.*}} : memref<2x3xf32, strided<[6, 1], offset: 8>>
+// VEC-COUNT-3: vector.store {{.*}} : memref<24xf32, strided<[1], offset: ?>>, vector<8xf32>
+// VEC: vector.maskedload %{{.*}} : memref<6xf32, strided<[1], offset: ?>>
+// VEC: vector.shuffle {{.*}} [0, 1, 2, 0, 0, 0, 3, 4, 5,
+// VEC: vector.maskedstore %{{.*}} : memref<9xf32, strided<[1], offset: ?>>
 func.func @pad(%x: memref<2x3xf32>, %v: memref<f32>, %o: memref<4x6xf32>) {
   %c3 = arith.constant 3 : index
   %c2 = arith.constant 2 : index

@@ -586,6 +586,24 @@ def JeetCpuVectorizeElementwisePass
     merged back) copies contiguous rows; another gathers each vector of its
     output.
 
+    Rows shorter than a vector (a depthwise convolution's rows of 6 at the
+    end of a mobile network: a vector of 4, one of 2, for every row) are
+    joined when `join-rows` is set: the two innermost loops are read as one
+    grid, each vector a run of consecutive positions across rows. An
+    operand whose rows are some distance apart in memory (a window of a
+    padded input: rows of the padded width) is read with one masked load
+    per vector, the lanes between its rows off; one whose rows are packed
+    with one load of the elements on rows and a shuffle spreading them to
+    their lanes; outputs are stored the same ways (a shuffle packing the
+    lanes on rows, then a masked store). Every operand's rows must be packed
+    or the same distance apart, and its elements consecutive along a row;
+    masks and shuffles are constants (the vectors are unrolled, 32 at most
+    per outer iteration), and the lanes between rows compute on zeros
+    (bodies with integer division are left to the row by row loop). It is
+    chosen where it takes fewer vector instructions, counting a 512-bit one
+    as two 256-bit halves: 6 x 6 positions 10 apart are 7 vectors of 8
+    against 12 for the rows.
+
     Generics with an output whose innermost stride is not one, or whose
     innermost loop reduces (`jeet-cpu-vectorize-reductions`), are left
     alone.
@@ -646,6 +664,9 @@ def JeetCpuVectorizeElementwisePass
            /*default=*/"1024",
            "How many bytes ahead of the loads streamed inputs are "
            "prefetched (0: no prefetches)">,
+    Option<"joinRows", "join-rows", "bool", /*default=*/"true",
+           "Vectors across rows shorter than a vector where that takes "
+           "fewer vectors than the row by row loop">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
@@ -676,6 +697,13 @@ def JeetCpuVectorizeReductionsPass
     float sums and products are reassociated (maximum and minimum are
     exact). With `parallel`, the parallel loops form an `scf.parallel`
     unless the op is already inside a parallel loop.
+
+    A reduction over the two innermost loops whose rows are shorter than a
+    vector (the global average pooling of a squeeze-and-excitation block
+    fused with the depthwise convolution before it, over 6 x 6 positions)
+    reads them as one grid across rows when `join-rows` is set and that takes
+    fewer vector instructions, as `jeet-cpu-vectorize-elementwise` does
+    (its description): the lanes between rows combine the identity.
 
     Before (a row maximum):
     ```mlir
@@ -708,6 +736,10 @@ def JeetCpuVectorizeReductionsPass
            "nested in one)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"64",
            "Lanes of the partial-result vector">,
+    Option<"joinRows", "join-rows", "bool", /*default=*/"true",
+           "Reduce rows shorter than a vector across rows (as "
+           "jeet-cpu-vectorize-elementwise joins them) where that takes fewer "
+           "vector instructions">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",

@@ -1,0 +1,354 @@
+//===- JoinedRows.cpp - Vectors across rows shorter than a vector ---------===//
+//
+// Part of the Jeet project.
+//
+//===----------------------------------------------------------------------===//
+//
+// jeet-cpu-vectorize-elementwise's strategy for generics whose innermost
+// loop is shorter than a vector (a depthwise convolution's rows of 6 or 3
+// at the end of a mobile network): the two innermost loops are read as one
+// grid, each vector a run of consecutive grid positions across rows.
+//
+// An operand whose rows are `stride` elements apart in memory (a window of
+// a padded input: rows of the padded width) holds its (rows, width) elements
+// at grid positions `h * stride + w` of one contiguous run of `(rows - 1) *
+// stride + width` elements; positions with `w >= width` are between its
+// rows. A vector of consecutive positions is one masked load of such an
+// operand (the lanes between rows off), and one load and a shuffle of an
+// operand whose rows are packed (`stride == width`: the lanes between rows
+// take no element). Outputs are stored the same ways: a shuffle packing the
+// lanes on rows and a masked store. The positions of each vector, and so
+// its masks and shuffles, are known at compile time: the vectors are
+// unrolled (kMaxSteps at most).
+//
+//===----------------------------------------------------------------------===//
+
+#include "VectorizeUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace jeet::cpu;
+
+namespace {
+
+/// Vectors per outer iteration at most: their loads, bodies and stores are
+/// unrolled.
+constexpr int64_t kMaxSteps = 32;
+
+/// The bits a vector instruction of the cost model works on at once: a
+/// vector wider than this costs one per slice (two for 512 bits on a core
+/// that executes them as two halves), a narrower one or a scalar costs one.
+constexpr int64_t kDatapathBits = 256;
+
+/// A sum of dimensions times constants (a pure affine expression) at the
+/// given dimension values.
+int64_t evaluate(AffineExpr expr, ArrayRef<int64_t> dims) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return dims[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return constant.getValue();
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  int64_t lhs = evaluate(binary.getLHS(), dims);
+  int64_t rhs = evaluate(binary.getRHS(), dims);
+  return expr.getKind() == AffineExprKind::Add ? lhs + rhs : lhs * rhs;
+}
+
+/// The elements between consecutive values of loop `loop` for `operand`, if
+/// its memref's strides are static.
+std::optional<int64_t> loopStride(linalg::GenericOp op, OpOperand &operand,
+                                  unsigned loop) {
+  auto type = cast<MemRefType>(operand.get().getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  SmallVector<int64_t> zero(map.getNumDims(), 0), one(zero);
+  one[loop] = 1;
+  int64_t total = 0;
+  for (auto [expr, stride] : llvm::zip_equal(map.getResults(), strides))
+    total += (evaluate(expr, one) - evaluate(expr, zero)) * stride;
+  return total;
+}
+
+/// Whether an op of the body may fault on a lane off the rows (whose inputs
+/// are whatever the masked loads put there): integer division.
+bool mayFault(Operation &inst) {
+  return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+             arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(inst);
+}
+
+/// `expr`, a sum of loops times constants, at the outer loop indices
+/// `outer` (the loops after them at 0).
+Value evaluateAt(OpBuilder &b, Location loc, AffineExpr expr,
+                 ValueRange outer) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return dim.getPosition() < outer.size()
+               ? outer[dim.getPosition()]
+               : arith::ConstantIndexOp::create(b, loc, 0).getResult();
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return arith::ConstantIndexOp::create(b, loc, constant.getValue());
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = evaluateAt(b, loc, binary.getLHS(), outer);
+  Value rhs = evaluateAt(b, loc, binary.getRHS(), outer);
+  if (expr.getKind() == AffineExprKind::Add)
+    return arith::AddIOp::create(b, loc, lhs, rhs);
+  return arith::MulIOp::create(b, loc, lhs, rhs);
+}
+
+/// The cost of one instruction on `lanes` lanes of `bits` each.
+int64_t costOf(int64_t lanes, int64_t bits) {
+  return std::max<int64_t>(1, llvm::divideCeil(lanes * bits, kDatapathBits));
+}
+
+} // namespace
+
+/// Whether the strategy applies to `op` and pays.
+std::optional<JoinedRows> JoinedRows::plan(linalg::GenericOp op,
+                                           const llvm::DenseSet<Value> &uniform,
+                                           int64_t vectorWidth,
+                                           Operation *skip) {
+  unsigned loops = op.getNumLoops();
+  if (loops < 2)
+    return std::nullopt;
+  // The outer loops parallel; the two innermost too, or reductions whose
+  // output the caller combines (`skip`).
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [dim, iterator] : llvm::enumerate(iterators)) {
+    bool reduces = skip && dim + 2 >= loops;
+    if (iterator != (reduces ? utils::IteratorType::reduction
+                             : utils::IteratorType::parallel))
+      return std::nullopt;
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  JoinedRows grid(op, uniform, skip);
+  grid.rows = ranges[loops - 2];
+  grid.width = ranges[loops - 1];
+  if (grid.rows < 2 || grid.width >= vectorWidth || grid.width < 1)
+    return std::nullopt;
+  if (llvm::any_of(op.getBlock()->without_terminator(), mayFault))
+    return std::nullopt;
+  grid.stride = grid.width;
+  int64_t bits = 8;
+  for (OpOperand &operand : op->getOpOperands()) {
+    bits = std::max<int64_t>(
+        bits,
+        cast<MemRefType>(operand.get().getType()).getElementTypeBitWidth());
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    bool isInit = op.isDpsInit(&operand);
+    // A reduction's output is the caller's.
+    if ((isInit && skip) || (!isInit && arg.use_empty()))
+      continue;
+    std::optional<int64_t> alongRows = loopStride(op, operand, loops - 2);
+    std::optional<int64_t> alongRow = loopStride(op, operand, loops - 1);
+    if (!alongRows || !alongRow)
+      return std::nullopt;
+    unsigned number = operand.getOperandNumber();
+    if (!isInit && uniform.contains(arg)) {
+      // Read once per outer iteration.
+      if (*alongRows != 0 || *alongRow != 0)
+        return std::nullopt;
+      grid.layouts[number] = Layout::Uniform;
+      continue;
+    }
+    if (*alongRow != 1)
+      return std::nullopt;
+    if (*alongRows == grid.width) {
+      grid.layouts[number] = Layout::Packed;
+      continue;
+    }
+    if (*alongRows < grid.width ||
+        (grid.stride != grid.width && *alongRows != grid.stride))
+      return std::nullopt;
+    grid.stride = *alongRows;
+    grid.layouts[number] = Layout::Grid;
+  }
+  grid.positions = (grid.rows - 1) * grid.stride + grid.width;
+  // The row by row loop: each row as vectors of power-of-two widths.
+  int64_t rowCost = 0;
+  for (int64_t piece = llvm::PowerOf2Ceil(grid.width), left = grid.width;
+       left > 0; piece /= 2)
+    for (; piece <= left; left -= piece)
+      rowCost += costOf(piece, bits);
+  int64_t best = grid.rows * rowCost;
+  // The widest vectors of the least cost (a 512-bit vector is one
+  // instruction where two 256-bit ones are two).
+  for (int64_t lanes = llvm::PowerOf2Ceil(vectorWidth + 1) / 2; lanes >= 2;
+       lanes /= 2) {
+    int64_t steps = llvm::divideCeil(grid.positions, lanes);
+    int64_t cost = steps * costOf(lanes, bits);
+    if (steps <= kMaxSteps && cost < best) {
+      best = cost;
+      grid.lanes = lanes;
+    }
+  }
+  if (grid.lanes == 0)
+    return std::nullopt;
+  return grid;
+}
+
+/// The elements of `operand` at the outer loop indices `outer` (the two
+/// innermost at 0) on: a one-dimensional view of `size` elements.
+static Value viewAt(OpBuilder &b, Location loc, linalg::GenericOp op,
+                    OpOperand &operand, ValueRange outer, int64_t size) {
+  Value memref = operand.get();
+  SmallVector<int64_t> strides;
+  int64_t staticOffset;
+  (void)cast<MemRefType>(memref.getType())
+      .getStridesAndOffset(strides, staticOffset);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value offset = metadata.getOffset();
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  for (auto [expr, stride] : llvm::zip_equal(map.getResults(), strides)) {
+    Value index = evaluateAt(b, loc, expr, outer);
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, index,
+                              arith::ConstantIndexOp::create(b, loc, stride)));
+  }
+  return memref::ReinterpretCastOp::create(
+      b, loc, metadata.getBaseBuffer(), getAsOpFoldResult(offset),
+      ArrayRef<OpFoldResult>{b.getIndexAttr(size)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+}
+
+bool JoinedRows::onRow(int64_t position) const {
+  return position < positions && position % stride < width;
+}
+
+int64_t JoinedRows::packedBefore(int64_t position) const {
+  int64_t row = position / stride;
+  return row * width + std::min(position - row * stride, width);
+}
+
+void JoinedRows::emit(OpBuilder &b, ValueRange outer,
+                      function_ref<void(IRMapping &, Value)> onStep) {
+  Location loc = op.getLoc();
+  auto cst = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  // The views and the uniform inputs, once per outer iteration.
+  llvm::SmallDenseMap<unsigned, Value> views, scalars;
+  for (OpOperand &operand : op->getOpOperands()) {
+    unsigned number = operand.getOperandNumber();
+    auto it = layouts.find(number);
+    if (it == layouts.end())
+      continue;
+    Layout layout = it->second;
+    if (layout != Layout::Uniform) {
+      views[number] = viewAt(b, loc, op, operand, outer,
+                             layout == Layout::Grid ? positions : rows * width);
+      continue;
+    }
+    SmallVector<Value> at;
+    for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
+      at.push_back(evaluateAt(b, loc, expr, outer));
+    scalars[number] = memref::LoadOp::create(b, loc, operand.get(), at);
+  }
+  // Every operand the body reads is given: no indices needed.
+  SmallVector<Value> ivs(op.getNumLoops(), cst(0));
+  auto maskType = VectorType::get({lanes}, b.getI1Type());
+  for (int64_t start = 0; start < positions; start += lanes) {
+    SmallVector<bool> mask;
+    // Each lane on a row: its place among them; the lanes on rows.
+    SmallVector<int64_t> rank, packed;
+    for (int64_t lane = 0; lane < lanes; ++lane) {
+      bool on = onRow(start + lane);
+      mask.push_back(on);
+      rank.push_back(on ? static_cast<int64_t>(packed.size()) : 0);
+      if (on)
+        packed.push_back(lane);
+    }
+    int64_t count = packed.size();
+    int64_t first = packedBefore(start);
+    Value gridMask = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(mask)));
+    Value packedMask = vector::ConstantMaskOp::create(b, loc, maskType,
+                                                      ArrayRef<int64_t>{count});
+
+    auto load = [&](OpOperand &operand) -> Value {
+      unsigned number = operand.getOperandNumber();
+      auto it = layouts.find(number);
+      if (it == layouts.end())
+        return Value();
+      if (it->second == Layout::Uniform)
+        return scalars.lookup(number);
+      auto type = VectorType::get(
+          {lanes}, getElementTypeOrSelf(operand.get().getType()));
+      Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+      Value view = views.lookup(number);
+      Value at = cst(it->second == Layout::Grid ? start : first);
+      // A vector on rows only is a load.
+      if (count == lanes)
+        return vector::LoadOp::create(b, loc, type, view, ValueRange{at});
+      if (it->second == Layout::Grid)
+        return vector::MaskedLoadOp::create(b, loc, type, view, ValueRange{at},
+                                            gridMask, zeros);
+      Value loaded = vector::MaskedLoadOp::create(
+          b, loc, type, view, ValueRange{at}, packedMask, zeros);
+      return vector::ShuffleOp::create(b, loc, loaded, loaded, rank);
+    };
+    IRMapping mapping = cloneBodyAt(b, loc, op, *uniform, ivs, lanes, skip,
+                                    /*onLoad=*/{}, load);
+    if (onStep)
+      onStep(mapping, gridMask);
+    if (skip)
+      continue;
+    auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+    for (auto [value, init] :
+         llvm::zip_equal(yield.getValues(), op.getDpsInitsMutable())) {
+      Value result = splatTo(b, loc, mapping.lookupOrDefault(value), lanes);
+      Value view = views.lookup(init.getOperandNumber());
+      bool grid = layouts.lookup(init.getOperandNumber()) == Layout::Grid;
+      if (count == lanes) {
+        vector::StoreOp::create(b, loc, result, view,
+                                ValueRange{cst(grid ? start : first)});
+        continue;
+      }
+      if (grid) {
+        vector::MaskedStoreOp::create(b, loc, view, ValueRange{cst(start)},
+                                      gridMask, result);
+        continue;
+      }
+      SmallVector<int64_t> gather(packed);
+      gather.resize(lanes, packed.empty() ? 0 : packed.front());
+      Value moved = vector::ShuffleOp::create(b, loc, result, result, gather);
+      vector::MaskedStoreOp::create(b, loc, view, ValueRange{cst(first)},
+                                    packedMask, moved);
+    }
+  }
+}
+
+bool jeet::cpu::vectorizeJoinedRows(OpBuilder &b, linalg::GenericOp op,
+                                    const llvm::DenseSet<Value> &uniform,
+                                    int64_t vectorWidth, bool parallel) {
+  std::optional<JoinedRows> grid = JoinedRows::plan(op, uniform, vectorWidth);
+  if (!grid)
+    return false;
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t range : ArrayRef(ranges).drop_back(2)) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, range));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  if (lbs.empty()) {
+    grid->emit(b, {});
+    return true;
+  }
+  buildLoops(b, loc, lbs, ubs, steps, parallel,
+             [&](OpBuilder &nested, ValueRange ivs) {
+               OpBuilder::InsertionGuard guard(b);
+               b.setInsertionPoint(nested.getInsertionBlock(),
+                                   nested.getInsertionPoint());
+               grid->emit(b, ivs);
+             });
+  return true;
+}

@@ -1,0 +1,144 @@
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise,jeet-cpu-vectorize-reductions),canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{join-rows=false},jeet-cpu-vectorize-reductions{join-rows=false}),canonicalize,cse)' | FileCheck %s --check-prefix=ROWS
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+// Two taps of a depthwise convolution (windows of a padded input: rows of 6
+// that are 10 apart) times a filter value per channel: the 6 x 6 positions
+// are one grid of 56 (5 x 10 + 6), 7 vectors of 8 (each 512-bit vector
+// counts as two 256-bit ones: 4 of 16 cost 8, the rows 12). Each tap is a
+// masked load (the lanes between rows off), the filter value is read once
+// per channel, the packed output takes the lanes on rows, shuffled to the
+// front, with a masked store of that many.
+// CHECK-LABEL: func.func @taps
+// CHECK-DAG: %[[FIRST:.*]] = arith.constant dense<[true, true, true, true, true, true, false, false]> : vector<8xi1>
+// CHECK-DAG: %[[SECOND:.*]] = arith.constant dense<[false, false, true, true, true, true, true, true]> : vector<8xi1>
+// CHECK: scf.parallel (%{{.*}}, %[[C:.*]]) =
+// CHECK: %[[T0:.*]] = memref.reinterpret_cast {{.*}} sizes: [56], strides: [1]
+// CHECK: %[[T1:.*]] = memref.reinterpret_cast {{.*}} sizes: [56], strides: [1]
+// CHECK: memref.load %{{.*}}[%[[C]]] : memref<4xf32>
+// CHECK: %[[OUT:.*]] = memref.reinterpret_cast {{.*}} sizes: [36], strides: [1]
+// CHECK-NOT: memref.load
+// CHECK: vector.maskedload %[[T0]][%c0], %[[FIRST]]
+// CHECK: vector.maskedload %[[T1]][%c0], %[[FIRST]]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 0, 0]
+// CHECK: vector.maskedstore %[[OUT]][%c0]
+// CHECK: vector.maskedload %[[T0]][%c8], %[[SECOND]]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [2, 3, 4, 5, 6, 7, 2, 2]
+// CHECK: vector.maskedstore %[[OUT]][%c6]
+// CHECK-COUNT-5: vector.maskedstore %[[OUT]]
+// CHECK-NOT: vector.maskedstore
+// CHECK: scf.reduce
+// ROWS-LABEL: func.func @taps
+// ROWS: vector<4xf32>
+// ROWS: vector<2xf32>
+// ROWS-NOT: vector.maskedload
+func.func @taps(%p: memref<2x4x10x10xf32>, %f: memref<4xf32>, %o: memref<2x4x6x6xf32>) {
+  %t0 = memref.subview %p[0, 0, 0, 0] [2, 4, 6, 6] [1, 1, 1, 1] : memref<2x4x10x10xf32> to memref<2x4x6x6xf32, strided<[400, 100, 10, 1]>>
+  %t1 = memref.subview %p[0, 0, 4, 4] [2, 4, 6, 6] [1, 1, 1, 1] : memref<2x4x10x10xf32> to memref<2x4x6x6xf32, strided<[400, 100, 10, 1], offset: 44>>
+  linalg.generic {indexing_maps = [#id, #id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t0, %t1, %f : memref<2x4x6x6xf32, strided<[400, 100, 10, 1]>>, memref<2x4x6x6xf32, strided<[400, 100, 10, 1], offset: 44>>, memref<4xf32>) outs(%o : memref<2x4x6x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %w: f32, %out: f32):
+    %m = arith.mulf %a, %w : f32
+    %s = arith.addf %m, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ch = affine_map<(d0, d1, d2) -> (d0)>
+
+// Packed rows of 5 (a squeeze-and-excitation scale applied to 5 x 5
+// positions): 25 elements, two vectors of 16 (rows: 5 x (4 + 1)); the first
+// holds only positions on rows, a load and a store; the second 9, a masked
+// load and store of 9.
+// CHECK-LABEL: func.func @packed
+// CHECK: scf.parallel
+// CHECK: vector.load %{{.*}}[%c0] : memref<25xf32, strided<[1], offset: ?>>, vector<16xf32>
+// CHECK: vector.store %{{.*}}[%c0] : memref<25xf32, strided<[1], offset: ?>>, vector<16xf32>
+// CHECK: %[[NINE:.*]] = vector.constant_mask [9] : vector<16xi1>
+// CHECK: vector.maskedload %{{.*}}[%c16], %[[NINE]]
+// CHECK: vector.maskedstore %{{.*}}[%c16], %[[NINE]]
+func.func @packed(%x: memref<3x5x5xf32>, %s: memref<3xf32>, %o: memref<3x5x5xf32>) {
+  linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %s : memref<3x5x5xf32>, memref<3xf32>) outs(%o : memref<3x5x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Left to the row by row loop: inputs whose rows are different distances
+// apart (10 and 12), a body with an integer division (a lane between rows
+// would divide by the zero its masked load put there), and rows of 8 that
+// fill vectors of 8 already.
+// CHECK-LABEL: func.func @rows
+// CHECK-NOT: vector.maskedload
+// CHECK-NOT: vector.maskedstore
+// CHECK: return
+func.func @rows(%p: memref<6x10xf32>, %q: memref<6x12xf32>, %o: memref<6x6xf32>, %i: memref<6x6xi32>, %j: memref<6x6xi32>, %k: memref<2x8xf32>, %l: memref<2x8xf32>) {
+  %a = memref.subview %p[0, 0] [6, 6] [1, 1] : memref<6x10xf32> to memref<6x6xf32, strided<[10, 1]>>
+  %b = memref.subview %q[0, 0] [6, 6] [1, 1] : memref<6x12xf32> to memref<6x6xf32, strided<[12, 1]>>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<6x6xf32, strided<[10, 1]>>, memref<6x6xf32, strided<[12, 1]>>) outs(%o : memref<6x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%i : memref<6x6xi32>) outs(%j : memref<6x6xi32>) {
+  ^bb0(%x: i32, %out: i32):
+    %d = arith.divsi %x, %x : i32
+    linalg.yield %d : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%k : memref<2x8xf32>) outs(%l : memref<2x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0)>
+
+// A sum over a window's 6 x 6 positions (rows 10 apart) per channel: the
+// grid's 7 vectors of 8 lanes, the lanes between rows replaced by the sum's
+// identity (-0.0) before they are added, then the lanes reduced with the
+// output's value.
+// CHECK-LABEL: func.func @sum
+// CHECK: %[[ID:.*]] = arith.constant dense<-0.000000e+00> : vector<8xf32>
+// CHECK: scf.parallel
+// CHECK: %[[V:.*]] = vector.maskedload
+// CHECK: %[[E:.*]] = math.exp %[[V]] : vector<8xf32>
+// CHECK: %[[S:.*]] = arith.select %{{.*}}, %[[E]], %[[ID]] : vector<8xi1>, vector<8xf32>
+// CHECK: %[[S2:.*]] = arith.select
+// CHECK: arith.addf %[[S]], %[[S2]]
+// CHECK-COUNT-5: arith.select
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<8xf32> into f32
+// ROWS-LABEL: func.func @sum
+// ROWS-NOT: vector.maskedload
+// ROWS: vector.reduction
+func.func @sum(%p: memref<4x10x10xf32>, %o: memref<4xf32>) {
+  %w = memref.subview %p[0, 1, 1] [4, 6, 6] [1, 1, 1] : memref<4x10x10xf32> to memref<4x6x6xf32, strided<[100, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%w : memref<4x6x6xf32, strided<[100, 10, 1], offset: 11>>) outs(%o : memref<4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %e = math.exp %x : f32
+    %s = arith.addf %e, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}

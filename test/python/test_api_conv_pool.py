@@ -204,30 +204,31 @@ def test_depthwise_conv2d(rng, kernel, stride, pad, dilation):
     assert jeet.compile(got).num_kernels <= 2
 
 
-@pytest.mark.parametrize("n, c, h, w, kernel, pad", [
-    (2, 8, 6, 6, 5, 2), (2, 8, 3, 3, 3, 1), (1, 16, 12, 12, 3, 1), (2, 4, 7, 7, 7, 3),
-    (1, 3, 5, 9, 3, 1), (1, 4, 13, 5, 3, 0), (3, 5, 2, 2, 1, 0),
+@pytest.mark.parametrize("n, c, h, w, kernel, stride, pad", [
+    (2, 8, 6, 6, 5, 1, 2), (2, 8, 3, 3, 3, 1, 1), (1, 16, 12, 12, 3, 1, 1),
+    (2, 4, 7, 7, 7, 1, 3), (1, 3, 5, 9, 3, 1, 1), (1, 4, 13, 5, 3, 1, 0), (3, 5, 2, 2, 1, 1, 0),
+    (2, 8, 6, 6, 3, 2, 1), (1, 4, 12, 12, 5, 2, 2), (2, 3, 7, 9, 3, 2, 1), (1, 2, 12, 10, 3, 3, 1),
 ], ids=str)
-def test_depthwise_conv2d_on_rows_shorter_than_a_vector(rng, n, c, h, w, kernel, pad):
-    """EfficientNet's last stages: a depthwise convolution with SiLU on rows
-    of 2 to 12 and a squeeze-and-excitation block (the mean of the
-    positions, a sigmoid, the product) and a maximum over them. Such rows
-    are vectors across rows (jeet-cpu-vectorize-elementwise's and
-    -reductions' joined rows: masked loads of the padded input's windows);
-    against float64."""
+def test_depthwise_conv2d_on_rows_shorter_than_a_vector(rng, n, c, h, w, kernel, stride, pad):
+    """EfficientNet's last stages: a depthwise convolution (stride 1, 2 or
+    3) with SiLU on rows of 1 to 12 and a squeeze-and-excitation block (the
+    mean of the positions, a sigmoid, the product) and a maximum over them.
+    Such rows are vectors across rows (jeet-cpu-vectorize-elementwise's and
+    -reductions' joined rows: masked loads of the padded input's windows, of
+    their spans and a shuffle when strided); against float64."""
     x = rng.standard_normal((n, c, h, w)).astype(np.float32)
     wt = rng.standard_normal((c, 1, kernel, kernel)).astype(np.float32)
     b = rng.standard_normal(c).astype(np.float32)
-    d = jeet.conv2d(t(x), t(wt), t(b), padding=pad, groups=c)
+    d = jeet.conv2d(t(x), t(wt), t(b), stride=stride, padding=pad, groups=c)
     s = d * jeet.sigmoid(d)
     out = s * jeet.sigmoid(jeet.mean(s, axis=(2, 3), keepdims=True))
     top = jeet.max(d, axis=(2, 3))
-    want = conv_reference(x, wt, b, 1, pad, 1, c)
+    want = conv_reference(x, wt, b, stride, pad, 1, c)
     ws = want / (1 + np.exp(-want))
     gate = 1 / (1 + np.exp(-ws.mean(axis=(2, 3), keepdims=True)))
     np.testing.assert_allclose(out.numpy(), ws * gate, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(top.numpy(), want.max(axis=(2, 3)), rtol=1e-5, atol=1e-5)
-    if (h, w, kernel) == (6, 6, 5):
+    if (h, w, kernel) in [(6, 6, 5), (6, 6, 3)]:
         assert "llvm.intr.masked.load" in jeet.compile(out).ir("llvm")
 
 

@@ -17,7 +17,10 @@
 // operand (the lanes between rows off), and one load and a shuffle of an
 // operand whose rows are packed (`stride == width`: the lanes between rows
 // take no element). Outputs are stored the same ways: a shuffle packing the
-// lanes on rows and a masked store. The positions of each vector, and so
+// lanes on rows and a masked store. An input whose elements are `spacing`
+// (2 to 4) apart along a row (a stride-2 window) holds them at every
+// `spacing`-th element of its run: a masked load of each vector's span and
+// a shuffle. The positions of each vector, and so
 // its masks and shuffles, are known at compile time: the vectors are
 // unrolled (kMaxSteps at most).
 //
@@ -39,6 +42,11 @@ namespace {
 /// Vectors per outer iteration at most: their loads, bodies and stores are
 /// unrolled.
 constexpr int64_t kMaxSteps = 32;
+
+/// The most elements between consecutive elements of an input's row (a
+/// stride-2 window's 2): a vector of them is one masked load of the span
+/// and a shuffle.
+constexpr int64_t kMaxSpacing = 4;
 
 /// The bits a vector instruction of the cost model works on at once: a
 /// vector wider than this costs one per slice (two for 512 bits on a core
@@ -134,7 +142,9 @@ std::optional<JoinedRows> JoinedRows::plan(linalg::GenericOp op,
     return std::nullopt;
   if (llvm::any_of(op.getBlock()->without_terminator(), mayFault))
     return std::nullopt;
-  grid.stride = grid.width;
+  // The distance between rows, in positions, of the operands that are not
+  // packed (all the same).
+  std::optional<int64_t> gridStride;
   int64_t bits = 8;
   for (OpOperand &operand : op->getOpOperands()) {
     bits = std::max<int64_t>(
@@ -157,18 +167,25 @@ std::optional<JoinedRows> JoinedRows::plan(linalg::GenericOp op,
       grid.layouts[number] = Layout::Uniform;
       continue;
     }
-    if (*alongRow != 1)
+    // Elements consecutive along a row, or a few apart (a strided window:
+    // a grid over every `spacing`-th element) for an input.
+    int64_t spacing = *alongRow;
+    if (spacing < 1 || spacing > kMaxSpacing || (isInit && spacing != 1))
       return std::nullopt;
-    if (*alongRows == grid.width) {
+    if (spacing == 1 && *alongRows == grid.width) {
       grid.layouts[number] = Layout::Packed;
       continue;
     }
-    if (*alongRows < grid.width ||
-        (grid.stride != grid.width && *alongRows != grid.stride))
+    if (*alongRows % spacing != 0)
       return std::nullopt;
-    grid.stride = *alongRows;
+    int64_t distance = *alongRows / spacing;
+    if (distance < grid.width || (gridStride && *gridStride != distance))
+      return std::nullopt;
+    gridStride = distance;
     grid.layouts[number] = Layout::Grid;
+    grid.spacings[number] = spacing;
   }
+  grid.stride = gridStride.value_or(grid.width);
   grid.positions = (grid.rows - 1) * grid.stride + grid.width;
   // The row by row loop: each row as vectors of power-of-two widths.
   int64_t rowCost = 0;
@@ -242,8 +259,11 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
       continue;
     Layout layout = it->second;
     if (layout != Layout::Uniform) {
-      views[number] = viewAt(b, loc, op, operand, outer,
-                             layout == Layout::Grid ? positions : rows * width);
+      int64_t spacing = spacings.lookup(number);
+      views[number] =
+          viewAt(b, loc, op, operand, outer,
+                 layout == Layout::Grid ? spacing * (positions - 1) + 1
+                                        : rows * width);
       continue;
     }
     SmallVector<Value> at;
@@ -283,6 +303,26 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
           {lanes}, getElementTypeOrSelf(operand.get().getType()));
       Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
       Value view = views.lookup(number);
+      // Every `spacing`-th element of the span: a masked load of the span
+      // (its lanes on rows on) and a shuffle.
+      if (int64_t spacing = spacings.lookup(number); spacing > 1) {
+        auto wide = VectorType::get({spacing * lanes}, type.getElementType());
+        SmallVector<bool> spanMask(spacing * lanes, false);
+        SmallVector<int64_t> keep;
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+          spanMask[lane * spacing] = mask[lane];
+          keep.push_back(lane * spacing);
+        }
+        Value loaded = vector::MaskedLoadOp::create(
+            b, loc, wide, view, ValueRange{cst(spacing * start)},
+            arith::ConstantOp::create(
+                b, loc,
+                DenseElementsAttr::get(
+                    VectorType::get({spacing * lanes}, b.getI1Type()),
+                    ArrayRef<bool>(spanMask))),
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(wide)));
+        return vector::ShuffleOp::create(b, loc, loaded, loaded, keep);
+      }
       Value at = cst(it->second == Layout::Grid ? start : first);
       // A vector on rows only is a load.
       if (count == lanes)

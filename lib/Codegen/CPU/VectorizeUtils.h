@@ -118,8 +118,11 @@ private:
   /// The two innermost loops' ranges, the distance between rows, the
   /// grid's positions and the lanes of its vectors.
   int64_t rows = 0, width = 0, stride = 0, positions = 0, lanes = 0;
-  /// The layout of each operand that the body reads and of each output.
+  /// The layout of each operand that the body reads and of each output,
+  /// and the elements between a row's consecutive ones of each input on the
+  /// grid (1 unless it is a strided window's).
   llvm::SmallDenseMap<unsigned, Layout> layouts;
+  llvm::SmallDenseMap<unsigned, int64_t> spacings;
 };
 
 /// jeet-cpu-vectorize-elementwise's strategy for an all-parallel generic

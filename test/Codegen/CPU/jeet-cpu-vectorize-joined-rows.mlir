@@ -75,6 +75,34 @@ func.func @packed(%x: memref<3x5x5xf32>, %s: memref<3xf32>, %o: memref<3x5x5xf32
 
 // -----
 
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A stride-2 window (3 x 3 positions of an 8 x 8 padded input): rows 16
+// elements apart, elements 2 apart, a grid of rows 8 positions apart. Each
+// vector of 8 positions is a masked load of its span of 16 elements (the
+// lanes' elements on rows on) and a shuffle keeping every other.
+// CHECK-LABEL: func.func @strided
+// CHECK: %[[SPAN:.*]] = arith.constant dense<[true, false, true, false, true, false, false, false, false, false, false, false, false, false, false, false]> : vector<16xi1>
+// CHECK: %[[IN:.*]] = memref.reinterpret_cast {{.*}} sizes: [37], strides: [1]
+// CHECK: %[[A:.*]] = vector.maskedload %[[IN]][%c0], %[[SPAN]]
+// CHECK: vector.shuffle %[[A]], %[[A]] [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK: vector.maskedload %[[IN]][%c16], %[[SPAN]]
+// CHECK: vector.maskedload %[[IN]][%c32], %[[SPAN]]
+// ROWS-LABEL: func.func @strided
+// ROWS-NOT: memref.reinterpret_cast {{.*}} sizes: [37]
+func.func @strided(%p: memref<2x4x8x8xf32>, %o: memref<2x4x3x3xf32>) {
+  %t0 = memref.subview %p[0, 0, 1, 1] [2, 4, 3, 3] [1, 1, 2, 2] : memref<2x4x8x8xf32> to memref<2x4x3x3xf32, strided<[256, 64, 16, 2], offset: 9>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t0 : memref<2x4x3x3xf32, strided<[256, 64, 16, 2], offset: 9>>) outs(%o : memref<2x4x3x3xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 // Left to the row by row loop: inputs whose rows are different distances

@@ -595,8 +595,10 @@ def JeetCpuVectorizeElementwisePass
     per vector, the lanes between its rows off; one whose rows are packed
     with one load of the elements on rows and a shuffle spreading them to
     their lanes; outputs are stored the same ways (a shuffle packing the
-    lanes on rows, then a masked store). Every operand's rows must be packed
-    or the same distance apart, and its elements consecutive along a row;
+    lanes on rows, then a masked store). An input whose elements are 2 to 4
+    apart along a row (a stride-2 window) is a masked load of each vector's
+    span and a shuffle. Every operand's rows must be packed or the same
+    distance apart (in positions), and an output's elements consecutive;
     masks and shuffles are constants (the vectors are unrolled, 32 at most
     per outer iteration), and the lanes between rows compute on zeros
     (bodies with integer division are left to the row by row loop). It is

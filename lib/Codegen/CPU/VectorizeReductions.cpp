@@ -125,39 +125,27 @@ public:
 
   void emit(bool parallel, int64_t vectorWidth) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    unsigned numParallel = op.getNumParallelLoops();
-    auto body = [&](OpBuilder &nested, ValueRange ivs) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(nested.getInsertionBlock(),
-                          nested.getInsertionPoint());
-      emitOutputElement(ivs, ranges, vectorWidth);
-    };
-    if (numParallel == 0) {
-      body(b, {});
-      return;
-    }
-    SmallVector<Value> lbs, ubs, steps;
-    for (int64_t range : ArrayRef(ranges).take_front(numParallel)) {
-      lbs.push_back(cst(0));
-      ubs.push_back(cst(range));
-      steps.push_back(cst(1));
-    }
-    buildLoops(b, loc, lbs, ubs, steps, parallel, body);
+    forEachOutputElement(parallel, [&](ValueRange outer) {
+      emitOutputElement(outer, ranges, vectorWidth);
+    });
   }
 
   /// emit() for a reduction over the two innermost loops read as one grid
   /// (JoinedRows): the lanes between rows combine the identity.
   void emitJoined(bool parallel, JoinedRows &grid) {
+    forEachOutputElement(
+        parallel, [&](ValueRange outer) { emitJoinedElement(outer, grid); });
+  }
+
+private:
+  /// Calls `element` inside the loops over the parallel dimensions (an
+  /// `scf.parallel` when `parallel`) at their indices.
+  void forEachOutputElement(bool parallel,
+                            function_ref<void(ValueRange)> element) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     unsigned numParallel = op.getNumParallelLoops();
-    auto body = [&](OpBuilder &nested, ValueRange ivs) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(nested.getInsertionBlock(),
-                          nested.getInsertionPoint());
-      emitJoinedElement(ivs, grid);
-    };
     if (numParallel == 0) {
-      body(b, {});
+      element({});
       return;
     }
     SmallVector<Value> lbs, ubs, steps;
@@ -166,10 +154,15 @@ public:
       ubs.push_back(cst(range));
       steps.push_back(cst(1));
     }
-    buildLoops(b, loc, lbs, ubs, steps, parallel, body);
+    buildLoops(b, loc, lbs, ubs, steps, parallel,
+               [&](OpBuilder &nested, ValueRange ivs) {
+                 OpBuilder::InsertionGuard guard(b);
+                 b.setInsertionPoint(nested.getInsertionBlock(),
+                                     nested.getInsertionPoint());
+                 element(ivs);
+               });
   }
 
-private:
   Value cst(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
   }

@@ -194,19 +194,27 @@ std::optional<JoinedRows> JoinedRows::plan(linalg::GenericOp op,
     for (; piece <= left; left -= piece)
       rowCost += costOf(piece, bits);
   int64_t best = grid.rows * rowCost;
-  // The widest vectors of the least cost (a 512-bit vector is one
-  // instruction where two 256-bit ones are two).
+  // The least cost below the rows', then the widest vectors within a
+  // seventh of it: fewer, wider vectors are less code to compile (and one
+  // instruction each on a core with 512-bit units).
+  SmallVector<std::pair<int64_t, int64_t>> candidates; // (lanes, cost)
   for (int64_t lanes = llvm::PowerOf2Ceil(vectorWidth + 1) / 2; lanes >= 2;
        lanes /= 2) {
     int64_t steps = llvm::divideCeil(grid.positions, lanes);
     int64_t cost = steps * costOf(lanes, bits);
-    if (steps <= kMaxSteps && cost < best) {
-      best = cost;
-      grid.lanes = lanes;
-    }
+    if (steps <= kMaxSteps && cost < best)
+      candidates.push_back({lanes, cost});
   }
-  if (grid.lanes == 0)
+  if (candidates.empty())
     return std::nullopt;
+  int64_t least = llvm::min_element(candidates, [](auto a, auto b) {
+                    return a.second < b.second;
+                  })->second;
+  for (auto [lanes, cost] : candidates)
+    if (cost * 7 <= least * 8) {
+      grid.lanes = lanes;
+      break;
+    }
   return grid;
 }
 

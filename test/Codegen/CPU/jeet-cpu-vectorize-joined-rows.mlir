@@ -6,14 +6,15 @@
 
 // Two taps of a depthwise convolution (windows of a padded input: rows of 6
 // that are 10 apart) times a filter value per channel: the 6 x 6 positions
-// are one grid of 56 (5 x 10 + 6), 7 vectors of 8 (each 512-bit vector
-// counts as two 256-bit ones: 4 of 16 cost 8, the rows 12). Each tap is a
+// are one grid of 56 (5 x 10 + 6). Vectors of 8 would cost least (7, a
+// 512-bit vector counting as two 256-bit ones: 4 of 16 cost 8, the rows
+// 12); 4 of 16 are within a seventh of that and less code. Each tap is a
 // masked load (the lanes between rows off), the filter value is read once
 // per channel, the packed output takes the lanes on rows, shuffled to the
 // front, with a masked store of that many.
 // CHECK-LABEL: func.func @taps
-// CHECK-DAG: %[[FIRST:.*]] = arith.constant dense<[true, true, true, true, true, true, false, false]> : vector<8xi1>
-// CHECK-DAG: %[[SECOND:.*]] = arith.constant dense<[false, false, true, true, true, true, true, true]> : vector<8xi1>
+// CHECK-DAG: %[[FIRST:.*]] = arith.constant dense<[true, true, true, true, true, true, false, false, false, false, true, true, true, true, true, true]> : vector<16xi1>
+// CHECK-DAG: %[[SECOND:.*]] = arith.constant dense<[false, false, false, false, true, true, true, true, true, true, false, false, false, false, true, true]> : vector<16xi1>
 // CHECK: scf.parallel (%{{.*}}, %[[C:.*]]) =
 // CHECK: %[[T0:.*]] = memref.reinterpret_cast {{.*}} sizes: [56], strides: [1]
 // CHECK: %[[T1:.*]] = memref.reinterpret_cast {{.*}} sizes: [56], strides: [1]
@@ -22,12 +23,12 @@
 // CHECK-NOT: memref.load
 // CHECK: vector.maskedload %[[T0]][%c0], %[[FIRST]]
 // CHECK: vector.maskedload %[[T1]][%c0], %[[FIRST]]
-// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 0, 0]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0]
 // CHECK: vector.maskedstore %[[OUT]][%c0]
-// CHECK: vector.maskedload %[[T0]][%c8], %[[SECOND]]
-// CHECK: vector.shuffle %{{.*}}, %{{.*}} [2, 3, 4, 5, 6, 7, 2, 2]
-// CHECK: vector.maskedstore %[[OUT]][%c6]
-// CHECK-COUNT-5: vector.maskedstore %[[OUT]]
+// CHECK: vector.maskedload %[[T0]][%c16], %[[SECOND]]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [4, 5, 6, 7, 8, 9, 14, 15, 4, 4, 4, 4, 4, 4, 4, 4]
+// CHECK: vector.maskedstore %[[OUT]][%c12]
+// CHECK-COUNT-2: vector.maskedstore %[[OUT]]
 // CHECK-NOT: vector.maskedstore
 // CHECK: scf.reduce
 // ROWS-LABEL: func.func @taps
@@ -143,19 +144,17 @@ func.func @rows(%p: memref<6x10xf32>, %q: memref<6x12xf32>, %o: memref<6x6xf32>,
 #out = affine_map<(d0, d1, d2) -> (d0)>
 
 // A sum over a window's 6 x 6 positions (rows 10 apart) per channel: the
-// grid's 7 vectors of 8 lanes, the lanes between rows replaced by the sum's
-// identity (-0.0) before they are added, then the lanes reduced with the
-// output's value.
+// grid's 56 positions as one vector of 64 lanes (four 512-bit registers,
+// the width of the pass's partial results; within a seventh of 7 vectors of
+// 8), the lanes between rows replaced by the sum's identity (-0.0), then
+// the lanes reduced with the output's value.
 // CHECK-LABEL: func.func @sum
-// CHECK: %[[ID:.*]] = arith.constant dense<-0.000000e+00> : vector<8xf32>
+// CHECK: %[[ID:.*]] = arith.constant dense<-0.000000e+00> : vector<64xf32>
 // CHECK: scf.parallel
-// CHECK: %[[V:.*]] = vector.maskedload
-// CHECK: %[[E:.*]] = math.exp %[[V]] : vector<8xf32>
-// CHECK: %[[S:.*]] = arith.select %{{.*}}, %[[E]], %[[ID]] : vector<8xi1>, vector<8xf32>
-// CHECK: %[[S2:.*]] = arith.select
-// CHECK: arith.addf %[[S]], %[[S2]]
-// CHECK-COUNT-5: arith.select
-// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<8xf32> into f32
+// CHECK: %[[V:.*]] = vector.maskedload {{.*}} : memref<56xf32, strided<[1], offset: ?>>, vector<64xi1>, vector<64xf32> into vector<64xf32>
+// CHECK: %[[E:.*]] = math.exp %[[V]] : vector<64xf32>
+// CHECK: %[[S:.*]] = arith.select %{{.*}}, %[[E]], %[[ID]] : vector<64xi1>, vector<64xf32>
+// CHECK: vector.reduction <add>, %[[S]], %{{.*}} fastmath<reassoc> : vector<64xf32> into f32
 // ROWS-LABEL: func.func @sum
 // ROWS-NOT: vector.maskedload
 // ROWS: vector.reduction

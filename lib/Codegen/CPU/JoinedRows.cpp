@@ -43,11 +43,6 @@ namespace {
 /// unrolled.
 constexpr int64_t kMaxSteps = 32;
 
-/// The most elements between consecutive elements of an input's row (a
-/// stride-2 window's 2): a vector of them is one masked load of the span
-/// and a shuffle.
-constexpr int64_t kMaxSpacing = 4;
-
 /// The bits a vector instruction of the cost model works on at once: a
 /// vector wider than this costs one per slice (two for 512 bits on a core
 /// that executes them as two halves), a narrower one or a scalar costs one.
@@ -90,24 +85,6 @@ std::optional<int64_t> loopStride(linalg::GenericOp op, OpOperand &operand,
 bool mayFault(Operation &inst) {
   return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
              arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(inst);
-}
-
-/// `expr`, a sum of loops times constants, at the outer loop indices
-/// `outer` (the loops after them at 0).
-Value evaluateAt(OpBuilder &b, Location loc, AffineExpr expr,
-                 ValueRange outer) {
-  if (auto dim = dyn_cast<AffineDimExpr>(expr))
-    return dim.getPosition() < outer.size()
-               ? outer[dim.getPosition()]
-               : arith::ConstantIndexOp::create(b, loc, 0).getResult();
-  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
-    return arith::ConstantIndexOp::create(b, loc, constant.getValue());
-  auto binary = cast<AffineBinaryOpExpr>(expr);
-  Value lhs = evaluateAt(b, loc, binary.getLHS(), outer);
-  Value rhs = evaluateAt(b, loc, binary.getRHS(), outer);
-  if (expr.getKind() == AffineExprKind::Add)
-    return arith::AddIOp::create(b, loc, lhs, rhs);
-  return arith::MulIOp::create(b, loc, lhs, rhs);
 }
 
 /// The cost of one instruction on `lanes` lanes of `bits` each.
@@ -170,7 +147,7 @@ std::optional<JoinedRows> JoinedRows::plan(linalg::GenericOp op,
     // Elements consecutive along a row, or a few apart (a strided window:
     // a grid over every `spacing`-th element) for an input.
     int64_t spacing = *alongRow;
-    if (spacing < 1 || spacing > kMaxSpacing || (isInit && spacing != 1))
+    if (spacing < 1 || spacing > kMaxReadStride || (isInit && spacing != 1))
       return std::nullopt;
     if (spacing == 1 && *alongRows == grid.width) {
       grid.layouts[number] = Layout::Packed;
@@ -218,10 +195,10 @@ std::optional<JoinedRows> JoinedRows::plan(linalg::GenericOp op,
   return grid;
 }
 
-/// The elements of `operand` at the outer loop indices `outer` (the two
-/// innermost at 0) on: a one-dimensional view of `size` elements.
+/// The elements of `operand` at loop indices `ivs` (the two innermost at 0)
+/// on: a one-dimensional view of `size` elements.
 static Value viewAt(OpBuilder &b, Location loc, linalg::GenericOp op,
-                    OpOperand &operand, ValueRange outer, int64_t size) {
+                    OpOperand &operand, ArrayRef<Value> ivs, int64_t size) {
   Value memref = operand.get();
   SmallVector<int64_t> strides;
   int64_t staticOffset;
@@ -229,9 +206,8 @@ static Value viewAt(OpBuilder &b, Location loc, linalg::GenericOp op,
       .getStridesAndOffset(strides, staticOffset);
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   Value offset = metadata.getOffset();
-  AffineMap map = op.getMatchingIndexingMap(&operand);
-  for (auto [expr, stride] : llvm::zip_equal(map.getResults(), strides)) {
-    Value index = evaluateAt(b, loc, expr, outer);
+  for (auto [index, stride] :
+       llvm::zip_equal(inputIndicesAt(b, loc, op, operand, ivs), strides)) {
     offset = arith::AddIOp::create(
         b, loc, offset,
         arith::MulIOp::create(b, loc, index,
@@ -258,6 +234,9 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
   auto cst = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
+  // The first position's loop indices.
+  SmallVector<Value> ivs(outer);
+  ivs.append({cst(0), cst(0)});
   // The views and the uniform inputs, once per outer iteration.
   llvm::SmallDenseMap<unsigned, Value> views, scalars;
   for (OpOperand &operand : op->getOpOperands()) {
@@ -269,18 +248,14 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
     if (layout != Layout::Uniform) {
       int64_t spacing = spacings.lookup(number);
       views[number] =
-          viewAt(b, loc, op, operand, outer,
+          viewAt(b, loc, op, operand, ivs,
                  layout == Layout::Grid ? spacing * (positions - 1) + 1
                                         : rows * width);
       continue;
     }
-    SmallVector<Value> at;
-    for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
-      at.push_back(evaluateAt(b, loc, expr, outer));
-    scalars[number] = memref::LoadOp::create(b, loc, operand.get(), at);
+    scalars[number] = memref::LoadOp::create(
+        b, loc, operand.get(), inputIndicesAt(b, loc, op, operand, ivs));
   }
-  // Every operand the body reads is given: no indices needed.
-  SmallVector<Value> ivs(op.getNumLoops(), cst(0));
   auto maskType = VectorType::get({lanes}, b.getI1Type());
   for (int64_t start = 0; start < positions; start += lanes) {
     SmallVector<bool> mask;

@@ -187,6 +187,25 @@ private:
     return reduction;
   }
 
+  /// The output element at parallel indices `outer` (its indices in
+  /// `indices`).
+  Value loadOutput(ValueRange outer, SmallVectorImpl<Value> &indices) {
+    OpOperand *out = op.getDpsInitOperand(0);
+    SmallVector<Value> ivs(outer);
+    // The output's indices only use the parallel loops.
+    ivs.resize(op.getNumLoops(), Value());
+    indices.assign(indicesAt(op, *out, ivs));
+    return memref::LoadOp::create(b, loc, out->get(), indices);
+  }
+
+  /// A vector of `width` lanes of the combiner's identity.
+  Value identityVector(int64_t width, Type type) {
+    auto vectorType = VectorType::get({width}, type);
+    return arith::ConstantOp::create(
+        b, loc, vectorType,
+        DenseElementsAttr::get(vectorType, Attribute(combiner.identity)));
+  }
+
   /// The prologue's value for `width` lanes at innermost index `x`.
   Value valueAt(ArrayRef<Value> ivs, Value x, int64_t width) {
     SmallVector<Value> at(ivs);
@@ -198,16 +217,10 @@ private:
 
   /// Reduces the grid at parallel indices `outer` into its output element.
   void emitJoinedElement(ValueRange outer, JoinedRows &grid) {
-    OpOperand *out = op.getDpsInitOperand(0);
-    SmallVector<Value> ivs(outer);
-    ivs.resize(op.getNumLoops(), Value());
-    SmallVector<Value> outIndices = indicesAt(op, *out, ivs);
-    Value init = memref::LoadOp::create(b, loc, out->get(), outIndices);
+    SmallVector<Value> outIndices;
+    Value init = loadOutput(outer, outIndices);
     int64_t lanes = grid.getLanes();
-    auto vectorType = VectorType::get({lanes}, init.getType());
-    Value identity = arith::ConstantOp::create(
-        b, loc, vectorType,
-        DenseElementsAttr::get(vectorType, Attribute(combiner.identity)));
+    Value identity = identityVector(lanes, init.getType());
     Value partial = identity;
     grid.emit(b, outer, [&](IRMapping &mapping, Value onRows) {
       Value value =
@@ -215,8 +228,8 @@ private:
       value = arith::SelectOp::create(b, loc, onRows, value, identity);
       partial = combine(partial, value);
     });
-    memref::StoreOp::create(b, loc, reduceLanes(partial, init), out->get(),
-                            outIndices);
+    memref::StoreOp::create(b, loc, reduceLanes(partial, init),
+                            op.getDpsInitOperand(0)->get(), outIndices);
   }
 
   /// Reduces every element of the reduction loops into the output element
@@ -224,16 +237,9 @@ private:
   void emitOutputElement(ValueRange outer, ArrayRef<int64_t> ranges,
                          int64_t width) {
     OpOperand *out = op.getDpsInitOperand(0);
-    SmallVector<Value> ivs(outer);
-    // The output's indices only use the parallel loops.
-    ivs.resize(op.getNumLoops(), Value());
-    SmallVector<Value> outIndices = indicesAt(op, *out, ivs);
-    Value init = memref::LoadOp::create(b, loc, out->get(), outIndices);
-    Type type = init.getType();
-    auto vectorType = VectorType::get({width}, type);
-    Value identity = arith::ConstantOp::create(
-        b, loc, vectorType,
-        DenseElementsAttr::get(vectorType, Attribute(combiner.identity)));
+    SmallVector<Value> outIndices;
+    Value init = loadOutput(outer, outIndices);
+    Value identity = identityVector(width, init.getType());
 
     int64_t size = ranges.back();
     int64_t fullSize = size / width * width;

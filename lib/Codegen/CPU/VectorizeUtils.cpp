@@ -17,6 +17,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
+using namespace jeet::cpu;
 
 /// Element types that live one per byte-aligned slot in memory and in
 /// vectors alike (so no i1).
@@ -54,12 +55,6 @@ Value jeet::cpu::splatTo(OpBuilder &b, Location loc, Value value,
   return vector::BroadcastOp::create(
       b, loc, VectorType::get({width}, value.getType()), value);
 }
-
-/// The largest distance between the elements that consecutive lanes of an
-/// input's vector read: the vector is then one masked load of that many
-/// times its width contiguous elements and a shuffle keeping every
-/// stride-th (stride-2 slices and windows: a strided convolution's).
-static constexpr int64_t kMaxReadStride = 4;
 
 /// The static stride of `type`'s innermost dimension, if it has one.
 static std::optional<int64_t> innermostStride(MemRefType type) {
@@ -253,12 +248,10 @@ static Value evaluate(OpBuilder &b, Location loc, AffineExpr expr,
   return arith::MulIOp::create(b, loc, lhs, rhs);
 }
 
-/// The memref indices of input `operand` at loop indices `ivs`, whose map
-/// may be any sum of loop dimensions times constants.
-static SmallVector<Value> inputIndicesAt(OpBuilder &b, Location loc,
-                                         linalg::GenericOp op,
-                                         OpOperand &operand,
-                                         ArrayRef<Value> ivs) {
+SmallVector<Value> jeet::cpu::inputIndicesAt(OpBuilder &b, Location loc,
+                                             linalg::GenericOp op,
+                                             OpOperand &operand,
+                                             ArrayRef<Value> ivs) {
   SmallVector<Value> result;
   for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
     result.push_back(evaluate(b, loc, expr, ivs));

@@ -29,6 +29,12 @@ namespace cpu {
 mlir::Value splatTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                     int64_t width);
 
+/// The largest distance between the elements that consecutive lanes of an
+/// input's vector read: the vector is then one masked load of that many
+/// times its width contiguous elements and a shuffle keeping every
+/// stride-th (stride-2 slices and windows: a strided convolution's).
+constexpr int64_t kMaxReadStride = 4;
+
 /// Whether the operands of `op` (static shapes; outputs with projected-
 /// permutation maps, inputs with sums of loop dimensions times constants of
 /// which one depends on the innermost loop) can be read and written as
@@ -48,6 +54,14 @@ bool analyzeOperands(mlir::linalg::GenericOp op,
 bool analyzeBody(mlir::linalg::GenericOp op,
                  llvm::DenseSet<mlir::Value> &uniform,
                  mlir::Operation *skip = nullptr);
+
+/// The memref indices of input `operand` of `op` at loop indices `ivs`,
+/// whose map may be any sum of loop dimensions times constants.
+llvm::SmallVector<mlir::Value> inputIndicesAt(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              mlir::linalg::GenericOp op,
+                                              mlir::OpOperand &operand,
+                                              llvm::ArrayRef<mlir::Value> ivs);
 
 /// The memref indices of `operand` of `op` at loop indices `ivs`.
 llvm::SmallVector<mlir::Value> indicesAt(mlir::linalg::GenericOp op,

@@ -44,6 +44,25 @@ if "-fsanitize=address" in getattr(config, "jeet_cxx_flags", ""):
 if "OMP_NUM_THREADS" in os.environ:
     config.environment["OMP_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"]
 
+# `host-bf16-conversion`: this CPU converts f32 to bf16 with one instruction
+# (vcvtneps2bf16: AVX512-BF16 with AVX512-VL, or AVX-NE-CONVERT), which code
+# compiled for it uses (jeet-expand-bf16's conversion=hardware), so tests
+# can run that code here.
+def host_cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+cpu_flags = host_cpu_flags()
+if {"avx512_bf16", "avx512vl"} <= cpu_flags or "avx_ne_convert" in cpu_flags:
+    config.available_features.add("host-bf16-conversion")
+
 # `ptxas`: the CUDA assembler is installed, so PTX tests can assemble their
 # output.
 ptxas = shutil.which(

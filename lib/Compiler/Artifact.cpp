@@ -350,22 +350,32 @@ static unsigned ptxVersionOf(llvm::StringRef features) {
   return version;
 }
 
-/// The register tile's columns for matmuls compiled for `cpu`
-/// (getMatmulRegisterCols of its own features); 0 for "host", which
-/// jeet-cpu-matmul reads from this machine. An artifact for another CPU took
-/// this machine's tile: one for x86-64-v3 compiled on an AVX-512 host
-/// spilled the 6 x 64 tile's accumulators at every step and ran 2.5x slower
-/// than its own 6 x 16.
-static llvm::Expected<int64_t> registerColsFor(llvm::StringRef cpu) {
-  if (cpu == "host")
-    return 0;
+/// The options of the CPU pipeline that depend on the CPU it compiles for,
+/// from `cpu`'s own subtarget features; "host" leaves them to the passes,
+/// which read this machine's. The register tile's columns for matmuls
+/// (getMatmulRegisterCols): an artifact for another CPU took this machine's
+/// tile, and one for x86-64-v3 compiled on an AVX-512 host spilled the 6 x
+/// 64 tile's accumulators at every step and ran 2.5x slower than its own 6
+/// x 16. How f32 is rounded to bf16 (hasBFloat16Conversion): a CPU without
+/// the conversion instruction would call __truncsfbf2 for each element.
+static llvm::Error setTargetCpuOptions(llvm::StringRef cpu,
+                                       CpuPipelineOptions &options) {
+  if (cpu == "host") {
+    options.matmulRegisterCols = 0;
+    options.bf16Conversion = "host";
+    return llvm::Error::success();
+  }
   auto machine = createTargetMachine(cpu);
   if (!machine)
     return machine.takeError();
   const llvm::MCSubtargetInfo *info = (*machine)->getMCSubtargetInfo();
-  return getMatmulRegisterCols([&](llvm::StringRef feature) {
+  auto hasFeature = [&](llvm::StringRef feature) {
     return info->checkFeatures(("+" + feature).str());
-  });
+  };
+  options.matmulRegisterCols = getMatmulRegisterCols(hasFeature);
+  options.bf16Conversion =
+      hasBFloat16Conversion(hasFeature) ? "hardware" : "integer";
+  return llvm::Error::success();
 }
 
 /// The pipeline of the artifact's device, and for a GPU artifact the
@@ -377,11 +387,10 @@ getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
   const CompileOptions &compile = options.compile;
   if (compile.device == "cpu") {
     CpuPipelineOptions cpuOptions;
-    auto registerCols =
-        registerColsFor(options.targetCpu.empty() ? "host" : options.targetCpu);
-    if (!registerCols)
-      return registerCols.takeError();
-    cpuOptions.matmulRegisterCols = *registerCols;
+    if (llvm::Error error = setTargetCpuOptions(
+            options.targetCpu.empty() ? "host" : options.targetCpu,
+            cpuOptions))
+      return std::move(error);
     cpuOptions.fuse = compile.fuse;
     cpuOptions.maxFusionOps = compile.maxFusionOps;
     cpuOptions.fuseAttention = compile.fuseAttention;

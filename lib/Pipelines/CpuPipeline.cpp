@@ -108,10 +108,12 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // bf16 arithmetic in f32, rounded to bf16 by integer vector ops on every
-  // host (LLVM flushes subnormals on hosts with AVX512-BF16 and calls
-  // __truncsfbf2 per element on the others).
-  pm.addPass(createJeetExpandBFloat16Pass());
+  // bf16 arithmetic in f32, rounded to bf16 by integer vector ops, or by the
+  // target's vcvtneps2bf16 with subnormals lifted past its flush to zero
+  // (left to itself, LLVM flushes subnormals on hosts with AVX512-BF16 and
+  // calls __truncsfbf2 per element on the others).
+  pm.addPass(createJeetExpandBFloat16Pass(
+      JeetExpandBFloat16PassOptions{options.bf16Conversion}));
   // Math ops with an LLVM intrinsic (floor, sqrt, ...) become it; the rest
   // that no approximation replaced (asinh, tan, ...) become libm calls, a
   // vector's lanes one call each: before the vector conversion, which lowers

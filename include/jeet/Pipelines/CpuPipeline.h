@@ -49,6 +49,14 @@ struct CpuPipelineOptions
                      "registers) with AVX, 8 with SSE alone; jeet-compile "
                      "sets it from --target-cpu"),
       llvm::cl::init(0)};
+  Option<std::string> bf16Conversion{
+      *this, "bf16-conversion",
+      llvm::cl::desc("How f32 is rounded to bf16 (jeet-expand-bf16's "
+                     "conversion): integer, hardware (vcvtneps2bf16, for "
+                     "CPUs with AVX512-BF16 and AVX512-VL or AVX-NE-CONVERT) "
+                     "or host (hardware where this machine has it); "
+                     "jeet-compile sets it from --target-cpu"),
+      llvm::cl::init("host")};
   Option<bool> mergeParallelRegions{
       *this, "merge-parallel-regions",
       llvm::cl::desc("Run adjacent kernels' OpenMP regions as one region "

@@ -24,6 +24,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "llvm/TargetParser/Host.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETEXPANDBFLOAT16PASS
@@ -49,20 +50,29 @@ Type withElementType(Type type, Type element) {
   return element;
 }
 
+/// Whether `op` truncates an f32 scalar or vector to bf16 with the default
+/// rounding (the truncations this pass expands).
+LogicalResult matchTruncationToBFloat16(arith::TruncFOp op,
+                                        PatternRewriter &rewriter) {
+  Type sourceType = op.getIn().getType();
+  if (!getElementTypeOrSelf(sourceType).isF32() ||
+      !getElementTypeOrSelf(op.getType()).isBF16())
+    return rewriter.notifyMatchFailure(op, "not a truncation of f32 to bf16");
+  if (!sourceType.isIntOrFloat() && !isa<VectorType>(sourceType))
+    return rewriter.notifyMatchFailure(op, "neither a scalar nor a vector");
+  if (op.getRoundingmodeAttr())
+    return rewriter.notifyMatchFailure(op, "an explicit rounding mode");
+  return success();
+}
+
 struct ExpandTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(arith::TruncFOp op,
                                 PatternRewriter &rewriter) const override {
+    if (failed(matchTruncationToBFloat16(op, rewriter)))
+      return failure();
     Type sourceType = op.getIn().getType();
-    if (!getElementTypeOrSelf(sourceType).isF32() ||
-        !getElementTypeOrSelf(op.getType()).isBF16())
-      return rewriter.notifyMatchFailure(op, "not a truncation of f32 to bf16");
-    if (!sourceType.isIntOrFloat() && !isa<VectorType>(sourceType))
-      return rewriter.notifyMatchFailure(op, "neither a scalar nor a vector");
-    if (op.getRoundingmodeAttr())
-      return rewriter.notifyMatchFailure(op, "an explicit rounding mode");
-
     Location loc = op.getLoc();
     Type i32 = withElementType(sourceType, rewriter.getI32Type());
     Type i16 = withElementType(sourceType, rewriter.getI16Type());
@@ -91,6 +101,50 @@ struct ExpandTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
         arith::SelectOp::create(rewriter, loc, isNan, quiet, rounded);
     Value narrow = arith::TruncIOp::create(rewriter, loc, i16, chosen);
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), narrow);
+    return success();
+  }
+};
+
+/// A truncation of f32 to bf16 left to the target's conversion instruction
+/// (`vcvtneps2bf16`), which rounds to nearest even and makes NaNs quiet as
+/// ExpandTruncFToBFloat16 does, but reads subnormal inputs as zeros. Lanes
+/// whose exponent is zero (zeros and subnormals) are lifted into the
+/// smallest normal binade by setting the exponent's lowest bit: exact, the
+/// mantissa and the bits below the kept half unchanged, so the conversion
+/// rounds them as the integer ops would round the subnormal, 0x80 higher in
+/// the bf16 bits; subtracting 0x80 gives the subnormal bf16 (or the
+/// smallest normal one, where the rounding carried out of the mantissa, or
+/// a signed zero). The new truncation is not visited again:
+/// walkAndApplyPatterns does not visit the ops a pattern creates.
+struct ConvertTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::TruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(matchTruncationToBFloat16(op, rewriter)))
+      return failure();
+    Type sourceType = op.getIn().getType();
+    Location loc = op.getLoc();
+    Type i32 = withElementType(sourceType, rewriter.getI32Type());
+    Type i16 = withElementType(sourceType, rewriter.getI16Type());
+    Value bits = arith::BitcastOp::create(rewriter, loc, i32, op.getIn());
+    Value exponent = arith::AndIOp::create(
+        rewriter, loc, bits, intConstant(rewriter, loc, i32, 0x7f800000));
+    Value tiny =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                              exponent, intConstant(rewriter, loc, i32, 0));
+    Value lifted = arith::OrIOp::create(
+        rewriter, loc, bits, intConstant(rewriter, loc, i32, 0x00800000));
+    Value chosen = arith::SelectOp::create(rewriter, loc, tiny, lifted, bits);
+    Value input = arith::BitcastOp::create(rewriter, loc, sourceType, chosen);
+    Value converted =
+        arith::TruncFOp::create(rewriter, loc, op.getType(), input);
+    Value convertedBits = arith::BitcastOp::create(rewriter, loc, i16, converted);
+    Value lowered = arith::SubIOp::create(
+        rewriter, loc, convertedBits, intConstant(rewriter, loc, i16, 0x80));
+    Value result =
+        arith::SelectOp::create(rewriter, loc, tiny, lowered, convertedBits);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), result);
     return success();
   }
 };
@@ -124,6 +178,30 @@ struct ExpandExtFFromBFloat16 : OpRewritePattern<arith::ExtFOp> {
 
 struct ExpandBFloat16Pass
     : jeet::impl::JeetExpandBFloat16PassBase<ExpandBFloat16Pass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (conversion != "integer" && conversion != "hardware" &&
+        conversion != "host")
+      return emitError(UnknownLoc::get(context))
+             << "jeet-expand-bf16: unknown conversion '" << conversion
+             << "' (expected integer, hardware or host)";
+    return success();
+  }
+
+  bool useHardwareConversion() const {
+    if (conversion == "hardware")
+      return true;
+    if (conversion != "host")
+      return false;
+    static const bool host = [] {
+      llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+      return jeet::hasBFloat16Conversion(
+          [&](llvm::StringRef name) { return features.lookup(name); });
+    }();
+    return host;
+  }
+
   void runOnOperation() override {
     // Most graphs hold no bf16: one walk, and no conversion driver.
     auto isBFloat16 = [](Type type) {
@@ -170,9 +248,19 @@ struct ExpandBFloat16Pass
       return signalPassFailure();
     // Then every truncation, the emulation's and those there were.
     RewritePatternSet rounding(context);
-    rounding.add<ExpandTruncFToBFloat16, ExpandExtFFromBFloat16>(context);
+    if (useHardwareConversion())
+      rounding.add<ConvertTruncFToBFloat16>(context);
+    else
+      rounding.add<ExpandTruncFToBFloat16>(context);
+    rounding.add<ExpandExtFFromBFloat16>(context);
     walkAndApplyPatterns(getOperation(), std::move(rounding));
   }
 };
 
 } // namespace
+
+bool jeet::hasBFloat16Conversion(
+    llvm::function_ref<bool(llvm::StringRef)> hasFeature) {
+  return (hasFeature("avx512bf16") && hasFeature("avx512vl")) ||
+         hasFeature("avxneconvert");
+}

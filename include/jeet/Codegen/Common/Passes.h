@@ -23,6 +23,12 @@ inline constexpr llvm::StringLiteral kMemoryPlanAttr = "jeet.memory_plan";
 /// The unit attribute that marks the arena argument.
 inline constexpr llvm::StringLiteral kArenaArgAttr = "jeet.arena";
 
+/// Whether a CPU with these features converts f32 to bf16 with one
+/// instruction (`vcvtneps2bf16`: AVX512-BF16 with AVX512-VL, or
+/// AVX-NE-CONVERT), which jeet-expand-bf16's `conversion=hardware` uses.
+/// Without them LLVM calls `__truncsfbf2` for each element.
+bool hasBFloat16Conversion(llvm::function_ref<bool(llvm::StringRef)> hasFeature);
+
 #define GEN_PASS_DECL
 #include "jeet/Codegen/Common/Passes.h.inc"
 

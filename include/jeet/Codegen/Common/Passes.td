@@ -90,7 +90,7 @@ def JeetPlanMemoryPass : Pass<"jeet-plan-memory", "::mlir::ModuleOp"> {
 
 def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
   let summary = "Computes bf16 arithmetic in f32 and rounds f32 to bf16 with "
-                "integer operations";
+                "integer operations or the target's conversion";
   let description = [{
     Two steps, on arith and vector ops, scalars and vectors alike:
 
@@ -144,7 +144,41 @@ def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
     %narrow = arith.trunci %chosen : vector<16xi32> to vector<16xi16>
     %r = arith.bitcast %narrow : vector<16xi16> to vector<16xbf16>
     ```
+
+    With `conversion=hardware` a truncation is the target's own, whose
+    conversion flushes subnormal inputs to zero: a lane whose exponent is
+    zero (a zero or a subnormal) gets the exponent of the smallest normal
+    binade (`bits | 0x00800000`, exact: the mantissa and its low bits stay),
+    which converts to a normal bf16, and its result is lowered by that
+    binade again (`- 0x80`, which a carry out of the mantissa leaves as the
+    smallest normal bf16). Every lane rounds as with `integer`; NaNs as
+    `vcvtneps2bf16` makes them quiet, as `integer` does. About half the
+    instructions of `integer` on a 16-lane vector:
+    ```mlir
+    %bits = arith.bitcast %x : vector<16xf32> to vector<16xi32>
+    %exponent = arith.andi %bits, %c0x7f800000 : vector<16xi32>
+    %tiny = arith.cmpi eq, %exponent, %c0 : vector<16xi32>
+    %lifted = arith.ori %bits, %c0x00800000 : vector<16xi32>
+    %chosen = arith.select %tiny, %lifted, %bits : vector<16xi1>, vector<16xi32>
+    %y = arith.bitcast %chosen : vector<16xi32> to vector<16xf32>
+    %t = arith.truncf %y : vector<16xf32> to vector<16xbf16>
+    %tb = arith.bitcast %t : vector<16xbf16> to vector<16xi16>
+    %lowered = arith.subi %tb, %c0x80 : vector<16xi16>
+    %rb = arith.select %tiny, %lowered, %tb : vector<16xi1>, vector<16xi16>
+    %r = arith.bitcast %rb : vector<16xi16> to vector<16xbf16>
+    ```
   }];
+  let options = [
+    Option<"conversion", "conversion", "std::string",
+           /*default=*/"\"integer\"",
+           "How step 2 rounds f32 to bf16: `integer` (the ops above), "
+           "`hardware` (the target's conversion, `vcvtneps2bf16`, with "
+           "zeros and subnormals lifted into the smallest binade and the "
+           "result lowered back, so that they round as `integer` rounds; "
+           "for targets with AVX512-BF16 and AVX512-VL or AVX-NE-CONVERT) "
+           "or `host` (`hardware` where this machine has them, else "
+           "`integer`)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect"

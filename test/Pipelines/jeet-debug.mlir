@@ -8,7 +8,7 @@
 
 // RESULT: 2xf32=[9 21]
 
-// CPU: jeet: compiling main-cpu-{{[0-9a-f]+}} with jeet-cpu-pipeline{fuse=true fuse-attention=true matmul-register-cols=0 max-fusion-ops=64 merge-parallel-regions=true {{.*}}}{{$}}
+// CPU: jeet: compiling main-cpu-{{[0-9a-f]+}} with jeet-cpu-pipeline{bf16-conversion=host fuse=true fuse-attention=true matmul-register-cols=0 max-fusion-ops=64 merge-parallel-regions=true {{.*}}}{{$}}
 // CPU-NEXT: jeet:   01 fused {{ *[0-9]+\.[0-9]+}} ms   cpu {{ *[0-9]+\.[0-9]+}} ms{{$}}
 // CPU-NEXT: jeet:      2 fusion group(s), one kernel each:
 // CPU-NEXT: jeet:        kernel 0: jeet.matmul + jeet.relu

@@ -388,8 +388,7 @@ getArtifactPipeline(const ArtifactOptions &options, ArtifactInfo &info,
   if (compile.device == "cpu") {
     CpuPipelineOptions cpuOptions;
     if (llvm::Error error = setTargetCpuOptions(
-            options.targetCpu.empty() ? "host" : options.targetCpu,
-            cpuOptions))
+            options.targetCpu.empty() ? "host" : options.targetCpu, cpuOptions))
       return std::move(error);
     cpuOptions.fuse = compile.fuse;
     cpuOptions.maxFusionOps = compile.maxFusionOps;

@@ -86,3 +86,22 @@ def test_matmul_random_shape(tmp_path, rng, case):
     atol = 8e-6 * (np.sqrt(shape["k"]) + 1.0)
     assert_close(out, expected, rtol=1e-5, atol=atol,
                  what=f"case {case}: {shape}")
+
+
+@pytest.mark.parametrize("m,k,n", [(299, 24, 2064), (601, 24, 4112),
+                                   (1000, 40, 2056), (2048, 8, 2048)])
+def test_matmul_row_blocks_in_runs(tmp_path, rng, m, k, n):
+    """C so wide that a row block holds few register tiles (its rows of C
+    in half of L2): more than 8 row blocks, rounded to a multiple of 8, in
+    8 runs that each hold their share of the longer blocks (RowBlocks in
+    jeet-cpu-matmul). Every row of C is computed once, whatever the runs'
+    arithmetic: a row left out or added twice is an error of a whole row's
+    magnitude."""
+    source, a_in, b_in = graph_text(dict(m=m, k=k, n=n, batch=(), ta=False,
+                                         tb=False, epilogue=False))
+    a = rng.standard_normal(a_in).astype(F32)
+    b = rng.standard_normal(b_in).astype(F32)
+    (out,) = run_graph(tmp_path, source, [a, b])
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    assert_close(out, expected, rtol=1e-5, atol=8e-6 * (np.sqrt(k) + 1.0),
+                 what=f"{m}x{k}x{n}")

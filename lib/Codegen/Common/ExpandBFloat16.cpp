@@ -131,15 +131,16 @@ struct ConvertTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
     Value exponent = arith::AndIOp::create(
         rewriter, loc, bits, intConstant(rewriter, loc, i32, 0x7f800000));
     Value tiny =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                              exponent, intConstant(rewriter, loc, i32, 0));
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, exponent,
+                              intConstant(rewriter, loc, i32, 0));
     Value lifted = arith::OrIOp::create(
         rewriter, loc, bits, intConstant(rewriter, loc, i32, 0x00800000));
     Value chosen = arith::SelectOp::create(rewriter, loc, tiny, lifted, bits);
     Value input = arith::BitcastOp::create(rewriter, loc, sourceType, chosen);
     Value converted =
         arith::TruncFOp::create(rewriter, loc, op.getType(), input);
-    Value convertedBits = arith::BitcastOp::create(rewriter, loc, i16, converted);
+    Value convertedBits =
+        arith::BitcastOp::create(rewriter, loc, i16, converted);
     Value lowered = arith::SubIOp::create(
         rewriter, loc, convertedBits, intConstant(rewriter, loc, i16, 0x80));
     Value result =

@@ -27,7 +27,8 @@ inline constexpr llvm::StringLiteral kArenaArgAttr = "jeet.arena";
 /// instruction (`vcvtneps2bf16`: AVX512-BF16 with AVX512-VL, or
 /// AVX-NE-CONVERT), which jeet-expand-bf16's `conversion=hardware` uses.
 /// Without them LLVM calls `__truncsfbf2` for each element.
-bool hasBFloat16Conversion(llvm::function_ref<bool(llvm::StringRef)> hasFeature);
+bool hasBFloat16Conversion(
+    llvm::function_ref<bool(llvm::StringRef)> hasFeature);
 
 #define GEN_PASS_DECL
 #include "jeet/Codegen/Common/Passes.h.inc"

@@ -706,6 +706,11 @@ private:
   static constexpr int64_t kMinTilesOfCInL2 = 4;
   /// Row blocks per matmul at least, so that threads can balance them.
   static constexpr int64_t kRowBlocksToBalance = 8;
+  /// Interleaved chains of accumulators of a tile of few rows, at most
+  /// (see emitKernel).
+  static constexpr int64_t kMaxChains = 6;
+  /// Steps of k per chain, at least: a shallow matmul waits little.
+  static constexpr int64_t kMinChainSteps = 8;
   /// A tile of A is packed when it meets at least this many panels of B.
   static constexpr int64_t kMinPanelsToPackLhs = 2;
   /// f32 elements in a cache line (of 64 bytes).
@@ -1045,109 +1050,189 @@ private:
     Value lastStep;
     if (aInL1 && panel)
       lastStep = arith::SubIOp::create(b, loc, k1, cst(1));
-    auto loop = scf::ForOp::create(
-        b, loc, k0, k1, cst(1), tile,
-        [&](OpBuilder &nested, Location nestedLoc, Value kk, ValueRange sums) {
-          // f16/bf16 operands are widened to the f32 accumulator as they
-          // are loaded (as linalg.matmul's semantics cast them).
-          auto widen = [&](Value value) -> Value {
-            if (getElementTypeOrSelf(value.getType()) == elementType)
-              return value;
-            Type wide = elementType;
-            if (auto vectorType = dyn_cast<VectorType>(value.getType()))
-              wide = vectorType.clone(elementType);
-            return arith::ExtFOp::create(nested, nestedLoc, wide, value);
-          };
-          Type rhsElement = getElementTypeOrSelf(rhs.getType());
-          SmallVector<Value> rhsRow;
-          for (auto [s, segment] : llvm::enumerate(segments)) {
-            auto [col, type] = segment;
-            Value row =
-                panel ? vector::LoadOp::create(
-                            nested, nestedLoc, type.clone(rhsElement), packed,
-                            ValueRange{panel, kk, cst(offsets[s])})
-                      : vector::LoadOp::create(nested, nestedLoc,
-                                               type.clone(rhsElement), rhs,
-                                               ValueRange{kk, col});
-            rhsRow.push_back(widen(row));
-          }
-          // B's panel streams from L2: its row kRhsPrefetchSteps ahead (the
-          // k-block's last, near its end) is fetched into L1.
-          if (aInL1 && panel) {
-            Value ahead = arith::MinSIOp::create(
-                nested, nestedLoc,
-                arith::AddIOp::create(
-                    nested, nestedLoc, kk,
-                    arith::ConstantIndexOp::create(nested, nestedLoc,
-                                                   kRhsPrefetchSteps)),
-                lastStep);
-            int64_t lineElements =
-                kLineBytes * 8 /
-                getElementTypeOrSelf(packed.getType()).getIntOrFloatBitWidth();
-            for (auto [s, segment] : llvm::enumerate(segments))
-              for (int64_t line = 0; line < segment.second.getNumElements();
-                   line += lineElements)
-                memref::PrefetchOp::create(
-                    nested, nestedLoc, packed,
-                    ValueRange{panel, ahead,
-                               arith::ConstantIndexOp::create(
-                                   nested, nestedLoc, offsets[s] + line)},
-                    /*isWrite=*/false, /*localityHint=*/3,
-                    /*isDataCache=*/true);
-          }
-          // Its share of the next panel into L2 (see nextPanelShare).
-          if (share.flat) {
-            Value step = arith::MulIOp::create(
-                nested, nestedLoc,
-                arith::SubIOp::create(nested, nestedLoc, kk, k0),
-                arith::ConstantIndexOp::create(nested, nestedLoc,
-                                               share.perStep));
-            for (int64_t p = 0; p < share.perStep; ++p) {
-              Value line = arith::MinSIOp::create(
-                  nested, nestedLoc,
-                  p == 0 ? step
-                         : arith::AddIOp::create(nested, nestedLoc, step,
+    // A tile of fewer rows than a full one (a matrix-vector product's one
+    // row, the remainder rows) has fewer accumulators than the FMA units'
+    // latency needs: each step's FMAs wait for the last step's (a 1 x 16
+    // tile on AVX2: 2 FMAs every 5 cycles where 2 a cycle could run). It
+    // sums `chains` interleaved steps of k into as many tiles of
+    // accumulators, about the registers of a full tile, and adds them
+    // after the loop. (The steps past the last multiple of `chains` go to
+    // the first; matmuls of fewer than kMinChainSteps steps a chain keep
+    // one.)
+    int64_t chains =
+        (aInL1 && panel) || share.flat
+            ? 1
+            : std::clamp<int64_t>(
+                  std::min(sizes.registerRows / mr, kBlock / kMinChainSteps), 1,
+                  kMaxChains);
+    SmallVector<Value> results;
+    auto step = [&](OpBuilder &nested, Location nestedLoc, Value kk,
+                    ValueRange sums) -> SmallVector<Value> {
+      // f16/bf16 operands are widened to the f32 accumulator as they
+      // are loaded (as linalg.matmul's semantics cast them).
+      auto widen = [&](Value value) -> Value {
+        if (getElementTypeOrSelf(value.getType()) == elementType)
+          return value;
+        Type wide = elementType;
+        if (auto vectorType = dyn_cast<VectorType>(value.getType()))
+          wide = vectorType.clone(elementType);
+        return arith::ExtFOp::create(nested, nestedLoc, wide, value);
+      };
+      Type rhsElement = getElementTypeOrSelf(rhs.getType());
+      SmallVector<Value> rhsRow;
+      for (auto [s, segment] : llvm::enumerate(segments)) {
+        auto [col, type] = segment;
+        Value row = panel ? vector::LoadOp::create(
+                                nested, nestedLoc, type.clone(rhsElement),
+                                packed, ValueRange{panel, kk, cst(offsets[s])})
+                          : vector::LoadOp::create(nested, nestedLoc,
+                                                   type.clone(rhsElement), rhs,
+                                                   ValueRange{kk, col});
+        rhsRow.push_back(widen(row));
+      }
+      // B's panel streams from L2: its row kRhsPrefetchSteps ahead (the
+      // k-block's last, near its end) is fetched into L1.
+      if (aInL1 && panel) {
+        Value ahead = arith::MinSIOp::create(
+            nested, nestedLoc,
+            arith::AddIOp::create(nested, nestedLoc, kk,
+                                  arith::ConstantIndexOp::create(
+                                      nested, nestedLoc, kRhsPrefetchSteps)),
+            lastStep);
+        int64_t lineElements =
+            kLineBytes * 8 /
+            getElementTypeOrSelf(packed.getType()).getIntOrFloatBitWidth();
+        for (auto [s, segment] : llvm::enumerate(segments))
+          for (int64_t line = 0; line < segment.second.getNumElements();
+               line += lineElements)
+            memref::PrefetchOp::create(
+                nested, nestedLoc, packed,
+                ValueRange{panel, ahead,
+                           arith::ConstantIndexOp::create(nested, nestedLoc,
+                                                          offsets[s] + line)},
+                /*isWrite=*/false, /*localityHint=*/3,
+                /*isDataCache=*/true);
+      }
+      // Its share of the next panel into L2 (see nextPanelShare).
+      if (share.flat) {
+        Value step = arith::MulIOp::create(
+            nested, nestedLoc, arith::SubIOp::create(nested, nestedLoc, kk, k0),
+            arith::ConstantIndexOp::create(nested, nestedLoc, share.perStep));
+        for (int64_t p = 0; p < share.perStep; ++p) {
+          Value line = arith::MinSIOp::create(
+              nested, nestedLoc,
+              p == 0 ? step
+                     : arith::AddIOp::create(nested, nestedLoc, step,
+                                             arith::ConstantIndexOp::create(
+                                                 nested, nestedLoc, p)),
+              share.lastLine);
+          Value element = arith::AddIOp::create(
+              nested, nestedLoc, share.first,
+              arith::MulIOp::create(
+                  nested, nestedLoc, line,
+                  arith::ConstantIndexOp::create(nested, nestedLoc,
+                                                 share.lineElements)));
+          memref::PrefetchOp::create(nested, nestedLoc, share.flat,
+                                     ValueRange{element},
+                                     /*isWrite=*/false, /*localityHint=*/1,
+                                     /*isDataCache=*/true);
+        }
+      }
+      SmallVector<Value> next;
+      Value kRel;
+      if (lhsTile)
+        kRel = arith::SubIOp::create(nested, nestedLoc, kk, k0);
+      for (int64_t r = 0; r < mr; ++r) {
+        Value a = widen(lhsTile ? memref::LoadOp::create(
+                                      nested, nestedLoc, lhsPacked,
+                                      ValueRange{slot, lhsTile, kRel, cst(r)})
+                                : loadLhs(nested, nestedLoc, rows[r], kk));
+        for (auto [s, segment] : llvm::enumerate(segments)) {
+          Value splat =
+              vector::BroadcastOp::create(nested, nestedLoc, segment.second, a);
+          next.push_back(vector::FMAOp::create(nested, nestedLoc, splat,
+                                               rhsRow[s],
+                                               sums[r * segments.size() + s]));
+        }
+      }
+      return next;
+    };
+    if (chains == 1) {
+      auto loop = scf::ForOp::create(b, loc, k0, k1, cst(1), tile,
+                                     [&](OpBuilder &nested, Location nestedLoc,
+                                         Value kk, ValueRange sums) {
+                                       scf::YieldOp::create(
+                                           nested, nestedLoc,
+                                           step(nested, nestedLoc, kk, sums));
+                                     });
+      results = SmallVector<Value>(loop.getResults());
+    } else {
+      // The other chains start from zeros (the first holds C's initial
+      // value, where there is one).
+      SmallVector<Value> sets(tile);
+      size_t tileSize = tile.size();
+      for (int64_t c = 1; c < chains; ++c)
+        for (size_t index = 0; index < tileSize; ++index)
+          sets.push_back(vector::BroadcastOp::create(
+              b, loc, segments[index % segments.size()].second, zero));
+      Value whole = arith::MulIOp::create(
+          b, loc,
+          arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, k1, k0),
+                                 cst(chains)),
+          cst(chains));
+      Value split = add(k0, whole);
+      auto interleaved = scf::ForOp::create(
+          b, loc, k0, split, cst(chains), sets,
+          [&](OpBuilder &nested, Location nestedLoc, Value kk,
+              ValueRange sums) {
+            SmallVector<Value> next;
+            for (int64_t c = 0; c < chains; ++c) {
+              Value kc =
+                  c == 0 ? kk
+                         : arith::AddIOp::create(nested, nestedLoc, kk,
                                                  arith::ConstantIndexOp::create(
-                                                     nested, nestedLoc, p)),
-                  share.lastLine);
-              Value element = arith::AddIOp::create(
-                  nested, nestedLoc, share.first,
-                  arith::MulIOp::create(
-                      nested, nestedLoc, line,
-                      arith::ConstantIndexOp::create(nested, nestedLoc,
-                                                     share.lineElements)));
-              memref::PrefetchOp::create(nested, nestedLoc, share.flat,
-                                         ValueRange{element},
-                                         /*isWrite=*/false, /*localityHint=*/1,
-                                         /*isDataCache=*/true);
+                                                     nested, nestedLoc, c));
+              llvm::append_range(next,
+                                 step(nested, nestedLoc, kc,
+                                      sums.slice(c * tileSize, tileSize)));
             }
-          }
-          SmallVector<Value> next;
-          Value kRel;
-          if (lhsTile)
-            kRel = arith::SubIOp::create(nested, nestedLoc, kk, k0);
-          for (int64_t r = 0; r < mr; ++r) {
-            Value a =
-                widen(lhsTile ? memref::LoadOp::create(
-                                    nested, nestedLoc, lhsPacked,
-                                    ValueRange{slot, lhsTile, kRel, cst(r)})
-                              : loadLhs(nested, nestedLoc, rows[r], kk));
-            for (auto [s, segment] : llvm::enumerate(segments)) {
-              Value splat = vector::BroadcastOp::create(nested, nestedLoc,
-                                                        segment.second, a);
-              next.push_back(
-                  vector::FMAOp::create(nested, nestedLoc, splat, rhsRow[s],
-                                        sums[r * segments.size() + s]));
-            }
-          }
-          scf::YieldOp::create(nested, nestedLoc, next);
-        });
+            scf::YieldOp::create(nested, nestedLoc, next);
+          });
+      auto rest = scf::ForOp::create(
+          b, loc, split, k1, cst(1),
+          interleaved.getResults().take_front(tileSize),
+          [&](OpBuilder &nested, Location nestedLoc, Value kk,
+              ValueRange sums) {
+            scf::YieldOp::create(nested, nestedLoc,
+                                 step(nested, nestedLoc, kk, sums));
+          });
+      // The chains added pairwise: (0 + 1) + (2 + 3), ...
+      SmallVector<SmallVector<Value>> partial;
+      partial.push_back(SmallVector<Value>(rest.getResults()));
+      for (int64_t c = 1; c < chains; ++c)
+        partial.push_back(SmallVector<Value>(
+            interleaved.getResults().slice(c * tileSize, tileSize)));
+      while (partial.size() > 1) {
+        SmallVector<SmallVector<Value>> halved;
+        for (size_t p = 0; p + 1 < partial.size(); p += 2) {
+          SmallVector<Value> sum;
+          for (size_t e = 0; e < tileSize; ++e)
+            sum.push_back(arith::AddFOp::create(b, loc, partial[p][e],
+                                                partial[p + 1][e]));
+          halved.push_back(sum);
+        }
+        if (partial.size() % 2)
+          halved.push_back(partial.back());
+        partial = std::move(halved);
+      }
+      results = partial.front();
+    }
     // The tile over C (`overwrite`), or added to it.
     auto storeTile = [&](OpBuilder &builder, Location at, bool overwrite) {
       for (int64_t r = 0; r < mr; ++r)
         for (auto [s, segment] : llvm::enumerate(segments)) {
           auto [col, type] = segment;
-          Value sum = loop.getResult(r * segments.size() + s);
+          Value sum = results[r * segments.size() + s];
           if (!overwrite)
             sum = arith::AddFOp::create(
                 builder, at,

@@ -657,3 +657,54 @@ func.func @conv_tiles_aliasing(%a: memref<16x40xf32>, %b: memref<4x40x1024xf32>,
   }
   return
 }
+
+// -----
+
+// A matrix-vector product (one row: a squeeze-and-excitation block's or a
+// classifier's layer at batch 1) sums six interleaved steps of k into six
+// tiles of accumulators, about a full tile's registers, so that each FMA
+// does not wait for the one before (one 1 x 64 tile's four accumulators
+// left the FMA units' latency exposed); the six are added pairwise after
+// the loop, then added to C. 150 steps in k-blocks of 50: 8 iterations of
+// 6 and 2 steps, which the first chain takes in a loop of its own.
+// CHECK-LABEL: func.func @matrix_vector
+// CHECK: scf.for %{{.*}} = %c0 to %c150 step %c50 {
+// CHECK: %[[SUMS:.*]]:24 = scf.for %{{.*}} step %c6 iter_args(
+// CHECK-COUNT-24: vector.fma
+// CHECK: %[[REST:.*]]:4 = scf.for %{{.*}} step %c1 iter_args(%{{.*}} = %[[SUMS]]#0, %{{.*}} = %[[SUMS]]#1, %{{.*}} = %[[SUMS]]#2, %{{.*}} = %[[SUMS]]#3)
+// CHECK-COUNT-4: vector.fma
+// CHECK: %[[P01:.*]] = arith.addf %[[REST]]#0, %[[SUMS]]#4 : vector<16xf32>
+// CHECK: %[[P23:.*]] = arith.addf %[[SUMS]]#8, %[[SUMS]]#12 : vector<16xf32>
+// CHECK: %[[P45:.*]] = arith.addf %[[SUMS]]#16, %[[SUMS]]#20 : vector<16xf32>
+// CHECK: %[[P0123:.*]] = arith.addf %[[P01]], %[[P23]] : vector<16xf32>
+// CHECK: %[[ALL:.*]] = arith.addf %[[P0123]], %[[P45]] : vector<16xf32>
+// CHECK: %[[C:.*]] = vector.load %{{.*}}[%c0, %c0] : memref<1x64xf32>, vector<16xf32>
+// CHECK: %[[NEW:.*]] = arith.addf %[[C]], %[[ALL]]
+// CHECK: vector.store %[[NEW]]
+func.func @matrix_vector(%a: memref<1x150xf32>, %b: memref<150x64xf32>, %c: memref<1x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x150xf32>, memref<150x64xf32>) outs(%c : memref<1x64xf32>)
+  return
+}
+
+// -----
+
+// Two rows (the remainder rows of a matmul, here the whole of it) take
+// three chains; 26 steps are 8 iterations of 3 and 2 steps left. A
+// shallower matmul keeps fewer chains, at least 8 steps each.
+// CHECK-LABEL: func.func @two_rows
+// CHECK: %[[SUMS:.*]]:24 = scf.for %{{.*}} = %c0 to %c24 step %c3
+// CHECK: %[[REST:.*]]:8 = scf.for %{{.*}} = %c24 to %c26 step %c1 iter_args(%{{.*}} = %[[SUMS]]#0, %{{.*}} = %[[SUMS]]#1, %{{.*}} = %[[SUMS]]#2, %{{.*}} = %[[SUMS]]#3, %{{.*}} = %[[SUMS]]#4, %{{.*}} = %[[SUMS]]#5, %{{.*}} = %[[SUMS]]#6, %{{.*}} = %[[SUMS]]#7)
+// CHECK: arith.addf %[[REST]]#0, %[[SUMS]]#8
+// CHECK-LABEL: func.func @shallow_two_rows
+// CHECK: scf.for %{{.*}} = %c0 to %c20 step %c2 iter_args
+func.func @two_rows(%a: memref<2x26xf32>, %b: memref<26x64xf32>, %c: memref<2x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<2x26xf32>, memref<26x64xf32>) outs(%c : memref<2x64xf32>)
+  return
+}
+
+// -----
+
+func.func @shallow_two_rows(%a: memref<2x20xf32>, %b: memref<20x64xf32>, %c: memref<2x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<2x20xf32>, memref<20x64xf32>) outs(%c : memref<2x64xf32>)
+  return
+}

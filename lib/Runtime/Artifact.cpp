@@ -204,12 +204,9 @@ Status checkElf(const std::string &path) {
     return static_cast<bool>(file);
   };
   Elf64_Ehdr header;
-  char magic[SELFMAG];
-  if (size < sizeof(header) || !readAt(0, magic, SELFMAG) ||
-      std::memcmp(magic, ELFMAG, SELFMAG) != 0)
+  if (size < sizeof(header) || !readAt(0, &header, sizeof(header)) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
     return bad("not a shared object (no ELF header)");
-  if (!readAt(0, &header, sizeof(header)))
-    return bad("cannot read its ELF header");
   if (header.e_ident[EI_CLASS] != ELFCLASS64 || sizeof(void *) != 8)
     return bad("not a 64-bit ELF file");
   if (header.e_type != ET_DYN)

@@ -50,104 +50,92 @@ Type withElementType(Type type, Type element) {
   return element;
 }
 
-/// Whether `op` truncates an f32 scalar or vector to bf16 with the default
-/// rounding (the truncations this pass expands).
-LogicalResult matchTruncationToBFloat16(arith::TruncFOp op,
-                                        PatternRewriter &rewriter) {
-  Type sourceType = op.getIn().getType();
-  if (!getElementTypeOrSelf(sourceType).isF32() ||
-      !getElementTypeOrSelf(op.getType()).isBF16())
-    return rewriter.notifyMatchFailure(op, "not a truncation of f32 to bf16");
-  if (!sourceType.isIntOrFloat() && !isa<VectorType>(sourceType))
-    return rewriter.notifyMatchFailure(op, "neither a scalar nor a vector");
-  if (op.getRoundingmodeAttr())
-    return rewriter.notifyMatchFailure(op, "an explicit rounding mode");
-  return success();
+/// The bits of `in` (f32, scalar or vector) rounded to bf16 by integer
+/// operations on them, as `i16`.
+Value roundByIntegers(PatternRewriter &rewriter, Location loc, Value in,
+                      Type i32, Type i16) {
+  auto constant = [&](int64_t value) {
+    return intConstant(rewriter, loc, i32, value);
+  };
+  Value bits = arith::BitcastOp::create(rewriter, loc, i32, in);
+  Value high = arith::ShRUIOp::create(rewriter, loc, bits, constant(16));
+  // Round to nearest, ties to even: 0x7fff below the halfway point, one
+  // more when the kept part is odd. A carry out of the mantissa moves to
+  // the next binade (or from the largest finite value to infinity), as
+  // rounding does; infinities have no low bits to carry.
+  Value odd = arith::AndIOp::create(rewriter, loc, high, constant(1));
+  Value bias = arith::AddIOp::create(rewriter, loc, odd, constant(0x7fff));
+  Value sum = arith::AddIOp::create(rewriter, loc, bits, bias);
+  Value rounded = arith::ShRUIOp::create(rewriter, loc, sum, constant(16));
+  // A NaN (exponent all ones, mantissa not zero) keeps its sign and the
+  // high bits of its payload, with the quiet bit set: adding the bias
+  // could carry a payload's low bits into the sign.
+  // (One unordered comparison: the module carries no fast-math flag
+  // that would let LLVM assume there are no NaNs.)
+  Value isNan =
+      arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, in, in);
+  Value quiet = arith::OrIOp::create(rewriter, loc, high, constant(0x40));
+  Value chosen = arith::SelectOp::create(rewriter, loc, isNan, quiet, rounded);
+  return arith::TruncIOp::create(rewriter, loc, i16, chosen);
 }
 
-struct ExpandTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(arith::TruncFOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(matchTruncationToBFloat16(op, rewriter)))
-      return failure();
-    Type sourceType = op.getIn().getType();
-    Location loc = op.getLoc();
-    Type i32 = withElementType(sourceType, rewriter.getI32Type());
-    Type i16 = withElementType(sourceType, rewriter.getI16Type());
-    auto constant = [&](int64_t value) {
-      return intConstant(rewriter, loc, i32, value);
-    };
-    Value bits = arith::BitcastOp::create(rewriter, loc, i32, op.getIn());
-    Value high = arith::ShRUIOp::create(rewriter, loc, bits, constant(16));
-    // Round to nearest, ties to even: 0x7fff below the halfway point, one
-    // more when the kept part is odd. A carry out of the mantissa moves to
-    // the next binade (or from the largest finite value to infinity), as
-    // rounding does; infinities have no low bits to carry.
-    Value odd = arith::AndIOp::create(rewriter, loc, high, constant(1));
-    Value bias = arith::AddIOp::create(rewriter, loc, odd, constant(0x7fff));
-    Value sum = arith::AddIOp::create(rewriter, loc, bits, bias);
-    Value rounded = arith::ShRUIOp::create(rewriter, loc, sum, constant(16));
-    // A NaN (exponent all ones, mantissa not zero) keeps its sign and the
-    // high bits of its payload, with the quiet bit set: adding the bias
-    // could carry a payload's low bits into the sign.
-    // (One unordered comparison: the module carries no fast-math flag
-    // that would let LLVM assume there are no NaNs.)
-    Value isNan = arith::CmpFOp::create(
-        rewriter, loc, arith::CmpFPredicate::UNO, op.getIn(), op.getIn());
-    Value quiet = arith::OrIOp::create(rewriter, loc, high, constant(0x40));
-    Value chosen =
-        arith::SelectOp::create(rewriter, loc, isNan, quiet, rounded);
-    Value narrow = arith::TruncIOp::create(rewriter, loc, i16, chosen);
-    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), narrow);
-    return success();
-  }
-};
-
-/// A truncation of f32 to bf16 left to the target's conversion instruction
-/// (`vcvtneps2bf16`), which rounds to nearest even and makes NaNs quiet as
-/// ExpandTruncFToBFloat16 does, but reads subnormal inputs as zeros. Lanes
-/// whose exponent is zero (zeros and subnormals) are lifted into the
-/// smallest normal binade by setting the exponent's lowest bit: exact, the
-/// mantissa and the bits below the kept half unchanged, so the conversion
-/// rounds them as the integer ops would round the subnormal, 0x80 higher in
-/// the bf16 bits; subtracting 0x80 gives the subnormal bf16 (or the
-/// smallest normal one, where the rounding carried out of the mantissa, or
-/// a signed zero). The new truncation is not visited again:
+/// The bits of `in` rounded to bf16 by the target's conversion instruction
+/// (`vcvtneps2bf16`), as `i16`. The instruction rounds to nearest even and
+/// makes NaNs quiet as roundByIntegers does, but reads subnormal inputs as
+/// zeros. Lanes whose exponent is zero (zeros and subnormals) are lifted
+/// into the smallest normal binade by setting the exponent's lowest bit:
+/// exact, the mantissa and the bits below the kept half unchanged, so the
+/// conversion rounds them as the integer ops would round the subnormal,
+/// 0x80 higher in the bf16 bits; subtracting 0x80 gives the subnormal bf16
+/// (or the smallest normal one, where the rounding carried out of the
+/// mantissa, or a signed zero). The new truncation is not visited again:
 /// walkAndApplyPatterns does not visit the ops a pattern creates.
-struct ConvertTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
-  using OpRewritePattern::OpRewritePattern;
+Value roundByConversion(PatternRewriter &rewriter, Location loc, Value in,
+                        Type bf16, Type i32, Type i16) {
+  Value bits = arith::BitcastOp::create(rewriter, loc, i32, in);
+  Value exponent = arith::AndIOp::create(
+      rewriter, loc, bits, intConstant(rewriter, loc, i32, 0x7f800000));
+  Value tiny =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, exponent,
+                            intConstant(rewriter, loc, i32, 0));
+  Value lifted = arith::OrIOp::create(
+      rewriter, loc, bits, intConstant(rewriter, loc, i32, 0x00800000));
+  Value chosen = arith::SelectOp::create(rewriter, loc, tiny, lifted, bits);
+  Value input = arith::BitcastOp::create(rewriter, loc, in.getType(), chosen);
+  Value converted = arith::TruncFOp::create(rewriter, loc, bf16, input);
+  Value convertedBits = arith::BitcastOp::create(rewriter, loc, i16, converted);
+  Value lowered = arith::SubIOp::create(rewriter, loc, convertedBits,
+                                        intConstant(rewriter, loc, i16, 0x80));
+  return arith::SelectOp::create(rewriter, loc, tiny, lowered, convertedBits);
+}
+
+/// Each truncation of f32 to bf16 (scalar or vector, default rounding) as
+/// roundByIntegers, or with `hardware` as roundByConversion.
+struct ExpandTruncFToBFloat16 : OpRewritePattern<arith::TruncFOp> {
+  ExpandTruncFToBFloat16(MLIRContext *context, bool hardware)
+      : OpRewritePattern(context), hardware(hardware) {}
 
   LogicalResult matchAndRewrite(arith::TruncFOp op,
                                 PatternRewriter &rewriter) const override {
-    if (failed(matchTruncationToBFloat16(op, rewriter)))
-      return failure();
     Type sourceType = op.getIn().getType();
-    Location loc = op.getLoc();
+    if (!getElementTypeOrSelf(sourceType).isF32() ||
+        !getElementTypeOrSelf(op.getType()).isBF16())
+      return rewriter.notifyMatchFailure(op, "not a truncation of f32 to bf16");
+    if (!sourceType.isIntOrFloat() && !isa<VectorType>(sourceType))
+      return rewriter.notifyMatchFailure(op, "neither a scalar nor a vector");
+    if (op.getRoundingmodeAttr())
+      return rewriter.notifyMatchFailure(op, "an explicit rounding mode");
     Type i32 = withElementType(sourceType, rewriter.getI32Type());
     Type i16 = withElementType(sourceType, rewriter.getI16Type());
-    Value bits = arith::BitcastOp::create(rewriter, loc, i32, op.getIn());
-    Value exponent = arith::AndIOp::create(
-        rewriter, loc, bits, intConstant(rewriter, loc, i32, 0x7f800000));
-    Value tiny =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, exponent,
-                              intConstant(rewriter, loc, i32, 0));
-    Value lifted = arith::OrIOp::create(
-        rewriter, loc, bits, intConstant(rewriter, loc, i32, 0x00800000));
-    Value chosen = arith::SelectOp::create(rewriter, loc, tiny, lifted, bits);
-    Value input = arith::BitcastOp::create(rewriter, loc, sourceType, chosen);
-    Value converted =
-        arith::TruncFOp::create(rewriter, loc, op.getType(), input);
-    Value convertedBits =
-        arith::BitcastOp::create(rewriter, loc, i16, converted);
-    Value lowered = arith::SubIOp::create(
-        rewriter, loc, convertedBits, intConstant(rewriter, loc, i16, 0x80));
-    Value result =
-        arith::SelectOp::create(rewriter, loc, tiny, lowered, convertedBits);
-    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), result);
+    Value bits =
+        hardware ? roundByConversion(rewriter, op.getLoc(), op.getIn(),
+                                     op.getType(), i32, i16)
+                 : roundByIntegers(rewriter, op.getLoc(), op.getIn(), i32, i16);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), bits);
     return success();
   }
+
+  bool hardware;
 };
 
 /// `arith.extf` of bf16 to f32 as the bits shifted into the high half: exact,
@@ -249,10 +237,7 @@ struct ExpandBFloat16Pass
       return signalPassFailure();
     // Then every truncation, the emulation's and those there were.
     RewritePatternSet rounding(context);
-    if (useHardwareConversion())
-      rounding.add<ConvertTruncFToBFloat16>(context);
-    else
-      rounding.add<ExpandTruncFToBFloat16>(context);
+    rounding.add<ExpandTruncFToBFloat16>(context, useHardwareConversion());
     rounding.add<ExpandExtFFromBFloat16>(context);
     walkAndApplyPatterns(getOperation(), std::move(rounding));
   }

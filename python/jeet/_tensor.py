@@ -7,6 +7,7 @@ DAG under the tensors asked for, turns materialised leaves into graph inputs
 builds a jeet::Graph, compiles it through the process-wide cache and runs it.
 """
 
+import atexit
 import itertools
 import numbers
 import threading
@@ -486,23 +487,28 @@ def _takes_operand(other):
             or _is_scalar(other))
 
 
-def _operator(method):
-    def checked(self, other):
-        if not _takes_operand(other):
-            return NotImplemented
-        return method(self, other)
+def _operator(method, op=None):
+    """The operator `method` of Tensor, returning NotImplemented for
+    operands it does not take. `op`: the jeet op of an operator that is
+    _binary's (x + y is _binary("add", x, y)), recorded without the Python
+    calls between when both are tensors of one dtype (_record)."""
+    if op is None:
+        def checked(self, other):
+            if not _takes_operand(other):
+                return NotImplemented
+            return method(self, other)
+    else:
+        def checked(self, other):
+            if type(other) is Tensor:
+                t = _record(op, self, other)
+                if t is not None:
+                    return t
+            elif not _takes_operand(other):
+                return NotImplemented
+            return method(self, other)
     checked.__name__ = method.__name__
     checked.__doc__ = method.__doc__
     return checked
-
-
-for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv",
-              "rtruediv", "floordiv", "rfloordiv", "mod", "rmod", "divmod",
-              "rdivmod", "matmul", "rmatmul", "pow", "rpow", "eq", "ne", "lt",
-              "le", "gt", "ge", "and", "rand", "or", "ror", "xor", "rxor"):
-    _name = f"__{_name}__"
-    setattr(Tensor, _name, _operator(getattr(Tensor, _name)))
-del _name
 
 
 def _constant(value, dtype):
@@ -622,6 +628,12 @@ def _attrs_key(attrs):
 # before asks C++ nothing.
 _INFERRED = {}
 _MAX_INFERRED = 65536
+# _record(op, x[, y]): _node's memo hit for one operand, or two of one dtype
+# that is not bool, in C++ (None where _node has more to do); it reads the
+# memo as globals()["_INFERRED"].
+_jeet.register_tensor_type(Tensor, globals())
+atexit.register(_jeet.unregister_tensor_type)
+_record = _jeet.record
 
 
 def _node(opname, op, inputs, attrs=None, result=None):
@@ -719,7 +731,9 @@ def _binary(opname, x, y):
     # The common case, two tensors of one dtype, needs no promotion.
     if type(x) is Tensor and type(y) is Tensor and x._dtype == y._dtype:
         if x._dtype != "i1":
-            return _node(opname, _BINARY_OPS.get(opname) or _COMPARISONS[opname], (x, y))
+            op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
+            t = _record(op, x, y)
+            return t if t is not None else _node(opname, op, (x, y))
         a, b = x, y
     else:
         a, b = _as_operands(opname, x, y)
@@ -755,7 +769,9 @@ def _unary(opname, x):
         if opname in ("floor", "ceil", "round") or (
                 x._dtype == "i1" and opname in ("abs", "relu")):
             return x  # as NumPy's: integral already; |b| and max(b, 0) are b
-    return _node(opname, _UNARY_OPS[opname], [x])
+    op = _UNARY_OPS[opname]
+    t = _record(op, x)
+    return t if t is not None else _node(opname, op, [x])
 
 
 # --------------------------------------------------------------------------
@@ -814,6 +830,22 @@ _COMPARISONS = {
     "gt": "jeet.gt",
     "ge": "jeet.ge",
 }
+
+# The operators that are _binary of their operands in order, by the name
+# _binary knows them by.
+_BINARY_OPERATORS = {"add": "add", "sub": "sub", "mul": "mul", "eq": "eq",
+                     "ne": "ne", "lt": "lt", "le": "le", "gt": "gt",
+                     "ge": "ge", "and": "bitwise_and", "or": "bitwise_or",
+                     "xor": "bitwise_xor"}
+for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv",
+              "rtruediv", "floordiv", "rfloordiv", "mod", "rmod", "divmod",
+              "rdivmod", "matmul", "rmatmul", "pow", "rpow", "eq", "ne", "lt",
+              "le", "gt", "ge", "and", "rand", "or", "ror", "xor", "rxor"):
+    _opname = _BINARY_OPERATORS.get(_name)
+    _op = (_BINARY_OPS.get(_opname) or _COMPARISONS[_opname]) if _opname else None
+    setattr(Tensor, f"__{_name}__", _operator(getattr(Tensor, f"__{_name}__"), _op))
+del _name, _opname, _op
+
 _REDUCTIONS = {
     "sum": "jeet.reduce_sum",
     "max": "jeet.reduce_max",

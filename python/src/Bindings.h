@@ -59,6 +59,9 @@ void bindDLPack(nanobind::module_ &m,
 /// key_walk.
 void bindGraphKey(nanobind::module_ &m);
 
+/// register_tensor_type, record.
+void bindRecording(nanobind::module_ &m);
+
 } // namespace jeet_python
 
 #endif // JEET_PYTHON_SRC_BINDINGS_H

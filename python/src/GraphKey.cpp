@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Bindings.h"
+#include "TensorSlots.h"
 
 #include <nanobind/nanobind.h>
 
@@ -30,6 +31,8 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
+
+using jeet_python::TensorSlots;
 
 struct SlotNames {
   PyObject *rt, *inputs, *key, *shape, *dtype, *device;
@@ -45,7 +48,14 @@ const SlotNames &slotNames() {
   return names;
 }
 
-nb::object slot(nb::handle node, PyObject *name) {
+/// The slot `field` of `node`, named `name`: read at its offset from a
+/// jeet.Tensor once the class is registered (TensorSlots.h), else by getattr.
+nb::object slot(nb::handle node, PyObject *name,
+                Py_ssize_t TensorSlots::*field) {
+  const TensorSlots *slots = jeet_python::tensorSlots();
+  if (slots && Py_TYPE(node.ptr()) == slots->type)
+    if (PyObject *value = TensorSlots::get(node.ptr(), slots->*field))
+      return nb::borrow(value);
   PyObject *value = PyObject_GetAttr(node.ptr(), name);
   if (!value)
     throw nb::python_error();
@@ -65,7 +75,7 @@ public:
   bool visitRoot(nb::handle root) {
     if (index.count(root.ptr()))
       return true;
-    if (!slot(root, names.rt).is_none()) {
+    if (!slot(root, names.rt, &TensorSlots::rt).is_none()) {
       addLeaf(root);
       return true;
     }
@@ -77,7 +87,7 @@ public:
         nb::handle input = PyTuple_GET_ITEM(frame.inputs.ptr(), frame.next++);
         if (index.count(input.ptr()))
           continue;
-        if (!slot(input, names.rt).is_none())
+        if (!slot(input, names.rt, &TensorSlots::rt).is_none())
           addLeaf(input);
         else
           push(input); // invalidates `frame`
@@ -101,7 +111,7 @@ public:
 
 private:
   void push(nb::handle node) {
-    nb::object inputs = slot(node, names.inputs);
+    nb::object inputs = slot(node, names.inputs, &TensorSlots::inputs);
     if (!PyTuple_Check(inputs.ptr()))
       throw nb::type_error("a lazy jeet.Tensor's operands must be a tuple");
     stack.push_back({node, std::move(inputs), 0});
@@ -109,20 +119,20 @@ private:
 
   void addLeaf(nb::handle node) {
     index.emplace(node.ptr(), index.size());
-    tokens.append(
-        nb::make_tuple(slot(node, names.shape), slot(node, names.dtype)));
+    tokens.append(nb::make_tuple(slot(node, names.shape, &TensorSlots::shape),
+                                 slot(node, names.dtype, &TensorSlots::dtype)));
     leaves.append(node);
     addDevice(node);
   }
 
   void addDevice(nb::handle node) {
-    nb::object device = slot(node, names.device);
+    nb::object device = slot(node, names.device, &TensorSlots::device);
     if (!device.is_none())
       devices.add(device);
   }
 
   bool finish(const Frame &frame) {
-    nb::object key = slot(frame.node, names.key);
+    nb::object key = slot(frame.node, names.key, &TensorSlots::key);
     if (key.is_none())
       return false;
     index.emplace(frame.node.ptr(), index.size());

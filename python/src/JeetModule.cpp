@@ -677,6 +677,7 @@ NB_MODULE(_jeet, m) {
   bindCompiler(m);
   bindDevices(m);
   jeet_python::bindGraphKey(m);
+  jeet_python::bindRecording(m);
   // Fail at import, not at the first error, if jeet.errors is missing.
   errors();
 }

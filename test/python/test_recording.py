@@ -1,0 +1,180 @@
+"""Recording an op the process has seen before (_jeet.record, the C++ side of
+jeet._tensor._node's memo): the lazy tensor it makes is the one _node makes,
+it declines (None) wherever _node has more to do, and recording works the
+same without it."""
+
+import numpy as np
+import pytest
+
+import jeet
+from jeet import _tensor
+from jeet.errors import ShapeError
+
+_record = _tensor._jeet.record
+
+SLOTS = ("_rt", "_op", "_inputs", "_attrs", "_shape", "_dtype", "_device",
+         "_source", "_key")
+
+
+def t(array, dtype=None):
+    return jeet.tensor(array, dtype=dtype or array.dtype, device="cpu")
+
+
+def assert_same_node(got, want):
+    assert type(got) is _tensor.Tensor
+    for name in SLOTS:
+        g, w = getattr(got, name), getattr(want, name)
+        if name == "_inputs":
+            assert [id(x) for x in g] == [id(x) for x in w]
+            assert type(g) is tuple
+        else:
+            assert g == w, name
+
+
+SHAPES = [((5, 3), (5, 3)), ((5, 3), (3,)), ((1, 3), (4, 1)), ((), (2, 2)),
+          ((7,), ())]
+DTYPES = ["float32", "float16", "bfloat16", "int32", "int64"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_record_makes_the_node_of_node(rng, dtype):
+    # Every binary op and operator on random broadcast shapes, every unary op
+    # the dtype takes: the second recording (a memo hit) comes from C++ and
+    # is slot for slot the node _node makes.
+    binary = ["add", "sub", "mul", "maximum", "minimum", "eq", "ne", "lt",
+              "le", "gt", "ge"]
+    if dtype.startswith("int"):
+        binary += ["bitwise_and", "bitwise_or", "bitwise_xor"]
+    for xs, ys in SHAPES:
+        x = t(rng.standard_normal(xs) * 4, dtype)
+        y = t(rng.standard_normal(ys) * 4, dtype)
+        for opname in binary:
+            op = _tensor._BINARY_OPS.get(opname) or _tensor._COMPARISONS[opname]
+            want = _tensor._node(opname, op, (x, y))
+            got = _record(op, x, y)
+            assert got is not None, opname
+            assert_same_node(got, want)
+            assert_same_node(getattr(jeet, opname)(x, y), want)
+    operators = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b,
+                 "mul": lambda a, b: a * b, "eq": lambda a, b: a == b,
+                 "lt": lambda a, b: a < b, "ge": lambda a, b: a >= b}
+    for opname, apply in operators.items():
+        op = _tensor._BINARY_OPS.get(opname) or _tensor._COMPARISONS[opname]
+        want = _tensor._node(opname, op, (x, y))
+        assert_same_node(apply(x, y), want)
+    unary = ["neg", "abs", "relu"] + ([] if dtype.startswith("int") else
+                                      ["exp", "tanh", "sqrt", "sigmoid"])
+    for opname in unary:
+        op = _tensor._UNARY_OPS[opname]
+        want = _tensor._node(opname, op, [x])
+        got = _record(op, x)
+        assert got is not None, opname
+        assert_same_node(got, want)
+        assert_same_node(getattr(jeet, opname)(x), want)
+
+
+def test_record_declines_where_node_has_more_to_do(rng, monkeypatch):
+    a = t(rng.standard_normal((4, 3)).astype(np.float32))
+    b = t(rng.standard_normal((4, 3)).astype(np.float32))
+    add = _tensor._BINARY_OPS["add"]
+    a + b  # the memo knows add on two (4, 3) float32 tensors now
+    assert _record(add, a, b) is not None
+    # A memo miss: a shape or an op it has not seen.
+    c = t(rng.standard_normal((4, 5)).astype(np.float32))
+    assert _record(add, c, c) is None
+    assert _record("jeet.no_such_op", a, b) is None
+    # Operands of two dtypes (promotion), bool operands (logic), a constant
+    # (no device) beside a tensor on the CPU, anything not a Tensor.
+    i = t(np.arange(12, dtype=np.int32).reshape(4, 3))
+    assert _record(add, a, i) is None
+    p = t(rng.standard_normal((4, 3)) > 0)
+    p & p
+    assert _record(_tensor._BINARY_OPS["bitwise_and"], p, p) is None
+    constant = _tensor._constant(np.ones((4, 3), np.float32), "f32")
+    assert constant._device is None
+    a + constant
+    assert _record(add, a, constant) is None
+    assert _record(add, a, np.ones((4, 3), np.float32)) is None
+    # Even where the memo has the op on those operands (_node records what
+    # it is given; _binary promotes first, and turns + of bools into |).
+    monkeypatch.setitem(_tensor._INFERRED,
+                        (add, a._shape, "f32", i._shape, "i32", ()),
+                        ((4, 3), "f32", 1))
+    monkeypatch.setitem(_tensor._INFERRED,
+                        (add, p._shape, "i1", p._shape, "i1", ()),
+                        ((4, 3), "i1", 1))
+    assert _record(add, a, i) is None
+    assert _record(add, p, p) is None
+    assert (p + p).numpy().dtype == np.bool_
+    assert _record(add, np.ones((4, 3), np.float32), a) is None
+    with pytest.raises(TypeError, match="one or two operands"):
+        _record(add, a, b, a)
+    with pytest.raises(TypeError, match="one or two operands"):
+        _record(add)
+
+
+def test_record_reads_the_memo_the_module_holds_now(rng, monkeypatch):
+    # A fresh memo (tests replace it) is what record reads: no hit from the
+    # old one.
+    a = t(rng.standard_normal((2, 9)).astype(np.float32))
+    add = _tensor._BINARY_OPS["add"]
+    a + a
+    assert _record(add, a, a) is not None
+    monkeypatch.setattr(_tensor, "_INFERRED", {})
+    assert _record(add, a, a) is None
+    a + a
+    assert _record(add, a, a) is not None
+    monkeypatch.setattr(_tensor, "_INFERRED", None)
+    assert _record(add, a, a) is None
+
+
+def test_results_of_recorded_graphs(rng):
+    # The graphs recorded through record (the second definition onwards)
+    # compute what float64 NumPy does, operators and functions mixed with
+    # the cases record leaves to _node (scalars, promotion of float16, bools).
+    for _ in range(3):
+        x = rng.standard_normal((6, 5)).astype(np.float32)
+        y = rng.standard_normal((5,)).astype(np.float32)
+        n = rng.standard_normal((6, 5)).astype(np.float16)
+        a, b, i = t(x), t(y), t(n)
+        out = jeet.relu(jeet.maximum(a * b - a, -b) + 0.5)
+        out = jeet.where((a > b) & (a < 1.0), out, jeet.abs(-out) + i)
+        got = out.numpy()
+        x64, y64 = x.astype(np.float64), y.astype(np.float64)
+        ref = np.maximum(np.maximum(x64 * y64 - x64, -y64) + 0.5, 0)
+        ref = np.where((x64 > y64) & (x64 < 1.0), ref,
+                       np.abs(-ref) + n.astype(np.float64))
+        np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+
+
+def test_recording_without_record(rng):
+    # Unregistered (as after the interpreter's exit handlers), record
+    # declines everything and recording takes _node's path, with the same
+    # nodes and results; key_walk reads the slots by name.
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    a = t(x)
+    with_record = jeet.exp(a * a + a)
+    key = _tensor._graph_key([with_record])[0]
+    _tensor._jeet.unregister_tensor_type()
+    try:
+        assert _record(_tensor._BINARY_OPS["add"], a, a) is None
+        without = jeet.exp(a * a + a)
+        assert _tensor._graph_key([without])[0] == key
+        np.testing.assert_allclose(
+            without.numpy(), np.exp(x.astype(np.float64) ** 2 + x),
+            rtol=1e-6)
+    finally:
+        _tensor._jeet.register_tensor_type(_tensor.Tensor, vars(_tensor))
+    assert _record(_tensor._BINARY_OPS["add"], a, a) is not None
+
+
+def test_bad_operands_still_raise_after_a_hit(rng):
+    # A hit never hides the errors of the ops around it: shapes that do not
+    # broadcast raise from _node, hit or not.
+    a = t(rng.standard_normal((4, 3)).astype(np.float32))
+    b = t(rng.standard_normal((4, 5)).astype(np.float32))
+    a + a
+    for _ in range(2):
+        with pytest.raises(ShapeError, match=r"jeet.add: invalid operands "
+                           r"\(4, 3\) float32 and \(4, 5\) float32"):
+            a + b

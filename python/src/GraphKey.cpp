@@ -24,8 +24,8 @@
 
 #include <nanobind/nanobind.h>
 
-#include <unordered_map>
-#include <vector>
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -118,7 +118,7 @@ private:
   }
 
   void addLeaf(nb::handle node) {
-    index.emplace(node.ptr(), index.size());
+    index.try_emplace(node.ptr(), index.size());
     tokens.append(nb::make_tuple(slot(node, names.shape, &TensorSlots::shape),
                                  slot(node, names.dtype, &TensorSlots::dtype)));
     leaves.append(node);
@@ -135,7 +135,7 @@ private:
     nb::object key = slot(frame.node, names.key, &TensorSlots::key);
     if (key.is_none())
       return false;
-    index.emplace(frame.node.ptr(), index.size());
+    index.try_emplace(frame.node.ptr(), index.size());
     tokens.append(key);
     Py_ssize_t size = PyTuple_GET_SIZE(frame.inputs.ptr());
     for (Py_ssize_t i = 0; i < size; ++i)
@@ -149,8 +149,8 @@ private:
 
   const SlotNames &names = slotNames();
   // The graph's tensors are alive while `outputs` is: plain pointers do.
-  std::unordered_map<PyObject *, size_t> index;
-  std::vector<Frame> stack;
+  llvm::SmallDenseMap<PyObject *, size_t, 32> index;
+  llvm::SmallVector<Frame, 16> stack;
   nb::list tokens, leaves;
   nb::set devices;
 };

@@ -494,16 +494,18 @@ def _operator(method, op=None):
     calls between when both are tensors of one dtype (_record)."""
     if op is None:
         def checked(self, other):
-            if not _takes_operand(other):
+            kind = type(other)
+            if kind is not float and kind is not int and not _takes_operand(other):
                 return NotImplemented
             return method(self, other)
     else:
         def checked(self, other):
-            if type(other) is Tensor:
+            kind = type(other)
+            if kind is Tensor:
                 t = _record(op, self, other)
                 if t is not None:
                     return t
-            elif not _takes_operand(other):
+            elif kind is not float and kind is not int and not _takes_operand(other):
                 return NotImplemented
             return method(self, other)
     checked.__name__ = method.__name__
@@ -544,8 +546,48 @@ def _scalar_constant(value, dtype, opname):
     return node
 
 
+def _known_scalar(value, kind, dtype):
+    """The constant node of Python number `value` (of type `kind`) as
+    `dtype`, where _scalar_constant has made it before (its checks passed);
+    else None."""
+    known = _SCALAR_CONSTANTS.get((dtype, kind, repr(value)))
+    if known is None:
+        return None
+    t = object.__new__(Tensor)
+    t._rt = None
+    t._op = "constant"
+    t._inputs = ()
+    t._attrs, t._key = known
+    t._shape = ()
+    t._dtype = dtype
+    t._device = None
+    t._source = None
+    return t
+
+
 def _is_scalar(x):
     return isinstance(x, (numbers.Number, np.generic)) and not isinstance(x, Tensor)
+
+
+def _bool_with_numbers(xs):
+    """The dtype bool tensors compute in with the scalars among `xs`, as
+    NumPy 2 promotes them (NEP 50): bool with bools; with an int, int64 (a
+    NumPy int32 scalar: int32); with a float, float32 (a NumPy float16
+    scalar: float16; NumPy's float64, the type of a Python float there, is
+    not a Jeet dtype: float32 as in PyTorch and JAX)."""
+    dtype = "i1"
+    for x in xs:
+        if isinstance(x, (bool, np.bool_)) or not _is_scalar(x):
+            continue
+        if isinstance(x, numbers.Integral):
+            kind = "i32" if type(x) is np.int32 else "i64"
+        elif isinstance(x, (numbers.Real, np.floating)):
+            kind = "f16" if type(x) is np.float16 else "f32"
+        else:
+            continue  # complex: refused with the scalar's own error
+        dtype = kind if dtype == "i1" else _dtypes.promote_types(
+            dtype, kind, "jeet")
+    return dtype
 
 
 def _as_operands(opname, *xs, promote=True, device=None):
@@ -554,6 +596,15 @@ def _as_operands(opname, *xs, promote=True, device=None):
     scalars become rank-0 constants of the tensors' dtype, arrays and lists
     become tensors on the tensors' device (or on `device`, that of another
     operand of the op, where the tensors are constants and have none)."""
+    first = xs[0] if xs else None
+    if type(first) is Tensor:
+        # The common case: tensors of one dtype are their own operands.
+        dtype = first._dtype
+        for x in xs:
+            if type(x) is not Tensor or x._dtype != dtype:
+                break
+        else:
+            return list(xs)
     tensors = [x for x in xs if isinstance(x, Tensor)]
     if not tensors:
         raise ArgumentError(
@@ -570,6 +621,8 @@ def _as_operands(opname, *xs, promote=True, device=None):
     if promote:
         for t in tensors[1:]:
             dtype = _dtypes.promote_types(dtype, t._dtype, f"jeet.{opname}")
+        if dtype == "i1":
+            dtype = _bool_with_numbers(xs)
     out = []
     for x in xs:
         if isinstance(x, Tensor):
@@ -620,6 +673,8 @@ def _freeze(value):
 def _attrs_key(attrs):
     if not attrs:
         return ()
+    if type(attrs) is dict:
+        return _jeet.attrs_key(attrs, _freeze)  # the same, in C++
     return tuple(sorted((name, _freeze(value)) for name, value in attrs.items()))
 
 
@@ -638,6 +693,10 @@ _record = _jeet.record
 
 def _node(opname, op, inputs, attrs=None, result=None):
     """A lazy node, shape-checked now by the graph's own type inference."""
+    if attrs is None and result is None and 0 < len(inputs) <= 2:
+        t = _record(op, *inputs)
+        if t is not None:
+            return t
     attrs_key = _attrs_key(attrs) if attrs else ()
     # The memo of the common cases (one operand; two, no result type given)
     # is a flat tuple; each form has a length of its own.
@@ -728,14 +787,28 @@ def _narrowed(y, dtype):
 
 
 def _binary(opname, x, y):
-    # The common case, two tensors of one dtype, needs no promotion.
-    if type(x) is Tensor and type(y) is Tensor and x._dtype == y._dtype:
+    # The common cases, two tensors of one dtype or a tensor and a Python
+    # number seen before with its dtype, need no promotion.
+    kx, ky = type(x), type(y)
+    if kx is Tensor and ky is Tensor and x._dtype == y._dtype:
         if x._dtype != "i1":
             op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
             t = _record(op, x, y)
             return t if t is not None else _node(opname, op, (x, y))
         a, b = x, y
     else:
+        if kx is Tensor and (ky is float or ky is int) and x._dtype != "i1":
+            c = _known_scalar(y, ky, x._dtype)
+            if c is not None:
+                op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
+                t = _record(op, x, c)
+                return t if t is not None else _node(opname, op, (x, c))
+        elif ky is Tensor and (kx is float or kx is int) and y._dtype != "i1":
+            c = _known_scalar(x, kx, y._dtype)
+            if c is not None:
+                op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
+                t = _record(op, c, y)
+                return t if t is not None else _node(opname, op, (c, y))
         a, b = _as_operands(opname, x, y)
     if a._dtype == "i1" and b._dtype == "i1":
         if opname == "sub":
@@ -1260,8 +1333,12 @@ def _normalize_axes(opname, x, axis):
     rank = x.ndim
     if axis is None:
         return list(range(rank))
+    if type(axis) is int and -rank <= axis < rank:
+        return [axis % rank]  # the common case: one axis, a Python int
     if isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
         axis = (axis,)
+    elif not isinstance(axis, (list, tuple)):
+        raise ArgumentError(f"jeet.{opname}: axes must be ints, got {axis!r}")
     axes = []
     for a in axis:
         if not isinstance(a, numbers.Integral) or isinstance(a, bool):
@@ -1433,6 +1510,13 @@ def transpose(x, axes=None):
 
 
 def _shape_arg(opname, shape):
+    kind = type(shape)
+    if kind is tuple or kind is list:
+        for d in shape:
+            if type(d) is not int:
+                break
+        else:
+            return tuple(shape)  # the common case: Python ints
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         return (int(shape),)
     try:

@@ -13,8 +13,13 @@
 // makes the lazy Tensor as _node would, writing its slots directly
 // (TensorSlots.h). It returns None whenever _node has more to do: a memo
 // miss (the first time, or after the memo was cleared), operands on
-// different devices, operand dtypes that differ or are bool, a class other
-// than jeet.Tensor, or before register_tensor_type.
+// different devices (a constant, on none, joins the other's), operand dtypes
+// that differ or are bool, a class other than jeet.Tensor, or before
+// register_tensor_type.
+//
+// _jeet.attrs_key(attrs, freeze): _node's key of an op's attributes, in
+// C++ for the values attributes mostly are (a reduction's axes, a reshape's
+// shape): a Python function per value cost more than the rest of the op.
 //
 // The memo tuples, as _node builds them:
 //   one operand:  (op, shape, dtype, (), None)
@@ -28,6 +33,8 @@
 #include <nanobind/nanobind.h>
 #include <structmember.h>
 
+#include <utility>
+
 namespace nb = nanobind;
 using namespace nb::literals;
 
@@ -40,6 +47,9 @@ PyObject *globals = nullptr;      // jeet._tensor's globals (a strong reference)
 PyObject *inferredName = nullptr; // "_INFERRED"
 PyObject *boolDtype = nullptr;
 PyObject *noAttributes = nullptr; // (), the memo's attributes part
+// attrs_key's type names (as type.__name__ gives them) and "hex".
+PyObject *listName, *tupleName, *floatName, *intName, *boolName, *strName,
+    *noneName, *hexName;
 
 /// The offset of the object slot `name` of `type`; raises if it is not one.
 Py_ssize_t slotOffset(PyTypeObject *type, const char *name) {
@@ -171,9 +181,15 @@ PyObject *record(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     int boolean = sameName(xDtype, boolDtype);
     if (boolean < 0)
       return nullptr;
-    int sameDevice = sameName(device, yDevice);
-    if (sameDevice < 0)
-      return nullptr;
+    // A constant (no device) joins the other operand's device, as in
+    // _common_device.
+    int sameDevice = 1;
+    if (yDevice != Py_None) {
+      if (device == Py_None)
+        device = yDevice;
+      else if ((sameDevice = sameName(device, yDevice)) < 0)
+        return nullptr;
+    }
     if (!sameDtype || boolean || !sameDevice)
       Py_RETURN_NONE;
     memo = PyTuple_Pack(6, op, xShape, xDtype, yShape, yDtype, noAttributes);
@@ -210,12 +226,95 @@ PyObject *record(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   return makeNode(op, inputs, found, device);
 }
 
+/// _freeze(value) for the kinds attributes mostly are (exact bool, int,
+/// str, None, float, and lists and tuples of them); `fallback` (_freeze
+/// itself) for any other (NumPy arrays and scalars). New reference, or null.
+PyObject *freeze(PyObject *value, PyObject *fallback) {
+  PyTypeObject *kind = Py_TYPE(value);
+  if (kind == &PyList_Type || kind == &PyTuple_Type) {
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(value);
+    PyObject *frozen = PyTuple_New(size + 1);
+    if (!frozen)
+      return nullptr;
+    PyObject *name = kind == &PyList_Type ? listName : tupleName;
+    PyTuple_SET_ITEM(frozen, 0, Py_NewRef(name));
+    for (Py_ssize_t i = 0; i < size; ++i) {
+      PyObject *item = freeze(PySequence_Fast_GET_ITEM(value, i), fallback);
+      if (!item) {
+        Py_DECREF(frozen);
+        return nullptr;
+      }
+      PyTuple_SET_ITEM(frozen, i + 1, item);
+    }
+    return frozen;
+  }
+  if (kind == &PyFloat_Type) {
+    PyObject *hex = PyObject_CallMethodNoArgs(value, hexName);
+    if (!hex)
+      return nullptr;
+    PyObject *frozen = PyTuple_Pack(2, floatName, hex);
+    Py_DECREF(hex);
+    return frozen;
+  }
+  PyObject *name = kind == &PyLong_Type      ? intName
+                   : kind == &PyBool_Type    ? boolName
+                   : kind == &PyUnicode_Type ? strName
+                   : value == Py_None        ? noneName
+                                             : nullptr;
+  if (name)
+    return PyTuple_Pack(2, name, value);
+  return PyObject_CallOneArg(fallback, value);
+}
+
+/// attrs_key(attrs, freeze): _attrs_key, the attributes as a hashable key:
+/// ((name, freeze(value)), ...) sorted by name.
+PyObject *attrsKey(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 2 || !PyDict_Check(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "attrs_key(attrs: dict, freeze)");
+    return nullptr;
+  }
+  PyObject *attrs = args[0];
+  PyObject *items = PyList_New(0);
+  if (!items)
+    return nullptr;
+  Py_ssize_t position = 0;
+  PyObject *name, *value;
+  while (PyDict_Next(attrs, &position, &name, &value)) {
+    PyObject *frozen = freeze(value, args[1]);
+    PyObject *item = frozen ? PyTuple_Pack(2, name, frozen) : nullptr;
+    Py_XDECREF(frozen);
+    if (!item || PyList_Append(items, item) < 0) {
+      Py_XDECREF(item);
+      Py_DECREF(items);
+      return nullptr;
+    }
+    Py_DECREF(item);
+  }
+  // The names are distinct: sorting the pairs sorts by name alone.
+  if (PyList_Sort(items) < 0) {
+    Py_DECREF(items);
+    return nullptr;
+  }
+  PyObject *key = PyList_AsTuple(items);
+  Py_DECREF(items);
+  return key;
+}
+
+PyMethodDef attrsKeyMethod = {
+    "attrs_key",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(attrsKey)),
+    METH_FASTCALL,
+    "attrs_key(attrs, freeze): jeet._tensor._attrs_key of a dict, freezing "
+    "bools, ints, strings, None, floats (by hex) and lists and tuples of "
+    "them here and any other value with `freeze`."};
+
 PyMethodDef recordMethod = {
     "record", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(record)),
     METH_FASTCALL,
     "record(op, x[, y]): the lazy Tensor of `op` on x (and y) when "
     "jeet._tensor._INFERRED has seen the op on these operand types (two "
-    "operands: of one dtype, not bool, on one device), else None."};
+    "operands: of one dtype, not bool, on one device or a constant), else "
+    "None."};
 
 } // namespace
 
@@ -229,10 +328,23 @@ void bindRecording(nb::module_ &m) {
         "key_walk) and jeet._tensor's globals (its _INFERRED, for record).");
   m.def("unregister_tensor_type", &unregisterTensorType,
         "Drops register_tensor_type's references (jeet._tensor, at exit).");
-  PyObject *function = PyCFunction_NewEx(&recordMethod, nullptr, m.ptr());
-  if (!function || PyModule_AddObject(m.ptr(), "record", function) < 0) {
-    Py_XDECREF(function);
-    throw nb::python_error();
+  for (auto [name, string] : {std::pair{&listName, "list"},
+                              {&tupleName, "tuple"},
+                              {&floatName, "float"},
+                              {&intName, "int"},
+                              {&boolName, "bool"},
+                              {&strName, "str"},
+                              {&noneName, "NoneType"},
+                              {&hexName, "hex"}})
+    if (!(*name = PyUnicode_InternFromString(string)))
+      throw nb::python_error();
+  for (PyMethodDef *method : {&recordMethod, &attrsKeyMethod}) {
+    PyObject *function = PyCFunction_NewEx(method, nullptr, m.ptr());
+    if (!function ||
+        PyModule_AddObject(m.ptr(), method->ml_name, function) < 0) {
+      Py_XDECREF(function);
+      throw nb::python_error();
+    }
   }
 }
 

@@ -192,6 +192,37 @@ def test_bool_arithmetic_is_logic_as_numpy(op, fn):
     np.testing.assert_array_equal(scalar, fn(a, True))
 
 
+def test_bool_with_numbers_promotes_as_numpy(rng):
+    """A bool tensor with a number that is not a bool computes in NumPy 2's
+    dtype (NEP 50): an int gives int64 (a NumPy int32 scalar int32), a float
+    float32 (NumPy's float64 is not a Jeet dtype; a NumPy float16 scalar
+    float16). It was computed as bool: p + 1 was p | True, p * 0 False,
+    p + 2 and p - 1 refused."""
+    a = rng.integers(0, 2, (3, 4)).astype(bool)
+    p = jeet.tensor(a, dtype="bool")
+    cases = {
+        "p + 1": (lambda x: x + 1), "p + 2": (lambda x: x + 2),
+        "p * 0": (lambda x: x * 0), "3 * p": (lambda x: 3 * x),
+        "p - 1": (lambda x: x - 1), "1 - p": (lambda x: 1 - x),
+        "p & 1": (lambda x: x & 1), "p | 6": (lambda x: x | 6),
+        "p == 2": (lambda x: x == 2), "p < 1": (lambda x: x < 1),
+        "p + 1.5": (lambda x: x + 1.5), "p / 2": (lambda x: x / 2),
+        "p // 2": (lambda x: x // 2), "p % 2": (lambda x: x % 2),
+        "maximum(p, 2)": (lambda x: (jeet if x is p else np).maximum(x, 2)),
+        "where(p, p, 5)": (lambda x: (jeet if x is p else np).where(x, x, 5)),
+        "p + int32(3)": (lambda x: x + np.int32(3)),
+        "p * float16(1.5)": (lambda x: x * np.float16(1.5)),
+        "p + True": (lambda x: x + True), "p & True": (lambda x: x & True),
+    }
+    for name, f in cases.items():
+        got, want = f(p).numpy(), f(a)
+        dtype = np.float32 if want.dtype == np.float64 else want.dtype
+        assert got.dtype == dtype, name
+        np.testing.assert_array_equal(got, want.astype(dtype), err_msg=name)
+    with pytest.raises(jeet.ArgumentError, match="complex scalar"):
+        p + 1j
+
+
 def test_bool_subtraction_is_refused_as_numpy_does():
     t = jeet.tensor(np.array([True, False]), dtype="bool")
     with pytest.raises(jeet.ShapeError, match="subtracting bool tensors.*logical_xor"):

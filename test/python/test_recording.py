@@ -84,7 +84,7 @@ def test_record_declines_where_node_has_more_to_do(rng, monkeypatch):
     assert _record(add, c, c) is None
     assert _record("jeet.no_such_op", a, b) is None
     # Operands of two dtypes (promotion), bool operands (logic), a constant
-    # (no device) beside a tensor on the CPU, anything not a Tensor.
+    # anything not a Tensor.
     i = t(np.arange(12, dtype=np.int32).reshape(4, 3))
     assert _record(add, a, i) is None
     p = t(rng.standard_normal((4, 3)) > 0)
@@ -92,8 +92,12 @@ def test_record_declines_where_node_has_more_to_do(rng, monkeypatch):
     assert _record(_tensor._BINARY_OPS["bitwise_and"], p, p) is None
     constant = _tensor._constant(np.ones((4, 3), np.float32), "f32")
     assert constant._device is None
-    a + constant
-    assert _record(add, a, constant) is None
+    # A constant (no device) joins its operand's device, as in _node.
+    assert_same_node(_record(add, a, constant),
+                     _tensor._node("add", add, (a, constant)))
+    assert_same_node(_record(add, constant, a),
+                     _tensor._node("add", add, (constant, a)))
+    assert _record(add, a, constant)._device == "cpu"
     assert _record(add, a, np.ones((4, 3), np.float32)) is None
     # Even where the memo has the op on those operands (_node records what
     # it is given; _binary promotes first, and turns + of bools into |).
@@ -178,3 +182,98 @@ def test_bad_operands_still_raise_after_a_hit(rng):
         with pytest.raises(ShapeError, match=r"jeet.add: invalid operands "
                            r"\(4, 3\) float32 and \(4, 5\) float32"):
             a + b
+
+
+class _Axes(list):
+    """A list subclass: attrs_key leaves it to _freeze."""
+
+
+def _python_attrs_key(attrs):
+    return tuple(sorted((name, _tensor._freeze(value))
+                        for name, value in attrs.items()))
+
+
+def test_attrs_key_is_the_python_key():
+    nan = float("nan")
+    values = [0, 1, -7, 2**70, True, False, None, "same", "", 0.0, -0.0, 1.5,
+              nan, float("inf"), [], (), [0, 1], (0, 1), [[1, 2], (3,)],
+              [True, 1, 1.0], _Axes([1, 2]), np.int64(3), np.float32(-0.0),
+              np.arange(6, dtype=np.int32).reshape(2, 3), np.bool_(True),
+              [np.int64(1), 2]]
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        names = rng.choice(["axes", "keepdims", "shape", "value", "b", "a"],
+                           size=rng.integers(1, 5), replace=False)
+        attrs = {str(n): values[rng.integers(len(values))] for n in names}
+        got = _tensor._jeet.attrs_key(attrs, _tensor._freeze)
+        assert got == _python_attrs_key(attrs), attrs
+        if not any(type(v) is _Axes for v in attrs.values()):
+            assert hash(got) == hash(_python_attrs_key(attrs))
+    # What the key tells apart: 1 from True from 1.0, 0.0 from -0.0, a list
+    # from a tuple.
+    key = lambda v: _tensor._jeet.attrs_key({"v": v}, _tensor._freeze)
+    distinct = [1, True, 1.0, 0.0, -0.0, [1], (1,), "1", None]
+    assert len({key(v) for v in distinct}) == len(distinct)
+    assert key(nan) == key(float("nan"))
+    with pytest.raises(TypeError, match="attrs_key"):
+        _tensor._jeet.attrs_key([("v", 1)], _tensor._freeze)
+    with pytest.raises(ZeroDivisionError):
+        _tensor._jeet.attrs_key({"v": object()}, lambda v: 1 / 0)
+
+
+def test_scalar_operands_seen_before(rng):
+    # x * 2.0 again takes the known constant and record; the node is the one
+    # the first recording made, every value keeps its own constant (-0.0 and
+    # 0.0, NaN, ints against floats), and a scalar the dtype cannot hold is
+    # refused every time.
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    a = t(x)
+    for scalar in [2.0, -0.0, 0.0, 3, float("nan"), float("inf")]:
+        first = [a * scalar, scalar - a, a < scalar]
+        again = [a * scalar, scalar - a, a < scalar]
+        for f, g in zip(first, again):
+            assert f._key == g._key and f._shape == g._shape
+            assert f._dtype == g._dtype and f._device == g._device == "cpu"
+            assert f._inputs[0] is g._inputs[0] or f._inputs[1] is g._inputs[1]
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_array_equal(
+                again[0].numpy(), (x.astype(np.float64) * scalar).astype(np.float32))
+            np.testing.assert_array_equal(
+                again[1].numpy(), (scalar - x.astype(np.float64)).astype(np.float32))
+            np.testing.assert_array_equal(again[2].numpy(), x < scalar)
+    assert (a * 0.0)._inputs[1]._key != (a * -0.0)._inputs[1]._key
+    # 3 and 3.0 on a float32 tensor are one constant (its key is its value).
+    assert (a * 3)._inputs[1]._key == (a * 3.0)._inputs[1]._key
+    i = t(np.arange(6, dtype=np.int32))
+    for _ in range(2):
+        with pytest.raises(jeet.ArgumentError, match="not an integer"):
+            i * 2.5
+        with pytest.raises(jeet.ArgumentError):
+            i + 2**40
+    np.testing.assert_array_equal((i + 7).numpy(), np.arange(6) + 7)
+    p = t(x > 0)
+    for _ in range(2):  # bool with an int: int64, as NumPy (not a hit)
+        np.testing.assert_array_equal((p + 1).numpy(), (x > 0) + 1)
+        assert (p + 1).dtype == "int64" and (p + True).dtype == "bool"
+
+
+def test_shapes_and_axes_fast_and_slow(rng):
+    # Python ints take the short paths; NumPy ints, -1 and bad values the
+    # checked ones, with the same results and errors.
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    a = t(x)
+    for shape in [(6, 4), [3, 8], (np.int64(2), 12), (-1, 3), 24]:
+        np.testing.assert_array_equal(a.reshape(shape).numpy(),
+                                      x.reshape(shape))
+    for bad in [(5, 5), (True, 24), (2.0, 12), (-1, -1)]:
+        with pytest.raises((jeet.ArgumentError, ShapeError)):
+            a.reshape(bad)
+    for axis in [0, 1, -1, -2, np.int64(1), (0, 1), [1]]:
+        np.testing.assert_allclose(
+            a.sum(axis=axis).numpy(),
+            x.astype(np.float64).sum(axis=tuple(np.atleast_1d(axis))),
+            rtol=1e-5, atol=1e-5)
+    for bad in [2, -3, True]:
+        with pytest.raises((jeet.ArgumentError, ShapeError),
+                           match="out of range|axes must be ints"):
+            a.sum(axis=bad)

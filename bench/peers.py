@@ -808,6 +808,18 @@ def call_overhead(peers):
         t = time_calls(record_ops, calls)
         rows.append(["jeet: recording 10 ops (no execute)",
                      statistics.median(t), min(t)])
+
+        def record_mixed():  # 10 ops of the kinds a model's code records
+            x = a * 2.0 + 1.0
+            y = x.reshape(32, 32)
+            z = jeet.exp(y - y.max(axis=-1, keepdims=True))
+            z = z / z.sum(axis=-1, keepdims=True)
+            return (z @ y).T
+
+        record_mixed()
+        t = time_calls(record_mixed, calls)
+        rows.append(["jeet: recording 10 mixed ops (scalars, reshape, "
+                     "reductions, matmul)", statistics.median(t), min(t)])
     for label, name in [("jeet.jit (cached)", "jeet"), ("numpy", "numpy"),
                         ("torch eager", "torch"),
                         ("torch.compile", "torch.compile"), ("jax.jit", "jax")]:

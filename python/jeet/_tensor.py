@@ -689,6 +689,7 @@ _MAX_INFERRED = 65536
 _jeet.register_tensor_type(Tensor, globals())
 atexit.register(_jeet.unregister_tensor_type)
 _record = _jeet.record
+_record_attributed = _jeet.record_attributed  # one operand, attributes
 
 
 def _node(opname, op, inputs, attrs=None, result=None):
@@ -697,7 +698,15 @@ def _node(opname, op, inputs, attrs=None, result=None):
         t = _record(op, *inputs)
         if t is not None:
             return t
-    attrs_key = _attrs_key(attrs) if attrs else ()
+    if attrs:
+        attrs_key = (_jeet.attrs_key(attrs, _freeze) if type(attrs) is dict
+                     else _attrs_key(attrs))
+        if result is None and len(inputs) == 1:
+            t = _record_attributed(op, inputs[0], attrs_key, attrs)
+            if t is not None:
+                return t
+    else:
+        attrs_key = ()
     # The memo of the common cases (one operand; two, no result type given)
     # is a flat tuple; each form has a length of its own.
     arity = len(inputs)

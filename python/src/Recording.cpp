@@ -121,9 +121,10 @@ int sameName(PyObject *a, PyObject *b) {
 }
 
 /// A new lazy Tensor of `op` on `inputs` (stolen) with `found`, the memo's
-/// (shape, dtype, key) tuple, on `device`; null on error.
+/// (shape, dtype, key) tuple, on `device`, with attributes `attrs`; null on
+/// error.
 PyObject *makeNode(PyObject *op, PyObject *inputs, PyObject *found,
-                   PyObject *device) {
+                   PyObject *device, PyObject *attrs) {
   const TensorSlots &s = registered;
   PyObject *t = s.type->tp_alloc(s.type, 0);
   if (!t) {
@@ -133,13 +134,49 @@ PyObject *makeNode(PyObject *op, PyObject *inputs, PyObject *found,
   TensorSlots::init(t, s.rt, Py_NewRef(Py_None));
   TensorSlots::init(t, s.op, Py_NewRef(op));
   TensorSlots::init(t, s.inputs, inputs);
-  TensorSlots::init(t, s.attrs, Py_NewRef(Py_None));
+  TensorSlots::init(t, s.attrs, Py_NewRef(attrs));
   TensorSlots::init(t, s.shape, Py_NewRef(PyTuple_GET_ITEM(found, 0)));
   TensorSlots::init(t, s.dtype, Py_NewRef(PyTuple_GET_ITEM(found, 1)));
   TensorSlots::init(t, s.device, Py_NewRef(device));
   TensorSlots::init(t, s.source, Py_NewRef(Py_None));
   TensorSlots::init(t, s.key, Py_NewRef(PyTuple_GET_ITEM(found, 2)));
   return t;
+}
+
+/// The node of `op` on `inputs` (stolen) whose memo tuple (stolen) is
+/// `memo`, with attributes `attrs`: a new Tensor on a hit, None on a miss,
+/// null on error.
+PyObject *lookUp(PyObject *op, PyObject *memo, PyObject *inputs,
+                 PyObject *device, PyObject *attrs) {
+  if (!memo || !inputs) {
+    Py_XDECREF(memo);
+    Py_XDECREF(inputs);
+    return nullptr;
+  }
+  PyObject *inferred = PyDict_GetItemWithError(globals, inferredName);
+  if (!inferred || !PyDict_Check(inferred)) {
+    Py_DECREF(memo);
+    Py_DECREF(inputs);
+    if (PyErr_Occurred())
+      return nullptr;
+    Py_RETURN_NONE;
+  }
+  PyObject *found = PyDict_GetItemWithError(inferred, memo); // borrowed
+  Py_DECREF(memo);
+  if (!found) {
+    Py_DECREF(inputs);
+    if (PyErr_Occurred())
+      return nullptr;
+    Py_RETURN_NONE;
+  }
+  if (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != 3) {
+    Py_DECREF(inputs);
+    PyErr_SetString(PyExc_TypeError,
+                    "jeet._tensor._INFERRED holds a value that is not a "
+                    "(shape, dtype, key) tuple");
+    return nullptr;
+  }
+  return makeNode(op, inputs, found, device, attrs);
 }
 
 /// record(op, x) or record(op, x, y): a new lazy Tensor, or None.
@@ -195,35 +232,34 @@ PyObject *record(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     memo = PyTuple_Pack(6, op, xShape, xDtype, yShape, yDtype, noAttributes);
     inputs = PyTuple_Pack(2, x, y);
   }
-  if (!memo || !inputs) {
-    Py_XDECREF(memo);
-    Py_XDECREF(inputs);
-    return nullptr;
-  }
-  PyObject *inferred = PyDict_GetItemWithError(globals, inferredName);
-  if (!inferred || !PyDict_Check(inferred)) {
-    Py_DECREF(memo);
-    Py_DECREF(inputs);
-    if (PyErr_Occurred())
-      return nullptr;
-    Py_RETURN_NONE;
-  }
-  PyObject *found = PyDict_GetItemWithError(inferred, memo); // borrowed
-  Py_DECREF(memo);
-  if (!found) {
-    Py_DECREF(inputs);
-    if (PyErr_Occurred())
-      return nullptr;
-    Py_RETURN_NONE;
-  }
-  if (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != 3) {
-    Py_DECREF(inputs);
+  return lookUp(op, memo, inputs, device, Py_None);
+}
+
+/// record_attributed(op, x, attrs_key, attrs): the node of `op` on x with
+/// attributes `attrs` whose key (_attrs_key) is `attrs_key`: _node's memo
+/// hit for one operand with attributes, as record's without.
+PyObject *recordAttributed(PyObject *, PyObject *const *args,
+                           Py_ssize_t nargs) {
+  if (nargs != 4) {
     PyErr_SetString(PyExc_TypeError,
-                    "jeet._tensor._INFERRED holds a value that is not a "
-                    "(shape, dtype, key) tuple");
+                    "record_attributed(op, x, attrs_key, attrs)");
     return nullptr;
   }
-  return makeNode(op, inputs, found, device);
+  if (!isRegistered)
+    Py_RETURN_NONE;
+  const TensorSlots &s = registered;
+  PyObject *op = args[0];
+  PyObject *x = args[1];
+  if (Py_TYPE(x) != s.type)
+    Py_RETURN_NONE;
+  PyObject *xShape = TensorSlots::get(x, s.shape);
+  PyObject *xDtype = TensorSlots::get(x, s.dtype);
+  PyObject *device = TensorSlots::get(x, s.device);
+  if (!xShape || !xDtype || !device)
+    Py_RETURN_NONE;
+  PyObject *memo = PyTuple_Pack(5, op, xShape, xDtype, args[2], Py_None);
+  PyObject *inputs = PyTuple_Pack(1, x);
+  return lookUp(op, memo, inputs, device, args[3]);
 }
 
 /// _freeze(value) for the kinds attributes mostly are (exact bool, int,
@@ -308,6 +344,14 @@ PyMethodDef attrsKeyMethod = {
     "bools, ints, strings, None, floats (by hex) and lists and tuples of "
     "them here and any other value with `freeze`."};
 
+PyMethodDef recordAttributedMethod = {
+    "record_attributed",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(recordAttributed)),
+    METH_FASTCALL,
+    "record_attributed(op, x, attrs_key, attrs): the lazy Tensor of `op` on "
+    "x with attributes `attrs` (keyed `attrs_key`) when "
+    "jeet._tensor._INFERRED has seen it, else None."};
+
 PyMethodDef recordMethod = {
     "record", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(record)),
     METH_FASTCALL,
@@ -338,7 +382,8 @@ void bindRecording(nb::module_ &m) {
                               {&hexName, "hex"}})
     if (!(*name = PyUnicode_InternFromString(string)))
       throw nb::python_error();
-  for (PyMethodDef *method : {&recordMethod, &attrsKeyMethod}) {
+  for (PyMethodDef *method :
+       {&recordMethod, &recordAttributedMethod, &attrsKeyMethod}) {
     PyObject *function = PyCFunction_NewEx(method, nullptr, m.ptr());
     if (!function ||
         PyModule_AddObject(m.ptr(), method->ml_name, function) < 0) {

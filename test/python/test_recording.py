@@ -277,3 +277,32 @@ def test_shapes_and_axes_fast_and_slow(rng):
         with pytest.raises((jeet.ArgumentError, ShapeError),
                            match="out of range|axes must be ints"):
             a.sum(axis=bad)
+
+
+def test_record_attributed_makes_the_node_of_node(rng):
+    # One operand with attributes (reductions, transposes): the second
+    # recording comes from C++ and is slot for slot _node's node, its
+    # attributes the dict given.
+    _record_attributed = _tensor._jeet.record_attributed
+    x = t(rng.standard_normal((3, 4, 5)).astype(np.float32))
+    cases = [("sum", "jeet.reduce_sum", {"axes": [1], "keepdims": False}),
+             ("max", "jeet.reduce_max", {"axes": [0, 2], "keepdims": True}),
+             ("transpose", "jeet.transpose", {"permutation": [2, 0, 1]})]
+    for opname, op, attrs in cases:
+        want = _tensor._node(opname, op, [x], dict(attrs))
+        key = _tensor._attrs_key(attrs)
+        got = _record_attributed(op, x, key, attrs)
+        assert got is not None, opname
+        assert_same_node(got, want)
+        assert got._attrs is attrs
+        # Another attribute value is another memo entry: a miss first.
+        other = dict(attrs, keepdims=not attrs.get("keepdims", True))
+        assert _record_attributed(op, x, _tensor._attrs_key(other),
+                                  other) is None
+    np.testing.assert_allclose(
+        x.sum(axis=1).numpy(), x.numpy().astype(np.float64).sum(axis=1),
+        rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(jeet.transpose(x, (2, 0, 1)).numpy(),
+                                  x.numpy().transpose(2, 0, 1))
+    with pytest.raises(TypeError, match="record_attributed"):
+        _record_attributed("jeet.transpose", x, ())

@@ -74,6 +74,7 @@ def test_record_makes_the_node_of_node(rng, dtype):
 
 
 def test_record_declines_where_node_has_more_to_do(rng, monkeypatch):
+    monkeypatch.setattr(_tensor, "_INFERRED", {})  # no entry from other tests
     a = t(rng.standard_normal((4, 3)).astype(np.float32))
     b = t(rng.standard_normal((4, 3)).astype(np.float32))
     add = _tensor._BINARY_OPS["add"]
@@ -279,10 +280,12 @@ def test_shapes_and_axes_fast_and_slow(rng):
             a.sum(axis=bad)
 
 
-def test_record_attributed_makes_the_node_of_node(rng):
+def test_record_attributed_makes_the_node_of_node(rng, monkeypatch):
     # One operand with attributes (reductions, transposes): the second
     # recording comes from C++ and is slot for slot _node's node, its
-    # attributes the dict given.
+    # attributes the dict given. A memo of its own: no entry from other
+    # tests.
+    monkeypatch.setattr(_tensor, "_INFERRED", {})
     _record_attributed = _tensor._jeet.record_attributed
     x = t(rng.standard_normal((3, 4, 5)).astype(np.float32))
     cases = [("sum", "jeet.reduce_sum", {"axes": [1], "keepdims": False}),

@@ -5,7 +5,8 @@
 // key_walk(outputs): the walk of jeet._tensor._graph_key over the lazy
 // Tensors under `outputs`, in C++ because a graph redefined on every call
 // walks on every call. It reads the Tensors' slots (_rt, _inputs, _key,
-// _shape, _dtype, _device) and visits the DAG in _topo_order's order (post
+// _shape, _dtype, _device; at their offsets once jeet.Tensor is registered,
+// TensorSlots.h, else by name) and visits the DAG in _topo_order's order (post
 // order, operands first and in order, each node once, materialised tensors
 // as leaves), with a stack of its own (any depth).
 //

@@ -17,12 +17,15 @@
 // that differ or are bool, a class other than jeet.Tensor, or before
 // register_tensor_type.
 //
+// _jeet.record_attributed(op, x, attrs_key, attrs): the same for one operand
+// with attributes (memo (op, shape, dtype, attrs_key, None)).
+//
 // _jeet.attrs_key(attrs, freeze): _node's key of an op's attributes, in
 // C++ for the values attributes mostly are (a reduction's axes, a reshape's
 // shape): a Python function per value cost more than the rest of the op.
 //
 // The memo tuples, as _node builds them:
-//   one operand:  (op, shape, dtype, (), None)
+//   one operand:  (op, shape, dtype, attributes' key or (), None)
 //   two operands: (op, shape, dtype, shape, dtype, ())
 //
 //===----------------------------------------------------------------------===//

@@ -1584,6 +1584,9 @@ def _is_array_index(k):
     return isinstance(k, (Tensor, np.ndarray, list))
 
 
+_FULL_SLICE = slice(None)
+
+
 def _getitem(x, key):
     """Indexing as numpy's: ints, slices (any start, stop and step), None
     (numpy.newaxis: a new dimension of 1) and one Ellipsis, an int dropping
@@ -1591,32 +1594,45 @@ def _getitem(x, key):
     _getitem_array)."""
     if not isinstance(key, tuple):
         key = (key,)
+    # The keys model code writes most (Python ints, slices, one '...') need
+    # none of the rewriting below.
+    basic = True
+    for k in key:
+        kind = type(k)
+        if kind is not int and kind is not slice and k is not Ellipsis:
+            basic = False
+            break
     # Identity, not ==: a tensor or array in the key compares elementwise.
     ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
     if len(ellipses) > 1:
         raise IndexError("jeet.Tensor: an index can only have a single ellipsis ('...')")
-    key = tuple(int(k) if isinstance(k, np.ndarray) and not _is_array_index(k)
-                else k for k in key)
-    if any(_is_array_index(k) for k in key):
-        return _getitem_array(x, key)
-    indexing = len([k for k in key if k is not None and k is not Ellipsis])
+    if not basic:
+        key = tuple(int(k) if isinstance(k, np.ndarray) and not _is_array_index(k)
+                    else k for k in key)
+        if any(_is_array_index(k) for k in key):
+            return _getitem_array(x, key)
+    rank = len(x._shape)
+    indexing = len(key) - len(ellipses)
+    if not basic:
+        indexing -= len([k for k in key if k is None])
     if ellipses:
         at = ellipses[0]
-        fill = x.ndim - indexing
-        key = key[:at] + (slice(None),) * (fill if fill > 0 else 0) + key[at + 1:]
-    if indexing > x.ndim:
+        fill = rank - indexing
+        key = key[:at] + (_FULL_SLICE,) * (fill if fill > 0 else 0) + key[at + 1:]
+    if indexing > rank:
         raise IndexError(
-            f"jeet.Tensor: too many indices for a tensor of rank {x.ndim}: "
+            f"jeet.Tensor: too many indices for a tensor of rank {rank}: "
             f"{indexing} were given")
     # The result's dimensions in order: a slice's, a new one for each None
     # (an int has none); the dimensions no index names follow.
-    newaxes = [i for i, k in enumerate(key) if k is None]
-    key = tuple(k for k in key if k is not None)
-    key = key + (slice(None),) * (x.ndim - len(key))
+    newaxes = [] if basic else [i for i, k in enumerate(key) if k is None]
+    if newaxes:
+        key = tuple(k for k in key if k is not None)
+    key = key + (_FULL_SLICE,) * (rank - len(key))
     starts, stops, steps, shape = [], [], [], []
     for d, k in enumerate(key):
-        size = x.shape[d]
-        if isinstance(k, slice):
+        size = x._shape[d]
+        if type(k) is slice:
             step = 1 if k.step is None else int(k.step)
             if step == 0:
                 raise ValueError("jeet.Tensor: slice step cannot be zero")
@@ -1625,7 +1641,8 @@ def _getitem(x, key):
                          if k.stop is None else int(k.stop))
             steps.append(step)
             shape.append(len(range(*k.indices(size))))
-        elif isinstance(k, numbers.Integral) and not isinstance(k, bool):
+        elif type(k) is int or (isinstance(k, numbers.Integral)
+                                and not isinstance(k, bool)):
             if not -size <= int(k) < size:
                 raise IndexError(
                     f"jeet.Tensor: index {int(k)} is out of bounds for axis {d} "

@@ -30,6 +30,40 @@ def test_getitem(key):
     np.testing.assert_array_equal(got.numpy(), expected)
 
 
+def test_getitem_random_keys(rng):
+    """Random keys of ints, slices (any start, stop and step, None among
+    them), one '...' and None, in Python ints (the short path) and NumPy
+    ints (the general one), against NumPy."""
+    x = np.arange(5 * 6 * 7, dtype=np.float32).reshape(5, 6, 7)
+    tx = t(x)
+
+    def bound(size):
+        v = int(rng.integers(-size - 3, size + 3))
+        return None if rng.random() < 0.3 else v
+
+    for _ in range(300):
+        numpy_ints = rng.random() < 0.3
+        cast = np.int64 if numpy_ints else int
+        key = []
+        for size in x.shape[:rng.integers(0, 4)]:
+            if rng.random() < 0.4:
+                key.append(cast(rng.integers(-size, size)))
+            else:
+                step = None if rng.random() < 0.4 else int(
+                    rng.choice([-3, -2, -1, 1, 2, 3]))
+                key.append(slice(bound(size), bound(size),
+                                 None if step is None else cast(step)))
+        if rng.random() < 0.3:
+            key.insert(int(rng.integers(0, len(key) + 1)), Ellipsis)
+        if rng.random() < 0.2:
+            key.insert(int(rng.integers(0, len(key) + 1)), None)
+        key = tuple(key)
+        expected = x[key]
+        got = tx[key]
+        assert got.shape == expected.shape, key
+        np.testing.assert_array_equal(got.numpy(), expected, err_msg=str(key))
+
+
 def test_getitem_errors():
     x = t(np.zeros((2, 3), np.float32))
     with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):
@@ -41,6 +75,12 @@ def test_getitem_errors():
         x[None, 0, None, 0, 0]
     with pytest.raises(ValueError, match="step cannot be zero"):
         x[::0]
+    with pytest.raises(IndexError, match="single ellipsis"):
+        x[..., 0, ...]
+    with pytest.raises(IndexError, match="rank 2: 3 were given"):
+        x[..., 0, 0, 0]
+    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 1"):
+        x[..., -4]
     with pytest.raises(IndexError, match="only integers, slices, '...', None and one index array"):
         x[0.5]
 

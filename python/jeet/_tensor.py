@@ -1302,6 +1302,10 @@ def where(condition, x, y):
     holds, else y,
     elementwise, with NumPy broadcasting of all three; x and y are tensors
     or scalars, promoted as NumPy promotes them."""
+    if (type(condition) is Tensor and type(x) is Tensor and type(y) is Tensor
+            and condition._dtype == "i1" and x._dtype == y._dtype):
+        # The common case: nothing to convert or promote.
+        return _node("where", "jeet.select", (condition, x, y))
     if isinstance(condition, (np.ndarray, list, tuple)):
         # Host truth values: a bool tensor on the device of the tensors.
         device = next((v._device for v in (x, y)

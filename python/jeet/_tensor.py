@@ -701,12 +701,14 @@ def _node(opname, op, inputs, attrs=None, result=None):
     if attrs:
         attrs_key = (_jeet.attrs_key(attrs, _freeze) if type(attrs) is dict
                      else _attrs_key(attrs))
-        if result is None and len(inputs) == 1:
-            t = _record_attributed(op, inputs[0], attrs_key, attrs)
-            if t is not None:
-                return t
     else:
         attrs_key = ()
+    if len(inputs) == 1:
+        t = _record_attributed(
+            op, inputs[0], attrs_key, attrs,
+            None if result is None else (tuple(result[0]), result[1]))
+        if t is not None:
+            return t
     # The memo of the common cases (one operand; two, no result type given)
     # is a flat tuple; each form has a length of its own.
     arity = len(inputs)

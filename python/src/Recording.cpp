@@ -17,15 +17,16 @@
 // that differ or are bool, a class other than jeet.Tensor, or before
 // register_tensor_type.
 //
-// _jeet.record_attributed(op, x, attrs_key, attrs): the same for one operand
-// with attributes (memo (op, shape, dtype, attrs_key, None)).
+// _jeet.record_attributed(op, x, attrs_key, attrs, result): the same for
+// one operand with attributes or a result type (a reshape's, a cast's).
 //
 // _jeet.attrs_key(attrs, freeze): _node's key of an op's attributes, in
 // C++ for the values attributes mostly are (a reduction's axes, a reshape's
 // shape): a Python function per value cost more than the rest of the op.
 //
 // The memo tuples, as _node builds them:
-//   one operand:  (op, shape, dtype, attributes' key or (), None)
+//   one operand:  (op, shape, dtype, attributes' key or (),
+//                  None or the result's (shape tuple, dtype))
 //   two operands: (op, shape, dtype, shape, dtype, ())
 //
 //===----------------------------------------------------------------------===//
@@ -238,14 +239,15 @@ PyObject *record(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   return lookUp(op, memo, inputs, device, Py_None);
 }
 
-/// record_attributed(op, x, attrs_key, attrs): the node of `op` on x with
-/// attributes `attrs` whose key (_attrs_key) is `attrs_key`: _node's memo
-/// hit for one operand with attributes, as record's without.
+/// record_attributed(op, x, attrs_key, attrs, result): the node of `op` on
+/// x with attributes `attrs` whose key (_attrs_key) is `attrs_key`, and the
+/// result type `result` ((shape tuple, dtype), or None): _node's memo hit
+/// for one operand with attributes or a result type, as record's without.
 PyObject *recordAttributed(PyObject *, PyObject *const *args,
                            Py_ssize_t nargs) {
-  if (nargs != 4) {
+  if (nargs != 5) {
     PyErr_SetString(PyExc_TypeError,
-                    "record_attributed(op, x, attrs_key, attrs)");
+                    "record_attributed(op, x, attrs_key, attrs, result)");
     return nullptr;
   }
   if (!isRegistered)
@@ -260,7 +262,7 @@ PyObject *recordAttributed(PyObject *, PyObject *const *args,
   PyObject *device = TensorSlots::get(x, s.device);
   if (!xShape || !xDtype || !device)
     Py_RETURN_NONE;
-  PyObject *memo = PyTuple_Pack(5, op, xShape, xDtype, args[2], Py_None);
+  PyObject *memo = PyTuple_Pack(5, op, xShape, xDtype, args[2], args[4]);
   PyObject *inputs = PyTuple_Pack(1, x);
   return lookUp(op, memo, inputs, device, args[3]);
 }
@@ -351,9 +353,10 @@ PyMethodDef recordAttributedMethod = {
     "record_attributed",
     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(recordAttributed)),
     METH_FASTCALL,
-    "record_attributed(op, x, attrs_key, attrs): the lazy Tensor of `op` on "
-    "x with attributes `attrs` (keyed `attrs_key`) when "
-    "jeet._tensor._INFERRED has seen it, else None."};
+    "record_attributed(op, x, attrs_key, attrs, result): the lazy Tensor of "
+    "`op` on x with attributes `attrs` (keyed `attrs_key`) and the result "
+    "type `result` ((shape tuple, dtype) or None) when jeet._tensor._INFERRED "
+    "has seen it, else None."};
 
 PyMethodDef recordMethod = {
     "record", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(record)),

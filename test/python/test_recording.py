@@ -281,7 +281,8 @@ def test_shapes_and_axes_fast_and_slow(rng):
 
 
 def test_record_attributed_makes_the_node_of_node(rng, monkeypatch):
-    # One operand with attributes (reductions, transposes): the second
+    # One operand with attributes (reductions, transposes) or a result type
+    # (reshapes, casts): the second
     # recording comes from C++ and is slot for slot _node's node, its
     # attributes the dict given. A memo of its own: no entry from other
     # tests.
@@ -294,18 +295,28 @@ def test_record_attributed_makes_the_node_of_node(rng, monkeypatch):
     for opname, op, attrs in cases:
         want = _tensor._node(opname, op, [x], dict(attrs))
         key = _tensor._attrs_key(attrs)
-        got = _record_attributed(op, x, key, attrs)
+        got = _record_attributed(op, x, key, attrs, None)
         assert got is not None, opname
         assert_same_node(got, want)
         assert got._attrs is attrs
         # Another attribute value is another memo entry: a miss first.
         other = dict(attrs, keepdims=not attrs.get("keepdims", True))
         assert _record_attributed(op, x, _tensor._attrs_key(other),
-                                  other) is None
+                                  other, None) is None
     np.testing.assert_allclose(
         x.sum(axis=1).numpy(), x.numpy().astype(np.float64).sum(axis=1),
         rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(jeet.transpose(x, (2, 0, 1)).numpy(),
                                   x.numpy().transpose(2, 0, 1))
+    # A result type: a reshape's and a cast's nodes, attributes None.
+    for opname, op, result in [("reshape", "jeet.reshape", ((12, 5), "f32")),
+                               ("cast", "jeet.cast", ((3, 4, 5), "f16"))]:
+        want = _tensor._node(opname, op, [x], result=result)
+        got = _record_attributed(op, x, (), None, result)
+        assert got is not None, opname
+        assert_same_node(got, want)
+        assert _record_attributed(op, x, (), None, ((60,), "f32")) is None
+    np.testing.assert_array_equal(x.reshape(12, 5).numpy(),
+                                  x.numpy().reshape(12, 5))
     with pytest.raises(TypeError, match="record_attributed"):
-        _record_attributed("jeet.transpose", x, ())
+        _record_attributed("jeet.transpose", x, (), None)

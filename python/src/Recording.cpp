@@ -180,7 +180,12 @@ PyObject *lookUp(PyObject *op, PyObject *memo, PyObject *inputs,
                     "(shape, dtype, key) tuple");
     return nullptr;
   }
-  return makeNode(op, inputs, found, device, attrs);
+  // Held while the node is made: its allocation may collect garbage, and
+  // whatever that runs may change the memo.
+  Py_INCREF(found);
+  PyObject *node = makeNode(op, inputs, found, device, attrs);
+  Py_DECREF(found);
+  return node;
 }
 
 /// record(op, x) or record(op, x, y): a new lazy Tensor, or None.

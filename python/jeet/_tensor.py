@@ -808,18 +808,15 @@ def _binary(opname, x, y):
             return t if t is not None else _node(opname, op, (x, y))
         a, b = x, y
     else:
+        a = b = None
         if kx is Tensor and (ky is float or ky is int) and x._dtype != "i1":
-            c = _known_scalar(y, ky, x._dtype)
-            if c is not None:
-                op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
-                t = _record(op, x, c)
-                return t if t is not None else _node(opname, op, (x, c))
+            a, b = x, _known_scalar(y, ky, x._dtype)
         elif ky is Tensor and (kx is float or kx is int) and y._dtype != "i1":
-            c = _known_scalar(x, kx, y._dtype)
-            if c is not None:
-                op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
-                t = _record(op, c, y)
-                return t if t is not None else _node(opname, op, (c, y))
+            a, b = _known_scalar(x, kx, y._dtype), y
+        if a is not None and b is not None:
+            op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
+            t = _record(op, a, b)
+            return t if t is not None else _node(opname, op, (a, b))
         a, b = _as_operands(opname, x, y)
     if a._dtype == "i1" and b._dtype == "i1":
         if opname == "sub":

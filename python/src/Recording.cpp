@@ -119,6 +119,22 @@ void unregisterTensorType() {
   globals = nullptr;
 }
 
+/// An operand's slots that the memo and the node need (borrowed).
+struct Operand {
+  PyObject *shape, *dtype, *device;
+};
+
+/// Reads `x`'s shape, dtype and device; false unless jeet.Tensor is
+/// registered and x is one with all three set.
+bool read(PyObject *x, Operand &operand) {
+  const TensorSlots &s = registered;
+  if (!isRegistered || Py_TYPE(x) != s.type)
+    return false;
+  operand = {TensorSlots::get(x, s.shape), TensorSlots::get(x, s.dtype),
+             TensorSlots::get(x, s.device)};
+  return operand.shape && operand.dtype && operand.device;
+}
+
 /// Whether two dtype (or device) names are equal; -1 on error.
 int sameName(PyObject *a, PyObject *b) {
   return a == b ? 1 : PyObject_RichCompareBool(a, b, Py_EQ);
@@ -195,50 +211,41 @@ PyObject *record(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
                     "record(op, x[, y]) takes one or two operands");
     return nullptr;
   }
-  if (!isRegistered)
-    Py_RETURN_NONE;
-  const TensorSlots &s = registered;
   PyObject *op = args[0];
   PyObject *x = args[1];
-  if (Py_TYPE(x) != s.type)
+  Operand a;
+  if (!read(x, a))
     Py_RETURN_NONE;
-  PyObject *xShape = TensorSlots::get(x, s.shape);
-  PyObject *xDtype = TensorSlots::get(x, s.dtype);
-  PyObject *device = TensorSlots::get(x, s.device);
-  if (!xShape || !xDtype || !device)
-    Py_RETURN_NONE;
+  PyObject *device = a.device;
   PyObject *memo;
   PyObject *inputs;
   if (nargs == 2) {
-    memo = PyTuple_Pack(5, op, xShape, xDtype, noAttributes, Py_None);
+    memo = PyTuple_Pack(5, op, a.shape, a.dtype, noAttributes, Py_None);
     inputs = PyTuple_Pack(1, x);
   } else {
     PyObject *y = args[2];
-    if (Py_TYPE(y) != s.type)
+    Operand b;
+    if (!read(y, b))
       Py_RETURN_NONE;
-    PyObject *yShape = TensorSlots::get(y, s.shape);
-    PyObject *yDtype = TensorSlots::get(y, s.dtype);
-    PyObject *yDevice = TensorSlots::get(y, s.device);
-    if (!yShape || !yDtype || !yDevice)
-      Py_RETURN_NONE;
-    int sameDtype = sameName(xDtype, yDtype);
+    int sameDtype = sameName(a.dtype, b.dtype);
     if (sameDtype < 0)
       return nullptr;
-    int boolean = sameName(xDtype, boolDtype);
+    int boolean = sameName(a.dtype, boolDtype);
     if (boolean < 0)
       return nullptr;
     // A constant (no device) joins the other operand's device, as in
     // _common_device.
     int sameDevice = 1;
-    if (yDevice != Py_None) {
+    if (b.device != Py_None) {
       if (device == Py_None)
-        device = yDevice;
-      else if ((sameDevice = sameName(device, yDevice)) < 0)
+        device = b.device;
+      else if ((sameDevice = sameName(device, b.device)) < 0)
         return nullptr;
     }
     if (!sameDtype || boolean || !sameDevice)
       Py_RETURN_NONE;
-    memo = PyTuple_Pack(6, op, xShape, xDtype, yShape, yDtype, noAttributes);
+    memo =
+        PyTuple_Pack(6, op, a.shape, a.dtype, b.shape, b.dtype, noAttributes);
     inputs = PyTuple_Pack(2, x, y);
   }
   return lookUp(op, memo, inputs, device, Py_None);
@@ -255,21 +262,14 @@ PyObject *recordAttributed(PyObject *, PyObject *const *args,
                     "record_attributed(op, x, attrs_key, attrs, result)");
     return nullptr;
   }
-  if (!isRegistered)
-    Py_RETURN_NONE;
-  const TensorSlots &s = registered;
   PyObject *op = args[0];
   PyObject *x = args[1];
-  if (Py_TYPE(x) != s.type)
+  Operand a;
+  if (!read(x, a))
     Py_RETURN_NONE;
-  PyObject *xShape = TensorSlots::get(x, s.shape);
-  PyObject *xDtype = TensorSlots::get(x, s.dtype);
-  PyObject *device = TensorSlots::get(x, s.device);
-  if (!xShape || !xDtype || !device)
-    Py_RETURN_NONE;
-  PyObject *memo = PyTuple_Pack(5, op, xShape, xDtype, args[2], args[4]);
+  PyObject *memo = PyTuple_Pack(5, op, a.shape, a.dtype, args[2], args[4]);
   PyObject *inputs = PyTuple_Pack(1, x);
-  return lookUp(op, memo, inputs, device, args[3]);
+  return lookUp(op, memo, inputs, a.device, args[3]);
 }
 
 /// _freeze(value) for the kinds attributes mostly are (exact bool, int,

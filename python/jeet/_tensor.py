@@ -527,12 +527,10 @@ _MAX_SCALAR_CONSTANTS = 4096
 
 
 def _scalar_constant(value, dtype, opname):
-    memo = (dtype, type(value), repr(value))
-    known = _SCALAR_CONSTANTS.get(memo)
+    known = _known_scalar(value, type(value), dtype)
     if known is not None:
-        storage, key = known
-        return Tensor._new((), dtype, None, op="constant", attrs=storage,
-                           key=key)
+        return known
+    memo = (dtype, type(value), repr(value))
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
     # Like NumPy, a scalar that does not fit the tensor's dtype is an error,
@@ -694,19 +692,16 @@ _record_attributed = _jeet.record_attributed  # one operand, attributes
 
 def _node(opname, op, inputs, attrs=None, result=None):
     """A lazy node, shape-checked now by the graph's own type inference."""
-    if attrs is None and result is None and 0 < len(inputs) <= 2:
-        t = _record(op, *inputs)
-        if t is not None:
-            return t
-    if attrs:
-        attrs_key = (_jeet.attrs_key(attrs, _freeze) if type(attrs) is dict
-                     else _attrs_key(attrs))
-    else:
-        attrs_key = ()
+    attrs_key = _attrs_key(attrs)
+    # The memo's hit, made in C++ where it can be.
     if len(inputs) == 1:
         t = _record_attributed(
             op, inputs[0], attrs_key, attrs,
             None if result is None else (tuple(result[0]), result[1]))
+        if t is not None:
+            return t
+    elif len(inputs) == 2 and attrs is None and result is None:
+        t = _record(op, *inputs)
         if t is not None:
             return t
     # The memo of the common cases (one operand; two, no result type given)

@@ -458,8 +458,6 @@ class Program:
     def binary(self, x):
         name = self.pick(list(BINARY))
         fn, _, ydomain = BINARY[name]
-        if x.dtype == "int32" and name == "pow":
-            name, fn = "mul", jeet.mul
         if name == "pow" and self.chance(0.3):  # negative bases: integral
             ydomain = ("int", -4, 4)                # exponents are defined
         yt, yr, yu, yname = self.operand(x, ydomain)
@@ -468,6 +466,12 @@ class Program:
             a, au, b, bu = yr, yu, x.ref, x.err
             text = f"{name}({yname}, {x.name})"
         else:
+            if name == "pow" and x.dtype == "int32" and \
+                    not isinstance(yt, jeet.Tensor) and yt < 0:
+                # A negative number as an integer tensor's exponent is
+                # refused (as NumPy refuses it); a tensor's negative
+                # exponents are computed.
+                yt, yr, yname = -yt, -yr, repr(-yt)
             t = fn(x.t, yt)
             a, au, b, bu = x.ref, x.err, yr, yu
             text = f"{name}({x.name}, {yname})"
@@ -920,6 +924,22 @@ def _broadcasts(a, b):
     return all(x == y or x == 1 for x, y in zip(a[::-1], b[::-1]))
 
 
+def integer_power32(a, b):
+    """a ** b of int32 values (int64 arrays) wrapped to 32 bits, by squaring
+    in uint64 (whose wrapping keeps the low 32 bits exact); b < 0 gives
+    1 / a ** -b rounded toward zero (1, -1 or 1 for a = -1, else 0)."""
+    square = a.astype(np.uint64)
+    exponent = np.where(b < 0, 0, b).astype(np.uint64)
+    result = np.ones_like(square)
+    for _ in range(31):
+        result = np.where(exponent & np.uint64(1), result * square, result)
+        square = square * square
+        exponent = exponent >> np.uint64(1)
+    result = (result & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    negative = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 1, -1, 1), 0))
+    return np.where(b < 0, negative, result)
+
+
 def binary_reference(name, dtype, a, au, b, bu):
     """The float64 result of a binary op and its bound."""
     if dtype == "int32":
@@ -933,6 +953,8 @@ def binary_reference(name, dtype, a, au, b, bu):
                 safe = np.where(bi == 0, 1, bi)
                 r = np.fmod(ai, safe) if name == "fmod" else np.remainder(ai, safe)
                 ref = np.where(bi == 0, ai, r).astype(np.float64)
+            elif name == "pow":
+                ref = integer_power32(ai, bi)
             else:
                 ref = {"add": a + b, "sub": a - b, "mul": ai * bi,
                        "maximum": np.maximum(a, b), "minimum": np.minimum(a, b)}[name]

@@ -819,6 +819,10 @@ def _binary(opname, x, y):
                 "jeet.sub: subtracting bool tensors is not supported (NumPy "
                 "refuses it too); use jeet.logical_xor (^) or cast to an "
                 "integer dtype first")
+        if opname == "pow":
+            raise ShapeError(
+                "jeet.pow: bool ** bool is not supported (NumPy's result "
+                "would be int8, a dtype Jeet lacks); cast to int32 first")
         opname = _BOOL_ARITHMETIC.get(opname, opname)
     op = _BINARY_OPS.get(opname) or _COMPARISONS[opname]
     return _node(opname, op, (a, b))
@@ -1034,8 +1038,29 @@ def minimum(x, y):
 
 
 def pow(x, y):
-    """x ** y with NumPy broadcasting (float dtypes)."""
+    """x ** y with NumPy broadcasting. Integer powers wrap on overflow, as
+    NumPy's do. A negative number as the exponent of an integer tensor is
+    refused, as NumPy refuses it; where an exponent tensor holds negative
+    integers, the result is 1 / x ** -y rounded toward zero, as PyTorch
+    defines it (1 for x = 1, 1 or -1 for x = -1, 0 otherwise)."""
+    if isinstance(x, Tensor) and x._dtype in _INTEGRAL and _is_scalar(y) \
+            and _negative_number(y):
+        raise ArgumentError(
+            f"jeet.pow: a tensor of {_dtypes.LONG_NAMES[x._dtype]} to the "
+            f"negative power {y!r} (NumPy refuses an integer one and "
+            "computes a float one in float64); cast the tensor to a float "
+            "dtype first")
     return _binary("pow", x, y)
+
+
+_INTEGRAL = ("i32", "i64", "i1")
+
+
+def _negative_number(value):
+    # Integral floats are integers to an integer tensor: 2 ** -1.0 would be
+    # 0 where NumPy gives 0.5.
+    return isinstance(value, (numbers.Real, np.number)) \
+        and not isinstance(value, (bool, np.bool_)) and value < 0
 
 
 def fmod(x, y):

@@ -104,3 +104,21 @@ def run_python_fuzzer(script, *args):
             f"--seed {last} --count 1 {' '.join(args[4:])}\n{proc.stdout[-3000:]}\n"
             f"{proc.stderr[-3000:]}")
     return proc.stdout
+
+
+def integer_power(base, exponent, dtype):
+    """base ** exponent elementwise in exact Python integers, wrapped to
+    `dtype` as NumPy wraps; a negative exponent gives 1 / base ** -exponent
+    rounded toward zero (jeet.pow's rule): 1, -1 or 1 for base -1, else 0."""
+    bits = np.dtype(dtype).itemsize * 8
+
+    def one(b, e):
+        b, e = int(b), int(e)
+        if e < 0:
+            return 1 if b == 1 else (-1 if e % 2 else 1) if b == -1 else 0
+        r = pow(b, e, 1 << bits)
+        return r - (1 << bits) if r >= 1 << (bits - 1) else r
+
+    base, exponent = np.broadcast_arrays(base, exponent)
+    return np.array([one(b, e) for b, e in zip(base.ravel(), exponent.ravel())],
+                    dtype=dtype).reshape(base.shape)

@@ -221,6 +221,21 @@ def test_scalar_group_with_two_results(rng):
 
 
 @requires_gpu
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_power_on_the_gpu(dtype, rng):
+    """The square-and-multiply steps of integer ** through NVPTX: wrapping
+    past the dtype's range and negative exponents, exactly."""
+    from conftest import integer_power
+    base = rng.integers(-40, 40, (3, 67)).astype(dtype)
+    exponent = rng.integers(-4, 130, (3, 67)).astype(dtype)
+    exponent[2] = rng.integers(2**20, np.iinfo(dtype).max, 67)  # high bits
+    got = (jeet.tensor(base, dtype=dtype, device="gpu")
+           ** jeet.tensor(exponent, dtype=dtype, device="gpu"))
+    assert got.device == "gpu"
+    np.testing.assert_array_equal(got.numpy(), integer_power(base, exponent, dtype))
+
+
+@requires_gpu
 def test_the_device_says_what_it_is():
     cuda = [d for d in jeet.devices() if d["kind"] == "cuda"]
     assert cuda and cuda[0]["available"]

@@ -392,6 +392,61 @@ def test_integer_remainders(dtype, rng):
     np.testing.assert_array_equal((A // zero).numpy(), np.zeros((6, 7), dtype))
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_power(dtype, rng):
+    """Integer ** as NumPy's, wrapping past the dtype's range (exponents up
+    to 200, every bit of the square-and-multiply steps), against exact Python
+    integers; negative exponents in a tensor give 1 / x ** -y rounded toward
+    zero (PyTorch's values)."""
+    from conftest import integer_power
+    base = rng.integers(-40, 40, (9, 31)).astype(dtype)
+    base[0, :5] = [0, 1, -1, 2, -2]
+    exponent = rng.integers(0, 200, (9, 31)).astype(dtype)
+    exponent[1, :6] = [0, 1, 62, 63, 31, 30]
+    # Exponents with high bits set: odd bases wrap to values they decide.
+    top = np.iinfo(dtype).max
+    exponent[2, :31] = [top, top - 1, 2**30 + 1, 2**29 + 7, 2**24 + 3] + list(
+        rng.integers(2**20, top, 26))
+    B = jeet.tensor(base, dtype=dtype, device="cpu")
+    E = jeet.tensor(exponent, dtype=dtype, device="cpu")
+    got = (B ** E).numpy()
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, integer_power(base, exponent, dtype))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got, base ** exponent)
+    # Constant exponents (folded to multiplications) and a scalar base.
+    np.testing.assert_array_equal((B ** 3).numpy(), base ** 3)
+    np.testing.assert_array_equal((B ** 0).numpy(), np.ones_like(base))
+    np.testing.assert_array_equal((3 ** (E % 20)).numpy(), 3 ** (exponent % 20))
+    # Negative exponents, broadcast against a row of bases.
+    small = np.array([-3, -2, -1, 0, 1, 2, 3], dtype)
+    negative = rng.integers(-5, 0, (4, 1)).astype(dtype)
+    got = jeet.pow(jeet.tensor(small, dtype=dtype, device="cpu"),
+                   jeet.tensor(negative, dtype=dtype, device="cpu")).numpy()
+    np.testing.assert_array_equal(got, integer_power(small, negative, dtype))
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(
+        got, (torch.from_numpy(small) ** torch.from_numpy(negative)).numpy())
+
+
+def test_integer_power_errors():
+    i = jeet.tensor(np.arange(4, dtype=np.int32), dtype="int32", device="cpu")
+    for exponent in (-1, -2.0, np.int64(-3)):
+        with pytest.raises(jeet.ArgumentError,
+                           match=r"jeet.pow: a tensor of int32 to the negative power"):
+            i ** exponent
+    with pytest.raises(jeet.ArgumentError, match="a tensor of int32 to the negative power -1"):
+        jeet.pow(i, -1)
+    p = jeet.tensor(np.array([True, False]), dtype="bool", device="cpu")
+    with pytest.raises(jeet.ArgumentError, match="a tensor of bool to the negative power"):
+        p ** -1
+    with pytest.raises(jeet.ShapeError, match=r"bool \*\* bool is not supported.*int8"):
+        p ** p
+    # bool with a Python int computes in int64, as NumPy 2 does.
+    assert (p ** 2).dtype == "int64"
+    np.testing.assert_array_equal((p ** 2).numpy(), [1, 0])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_floor_division(dtype, rng):
     """x // y and divmod as NumPy's: from the exact remainder (1 // 0.1 is

@@ -116,11 +116,15 @@ def _mod(n):
 @converter("Pow")
 def _pow(n):
     base, exponent = n.tensor(0), n.tensor(1)
-    if base._dtype not in ("f32", "f16", "bf16"):
-        # An integer power computed in floats rounds above 2**24: a wrong
-        # answer rather than an error, so it is refused.
-        raise n.unsupported(f"an integer base ({_types.name(n.elem_type(0))}); "
-                            "Jeet's pow is for floats, cast the base first")
+    floats = ("f32", "f16", "bf16")
+    if base._dtype not in floats and exponent._dtype in floats:
+        # The float power of an integer, rounded back to the base's type:
+        # computed in floats it rounds above 2**24, a wrong answer rather
+        # than an error, so it is refused.
+        raise n.unsupported(
+            f"an integer base ({_types.name(n.elem_type(0))}) with a float "
+            f"exponent ({_types.name(n.elem_type(1))}); cast the base to a "
+            "float type first")
     if exponent._dtype != base._dtype:
         # ONNX lets the exponent have another type; the result has the
         # base's.

@@ -228,8 +228,8 @@ def _clamp_max(node, x, hi):
 @converter([aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor, aten.pow.Scalar])
 def _pow(node, x, y):
     dtype = result_dtype(node)
-    if dtype not in ("f32", "f16", "bf16"):
-        raise Unsupported("integer pow")
+    if dtype not in ("f32", "f16", "bf16", "i32", "i64"):
+        raise Unsupported(f"pow with a result of dtype {dtype}")
     if isinstance(y, numbers.Number) and y == 2:
         x = _operand(x, dtype)
         return jt.mul(x, x)

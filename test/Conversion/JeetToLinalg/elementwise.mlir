@@ -50,6 +50,28 @@ func.func @int_binary(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
   return %5 : tensor<4xi32>
 }
 
+// Integer powers square and multiply once per bit of the exponent below its
+// sign bit (31 steps of i32, 30 squarings), then choose the negative
+// exponents' values: 1 for a base of 1, -1 or 1 for -1, else 0.
+// CHECK-LABEL: func.func @int_pow
+// CHECK: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %{{.*}}: i32):
+// CHECK-COUNT-30: arith.shrui
+// CHECK-NOT: arith.shrui
+// CHECK: %[[LOW:.*]] = arith.andi %[[Y]], %{{.*}} : i32
+// CHECK-NEXT: %[[ODD:.*]] = arith.cmpi ne, %[[LOW]]
+// CHECK: %[[SIGN:.*]] = arith.select %[[ODD]], %{{.*}}, %{{.*}} : i32
+// CHECK: %[[MINUS:.*]] = arith.cmpi eq, %[[X]], %{{.*}} : i32
+// CHECK: %[[M:.*]] = arith.select %[[MINUS]], %[[SIGN]], %{{.*}} : i32
+// CHECK: %[[PLUS:.*]] = arith.cmpi eq, %[[X]], %{{.*}} : i32
+// CHECK: %[[R:.*]] = arith.select %[[PLUS]], %{{.*}}, %[[M]] : i32
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[Y]], %{{.*}} : i32
+// CHECK: %[[P:.*]] = arith.select %[[NEG]], %[[R]], %{{.*}} : i32
+// CHECK-NEXT: linalg.yield %[[P]]
+func.func @int_pow(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = jeet.pow %a, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
 // CHECK-LABEL: func.func @float_unary
 // CHECK: arith.negf
 // CHECK: math.absf

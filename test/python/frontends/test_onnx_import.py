@@ -577,12 +577,21 @@ print('ok')
     assert result.stdout.strip() == "ok"
 
 
-def test_integer_pow_is_refused_with_its_dtype():
-    # Computed in floats it would round above 2**24: refused, not wrong.
-    i64 = [helper.make_tensor_value_info(n, TensorProto.INT64, [3]) for n in ("x", "e", "y")]
+def test_integer_pow_is_exact_and_a_float_exponent_is_refused():
+    # Integer ** integer in integers (exact past 2**24, wrapping as
+    # onnxruntime's); the float power of an integer would round: refused.
+    i64 = [helper.make_tensor_value_info(n, TensorProto.INT64, [4]) for n in ("x", "e", "y")]
     model = make_model([helper.make_node("Pow", ["x", "e"], ["y"], name="p")],
                        i64[:2], i64[2:])
-    with pytest.raises(OnnxImportError, match="Pow node 'p'.*integer base .int64."):
+    x = np.array([3, -7, 2, 11], np.int64)
+    e = np.array([33, 21, 62, 17], np.int64)
+    (y,) = jeet.onnx.load(model)(x, e)
+    np.testing.assert_array_equal(np.asarray(y), [pow(int(a), int(b)) for a, b in zip(x, e)])
+    f32 = helper.make_tensor_value_info("e", TensorProto.FLOAT, [4])
+    model = make_model([helper.make_node("Pow", ["x", "e"], ["y"], name="p")],
+                       [i64[0], f32], i64[2:])
+    with pytest.raises(OnnxImportError,
+                       match="Pow node 'p'.*integer base .int64. with a float exponent .float32."):
         jeet.onnx.load(model)
 
 

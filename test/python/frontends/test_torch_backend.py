@@ -232,6 +232,24 @@ def test_division_with_rounding_and_remainders_match_torch_exactly(seed):
                 f"output {k}: signs of zeros"
 
 
+def test_integer_pow_runs_in_jeet_exactly(seed):
+    # Integer ** on int64 and int32, tensor and scalar exponents, negative
+    # exponents in a tensor: torch's values to the bit, wrapping included.
+    def fn(i, e, k):
+        return i ** e, i ** 3, 2 ** e, k ** (e % 31).to(torch.int32), i ** (e - 8)
+
+    i = torch.randint(-30, 30, (5, 7))
+    e = torch.randint(0, 70, (7,))
+    k = torch.randint(-9, 9, (5, 7), dtype=torch.int32)
+    report = jeet.torch.explain(fn, i, e, k)
+    assert not report.fallbacks, report
+    with torch.no_grad():
+        got = torch.compile(fn, backend="jeet")(i, e, k)
+    for n, (g, w) in enumerate(zip(got, fn(i, e, k))):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g.numpy(), w.numpy(), err_msg=f"output {n}, seed {seed}")
+
+
 def test_linear_layers_and_layer_norm(seed):
     model = torch.nn.Sequential(torch.nn.Linear(12, 20), torch.nn.LayerNorm(20),
                                 torch.nn.ReLU(), torch.nn.Linear(20, 3)).eval()

@@ -357,8 +357,57 @@ static Value buildGelu(GeluOp op, Arithmetic &a, Value x) {
 // AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, ExpOp, LogOp, SqrtOp, RsqrtOp and
 // TanhOp name their scalar function in JeetOps.td.
 
+/// x ** y on integers, as NumPy's (wrapping on overflow) for y >= 0, by
+/// squaring: one step for each bit of y below the sign bit, unrolled so that
+/// the kernel stays one straight-line body that vectorizes (and folds to a
+/// few multiplications where y is a constant). For y < 0, where NumPy
+/// raises, the quotient 1 / x ** -y rounded toward zero, as PyTorch defines
+/// it: 1 for x = 1, -1 or 1 for x = -1 (y odd or even), 0 otherwise
+/// (0 ** y included).
+static Value buildIntegerPower(OpBuilder &builder, Location loc, Value x,
+                               Value y) {
+  Type type = x.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getIntegerAttr(type, value));
+  };
+  auto isEqual = [&](Value a, Value b) -> Value {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, a, b);
+  };
+  Value zero = constant(0), one = constant(1), minusOne = constant(-1);
+  auto lowBitSet = [&](Value v) -> Value {
+    Value bit = arith::AndIOp::create(builder, loc, v, one);
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, bit,
+                                 zero);
+  };
+
+  Value result = one, square = x, exponent = y;
+  for (unsigned bit = 0; bit + 1 < width; ++bit) {
+    Value factor =
+        arith::SelectOp::create(builder, loc, lowBitSet(exponent), square, one);
+    result = arith::MulIOp::create(builder, loc, result, factor);
+    if (bit + 2 < width) {
+      square = arith::MulIOp::create(builder, loc, square, square);
+      exponent = arith::ShRUIOp::create(builder, loc, exponent, one);
+    }
+  }
+
+  Value minusOnePower =
+      arith::SelectOp::create(builder, loc, lowBitSet(y), minusOne, one);
+  Value reciprocal = arith::SelectOp::create(
+      builder, loc, isEqual(x, one), one,
+      arith::SelectOp::create(builder, loc, isEqual(x, minusOne),
+                              minusOnePower, zero));
+  Value negative =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, y, zero);
+  return arith::SelectOp::create(builder, loc, negative, reciprocal, result);
+}
+
 Value PowOp::buildScalar(OpBuilder &builder, Location loc,
                          ValueRange operands) {
+  if (!isa<FloatType>(operands[0].getType()))
+    return buildIntegerPower(builder, loc, operands[0], operands[1]);
   return buildInF32(builder, loc, operands, [&](ValueRange wide) -> Value {
     return math::PowFOp::create(builder, loc, wide[0], wide[1]);
   });

@@ -49,10 +49,10 @@ func.func @exp_i32(%a: tensor<4xi32>) {
 
 // -----
 
-// pow is defined on floats only.
-func.func @pow_i32(%a: tensor<4xi32>) {
-  // expected-error @+1 {{'jeet.pow' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
-  %0 = jeet.pow %a, %a : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+// pow is defined on floats and integers, not booleans.
+func.func @pow_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'jeet.pow' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  %0 = jeet.pow %a, %a : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
   return
 }
 

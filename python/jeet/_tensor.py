@@ -1617,14 +1617,41 @@ def _getitem(x, key):
     _getitem_array)."""
     if not isinstance(key, tuple):
         key = (key,)
-    # The keys model code writes most (Python ints, slices, one '...') need
-    # none of the rewriting below.
+    # The keys model code writes most (Python ints, slices of ints, one
+    # '...') need none of the rewriting below, and once seen with a shape,
+    # none of the work either (_BASIC_KEYS).
     basic = True
+    seen = []
     for k in key:
         kind = type(k)
-        if kind is not int and kind is not slice and k is not Ellipsis:
+        if kind is slice:
+            start, stop, step = k.start, k.stop, k.step
+            if seen is None:
+                pass
+            elif (start is None or type(start) is int) and \
+                    (stop is None or type(stop) is int) and \
+                    (step is None or type(step) is int):
+                seen.append((start, stop, step))
+            else:
+                seen = None  # NumPy ints in a slice: not memoized
+        elif kind is int or k is Ellipsis:
+            if seen is not None:
+                seen.append(k)
+        else:
             basic = False
             break
+    if basic and seen is not None:
+        seen = (x._shape, tuple(seen))
+        known = _BASIC_KEYS.get(seen)
+        if known is not None:
+            attrs, attrs_key, shape = known
+            t = _record_attributed("jeet.slice", x, attrs_key, attrs, None)
+            if t is None:
+                t = _node("slice", "jeet.slice", [x], attrs)
+            if shape is None:
+                return t
+            r = _record_attributed("jeet.reshape", t, (), None, (shape, t._dtype))
+            return r if r is not None else reshape(t, shape)
     # Identity, not ==: a tensor or array in the key compares elementwise.
     ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
     if len(ellipses) > 1:
@@ -1678,8 +1705,8 @@ def _getitem(x, key):
             raise IndexError(
                 "jeet.Tensor: only integers, slices, '...', None and one "
                 f"index array are valid indices, got {k!r}")
-    sliced = _node("slice", "jeet.slice", [x],
-                   {"starts": starts, "stops": stops, "steps": steps})
+    attrs = {"starts": starts, "stops": stops, "steps": steps}
+    sliced = _node("slice", "jeet.slice", [x], attrs)
     if newaxes:
         # Each None's place among the result's dimensions: the slices before
         # it in the key (ints dropped theirs), the Nones before it.
@@ -1695,9 +1722,21 @@ def _getitem(x, key):
             elif isinstance(k, slice):
                 dims.append(shape.pop(0))
         shape = dims + shape
-    if tuple(shape) != sliced.shape:
-        sliced = reshape(sliced, tuple(shape))
+    shape = tuple(shape)
+    if basic and seen is not None:
+        if len(_BASIC_KEYS) >= _MAX_INFERRED:
+            _BASIC_KEYS.clear()
+        _BASIC_KEYS[seen] = (attrs, _attrs_key(attrs),
+                             None if shape == sliced.shape else shape)
+    if shape != sliced.shape:
+        sliced = reshape(sliced, shape)
     return sliced
+
+
+# The basic keys (Python ints, slices of ints and None, one '...') indexed
+# before, by the indexed tensor's shape and the key: the slice's attributes,
+# their key, and the shape the result is reshaped to (None: the slice's own).
+_BASIC_KEYS = {}
 
 
 def _getitem_array(x, key):

@@ -33,9 +33,11 @@ def test_getitem(key):
 def test_getitem_random_keys(rng):
     """Random keys of ints, slices (any start, stop and step, None among
     them), one '...' and None, in Python ints (the short path) and NumPy
-    ints (the general one), against NumPy."""
+    ints (the general one), against NumPy; each key twice (the second time
+    from the memo of basic keys) and on a tensor of another shape."""
     x = np.arange(5 * 6 * 7, dtype=np.float32).reshape(5, 6, 7)
-    tx = t(x)
+    y = np.arange(7 * 6 * 5, dtype=np.float32).reshape(7, 6, 5)
+    tx, ty = t(x), t(y)
 
     def bound(size):
         v = int(rng.integers(-size - 3, size + 3))
@@ -59,9 +61,20 @@ def test_getitem_random_keys(rng):
             key.insert(int(rng.integers(0, len(key) + 1)), None)
         key = tuple(key)
         expected = x[key]
-        got = tx[key]
-        assert got.shape == expected.shape, key
-        np.testing.assert_array_equal(got.numpy(), expected, err_msg=str(key))
+        first = tx[key]
+        for got in (first, tx[key]):
+            assert got.shape == expected.shape, key
+            assert got._key == first._key, key
+            np.testing.assert_array_equal(got.numpy(), expected, err_msg=str(key))
+        try:
+            other = y[key]
+        except IndexError:
+            with pytest.raises(IndexError):
+                ty[key]
+            continue
+        for got in (ty[key], ty[key]):
+            assert got.shape == other.shape, key
+            np.testing.assert_array_equal(got.numpy(), other, err_msg=str(key))
 
 
 def test_getitem_errors():

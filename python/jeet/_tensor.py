@@ -1390,7 +1390,34 @@ def _normalize_axes(opname, x, axis):
     return sorted(axes)
 
 
+# The attributes of one-operand ops (reductions, transposes, reshapes) by
+# the op, the operand's shape and dtype and the arguments as given, where
+# those are Python ints, bools and None (whose hashes do not confuse one
+# another, as True and 1 would): a call seen before skips the argument
+# checks and records its node in C++ (_recorded).
+_ATTRIBUTED = {}
+
+
+def _remember(memo, op, attrs, result=None):
+    if len(_ATTRIBUTED) >= _MAX_INFERRED:
+        _ATTRIBUTED.clear()
+    _ATTRIBUTED[memo] = (op, attrs, _attrs_key(attrs), result)
+
+
+def _recorded(opname, x, known):
+    op, attrs, attrs_key, result = known
+    t = _record_attributed(op, x, attrs_key, attrs, result)
+    return t if t is not None else _node(opname, op, [x], attrs, result)
+
+
 def _reduce(opname, x, axis, keepdims):
+    memo = None
+    if type(x) is Tensor and (axis is None or type(axis) is int) and \
+            (keepdims is False or keepdims is True):
+        memo = (opname, x._shape, x._dtype, axis, keepdims)
+        known = _ATTRIBUTED.get(memo)
+        if known is not None:
+            return _recorded(opname, x, known)
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.{opname}: expected a jeet.Tensor, got {type(x).__name__}")
     axes = _normalize_axes(opname, x, axis)
@@ -1409,8 +1436,10 @@ def _reduce(opname, x, axis, keepdims):
     if not axes:
         # Reducing over no axes (a 0-d tensor) leaves it as it is.
         return x
-    return _node(opname, _REDUCTIONS[opname], [x],
-                 {"axes": axes, "keepdims": bool(keepdims)})
+    attrs = {"axes": axes, "keepdims": bool(keepdims)}
+    if memo is not None:
+        _remember(memo, _REDUCTIONS[opname], attrs)
+    return _node(opname, _REDUCTIONS[opname], [x], attrs)
 
 
 def sum(x, axis=None, keepdims=False):
@@ -1522,6 +1551,12 @@ def softmax(x, axis=-1):
 def transpose(x, axes=None):
     """Permutes dimensions: result dim i is input dim axes[i] (default:
     reversed)."""
+    memo = None
+    if type(x) is Tensor and axes is None:
+        memo = ("transpose", x._shape)
+        known = _ATTRIBUTED.get(memo)
+        if known is not None:
+            return _recorded("transpose", x, known)
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.transpose: expected a jeet.Tensor, got {type(x).__name__}")
     rank = x.ndim
@@ -1538,7 +1573,10 @@ def transpose(x, axes=None):
             perm.append(int(a) % rank)
     if perm == list(range(rank)) and len(perm) == rank:
         return x
-    return _node("transpose", "jeet.transpose", [x], {"permutation": perm})
+    attrs = {"permutation": perm}
+    if memo is not None:
+        _remember(memo, "jeet.transpose", attrs)
+    return _node("transpose", "jeet.transpose", [x], attrs)
 
 
 def _shape_arg(opname, shape):
@@ -1564,6 +1602,18 @@ def _shape_arg(opname, shape):
 def reshape(x, shape):
     """The same elements in row-major order with another shape (one
     dimension may be -1: inferred)."""
+    memo = None
+    if type(shape) is int:
+        shape = (shape,)
+    if type(x) is Tensor and type(shape) is tuple:
+        for d in shape:
+            if type(d) is not int:
+                break
+        else:
+            memo = ("reshape", x._shape, x._dtype, shape)
+            known = _ATTRIBUTED.get(memo)
+            if known is not None:
+                return _recorded("reshape", x, known)
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.reshape: expected a jeet.Tensor, got {type(x).__name__}")
     shape = list(_shape_arg("reshape", shape))
@@ -1582,6 +1632,8 @@ def reshape(x, shape):
         shape[shape.index(-1)] = x.size // known
     if tuple(shape) == x.shape:
         return x
+    if memo is not None:
+        _remember(memo, "jeet.reshape", None, (tuple(shape), x._dtype))
     return _node("reshape", "jeet.reshape", [x], result=(shape, x._dtype))
 
 

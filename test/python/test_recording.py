@@ -320,3 +320,85 @@ def test_record_attributed_makes_the_node_of_node(rng, monkeypatch):
                                   x.numpy().reshape(12, 5))
     with pytest.raises(TypeError, match="record_attributed"):
         _record_attributed("jeet.transpose", x, (), None)
+
+
+ONE_OPERAND = [
+    ("x.sum(axis=1)", lambda x: x.sum(axis=1)),
+    ("x.max(axis=-1, keepdims=True)", lambda x: x.max(axis=-1, keepdims=True)),
+    ("jeet.mean(x)", lambda x: jeet.mean(x)),
+    ("jeet.min(x, 0)", lambda x: jeet.min(x, 0)),
+    ("x.T", lambda x: x.T),
+    ("x.reshape(6, 4)", lambda x: x.reshape(6, 4)),
+    ("x.reshape(-1)", lambda x: x.reshape(-1)),
+    ("jeet.reshape(x, (2, -1, 3))", lambda x: jeet.reshape(x, (2, -1, 3))),
+    ("x[1]", lambda x: x[1]),
+    ("x[:, 1:3]", lambda x: x[:, 1:3]),
+    ("x[..., ::-2]", lambda x: x[..., ::-2]),
+    ("x[-1, 2:]", lambda x: x[-1, 2:]),
+]
+
+
+def assert_same_graph(got, want):
+    """Slot for slot, down to the inputs the two share (x[1] is a reshape of
+    a slice made anew each time)."""
+    for name in SLOTS:
+        g, w = getattr(got, name), getattr(want, name)
+        if name == "_inputs":
+            assert len(g) == len(w) and type(g) is tuple
+            for gi, wi in zip(g, w):
+                if gi is not wi:
+                    assert_same_graph(gi, wi)
+        else:
+            assert g == w, name
+
+
+@pytest.mark.parametrize("text,fn", ONE_OPERAND, ids=[c[0] for c in ONE_OPERAND])
+def test_memo_of_attributes_makes_the_slow_paths_node(rng, text, fn):
+    # Reductions, transposes, reshapes and basic indexing seen before take
+    # their attributes from a memo (_ATTRIBUTED, _BASIC_KEYS): the node is
+    # slot for slot the one the argument checks build, and computes NumPy's.
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    x = t(a)
+    _tensor._ATTRIBUTED.clear()
+    _tensor._BASIC_KEYS.clear()
+    slow = fn(x)
+    assert _tensor._ATTRIBUTED or _tensor._BASIC_KEYS, text
+    for _ in range(2):
+        assert_same_graph(fn(x), slow)
+    # Without the C++ recorder the memo's fallback builds the same node.
+    record = _tensor._record_attributed
+    try:
+        _tensor._record_attributed = lambda *args: None
+        assert_same_graph(fn(x), slow)
+    finally:
+        _tensor._record_attributed = record
+    np.testing.assert_allclose(slow.numpy(), eval(text, {"x": a, "jeet": np}),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_memo_of_attributes_refuses_what_the_checks_refuse(rng):
+    # An entry is made only by a call whose checks passed, and is keyed so
+    # that no other call finds it: True is no axis 1, another dtype or shape
+    # is another entry.
+    x = t(rng.standard_normal((4, 6)).astype(np.float32))
+    x.sum(axis=1)
+    with pytest.raises(jeet.ArgumentError, match="axes must be ints"):
+        x.sum(axis=True)
+    b = t(np.ones((4, 6), bool))
+    assert b.sum(axis=1).dtype == "int64"  # NumPy's count, not the f32 entry
+    np.testing.assert_array_equal(b.sum(axis=1).numpy(), np.full(4, 6))
+    with pytest.raises(ShapeError, match="needs a float tensor"):
+        t(np.ones((4, 6), np.int32)).mean(axis=1)
+    x.reshape(6, 4)
+    with pytest.raises(ShapeError, match="cannot reshape|invalid"):
+        t(np.ones((5, 6), np.float32)).reshape(6, 4)
+    with pytest.raises(jeet.ArgumentError):
+        x.reshape(6.0, 4)
+    x.reshape(-1)
+    assert t(np.ones((5, 6), np.float32)).reshape(-1).shape == (30,)
+    x.T
+    y = t(rng.standard_normal((2, 3, 4)).astype(np.float32))
+    assert y.T.shape == (4, 3, 2)
+    x[1]
+    with pytest.raises(IndexError, match="out of bounds"):
+        t(np.ones((1, 6), np.float32))[1]

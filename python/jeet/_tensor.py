@@ -1538,6 +1538,12 @@ del _family, _name
 
 def softmax(x, axis=-1):
     """exp(x - max) / sum(exp(x - max)) along `axis`."""
+    memo = None
+    if type(x) is Tensor and type(axis) is int:
+        memo = ("softmax", x._shape, x._dtype, axis)
+        known = _ATTRIBUTED.get(memo)
+        if known is not None:
+            return _recorded("softmax", x, known)
     if not isinstance(x, Tensor):
         raise TypeError(f"jeet.softmax: expected a jeet.Tensor, got {type(x).__name__}")
     if x.ndim == 0:
@@ -1545,7 +1551,10 @@ def softmax(x, axis=-1):
     if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
         raise ArgumentError(f"jeet.softmax: axis must be an int, got {axis!r}")
     axis = _normalize_axes("softmax", x, axis)[0]
-    return _node("softmax", "jeet.softmax", [x], {"axis": axis})
+    attrs = {"axis": axis}
+    if memo is not None:
+        _remember(memo, "jeet.softmax", attrs)
+    return _node("softmax", "jeet.softmax", [x], attrs)
 
 
 def transpose(x, axes=None):

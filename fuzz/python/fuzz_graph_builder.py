@@ -553,6 +553,10 @@ class Program:
                                                   for d in x.shape]
             return f"jeet.{fn.__name__}", lambda: fn(x, shape)
         dtype = self.dtype()
+        if isinstance(x, jeet.Tensor) and x.dtype in TOLERANCES and \
+                dtype == "int32":
+            # Truncation: floats within their tolerance may cross an integer.
+            return TRUNCATING_CAST, lambda: jeet.cast(x, dtype)
         return "jeet.cast", lambda: jeet.cast(x, dtype)
 
     def step(self):
@@ -632,20 +636,34 @@ TOLERANCES = {"float32": (1e-3, 1e-4), "float16": (3e-2, 3e-3),
               "bfloat16": (6e-2, 1e-2)}
 
 
-def compare_outputs(cpu, gpu, dtype, names=("the CPU", "the GPU")):
+# A float cast to int32: the program's int32 results may carry the floats'
+# differences (float32's tolerance), and a value within it may truncate to
+# the integer beside (1 more). Found by seed 14,153,356: tanh(8.5) is 1.0 on
+# the CPU (MLIR's polynomial saturates from 7.9988, 3.8 units of the last
+# place at most) and 0.99999994 on the GPU and in NumPy, cast to 1 and 0.
+TRUNCATING_CAST = "jeet.cast(float -> int32)"
+
+
+def compare_outputs(cpu, gpu, dtype, names=("the CPU", "the GPU"),
+                    truncated=False):
     """None if `gpu` matches `cpu` (numpy arrays of one executed tensor) to
-    `dtype`'s tolerance, else what differs, the two called `names`."""
+    `dtype`'s tolerance, else what differs, the two called `names`; int32
+    results of a program that truncated floats (`truncated`) to float32's
+    tolerance and one more."""
     if cpu.shape != gpu.shape or cpu.dtype != gpu.dtype:
         return (f"{names[0]} has {cpu.shape} {cpu.dtype}, {names[1]} "
                 f"{gpu.shape} {gpu.dtype}")
     a, b = cpu.astype(np.float64), gpu.astype(np.float64)
     rtol, atol = TOLERANCES.get(dtype, (0.0, 0.0))
+    slack = 0.0
+    if truncated and dtype == "int32":
+        (rtol, atol), slack = TOLERANCES["float32"], 1.0
     finite = np.abs(a[np.isfinite(a)])
     scale = max(1.0, float(finite.max())) if finite.size else 1.0
     with np.errstate(invalid="ignore"):
         same = (np.isnan(a) & np.isnan(b)) | (a == b) | \
             (np.isfinite(a) & np.isfinite(b) &
-             (np.abs(a - b) <= atol * scale + rtol * np.abs(a)))
+             (np.abs(a - b) <= slack + atol * scale + rtol * np.abs(a)))
     if same.all():
         return None
     where = tuple(int(i) for i in np.argwhere(~same)[0])
@@ -695,8 +713,9 @@ def run_compared(seed, execute):
                      if c != g), min(len(cpu.log), len(gpu.log)))
         raise Finding(f"the CPU and the GPU differ at step {step}:\n  CPU: "
                       + " -> ".join(cpu.log) + "\n  GPU: " + " -> ".join(gpu.log))
+    truncated = TRUNCATING_CAST in cpu.log
     for i, ((dtype, a), (_, b)) in enumerate(zip(cpu.outputs, gpu.outputs)):
-        difference = compare_outputs(a, b, dtype)
+        difference = compare_outputs(a, b, dtype, truncated=truncated)
         if difference:
             raise Finding(f"executed tensor {i}: {difference}\nafter: "
                           + " -> ".join(cpu.log))

@@ -681,9 +681,9 @@ def _attrs_key(attrs):
 # before asks C++ nothing.
 _INFERRED = {}
 _MAX_INFERRED = 65536
-# _record(op, x[, y]): _node's memo hit for one operand, or two of one dtype
-# that is not bool, in C++ (None where _node has more to do); it reads the
-# memo as globals()["_INFERRED"].
+# _record(op, x[, y[, z]]): _node's memo hit for one operand, two of one
+# dtype that is not bool, or three (jeet.select), in C++ (None where _node
+# has more to do); it reads the memo as globals()["_INFERRED"].
 _jeet.register_tensor_type(Tensor, globals())
 atexit.register(_jeet.unregister_tensor_type)
 _record = _jeet.record
@@ -700,7 +700,7 @@ def _node(opname, op, inputs, attrs=None, result=None):
             None if result is None else (tuple(result[0]), result[1]))
         if t is not None:
             return t
-    elif len(inputs) == 2 and attrs is None and result is None:
+    elif 2 <= len(inputs) <= 3 and attrs is None and result is None:
         t = _record(op, *inputs)
         if t is not None:
             return t
@@ -1324,7 +1324,8 @@ def where(condition, x, y):
     if (type(condition) is Tensor and type(x) is Tensor and type(y) is Tensor
             and condition._dtype == "i1" and x._dtype == y._dtype):
         # The common case: nothing to convert or promote.
-        return _node("where", "jeet.select", (condition, x, y))
+        t = _record("jeet.select", condition, x, y)
+        return t if t is not None else _node("where", "jeet.select", (condition, x, y))
     if isinstance(condition, (np.ndarray, list, tuple)):
         # Host truth values: a bool tensor on the device of the tensors.
         device = next((v._device for v in (x, y)

@@ -2,14 +2,16 @@
 //
 // Part of the Jeet project.
 //
-// _jeet.record(op, x[, y]): the common case of jeet._tensor._node in C++,
+// _jeet.record(op, x[, y[, z]]): the common case of jeet._tensor._node in C++,
 // because a graph redefined on every call records every op on every call.
 // _node asks the graph's type inference once per (op, operand types) and
 // keeps the answer in jeet._tensor._INFERRED, a dict from a memo tuple to
 // (shape, dtype, key number), looked up by name in jeet._tensor's globals on
 // every call (tests replace the dict); record builds the same memo tuple for
 // one operand, or for two operands of one dtype that is not bool (_binary's
-// common case, whose ops take no attributes), looks it up and, on a hit,
+// common case, whose ops take no attributes), or for three (jeet.select:
+// jeet.where's common case, a bool condition and two tensors of one dtype,
+// which the caller checks), looks it up and, on a hit,
 // makes the lazy Tensor as _node would, writing its slots directly
 // (TensorSlots.h). It returns None whenever _node has more to do: a memo
 // miss (the first time, or after the memo was cleared), operands on
@@ -204,14 +206,55 @@ PyObject *lookUp(PyObject *op, PyObject *memo, PyObject *inputs,
   return node;
 }
 
-/// record(op, x) or record(op, x, y): a new lazy Tensor, or None.
+/// record(op, c, x, y): _node's memo hit for three operands (jeet.select),
+/// whose memo is the general form (op, ((shape, dtype), ...), (), None); the
+/// devices that are set must agree (else _node says why). A new lazy Tensor,
+/// None, or null on error.
+PyObject *recordThree(PyObject *op, PyObject *const *operands) {
+  PyObject *types = PyTuple_New(3);
+  if (!types)
+    return nullptr;
+  PyObject *device = Py_None;
+  for (int i = 0; i < 3; ++i) {
+    Operand o;
+    if (!read(operands[i], o)) {
+      Py_DECREF(types);
+      Py_RETURN_NONE;
+    }
+    if (o.device != Py_None) {
+      int same = device == Py_None ? 1 : sameName(device, o.device);
+      if (same <= 0) {
+        Py_DECREF(types);
+        if (same < 0)
+          return nullptr;
+        Py_RETURN_NONE;
+      }
+      device = o.device;
+    }
+    PyObject *type = PyTuple_Pack(2, o.shape, o.dtype);
+    if (!type) {
+      Py_DECREF(types);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(types, i, type);
+  }
+  PyObject *memo = PyTuple_Pack(4, op, types, noAttributes, Py_None);
+  Py_DECREF(types);
+  PyObject *inputs = PyTuple_Pack(3, operands[0], operands[1], operands[2]);
+  return lookUp(op, memo, inputs, device, Py_None);
+}
+
+/// record(op, x), record(op, x, y) or record(op, c, x, y): a new lazy
+/// Tensor, or None.
 PyObject *record(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-  if (nargs != 2 && nargs != 3) {
+  if (nargs < 2 || nargs > 4) {
     PyErr_SetString(PyExc_TypeError,
-                    "record(op, x[, y]) takes one or two operands");
+                    "record(op, x[, y[, z]]) takes one to three operands");
     return nullptr;
   }
   PyObject *op = args[0];
+  if (nargs == 4)
+    return recordThree(op, args + 1);
   PyObject *x = args[1];
   Operand a;
   if (!read(x, a))
@@ -366,10 +409,10 @@ PyMethodDef recordAttributedMethod = {
 PyMethodDef recordMethod = {
     "record", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(record)),
     METH_FASTCALL,
-    "record(op, x[, y]): the lazy Tensor of `op` on x (and y) when "
+    "record(op, x[, y[, z]]): the lazy Tensor of `op` on its operands when "
     "jeet._tensor._INFERRED has seen the op on these operand types (two "
-    "operands: of one dtype, not bool, on one device or a constant), else "
-    "None."};
+    "operands: of one dtype, not bool; all: on one device or constants), "
+    "else None."};
 
 } // namespace
 

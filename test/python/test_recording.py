@@ -9,6 +9,7 @@ import pytest
 import jeet
 from jeet import _tensor
 from jeet.errors import ShapeError
+from conftest import requires_gpu
 
 _record = _tensor._jeet.record
 
@@ -112,10 +113,34 @@ def test_record_declines_where_node_has_more_to_do(rng, monkeypatch):
     assert _record(add, p, p) is None
     assert (p + p).numpy().dtype == np.bool_
     assert _record(add, np.ones((4, 3), np.float32), a) is None
-    with pytest.raises(TypeError, match="one or two operands"):
-        _record(add, a, b, a)
-    with pytest.raises(TypeError, match="one or two operands"):
+    assert _record(add, a, b, a) is None  # add has no three-operand form
+    with pytest.raises(TypeError, match="one to three operands"):
         _record(add)
+    with pytest.raises(TypeError, match="one to three operands"):
+        _record(add, a, a, a, a)
+
+
+def test_record_of_three_operands_makes_the_node_of_node(rng):
+    # jeet.where's common case (jeet.select): the memo's general form, slot
+    # for slot _node's node; a constant (no device) joins the others' device.
+    x = t(rng.standard_normal((5, 3)).astype(np.float32))
+    y = t(rng.standard_normal((3,)).astype(np.float32))
+    c = x > y
+    want = _tensor._node("where", "jeet.select", (c, x, y))
+    got = _record("jeet.select", c, x, y)
+    assert got is not None
+    assert_same_node(got, want)
+    assert_same_node(jeet.where(c, x, y), want)
+    np.testing.assert_array_equal(
+        want.numpy(), np.where(c.numpy(), x.numpy(), y.numpy()))
+    half = _tensor._scalar_constant(0.5, "f32", "where")
+    assert half._device is None
+    want = _tensor._node("where", "jeet.select", (c, half, y))
+    assert_same_node(_record("jeet.select", c, half, y), want)
+    assert want._device == "cpu"
+    # Declines: an operand that is no Tensor, operand types not seen.
+    assert _record("jeet.select", c, x.numpy(), y) is None
+    assert _record("jeet.select", c, y, x) is None
 
 
 def test_record_reads_the_memo_the_module_holds_now(rng, monkeypatch):
@@ -420,3 +445,17 @@ def test_memo_of_attributes_refuses_what_the_checks_refuse(rng):
     x[1]
     with pytest.raises(IndexError, match="out of bounds"):
         t(np.ones((1, 6), np.float32))[1]
+
+
+@requires_gpu
+def test_record_declines_operands_on_different_devices():
+    # _node says why (three operands here, as two above): record leaves it.
+    g = jeet.tensor(np.ones(4, np.float32), device="gpu")
+    h = jeet.tensor(np.ones(4, np.float32), device="cpu")
+    c = h > 0
+    jeet.where(c, h, h)  # the memo has the types (not the devices)
+    h + h
+    with pytest.raises(jeet.JeetError, match="operands are on different devices"):
+        jeet.where(c, g, h)
+    assert _record("jeet.select", c, g, h) is None
+    assert _record(_tensor._BINARY_OPS["add"], g, h) is None

@@ -397,8 +397,8 @@ static Value buildIntegerPower(OpBuilder &builder, Location loc, Value x,
       arith::SelectOp::create(builder, loc, lowBitSet(y), minusOne, one);
   Value reciprocal = arith::SelectOp::create(
       builder, loc, isEqual(x, one), one,
-      arith::SelectOp::create(builder, loc, isEqual(x, minusOne),
-                              minusOnePower, zero));
+      arith::SelectOp::create(builder, loc, isEqual(x, minusOne), minusOnePower,
+                              zero));
   Value negative =
       arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, y, zero);
   return arith::SelectOp::create(builder, loc, negative, reciprocal, result);

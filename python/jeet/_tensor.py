@@ -1688,9 +1688,7 @@ def _getitem(x, key):
         kind = type(k)
         if kind is slice:
             start, stop, step = k.start, k.stop, k.step
-            if seen is None:
-                pass
-            elif (start is None or type(start) is int) and \
+            if seen is not None and (start is None or type(start) is int) and \
                     (stop is None or type(stop) is int) and \
                     (step is None or type(step) is int):
                 seen.append((start, stop, step))
@@ -1703,17 +1701,12 @@ def _getitem(x, key):
             basic = False
             break
     if basic and seen is not None:
-        seen = (x._shape, tuple(seen))
+        seen = (x._shape, x._dtype, tuple(seen))
         known = _BASIC_KEYS.get(seen)
         if known is not None:
-            attrs, attrs_key, shape = known
-            t = _record_attributed("jeet.slice", x, attrs_key, attrs, None)
-            if t is None:
-                t = _node("slice", "jeet.slice", [x], attrs)
-            if shape is None:
-                return t
-            r = _record_attributed("jeet.reshape", t, (), None, (shape, t._dtype))
-            return r if r is not None else reshape(t, shape)
+            sliced, reshaped = known
+            t = _recorded("slice", x, sliced)
+            return t if reshaped is None else _recorded("reshape", t, reshaped)
     # Identity, not ==: a tensor or array in the key compares elementwise.
     ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
     if len(ellipses) > 1:
@@ -1788,16 +1781,19 @@ def _getitem(x, key):
     if basic and seen is not None:
         if len(_BASIC_KEYS) >= _MAX_INFERRED:
             _BASIC_KEYS.clear()
-        _BASIC_KEYS[seen] = (attrs, _attrs_key(attrs),
-                             None if shape == sliced.shape else shape)
+        _BASIC_KEYS[seen] = (
+            ("jeet.slice", attrs, _attrs_key(attrs), None),
+            None if shape == sliced.shape
+            else ("jeet.reshape", None, (), (shape, x._dtype)))
     if shape != sliced.shape:
         sliced = reshape(sliced, shape)
     return sliced
 
 
 # The basic keys (Python ints, slices of ints and None, one '...') indexed
-# before, by the indexed tensor's shape and the key: the slice's attributes,
-# their key, and the shape the result is reshaped to (None: the slice's own).
+# before, by the indexed tensor's shape and dtype and the key: the slice and
+# the reshape dropping its int-indexed dimensions (None where there are
+# none) as _ATTRIBUTED's entries, for _recorded.
 _BASIC_KEYS = {}
 
 

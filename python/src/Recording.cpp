@@ -30,6 +30,8 @@
 //   one operand:  (op, shape, dtype, attributes' key or (),
 //                  None or the result's (shape tuple, dtype))
 //   two operands: (op, shape, dtype, shape, dtype, ())
+//   three:        (op, ((shape, dtype), (shape, dtype), (shape, dtype)), (),
+//                  None)
 //
 //===----------------------------------------------------------------------===//
 

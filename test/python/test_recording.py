@@ -445,6 +445,7 @@ def test_memo_of_attributes_refuses_what_the_checks_refuse(rng):
     x[1]
     with pytest.raises(IndexError, match="out of bounds"):
         t(np.ones((1, 6), np.float32))[1]
+    assert t(np.ones((4, 6), bool))[1].dtype == "bool"  # dtype is in the key
 
 
 @requires_gpu

@@ -122,9 +122,7 @@ def Jeet_MaxOp : Jeet_BinaryElementwiseOp<"max",
 def Jeet_MinOp : Jeet_BinaryElementwiseOp<"min",
     "minimum (NaN if either operand is NaN; -0.0 < +0.0)",
     "::mlir::arith::MinimumFOp", "::mlir::arith::MinSIOp">;
-// Integer powers wrap on overflow (numpy's); a negative exponent gives the
-// quotient 1 / lhs ** -rhs rounded toward zero (PyTorch's rule, where numpy
-// raises): 1 for lhs = 1, -1 or 1 for lhs = -1, 0 otherwise (0 included).
+// The negative exponents' rule is PyTorch's (numpy raises there).
 def Jeet_PowOp : Jeet_BinaryElementwiseOp<"pow",
     "power `lhs ** rhs` (integers wrap on overflow, and a negative integer "
     "exponent gives 1 / lhs ** -rhs rounded toward zero, 0 ** -n = 0)">;

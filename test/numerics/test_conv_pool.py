@@ -245,6 +245,43 @@ def test_conv2d_tiles(run, rng, case):
     assert_close(out, expected, rtol=tol, atol=tol, what=str(case))
 
 
+@pytest.mark.parametrize("case", [
+    # (N, C, H, W), kernel, strides: the depthwise convolutions of a mobile
+    # network's last stages, 6 x 6 and 3 x 3 outputs.
+    ((2, 96, 16, 16), (5, 5), (2, 2)),
+    ((2, 96, 5, 5), (3, 3), (1, 1)),
+], ids=str)
+def test_depthwise_constant_filter(run, rng, case):
+    # A constant filter (an ONNX initialiser) gives its taps as constants:
+    # on the CPU each image and channel is one iteration of straight-line
+    # vector code, a load per tap, 2 x 96 of them, which run on all threads
+    # (jeet-cpu-sequentialize-nested-parallel weighs an iteration by its
+    # loads and stores). Bias and a clamp (ReLU6) follow in the kernel.
+    x_shape, kernel, strides = case
+    c = x_shape[1]
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = rng.standard_normal((c, 1) + kernel).astype(np.float32)
+    b = rng.standard_normal((c, 1, 1)).astype(np.float32)
+    conv = conv2d_reference(x, w, strides, (0, 0, 0, 0), (1, 1), c)
+    expected = np.clip(conv + b.astype(np.float64), 0.0, 6.0)
+    tx, tw = mlir_type(x_shape, np.float32), mlir_type(w.shape, np.float32)
+    tb, to = mlir_type(b.shape, np.float32), mlir_type(conv.shape, np.float32)
+    values = ", ".join(f"{v:.9e}" for v in w.ravel())
+    graph = (f"func.func @main(%x: {tx}, %b: {tb}) -> {to} {{\n"
+             f"  %w = jeet.constant dense<[{values}]> : tensor<{w.size}xf32>\n"
+             f"  %w4 = jeet.reshape %w : tensor<{w.size}xf32> -> {tw}\n"
+             f"  %0 = jeet.conv2d %x, %w4 {{{attrs(strides, (0, 0, 0, 0), (1, 1))}, "
+             f"groups = {c} : i64}} : {tx}, {tw} -> {to}\n"
+             f"  %1 = jeet.add %0, %b : {to}, {tb} -> {to}\n"
+             f"  %2 = jeet.relu %1 : {to}\n"
+             f"  %six = jeet.constant dense<6.0> : tensor<f32>\n"
+             f"  %3 = jeet.min %2, %six : {to}, tensor<f32> -> {to}\n"
+             f"  return %3 : {to}\n}}\n")
+    (out,) = run(graph, [x, b])
+    tol = 2e-6 * np.sqrt(np.prod(kernel)) * 4
+    assert_close(out, expected, rtol=tol, atol=tol, what=str(case))
+
+
 def max_pool_reference(x, k):
     n, c, h, w = x.shape
     return x.reshape(n, c, h // k, k, w // k, k).max(axis=(3, 5))

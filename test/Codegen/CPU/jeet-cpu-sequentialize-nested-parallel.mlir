@@ -37,7 +37,8 @@ func.func @outermost(%m: memref<8xf32>) {
   return
 }
 
-// With the default threshold (1024 iterations, inner loops counted) small
+// With the default threshold (1024 iterations, inner loops counted, each
+// iteration weighed by its loads and stores outside them) small
 // kernels run sequentially: an OpenMP region costs more than they take, and
 // each region adds compile time for the whole function.
 // SMALL-LABEL: func.func @nested
@@ -52,6 +53,12 @@ func.func @outermost(%m: memref<8xf32>) {
 // SMALL: scf.parallel
 // SMALL-LABEL: func.func @small_in_branches
 // SMALL-NOT: scf.parallel
+// SMALL-LABEL: func.func @straight_line
+// SMALL: scf.parallel
+// SMALL-LABEL: func.func @straight_line_light
+// SMALL-NOT: scf.parallel
+// SMALL-LABEL: func.func @accesses_in_branches
+// SMALL: scf.parallel
 
 // One iteration (a kernel whose elements fit one chunk): no parallelism,
 // whatever the inner loops hold.
@@ -121,6 +128,89 @@ func.func @small_in_branches(%m: memref<9x8xf32>) {
       scf.for %j = %c0 to %c8 step %c1 {
         memref.store %cst, %m[%c8, %j] : memref<9x8xf32>
       }
+    }
+  }
+  return
+}
+
+// A body of straight-line vector code counts its loads and stores (at least
+// 1 an iteration): a depthwise convolution on 6 x 6 images is one iteration
+// per image and channel, each tap a vector load. 2 x 96 iterations of 8
+// loads and a store (1,728) stay parallel; of a load and a store (384) do
+// not.
+func.func @straight_line(%in: memref<2x96x8x8xf32>, %out: memref<2x96x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  %c96 = arith.constant 96 : index
+  scf.parallel (%n, %c) = (%c0, %c0) to (%c2, %c96) step (%c1, %c1) {
+    %r0 = vector.load %in[%n, %c, %c0, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+    %r1 = vector.load %in[%n, %c, %c1, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+    %r2 = vector.load %in[%n, %c, %c2, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+    %r3 = vector.load %in[%n, %c, %c3, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+    %r4 = vector.load %in[%n, %c, %c4, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+    %r5 = vector.load %in[%n, %c, %c5, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+    %r6 = vector.load %in[%n, %c, %c6, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+    %r7 = vector.load %in[%n, %c, %c7, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+    %s0 = arith.addf %r0, %r1 : vector<8xf32>
+    %s1 = arith.addf %r2, %r3 : vector<8xf32>
+    %s2 = arith.addf %r4, %r5 : vector<8xf32>
+    %s3 = arith.addf %r6, %r7 : vector<8xf32>
+    %t0 = arith.addf %s0, %s1 : vector<8xf32>
+    %t1 = arith.addf %s2, %s3 : vector<8xf32>
+    %sum = arith.addf %t0, %t1 : vector<8xf32>
+    vector.store %sum, %out[%n, %c, %c0] : memref<2x96x8xf32>, vector<8xf32>
+  }
+  return
+}
+
+func.func @straight_line_light(%in: memref<2x96x8xf32>, %out: memref<2x96x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c96 = arith.constant 96 : index
+  scf.parallel (%n, %c) = (%c0, %c0) to (%c2, %c96) step (%c1, %c1) {
+    %r = vector.load %in[%n, %c, %c0] : memref<2x96x8xf32>, vector<8xf32>
+    %d = arith.addf %r, %r : vector<8xf32>
+    vector.store %d, %out[%n, %c, %c0] : memref<2x96x8xf32>, vector<8xf32>
+  }
+  return
+}
+
+// The accesses in an scf.if's branches count as well: 2 x 96 x (8 + 1).
+func.func @accesses_in_branches(%in: memref<2x96x8x8xf32>, %out: memref<2x96x8xf32>, %flag: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  %c96 = arith.constant 96 : index
+  scf.parallel (%n, %c) = (%c0, %c0) to (%c2, %c96) step (%c1, %c1) {
+    scf.if %flag {
+      %r0 = vector.load %in[%n, %c, %c0, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+      %r1 = vector.load %in[%n, %c, %c1, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+      %r2 = vector.load %in[%n, %c, %c2, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+      %r3 = vector.load %in[%n, %c, %c3, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+      %r4 = vector.load %in[%n, %c, %c4, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+      %r5 = vector.load %in[%n, %c, %c5, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+      %r6 = vector.load %in[%n, %c, %c6, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+      %r7 = vector.load %in[%n, %c, %c7, %c0] : memref<2x96x8x8xf32>, vector<8xf32>
+      %s0 = arith.addf %r0, %r1 : vector<8xf32>
+      %s1 = arith.addf %r2, %r3 : vector<8xf32>
+      %s2 = arith.addf %r4, %r5 : vector<8xf32>
+      %s3 = arith.addf %r6, %r7 : vector<8xf32>
+      %t0 = arith.addf %s0, %s1 : vector<8xf32>
+      %t1 = arith.addf %s2, %s3 : vector<8xf32>
+      %sum = arith.addf %t0, %t1 : vector<8xf32>
+      vector.store %sum, %out[%n, %c, %c0] : memref<2x96x8xf32>, vector<8xf32>
     }
   }
   return

@@ -954,17 +954,22 @@ def JeetCpuSequentializeNestedParallelPass
     }
     ```
   
-    An outermost loop whose static iteration space (its trip count times
-    that of the loops it holds) is below `min-parallel-iterations` is
-    sequentialized as well: an OpenMP region costs more than such a loop
+    An outermost loop whose static work is below `min-parallel-iterations`
+    is sequentialized as well: an OpenMP region costs more than such a loop
     saves, and every region adds to the compile time of the whole graph
-    (LLVM outlines each with an analysis of the whole function).
+    (LLVM outlines each with an analysis of the whole function). The work
+    is the trip count times that of one iteration: the loads and stores of
+    its body outside inner loops (at least 1) plus each inner loop's work,
+    counted the same way. A body of straight-line vector code (a depthwise
+    convolution on a 6 x 6 image: one iteration per image and channel, a
+    vector load per tap) weighs what it reads and writes, not 1.
   }];
   let options = [
     Option<"minParallelIterations", "min-parallel-iterations", "int64_t",
            /*default=*/"1024",
-           "Outermost parallel loops with fewer iterations (inner loops "
-           "counted) run sequentially">
+           "Outermost parallel loops with less work (iterations, inner "
+           "loops counted, each weighed by its loads and stores) run "
+           "sequentially">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }

@@ -105,3 +105,43 @@ def test_matmul_row_blocks_in_runs(tmp_path, rng, m, k, n):
     expected = a.astype(np.float64) @ b.astype(np.float64)
     assert_close(out, expected, rtol=1e-5, atol=8e-6 * (np.sqrt(k) + 1.0),
                  what=f"{m}x{k}x{n}")
+
+
+@pytest.mark.parametrize("batch,m,k,n,ta,shared_b", [
+    (2, 9, 96, 576, True, True),     # a mobile network's pointwise convolution
+    (3, 5, 40, 300, False, False),   # panels and the columns left over
+    (2, 1, 1024, 200, False, False),  # a batch of matrix-vector products
+    (2, 17, 200, 130, True, False),
+])
+def test_matmul_few_batches_few_rows(tmp_path, rng, batch, m, k, n, ta,
+                                     shared_b):
+    """Fewer than 4 batches of fewer rows than 4 register tiles: the batches
+    and their column panels are one parallel loop, and each batch's columns
+    left over a smaller panel after it (jeet-cpu-matmul). A panel computed
+    for the wrong batch, or left out, is an error of a whole column's
+    magnitude. (Each case has at least 2^17 multiply-adds, the least that
+    runs in parallel, and 128 columns or more, two panels of AVX-512's
+    register tile.)"""
+    a_in = (batch, k, m) if ta else (batch, m, k)
+    b_in = (k, n) if shared_b else (batch, k, n)
+    a = rng.standard_normal(a_in).astype(F32)
+    b = rng.standard_normal(b_in).astype(F32)
+    ta_type, b_type = mlir_type(a_in, F32), mlir_type(b_in, F32)
+    lhs_type = mlir_type((batch, m, k), F32)
+    out = mlir_type((batch, m, n), F32)
+    lines = []
+    lhs = "%a"
+    if ta:
+        lines.append(f"  %at = jeet.transpose %a {{permutation = array<i64: "
+                     f"0, 2, 1>}} : {ta_type} -> {lhs_type}")
+        lhs = "%at"
+    lines.append(f"  %c = jeet.matmul {lhs}, %b : {lhs_type}, {b_type} -> {out}")
+    source = (f"func.func @main(%a: {ta_type}, %b: {b_type}) -> {out} {{\n"
+              + "\n".join(lines) + f"\n  return %c : {out}\n}}\n")
+    (got,) = run_graph(tmp_path, source, [a, b])
+    a64 = a.astype(np.float64)
+    if ta:
+        a64 = np.swapaxes(a64, -1, -2)
+    expected = a64 @ b.astype(np.float64)
+    assert_close(got, expected, rtol=1e-5, atol=8e-6 * (np.sqrt(k) + 1.0),
+                 what=f"{batch} x {m}x{k}x{n}")

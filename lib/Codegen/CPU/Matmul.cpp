@@ -311,7 +311,7 @@ public:
     int64_t nr = sizes.registerCols;
     // Too few rows to share among the threads (a matrix-vector product, a
     // batch of one): the column panels run in parallel instead.
-    if (parallel && m < kFewRowBlocks * mr && n >= 2 * nr) {
+    if (parallel && sharesColumnPanels(m, n, sizes)) {
       emitColumnPanels();
       return;
     }
@@ -681,6 +681,47 @@ public:
     }
   }
 
+  /// Whether a parallel matmul of `m` x `n` shares out its column panels
+  /// (emitColumnPanels) rather than its row blocks: too few rows for the
+  /// threads, enough columns for two panels.
+  static bool sharesColumnPanels(int64_t m, int64_t n, const TileSizes &sizes) {
+    return m < kFewRowBlocks * sizes.registerRows &&
+           n >= 2 * sizes.registerCols;
+  }
+
+  /// The width of emitColumnPanels' panels of `n` columns: a multiple of the
+  /// register tile, about kPanelsPerMatmul of them.
+  static int64_t columnPanelWidth(int64_t n, const TileSizes &sizes) {
+    int64_t nr = sizes.registerCols;
+    return std::max<int64_t>(
+        nr, llvm::divideCeil(llvm::divideCeil(n, kPanelsPerMatmul), nr) * nr);
+  }
+
+  /// Columns [j0, j0 + width) of C = A * B (B's rows, for a transposed B) as
+  /// a sequential matmul of all rows, at `builder`'s insertion point.
+  static void emitColumnPanel(OpBuilder &builder, Location loc, Value lhs,
+                              Value rhs, Value acc, Value j0, int64_t width,
+                              const TileSizes &sizes, Layout layout,
+                              TypedAttr initialValue) {
+    auto columns = [&](Value memref, bool transposed) -> Value {
+      auto type = cast<MemRefType>(memref.getType());
+      unsigned colDim = transposed ? 0 : 1;
+      SmallVector<OpFoldResult> offsets(2, builder.getIndexAttr(0));
+      SmallVector<OpFoldResult> extents = {
+          builder.getIndexAttr(type.getDimSize(0)),
+          builder.getIndexAttr(type.getDimSize(1))};
+      offsets[colDim] = j0;
+      extents[colDim] = builder.getIndexAttr(width);
+      SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
+      return memref::SubViewOp::create(builder, loc, memref, offsets, extents,
+                                       strides);
+    };
+    MatmulEmitter(builder, loc, lhs, columns(rhs, layout.rhsTransposed),
+                  columns(acc, false), sizes, layout)
+        .withInitialValue(initialValue)
+        .emit(/*parallel=*/false);
+  }
+
 private:
   /// The loop over B's panels of a packing: an scf.parallel, or with
   /// `parallel` false an scf.for.
@@ -737,40 +778,18 @@ private:
   /// thread, in an scf.parallel; each panel is a sequential matmul of all
   /// rows. Columns that do not fill a panel come last, in one smaller one.
   void emitColumnPanels() {
-    int64_t nr = sizes.registerCols;
-    int64_t panel = std::max<int64_t>(
-        nr, llvm::divideCeil(llvm::divideCeil(n, kPanelsPerMatmul), nr) * nr);
+    int64_t panel = columnPanelWidth(n, sizes);
     int64_t fullPanels = n / panel;
-    // Columns [j0, j0 + width) of a matrix (rows, for a transposed B).
-    auto columns = [&](OpBuilder &builder, Value memref, Value j0,
-                       int64_t width, bool transposed) -> Value {
-      auto type = cast<MemRefType>(memref.getType());
-      unsigned colDim = transposed ? 0 : 1;
-      SmallVector<OpFoldResult> offsets(2, builder.getIndexAttr(0));
-      SmallVector<OpFoldResult> extents = {
-          builder.getIndexAttr(type.getDimSize(0)),
-          builder.getIndexAttr(type.getDimSize(1))};
-      offsets[colDim] = j0;
-      extents[colDim] = builder.getIndexAttr(width);
-      SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
-      return memref::SubViewOp::create(builder, loc, memref, offsets, extents,
-                                       strides);
-    };
-    auto panelMatmul = [&](OpBuilder &builder, Value j0, int64_t width) {
-      MatmulEmitter(builder, loc, lhs,
-                    columns(builder, rhs, j0, width, layout.rhsTransposed),
-                    columns(builder, acc, j0, width, false), sizes, layout)
-          .withInitialValue(initialValue)
-          .emit(/*parallel=*/false);
-    };
-    scf::ParallelOp::create(b, loc, ValueRange{cst(0)},
-                            ValueRange{cst(fullPanels * panel)},
-                            ValueRange{cst(panel)},
-                            [&](OpBuilder &nested, Location, ValueRange ivs) {
-                              panelMatmul(nested, ivs[0], panel);
-                            });
+    scf::ParallelOp::create(
+        b, loc, ValueRange{cst(0)}, ValueRange{cst(fullPanels * panel)},
+        ValueRange{cst(panel)},
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          emitColumnPanel(nested, loc, lhs, rhs, acc, ivs[0], panel, sizes,
+                          layout, initialValue);
+        });
     if (n > fullPanels * panel)
-      panelMatmul(b, cst(fullPanels * panel), n - fullPanels * panel);
+      emitColumnPanel(b, loc, lhs, rhs, acc, cst(fullPanels * panel),
+                      n - fullPanels * panel, sizes, layout, initialValue);
   }
 
   Value cst(int64_t value) {
@@ -1858,6 +1877,50 @@ struct JeetCpuMatmulPass
   /// options' or the host's), recorded on it.
   static constexpr llvm::StringLiteral kBlockingAttr = "jeet.matmul_blocking";
 
+  /// The batches of a batched matmul and each batch's column panels (see
+  /// MatmulEmitter::emitColumnPanels) in one scf.parallel; the columns that
+  /// do not fill a panel after it, batch by batch.
+  static void emitBatchedColumnPanels(OpBuilder &b, Location loc, Value lhs,
+                                      Value rhs, Value acc,
+                                      const Contraction &batching,
+                                      ValueRange lbs, ValueRange ubs,
+                                      ValueRange steps, int64_t cols,
+                                      const TileSizes &sizes,
+                                      TypedAttr initialValue) {
+    int64_t panel = MatmulEmitter::columnPanelWidth(cols, sizes);
+    int64_t fullPanels = cols / panel;
+    auto panelOf = [&](OpBuilder &builder, ValueRange batch, Value j0,
+                       int64_t width) {
+      auto at = [&](ArrayRef<unsigned> loops) {
+        return llvm::map_to_vector(loops,
+                                   [&](unsigned loop) { return batch[loop]; });
+      };
+      MatmulEmitter::emitColumnPanel(
+          builder, loc, batchSlice(builder, loc, lhs, at(batching.lhsBatch)),
+          batchSlice(builder, loc, rhs, at(batching.rhsBatch)),
+          batchSlice(builder, loc, acc, batch), j0, width, sizes,
+          batching.layout, initialValue);
+    };
+    SmallVector<Value> parallelLbs(lbs), parallelUbs(ubs), parallelSteps(steps);
+    parallelLbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    parallelUbs.push_back(
+        arith::ConstantIndexOp::create(b, loc, fullPanels * panel));
+    parallelSteps.push_back(arith::ConstantIndexOp::create(b, loc, panel));
+    scf::ParallelOp::create(b, loc, parallelLbs, parallelUbs, parallelSteps,
+                            [&](OpBuilder &nested, Location, ValueRange ivs) {
+                              panelOf(nested, ivs.drop_back(), ivs.back(),
+                                      panel);
+                            });
+    if (cols > fullPanels * panel)
+      scf::buildLoopNest(b, loc, lbs, ubs, steps,
+                         [&](OpBuilder &nested, Location, ValueRange ivs) {
+                           panelOf(nested, ivs,
+                                   arith::ConstantIndexOp::create(
+                                       nested, loc, fullPanels * panel),
+                                   cols - fullPanels * panel);
+                         });
+  }
+
   void rewriteMatmuls(func::FuncOp func, const TileSizes &sizes) {
     // Each matmul with, per operand, the loops that index its batch
     // dimensions (none for linalg.matmul), and its layout.
@@ -1924,6 +1987,20 @@ struct JeetCpuMatmulPass
         steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
       }
       bool batchParallel = runParallel && batches >= 4;
+      // A few batches whose matmuls share out their column panels: one
+      // parallel loop over the batches and the panels together, not an
+      // OpenMP region per batch (a mobile network's pointwise convolutions
+      // at 3 x 3 positions, (N, 9, C) x (C, O) for a batch of 2).
+      if (runParallel && !batchParallel) {
+        int64_t rows = accShape[accShape.size() - 2];
+        int64_t cols = accShape.back();
+        if (MatmulEmitter::sharesColumnPanels(rows, cols, sizes)) {
+          emitBatchedColumnPanels(b, loc, lhs, rhs, acc, batching, lbs, ubs,
+                                  steps, cols, sizes, initialValue);
+          op->erase();
+          continue;
+        }
+      }
       bool inTile = nested;
       auto body = [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
         auto at = [&](ArrayRef<unsigned> loops) {

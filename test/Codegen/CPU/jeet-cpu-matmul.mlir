@@ -303,6 +303,31 @@ func.func @few_rows(%a: memref<2x8xf32>, %b: memref<8x300xf32>, %c: memref<2x300
 
 // -----
 
+// Two batches of two rows: too few batches to run in parallel alone, too few
+// rows for row blocks. The batches and their column panels of 64 are one
+// parallel loop (one OpenMP region, 8 iterations, not a region of 4 per
+// batch); each batch's 44 columns left run after it, batch by batch.
+// CHECK-LABEL: func.func @few_batches_few_rows
+// CHECK-SAME: (%[[A:.*]]: memref<2x2x8xf32>, %[[B:.*]]: memref<2x8x300xf32>, %[[C:.*]]: memref<2x2x300xf32>)
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = (%{{.*}}, %{{.*}}) to (%c2, %c256) step (%c1, %c64)
+// CHECK-DAG: memref.subview %[[B]][%[[I]], 0, 0] [1, 8, 300]
+// CHECK-DAG: memref.subview %[[C]][%[[I]], 0, 0] [1, 2, 300]
+// CHECK: memref.subview %{{.*}}[0, %[[J]]] [8, 64] [1, 1]
+// CHECK: vector.fma
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %c2 step %c1
+// CHECK-DAG: memref.subview %[[B]][%[[R]], 0, 0] [1, 8, 300]
+// CHECK: memref.subview %{{.*}}[0, 256] [8, 44] [1, 1]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @few_batches_few_rows(%a: memref<2x2x8xf32>, %b: memref<2x8x300xf32>, %c: memref<2x2x300xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<2x2x8xf32>, memref<2x8x300xf32>) outs(%c : memref<2x2x300xf32>)
+  return
+}
+
+// -----
+
 // With 64 rows or more, B's full 64-column panels are first copied, in
 // parallel (chunks of 32 rows of B, each row read whole: one chunk here),
 // into a contiguous (panel, k, column) buffer; the kernels read

@@ -722,6 +722,35 @@ public:
         .emit(/*parallel=*/false);
   }
 
+  /// One scf.parallel over the batches (`lbs` to `ubs`, none for a 2-D
+  /// matmul) and the column panels of `n` columns (columnPanelWidth each);
+  /// then the columns that do not fill a panel, one smaller panel per batch.
+  /// `panelAt(builder, batch, j0, width)` emits one panel.
+  static void emitPanelLoop(
+      OpBuilder &b, Location loc, ValueRange lbs, ValueRange ubs,
+      ValueRange steps, int64_t n, const TileSizes &sizes,
+      function_ref<void(OpBuilder &, ValueRange, Value, int64_t)> panelAt) {
+    int64_t panel = columnPanelWidth(n, sizes);
+    int64_t full = n / panel * panel;
+    SmallVector<Value> loopLbs(lbs), loopUbs(ubs), loopSteps(steps);
+    loopLbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    loopUbs.push_back(arith::ConstantIndexOp::create(b, loc, full));
+    loopSteps.push_back(arith::ConstantIndexOp::create(b, loc, panel));
+    scf::ParallelOp::create(b, loc, loopLbs, loopUbs, loopSteps,
+                            [&](OpBuilder &nested, Location, ValueRange ivs) {
+                              panelAt(nested, ivs.drop_back(), ivs.back(),
+                                      panel);
+                            });
+    if (n > full)
+      scf::buildLoopNest(
+          b, loc, lbs, ubs, steps,
+          [&](OpBuilder &nested, Location, ValueRange ivs) {
+            panelAt(nested, ivs,
+                    arith::ConstantIndexOp::create(nested, loc, full),
+                    n - full);
+          });
+  }
+
 private:
   /// The loop over B's panels of a packing: an scf.parallel, or with
   /// `parallel` false an scf.for.
@@ -778,18 +807,11 @@ private:
   /// thread, in an scf.parallel; each panel is a sequential matmul of all
   /// rows. Columns that do not fill a panel come last, in one smaller one.
   void emitColumnPanels() {
-    int64_t panel = columnPanelWidth(n, sizes);
-    int64_t fullPanels = n / panel;
-    scf::ParallelOp::create(
-        b, loc, ValueRange{cst(0)}, ValueRange{cst(fullPanels * panel)},
-        ValueRange{cst(panel)},
-        [&](OpBuilder &nested, Location, ValueRange ivs) {
-          emitColumnPanel(nested, loc, lhs, rhs, acc, ivs[0], panel, sizes,
-                          layout, initialValue);
-        });
-    if (n > fullPanels * panel)
-      emitColumnPanel(b, loc, lhs, rhs, acc, cst(fullPanels * panel),
-                      n - fullPanels * panel, sizes, layout, initialValue);
+    emitPanelLoop(b, loc, {}, {}, {}, n, sizes,
+                  [&](OpBuilder &builder, ValueRange, Value j0, int64_t width) {
+                    emitColumnPanel(builder, loc, lhs, rhs, acc, j0, width,
+                                    sizes, layout, initialValue);
+                  });
   }
 
   Value cst(int64_t value) {
@@ -1878,8 +1900,8 @@ struct JeetCpuMatmulPass
   static constexpr llvm::StringLiteral kBlockingAttr = "jeet.matmul_blocking";
 
   /// The batches of a batched matmul and each batch's column panels (see
-  /// MatmulEmitter::emitColumnPanels) in one scf.parallel; the columns that
-  /// do not fill a panel after it, batch by batch.
+  /// MatmulEmitter::emitColumnPanels) in one scf.parallel (see
+  /// MatmulEmitter::emitPanelLoop).
   static void emitBatchedColumnPanels(OpBuilder &b, Location loc, Value lhs,
                                       Value rhs, Value acc,
                                       const Contraction &batching,
@@ -1887,38 +1909,20 @@ struct JeetCpuMatmulPass
                                       ValueRange steps, int64_t cols,
                                       const TileSizes &sizes,
                                       TypedAttr initialValue) {
-    int64_t panel = MatmulEmitter::columnPanelWidth(cols, sizes);
-    int64_t fullPanels = cols / panel;
-    auto panelOf = [&](OpBuilder &builder, ValueRange batch, Value j0,
-                       int64_t width) {
-      auto at = [&](ArrayRef<unsigned> loops) {
-        return llvm::map_to_vector(loops,
-                                   [&](unsigned loop) { return batch[loop]; });
-      };
-      MatmulEmitter::emitColumnPanel(
-          builder, loc, batchSlice(builder, loc, lhs, at(batching.lhsBatch)),
-          batchSlice(builder, loc, rhs, at(batching.rhsBatch)),
-          batchSlice(builder, loc, acc, batch), j0, width, sizes,
-          batching.layout, initialValue);
-    };
-    SmallVector<Value> parallelLbs(lbs), parallelUbs(ubs), parallelSteps(steps);
-    parallelLbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-    parallelUbs.push_back(
-        arith::ConstantIndexOp::create(b, loc, fullPanels * panel));
-    parallelSteps.push_back(arith::ConstantIndexOp::create(b, loc, panel));
-    scf::ParallelOp::create(b, loc, parallelLbs, parallelUbs, parallelSteps,
-                            [&](OpBuilder &nested, Location, ValueRange ivs) {
-                              panelOf(nested, ivs.drop_back(), ivs.back(),
-                                      panel);
-                            });
-    if (cols > fullPanels * panel)
-      scf::buildLoopNest(b, loc, lbs, ubs, steps,
-                         [&](OpBuilder &nested, Location, ValueRange ivs) {
-                           panelOf(nested, ivs,
-                                   arith::ConstantIndexOp::create(
-                                       nested, loc, fullPanels * panel),
-                                   cols - fullPanels * panel);
-                         });
+    MatmulEmitter::emitPanelLoop(
+        b, loc, lbs, ubs, steps, cols, sizes,
+        [&](OpBuilder &builder, ValueRange batch, Value j0, int64_t width) {
+          auto at = [&](ArrayRef<unsigned> loops) {
+            return llvm::map_to_vector(
+                loops, [&](unsigned loop) { return batch[loop]; });
+          };
+          MatmulEmitter::emitColumnPanel(
+              builder, loc,
+              batchSlice(builder, loc, lhs, at(batching.lhsBatch)),
+              batchSlice(builder, loc, rhs, at(batching.rhsBatch)),
+              batchSlice(builder, loc, acc, batch), j0, width, sizes,
+              batching.layout, initialValue);
+        });
   }
 
   void rewriteMatmuls(func::FuncOp func, const TileSizes &sizes) {

@@ -140,6 +140,9 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  // Integer squares (integer `**`) frozen, or LLVM's loop vectorizer may
+  // take time exponential in their number.
+  pm.addPass(createJeetCpuFreezeSquaresPass());
   // Last: an allocation that fails stops the function (after giving back
   // what it holds) instead of handing a null pointer to the kernels; the
   // frees it repeats take the allocations' results as canonicalized above.

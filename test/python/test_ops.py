@@ -1,6 +1,10 @@
 """Every op against a float64 NumPy reference on fresh random inputs."""
 
 import math
+import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -621,3 +625,50 @@ def test_floor_division_of_edge_values(dtype):
         np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
         with np.errstate(all="ignore"):
             np.testing.assert_array_equal((A % B).numpy(), np.remainder(a, b))
+
+
+# A program that builds the integer power of a base the same in every lane
+# of a kernel LLVM's loop vectorizer sees (a broadcast base beside a bool
+# output), compiled and run in a process of its own: such programs once never
+# finished compiling (LLVM 22's VPlan asked of each of the 31 squares whether
+# it is one scalar, twice over, without remembering: 2^31 questions; see
+# jeet-cpu-freeze-squares). Seed 15,566,392 of the graph builder fuzzer
+# (--ops all --sizes mixed) found the first.
+INTEGER_POWER_OF_A_UNIFORM_BASE = r"""
+import sys
+import numpy as np
+import jeet
+sys.path.insert(0, sys.argv[1])
+from conftest import integer_power
+
+rng = np.random.default_rng()
+for dtype in ("int32", "int64"):
+    for base_shape, exponent_shape in (((1,), (5, 33)), ((5, 1), (5, 33)),
+                                       ((5, 1), (5, 1))):
+        base = rng.integers(-9, 9, base_shape).astype(dtype)
+        exponent = rng.integers(0, 40, exponent_shape).astype(dtype)
+        other = rng.integers(-9, 9, (5, 33)).astype(dtype)
+        X = jeet.tensor(base, dtype=dtype, device="cpu")
+        E = jeet.tensor(exponent, dtype=dtype, device="cpu")
+        Y = jeet.tensor(other, dtype=dtype, device="cpu")
+        P = jeet.pow(X, E) + Y
+        Q = jeet.eq(P, P)
+        R = jeet.pow(X, E) > Y
+        jeet.execute(P, Q, R)
+        power = np.broadcast_to(integer_power(base, exponent, dtype), (5, 33))
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(P.numpy(), power + other)
+        np.testing.assert_array_equal(Q.numpy(), np.ones((5, 33), bool))
+        np.testing.assert_array_equal(R.numpy(), power > other)
+print("compiled and checked")
+"""
+
+
+def test_integer_power_of_a_uniform_base_compiles(tmp_path):
+    env = dict(os.environ, JEET_CACHE_DIR="")
+    proc = subprocess.run(
+        [sys.executable, "-c", INTEGER_POWER_OF_A_UNIFORM_BASE,
+         str(pathlib.Path(__file__).parent)],
+        capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "compiled and checked" in proc.stdout

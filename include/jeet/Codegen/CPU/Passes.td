@@ -861,6 +861,44 @@ def JeetCpuSeparateEntryBlockPass
   let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
 }
 
+def JeetCpuFreezeSquaresPass
+    : Pass<"jeet-cpu-freeze-squares", "::mlir::ModuleOp"> {
+  let summary = "Freezes the operand of every integer square, so that LLVM's "
+                "loop vectorizer stops at it";
+  let description = [{
+    Runs on the LLVM dialect of host code. Integer `**` with an exponent
+    tensor squares its base once per bit of the exponent (31 squares for
+    int32, 63 for int64), each square naming the previous one twice. Where
+    the base is the same for every element of a loop that LLVM's loop
+    vectorizer then sees (a broadcast base in a kernel left scalar, one with
+    a `bool` output say), LLVM 22's VPlan asks of each square whether it is
+    one scalar for all lanes by asking it of both operands, without
+    remembering the answers: 2^31 questions, a compile that never ends.
+
+    `llvm.freeze` is not taken as such a scalar, so the question stops at
+    it. This pass freezes the operand of each `llvm.mul` whose two operands
+    are the same integer (or vector of integers) value. A freeze changes no
+    value that is not poison and costs no instruction; LLVM's instcombine
+    keeps the first freeze of a chain (the loaded base) and drops the rest,
+    which is enough: every square after it derives from a frozen value. The
+    loops still vectorize (`vector<8xi32>` squares on AVX2).
+
+    Before:
+    ```mlir
+    %1 = llvm.mul %0, %0 : i32
+    %2 = llvm.mul %1, %1 : i32
+    ```
+    After:
+    ```mlir
+    %f0 = llvm.freeze %0 : i32
+    %1 = llvm.mul %f0, %f0 : i32
+    %f1 = llvm.freeze %1 : i32
+    %2 = llvm.mul %f1, %f1 : i32
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Allocation failures
 //===----------------------------------------------------------------------===//

@@ -105,6 +105,10 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   }
   // After the scopes are inlined: a fence would keep a scope alive.
   pm.addNestedPass<func::FuncOp>(createJeetCpuFenceNontemporalStoresPass());
+  // Loads of the same element on every iteration frozen, or LLVM's loop
+  // vectorizer may take time exponential in the length of what is computed
+  // from them.
+  pm.addNestedPass<func::FuncOp>(createJeetCpuFreezeInvariantLoadsPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -140,9 +144,6 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
-  // Integer squares (integer `**`) frozen, or LLVM's loop vectorizer may
-  // take time exponential in their number.
-  pm.addPass(createJeetCpuFreezeSquaresPass());
   // Last: an allocation that fails stops the function (after giving back
   // what it holds) instead of handing a null pointer to the kernels; the
   // frees it repeats take the allocations' results as canonicalized above.

@@ -46,7 +46,8 @@ def test_graph_builder_fuzzer_builds_without_compiling():
 # (seed, --ops, --sizes); 11081094 and 12129564 aborted in LLVM's X86 back
 # end on AVX512-FP16 hosts (bf16 comparisons, booleans cast to f16);
 # 15566392 never finished compiling (int32 ** of a broadcast base beside a
-# bool output: jeet-cpu-freeze-squares, test_ops.py's bounded test).
+# bool output: jeet-cpu-freeze-invariant-loads, test_ops.py's bounded
+# test).
 FINDINGS = [(140001, "basic", "small"), (507219, "basic", "small"),
             (11081094, "all", "mixed"), (12129564, "all", "mixed"),
             (15566392, "all", "mixed")]

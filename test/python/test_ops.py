@@ -627,14 +627,16 @@ def test_floor_division_of_edge_values(dtype):
             np.testing.assert_array_equal((A % B).numpy(), np.remainder(a, b))
 
 
-# A program that builds the integer power of a base the same in every lane
-# of a kernel LLVM's loop vectorizer sees (a broadcast base beside a bool
-# output), compiled and run in a process of its own: such programs once never
-# finished compiling (LLVM 22's VPlan asked of each of the 31 squares whether
-# it is one scalar, twice over, without remembering: 2^31 questions; see
-# jeet-cpu-freeze-squares). Seed 15,566,392 of the graph builder fuzzer
-# (--ops all --sizes mixed) found the first.
-INTEGER_POWER_OF_A_UNIFORM_BASE = r"""
+# Programs that compute a long chain from an operand the same in every lane
+# of a kernel that LLVM's loop vectorizer sees (a broadcast operand beside a
+# bool output), each step using the one before twice: integer ** (31
+# squares of its base for int32) and float chains of 31 steps. Compiled and
+# run in a process of their own, bounded: such programs once never finished
+# compiling (LLVM 22's VPlan asked of each step whether it is one scalar for
+# all lanes by asking both operands, without remembering: 2^31 questions;
+# see jeet-cpu-freeze-invariant-loads). Seed 15,566,392 of the graph builder
+# fuzzer (--ops all --sizes mixed) found the first.
+UNIFORM_CHAINS = r"""
 import sys
 import numpy as np
 import jeet
@@ -660,15 +662,33 @@ for dtype in ("int32", "int64"):
             np.testing.assert_array_equal(P.numpy(), power + other)
         np.testing.assert_array_equal(Q.numpy(), np.ones((5, 33), bool))
         np.testing.assert_array_equal(R.numpy(), power > other)
+for shape in ((1,), (5, 1)):
+    x = rng.uniform(0.999, 1.001, shape).astype(np.float32)
+    y = rng.standard_normal((5, 33)).astype(np.float32)
+    chains = {"x * x": lambda v: v * v, "x * 2 + x": lambda v: v * 2.0 + v,
+              "max(x, x) + x": lambda v: jeet.maximum(v, v) + v}
+    for name, step in chains.items():
+        X = jeet.tensor(x, device="cpu")
+        Y = jeet.tensor(y, device="cpu")
+        expected = x.astype(np.float64)
+        for _ in range(31):
+            X = step(X)
+            expected = (expected * expected if name == "x * x"
+                        else expected * 2 + expected if name == "x * 2 + x"
+                        else np.maximum(expected, expected) + expected)
+        P = X + Y
+        Q = P > Y
+        jeet.execute(P, Q)
+        np.testing.assert_allclose(P.numpy(), expected + y, rtol=1e-5)
+        np.testing.assert_array_equal(Q.numpy(), expected + y > y)
 print("compiled and checked")
 """
 
 
-def test_integer_power_of_a_uniform_base_compiles(tmp_path):
+def test_chains_of_a_uniform_operand_compile():
     env = dict(os.environ, JEET_CACHE_DIR="")
     proc = subprocess.run(
-        [sys.executable, "-c", INTEGER_POWER_OF_A_UNIFORM_BASE,
-         str(pathlib.Path(__file__).parent)],
+        [sys.executable, "-c", UNIFORM_CHAINS, str(pathlib.Path(__file__).parent)],
         capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "compiled and checked" in proc.stdout

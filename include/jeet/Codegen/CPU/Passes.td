@@ -861,39 +861,47 @@ def JeetCpuSeparateEntryBlockPass
   let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
 }
 
-def JeetCpuFreezeSquaresPass
-    : Pass<"jeet-cpu-freeze-squares", "::mlir::ModuleOp"> {
-  let summary = "Freezes the operand of every integer square, so that LLVM's "
-                "loop vectorizer stops at it";
+def JeetCpuFreezeInvariantLoadsPass
+    : Pass<"jeet-cpu-freeze-invariant-loads", "::mlir::func::FuncOp"> {
+  let summary = "Freezes every scalar a loop loads from the same place on "
+                "each iteration, so that LLVM's loop vectorizer stops there";
   let description = [{
-    Runs on the LLVM dialect of host code. Integer `**` with an exponent
-    tensor squares its base once per bit of the exponent (31 squares for
-    int32, 63 for int64), each square naming the previous one twice. Where
-    the base is the same for every element of a loop that LLVM's loop
-    vectorizer then sees (a broadcast base in a kernel left scalar, one with
-    a `bool` output say), LLVM 22's VPlan asks of each square whether it is
-    one scalar for all lanes by asking it of both operands, without
-    remembering the answers: 2^31 questions, a compile that never ends.
+    A scalar loop that loads a value from the same element on every
+    iteration (a broadcast operand: a base of shape (1,) or one per row)
+    keeps the load inside the loop when LLVM cannot prove that the loop's
+    stores miss it. LLVM 22's loop vectorizer then takes the load, and
+    everything computed from it alone, as one scalar for all lanes, and
+    decides that of each such value by asking it of every operand, without
+    remembering the answers: a value reached by two paths is asked twice,
+    so a chain of n steps that each use the one before twice (integer `**`
+    squares its base 31 times for int32; `x = x * x` or `x = x * 2 + x`
+    repeated in a graph) costs 2^n questions. Graphs of 24 such steps took
+    4-5 s to compile; 31 never finished.
 
-    `llvm.freeze` is not taken as such a scalar, so the question stops at
-    it. This pass freezes the operand of each `llvm.mul` whose two operands
-    are the same integer (or vector of integers) value. A freeze changes no
-    value that is not poison and costs no instruction; LLVM's instcombine
-    keeps the first freeze of a chain (the loaded base) and drops the rest,
-    which is enough: every square after it derives from a frozen value. The
-    loops still vectorize (`vector<8xi32>` squares on AVX2).
+    `llvm.freeze` is not taken as such a scalar, so the questions stop at
+    it. This pass freezes the result of every `memref.load` whose indices
+    do not change within the innermost loop around it (defined outside the
+    loop, or computed inside it from such values alone by ops without
+    memory effects). A freeze changes no value that is not poison and costs
+    no instruction; the loops still vectorize, and LLVM still hoists the
+    loads it can.
 
     Before:
     ```mlir
-    %1 = llvm.mul %0, %0 : i32
-    %2 = llvm.mul %1, %1 : i32
+    scf.for %i = %c0 to %c165 step %c1 {
+      %x = memref.load %base[] : memref<i32>
+      %e = memref.load %exponent[%i] : memref<165xi32>
+      ...
+    }
     ```
     After:
     ```mlir
-    %f0 = llvm.freeze %0 : i32
-    %1 = llvm.mul %f0, %f0 : i32
-    %f1 = llvm.freeze %1 : i32
-    %2 = llvm.mul %f1, %f1 : i32
+    scf.for %i = %c0 to %c165 step %c1 {
+      %0 = memref.load %base[] : memref<i32>
+      %x = llvm.freeze %0 : i32
+      %e = memref.load %exponent[%i] : memref<165xi32>
+      ...
+    }
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];

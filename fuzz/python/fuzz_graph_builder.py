@@ -10,7 +10,7 @@ of the errors a caller can expect (jeet.JeetError and its subclasses,
 TypeError, ValueError, OverflowError); an executed tensor must come back with
 the shape and dtype the lazy tensor declared. Anything else (another
 exception, a CompilationError for a graph whose every op was accepted, a
-crash) is a finding.
+crash, a program still running after --stall-seconds) is a finding.
 
 Two drivers:
   fuzz_graph_builder.py [--seed S] [--count N | --seconds T] [--execute-every K]
@@ -53,6 +53,8 @@ import warnings
 
 import jeet
 from jeet import _device, _tensor
+
+from fuzz_watchdog import watch
 
 ALLOWED = (jeet.JeetError, TypeError, ValueError, OverflowError)
 # Where the programs' tensors live (--device): "gpu" needs a CUDA driver,
@@ -767,6 +769,23 @@ def run_program(src, execute=True):
     return program
 
 
+def replay_command(args, seed, execute):
+    """The command that runs program `seed` alone, as this run ran it."""
+    mode = "" if execute else f" --execute-every {args.execute_every}"
+    if args.device != "cpu":
+        mode += f" --device {args.device}"
+    if args.compare_cpu:
+        mode += " --compare-cpu"
+    if args.check_key:
+        mode += " --check-key"
+    if args.ops != "numpy":
+        mode += f" --ops {args.ops}"
+    if args.sizes != "mixed":
+        mode += f" --sizes {args.sizes}"
+    return ("replay: PYTHONPATH=build/python python3 "
+            f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1" + mode)
+
+
 def seeded_main(args):
     start = time.monotonic()
     count = executed = too_large = 0
@@ -780,6 +799,8 @@ def seeded_main(args):
         if args.verbose:
             print(f"program seed {seed}", flush=True)
         execute = seed % args.execute_every == 0
+        timer = watch(seed, args.stall_seconds,
+                         replay_command(args, seed, execute))
         try:
             if args.compare_cpu and execute:
                 program = run_compared(seed, execute)
@@ -789,21 +810,10 @@ def seeded_main(args):
                 program = run_on(args.device, seed, execute)
         except Finding as finding:
             print(f"FINDING in program seed {seed}: {finding}")
-            mode = "" if execute else f" --execute-every {args.execute_every}"
-            if args.device != "cpu":
-                mode += f" --device {args.device}"
-            if args.compare_cpu:
-                mode += " --compare-cpu"
-            if args.check_key:
-                mode += " --check-key"
-            if args.ops != "numpy":
-                mode += f" --ops {args.ops}"
-            if args.sizes != "mixed":
-                mode += f" --sizes {args.sizes}"
-            print("replay: PYTHONPATH=build/python python3 "
-                  f"fuzz/python/fuzz_graph_builder.py --seed {seed} --count 1"
-                  + mode)
+            print(replay_command(args, seed, execute))
             return 1
+        finally:
+            timer.cancel()
         executed += execute and not program.too_large
         too_large += program.too_large
         count += 1
@@ -862,6 +872,9 @@ def main():
                         help="run each compiled program again with the "
                         "structural key set aside (the graph compiled by its "
                         "text) and compare the results")
+    parser.add_argument("--stall-seconds", type=float, default=300,
+                        help="report a program still running after this "
+                        "many seconds as a finding (exit status 3)")
     parser.add_argument("--compare-cpu", action="store_true",
                         help="with --device gpu: run each compiled program "
                         "on the CPU too and compare the results")

@@ -52,6 +52,8 @@ import numpy as np
 
 import jeet
 
+from fuzz_watchdog import watch
+
 DEVICE = "cpu"
 INF = math.inf
 
@@ -1195,6 +1197,9 @@ def main():
                         help="where the programs run (gpu: a GPU or the "
                         "emulator, JEET_CUDA_DRIVER)")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--stall-seconds", type=float, default=300,
+                        help="report a program still running after this "
+                        "many seconds as a finding (exit status 3)")
     args = parser.parse_args()
     global DEVICE
     DEVICE = args.device
@@ -1209,14 +1214,18 @@ def main():
         if args.verbose:
             print(f"program seed {seed}", flush=True)
         jeet.seed(seed)
+        replay = ("replay: PYTHONPATH=build/python python3 "
+                  f"fuzz/python/fuzz_numerics.py --seed {seed} --count 1"
+                  + (" --device gpu" if DEVICE == "gpu" else ""))
+        timer = watch(seed, args.stall_seconds, replay)
         try:
             results += run_seed(seed)
         except Finding as finding:
             print(f"FINDING in program seed {seed}: {finding}")
-            print("replay: PYTHONPATH=build/python python3 "
-                  f"fuzz/python/fuzz_numerics.py --seed {seed} --count 1"
-                  + (" --device gpu" if DEVICE == "gpu" else ""))
+            print(replay)
             return 1
+        finally:
+            timer.cancel()
         count += 1
     print(f"fuzz_numerics: {count} programs (seeds {args.seed}.."
           f"{args.seed + count - 1}; {results} results checked against "

@@ -96,6 +96,19 @@ def test_graph_builder_fuzzer_needs_a_gpu_for_device_gpu():
     assert "--device gpu: no GPU answers" in proc.stderr
 
 
+def test_graph_builder_fuzzer_reports_a_program_that_does_not_end():
+    """A program still compiling or running after --stall-seconds is a
+    finding named by its seed, with its replay command (seed 15,566,392
+    once stalled a run without a word)."""
+    proc = subprocess.run(
+        [sys.executable, str(FUZZER), "--seed", "7", "--count", "3",
+         "--stall-seconds", "0.001", "--sizes", "small"],
+        capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "FINDING in program seed 7: still running after 0.001 s" in proc.stdout
+    assert "fuzz_graph_builder.py --seed 7 --count 1 --sizes small" in proc.stdout
+
+
 def test_graph_builder_fuzzer_rejects_a_bad_execute_every():
     proc = subprocess.run(
         [sys.executable, str(FUZZER), "--count", "1", "--execute-every", "0"],

@@ -105,6 +105,18 @@ def test_numeric_fuzzer_gpu_findings_replay():
         assert f"1 programs (seeds {seed}..{seed};" in out
 
 
+def test_numeric_fuzzer_reports_a_program_that_does_not_end():
+    """A program still compiling or running after --stall-seconds is a
+    finding named by its seed, with its replay command."""
+    proc = subprocess.run(
+        [sys.executable, str(FUZZER), "--seed", "5", "--count", "3",
+         "--stall-seconds", "0.001"],
+        capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "FINDING in program seed 5: still running after 0.001 s" in proc.stdout
+    assert "fuzz_numerics.py --seed 5 --count 1" in proc.stdout
+
+
 def test_numeric_fuzzer_needs_a_gpu_for_device_gpu():
     env = dict(os.environ, JEET_CUDA_DRIVER="/nonexistent/libcuda.so")
     proc = subprocess.run(

@@ -879,12 +879,16 @@ def JeetCpuFreezeInvariantLoadsPass
     4-5 s to compile; 31 never finished.
 
     `llvm.freeze` is not taken as such a scalar, so the questions stop at
-    it. This pass freezes the result of every `memref.load` whose indices
-    do not change within the innermost loop around it (defined outside the
-    loop, or computed inside it from such values alone by ops without
-    memory effects). A freeze changes no value that is not poison and costs
-    no instruction; the loops still vectorize, and LLVM still hoists the
-    loads it can.
+    it. This pass freezes the result of every scalar `memref.load` that
+    reads the same element on each iteration of the innermost loop around
+    it: its buffer and indices defined outside the loop, or computed inside
+    it from such values, and from such loads, by ops without memory
+    effects. Left alone: loads of a buffer the loop writes (an accumulator,
+    which LLVM must still see as a reduction) and loads in loops that
+    compute on vectors (which LLVM's loop vectorizer does not take; a
+    freeze there would only keep instruction selection from folding a load
+    into its broadcast). A freeze changes no value that is not poison and
+    costs no instruction; the loops still vectorize.
 
     Before:
     ```mlir

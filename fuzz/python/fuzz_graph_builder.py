@@ -132,6 +132,10 @@ NUMPY_BINARY = [jeet.true_divide, jeet.floor_divide, jeet.logaddexp,
 OPS = "numpy"
 # Set by --check-key for the same program with other data.
 OTHER_DATA = False
+# The structural key, which --check-key's third run sets aside in jeet (its
+# graphs compiled by their text); a graph too large to execute is still
+# checked to have one (seed 15,609,233 was reported without it).
+GRAPH_KEY = _tensor._graph_key
 MAX_ELEMENTS = 1 << 12  # data created in full stays small
 # --sizes mixed (the default): some dimensions past a GPU block's and a CPU
 # vector loop's width (several tiles, partial last ones), and data up to
@@ -626,7 +630,7 @@ class Program:
                           f"build: {type(error).__name__}: {error}") from None
         if "func.func" not in built.text:
             raise Finding(f"the built graph has no function:\n{built.text}")
-        if _tensor._graph_key(unique) is None:
+        if GRAPH_KEY(unique) is None:
             raise Finding("no structural key for a graph that builds")
 
 

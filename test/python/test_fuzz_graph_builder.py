@@ -60,6 +60,17 @@ def test_graph_builder_fuzzer_findings_replay():
         assert f"1 programs (seeds {seed}..{seed}; 1 compiled" in out
 
 
+def test_graph_builder_fuzzer_check_key_on_a_graph_too_large_to_run():
+    """With --check-key, a program too large to execute is built and its
+    structural key made in all three runs, the third (the key set aside in
+    jeet) included (seed 15,609,233: the fuzzer reported its own missing
+    key)."""
+    out = run_fuzzer("--seed", "15609233", "--count", "1", "--ops", "all",
+                     "--check-key")
+    assert "1 programs (seeds 15609233..15609233; 0 compiled and run, the " \
+        "others built, 1 of them too large to run) on the cpu, keyed" in out
+
+
 @requires_gpu
 def test_graph_builder_fuzzer_on_the_gpu():
     """The programs' tensors on the GPU (the emulator under `make test`)."""

@@ -54,7 +54,7 @@ import warnings
 import jeet
 from jeet import _device, _tensor
 
-from fuzz_watchdog import watch
+from fuzz_watchdog import Watchdog
 
 ALLOWED = (jeet.JeetError, TypeError, ValueError, OverflowError)
 # Where the programs' tensors live (--device): "gpu" needs a CUDA driver,
@@ -792,6 +792,7 @@ def replay_command(args, seed, execute):
 
 def seeded_main(args):
     start = time.monotonic()
+    watchdog = Watchdog(args.stall_seconds)
     count = executed = too_large = 0
     while True:
         if args.count is not None and count >= args.count:
@@ -803,8 +804,7 @@ def seeded_main(args):
         if args.verbose:
             print(f"program seed {seed}", flush=True)
         execute = seed % args.execute_every == 0
-        timer = watch(seed, args.stall_seconds,
-                         replay_command(args, seed, execute))
+        watchdog.start(seed, replay_command(args, seed, execute))
         try:
             if args.compare_cpu and execute:
                 program = run_compared(seed, execute)
@@ -817,7 +817,7 @@ def seeded_main(args):
             print(replay_command(args, seed, execute))
             return 1
         finally:
-            timer.cancel()
+            watchdog.stop()
         executed += execute and not program.too_large
         too_large += program.too_large
         count += 1

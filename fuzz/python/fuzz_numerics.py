@@ -52,7 +52,7 @@ import numpy as np
 
 import jeet
 
-from fuzz_watchdog import watch
+from fuzz_watchdog import Watchdog
 
 DEVICE = "cpu"
 INF = math.inf
@@ -1207,6 +1207,7 @@ def main():
         parser.error("--device gpu: no GPU answers (set JEET_CUDA_DRIVER to "
                      "build/lib/libjeet_cuda_emulator.so for the emulator)")
     start = time.monotonic()
+    watchdog = Watchdog(args.stall_seconds)
     count = results = 0
     while (count < args.count) if args.count is not None else \
             (time.monotonic() - start < args.seconds):
@@ -1217,7 +1218,7 @@ def main():
         replay = ("replay: PYTHONPATH=build/python python3 "
                   f"fuzz/python/fuzz_numerics.py --seed {seed} --count 1"
                   + (" --device gpu" if DEVICE == "gpu" else ""))
-        timer = watch(seed, args.stall_seconds, replay)
+        watchdog.start(seed, replay)
         try:
             results += run_seed(seed)
         except Finding as finding:
@@ -1225,7 +1226,7 @@ def main():
             print(replay)
             return 1
         finally:
-            timer.cancel()
+            watchdog.stop()
         count += 1
     print(f"fuzz_numerics: {count} programs (seeds {args.seed}.."
           f"{args.seed + count - 1}; {results} results checked against "

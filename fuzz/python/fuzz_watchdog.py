@@ -3,21 +3,39 @@ builder seed 15,566,392 once stalled a run silently in LLVM's loop
 vectorizer)."""
 import os
 import threading
+import time
 
 
-def watch(seed, seconds, replay):
-    """A started timer that, unless cancelled within `seconds`, reports
-    program `seed` as a finding (a compile or run that does not end), prints
-    `replay` (the command that runs it alone) and ends the process with
-    status 3. Compiling and running release the GIL, so the timer fires
-    while the program is inside them."""
-    def stalled():
-        print(f"FINDING in program seed {seed}: still running after "
-              f"{seconds:g} s (a compile or run that does not end)")
-        print(replay, flush=True)
-        os._exit(3)
+class Watchdog:
+    """One thread for the whole run that, when the program between start()
+    and stop() is still running `seconds` after start(), reports it as a
+    finding (a compile or run that does not end), prints its replay command
+    and ends the process with status 3. Compiling and running release the
+    GIL, so the thread wakes while the program is inside them. start() and
+    stop() only set an attribute: programs that are only built take about a
+    millisecond, and a timer thread each cost a third of that."""
 
-    timer = threading.Timer(seconds, stalled)
-    timer.daemon = True
-    timer.start()
-    return timer
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.current = None  # (deadline, seed, replay) of the running program
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def start(self, seed, replay):
+        self.current = (time.monotonic() + self.seconds, seed, replay)
+
+    def stop(self):
+        self.current = None
+
+    def _watch(self):
+        while True:
+            current = self.current
+            remaining = (current[0] - time.monotonic() if current
+                         else self.seconds)
+            if current and remaining <= 0 and self.current is current:
+                _, seed, replay = current
+                print(f"FINDING in program seed {seed}: still running after "
+                      f"{self.seconds:g} s (a compile or run that does not "
+                      "end)")
+                print(replay, flush=True)
+                os._exit(3)
+            time.sleep(min(max(remaining, 0.001), 1.0))

@@ -4,8 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// jeet-cpu-freeze-invariant-loads: a scalar `memref.load` whose indices do
-// not change within the innermost loop around it gets an `llvm.freeze`.
+// jeet-cpu-freeze-invariant-loads: a scalar `memref.load` that reads the
+// same element on every iteration of the innermost loop around it gets an
+// `llvm.freeze` (not an accumulator the loop writes, nor a load in a loop of
+// vectors).
 // LLVM 22's loop vectorizer asks of each value computed from such loads
 // alone whether it is one scalar for all lanes, recursing into every
 // operand without remembering the answers: exponential in the depth of a

@@ -145,3 +145,55 @@ def test_matmul_few_batches_few_rows(tmp_path, rng, batch, m, k, n, ta,
     expected = a64 @ b.astype(np.float64)
     assert_close(got, expected, rtol=1e-5, atol=8e-6 * (np.sqrt(k) + 1.0),
                  what=f"{batch} x {m}x{k}x{n}")
+
+
+@pytest.mark.parametrize("batch,m,k,n,tb,epilogue", [
+    ((), 9, 320, 100, False, False),   # few rows: column panels
+    ((), 9, 96, 70, True, False),      # held transposed, a partial panel
+    ((), 130, 200, 150, False, False),  # row blocks
+    ((), 70, 64, 90, True, False),
+    ((2,), 9, 96, 200, False, False),  # a pointwise convolution at 3 x 3
+    ((3,), 2, 40, 130, True, False),
+    ((), 64, 128, 256, False, True),   # epilogue tiles, one panel each
+    ((), 20, 100, 1000, False, True),  # tiles of 50 columns
+    ((), 32, 64, 192, True, True),
+])
+def test_matmul_constant_rhs(tmp_path, rng, batch, m, k, n, tb, epilogue):
+    """A B that is a constant of the graph (a model's weights): its panels
+    are packed by the compiler into a constant of their own (jeet-cpu-matmul,
+    ConstantPanels.cpp), which the kernels read in every path: few rows, row
+    blocks, a batch by one B, the tiles of an epilogue, B held transposed.
+    A panel laid out wrong, or read at the wrong offset, is an error of a
+    whole column's magnitude."""
+    a_in = batch + (m, k)
+    w = rng.standard_normal((n, k) if tb else (k, n)).astype(F32)
+    a = rng.standard_normal(a_in).astype(F32)
+    out = mlir_type(batch + (m, n), F32)
+    w_type = mlir_type(w.shape, F32)
+    lines = [f'  %w = jeet.constant dense<"0x{w.tobytes().hex().upper()}"> '
+             f": {w_type}"]
+    rhs, rhs_type = "%w", w_type
+    if tb:
+        rhs_type = mlir_type((k, n), F32)
+        lines.append(f"  %wt = jeet.transpose %w {{permutation = array<i64: "
+                     f"1, 0>}} : {w_type} -> {rhs_type}")
+        rhs = "%wt"
+    a_type = mlir_type(a_in, F32)
+    lines.append(f"  %c = jeet.matmul %a, {rhs} : {a_type}, {rhs_type} -> {out}")
+    args, inputs, result = [f"%a: {a_type}"], [a], "%c"
+    w64 = w.astype(np.float64).T if tb else w.astype(np.float64)
+    expected = a.astype(np.float64) @ w64
+    if epilogue:
+        bias = rng.standard_normal(n).astype(F32)
+        args.append(f"%bias: {mlir_type((n,), F32)}")
+        inputs.append(bias)
+        lines.append(f"  %s = jeet.add %c, %bias : {out}, "
+                     f"{mlir_type((n,), F32)} -> {out}")
+        lines.append(f"  %r = jeet.relu %s : {out}")
+        result = "%r"
+        expected = np.maximum(expected + bias, 0.0)
+    source = (f"func.func @main({', '.join(args)}) -> {out} {{\n"
+              + "\n".join(lines) + f"\n  return {result} : {out}\n}}\n")
+    (got,) = run_graph(tmp_path, source, inputs)
+    assert_close(got, expected, rtol=1e-5, atol=8e-6 * (np.sqrt(k) + 1.0),
+                 what=f"{batch} x {m}x{k}x{n}, transposed {tb}")

@@ -63,6 +63,7 @@
 
 #include "jeet/Codegen/CPU/Passes.h"
 
+#include "ConstantPanels.h"
 #include "VectorizeUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -213,6 +214,9 @@ int64_t balancedKBlock(int64_t k, int64_t kBlock) {
 struct PackedPanels {
   Value buffer;
   Value firstPanel;
+  /// The panels of a constant B, packed by the compiler (see
+  /// constantPanels) rather than copied at run time.
+  bool compiled = false;
 };
 
 /// Which operands hold their matrix transposed: A as (k, m), B as (n, k).
@@ -296,6 +300,7 @@ public:
       packed = prepacked->buffer;
       firstPanel = prepacked->firstPanel;
       ownsPacked = false;
+      panelsCompiled = prepacked->compiled;
     }
     auto lhsType = cast<MemRefType>(lhs.getType());
     auto accType = cast<MemRefType>(acc.getType());
@@ -316,6 +321,17 @@ public:
       return;
     }
     int64_t fullRows = m / mr * mr;
+    // A constant B's panels are the compiler's (see constantPanels): read
+    // from them whatever the rows, since nothing is copied at run time.
+    if (!packed) {
+      if (Value panels =
+              constantRhsPanels(b, loc, rhs, nr, layout.rhsTransposed)) {
+        packed = panels;
+        firstPanel = cst(0);
+        ownsPacked = false;
+        panelsCompiled = true;
+      }
+    }
     // B's full column panels are copied once into a contiguous buffer that
     // every row block then reads in order (see packRhs); a transposed B
     // always, with its partial last panel, since no kernel reads it as it
@@ -380,7 +396,12 @@ public:
     // slower with it, 384^3 to 1024^3 1-3%, 1536^3 to 2048^3 the same; a
     // transposed A read in place ran 1024^3 13% slower, the A-in-L1 order
     // 256 x 1024 x 16384 1-2%.)
-    if (packed && n / nr >= kMinPanelsToPackLhs &&
+    // (Where B's panels are the compiler's, A is packed where B would have
+    // been packed at run time: a few rows' tiles, each column panel of a
+    // matrix-vector product, would pack it again for little.)
+    bool rhsWorthPacking =
+        !panelsCompiled || layout.rhsTransposed || m >= kPackMinRows;
+    if (packed && rhsWorthPacking && n / nr >= kMinPanelsToPackLhs &&
         (layout.lhsTransposed || aInL1)) {
       lhsPacked = memref::AllocOp::create(
           b, loc,
@@ -466,16 +487,35 @@ public:
   /// buffer.
   static Value packRhs(OpBuilder &b, Location loc, Value rhs, int64_t nr,
                        bool transposed, bool parallel = true) {
-    auto type = cast<MemRefType>(rhs.getType());
     Value packed = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({numPanels(type, nr, transposed),
-                         type.getDimSize(transposed ? 1 : 0), nr},
-                        type.getElementType()),
+        b, loc, packedType(cast<MemRefType>(rhs.getType()), nr, transposed),
         b.getI64IntegerAttr(kPackAlignment));
     packRhsInto(b, loc, rhs, nr, transposed, packed, /*first=*/Value(),
                 parallel);
     return packed;
+  }
+
+  /// The (panel, k, column) buffer packRhs makes of a B of `type`.
+  static MemRefType packedType(MemRefType type, int64_t nr, bool transposed) {
+    return MemRefType::get({numPanels(type, nr, transposed),
+                            type.getDimSize(transposed ? 1 : 0), nr},
+                           type.getElementType());
+  }
+
+  /// packRhs's panels of a B that is a constant, computed by the compiler
+  /// (see constantPanels), at `b`'s insertion point, with a partial last
+  /// panel whatever the layout (the kernels read the remainder columns from
+  /// it too, and B not at all); null for any other B.
+  static Value constantRhsPanels(OpBuilder &b, Location loc, Value rhs,
+                                 int64_t nr, bool transposed) {
+    auto type = cast<MemRefType>(rhs.getType());
+    int64_t n = type.getDimSize(transposed ? 0 : 1);
+    return jeet::cpu::constantPanels(
+        b, loc, rhs,
+        MemRefType::get(
+            {llvm::divideCeil(n, nr), type.getDimSize(transposed ? 1 : 0), nr},
+            type.getElementType()),
+        transposed);
   }
 
   /// How many panels packRhs makes of a B of `type`.
@@ -716,8 +756,19 @@ public:
       return memref::SubViewOp::create(builder, loc, memref, offsets, extents,
                                        strides);
     };
+    // A constant B's panels are the compiler's: the slice's are those from
+    // j0 on (j0 is a multiple of the register tile).
+    std::optional<PackedPanels> panels;
+    if (Value constant = constantRhsPanels(
+            builder, loc, rhs, sizes.registerCols, layout.rhsTransposed))
+      panels = PackedPanels{
+          constant,
+          arith::DivUIOp::create(
+              builder, loc, j0,
+              arith::ConstantIndexOp::create(builder, loc, sizes.registerCols)),
+          /*compiled=*/true};
     MatmulEmitter(builder, loc, lhs, columns(rhs, layout.rhsTransposed),
-                  columns(acc, false), sizes, layout)
+                  columns(acc, false), sizes, layout, panels)
         .withInitialValue(initialValue)
         .emit(/*parallel=*/false);
   }
@@ -1056,9 +1107,11 @@ private:
       offsets.push_back(offset);
     }
     // A full panel of B is read from its packed copy (so is a partial one
-    // of a transposed B), and A from its packed block when there is one.
+    // of a transposed B, or of the compiler's panels), and A from its
+    // packed block when there is one.
     Value panel;
-    if (packed && (nr == sizes.registerCols || layout.rhsTransposed))
+    if (packed &&
+        (nr == sizes.registerCols || layout.rhsTransposed || panelsCompiled))
       panel = add(firstPanel,
                   arith::DivUIOp::create(b, loc, j, cst(sizes.registerCols)));
     Value lhsTile;
@@ -1308,6 +1361,8 @@ private:
   /// of this matmul's first panel in it; whether this emitter frees it.
   Value packed, firstPanel;
   bool ownsPacked = true;
+  /// Whether `packed` holds the compiler's panels of a constant B.
+  bool panelsCompiled = false;
   bool mayPackRhs = true;
   /// The value C starts from instead of its contents, or null.
   TypedAttr initialValue;
@@ -1736,11 +1791,26 @@ struct JeetCpuMatmulPass
     if (!outermost)
       return std::nullopt;
     auto hoistable = hoistableRhs(rhs, nr, transposed, batchRank, outermost);
-    if (!hoistable ||
-        (batchRank == 0 && readsOwnPanels(matmul, *hoistable, outermost)))
+    if (!hoistable)
       return std::nullopt;
     Value base = hoistable->base;
     Value &buffer = hoistedPanels[{{outermost, base}, transposed ? 1u : 0u}];
+    // A constant B's panels are the compiler's (see constantPanels; a B
+    // already shaped as one panel is read as it is, below): nothing is
+    // copied, so a tile that alone reads its panels reads them too.
+    if (!buffer && batchRank == 0 &&
+        (transposed ||
+         cast<MemRefType>(base.getType()).getShape().back() != nr)) {
+      OpBuilder before(outermost);
+      buffer =
+          MatmulEmitter::constantRhsPanels(before, loc, base, nr, transposed);
+      if (buffer)
+        compiledPanels.insert(buffer);
+    }
+    bool compiled = buffer && compiledPanels.contains(buffer);
+    if (!compiled && batchRank == 0 &&
+        readsOwnPanels(matmul, *hoistable, outermost))
+      return std::nullopt;
     if (!buffer) {
       OpBuilder before(outermost);
       buffer = panelShaped(before, loc, base, nr, transposed, batchRank);
@@ -1770,7 +1840,7 @@ struct JeetCpuMatmulPass
       first = arith::AddIOp::create(
           b, loc, first, arith::MulIOp::create(b, loc, batch, panels));
     }
-    return PackedPanels{buffer, first};
+    return PackedPanels{buffer, first, compiled};
   }
 
   /// Whether the tile `matmul` reads panels of B that no other tile of its
@@ -1787,6 +1857,8 @@ struct JeetCpuMatmulPass
   /// B's panels packed before a tile loop, by (loop, base, transposed).
   DenseMap<std::pair<std::pair<Operation *, Value>, unsigned>, Value>
       hoistedPanels;
+  /// Those of hoistedPanels that the compiler packed (see constantPanels).
+  DenseSet<Value> compiledPanels;
 
   /// The function that computes a tile's matmul, from prepacked panels or
   /// packing (or reading) its own, one per combination of operand types and
@@ -1808,7 +1880,8 @@ struct JeetCpuMatmulPass
                       TypedAttr initialValue) {
     auto key = std::make_tuple(lhs.getType(), rhs.getType(), acc.getType(),
                                prepacked ? prepacked->buffer.getType() : Type(),
-                               unsigned(mayPackRhs) << 2 |
+                               unsigned(prepacked && prepacked->compiled) << 3 |
+                                   unsigned(mayPackRhs) << 2 |
                                    unsigned(layout.lhsTransposed) << 1 |
                                    unsigned(layout.rhsTransposed),
                                Attribute(initialValue));
@@ -1835,7 +1908,8 @@ struct JeetCpuMatmulPass
       builder.setInsertionPoint(returnOp);
       std::optional<PackedPanels> panels;
       if (prepacked)
-        panels = PackedPanels{body->getArgument(3), body->getArgument(4)};
+        panels = PackedPanels{body->getArgument(3), body->getArgument(4),
+                              prepacked->compiled};
       MatmulEmitter emitter(builder, loc, body->getArgument(0),
                             body->getArgument(1), body->getArgument(2), sizes,
                             layout, panels);
@@ -1871,10 +1945,68 @@ struct JeetCpuMatmulPass
         l1CacheBytes, l2CacheBytes);
     // What an earlier run of this pass made belongs to another module.
     hoistedPanels.clear();
+    compiledPanels.clear();
     tileKernels.clear();
     for (func::FuncOp func :
          llvm::to_vector(getOperation().getOps<func::FuncOp>()))
       rewriteMatmuls(func, sizes);
+    dropUnreadKernelArguments();
+    eraseUnreadConstants();
+  }
+
+  /// Drops the arguments that a tile kernel never reads from it and its
+  /// calls: B, where every column of a tile comes from panels packed before
+  /// the tile loop.
+  void dropUnreadKernelArguments() {
+    DenseMap<Operation *, SmallVector<func::CallOp>> calls;
+    for (auto &entry : tileKernels)
+      calls[entry.second];
+    getOperation().walk([&](func::CallOp call) {
+      auto kernel = getOperation().lookupSymbol<func::FuncOp>(call.getCallee());
+      auto it = kernel ? calls.find(kernel) : calls.end();
+      if (it != calls.end())
+        it->second.push_back(call);
+    });
+    for (auto &[op, callsOf] : calls) {
+      auto kernel = cast<func::FuncOp>(op);
+      llvm::BitVector unread(kernel.getNumArguments());
+      for (BlockArgument argument : kernel.getArguments())
+        if (argument.use_empty())
+          unread.set(argument.getArgNumber());
+      if (unread.none() || failed(kernel.eraseArguments(unread)))
+        continue;
+      for (func::CallOp call : callsOf)
+        call->eraseOperands(unread);
+    }
+  }
+
+  /// Erases the constant globals that no op reads any more (a B whose
+  /// panels the kernels read instead; see constantPanels), with the views
+  /// of them that nothing uses, so that the module does not carry the
+  /// weights twice through the rest of the pipeline.
+  void eraseUnreadConstants() {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> views;
+    module.walk([&](Operation *op) {
+      if (isa<memref::GetGlobalOp, memref::SubViewOp>(op))
+        views.push_back(op);
+    });
+    // A walk meets a view's source first: in reverse, each view is erased
+    // before its source is looked at.
+    DenseSet<StringAttr> read;
+    for (Operation *op : llvm::reverse(views)) {
+      if (op->use_empty())
+        op->erase();
+      else if (auto getGlobal = dyn_cast<memref::GetGlobalOp>(op))
+        read.insert(getGlobal.getNameAttr().getAttr());
+    }
+    // (One walk for all globals: a use search per global walked the module
+    // each time, 0.6 s for efficientnet_b0's 300.)
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (global.getConstant() && global.isPrivate() &&
+          !read.contains(global.getSymNameAttr()))
+        global->erase();
   }
 
   /// Records `sizes` on `func` (see kBlockingAttr).

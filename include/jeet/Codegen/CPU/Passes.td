@@ -63,7 +63,12 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     does a batch_matmul tile whose B is one matrix of such a buffer, from a
     copy of the panels of every batch. A buffer that already has the
     panels' layout (exactly `register-cols` columns, rows contiguous, such
-    as attention's V) is read in place, not copied. Such tiles call a
+    as attention's V) is read in place, not copied. A B that is the whole
+    of a constant `memref.global` (a model's weights) is packed by the pass
+    itself: its panels become a constant global of their own
+    (`<global>_panels<register-cols>`, `_transposed` for a B held as
+    (n, k)), which the kernels read whatever the matmul's rows, and nothing
+    is copied at run time. Such tiles call a
     private function
     `jeet_matmul_tile` (marked `noinline`), one per combination of operand
     types and layouts, so that matmuls of the same shape (the layers of an

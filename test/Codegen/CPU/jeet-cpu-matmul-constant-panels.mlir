@@ -1,0 +1,159 @@
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{register-cols=4 min-parallel-work=0},canonicalize,cse)' | FileCheck %s
+
+// A B that is a constant global is packed by the compiler: its panels of 4
+// columns (B's columns 0-3, row by row, then 4-5 and two zeros) are a
+// constant global, flat, holding the (panel, k, column) layout, which the
+// kernels read through a view of that shape, the 2 columns left over from
+// the partial panel. Nothing is allocated or copied at run time, though
+// there are fewer rows than a run-time packing would take, and B itself is
+// no longer read: its global is gone.
+// CHECK-NOT: @b :
+// CHECK: memref.global "private" constant @b_panels4 : memref<24xf32> =
+// CHECK-SAME: dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00, 9.000000e+00, 1.200000e+01, 1.300000e+01, 1.400000e+01, 1.500000e+01, 4.000000e+00, 5.000000e+00, 0.000000e+00, 0.000000e+00, 1.000000e+01, 1.100000e+01, 0.000000e+00, 0.000000e+00, 1.600000e+01, 1.700000e+01, 0.000000e+00, 0.000000e+00]> {alignment = 64 : i64}
+// CHECK-NOT: @b :
+// CHECK-LABEL: func.func @constant_rhs
+// CHECK-NOT: memref.alloc
+// CHECK: %[[FLAT:.*]] = memref.get_global @b_panels4 : memref<24xf32>
+// CHECK: %[[P:.*]] = memref.expand_shape %[[FLAT]] {{\[\[}}0, 1, 2]] output_shape [2, 3, 4] : memref<24xf32> into memref<2x3x4xf32>
+// CHECK: vector.load %[[P]][%c0, %{{.*}}, %c0] : memref<2x3x4xf32>, vector<4xf32>
+// CHECK: vector.fma
+// CHECK: vector.load %[[P]][%c1, %{{.*}}, %c0] : memref<2x3x4xf32>, vector<2xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: return
+memref.global "private" constant @b : memref<3x6xf32> = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0, 16.0, 17.0]]>
+func.func @constant_rhs(%a: memref<2x3xf32>, %c: memref<2x6xf32>) {
+  %b = memref.get_global @b : memref<3x6xf32>
+  linalg.matmul ins(%a, %b : memref<2x3xf32>, memref<3x6xf32>) outs(%c : memref<2x6xf32>)
+  return
+}
+
+// -----
+
+// A constant B held transposed, as (n, k): panel p's column c is B's row
+// p * 4 + c; the partial last panel's columns past n are zeros. The
+// kernels read every column from the panels, and B itself not at all: its
+// global is gone.
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-NOT: @bt :
+// CHECK: memref.global "private" constant @bt_panels4_transposed : memref<24xf32> =
+// CHECK-SAME: dense<[0.000000e+00, 3.000000e+00, 6.000000e+00, 9.000000e+00, 1.000000e+00, 4.000000e+00, 7.000000e+00, 1.000000e+01, 2.000000e+00, 5.000000e+00, 8.000000e+00, 1.100000e+01, 1.200000e+01, 1.500000e+01, 0.000000e+00, 0.000000e+00, 1.300000e+01, 1.600000e+01, 0.000000e+00, 0.000000e+00, 1.400000e+01, 1.700000e+01, 0.000000e+00, 0.000000e+00]> {alignment = 64 : i64}
+// CHECK-NOT: @bt :
+// CHECK-LABEL: func.func @constant_rhs_transposed
+// CHECK-NOT: memref.alloc
+// CHECK: %[[FLAT:.*]] = memref.get_global @bt_panels4_transposed : memref<24xf32>
+// CHECK: %[[P:.*]] = memref.expand_shape %[[FLAT]]
+// CHECK: vector.load %[[P]][%c0, %{{.*}}, %c0] : memref<2x3x4xf32>, vector<4xf32>
+// CHECK: vector.load %[[P]][%c1, %{{.*}}, %c0] : memref<2x3x4xf32>, vector<2xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: return
+memref.global "private" constant @bt : memref<6x3xf32> = dense<[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0], [12.0, 13.0, 14.0], [15.0, 16.0, 17.0]]>
+func.func @constant_rhs_transposed(%a: memref<2x3xf32>, %c: memref<2x6xf32>) {
+  %bt = memref.get_global @bt : memref<6x3xf32>
+  linalg.matmul indexing_maps = [#a, #bt, #c] ins(%a, %bt : memref<2x3xf32>, memref<6x3xf32>) outs(%c : memref<2x6xf32>)
+  return
+}
+
+// -----
+
+// Few rows and a batch of 2 by one constant B (a pointwise convolution at
+// few positions): the batches and column panels are one parallel loop, and
+// each panel of columns [j, j + 4) reads the compiler's panel j / 4. Two
+// matmuls by the same B share one packed global.
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#w = affine_map<(b, m, n, k) -> (k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK: memref.global "private" constant @w_panels4 : memref<36xf32> = dense<1.500000e+00>
+// CHECK-NOT: memref.global
+// CHECK-LABEL: func.func @column_panels
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel (%{{.*}}, %[[J:.*]]) = (%c0, %c0) to (%c2, %c12) step (%c1, %c4)
+// CHECK: %[[FLAT:.*]] = memref.get_global @w_panels4 : memref<36xf32>
+// CHECK: %[[P:.*]] = memref.expand_shape %[[FLAT]]
+// CHECK: %[[FIRST:.*]] = arith.divui %[[J]], %c4
+// CHECK: vector.load %[[P]][%[[FIRST]], %{{.*}}, %c0] : memref<3x3x4xf32>, vector<4xf32>
+// CHECK: vector.fma
+// CHECK: scf.reduce
+// CHECK: scf.parallel
+// CHECK: memref.get_global @w_panels4
+// CHECK-NOT: memref.alloc
+// CHECK: return
+memref.global "private" constant @w : memref<3x12xf32> = dense<1.5>
+func.func @column_panels(%x: memref<2x2x3xf32>, %y: memref<2x2x12xf32>, %z: memref<2x2x12xf32>) {
+  %w = memref.get_global @w : memref<3x12xf32>
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x2x3xf32>, memref<3x12xf32>) outs(%y : memref<2x2x12xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x2x3xf32>, memref<3x12xf32>) outs(%z : memref<2x2x12xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// The tiles of a matmul with an epilogue, each reading a panel of its own
+// of a constant B: a tile that alone reads its panel would read B in place
+// (a run-time copy would not pay); the compiler's panels cost nothing, so
+// each tile's kernel reads panel j / 4 of them, and never B, which is no
+// argument of the kernel and no global of the module any more.
+// CHECK-NOT: @w :
+// CHECK: memref.global "private" constant @w_panels4 : memref<24xf32>
+// CHECK-NOT: @w :
+// CHECK-LABEL: func.func @tiles
+// CHECK-NOT: memref.alloc
+// CHECK: %[[FLAT:.*]] = memref.get_global @w_panels4 : memref<24xf32>
+// CHECK: %[[P:.*]] = memref.expand_shape %[[FLAT]] {{\[\[}}0, 1, 2]] output_shape [2, 3, 4]
+// CHECK: scf.parallel (%[[J:.*]]) =
+// CHECK: %[[FIRST:.*]] = arith.divui %[[J]], %c4
+// CHECK: call @jeet_matmul_tile(%{{[^,]*}}, %{{[^,]*}}, %[[P]], %[[FIRST]])
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+// CHECK: func.func private @jeet_matmul_tile(%{{.*}}: memref<2x3xf32>, %{{.*}}: memref<2x4xf32, strided<[8, 1], offset: ?>>, %[[PK:.*]]: memref<2x3x4xf32>, %[[F:.*]]: index)
+// CHECK: vector.load %[[PK]][%[[F]], {{.*}}] : memref<2x3x4xf32>, vector<4xf32>
+memref.global "private" constant @w : memref<3x8xf32> = dense<2.0>
+func.func @tiles(%a: memref<2x3xf32>, %c: memref<2x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %w = memref.get_global @w : memref<3x8xf32>
+  scf.parallel (%j) = (%c0) to (%c8) step (%c4) {
+    %sw = memref.subview %w[0, %j] [3, 4] [1, 1] : memref<3x8xf32> to memref<3x4xf32, strided<[8, 1], offset: ?>>
+    %sc = memref.subview %c[0, %j] [2, 4] [1, 1] : memref<2x8xf32> to memref<2x4xf32, strided<[8, 1], offset: ?>>
+    linalg.matmul ins(%a, %sw : memref<2x3xf32>, memref<3x4xf32, strided<[8, 1], offset: ?>>) outs(%sc : memref<2x4xf32, strided<[8, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Left alone: a global that is not constant (the program may write it), and
+// a constant read through a view, are packed at run time as before.
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-NOT: _panels
+// CHECK-LABEL: func.func @not_constant
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<2x3x4xf32>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<2x3x4xf32>
+// CHECK-NOT: _panels
+memref.global "private" @mutable : memref<6x3xf32> = dense<1.0>
+memref.global "private" constant @big : memref<12x3xf32> = dense<1.0>
+func.func @not_constant(%a: memref<2x3xf32>, %c: memref<2x6xf32>) {
+  %bt = memref.get_global @mutable : memref<6x3xf32>
+  linalg.matmul indexing_maps = [#a, #bt, #c] ins(%a, %bt : memref<2x3xf32>, memref<6x3xf32>) outs(%c : memref<2x6xf32>)
+  %big = memref.get_global @big : memref<12x3xf32>
+  %half = memref.subview %big[0, 0] [6, 3] [1, 1] : memref<12x3xf32> to memref<6x3xf32, strided<[3, 1]>>
+  linalg.matmul indexing_maps = [#a, #bt, #c] ins(%a, %half : memref<2x3xf32>, memref<6x3xf32, strided<[3, 1]>>) outs(%c : memref<2x6xf32>)
+  return
+}

@@ -18,10 +18,18 @@ class Watchdog:
     def __init__(self, seconds):
         self.seconds = seconds
         self.current = None  # (deadline, seed, replay) of the running program
+        # Seconds the process spent stopped (SIGSTOP, a suspended machine):
+        # deadlines are on a clock that leaves them out, so that a fuzzer
+        # paused for a benchmark does not report the program it was in.
+        # Written by the watchdog's thread only.
+        self.paused = 0.0
         threading.Thread(target=self._watch, daemon=True).start()
 
+    def _clock(self):
+        return time.monotonic() - self.paused
+
     def start(self, seed, replay):
-        self.current = (time.monotonic() + self.seconds, seed, replay)
+        self.current = (self._clock() + self.seconds, seed, replay)
 
     def stop(self):
         self.current = None
@@ -29,7 +37,7 @@ class Watchdog:
     def _watch(self):
         while True:
             current = self.current
-            remaining = (current[0] - time.monotonic() if current
+            remaining = (current[0] - self._clock() if current
                          else self.seconds)
             if current and remaining <= 0 and self.current is current:
                 _, seed, replay = current
@@ -38,4 +46,15 @@ class Watchdog:
                       "end)")
                 print(replay, flush=True)
                 os._exit(3)
-            time.sleep(min(max(remaining, 0.001), 1.0))
+            nap = min(max(remaining, 0.001), 1.0)
+            before = time.monotonic()
+            time.sleep(nap)
+            # A sleep that overran by seconds: the process was not running.
+            overrun = time.monotonic() - before - nap
+            if overrun > PAUSE_SLACK:
+                self.paused += overrun
+
+
+# A sleep of at most a second that ends later than this past its time is
+# taken as the process stopped (a loaded machine delays a thread by less).
+PAUSE_SLACK = 2.0

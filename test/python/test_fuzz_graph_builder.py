@@ -5,8 +5,10 @@ runs in a process of its own, so that a crash is reported, with the seed of
 the program and the command that replays it."""
 import os
 import pathlib
+import signal
 import subprocess
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -118,6 +120,28 @@ def test_graph_builder_fuzzer_reports_a_program_that_does_not_end():
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "FINDING in program seed 7: still running after 0.001 s" in proc.stdout
     assert "fuzz_graph_builder.py --seed 7 --count 1 --sizes small" in proc.stdout
+
+
+def test_graph_builder_fuzzer_stopped_is_no_stall():
+    """A fuzzer stopped (SIGSTOP, as for a benchmark beside it) past
+    --stall-seconds and then continued reports nothing: the time it did not
+    run is not the program's (it once reported graph builder seed 15,634,641,
+    which runs in 0.1 s)."""
+    proc = subprocess.Popen(
+        [sys.executable, str(FUZZER), "--seed", "7", "--seconds", "6",
+         "--stall-seconds", "5", "--sizes", "small"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=dict(os.environ))
+    try:
+        time.sleep(2)
+        proc.send_signal(signal.SIGSTOP)
+        time.sleep(8)
+        proc.send_signal(signal.SIGCONT)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, out
+    assert "FINDING" not in out, out
 
 
 def test_graph_builder_fuzzer_rejects_a_bad_execute_every():

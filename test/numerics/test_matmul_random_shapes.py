@@ -158,42 +158,55 @@ def test_matmul_few_batches_few_rows(tmp_path, rng, batch, m, k, n, ta,
     ((), 20, 100, 1000, False, True),  # tiles of 50 columns
     ((), 32, 64, 192, True, True),
 ])
-def test_matmul_constant_rhs(tmp_path, rng, batch, m, k, n, tb, epilogue):
+@pytest.mark.parametrize("dtype", [np.float32, np.float16],
+                         ids=["f32", "f16"])
+def test_matmul_constant_rhs(tmp_path, rng, batch, m, k, n, tb, epilogue,
+                             dtype):
     """A B that is a constant of the graph (a model's weights): its panels
     are packed by the compiler into a constant of their own (jeet-cpu-matmul,
     ConstantPanels.cpp), which the kernels read in every path: few rows, row
     blocks, a batch by one B, the tiles of an epilogue, B held transposed.
     A panel laid out wrong, or read at the wrong offset, is an error of a
-    whole column's magnitude."""
+    whole column's magnitude. In f16 (two bytes an element in the panels;
+    the products summed in f32, the result rounded to f16)."""
     a_in = batch + (m, k)
-    w = rng.standard_normal((n, k) if tb else (k, n)).astype(F32)
-    a = rng.standard_normal(a_in).astype(F32)
-    out = mlir_type(batch + (m, n), F32)
-    w_type = mlir_type(w.shape, F32)
+    w = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+    a = rng.standard_normal(a_in).astype(dtype)
+    out = mlir_type(batch + (m, n), dtype)
+    w_type = mlir_type(w.shape, dtype)
     lines = [f'  %w = jeet.constant dense<"0x{w.tobytes().hex().upper()}"> '
              f": {w_type}"]
     rhs, rhs_type = "%w", w_type
     if tb:
-        rhs_type = mlir_type((k, n), F32)
+        rhs_type = mlir_type((k, n), dtype)
         lines.append(f"  %wt = jeet.transpose %w {{permutation = array<i64: "
                      f"1, 0>}} : {w_type} -> {rhs_type}")
         rhs = "%wt"
-    a_type = mlir_type(a_in, F32)
+    a_type = mlir_type(a_in, dtype)
     lines.append(f"  %c = jeet.matmul %a, {rhs} : {a_type}, {rhs_type} -> {out}")
     args, inputs, result = [f"%a: {a_type}"], [a], "%c"
     w64 = w.astype(np.float64).T if tb else w.astype(np.float64)
     expected = a.astype(np.float64) @ w64
     if epilogue:
-        bias = rng.standard_normal(n).astype(F32)
-        args.append(f"%bias: {mlir_type((n,), F32)}")
+        bias = rng.standard_normal(n).astype(dtype)
+        args.append(f"%bias: {mlir_type((n,), dtype)}")
         inputs.append(bias)
         lines.append(f"  %s = jeet.add %c, %bias : {out}, "
-                     f"{mlir_type((n,), F32)} -> {out}")
+                     f"{mlir_type((n,), dtype)} -> {out}")
         lines.append(f"  %r = jeet.relu %s : {out}")
         result = "%r"
         expected = np.maximum(expected + bias, 0.0)
     source = (f"func.func @main({', '.join(args)}) -> {out} {{\n"
               + "\n".join(lines) + f"\n  return {result} : {out}\n}}\n")
     (got,) = run_graph(tmp_path, source, inputs)
-    assert_close(got, expected, rtol=1e-5, atol=8e-6 * (np.sqrt(k) + 1.0),
-                 what=f"{batch} x {m}x{k}x{n}, transposed {tb}")
+    rtol, atol = 1e-5, 8e-6 * (np.sqrt(k) + 1.0)
+    if dtype == np.float16:
+        # The f32 sum rounded to f16 (2^-11 of it), then the bias added in
+        # f16 and rounded again: bounded by the product's and the bias's
+        # magnitudes, not the result's (a sum near 0 after the bias).
+        scale = np.abs(a.astype(np.float64) @ w64)
+        if epilogue:
+            scale = scale + np.abs(bias)
+        rtol, atol = 0.0, atol + 2 * 2.0**-11 * scale
+    assert_close(got, expected, rtol=rtol, atol=atol,
+                 what=f"{batch} x {m}x{k}x{n}, transposed {tb}, {dtype.__name__}")

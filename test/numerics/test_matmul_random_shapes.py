@@ -166,9 +166,9 @@ def test_matmul_constant_rhs(tmp_path, rng, batch, m, k, n, tb, epilogue,
     """A B that is a constant of the graph (a model's weights): its panels
     are packed by the compiler into a constant of their own (jeet-cpu-matmul,
     ConstantPanels.cpp), which the kernels read in every path: few rows, row
-    blocks, a batch by one B, the tiles of an epilogue, B held transposed
-    (tiles of 50 columns, which panels of 16 do not divide, read B as
-    before).
+    blocks, a batch by one B, the tiles of an epilogue, B held transposed;
+    tiles of 50 columns, which panels of 16 do not divide, read a copy laid
+    out tile by tile (a transposed B's tiles pack their rows, as before).
     A panel laid out wrong, or read at the wrong offset, is an error of a
     whole column's magnitude. In f16 (two bytes an element in the panels;
     the products summed in f32, the result rounded to f16)."""

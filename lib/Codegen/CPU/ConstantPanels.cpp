@@ -15,6 +15,10 @@
 // repay a copy (a pointwise convolution at 3 x 3 positions: 9 rows against
 // 320 x 1280 weights, whose rows read in place are 5 KiB apart, a page
 // crossed at every step of k, which the hardware prefetchers do not follow).
+// The tiles of an epilogue whose width the register tile does not divide
+// (the 50-column tiles of a 1,000-class classifier) cannot share panels; the
+// compiler lays such a B out in blocks of the tiles' columns instead, each
+// block's rows contiguous, so that a tile reads its columns as one stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +35,8 @@
 
 using namespace mlir;
 
-/// The bytes of a dense constant, row-major; nothing for any other value or
-/// a splat (which packs to itself: `splat` is set).
+/// The bytes of a dense constant, row-major (one element's for a splat,
+/// which packs to itself: `splat` is set); nothing for any other value.
 static std::optional<ArrayRef<char>> denseBytes(Attribute value, bool &splat) {
   splat = false;
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value)) {
@@ -45,81 +49,60 @@ static std::optional<ArrayRef<char>> denseBytes(Attribute value, bool &splat) {
   return std::nullopt;
 }
 
-Value jeet::cpu::constantPanels(OpBuilder &b, Location loc, Value rhs,
-                                MemRefType packedType, bool transposed) {
+/// The constant global that `rhs` reads the whole of (2-D, of static shape,
+/// identity layout and whole bytes an element), or null.
+static memref::GlobalOp constantGlobal(Value rhs) {
   auto getGlobal = rhs.getDefiningOp<memref::GetGlobalOp>();
   if (!getGlobal)
-    return Value();
+    return {};
   auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
       getGlobal, getGlobal.getNameAttr());
   auto type = cast<MemRefType>(rhs.getType());
   if (!global || !global.getConstant() || type.getRank() != 2 ||
       !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      global.getType() != type || packedType.getRank() != 3 ||
-      packedType.getElementType() != type.getElementType())
-    return Value();
-  unsigned bits = type.getElementTypeBitWidth();
-  if (bits % 8 != 0)
-    return Value();
-  int64_t bytes = bits / 8;
-  int64_t panels = packedType.getDimSize(0), depth = packedType.getDimSize(1),
-          nr = packedType.getDimSize(2);
-  // B's columns (n) and depth (k), as the packing reads them.
-  int64_t n = type.getDimSize(transposed ? 0 : 1);
-  if (depth != type.getDimSize(transposed ? 1 : 0) ||
-      panels != llvm::divideCeil(n, nr))
-    return Value();
+      global.getType() != type || type.getElementTypeBitWidth() % 8 != 0)
+    return {};
+  return global;
+}
 
-  auto module = global->getParentOfType<ModuleOp>();
-  std::string name = (global.getSymName() + "_panels" + Twine(nr) +
-                      (transposed ? "_transposed" : ""))
-                         .str();
-  // The global is flat, one run of elements (as an LLVM constant, one array
-  // rather than an array per panel row: 25,600 of them for a 320 x 1280
-  // B, which took LLVM's translation and module splitting ~0.4 s), and
-  // read through a view of the panels' shape.
+/// A view of `viewType` of the flat constant global `name` (made after
+/// `global` from the bytes `fill` writes, when the module has none), at `b`'s
+/// insertion point; null when a global of that name holds something else.
+static Value flatConstant(OpBuilder &b, Location loc, memref::GlobalOp global,
+                          StringRef name, MemRefType viewType,
+                          function_ref<void(ArrayRef<char>, char *)> fill) {
   auto flatType =
-      MemRefType::get({packedType.getNumElements()}, type.getElementType());
+      MemRefType::get({viewType.getNumElements()}, viewType.getElementType());
   auto read = [&]() -> Value {
     Value flat = memref::GetGlobalOp::create(b, loc, flatType, name);
-    return memref::ExpandShapeOp::create(
-        b, loc, packedType, flat, ArrayRef<ReassociationIndices>{{0, 1, 2}});
+    ReassociationIndices all;
+    for (int64_t dim = 0; dim < viewType.getRank(); ++dim)
+      all.push_back(dim);
+    return memref::ExpandShapeOp::create(b, loc, viewType, flat,
+                                         ArrayRef<ReassociationIndices>{all});
   };
+  auto module = global->getParentOfType<ModuleOp>();
   if (auto existing = module.lookupSymbol<memref::GlobalOp>(name))
     return existing.getType() == flatType ? read() : Value();
-
   bool splat;
   std::optional<ArrayRef<char>> data =
       denseBytes(global.getInitialValueAttr(), splat);
   if (!data)
     return Value();
   auto tensorType =
-      RankedTensorType::get(flatType.getShape(), type.getElementType());
+      RankedTensorType::get(flatType.getShape(), flatType.getElementType());
   DenseElementsAttr packed;
   if (splat) {
     packed = DenseElementsAttr::get(
         tensorType, cast<DenseElementsAttr>(global.getInitialValueAttr())
                         .getSplatValue<Attribute>());
   } else {
-    if (static_cast<int64_t>(data->size()) != type.getNumElements() * bytes)
+    int64_t bytes = flatType.getElementTypeBitWidth() / 8;
+    if (static_cast<int64_t>(data->size()) !=
+        global.getType().getNumElements() * bytes)
       return Value();
-    std::vector<char> out(panels * depth * nr * bytes, 0);
-    const char *in = data->data();
-    for (int64_t p = 0; p < panels; ++p)
-      for (int64_t kk = 0; kk < depth; ++kk) {
-        char *row = out.data() + ((p * depth + kk) * nr) * bytes;
-        if (!transposed) {
-          // B is (k, n): the panel's row is up to nr contiguous elements of
-          // B's.
-          std::memcpy(row, in + (kk * n + p * nr) * bytes,
-                      std::min(nr, n - p * nr) * bytes);
-          continue;
-        }
-        // B is held as (n, k): column c of the panel is B's row p * nr + c.
-        for (int64_t c = 0; c < nr && p * nr + c < n; ++c)
-          std::memcpy(row + c * bytes, in + ((p * nr + c) * depth + kk) * bytes,
-                      bytes);
-      }
+    std::vector<char> out(flatType.getNumElements() * bytes, 0);
+    fill(*data, out.data());
     packed = DenseElementsAttr::getFromRawBuffer(tensorType, out);
   }
   OpBuilder atModule(global->getContext());
@@ -128,4 +111,67 @@ Value jeet::cpu::constantPanels(OpBuilder &b, Location loc, Value rhs,
                            atModule.getStringAttr("private"), flatType, packed,
                            /*constant=*/true, atModule.getI64IntegerAttr(64));
   return read();
+}
+
+Value jeet::cpu::constantColumnBlocks(OpBuilder &b, Location loc, Value base,
+                                      int64_t width) {
+  memref::GlobalOp global = constantGlobal(base);
+  if (!global || width <= 0)
+    return Value();
+  auto type = cast<MemRefType>(base.getType());
+  int64_t depth = type.getDimSize(0), n = type.getDimSize(1);
+  if (n % width != 0)
+    return Value();
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  std::string name = (global.getSymName() + "_blocks" + Twine(width)).str();
+  auto viewType =
+      MemRefType::get({n / width, depth, width}, type.getElementType());
+  return flatConstant(
+      b, loc, global, name, viewType, [&](ArrayRef<char> in, char *out) {
+        for (int64_t t = 0; t < n / width; ++t)
+          for (int64_t kk = 0; kk < depth; ++kk)
+            std::memcpy(out + ((t * depth + kk) * width) * bytes,
+                        in.data() + (kk * n + t * width) * bytes,
+                        width * bytes);
+      });
+}
+
+Value jeet::cpu::constantPanels(OpBuilder &b, Location loc, Value rhs,
+                                MemRefType packedType, bool transposed) {
+  memref::GlobalOp global = constantGlobal(rhs);
+  auto type = cast<MemRefType>(rhs.getType());
+  if (!global || packedType.getRank() != 3 ||
+      packedType.getElementType() != type.getElementType())
+    return Value();
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  int64_t panels = packedType.getDimSize(0), depth = packedType.getDimSize(1),
+          nr = packedType.getDimSize(2);
+  // B's columns (n) and depth (k), as the packing reads them.
+  int64_t n = type.getDimSize(transposed ? 0 : 1);
+  if (depth != type.getDimSize(transposed ? 1 : 0) ||
+      panels != llvm::divideCeil(n, nr))
+    return Value();
+  std::string name = (global.getSymName() + "_panels" + Twine(nr) +
+                      (transposed ? "_transposed" : ""))
+                         .str();
+  return flatConstant(
+      b, loc, global, name, packedType, [&](ArrayRef<char> data, char *out) {
+        const char *in = data.data();
+        for (int64_t p = 0; p < panels; ++p)
+          for (int64_t kk = 0; kk < depth; ++kk) {
+            char *row = out + ((p * depth + kk) * nr) * bytes;
+            if (!transposed) {
+              // B is (k, n): the panel's row is up to nr contiguous
+              // elements of B's.
+              std::memcpy(row, in + (kk * n + p * nr) * bytes,
+                          std::min(nr, n - p * nr) * bytes);
+              continue;
+            }
+            // B is held as (n, k): column c of the panel is B's row
+            // p * nr + c.
+            for (int64_t c = 0; c < nr && p * nr + c < n; ++c)
+              std::memcpy(row + c * bytes,
+                          in + ((p * nr + c) * depth + kk) * bytes, bytes);
+          }
+      });
 }

@@ -32,6 +32,19 @@ mlir::Value constantPanels(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value rhs, mlir::MemRefType packedType,
                            bool transposed);
 
+/// When `base` is a whole constant `memref.global` of (k, n) (as for
+/// constantPanels), its columns in blocks of `width` (a divisor of n), each
+/// block's rows contiguous: a view of (n / width, k, width) (a
+/// `memref.expand_shape` of a `memref.get_global` of a flat constant
+/// global, at `b`'s insertion point) whose block t, row kk is
+/// B[kk, t * width + c]. For the tiles of an epilogue whose width the
+/// register tile does not divide: each tile reads its block of B as one
+/// stream, rows `width` apart, where B's own rows are a whole row of B
+/// apart. One such global per (global, width). A null value for any other
+/// `base`.
+mlir::Value constantColumnBlocks(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value base, int64_t width);
+
 } // namespace cpu
 } // namespace jeet
 

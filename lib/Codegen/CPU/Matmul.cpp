@@ -1657,6 +1657,56 @@ static std::optional<HoistableRhs> hoistableRhs(Value rhs, int64_t nr,
                       batchRank ? offsets[0] : OpFoldResult()};
 }
 
+/// For the tile of a matmul with an epilogue whose B is
+/// `subview %base[0, %j] [K, w] [1, 1]` of a constant (see
+/// constantColumnBlocks), with w not a multiple of `nr` (no panels of the
+/// base serve it: hoistableRhs) and %j an induction variable of a parallel
+/// loop from 0 by a multiple of w: the same columns as block %j / w of the
+/// base's blocks of w columns, whose rows are contiguous, at `b`'s insertion
+/// point. Null for any other B.
+static Value constantTileBlock(OpBuilder &b, Location loc, Value rhs,
+                               int64_t nr) {
+  auto slice = rhs.getDefiningOp<memref::SubViewOp>();
+  if (!slice || slice.getSourceType().getRank() != 2 ||
+      slice.getType().getRank() != 2)
+    return Value();
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  int64_t k = slice.getSourceType().getDimSize(0), width = sizes[1];
+  if (!isConstantIntValue(offsets[0], 0) || sizes[0] != k ||
+      ShapedType::isDynamic(width) || width % nr == 0 ||
+      !llvm::all_of(slice.getStaticStrides(),
+                    [](int64_t stride) { return stride == 1; }))
+    return Value();
+  auto iv =
+      dyn_cast_or_null<BlockArgument>(dyn_cast_if_present<Value>(offsets[1]));
+  auto loop =
+      iv ? dyn_cast<scf::ParallelOp>(iv.getOwner()->getParentOp()) : nullptr;
+  if (!loop)
+    return Value();
+  unsigned dim = iv.getArgNumber();
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[dim]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
+  if (!lb || *lb != 0 || !step || *step % width != 0)
+    return Value();
+  Value blocks =
+      jeet::cpu::constantColumnBlocks(b, loc, slice.getSource(), width);
+  if (!blocks)
+    return Value();
+  Value index = arith::DivUIOp::create(
+      b, loc, iv, arith::ConstantIndexOp::create(b, loc, width));
+  SmallVector<OpFoldResult> blockOffsets = {index, b.getIndexAttr(0),
+                                            b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> blockSizes = {b.getIndexAttr(1), b.getIndexAttr(k),
+                                          b.getIndexAttr(width)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto type = memref::SubViewOp::inferRankReducedResultType(
+      {k, width}, cast<MemRefType>(blocks.getType()), blockOffsets, blockSizes,
+      strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(type), blocks,
+                                   blockOffsets, blockSizes, strides);
+}
+
 /// Whether the tile `matmul` of the tile loop `outermost` reads panels of B
 /// that no other tile reads: its B is sliced at the induction variable of
 /// the loop's one dimension of more than one iteration, and no other loop
@@ -2088,6 +2138,11 @@ struct JeetCpuMatmulPass
       bool runParallel =
           parallel && !nested && multiplyAdds(op) >= minParallelWork;
       if (batching.numBatch == 0) {
+        // A tile of a constant B whose panels cannot be shared reads its
+        // columns from a copy laid out tile by tile.
+        if (nested && !batching.layout.rhsTransposed)
+          if (Value block = constantTileBlock(b, loc, rhs, sizes.registerCols))
+            rhs = block;
         std::optional<PackedPanels> prepacked;
         if (nested)
           prepacked = hoistPacking(b, loc, op, rhs, sizes.registerCols,

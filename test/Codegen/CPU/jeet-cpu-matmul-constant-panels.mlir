@@ -137,6 +137,40 @@ func.func @tiles(%a: memref<2x3xf32>, %c: memref<2x8xf32>) {
 
 // -----
 
+// Tiles of 6 columns, which panels of 4 do not divide, so that no copy of
+// B's panels serves them: the compiler lays the constant out in blocks of
+// 6 columns (columns 0-5 of each row, then 6-11), and tile j reads block
+// j / 6, its rows 6 apart instead of 12.
+// CHECK-NOT: @w6 :
+// CHECK: memref.global "private" constant @w6_blocks6 : memref<36xf32> =
+// CHECK-SAME: dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 1.200000e+01, 1.300000e+01, 1.400000e+01, 1.500000e+01, 1.600000e+01, 1.700000e+01, 2.400000e+01, 2.500000e+01, 2.600000e+01, 2.700000e+01, 2.800000e+01, 2.900000e+01, 6.000000e+00, 7.000000e+00, 8.000000e+00, 9.000000e+00, 1.000000e+01, 1.100000e+01, 1.800000e+01, 1.900000e+01, 2.000000e+01, 2.100000e+01, 2.200000e+01, 2.300000e+01, 3.000000e+01, 3.100000e+01, 3.200000e+01, 3.300000e+01, 3.400000e+01, 3.500000e+01]>
+// CHECK-NOT: @w6 :
+// CHECK-LABEL: func.func @tiles_of_six
+// CHECK: scf.parallel (%[[J:.*]]) =
+// CHECK: %[[FLAT:.*]] = memref.get_global @w6_blocks6 : memref<36xf32>
+// CHECK: %[[BLOCKS:.*]] = memref.expand_shape %[[FLAT]] {{\[\[}}0, 1, 2]] output_shape [2, 3, 6]
+// CHECK: %[[T:.*]] = arith.divui %[[J]], %c6
+// CHECK: %[[BLOCK:.*]] = memref.subview %[[BLOCKS]][%[[T]], 0, 0] [1, 3, 6] [1, 1, 1] : memref<2x3x6xf32> to memref<3x6xf32, strided<[6, 1], offset: ?>>
+// CHECK: call @jeet_matmul_tile(%{{[^,]*}}, %[[BLOCK]], %{{[^,]*}})
+// CHECK: func.func private @jeet_matmul_tile(%{{.*}}: memref<2x3xf32>, %[[B:.*]]: memref<3x6xf32, strided<[6, 1], offset: ?>>, %{{.*}}: memref<2x6xf32, strided<[12, 1], offset: ?>>)
+// CHECK: vector.load %[[B]]
+memref.global "private" constant @w6 : memref<3x12xf32> = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0], [24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0]]>
+func.func @tiles_of_six(%a: memref<2x3xf32>, %c: memref<2x12xf32>) {
+  %c0 = arith.constant 0 : index
+  %c6 = arith.constant 6 : index
+  %c12 = arith.constant 12 : index
+  %w = memref.get_global @w6 : memref<3x12xf32>
+  scf.parallel (%j) = (%c0) to (%c12) step (%c6) {
+    %sw = memref.subview %w[0, %j] [3, 6] [1, 1] : memref<3x12xf32> to memref<3x6xf32, strided<[12, 1], offset: ?>>
+    %sc = memref.subview %c[0, %j] [2, 6] [1, 1] : memref<2x12xf32> to memref<2x6xf32, strided<[12, 1], offset: ?>>
+    linalg.matmul ins(%a, %sw : memref<2x3xf32>, memref<3x6xf32, strided<[12, 1], offset: ?>>) outs(%sc : memref<2x6xf32, strided<[12, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Left alone: a global that is not constant (the program may write it), and
 // a constant read through a view, are packed at run time as before.
 #a = affine_map<(m, n, k) -> (m, k)>

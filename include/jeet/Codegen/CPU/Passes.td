@@ -68,7 +68,11 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     itself: its panels become a constant global of their own
     (`<global>_panels<register-cols>`, `_transposed` for a B held as
     (n, k)), which the kernels read whatever the matmul's rows, and nothing
-    is copied at run time. Such tiles call a
+    is copied at run time; for the tiles of an epilogue whose width
+    `register-cols` does not divide, it is laid out in blocks of the tiles'
+    columns instead (`<global>_blocks<width>`), each block's rows
+    contiguous. B's global goes when nothing reads it any more. Such tiles
+    call a
     private function
     `jeet_matmul_tile` (marked `noinline`), one per combination of operand
     types and layouts, so that matmuls of the same shape (the layers of an

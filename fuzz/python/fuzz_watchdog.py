@@ -5,6 +5,10 @@ import os
 import threading
 import time
 
+# A sleep of at most a second that ends later than this past its time is
+# taken as the process stopped (a loaded machine delays a thread by less).
+PAUSE_SLACK = 2.0
+
 
 class Watchdog:
     """One thread for the whole run that, when the program between start()
@@ -54,7 +58,3 @@ class Watchdog:
             if overrun > PAUSE_SLACK:
                 self.paused += overrun
 
-
-# A sleep of at most a second that ends later than this past its time is
-# taken as the process stopped (a loaded machine delays a thread by less).
-PAUSE_SLACK = 2.0

@@ -137,20 +137,17 @@ Value jeet::cpu::constantColumnBlocks(OpBuilder &b, Location loc, Value base,
 }
 
 Value jeet::cpu::constantPanels(OpBuilder &b, Location loc, Value rhs,
-                                MemRefType packedType, bool transposed) {
+                                int64_t nr, bool transposed) {
   memref::GlobalOp global = constantGlobal(rhs);
-  auto type = cast<MemRefType>(rhs.getType());
-  if (!global || packedType.getRank() != 3 ||
-      packedType.getElementType() != type.getElementType())
+  if (!global || nr <= 0)
     return Value();
+  auto type = cast<MemRefType>(rhs.getType());
   int64_t bytes = type.getElementTypeBitWidth() / 8;
-  int64_t panels = packedType.getDimSize(0), depth = packedType.getDimSize(1),
-          nr = packedType.getDimSize(2);
   // B's columns (n) and depth (k), as the packing reads them.
   int64_t n = type.getDimSize(transposed ? 0 : 1);
-  if (depth != type.getDimSize(transposed ? 1 : 0) ||
-      panels != llvm::divideCeil(n, nr))
-    return Value();
+  int64_t depth = type.getDimSize(transposed ? 1 : 0);
+  int64_t panels = llvm::divideCeil(n, nr);
+  auto packedType = MemRefType::get({panels, depth, nr}, type.getElementType());
   std::string name = (global.getSymName() + "_panels" + Twine(nr) +
                       (transposed ? "_transposed" : ""))
                          .str();

@@ -19,18 +19,18 @@ namespace cpu {
 
 /// When `rhs` is the whole of a constant `memref.global` (a
 /// `memref.get_global` of a 2-D buffer of static shape and identity layout
-/// whose initial value is dense), the panels that the matmul's packing would
-/// copy it into at run time, as a view of `packedType`, (panel, k, column)
-/// (a `memref.expand_shape` of a `memref.get_global`, at `b`'s insertion
-/// point), of a flat constant global that holds them: panel p's row kk is
-/// B[kk, p * nr + c] for c < nr, or, with `transposed` (B held as (n, k)),
-/// B[p * nr + c, kk]; `packedType` has ceil(n / nr) panels, and the columns
-/// of a partial last panel past n are zero. One such global per (global, nr,
-/// transposed), made by the first call and named after the global. A null
-/// value for any other `rhs`.
+/// whose initial value is dense), the panels of `nr` columns that the
+/// matmul's packing would copy it into at run time, as a view of
+/// (ceil(n / nr), k, nr) (a `memref.expand_shape` of a `memref.get_global`,
+/// at `b`'s insertion point) of a flat constant global that holds them:
+/// panel p's row kk is B[kk, p * nr + c] for c < nr, or, with `transposed`
+/// (B held as (n, k)), B[p * nr + c, kk]; the columns of a partial last
+/// panel past n are zero, so that the kernels read the remainder columns
+/// from it too. One such global per (global, nr, transposed), made by the
+/// first call and named after the global. A null value for any other
+/// `rhs`.
 mlir::Value constantPanels(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Value rhs, mlir::MemRefType packedType,
-                           bool transposed);
+                           mlir::Value rhs, int64_t nr, bool transposed);
 
 /// When `base` is a whole constant `memref.global` of (k, n) (as for
 /// constantPanels), its columns in blocks of `width` (a divisor of n), each

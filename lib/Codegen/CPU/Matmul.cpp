@@ -324,8 +324,8 @@ public:
     // A constant B's panels are the compiler's (see constantPanels): read
     // from them whatever the rows, since nothing is copied at run time.
     if (!packed) {
-      if (Value panels =
-              constantRhsPanels(b, loc, rhs, nr, layout.rhsTransposed)) {
+      if (Value panels = jeet::cpu::constantPanels(b, loc, rhs, nr,
+                                                   layout.rhsTransposed)) {
         packed = panels;
         firstPanel = cst(0);
         ownsPacked = false;
@@ -399,9 +399,9 @@ public:
     // (Where B's panels are the compiler's, A is packed where B would have
     // been packed at run time: a few rows' tiles, each column panel of a
     // matrix-vector product, would pack it again for little.)
-    bool rhsWorthPacking =
+    bool rhsPackedAtRunTime =
         !panelsCompiled || layout.rhsTransposed || m >= kPackMinRows;
-    if (packed && rhsWorthPacking && n / nr >= kMinPanelsToPackLhs &&
+    if (packed && rhsPackedAtRunTime && n / nr >= kMinPanelsToPackLhs &&
         (layout.lhsTransposed || aInL1)) {
       lhsPacked = memref::AllocOp::create(
           b, loc,
@@ -487,35 +487,16 @@ public:
   /// buffer.
   static Value packRhs(OpBuilder &b, Location loc, Value rhs, int64_t nr,
                        bool transposed, bool parallel = true) {
+    auto type = cast<MemRefType>(rhs.getType());
     Value packed = memref::AllocOp::create(
-        b, loc, packedType(cast<MemRefType>(rhs.getType()), nr, transposed),
+        b, loc,
+        MemRefType::get({numPanels(type, nr, transposed),
+                         type.getDimSize(transposed ? 1 : 0), nr},
+                        type.getElementType()),
         b.getI64IntegerAttr(kPackAlignment));
     packRhsInto(b, loc, rhs, nr, transposed, packed, /*first=*/Value(),
                 parallel);
     return packed;
-  }
-
-  /// The (panel, k, column) buffer packRhs makes of a B of `type`.
-  static MemRefType packedType(MemRefType type, int64_t nr, bool transposed) {
-    return MemRefType::get({numPanels(type, nr, transposed),
-                            type.getDimSize(transposed ? 1 : 0), nr},
-                           type.getElementType());
-  }
-
-  /// packRhs's panels of a B that is a constant, computed by the compiler
-  /// (see constantPanels), at `b`'s insertion point, with a partial last
-  /// panel whatever the layout (the kernels read the remainder columns from
-  /// it too, and B not at all); null for any other B.
-  static Value constantRhsPanels(OpBuilder &b, Location loc, Value rhs,
-                                 int64_t nr, bool transposed) {
-    auto type = cast<MemRefType>(rhs.getType());
-    int64_t n = type.getDimSize(transposed ? 0 : 1);
-    return jeet::cpu::constantPanels(
-        b, loc, rhs,
-        MemRefType::get(
-            {llvm::divideCeil(n, nr), type.getDimSize(transposed ? 1 : 0), nr},
-            type.getElementType()),
-        transposed);
   }
 
   /// How many panels packRhs makes of a B of `type`.
@@ -759,7 +740,7 @@ public:
     // A constant B's panels are the compiler's: the slice's are those from
     // j0 on (j0 is a multiple of the register tile).
     std::optional<PackedPanels> panels;
-    if (Value constant = constantRhsPanels(
+    if (Value constant = jeet::cpu::constantPanels(
             builder, loc, rhs, sizes.registerCols, layout.rhsTransposed))
       panels = PackedPanels{
           constant,
@@ -1598,6 +1579,20 @@ struct HoistableRhs {
   OpFoldResult column, batch;
 };
 
+/// Whether `offset` is an induction variable of an scf.parallel that starts
+/// at 0 and steps by a multiple of `multiple`.
+static bool steppedFromZero(OpFoldResult offset, int64_t multiple) {
+  auto iv = dyn_cast_or_null<BlockArgument>(dyn_cast_if_present<Value>(offset));
+  auto loop =
+      iv ? dyn_cast<scf::ParallelOp>(iv.getOwner()->getParentOp()) : nullptr;
+  if (!loop)
+    return false;
+  unsigned dim = iv.getArgNumber();
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[dim]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
+  return lb && *lb == 0 && step && *step % multiple == 0;
+}
+
 static std::optional<HoistableRhs> hoistableRhs(Value rhs, int64_t nr,
                                                 bool transposed,
                                                 unsigned batchRank,
@@ -1637,20 +1632,9 @@ static std::optional<HoistableRhs> hoistableRhs(Value rhs, int64_t nr,
       !llvm::all_of(slice.getStaticStrides(),
                     [](int64_t stride) { return stride == 1; }))
     return std::nullopt;
-  if (!isConstantIntValue(offsets[colDim], 0)) {
-    auto iv = dyn_cast_or_null<BlockArgument>(
-        dyn_cast_if_present<Value>(offsets[colDim]));
-    if (!iv)
-      return std::nullopt;
-    auto loop = dyn_cast<scf::ParallelOp>(iv.getOwner()->getParentOp());
-    if (!loop)
-      return std::nullopt;
-    unsigned dim = iv.getArgNumber();
-    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[dim]);
-    std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
-    if (!lb || *lb != 0 || !step || *step % nr != 0)
-      return std::nullopt;
-  }
+  if (!isConstantIntValue(offsets[colDim], 0) &&
+      !steppedFromZero(offsets[colDim], nr))
+    return std::nullopt;
   if (!definedOutside(base))
     return std::nullopt;
   return HoistableRhs{base, offsets[colDim],
@@ -1678,23 +1662,15 @@ static Value constantTileBlock(OpBuilder &b, Location loc, Value rhs,
       !llvm::all_of(slice.getStaticStrides(),
                     [](int64_t stride) { return stride == 1; }))
     return Value();
-  auto iv =
-      dyn_cast_or_null<BlockArgument>(dyn_cast_if_present<Value>(offsets[1]));
-  auto loop =
-      iv ? dyn_cast<scf::ParallelOp>(iv.getOwner()->getParentOp()) : nullptr;
-  if (!loop)
-    return Value();
-  unsigned dim = iv.getArgNumber();
-  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[dim]);
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
-  if (!lb || *lb != 0 || !step || *step % width != 0)
+  if (!steppedFromZero(offsets[1], width))
     return Value();
   Value blocks =
       jeet::cpu::constantColumnBlocks(b, loc, slice.getSource(), width);
   if (!blocks)
     return Value();
-  Value index = arith::DivUIOp::create(
-      b, loc, iv, arith::ConstantIndexOp::create(b, loc, width));
+  Value index =
+      arith::DivUIOp::create(b, loc, cast<Value>(offsets[1]),
+                             arith::ConstantIndexOp::create(b, loc, width));
   SmallVector<OpFoldResult> blockOffsets = {index, b.getIndexAttr(0),
                                             b.getIndexAttr(0)};
   SmallVector<OpFoldResult> blockSizes = {b.getIndexAttr(1), b.getIndexAttr(k),
@@ -1852,8 +1828,7 @@ struct JeetCpuMatmulPass
         (transposed ||
          cast<MemRefType>(base.getType()).getShape().back() != nr)) {
       OpBuilder before(outermost);
-      buffer =
-          MatmulEmitter::constantRhsPanels(before, loc, base, nr, transposed);
+      buffer = jeet::cpu::constantPanels(before, loc, base, nr, transposed);
       if (buffer)
         compiledPanels.insert(buffer);
     }
@@ -2008,24 +1983,23 @@ struct JeetCpuMatmulPass
   /// calls: B, where every column of a tile comes from panels packed before
   /// the tile loop.
   void dropUnreadKernelArguments() {
-    DenseMap<Operation *, SmallVector<func::CallOp>> calls;
+    DenseMap<StringAttr, SmallVector<func::CallOp>> calls;
     for (auto &entry : tileKernels)
-      calls[entry.second];
+      calls[entry.second.getSymNameAttr()];
     getOperation().walk([&](func::CallOp call) {
-      auto kernel = getOperation().lookupSymbol<func::FuncOp>(call.getCallee());
-      auto it = kernel ? calls.find(kernel) : calls.end();
+      auto it = calls.find(call.getCalleeAttr().getAttr());
       if (it != calls.end())
         it->second.push_back(call);
     });
-    for (auto &[op, callsOf] : calls) {
-      auto kernel = cast<func::FuncOp>(op);
+    for (auto &entry : tileKernels) {
+      func::FuncOp kernel = entry.second;
       llvm::BitVector unread(kernel.getNumArguments());
       for (BlockArgument argument : kernel.getArguments())
         if (argument.use_empty())
           unread.set(argument.getArgNumber());
       if (unread.none() || failed(kernel.eraseArguments(unread)))
         continue;
-      for (func::CallOp call : callsOf)
+      for (func::CallOp call : calls[kernel.getSymNameAttr()])
         call->eraseOperands(unread);
     }
   }

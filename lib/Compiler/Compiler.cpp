@@ -725,14 +725,17 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
   // CPU graphs persist on disk (their IR, kept with keepIR, does not).
   jeet::detail::DiskCache &disk = jeet::detail::DiskCache::global();
   bool onDisk = resolved.device == "cpu" && !resolved.keepIR && disk.enabled();
+  std::optional<jeet::detail::CacheKey> diskKey;
   if (onDisk) {
     auto start = std::chrono::steady_clock::now();
+    diskKey = jeet::detail::CacheKey::of(key);
     auto msSince = [](std::chrono::steady_clock::time_point from) {
       return std::chrono::duration<double, std::milli>(
                  std::chrono::steady_clock::now() - from)
           .count();
     };
-    if (std::optional<jeet::detail::CachedExecutable> entry = disk.load(key)) {
+    if (std::optional<jeet::detail::CachedExecutable> entry =
+            disk.load(*diskKey)) {
       double readMs = msSince(start);
       auto linkStart = std::chrono::steady_clock::now();
       auto linked = linkCached(std::move(*entry), resolved);
@@ -740,7 +743,7 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
         jeet::detail::reportCacheEvent(
             llvm::formatv("loaded {0} (read and checked in {1:f2} ms, linked "
                           "in {2:f2} ms)",
-                          disk.pathFor(key), readMs, msSince(linkStart)));
+                          disk.pathFor(*diskKey), readMs, msSince(linkStart)));
         auto executable = std::make_shared<Executable>(std::move(*linked));
         impl->cache.insert(key, executable);
         std::lock_guard<std::mutex> lock(impl->mutex);
@@ -748,7 +751,7 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
         return executable;
       }
       jeet::detail::reportCacheEvent(
-          "cannot link the cached object of " + disk.pathFor(key) + ": " +
+          "cannot link the cached object of " + disk.pathFor(*diskKey) + ": " +
           llvm::toString(linked.takeError()) + "; compiling again");
     }
   }
@@ -761,7 +764,7 @@ Compiler::compileCached(llvm::StringRef source, const CompileOptions &options) {
     jeet::detail::CachedExecutable entry{state.inputs,     state.outputs,
                                          state.kernelOps,  state.memoryPlan,
                                          state.stageNames, state.objects};
-    disk.store(key, entry);
+    disk.store(*diskKey, entry);
     // The object is on disk; the executable does not need its copy.
     (*compiled)->impl->objects.clear();
   }

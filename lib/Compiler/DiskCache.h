@@ -52,6 +52,14 @@ struct CachedExecutable {
   std::vector<std::string> objects;
 };
 
+/// The name of a graph's entry: a BLAKE3 of its key text (options and graph
+/// text), in hex. Computed once per lookup: the text of a graph with its
+/// weights inside runs to tens of megabytes.
+struct CacheKey {
+  std::string hash;
+  static CacheKey of(llvm::StringRef keyText);
+};
+
 class DiskCache {
 public:
   /// The cache of this process, configured from the environment when first
@@ -65,17 +73,16 @@ public:
   bool enabled() const;
   std::string directory() const;
 
-  /// The entry for `keyText` (options and graph text), or nothing; a file
-  /// that cannot be used is reported (JEET_DEBUG) and left for store() to
-  /// replace.
-  std::optional<CachedExecutable> load(llvm::StringRef keyText);
+  /// The entry for `key`, or nothing; a file that cannot be used is
+  /// reported (JEET_DEBUG) and left for store() to replace.
+  std::optional<CachedExecutable> load(const CacheKey &key);
 
-  /// Writes the entry for `keyText`; failures are reported (JEET_DEBUG)
-  /// and otherwise ignored.
-  void store(llvm::StringRef keyText, const CachedExecutable &entry);
+  /// Writes the entry for `key`; failures are reported (JEET_DEBUG) and
+  /// otherwise ignored.
+  void store(const CacheKey &key, const CachedExecutable &entry);
 
-  /// The file that holds `keyText`'s entry.
-  std::string pathFor(llvm::StringRef keyText) const;
+  /// The file that holds `key`'s entry.
+  std::string pathFor(const CacheKey &key) const;
 
   struct Stats {
     int64_t hits = 0, misses = 0, stores = 0, rejected = 0, failedStores = 0;

@@ -28,8 +28,9 @@ def child_env(cache_dir):
 
 # A child process: builds a small MLP-like graph with jeet.jit on fixed
 # inputs, runs it, and prints the result's checksum and the cache counters as
-# JSON. Arguments: seed for the data, and "limit" to cap the size of files it
-# may write (a full disk): FILE_SIZE_LIMIT, below any cache file (over 5 KiB)
+# JSON. Arguments: seed for the data, "scale=S" for the constant the result is
+# multiplied by (2 unless given), and "limit" to cap the size of files it may
+# write (a full disk): FILE_SIZE_LIMIT, below any cache file (over 5 KiB)
 # but above the 1 KiB that libomp gives the record of each process it starts
 # in (an empty record that it could not size crashes the next process that
 # gets the same pid; see OPENMP_RECORD).
@@ -40,6 +41,10 @@ CHILD = textwrap.dedent("""
     if "limit" in sys.argv:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+    scale = 2.0
+    for arg in sys.argv[2:]:
+        if arg.startswith("scale="):
+            scale = float(arg[len("scale="):])
     rng = np.random.default_rng(int(sys.argv[1]))
     x = rng.standard_normal((8, 16), dtype=np.float32)
     w = rng.standard_normal((16, 32), dtype=np.float32)
@@ -47,10 +52,10 @@ CHILD = textwrap.dedent("""
 
     @jeet.jit
     def layer(x, w, b):
-        return jeet.relu(jeet.matmul(x, w) + b) * 2.0
+        return jeet.relu(jeet.matmul(x, w) + b) * scale
 
     out = layer(*(jeet.from_numpy(a, device="cpu") for a in (x, w, b)))
-    expected = np.maximum(x.astype(np.float64) @ w + b, 0) * 2.0
+    expected = np.maximum(x.astype(np.float64) @ w + b, 0) * scale
     error = float(np.max(np.abs(out.numpy() - expected)))
     print(json.dumps(dict(jeet.cache_stats(), error=error)))
 """)
@@ -116,6 +121,20 @@ def test_hit_across_processes(tmp_path):
     stats, messages = run_child(tmp_path)
     assert stats["compilations"] == 0 and stats["disk_hits"] == 1, stats
     assert any("loaded" in m for m in messages)
+
+
+def test_graphs_that_differ_have_their_own_entries(tmp_path):
+    """Two graphs that differ in one constant, near the end of their text,
+    are two entries: each process gets its own graph's code back (a key that
+    hashed part of the text would hand one graph's code to the other)."""
+    for scale in ("2", "3"):
+        stats, _ = run_child(tmp_path, "scale=" + scale)
+        assert stats["compilations"] == 1 and stats["disk_hits"] == 0, stats
+    assert len(cache_files(tmp_path)) == 2
+    for scale in ("3", "2"):
+        # run_child checks the result against float64 with this scale.
+        stats, _ = run_child(tmp_path, "scale=" + scale)
+        assert stats["compilations"] == 0 and stats["disk_hits"] == 1, stats
 
 
 def test_off_when_empty(tmp_path):

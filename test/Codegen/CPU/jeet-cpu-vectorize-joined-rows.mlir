@@ -9,27 +9,36 @@
 // are one grid of 56 (5 x 10 + 6). Vectors of 8 would cost least (7, a
 // 512-bit vector counting as two 256-bit ones: 4 of 16 cost 8, the rows
 // 12); 4 of 16 are within a seventh of that and less code. Each tap is a
-// masked load (the lanes between rows off), the filter value is read once
-// per channel, the packed output takes the lanes on rows, shuffled to the
-// front, with a masked store of that many.
+// load of 16 positions (the lanes between rows are elements of its view,
+// read and never used: a masked load costs several loads on some cores),
+// a masked load only for the last vector, whose lanes past the grid's 56
+// positions are off; the filter value is read once per channel, the packed
+// output takes the lanes on rows, shuffled to the front, with a masked
+// store of that many.
 // CHECK-LABEL: func.func @taps
-// CHECK-DAG: %[[FIRST:.*]] = arith.constant dense<[true, true, true, true, true, true, false, false, false, false, true, true, true, true, true, true]> : vector<16xi1>
-// CHECK-DAG: %[[SECOND:.*]] = arith.constant dense<[false, false, false, false, true, true, true, true, true, true, false, false, false, false, true, true]> : vector<16xi1>
 // CHECK: scf.parallel (%{{.*}}, %[[C:.*]]) =
 // CHECK: %[[T0:.*]] = memref.reinterpret_cast {{.*}} sizes: [56], strides: [1]
 // CHECK: %[[T1:.*]] = memref.reinterpret_cast {{.*}} sizes: [56], strides: [1]
 // CHECK: memref.load %{{.*}}[%[[C]]] : memref<4xf32>
 // CHECK: %[[OUT:.*]] = memref.reinterpret_cast {{.*}} sizes: [36], strides: [1]
 // CHECK-NOT: memref.load
-// CHECK: vector.maskedload %[[T0]][%c0], %[[FIRST]]
-// CHECK: vector.maskedload %[[T1]][%c0], %[[FIRST]]
+// CHECK: vector.load %[[T0]][%c0] : memref<56xf32, strided<[1], offset: ?>>, vector<16xf32>
+// CHECK: vector.load %[[T1]][%c0]
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0]
 // CHECK: vector.maskedstore %[[OUT]][%c0]
-// CHECK: vector.maskedload %[[T0]][%c16], %[[SECOND]]
+// CHECK: %[[EIGHT:.*]] = vector.constant_mask [8] : vector<16xi1>
+// CHECK: vector.load %[[T0]][%c16]
+// CHECK: vector.load %[[T1]][%c16]
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [4, 5, 6, 7, 8, 9, 14, 15, 4, 4, 4, 4, 4, 4, 4, 4]
-// CHECK: vector.maskedstore %[[OUT]][%c12]
-// CHECK-COUNT-2: vector.maskedstore %[[OUT]]
+// CHECK: vector.maskedstore %[[OUT]][%c12], %[[EIGHT]]
+// CHECK: vector.load %[[T0]][%c32]
+// CHECK: vector.load %[[T1]][%c32]
+// CHECK: vector.maskedstore %[[OUT]][%c20]
+// CHECK: vector.maskedload %[[T0]][%c48], %[[EIGHT]]
+// CHECK: vector.maskedload %[[T1]][%c48], %[[EIGHT]]
+// CHECK: vector.maskedstore %[[OUT]][%c30]
 // CHECK-NOT: vector.maskedstore
+// CHECK-NOT: vector.maskedload
 // CHECK: scf.reduce
 // ROWS-LABEL: func.func @taps
 // ROWS: vector<4xf32>
@@ -80,15 +89,16 @@ func.func @packed(%x: memref<3x5x5xf32>, %s: memref<3xf32>, %o: memref<3x5x5xf32
 
 // A stride-2 window (3 x 3 positions of an 8 x 8 padded input): rows 16
 // elements apart, elements 2 apart, a grid of rows 8 positions apart. Each
-// vector of 8 positions is a masked load of its span of 16 elements (the
-// lanes' elements on rows on) and a shuffle keeping every other.
+// vector of 8 positions is a load of its span of 16 elements and a shuffle
+// keeping every other; the last, whose span runs past the view's 37
+// elements, a masked load of the 5 in it.
 // CHECK-LABEL: func.func @strided
-// CHECK: %[[SPAN:.*]] = arith.constant dense<[true, false, true, false, true, false, false, false, false, false, false, false, false, false, false, false]> : vector<16xi1>
 // CHECK: %[[IN:.*]] = memref.reinterpret_cast {{.*}} sizes: [37], strides: [1]
-// CHECK: %[[A:.*]] = vector.maskedload %[[IN]][%c0], %[[SPAN]]
+// CHECK: %[[A:.*]] = vector.load %[[IN]][%c0] : memref<37xf32, strided<[1], offset: ?>>, vector<16xf32>
 // CHECK: vector.shuffle %[[A]], %[[A]] [0, 2, 4, 6, 8, 10, 12, 14]
-// CHECK: vector.maskedload %[[IN]][%c16], %[[SPAN]]
-// CHECK: vector.maskedload %[[IN]][%c32], %[[SPAN]]
+// CHECK: vector.load %[[IN]][%c16]
+// CHECK: %[[FIVE:.*]] = vector.constant_mask [5] : vector<16xi1>
+// CHECK: vector.maskedload %[[IN]][%c32], %[[FIVE]]
 // ROWS-LABEL: func.func @strided
 // ROWS-NOT: memref.reinterpret_cast {{.*}} sizes: [37]
 func.func @strided(%p: memref<2x4x8x8xf32>, %o: memref<2x4x3x3xf32>) {
@@ -146,12 +156,14 @@ func.func @rows(%p: memref<6x10xf32>, %q: memref<6x12xf32>, %o: memref<6x6xf32>,
 // A sum over a window's 6 x 6 positions (rows 10 apart) per channel: the
 // grid's 56 positions as one vector of 64 lanes (four 512-bit registers,
 // the width of the pass's partial results; within a seventh of 7 vectors of
-// 8), the lanes between rows replaced by the sum's identity (-0.0), then
-// the lanes reduced with the output's value.
+// 8; a masked load of the 56 in the view), the lanes between rows replaced
+// by the sum's identity (-0.0), then the lanes reduced with the output's
+// value.
 // CHECK-LABEL: func.func @sum
 // CHECK: %[[ID:.*]] = arith.constant dense<-0.000000e+00> : vector<64xf32>
 // CHECK: scf.parallel
-// CHECK: %[[V:.*]] = vector.maskedload {{.*}} : memref<56xf32, strided<[1], offset: ?>>, vector<64xi1>, vector<64xf32> into vector<64xf32>
+// CHECK: %[[IN_VIEW:.*]] = vector.constant_mask [56] : vector<64xi1>
+// CHECK: %[[V:.*]] = vector.maskedload {{.*}}, %[[IN_VIEW]], {{.*}} : memref<56xf32, strided<[1], offset: ?>>, vector<64xi1>, vector<64xf32> into vector<64xf32>
 // CHECK: %[[E:.*]] = math.exp %[[V]] : vector<64xf32>
 // CHECK: %[[S:.*]] = arith.select %{{.*}}, %[[E]], %[[ID]] : vector<64xi1>, vector<64xf32>
 // CHECK: vector.reduction <add>, %[[S]], %{{.*}} fastmath<reassoc> : vector<64xf32> into f32

@@ -214,8 +214,9 @@ def test_depthwise_conv2d_on_rows_shorter_than_a_vector(rng, n, c, h, w, kernel,
     3) with SiLU on rows of 1 to 12 and a squeeze-and-excitation block (the
     mean of the positions, a sigmoid, the product) and a maximum over them.
     Such rows are vectors across rows (jeet-cpu-vectorize-elementwise's and
-    -reductions' joined rows: masked loads of the padded input's windows, of
-    their spans and a shuffle when strided); against float64."""
+    -reductions' joined rows: loads of the padded input's windows, of their
+    spans and a shuffle when strided, the output's lanes on rows packed and
+    stored with a masked store); against float64."""
     x = rng.standard_normal((n, c, h, w)).astype(np.float32)
     wt = rng.standard_normal((c, 1, kernel, kernel)).astype(np.float32)
     b = rng.standard_normal(c).astype(np.float32)
@@ -229,7 +230,8 @@ def test_depthwise_conv2d_on_rows_shorter_than_a_vector(rng, n, c, h, w, kernel,
     np.testing.assert_allclose(out.numpy(), ws * gate, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(top.numpy(), want.max(axis=(2, 3)), rtol=1e-5, atol=1e-5)
     if (h, w, kernel) in [(6, 6, 5), (6, 6, 3)]:
-        assert "llvm.intr.masked.load" in jeet.compile(out).ir("llvm")
+        # The row by row loop stores rows of 6 with stores of 4 and 2.
+        assert "llvm.intr.masked.store" in jeet.compile(out).ir("llvm")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int64"])
@@ -255,13 +257,15 @@ def test_elementwise_on_rows_shorter_than_a_vector(rng, dtype):
         np.testing.assert_allclose(got.numpy().astype(wide), want.astype(dtype).astype(wide),
                                    rtol=1e-6, atol=1e-6)
     if dtype != "int64":
-        assert "llvm.intr.masked.load" in jeet.compile(got).ir("llvm")
+        # Joined rows: the output's lanes on rows stored with a masked store
+        # (the row by row loop stores each row with stores of 4 and 1).
+        assert "llvm.intr.masked.store" in jeet.compile(got).ir("llvm")
     if dtype.startswith("int"):
         # The divisor through the strided view: a lane between its rows
-        # would divide by the 0 a masked load leaves there.
+        # would divide by whatever element lies there.
         divisors = np.where(big == 0, 1, big).astype(dtype)
         q = t(y) // t(divisors)[:, 1:8, 2:7]
         np.testing.assert_array_equal(q.numpy(), y // divisors[:, 1:8, 2:7])
         # Division by zero is undefined behaviour in LLVM: it need not trap
         # here, so the test checks that the division stayed in the row loop.
-        assert "llvm.intr.masked.load" not in jeet.compile(q).ir("llvm")
+        assert "llvm.intr.masked.store" not in jeet.compile(q).ir("llvm")

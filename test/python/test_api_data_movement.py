@@ -371,8 +371,9 @@ def test_slices_are_read_in_place(rng, name):
 @pytest.mark.parametrize("width", [7, 16, 37, 70])
 def test_strided_slices_in_elementwise_and_reduction_kernels(rng, step, width):
     """Columns `step` apart, read in place (a view) by an elementwise kernel
-    and a row reduction: up to 4 apart each vector is a masked load of the
-    span from its first lane to its last and a shuffle (5 apart, scalars),
+    and a row reduction: up to 4 apart each vector is read from the span
+    from its first lane to its last (two loads that end at its last lane, or
+    a masked load for few lanes) and a shuffle (5 apart, scalars),
     over whole vectors and the remainders of every width; against float64."""
     # b's last element is the buffer's last: a load past it would show.
     x = rng.standard_normal((6, step * (width - 1) + 4)).astype(np.float32)

@@ -16,12 +16,13 @@
 // rows. A vector of consecutive positions is one load of such an operand
 // (the lanes between rows read elements of the run, never used), and one
 // load and a shuffle of an operand whose rows are packed (`stride ==
-// width`: the lanes between rows take no element). Only a vector that runs
-// past the end of its operand's run is a masked load (the lanes past it
-// off): on Zen 1 a masked load costs ~13 cycles where it is not aligned, a
-// load ~1. Outputs are stored the same ways: a shuffle packing the lanes on
-// rows and a masked store (a store of every lane would write between rows,
-// or, packed, over elements that a later vector may read where the output
+// width`: the lanes between rows take no element). A vector that would run
+// past the end of its operand's run is the vector that ends there, its
+// lanes moved up by a shuffle (a masked load only where the run is shorter
+// than a vector): on Zen 1 a masked load costs ~13 cycles where it is not
+// aligned, a load ~1. Outputs are stored the same ways: a shuffle packing the
+// lanes on rows and a masked store (a store of every lane would write between
+// rows, or, packed, over elements that a later vector may read where the output
 // is also an input). An input whose elements are `spacing` (2 to 4) apart
 // along a row (a stride-2 window) holds them at every `spacing`-th element
 // of its run: a load of each vector's span and a shuffle. The positions of
@@ -294,14 +295,26 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
       Value view = views.lookup(number);
       int64_t viewSize = viewSizes.lookup(number);
       // `width` elements of the view from `at` on: a load where they are
-      // all in it, else a masked load of those that are (the lanes past the
-      // view off: nothing past it is touched). A masked load costs several
-      // times a load on some cores (Zen 1: ~13 cycles unaligned).
+      // all in it; else the vector that ends at the view's last element,
+      // its lanes moved up to their places (the lanes past the view take
+      // any element); a masked load of those in the view only where the
+      // view is shorter than the vector. Nothing past the view is touched.
+      // (A masked load costs several loads on some cores: Zen 1 ~13 cycles
+      // unaligned.)
       auto read = [&](VectorType vectorType, int64_t at) -> Value {
         int64_t width = vectorType.getNumElements();
         if (at + width <= viewSize)
           return vector::LoadOp::create(b, loc, vectorType, view,
                                         ValueRange{cst(at)});
+        if (width <= viewSize) {
+          Value loaded = vector::LoadOp::create(
+              b, loc, vectorType, view, ValueRange{cst(viewSize - width)});
+          int64_t shift = at + width - viewSize;
+          SmallVector<int64_t> moved;
+          for (int64_t lane = 0; lane < width; ++lane)
+            moved.push_back(std::min(lane + shift, width - 1));
+          return vector::ShuffleOp::create(b, loc, loaded, loaded, moved);
+        }
         Value inView = vector::ConstantMaskOp::create(
             b, loc, VectorType::get({width}, b.getI1Type()),
             ArrayRef<int64_t>{viewSize - at});

@@ -570,8 +570,10 @@ def JeetCpuVectorizeElementwisePass
     are written with `vector.store` along their innermost dimension (unit
     stride); inputs that vary along the innermost loop are read with
     `vector.load` where it steps their innermost dimension with unit stride,
-    as one masked load of the span between the lanes and a shuffle where
-    they are 2 to 4 elements apart (a stride-2 slice or window), and element
+    as two loads that end at the last lane's element (the span's first
+    `(spacing - 1) x width` elements and its last `width`) and a shuffle
+    where they are 2 to 4 elements apart (a stride-2 slice or window; one
+    masked load where the span is shorter than the two), and element
     by element into a vector otherwise (a transposed read, lanes further
     apart), the arithmetic on vectors either way; the others (broadcasts)
     are read once and splat. The body is cloned with
@@ -600,17 +602,21 @@ def JeetCpuVectorizeElementwisePass
     joined when `join-rows` is set: the two innermost loops are read as one
     grid, each vector a run of consecutive positions across rows. An
     operand whose rows are some distance apart in memory (a window of a
-    padded input: rows of the padded width) is read with one masked load
-    per vector, the lanes between its rows off; one whose rows are packed
-    with one load of the elements on rows and a shuffle spreading them to
-    their lanes; outputs are stored the same ways (a shuffle packing the
-    lanes on rows, then a masked store). An input whose elements are 2 to 4
-    apart along a row (a stride-2 window) is a masked load of each vector's
-    span and a shuffle. Every operand's rows must be packed or the same
-    distance apart (in positions), and an output's elements consecutive;
-    masks and shuffles are constants (the vectors are unrolled, 32 at most
-    per outer iteration), and the lanes between rows compute on zeros
-    (bodies with integer division are left to the row by row loop). It is
+    padded input: rows of the padded width) is read with one load per
+    vector, its lanes between rows reading the elements there (never stored
+    or reduced); one whose rows are packed with one load of the elements on
+    rows and a shuffle spreading them to their lanes. A vector that would
+    run past the operand's last row is the vector that ends there, its lanes
+    moved up by a shuffle (a masked load only where the rows together are
+    shorter than a vector: nothing past them is read). Outputs are stored
+    with a shuffle packing the lanes on rows, then a masked store. An input
+    whose elements are 2 to 4 apart along a row (a stride-2 window) is a
+    load of each vector's span and a shuffle. Every operand's rows must be
+    packed or the same distance apart (in positions), and an output's
+    elements consecutive; masks and shuffles are constants (the vectors are
+    unrolled, 32 at most per outer iteration), and the lanes between rows
+    compute on whatever lies there (bodies with integer division are left to
+    the row by row loop). It is
     chosen where it takes fewer vector instructions, counting a 512-bit one
     as two 256-bit halves: 6 x 6 positions 10 apart are 7 vectors of 8
     against 12 for the rows.

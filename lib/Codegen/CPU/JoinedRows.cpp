@@ -20,10 +20,15 @@
 // past the end of its operand's run is the vector that ends there, its
 // lanes moved up by a shuffle (a masked load only where the run is shorter
 // than a vector): on Zen 1 a masked load costs ~13 cycles where it is not
-// aligned, a load ~1. Outputs are stored the same ways: a shuffle packing the
-// lanes on rows and a masked store (a store of every lane would write between
-// rows, or, packed, over elements that a later vector may read where the output
-// is also an input). An input whose elements are `spacing` (2 to 4) apart
+// aligned, a load ~1 (a masked store ~4 ns more than a store). A packed
+// output takes whole vectors of its positions, each gathered by shuffles
+// from the vectors that computed its lanes and stored as soon as they are
+// all computed (no later vector of the iteration reads those positions,
+// also where the output is an input too), the last the vector that ends at
+// the output's last position; a masked store only where the output's rows
+// together are shorter than a vector. An output with rows apart (elements
+// between them it does not write) keeps a masked store of the lanes on
+// rows. An input whose elements are `spacing` (2 to 4) apart
 // along a row (a stride-2 window) holds them at every `spacing`-th element
 // of its run: a load of each vector's span and a shuffle. The positions of
 // each vector, and so its masks and shuffles, are known at compile time:
@@ -265,6 +270,39 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
         b, loc, operand.get(), inputIndicesAt(b, loc, op, operand, ivs));
   }
   auto maskType = VectorType::get({lanes}, b.getI1Type());
+  // A packed output's positions so far, each the (vector, lane) holding it,
+  // and how many of them are stored. Whole vectors of positions are stored
+  // as soon as they are computed: no later vector of this iteration reads
+  // them (their inputs' elements are read), also where the output is an
+  // input too. A masked store costs several stores on some cores.
+  struct Packed {
+    SmallVector<std::pair<Value, int64_t>> sources;
+    int64_t stored = 0;
+  };
+  llvm::SmallDenseMap<unsigned, Packed> packedOutputs;
+  // The vector of `sources`' lanes (fewer: the rest any lane), by shuffles
+  // of the vectors that hold them in turn.
+  auto gather = [&](ArrayRef<std::pair<Value, int64_t>> sources) -> Value {
+    Value gathered;
+    SmallVector<Value> vectors;
+    for (auto [vector, lane] : sources)
+      if (!llvm::is_contained(vectors, vector))
+        vectors.push_back(vector);
+    for (Value vector : vectors) {
+      SmallVector<int64_t> lanesFrom;
+      for (int64_t lane = 0; lane < lanes; ++lane) {
+        bool here = lane < static_cast<int64_t>(sources.size()) &&
+                    sources[lane].first == vector;
+        if (!gathered)
+          lanesFrom.push_back(here ? sources[lane].second : 0);
+        else
+          lanesFrom.push_back(here ? lanes + sources[lane].second : lane);
+      }
+      gathered = vector::ShuffleOp::create(b, loc, gathered ? gathered : vector,
+                                           vector, lanesFrom);
+    }
+    return gathered;
+  };
   for (int64_t start = 0; start < positions; start += lanes) {
     SmallVector<bool> mask;
     // Each lane on a row: its place among them; the lanes on rows.
@@ -280,8 +318,6 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
     int64_t first = packedBefore(start);
     Value gridMask = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(mask)));
-    Value packedMask = vector::ConstantMaskOp::create(b, loc, maskType,
-                                                      ArrayRef<int64_t>{count});
 
     auto load = [&](OpOperand &operand) -> Value {
       unsigned number = operand.getOperandNumber();
@@ -351,24 +387,49 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
     for (auto [value, init] :
          llvm::zip_equal(yield.getValues(), op.getDpsInitsMutable())) {
       Value result = splatTo(b, loc, mapping.lookupOrDefault(value), lanes);
-      Value view = views.lookup(init.getOperandNumber());
-      bool grid = layouts.lookup(init.getOperandNumber()) == Layout::Grid;
-      if (count == lanes) {
-        vector::StoreOp::create(b, loc, result, view,
-                                ValueRange{cst(grid ? start : first)});
+      unsigned number = init.getOperandNumber();
+      Value view = views.lookup(number);
+      if (layouts.lookup(number) == Layout::Grid) {
+        // Between its rows lie elements this op does not write.
+        if (count == lanes)
+          vector::StoreOp::create(b, loc, result, view, ValueRange{cst(start)});
+        else
+          vector::MaskedStoreOp::create(b, loc, view, ValueRange{cst(start)},
+                                        gridMask, result);
         continue;
       }
-      if (grid) {
-        vector::MaskedStoreOp::create(b, loc, view, ValueRange{cst(start)},
-                                      gridMask, result);
-        continue;
+      Packed &out = packedOutputs[number];
+      assert(static_cast<int64_t>(out.sources.size()) == first &&
+             "positions computed in order");
+      for (int64_t lane : packed)
+        out.sources.push_back({result, lane});
+      while (static_cast<int64_t>(out.sources.size()) - out.stored >= lanes) {
+        vector::StoreOp::create(
+            b, loc, gather(ArrayRef(out.sources).slice(out.stored, lanes)),
+            view, ValueRange{cst(out.stored)});
+        out.stored += lanes;
       }
-      SmallVector<int64_t> gather(packed);
-      gather.resize(lanes, packed.empty() ? 0 : packed.front());
-      Value moved = vector::ShuffleOp::create(b, loc, result, result, gather);
-      vector::MaskedStoreOp::create(b, loc, view, ValueRange{cst(first)},
-                                    packedMask, moved);
     }
+  }
+  // The positions left: the vector that ends at the last (its first lanes
+  // stored again, the same values), or a masked store where the rows
+  // together are shorter than a vector.
+  for (auto &[number, out] : packedOutputs) {
+    int64_t total = out.sources.size();
+    if (out.stored == total)
+      continue;
+    Value view = views.lookup(number);
+    if (total >= lanes) {
+      vector::StoreOp::create(b, loc,
+                              gather(ArrayRef(out.sources).take_back(lanes)),
+                              view, ValueRange{cst(total - lanes)});
+      continue;
+    }
+    vector::MaskedStoreOp::create(
+        b, loc, view, ValueRange{cst(out.stored)},
+        vector::ConstantMaskOp::create(b, loc, maskType,
+                                       ArrayRef<int64_t>{total - out.stored}),
+        gather(ArrayRef(out.sources).drop_front(out.stored)));
   }
 }
 

@@ -13,8 +13,11 @@
 // read and never used), the last vector, which would run past the grid's 56
 // positions, the 16 that end there, its lanes moved up by a shuffle: no
 // masked load (several loads' cost on some cores). The filter value is read
-// once per channel, the packed output takes the lanes on rows, shuffled to
-// the front, with a masked store of that many.
+// once per channel. The packed output's 36 positions (12, 8, 10 and 6 from
+// the four vectors) are stored as whole vectors as soon as they are
+// computed, each gathered by shuffles from the vectors holding its lanes:
+// [0, 16) after the second vector, [16, 32) after the fourth, and the last
+// 16, [20, 36), stored again where they overlap; no masked store.
 // CHECK-LABEL: func.func @taps
 // CHECK: scf.parallel (%{{.*}}, %[[C:.*]]) =
 // CHECK: %[[T0:.*]] = memref.reinterpret_cast {{.*}} sizes: [56], strides: [1]
@@ -24,19 +27,19 @@
 // CHECK-NOT: memref.load
 // CHECK: vector.load %[[T0]][%c0] : memref<56xf32, strided<[1], offset: ?>>, vector<16xf32>
 // CHECK: vector.load %[[T1]][%c0]
-// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0]
-// CHECK: vector.maskedstore %[[OUT]][%c0]
 // CHECK: vector.load %[[T0]][%c16]
 // CHECK: vector.load %[[T1]][%c16]
-// CHECK: vector.shuffle %{{.*}}, %{{.*}} [4, 5, 6, 7, 8, 9, 14, 15, 4, 4, 4, 4, 4, 4, 4, 4]
-// CHECK: vector.maskedstore %[[OUT]][%c12]
+// CHECK: %[[V0:.*]] = vector.shuffle %[[R0:.*]], %[[R0]] [0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0]
+// CHECK: %[[W0:.*]] = vector.shuffle %[[V0]], %[[R1:.*]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 20, 21, 22, 23]
+// CHECK: vector.store %[[W0]], %[[OUT]][%c0] : memref<36xf32, strided<[1], offset: ?>>, vector<16xf32>
 // CHECK: vector.load %[[T0]][%c32]
 // CHECK: vector.load %[[T1]][%c32]
-// CHECK: vector.maskedstore %[[OUT]][%c20]
 // CHECK: %[[L0:.*]] = vector.load %[[T0]][%c40]
 // CHECK: vector.shuffle %[[L0]], %[[L0]] [8, 9, 10, 11, 12, 13, 14, 15, 15, 15, 15, 15, 15, 15, 15, 15]
 // CHECK: vector.load %[[T1]][%c40]
-// CHECK: vector.maskedstore %[[OUT]][%c30]
+// CHECK: vector.shuffle %[[R1]], %[[R1]] [8, 9, 14, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+// CHECK: vector.store %{{.*}}, %[[OUT]][%c16]
+// CHECK: vector.store %{{.*}}, %[[OUT]][%c20]
 // CHECK-NOT: vector.maskedstore
 // CHECK-NOT: vector.maskedload
 // CHECK: scf.reduce
@@ -65,17 +68,20 @@ func.func @taps(%p: memref<2x4x10x10xf32>, %f: memref<4xf32>, %o: memref<2x4x6x6
 // Packed rows of 5 (a squeeze-and-excitation scale applied to 5 x 5
 // positions): 25 elements, two vectors of 16 (rows: 5 x (4 + 1)); the first
 // holds only positions on rows, a load and a store; the second 9, the 16
-// elements that end at the last (a load from 9, moved up by 7) and a masked
-// store of 9.
+// elements that end at the last (a load from 9, moved up by 7), and the
+// output's last 16 positions, 7 from the first vector and 9 from the
+// second, one store from 9.
 // CHECK-LABEL: func.func @packed
 // CHECK: scf.parallel
 // CHECK: vector.load %{{.*}}[%c0] : memref<25xf32, strided<[1], offset: ?>>, vector<16xf32>
-// CHECK: vector.store %{{.*}}[%c0] : memref<25xf32, strided<[1], offset: ?>>, vector<16xf32>
-// CHECK: %[[NINE:.*]] = vector.constant_mask [9] : vector<16xi1>
+// CHECK: vector.store %[[FIRST:.*]], %{{.*}}[%c0] : memref<25xf32, strided<[1], offset: ?>>, vector<16xf32>
 // CHECK: %[[END:.*]] = vector.load %{{.*}}[%c9] : memref<25xf32, strided<[1], offset: ?>>, vector<16xf32>
 // CHECK: vector.shuffle %[[END]], %[[END]] [7, 8, 9, 10, 11, 12, 13, 14, 15, 15, 15, 15, 15, 15, 15, 15]
+// CHECK: %[[HEAD:.*]] = vector.shuffle %[[FIRST]], %[[FIRST]] [9, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+// CHECK: %[[LAST:.*]] = vector.shuffle %[[HEAD]], %{{.*}} [0, 1, 2, 3, 4, 5, 6, 16, 17, 18, 19, 20, 21, 22, 23, 24]
+// CHECK: vector.store %[[LAST]], %{{.*}}[%c9] : memref<25xf32, strided<[1], offset: ?>>, vector<16xf32>
 // CHECK-NOT: vector.maskedload
-// CHECK: vector.maskedstore %{{.*}}[%c16], %[[NINE]]
+// CHECK-NOT: vector.maskedstore
 func.func @packed(%x: memref<3x5x5xf32>, %s: memref<3xf32>, %o: memref<3x5x5xf32>) {
   linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%x, %s : memref<3x5x5xf32>, memref<3xf32>) outs(%o : memref<3x5x5xf32>) {

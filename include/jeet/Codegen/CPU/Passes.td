@@ -608,8 +608,12 @@ def JeetCpuVectorizeElementwisePass
     rows and a shuffle spreading them to their lanes. A vector that would
     run past the operand's last row is the vector that ends there, its lanes
     moved up by a shuffle (a masked load only where the rows together are
-    shorter than a vector: nothing past them is read). Outputs are stored
-    with a shuffle packing the lanes on rows, then a masked store. An input
+    shorter than a vector: nothing past them is read). A packed output is
+    stored as whole vectors, each gathered by shuffles from the vectors that
+    computed its positions once they all are (the last the vector that ends
+    at its last position; a masked store where it is shorter than a
+    vector); an output whose rows are apart takes a masked store of the
+    lanes on rows. An input
     whose elements are 2 to 4 apart along a row (a stride-2 window) is a
     load of each vector's span and a shuffle. Every operand's rows must be
     packed or the same distance apart (in positions), and an output's

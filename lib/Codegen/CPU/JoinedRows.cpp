@@ -275,11 +275,11 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
   // as soon as they are computed: no later vector of this iteration reads
   // them (their inputs' elements are read), also where the output is an
   // input too. A masked store costs several stores on some cores.
-  struct Packed {
+  struct PackedOutput {
     SmallVector<std::pair<Value, int64_t>> sources;
     int64_t stored = 0;
   };
-  llvm::SmallDenseMap<unsigned, Packed> packedOutputs;
+  llvm::SmallDenseMap<unsigned, PackedOutput> packedOutputs;
   // The vector of `sources`' lanes (fewer: the rest any lane), by shuffles
   // of the vectors that hold them in turn.
   auto gather = [&](ArrayRef<std::pair<Value, int64_t>> sources) -> Value {
@@ -398,7 +398,7 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
                                         gridMask, result);
         continue;
       }
-      Packed &out = packedOutputs[number];
+      PackedOutput &out = packedOutputs[number];
       assert(static_cast<int64_t>(out.sources.size()) == first &&
              "positions computed in order");
       for (int64_t lane : packed)

@@ -12,13 +12,18 @@
 // took 0.67 and XLA 0.19. This pass rewrites such a generic into square
 // blocks: each block of the transposed input is read as contiguous rows,
 // transposed in registers by rounds of shuffles, and the body computed on
-// the block's columns, written as contiguous rows of the output.
+// the block's columns, written as contiguous rows of the output. Output rows
+// shorter than a block (a 1 x 1 convolution's 3 x 3 positions written back
+// channel by channel) are folded with the loops around them first, where
+// every operand reads those loops as one run.
 //
 //===----------------------------------------------------------------------===//
 
 #include "VectorizeUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/TargetParser/Host.h"
@@ -234,6 +239,56 @@ std::optional<Plan> planGeneric(linalg::GenericOp op,
   return plan;
 }
 
+/// A generic whose output rows are shorter than a block but whose trailing
+/// loops every operand reads as one contiguous run (a 1 x 1 convolution's
+/// positions, 3 x 3 or 6 x 6, computed as the rows of a matmul and written
+/// back channel by channel): those loops folded into one, so that its rows
+/// of 9 or 36 go in blocks. Null where there is nothing to fold, where an
+/// operand's buffer does not collapse, or where the folded loop would still
+/// be shorter than the smallest block; `op` is then unchanged.
+linalg::GenericOp foldShortRows(linalg::GenericOp op, int64_t maxBlock) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned inner = ranges.size() - 1;
+  if (ranges.size() < 3 || ranges[inner] >= maxBlock ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return nullptr;
+  // The loop the transposed reads follow stays out of the fold.
+  std::optional<unsigned> rows;
+  for (OpOperand *operand : op.getDpsInputOperands())
+    if (auto loop = transposedRowsLoop(op, *operand))
+      rows = loop;
+  if (!rows)
+    return nullptr;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::optional<unsigned> first;
+  int64_t folded = ranges[inner];
+  for (unsigned dim = inner; dim-- > 0 && dim != *rows;) {
+    ReassociationIndices run;
+    for (unsigned d = dim; d <= inner; ++d)
+      run.push_back(d);
+    if (!linalg::areDimSequencesPreserved(maps, {run}))
+      break;
+    first = dim;
+    folded *= ranges[dim];
+  }
+  if (!first || folded < kMinBlock)
+    return nullptr;
+  SmallVector<ReassociationIndices> loops;
+  for (unsigned dim = 0; dim < *first; ++dim)
+    loops.push_back({int64_t(dim)});
+  ReassociationIndices run;
+  for (unsigned dim = *first; dim <= inner; ++dim)
+    run.push_back(dim);
+  loops.push_back(run);
+  IRRewriter rewriter(op.getContext());
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, loops, rewriter);
+  if (failed(collapsed))
+    return nullptr;
+  return dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+}
+
 /// Rewrites a generic whose inputs in `plan.blocked` read transposed into
 /// blocks of `plan.block` x `plan.block` iterations of its rows loop and
 /// innermost loop, and generics on subviews for what the blocks leave.
@@ -419,8 +474,20 @@ struct JeetCpuVectorizeTransposePass
           !analyzeBody(op, uniform))
         return;
       std::optional<Plan> plan = planGeneric(op, uniform, maxBlock);
-      if (!plan)
-        return;
+      if (!plan) {
+        linalg::GenericOp folded = foldShortRows(op, maxBlock);
+        if (!folded)
+          return;
+        op->erase();
+        op = folded;
+        uniform.clear();
+        if (!analyzeOperands(op, uniform, /*outputsMayBeUniform=*/false) ||
+            !analyzeBody(op, uniform))
+          return;
+        plan = planGeneric(op, uniform, maxBlock);
+        if (!plan)
+          return;
+      }
       OpBuilder b(op);
       BlockedEmitter(b, op, uniform, *plan).emit(parallel && !nested);
       op->erase();

@@ -128,3 +128,63 @@ func.func @reads_transposed(%x: memref<64x32xf32>, %y: memref<64xf32>, %z: memre
   }
   return
 }
+
+// -----
+
+// A 1 x 1 convolution's epilogue at 3 x 3 positions (its matmul computed
+// positions by channels, written back channel by channel): rows of 3 are
+// shorter than the smallest block, but every operand reads the positions
+// (h, w) as one run, so they are folded into rows of 9 first: blocks of 8
+// channels by 8 positions (vectors of 8 along the channels, transposed),
+// the bias a broadcast of each channel's, and the last position of each
+// channel the generic on subviews.
+// CHECK-LABEL: func.func @short_rows
+// CHECK-DAG: %[[X:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : memref<1x3x3x32xf32> into memref<1x9x32xf32>
+// CHECK-DAG: %[[Y:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<1x32x3x3xf32> into memref<1x32x9xf32>
+// CHECK: scf.for %[[C:.*]] = %{{.*}} step %c8
+// CHECK: vector.load %[[X]][%{{.*}}, %c0, %[[C]]] : memref<1x9x32xf32>, vector<8xf32>
+// CHECK-COUNT-7: vector.load %[[X]]
+// CHECK-COUNT-24: vector.shuffle
+// CHECK: arith.addf %{{.*}} : vector<8xf32>
+// CHECK: math.exp %{{.*}} : vector<8xf32>
+// CHECK: vector.store %{{.*}}, %[[Y]][%{{.*}}, %[[C]], %c0] : memref<1x32x9xf32>, vector<8xf32>
+// CHECK-COUNT-7: vector.store {{.*}} : memref<1x32x9xf32>, vector<8xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<1x1x32xf32, {{.*}}>, memref<32xf32>) outs(%{{.*}} : memref<1x32x1xf32, {{.*}}>)
+func.func @short_rows(%x: memref<1x3x3x32xf32>, %bias: memref<32xf32>, %y: memref<1x32x3x3xf32>) {
+  linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>,
+                       affine_map<(n, c, h, w) -> (c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %bias : memref<1x3x3x32xf32>, memref<32xf32>)
+      outs(%y : memref<1x32x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    %e = math.exp %s : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// Rows as short but the positions not one run in the output (a strided
+// view: every other row of a 3 x 6 plane): nothing is folded and the
+// generic is left as it was.
+// CHECK-LABEL: func.func @short_rows_apart
+// CHECK-NOT: memref.collapse_shape
+// CHECK-NOT: vector.shuffle
+// CHECK: linalg.generic
+func.func @short_rows_apart(%x: memref<1x3x3x32xf32>, %y: memref<1x32x3x3xf32, strided<[576, 18, 6, 1]>>) {
+  linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x3x3x32xf32>)
+      outs(%y : memref<1x32x3x3xf32, strided<[576, 18, 6, 1]>>) {
+  ^bb0(%a: f32, %out: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  return
+}

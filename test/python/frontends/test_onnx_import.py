@@ -123,6 +123,34 @@ def test_weights_are_prepared_once_and_kernels_fused(rng):
     assert compiled.num_kernels == compiled.compiled().num_kernels
 
 
+@pytest.mark.parametrize("n, cin, h, w, cout", [
+    (1, 40, 3, 3, 72), (2, 32, 3, 3, 48), (2, 24, 1, 7, 40), (1, 16, 2, 5, 33), (1, 8, 3, 5, 20),
+], ids=str)
+def test_pointwise_conv_with_constant_filter_at_few_positions(rng, n, cin, h, w, cout):
+    """A 1x1 convolution with a constant filter and fewer than 16 output
+    positions (EfficientNet's and MobileNet's last stages at 96x96) is a
+    matmul of positions by channels; its bias, SiLU and a residual are
+    written back channel by channel in blocks transposed in registers (rows
+    of 3 x 3 positions folded into rows of 9 first); against float64."""
+    wt = (rng.standard_normal((cout, cin, 1, 1)) * 0.3).astype(np.float32)
+    b = rng.standard_normal(cout).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"]),
+             helper.make_node("Sigmoid", ["c"], ["s"]),
+             helper.make_node("Mul", ["c", "s"], ["m"]),
+             helper.make_node("Add", ["m", "r"], ["y"])]
+    model = make_model(nodes, [f32("x", [n, cin, h, w]), f32("r", [n, cout, h, w])],
+                       [f32("y", [n, cout, h, w])],
+                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    compiled = jeet.onnx.load(model, device="cpu", initializers="constant")
+    x = rng.standard_normal((n, cin, h, w)).astype(np.float32)
+    r = rng.standard_normal((n, cout, h, w)).astype(np.float32)
+    (y,) = compiled(x, r)
+    conv = np.einsum("nchw,oc->nohw", x.astype(np.float64), wt[:, :, 0, 0].astype(np.float64))
+    conv += b[None, :, None, None]
+    np.testing.assert_allclose(np.asarray(y), conv / (1 + np.exp(-conv)) + r,
+                               rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("mode", ["auto", "constant", "argument"])
 def test_initializer_modes_agree(rng, mode):
     model, reference = linear_model(rng)

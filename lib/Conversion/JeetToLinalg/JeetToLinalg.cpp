@@ -316,6 +316,9 @@ private:
   FailureOr<linalg::GenericOp> emitElementwise(ArrayRef<Value> roots);
   FailureOr<Leaf> lowerAnchor(Operation *op);
   FailureOr<Leaf> lowerReduction(ReductionOpInterface op);
+  unsigned elementwiseCost(Value value, unsigned limit);
+  LogicalResult materializeYieldedPrologue(ReductionOpInterface reduction,
+                                           ValueRange roots);
   FailureOr<MatmulOperand> matmulOperand(Value value);
   FailureOr<Leaf> lowerMatmul(MatmulOp op);
   FailureOr<Value> lowerComposite(CompositeOpInterface op, ValueRange inputs);
@@ -856,6 +859,51 @@ FailureOr<Value> GroupLowering::materialize(Value value) {
   return tensor;
 }
 
+/// The cost of computing `value` elementwise from the leaves (its cone of
+/// the group's ops), counted up to `limit`: one for each add, compare,
+/// select, cast and the like; a division or a transcendental (exp, sigmoid,
+/// ...) counts `limit` alone.
+unsigned GroupLowering::elementwiseCost(Value value, unsigned limit) {
+  DenseSet<Operation *> seen;
+  SmallVector<Value> worklist = {value};
+  unsigned cost = 0;
+  while (!worklist.empty() && cost < limit) {
+    Value next = worklist.pop_back_val();
+    Operation *def = next.getDefiningOp();
+    if (leaves.count(next) || !def || !scalarOps.contains(def) ||
+        isa<ConstantOp>(def) || !seen.insert(def).second)
+      continue;
+    bool cheap = isa<AddOp, SubOp, MulOp, MaxOp, MinOp, NegOp, AbsOp, ReluOp,
+                     SelectOp, CastOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp,
+                     AndOp, OrOp, XorOp, NotOp, ReshapeOp, BroadcastToOp>(def);
+    cost += cheap ? 1 : limit;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return std::min(cost, limit);
+}
+
+/// A reduction whose operand the group also yields (a depthwise
+/// convolution's SiLU that a squeeze-and-excitation block averages): the
+/// operand is computed once, as the group's result, and the reduction reads
+/// it, where its prologue would compute it again. Short chains of cheap ops
+/// (at most kMaxPrologueOps adds, products, compares, ...) are still
+/// computed in the prologue: reading them back costs about as much.
+LogicalResult
+GroupLowering::materializeYieldedPrologue(ReductionOpInterface reduction,
+                                          ValueRange roots) {
+  constexpr unsigned kMaxPrologueOps = 3;
+  Value input = reduction.getInput();
+  if (!llvm::is_contained(roots, input) || leaves.count(input) ||
+      elementwiseCost(input, kMaxPrologueOps + 1) <= kMaxPrologueOps)
+    return success();
+  FailureOr<linalg::GenericOp> generic = emitElementwise(input);
+  if (failed(generic))
+    return failure();
+  leaves[input] =
+      Leaf{generic->getResult(0), getElementTypeOrSelf(input.getType()), 0};
+  return success();
+}
+
 FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
                                                  ValueRange roots) {
   for (Operation *op : ops) {
@@ -908,6 +956,9 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
       views[reshape.getResult()] = {source, input};
       continue;
     }
+    if (auto reduction = dyn_cast<ReductionOpInterface>(op))
+      if (failed(materializeYieldedPrologue(reduction, roots)))
+        return failure();
     ++numAnchors;
     FailureOr<Leaf> leaf = lowerAnchor(op);
     if (failed(leaf))

@@ -246,3 +246,48 @@ func.func @passthrough(%a: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// A reduction whose operand the group also yields, a SiLU (a depthwise
+// convolution's, which a squeeze-and-excitation block averages): the SiLU is
+// computed once, by the generic that yields it, and the reduction reads it
+// rather than computing it again in its prologue.
+// CHECK-LABEL: func.func @yielded_operand_of_a_reduction
+// CHECK-SAME: (%[[A:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[A]], %[[B]] : tensor<16x8xf32>, tensor<8xf32>)
+// CHECK: math.exp
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[ID2]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[Y]] : tensor<16x8xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: arith.addf %[[ACC]], %[[X]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]], %[[S]]
+func.func @yielded_operand_of_a_reduction(%a: tensor<16x8xf32>, %b: tensor<8xf32>) -> (tensor<16x8xf32>, tensor<16xf32>) {
+  %r:2 = jeet.fusion (%a, %b) : (tensor<16x8xf32>, tensor<8xf32>) -> (tensor<16x8xf32>, tensor<16xf32>) {
+  ^bb0(%x: tensor<16x8xf32>, %y: tensor<8xf32>):
+    %0 = jeet.add %x, %y : tensor<16x8xf32>, tensor<8xf32> -> tensor<16x8xf32>
+    %1 = jeet.sigmoid %0 : tensor<16x8xf32>
+    %2 = jeet.mul %0, %1 : tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+    %3 = jeet.reduce_sum %2 {axes = array<i64: 1>} : tensor<16x8xf32> -> tensor<16xf32>
+    jeet.yield %2, %3 : tensor<16x8xf32>, tensor<16xf32>
+  }
+  return %r#0, %r#1 : tensor<16x8xf32>, tensor<16xf32>
+}
+
+// The same with a cheap operand (x * x + y, two ops): computed in the
+// reduction's prologue as well as by the generic that yields it.
+// CHECK-LABEL: func.func @yielded_cheap_operand_of_a_reduction
+// CHECK-SAME: (%[[A:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[A]], %[[B]] : tensor<16x8xf32>, tensor<8xf32>)
+// CHECK: arith.mulf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[A]], %[[B]] : tensor<16x8xf32>, tensor<8xf32>)
+func.func @yielded_cheap_operand_of_a_reduction(%a: tensor<16x8xf32>, %b: tensor<8xf32>) -> (tensor<16x8xf32>, tensor<16xf32>) {
+  %r:2 = jeet.fusion (%a, %b) : (tensor<16x8xf32>, tensor<8xf32>) -> (tensor<16x8xf32>, tensor<16xf32>) {
+  ^bb0(%x: tensor<16x8xf32>, %y: tensor<8xf32>):
+    %0 = jeet.mul %x, %x : tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+    %1 = jeet.add %0, %y : tensor<16x8xf32>, tensor<8xf32> -> tensor<16x8xf32>
+    %2 = jeet.reduce_sum %1 {axes = array<i64: 1>} : tensor<16x8xf32> -> tensor<16xf32>
+    jeet.yield %1, %2 : tensor<16x8xf32>, tensor<16xf32>
+  }
+  return %r#0, %r#1 : tensor<16x8xf32>, tensor<16xf32>
+}

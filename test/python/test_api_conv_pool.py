@@ -272,3 +272,39 @@ def test_elementwise_on_rows_shorter_than_a_vector(rng, dtype):
         # Division by zero is undefined behaviour in LLVM: it need not trap
         # here, so the test checks that the division stayed in the row loop.
         assert "llvm.shufflevector" not in jeet.compile(q).ir("llvm")
+
+
+@pytest.mark.parametrize("n, c, h, w", [(1, 48, 3, 3), (2, 20, 24, 24), (1, 7, 1, 7), (3, 33, 6, 6)],
+                         ids=str)
+def test_squeeze_excitation_gate(rng, n, c, h, w):
+    """A squeeze-and-excitation block's gate, sigmoid(s + b) per channel,
+    times every position of its channel (one kernel; the gate is computed
+    once per channel by a loop of its own, where it was computed for every
+    vector of positions); against float64."""
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    s = rng.standard_normal((n, c, 1, 1)).astype(np.float32)
+    b = rng.standard_normal((1, c, 1, 1)).astype(np.float32)
+    out = t(x) * jeet.sigmoid(t(s) + t(b))
+    assert jeet.compile(out).num_kernels == 1, jeet.explain(out)
+    want = x.astype(np.float64) / (1 + np.exp(-(s.astype(np.float64) + b)))
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("n, c, h, w", [(2, 40, 3, 3), (1, 16, 24, 24), (3, 5, 7, 1)], ids=str)
+def test_mean_of_a_silu_that_is_also_a_result(rng, n, c, h, w):
+    """A SiLU that the graph returns and a squeeze-and-excitation block
+    averages, in one kernel: the mean reads the SiLU computed once (the
+    group's result) instead of computing it again; against float64."""
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    b = rng.standard_normal((1, c, 1, 1)).astype(np.float32)
+    y = t(x) + t(b)
+    y = y * jeet.sigmoid(y)
+    m = jeet.mean(y, axis=(2, 3), keepdims=True)
+    g = y * jeet.sigmoid(m)
+    jeet.execute(y, m, g)
+    ref = x.astype(np.float64) + b
+    ref = ref / (1 + np.exp(-ref))
+    mean = ref.mean(axis=(2, 3), keepdims=True)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m.numpy(), mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g.numpy(), ref / (1 + np.exp(-mean)), rtol=1e-5, atol=1e-6)

@@ -62,6 +62,13 @@ def JeetLowerToLinalgPass : Pass<"jeet-lower-to-linalg"> {
            "Tile size of the two innermost dimensions of a matmul epilogue, "
            "into whose tiles the matmul is fused (scf.forall); 0 leaves the "
            "matmul and its epilogue untiled">,
+    Option<"hoistBroadcastWork", "hoist-broadcast-work", "bool",
+           /*default=*/"true",
+           "In a group of elementwise ops alone, compute an operand that is "
+           "broadcast into the loop nest and costs a division or a "
+           "transcendental (a squeeze-and-excitation gate, sigmoid(s + b) "
+           "per channel) by a generic of its own shape first, and read it "
+           "as an input; false computes it in the loop nest">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -305,6 +305,8 @@ public:
   bool hasMatmul = false;
   bool anchorIsRoot = false;
   SmallVector<linalg::GenericOp> rootGenerics;
+  /// Whether hoistBroadcastWork runs (lowerFusionOpToLinalg's option).
+  bool hoistBroadcasts = false;
 
 private:
   LogicalResult collectLeaves(Value value, llvm::SetVector<Value> &found,
@@ -317,6 +319,8 @@ private:
   FailureOr<Leaf> lowerAnchor(Operation *op);
   FailureOr<Leaf> lowerReduction(ReductionOpInterface op);
   unsigned elementwiseCost(Value value, unsigned limit);
+  LogicalResult hoistBroadcastWork(ArrayRef<Value> roots,
+                                   ArrayRef<int64_t> shape);
   LogicalResult materializeYieldedPrologue(ReductionOpInterface reduction,
                                            ValueRange roots);
   FailureOr<MatmulOperand> matmulOperand(Value value);
@@ -331,6 +335,8 @@ private:
   DenseSet<Operation *> scalarOps;
   DenseSet<Value> anchorResults;
   DenseMap<Value, Value> materialized;
+  /// Whether every op of the group is elementwise (hoistBroadcastWork).
+  bool elementwiseOnly = false;
   /// Transposes that the matmuls reading them fold in: never materialised.
   DenseSet<Operation *> foldedTransposes;
   /// Slices read in place, and their reshapes by unit dimensions: views of
@@ -435,6 +441,8 @@ static DenseMap<Value, Value> readLeafScalars(OpBuilder &body, Location loc,
 FailureOr<linalg::GenericOp>
 GroupLowering::emitElementwise(ArrayRef<Value> roots) {
   ArrayRef<int64_t> shape = tensorType(roots.front()).getShape();
+  if (failed(hoistBroadcastWork(roots, shape)))
+    return failure();
   FailureOr<LoopInputs> inputs = readLeaves(roots, shape, loc);
   if (failed(inputs))
     return failure();
@@ -904,8 +912,47 @@ GroupLowering::materializeYieldedPrologue(ReductionOpInterface reduction,
   return success();
 }
 
+/// In a group of elementwise ops alone, the operands broadcast into the
+/// loop nest of `roots` (smaller than `shape`) that cost a division or a
+/// transcendental are computed first by generics of their own shape, and
+/// read as leaves: a squeeze-and-excitation block's gate, sigmoid(s + b) of
+/// one value per channel that multiplies every position of its channel, was
+/// computed once per vector of positions (a scalar sigmoid per 16 products),
+/// and is now one vector of sigmoids per 16 channels.
+LogicalResult GroupLowering::hoistBroadcastWork(ArrayRef<Value> roots,
+                                                ArrayRef<int64_t> shape) {
+  constexpr unsigned kMaxRecomputedOps = 3;
+  if (!hoistBroadcasts || !elementwiseOnly)
+    return success();
+  int64_t elements = ShapedType::getNumElements(shape);
+  DenseSet<Value> visited;
+  SmallVector<Value> hoisted, worklist(roots.begin(), roots.end());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    if (!visited.insert(value).second || leaves.count(value) || !def ||
+        !scalarOps.contains(def) || isa<ConstantOp>(def))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (type && type.hasStaticShape() && type.getNumElements() < elements &&
+        elementwiseCost(value, kMaxRecomputedOps + 1) > kMaxRecomputedOps) {
+      hoisted.push_back(value);
+      continue;
+    }
+    llvm::append_range(worklist, def->getOperands());
+  }
+  for (Value value : hoisted) {
+    FailureOr<Value> tensor = materialize(value);
+    if (failed(tensor))
+      return failure();
+    leaves[value] = Leaf{*tensor, getElementTypeOrSelf(value.getType()), 0};
+  }
+  return success();
+}
+
 FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
                                                  ValueRange roots) {
+  elementwiseOnly = llvm::all_of(ops, isScalarizableJeetOp);
   for (Operation *op : ops) {
     if (isScalarizableJeetOp(op)) {
       scalarOps.insert(op);
@@ -1242,7 +1289,8 @@ static void divideAfterSecondMatmul(RewriterBase &rewriter, FusionOp fusion) {
 LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
                                           FusionOp fusion,
                                           int64_t epilogueTileSize,
-                                          int64_t rowBlockBytes) {
+                                          int64_t rowBlockBytes,
+                                          bool hoistBroadcastWork) {
   Block &body = fusion.getBody().front();
   // Cannot happen: the fusion's verifier checks its terminator.
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
@@ -1255,6 +1303,7 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
     divideAfterSecondMatmul(rewriter, fusion);
   rewriter.setInsertionPoint(fusion);
   GroupLowering group(rewriter, fusion.getLoc());
+  group.hoistBroadcasts = hoistBroadcastWork;
   for (auto [arg, input] :
        llvm::zip_equal(body.getArguments(), fusion.getInputs()))
     group.addInput(arg, input);
@@ -1285,7 +1334,8 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
 }
 
 LogicalResult jeet::lowerJeetToLinalg(Operation *root, int64_t epilogueTileSize,
-                                      int64_t rowBlockBytes) {
+                                      int64_t rowBlockBytes,
+                                      bool hoistBroadcastWork) {
   // Ops on tensors with no elements have constant values: fold them first
   // (canonicalization does the same earlier), so that no loop nest is built
   // over an empty iteration space.
@@ -1298,7 +1348,7 @@ LogicalResult jeet::lowerJeetToLinalg(Operation *root, int64_t epilogueTileSize,
   root->walk([&](FusionOp fusion) { fusions.push_back(fusion); });
   for (FusionOp fusion : fusions)
     if (failed(lowerFusionOpToLinalg(rewriter, fusion, epilogueTileSize,
-                                     rowBlockBytes)))
+                                     rowBlockBytes, hoistBroadcastWork)))
       return failure();
 
   SmallVector<Operation *> ops;
@@ -1340,7 +1390,7 @@ struct JeetLowerToLinalgPass
   void runOnOperation() override {
     if (failed(lowerJeetToLinalg(getOperation(),
                                  std::max<int64_t>(epilogueTileSize, 0),
-                                 kRowBlockBytes)))
+                                 kRowBlockBytes, hoistBroadcastWork)))
       signalPassFailure();
   }
 };

@@ -1,5 +1,6 @@
 // RUN: jeet-opt %s --jeet-lower-to-linalg | FileCheck %s
 // RUN: jeet-opt %s --jeet-lower-to-linalg=epilogue-tile-size=0 | FileCheck %s --check-prefix=UNTILED
+// RUN: jeet-opt %s --jeet-lower-to-linalg=hoist-broadcast-work=false | FileCheck %s --check-prefix=NOHOIST
 
 // CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
@@ -7,16 +8,22 @@
 // CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1) -> ()>
 
 // Ten elementwise ops (with a broadcast input and rank-0 splat constants)
-// are one generic; each group input is read through its own map.
+// are one generic; each group input is read through its own map. The exp of
+// the broadcast input (8 values for 128 elements) is computed first, by a
+// generic of its own shape, and read as an input (with
+// hoist-broadcast-work=false, in the loop nest: NOHOIST).
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: (%[[A:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>, %[[C:.*]]: tensor<f32>)
 // CHECK-NOT: jeet.
+// CHECK: %[[X:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[B]] : tensor<8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.exp
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<16x8xf32>
-// CHECK-COUNT-1: linalg.generic {indexing_maps = [#[[ID2]], #[[COL]], #[[SCALAR]], #[[ID2]]], iterator_types = ["parallel", "parallel"]}
-// CHECK-SAME: ins(%[[A]], %[[B]], %[[C]] : tensor<16x8xf32>, tensor<8xf32>, tensor<f32>) outs(%[[E]] : tensor<16x8xf32>)
+// CHECK-COUNT-1: linalg.generic {indexing_maps = [#[[ID2]], #[[COL]], #[[COL]], #[[SCALAR]], #[[ID2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[A]], %[[B]], %[[X]], %[[C]] : tensor<16x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<f32>) outs(%[[E]] : tensor<16x8xf32>)
 // CHECK: arith.addf
 // CHECK: arith.mulf
-// CHECK: math.exp
+// CHECK-NOT: math.exp
 // CHECK: arith.subf
 // CHECK: arith.maximumf
 // CHECK: arith.divf
@@ -27,6 +34,11 @@
 // CHECK: linalg.yield
 // CHECK-NOT: linalg.generic
 // CHECK: return
+// NOHOIST-LABEL: func.func @chain
+// NOHOIST-COUNT-1: linalg.generic
+// NOHOIST: math.exp
+// NOHOIST-NOT: linalg.generic
+// NOHOIST: return
 func.func @chain(%a: tensor<16x8xf32>, %b: tensor<8xf32>, %c: tensor<f32>) -> tensor<16x8xf32> {
   %r = jeet.fusion (%a, %b, %c) : (tensor<16x8xf32>, tensor<8xf32>, tensor<f32>) -> tensor<16x8xf32> {
   ^bb0(%x: tensor<16x8xf32>, %y: tensor<8xf32>, %z: tensor<f32>):
@@ -290,4 +302,44 @@ func.func @yielded_cheap_operand_of_a_reduction(%a: tensor<16x8xf32>, %b: tensor
     jeet.yield %1, %2 : tensor<16x8xf32>, tensor<16xf32>
   }
   return %r#0, %r#1 : tensor<16x8xf32>, tensor<16xf32>
+}
+
+// A squeeze-and-excitation gate: sigmoid(s + b), one value per channel,
+// multiplies every position of its channel. The gate (an add and a sigmoid)
+// is computed by a generic over the channels first; the product reads it.
+// CHECK-LABEL: func.func @channel_gate
+// CHECK-SAME: (%[[X:.*]]: tensor<1x32x3x3xf32>, %[[S:.*]]: tensor<1x32x1x1xf32>, %[[B:.*]]: tensor<1x32x1x1xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[S]], %[[B]] : tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>) outs(%{{.*}} : tensor<1x32x1x1xf32>)
+// CHECK: arith.addf
+// CHECK: math.exp
+// CHECK: %[[GC:.*]] = tensor.collapse_shape %[[G]]
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[GC]] : tensor<1x32x3x3xf32>, tensor<1x32xf32>) outs(%{{.*}} : tensor<1x32x3x3xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: linalg.yield
+// CHECK: return %[[Y]]
+func.func @channel_gate(%x: tensor<1x32x3x3xf32>, %s: tensor<1x32x1x1xf32>, %b: tensor<1x32x1x1xf32>) -> tensor<1x32x3x3xf32> {
+  %r = jeet.fusion (%x, %s, %b) : (tensor<1x32x3x3xf32>, tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<1x32x3x3xf32> {
+  ^bb0(%xx: tensor<1x32x3x3xf32>, %ss: tensor<1x32x1x1xf32>, %bb: tensor<1x32x1x1xf32>):
+    %0 = jeet.add %ss, %bb : tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32> -> tensor<1x32x1x1xf32>
+    %1 = jeet.sigmoid %0 : tensor<1x32x1x1xf32>
+    %2 = jeet.mul %xx, %1 : tensor<1x32x3x3xf32>, tensor<1x32x1x1xf32> -> tensor<1x32x3x3xf32>
+    jeet.yield %2 : tensor<1x32x3x3xf32>
+  }
+  return %r : tensor<1x32x3x3xf32>
+}
+
+// A cheap broadcast operand (s + b, one add) stays in the loop nest.
+// CHECK-LABEL: func.func @channel_shift
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @channel_shift(%x: tensor<1x32x3x3xf32>, %s: tensor<1x32x1x1xf32>, %b: tensor<1x32x1x1xf32>) -> tensor<1x32x3x3xf32> {
+  %r = jeet.fusion (%x, %s, %b) : (tensor<1x32x3x3xf32>, tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<1x32x3x3xf32> {
+  ^bb0(%xx: tensor<1x32x3x3xf32>, %ss: tensor<1x32x1x1xf32>, %bb: tensor<1x32x1x1xf32>):
+    %0 = jeet.add %ss, %bb : tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32> -> tensor<1x32x1x1xf32>
+    %1 = jeet.mul %xx, %0 : tensor<1x32x3x3xf32>, tensor<1x32x1x1xf32> -> tensor<1x32x3x3xf32>
+    jeet.yield %1 : tensor<1x32x3x3xf32>
+  }
+  return %r : tensor<1x32x3x3xf32>
 }

@@ -54,11 +54,15 @@ lowerJeetOpToLinalg(mlir::OpBuilder &builder, mlir::Operation *op,
 /// fused into each tile; a multi-reduction group (reductions of the same
 /// trailing dimensions and row ops that read them) is tiled over blocks of
 /// rows of about `rowBlockBytes` (0: not tiled) with the reductions fused
-/// into each block. Any other group is lowered op by op.
+/// into each block. With `hoistBroadcastWork`, a group of elementwise ops
+/// alone computes the operands broadcast into its loop nest that cost a
+/// division or a transcendental by generics of their own shape first. Any
+/// other group is lowered op by op.
 mlir::LogicalResult lowerFusionOpToLinalg(mlir::RewriterBase &rewriter,
                                           FusionOp fusion,
                                           int64_t epilogueTileSize = 64,
-                                          int64_t rowBlockBytes = 0);
+                                          int64_t rowBlockBytes = 0,
+                                          bool hoistBroadcastWork = false);
 
 /// The number of leading (row) dimensions of a multi-reduction group: its
 /// one result and the input of every reduction have the same static shape,
@@ -71,7 +75,8 @@ unsigned getRowGroupLeadingDims(FusionOp fusion);
 /// diagnostic naming it.
 mlir::LogicalResult lowerJeetToLinalg(mlir::Operation *root,
                                       int64_t epilogueTileSize = 64,
-                                      int64_t rowBlockBytes = 0);
+                                      int64_t rowBlockBytes = 0,
+                                      bool hoistBroadcastWork = false);
 
 } // namespace jeet
 

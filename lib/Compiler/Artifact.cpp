@@ -357,11 +357,14 @@ static unsigned ptxVersionOf(llvm::StringRef features) {
 /// tile, and one for x86-64-v3 compiled on an AVX-512 host spilled the 6 x
 /// 64 tile's accumulators at every step and ran 2.5x slower than its own 6
 /// x 16. How f32 is rounded to bf16 (hasBFloat16Conversion): a CPU without
-/// the conversion instruction would call __truncsfbf2 for each element.
+/// the conversion instruction would call __truncsfbf2 for each element. The
+/// bits a vector instruction works on at once (getVectorDatapathBits), for
+/// the cost of rows joined across.
 static llvm::Error setTargetCpuOptions(llvm::StringRef cpu,
                                        CpuPipelineOptions &options) {
   if (cpu == "host") {
     options.matmulRegisterCols = 0;
+    options.vectorDatapathBits = 0;
     options.bf16Conversion = "host";
     return llvm::Error::success();
   }
@@ -373,6 +376,8 @@ static llvm::Error setTargetCpuOptions(llvm::StringRef cpu,
     return info->checkFeatures(("+" + feature).str());
   };
   options.matmulRegisterCols = getMatmulRegisterCols(hasFeature);
+  options.vectorDatapathBits =
+      getVectorDatapathBits((*machine)->getTargetCPU(), hasFeature);
   options.bf16Conversion =
       hasBFloat16Conversion(hasFeature) ? "hardware" : "integer";
   return llvm::Error::success();

@@ -65,10 +65,12 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
         createJeetCpuVectorizeTransposePass(transposeOptions));
     JeetCpuVectorizeElementwisePassOptions elementwiseOptions;
     elementwiseOptions.parallel = options.parallel;
+    elementwiseOptions.datapathBits = options.vectorDatapathBits;
     pm.addNestedPass<func::FuncOp>(
         createJeetCpuVectorizeElementwisePass(elementwiseOptions));
     JeetCpuVectorizeReductionsPassOptions reductionOptions;
     reductionOptions.parallel = options.parallel;
+    reductionOptions.datapathBits = options.vectorDatapathBits;
     pm.addNestedPass<func::FuncOp>(
         createJeetCpuVectorizeReductionsPass(reductionOptions));
     // exp, log and tanh as polynomials that vectorise, not libm calls.

@@ -49,6 +49,13 @@ struct CpuPipelineOptions
                      "registers) with AVX, 8 with SSE alone; jeet-compile "
                      "sets it from --target-cpu"),
       llvm::cl::init(0)};
+  Option<int64_t> vectorDatapathBits{
+      *this, "vector-datapath-bits",
+      llvm::cl::desc("The bits one vector instruction works on at once, for "
+                     "the cost of rows joined across (jeet-cpu-vectorize-"
+                     "elementwise's datapath-bits); 0: the host's; "
+                     "jeet-compile sets it from --target-cpu"),
+      llvm::cl::init(0)};
   Option<std::string> bf16Conversion{
       *this, "bf16-conversion",
       llvm::cl::desc("How f32 is rounded to bf16 (jeet-expand-bf16's "

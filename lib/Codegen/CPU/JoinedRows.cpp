@@ -43,6 +43,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 using namespace jeet::cpu;
@@ -52,11 +54,6 @@ namespace {
 /// Vectors per outer iteration at most: their loads, bodies and stores are
 /// unrolled.
 constexpr int64_t kMaxSteps = 32;
-
-/// The bits a vector instruction of the cost model works on at once: a
-/// vector wider than this costs one per slice (two for 512 bits on a core
-/// that executes them as two halves), a narrower one or a scalar costs one.
-constexpr int64_t kDatapathBits = 256;
 
 /// A sum of dimensions times constants (a pure affine expression) at the
 /// given dimension values.
@@ -97,18 +94,19 @@ bool mayFault(Operation &inst) {
              arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(inst);
 }
 
-/// The cost of one instruction on `lanes` lanes of `bits` each.
-int64_t costOf(int64_t lanes, int64_t bits) {
-  return std::max<int64_t>(1, llvm::divideCeil(lanes * bits, kDatapathBits));
+/// The cost of one instruction on `lanes` lanes of `bits` each: one per
+/// `datapathBits` slice (two for 512 bits on a core that executes them as
+/// two halves); a narrower vector or a scalar costs one.
+int64_t costOf(int64_t lanes, int64_t bits, int64_t datapathBits) {
+  return std::max<int64_t>(1, llvm::divideCeil(lanes * bits, datapathBits));
 }
 
 } // namespace
 
 /// Whether the strategy applies to `op` and pays.
-std::optional<JoinedRows> JoinedRows::plan(linalg::GenericOp op,
-                                           const llvm::DenseSet<Value> &uniform,
-                                           int64_t vectorWidth,
-                                           Operation *skip) {
+std::optional<JoinedRows>
+JoinedRows::plan(linalg::GenericOp op, const llvm::DenseSet<Value> &uniform,
+                 int64_t vectorWidth, int64_t datapathBits, Operation *skip) {
   unsigned loops = op.getNumLoops();
   if (loops < 2)
     return std::nullopt;
@@ -179,7 +177,7 @@ std::optional<JoinedRows> JoinedRows::plan(linalg::GenericOp op,
   for (int64_t piece = llvm::PowerOf2Ceil(grid.width), left = grid.width;
        left > 0; piece /= 2)
     for (; piece <= left; left -= piece)
-      rowCost += costOf(piece, bits);
+      rowCost += costOf(piece, bits, datapathBits);
   int64_t best = grid.rows * rowCost;
   // The least cost below the rows', then the widest vectors within a
   // seventh of it: fewer, wider vectors are less code to compile (and one
@@ -188,7 +186,7 @@ std::optional<JoinedRows> JoinedRows::plan(linalg::GenericOp op,
   for (int64_t lanes = llvm::PowerOf2Ceil(vectorWidth + 1) / 2; lanes >= 2;
        lanes /= 2) {
     int64_t steps = llvm::divideCeil(grid.positions, lanes);
-    int64_t cost = steps * costOf(lanes, bits);
+    int64_t cost = steps * costOf(lanes, bits, datapathBits);
     if (steps <= kMaxSteps && cost < best)
       candidates.push_back({lanes, cost});
   }
@@ -435,8 +433,10 @@ void JoinedRows::emit(OpBuilder &b, ValueRange outer,
 
 bool jeet::cpu::vectorizeJoinedRows(OpBuilder &b, linalg::GenericOp op,
                                     const llvm::DenseSet<Value> &uniform,
-                                    int64_t vectorWidth, bool parallel) {
-  std::optional<JoinedRows> grid = JoinedRows::plan(op, uniform, vectorWidth);
+                                    int64_t vectorWidth, int64_t datapathBits,
+                                    bool parallel) {
+  std::optional<JoinedRows> grid =
+      JoinedRows::plan(op, uniform, vectorWidth, datapathBits);
   if (!grid)
     return false;
   Location loc = op.getLoc();
@@ -459,4 +459,23 @@ bool jeet::cpu::vectorizeJoinedRows(OpBuilder &b, linalg::GenericOp op,
                grid->emit(b, ivs);
              });
   return true;
+}
+
+int64_t jeet::cpu::hostVectorDatapathBits() {
+  static const int64_t bits = [] {
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    return jeet::getVectorDatapathBits(
+        llvm::sys::getHostCPUName(),
+        [&](llvm::StringRef name) { return features.lookup(name); });
+  }();
+  return bits;
+}
+
+int64_t jeet::getVectorDatapathBits(
+    llvm::StringRef cpu, llvm::function_ref<bool(llvm::StringRef)> hasFeature) {
+  // Zen 4 executes 512-bit instructions as two 256-bit halves; Zen 5 and
+  // Intel's AVX-512 cores whole.
+  if (!hasFeature("avx512f") || cpu == "znver4")
+    return 256;
+  return 512;
 }

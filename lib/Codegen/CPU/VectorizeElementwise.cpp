@@ -381,6 +381,8 @@ struct JeetCpuVectorizeElementwisePass
 
   void runOnOperation() override {
     int64_t width = std::max<int64_t>(1, vectorWidth);
+    int64_t datapath =
+        datapathBits > 0 ? int64_t(datapathBits) : hostVectorDatapathBits();
     // Transposes become generics whose input map is the permutation: one
     // that leaves the innermost dimension where it is copies rows as
     // vectors; one that moves it (where jeet-cpu-vectorize-transpose's
@@ -398,8 +400,8 @@ struct JeetCpuVectorizeElementwisePass
               : planStreaming(op, uniform, width, streamMinBytes,
                               prefetchDistance);
       OpBuilder b(op);
-      if (!joinRows ||
-          !vectorizeJoinedRows(b, op, uniform, width, parallel && !nested))
+      if (!joinRows || !vectorizeJoinedRows(b, op, uniform, width, datapath,
+                                            parallel && !nested))
         ElementwiseEmitter(b, op, uniform, streaming)
             .emit(parallel && !nested, width, chunkSize);
       op->erase();

@@ -301,6 +301,8 @@ struct JeetCpuVectorizeReductionsPass
 
   void runOnOperation() override {
     int64_t width = std::max<int64_t>(1, vectorWidth);
+    int64_t datapath =
+        datapathBits > 0 ? int64_t(datapathBits) : hostVectorDatapathBits();
     forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
       llvm::DenseSet<Value> uniform;
       std::optional<Combiner> combiner = analyzeReduction(op, uniform);
@@ -309,8 +311,9 @@ struct JeetCpuVectorizeReductionsPass
       OpBuilder b(op);
       ReductionEmitter emitter(b, op, uniform, *combiner);
       std::optional<JoinedRows> grid =
-          joinRows ? JoinedRows::plan(op, uniform, width, combiner->op)
-                   : std::nullopt;
+          joinRows
+              ? JoinedRows::plan(op, uniform, width, datapath, combiner->op)
+              : std::nullopt;
       if (grid)
         emitter.emitJoined(parallel && !nested, *grid);
       else

@@ -95,9 +95,12 @@ public:
   /// instructions than the row by row loop. The outer loops are parallel;
   /// the two innermost too, or, with `skip` (a reduction's combiner, which
   /// the caller applies to its output), reductions.
+  /// `datapathBits`: the bits a vector instruction of the cost model works
+  /// on at once (getVectorDatapathBits).
   static std::optional<JoinedRows>
   plan(mlir::linalg::GenericOp op, const llvm::DenseSet<mlir::Value> &uniform,
-       int64_t vectorWidth, mlir::Operation *skip = nullptr);
+       int64_t vectorWidth, int64_t datapathBits,
+       mlir::Operation *skip = nullptr);
 
   int64_t getLanes() const { return lanes; }
 
@@ -145,7 +148,12 @@ private:
 /// and returns true, or builds nothing and returns false.
 bool vectorizeJoinedRows(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                          const llvm::DenseSet<mlir::Value> &uniform,
-                         int64_t vectorWidth, bool parallel);
+                         int64_t vectorWidth, int64_t datapathBits,
+                         bool parallel);
+
+/// The datapath bits of the joined rows' cost model when a pass option
+/// leaves them at 0: this host's (getVectorDatapathBits).
+int64_t hostVectorDatapathBits();
 
 /// Rewrites each `linalg.transpose` on buffers of static shape into the
 /// equivalent `linalg.generic`, whose input map is the permutation.

@@ -1,6 +1,6 @@
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{stream-min-bytes=4096 prefetch-distance=256}),canonicalize,cse)' | FileCheck %s
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise),canonicalize,cse)' | FileCheck %s --check-prefix=SMALL
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{stream-min-bytes=4096 prefetch-distance=0}),canonicalize,cse)' | FileCheck %s --check-prefix=NOPF
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{stream-min-bytes=4096 prefetch-distance=256 datapath-bits=256}),canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{datapath-bits=256}),canonicalize,cse)' | FileCheck %s --check-prefix=SMALL
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{stream-min-bytes=4096 prefetch-distance=0 datapath-bits=256}),canonicalize,cse)' | FileCheck %s --check-prefix=NOPF
 
 // Streaming kernels (buffers of at least stream-min-bytes; 4 KiB here, 16 MiB
 // by default). The output %o leaves the function, so the main loop stores it

@@ -1,5 +1,6 @@
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise,jeet-cpu-vectorize-reductions),canonicalize,cse)' | FileCheck %s
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{join-rows=false},jeet-cpu-vectorize-reductions{join-rows=false}),canonicalize,cse)' | FileCheck %s --check-prefix=ROWS
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{datapath-bits=256},jeet-cpu-vectorize-reductions{datapath-bits=256}),canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{join-rows=false datapath-bits=256},jeet-cpu-vectorize-reductions{join-rows=false datapath-bits=256}),canonicalize,cse)' | FileCheck %s --check-prefix=ROWS
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{datapath-bits=512},jeet-cpu-vectorize-reductions{datapath-bits=512}),canonicalize,cse)' | FileCheck %s --check-prefix=WIDE
 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -188,6 +189,38 @@ func.func @sum(%p: memref<4x10x10xf32>, %o: memref<4xf32>) {
     %e = math.exp %x : f32
     %s = arith.addf %e, %acc : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Rows of 12 of a 5x5 depthwise convolution's window (a 16 x 16 padded
+// input: rows 16 apart, a grid of 188 positions). With a 512-bit vector
+// costing two 256-bit ones, 12 vectors of 16 (24) cost as much as the rows
+// (12 rows of 8 + 4 lanes, 24): the row by row loop. On a core that
+// executes 512 bits whole (datapath-bits=512, WIDE) the 12 vectors cost 12
+// against the rows' 24: joined, each vector one row and the 4 positions of
+// the padding after it (12 loads), the packed output stored as 9 whole
+// vectors.
+// CHECK-LABEL: func.func @rows_of_twelve
+// CHECK-NOT: memref.reinterpret_cast
+// CHECK: vector.load {{.*}} vector<8xf32>
+// CHECK: vector.load {{.*}} vector<4xf32>
+// WIDE-LABEL: func.func @rows_of_twelve
+// WIDE: %[[T:.*]] = memref.reinterpret_cast {{.*}} sizes: [188], strides: [1]
+// WIDE-COUNT-12: vector.load %[[T]]{{.*}} vector<16xf32>
+// WIDE-NOT: vector<8xf32>
+// WIDE: scf.reduce
+func.func @rows_of_twelve(%p: memref<1x4x16x16xf32>, %o: memref<1x4x12x12xf32>) {
+  %t = memref.subview %p[0, 0, 2, 2] [1, 4, 12, 12] [1, 1, 1, 1] : memref<1x4x16x16xf32> to memref<1x4x12x12xf32, strided<[1024, 256, 16, 1], offset: 34>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t : memref<1x4x12x12xf32, strided<[1024, 256, 16, 1], offset: 34>>) outs(%o : memref<1x4x12x12xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
   }
   return
 }

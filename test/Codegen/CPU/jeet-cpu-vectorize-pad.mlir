@@ -1,5 +1,5 @@
 // RUN: jeet-opt %s --split-input-file --jeet-cpu-vectorize-pad | FileCheck %s
-// RUN: jeet-opt %s --split-input-file --jeet-cpu-vectorize-pad --jeet-cpu-vectorize-elementwise | FileCheck %s --check-prefix=VEC
+// RUN: jeet-opt %s --split-input-file --jeet-cpu-vectorize-pad --jeet-cpu-vectorize-elementwise=datapath-bits=256 | FileCheck %s --check-prefix=VEC
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 

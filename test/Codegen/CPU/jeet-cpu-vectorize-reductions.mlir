@@ -1,5 +1,5 @@
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-reductions),canonicalize,cse)' | FileCheck %s
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-reductions{parallel=false vector-width=16}),canonicalize,cse)' | FileCheck %s --check-prefix=SEQ
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-reductions{datapath-bits=256}),canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-reductions{parallel=false vector-width=16 datapath-bits=256}),canonicalize,cse)' | FileCheck %s --check-prefix=SEQ
 
 // A row maximum over 300 columns: per row, 4 vectors of 64 lanes accumulate
 // from -inf, the remainder (44 = 32 + 8 + 4) folds into the row's initial

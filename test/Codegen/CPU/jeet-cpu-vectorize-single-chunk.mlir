@@ -1,4 +1,4 @@
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise,jeet-cpu-vectorize-reductions))' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{datapath-bits=256},jeet-cpu-vectorize-reductions{datapath-bits=256}))' | FileCheck %s
 
 // Work of one chunk (1024 elements, chunks of 8192) gets no parallel loop at
 // all, even before any canonicalisation: a parallel region of one iteration

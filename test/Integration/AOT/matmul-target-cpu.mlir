@@ -13,12 +13,16 @@
 // RUN: jeet-runner %t/sse.so --input=2x3xf32=1,2,3,4,5,6 --input=3x2xf32=1,0,0,1,1,1 | FileCheck %s
 // RUN: env JEET_DEBUG=1 jeet-compile %s -o %t/avx512.so --target-cpu=sapphirerapids 2>&1 | FileCheck %s --check-prefix=AVX512
 // RUN: env JEET_DEBUG=1 jeet-compile %s -o %t/host.so 2>&1 | FileCheck %s --check-prefix=HOST
+// RUN: env JEET_DEBUG=1 jeet-compile %s -o %t/zen4.so --target-cpu=znver4 2>&1 | FileCheck %s --check-prefix=ZEN4
 // RUN: jeet-runner %t/avx2.so --input=2x3xf32=1,2,3,4,5,6 --input=3x2xf32=1,0,0,1,1,1 | FileCheck %s
 
-// AVX2: jeet-cpu-pipeline{bf16-conversion=integer {{.*}} matmul-register-cols=16
-// SSE: jeet-cpu-pipeline{bf16-conversion=integer {{.*}} matmul-register-cols=8
-// AVX512: jeet-cpu-pipeline{bf16-conversion=hardware {{.*}} matmul-register-cols=64
-// HOST: jeet-cpu-pipeline{bf16-conversion=host {{.*}} matmul-register-cols=0
+// AVX2: jeet-cpu-pipeline{bf16-conversion=integer {{.*}} matmul-register-cols=16 {{.*}} vector-datapath-bits=256
+// SSE: jeet-cpu-pipeline{bf16-conversion=integer {{.*}} matmul-register-cols=8 {{.*}} vector-datapath-bits=256
+// AVX512: jeet-cpu-pipeline{bf16-conversion=hardware {{.*}} matmul-register-cols=64 {{.*}} vector-datapath-bits=512
+// HOST: jeet-cpu-pipeline{bf16-conversion=host {{.*}} matmul-register-cols=0 {{.*}} vector-datapath-bits=0
+// Zen 4 executes 512-bit vectors as two halves: rows joined across cost them
+// twice.
+// ZEN4: jeet-cpu-pipeline{bf16-conversion=hardware {{.*}} matmul-register-cols=64 {{.*}} vector-datapath-bits=256
 // CHECK: 2x2xf32={{\[\[}}4 5][10 11]]
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x2xf32> {
   %0 = jeet.matmul %a, %b : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x2xf32>

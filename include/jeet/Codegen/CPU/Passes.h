@@ -41,6 +41,15 @@ getMatmulRegisterCols(llvm::function_ref<bool(llvm::StringRef)> hasFeature);
 /// its 32 hold the block), 8 otherwise (8 of AVX2's 16).
 int64_t getTransposeBlock(int64_t matmulRegisterCols);
 
+/// The bits that one vector instruction works on at once on CPU `cpu` (an
+/// LLVM CPU name) with the features `hasFeature` says, for the cost model
+/// of rows joined across (jeet-cpu-vectorize-elementwise and -reductions):
+/// 512 with AVX-512 on cores that execute it whole (Zen 5, Intel's), 256
+/// on Zen 4 (two halves) and without AVX-512.
+int64_t
+getVectorDatapathBits(llvm::StringRef cpu,
+                      llvm::function_ref<bool(llvm::StringRef)> hasFeature);
+
 } // namespace jeet
 
 #endif // JEET_CODEGEN_CPU_PASSES_H

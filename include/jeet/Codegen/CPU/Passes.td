@@ -699,6 +699,11 @@ def JeetCpuVectorizeElementwisePass
     Option<"joinRows", "join-rows", "bool", /*default=*/"true",
            "Vectors across rows shorter than a vector where that takes "
            "fewer vectors than the row by row loop">,
+    Option<"datapathBits", "datapath-bits", "int64_t", /*default=*/"0",
+           "The bits one vector instruction works on at once in the joined "
+           "rows' cost model (a wider vector costs one per slice); 0: the "
+           "host's (512 with AVX-512 executed whole, 256 on Zen 4 and "
+           "without AVX-512)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
@@ -772,6 +777,10 @@ def JeetCpuVectorizeReductionsPass
            "Reduce rows shorter than a vector across rows (as "
            "jeet-cpu-vectorize-elementwise joins them) where that takes fewer "
            "vector instructions">,
+    Option<"datapathBits", "datapath-bits", "int64_t", /*default=*/"0",
+           "As jeet-cpu-vectorize-elementwise's: the bits one vector "
+           "instruction works on at once in the joined rows' cost model; 0: "
+           "the host's">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",

@@ -867,6 +867,11 @@ FailureOr<Value> GroupLowering::materialize(Value value) {
   return tensor;
 }
 
+/// The longest chain of cheap ops (elementwiseCost) that a loop nest
+/// computes again from the tensors it reads rather than reading its result
+/// from memory: reading costs about as much.
+constexpr unsigned kMaxRecomputedOps = 3;
+
 /// The cost of computing `value` elementwise from the leaves (its cone of
 /// the group's ops), counted up to `limit`: one for each add, compare,
 /// select, cast and the like; a division or a transcendental (exp, sigmoid,
@@ -894,15 +899,14 @@ unsigned GroupLowering::elementwiseCost(Value value, unsigned limit) {
 /// convolution's SiLU that a squeeze-and-excitation block averages): the
 /// operand is computed once, as the group's result, and the reduction reads
 /// it, where its prologue would compute it again. Short chains of cheap ops
-/// (at most kMaxPrologueOps adds, products, compares, ...) are still
-/// computed in the prologue: reading them back costs about as much.
+/// (at most kMaxRecomputedOps adds, products, compares, ...) are still
+/// computed in the prologue.
 LogicalResult
 GroupLowering::materializeYieldedPrologue(ReductionOpInterface reduction,
                                           ValueRange roots) {
-  constexpr unsigned kMaxPrologueOps = 3;
   Value input = reduction.getInput();
   if (!llvm::is_contained(roots, input) || leaves.count(input) ||
-      elementwiseCost(input, kMaxPrologueOps + 1) <= kMaxPrologueOps)
+      elementwiseCost(input, kMaxRecomputedOps + 1) <= kMaxRecomputedOps)
     return success();
   FailureOr<linalg::GenericOp> generic = emitElementwise(input);
   if (failed(generic))
@@ -921,7 +925,6 @@ GroupLowering::materializeYieldedPrologue(ReductionOpInterface reduction,
 /// and is now one vector of sigmoids per 16 channels.
 LogicalResult GroupLowering::hoistBroadcastWork(ArrayRef<Value> roots,
                                                 ArrayRef<int64_t> shape) {
-  constexpr unsigned kMaxRecomputedOps = 3;
   if (!hoistBroadcasts || !elementwiseOnly)
     return success();
   int64_t elements = ShapedType::getNumElements(shape);

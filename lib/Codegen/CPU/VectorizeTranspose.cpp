@@ -260,25 +260,23 @@ linalg::GenericOp foldShortRows(linalg::GenericOp op, int64_t maxBlock) {
   if (!rows)
     return nullptr;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  std::optional<unsigned> first;
+  // The longest run of trailing loops, down to the one after the rows,
+  // that every operand reads as one run.
+  ReassociationIndices run = {int64_t(inner)};
   int64_t folded = ranges[inner];
   for (unsigned dim = inner; dim-- > 0 && dim != *rows;) {
-    ReassociationIndices run;
-    for (unsigned d = dim; d <= inner; ++d)
-      run.push_back(d);
-    if (!linalg::areDimSequencesPreserved(maps, {run}))
+    ReassociationIndices longer = {int64_t(dim)};
+    llvm::append_range(longer, run);
+    if (!linalg::areDimSequencesPreserved(maps, {longer}))
       break;
-    first = dim;
+    run = std::move(longer);
     folded *= ranges[dim];
   }
-  if (!first || folded < kMinBlock)
+  if (run.size() < 2 || folded < kMinBlock)
     return nullptr;
   SmallVector<ReassociationIndices> loops;
-  for (unsigned dim = 0; dim < *first; ++dim)
-    loops.push_back({int64_t(dim)});
-  ReassociationIndices run;
-  for (unsigned dim = *first; dim <= inner; ++dim)
-    run.push_back(dim);
+  for (int64_t dim = 0; dim < run.front(); ++dim)
+    loops.push_back({dim});
   loops.push_back(run);
   IRRewriter rewriter(op.getContext());
   rewriter.setInsertionPoint(op);
@@ -470,22 +468,24 @@ struct JeetCpuVectorizeTransposePass
     generalizeStaticTransposes(getOperation());
     forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
       llvm::DenseSet<Value> uniform;
-      if (!analyzeOperands(op, uniform, /*outputsMayBeUniform=*/false) ||
-          !analyzeBody(op, uniform))
+      auto analyzed = [&](linalg::GenericOp generic) {
+        uniform.clear();
+        return analyzeOperands(generic, uniform,
+                               /*outputsMayBeUniform=*/false) &&
+               analyzeBody(generic, uniform);
+      };
+      if (!analyzed(op))
         return;
       std::optional<Plan> plan = planGeneric(op, uniform, maxBlock);
       if (!plan) {
+        // Rows too short for a block: folded, then planned again (the
+        // folded generic stays where that fails too).
         linalg::GenericOp folded = foldShortRows(op, maxBlock);
         if (!folded)
           return;
         op->erase();
         op = folded;
-        uniform.clear();
-        if (!analyzeOperands(op, uniform, /*outputsMayBeUniform=*/false) ||
-            !analyzeBody(op, uniform))
-          return;
-        plan = planGeneric(op, uniform, maxBlock);
-        if (!plan)
+        if (!analyzed(op) || !(plan = planGeneric(op, uniform, maxBlock)))
           return;
       }
       OpBuilder b(op);

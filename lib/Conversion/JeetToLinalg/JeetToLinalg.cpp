@@ -888,7 +888,7 @@ unsigned GroupLowering::elementwiseCost(Value value, unsigned limit) {
       continue;
     bool cheap = isa<AddOp, SubOp, MulOp, MaxOp, MinOp, NegOp, AbsOp, ReluOp,
                      SelectOp, CastOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp,
-                     AndOp, OrOp, XorOp, NotOp, ReshapeOp, BroadcastToOp>(def);
+                     AndOp, OrOp, XorOp, NotOp, BroadcastToOp>(def);
     cost += cheap ? 1 : limit;
     llvm::append_range(worklist, def->getOperands());
   }

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 using namespace mlir;
 
@@ -105,6 +106,31 @@ TEST_F(JeetOpsInference, MissingAttributes) {
             "'jeet.reduce_max' op requires attribute 'axes'");
   EXPECT_EQ(inferenceError("jeet.constant", {}),
             "'jeet.constant' op requires a `value` elements attribute");
+}
+
+// The elementwise ops that jeet-fuse and jeet-lower-to-linalg compute again
+// in a loop nest rather than read (Jeet_CheapScalar): one instruction or
+// about that. A division, a power or a transcendental among them would be
+// recomputed per element where its result should be read.
+TEST(JeetOpTraits, CheapScalarOps) {
+  MLIRContext context;
+  context.loadDialect<jeet::JeetDialect>();
+  std::vector<std::string> cheap, other;
+  for (RegisteredOperationName name : context.getRegisteredOperations()) {
+    if (!name.hasInterface<jeet::ElementwiseOpInterface>())
+      continue;
+    (name.hasTrait<jeet::CheapScalar>() ? cheap : other)
+        .push_back(name.getStringRef().str());
+  }
+  llvm::sort(cheap);
+  EXPECT_EQ(llvm::join(cheap, " "),
+            "jeet.abs jeet.add jeet.and jeet.broadcast_to jeet.cast jeet.eq "
+            "jeet.ge jeet.gt jeet.le jeet.lt jeet.max jeet.min jeet.mul "
+            "jeet.ne jeet.neg jeet.not jeet.or jeet.relu jeet.select "
+            "jeet.sub jeet.xor");
+  for (const char *expensive :
+       {"jeet.div", "jeet.rem", "jeet.pow", "jeet.exp", "jeet.sigmoid"})
+    EXPECT_TRUE(llvm::is_contained(other, expensive)) << expensive;
 }
 
 } // namespace

@@ -867,15 +867,10 @@ FailureOr<Value> GroupLowering::materialize(Value value) {
   return tensor;
 }
 
-/// The longest chain of cheap ops (elementwiseCost) that a loop nest
-/// computes again from the tensors it reads rather than reading its result
-/// from memory: reading costs about as much.
-constexpr unsigned kMaxRecomputedOps = 3;
-
 /// The cost of computing `value` elementwise from the leaves (its cone of
-/// the group's ops), counted up to `limit`: one for each add, compare,
-/// select, cast and the like; a division or a transcendental (exp, sigmoid,
-/// ...) counts `limit` alone.
+/// the group's ops), counted up to `limit`: one for each Jeet_CheapScalar op
+/// (add, compare, select, cast and the like); any other (a division, a
+/// transcendental: exp, sigmoid, ...) counts `limit` alone.
 unsigned GroupLowering::elementwiseCost(Value value, unsigned limit) {
   DenseSet<Operation *> seen;
   SmallVector<Value> worklist = {value};
@@ -886,10 +881,7 @@ unsigned GroupLowering::elementwiseCost(Value value, unsigned limit) {
     if (leaves.count(next) || !def || !scalarOps.contains(def) ||
         isa<ConstantOp>(def) || !seen.insert(def).second)
       continue;
-    bool cheap = isa<AddOp, SubOp, MulOp, MaxOp, MinOp, NegOp, AbsOp, ReluOp,
-                     SelectOp, CastOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp,
-                     AndOp, OrOp, XorOp, NotOp, BroadcastToOp>(def);
-    cost += cheap ? 1 : limit;
+    cost += def->hasTrait<CheapScalar>() ? 1 : limit;
     llvm::append_range(worklist, def->getOperands());
   }
   return std::min(cost, limit);

@@ -47,7 +47,7 @@
 //
 // Then cheap elementwise work is recomputed instead of read from memory: when
 // a group reads a value produced in another group by a short elementwise
-// chain (at most kMaxRecomputeOps ops) whose operands are in memory anyway
+// chain (at most kMaxRecomputedOps ops) whose operands are in memory anyway
 // (graph inputs, constants, results of other groups) or smaller than the
 // value (such as the row maximum of a softmax), the chain is cloned into the
 // reading group. A value that is still read by another group
@@ -97,10 +97,6 @@ constexpr int64_t kMinBlockedTransposeDim = 16;
 /// budget: fewer rows per block would leave the matmuls of a block too little
 /// work to amortise reading all of K and V.
 constexpr int64_t kMinAttentionRows = 16;
-
-/// The longest elementwise chain that is recomputed in a consumer group
-/// rather than materialised.
-constexpr unsigned kMaxRecomputeOps = 3;
 
 enum class OpKind { Elementwise, Matmul, Reduction, Opaque };
 
@@ -692,7 +688,7 @@ bool BlockFuser::isInGroup(unsigned group, unsigned op) const {
 }
 
 /// Collects in `cone` the ops of `op`'s group that compute it, if they are
-/// cheap enough to recompute elsewhere: at most kMaxRecomputeOps elementwise
+/// cheap enough to recompute elsewhere: at most kMaxRecomputedOps elementwise
 /// ops whose other operands are in memory anyway (graph inputs, constants,
 /// results of other groups) or smaller than `op`'s result.
 bool BlockFuser::recomputeCone(unsigned op,
@@ -707,7 +703,7 @@ bool BlockFuser::recomputeCone(unsigned op,
     if (kinds[i] != OpKind::Elementwise)
       return false;
     cone.push_back(i);
-    if (cone.size() > kMaxRecomputeOps)
+    if (cone.size() > kMaxRecomputedOps)
       return false;
     for (Value operand : ops[i]->getOperands()) {
       std::optional<unsigned> producer = producerIndex(operand);

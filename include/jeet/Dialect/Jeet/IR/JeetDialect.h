@@ -41,6 +41,14 @@ public:
   }
 };
 
+/// An op trait: the op's scalar function is one cheap instruction or about
+/// that (an add, a compare, a select, a conversion), so that a loop nest
+/// computes short chains of such ops again rather than reading their result
+/// (see kMaxRecomputedOps).
+template <typename ConcreteType>
+class CheapScalar : public mlir::OpTrait::TraitBase<ConcreteType, CheapScalar> {
+};
+
 /// Patterns that fold ops on tensors with no elements, which run as part of
 /// the dialect's canonicalization and before the lowering to linalg: an op
 /// whose results have no elements becomes an empty jeet.constant; a matmul

@@ -50,4 +50,13 @@ def Jeet_WithinSizeLimits : NativeOpTrait<"WithinSizeLimits"> {
   let cppNamespace = "::jeet";
 }
 
+// An elementwise op whose scalar function is one cheap instruction or about
+// that (an add, a product, a compare, a select, a conversion): a loop nest
+// computes a short chain of them again from the tensors it reads rather than
+// reading their result from memory, which costs about as much. Divisions,
+// powers, remainders and transcendentals do not have it.
+def Jeet_CheapScalar : NativeOpTrait<"CheapScalar"> {
+  let cppNamespace = "::jeet";
+}
+
 #endif // JEET_DIALECT_JEET_IR_JEETDIALECT_TD

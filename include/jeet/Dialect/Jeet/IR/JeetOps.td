@@ -59,13 +59,15 @@ def Jeet_ConstantOp : Jeet_Op<"constant",
 // are aligned on the right and a dimension of size 1 stretches to the other.
 // Both operands have the same element type; the result type is inferred.
 // Where the scalar function is one arith op on floats and one on integers,
-// `floatOp` and `intOp` name them; otherwise the op defines `buildScalar`.
+// `floatOp` and `intOp` name them (and the op is a Jeet_CheapScalar);
+// otherwise the op defines `buildScalar`.
 class Jeet_BinaryElementwiseOp<string mnemonic, string what,
                                string floatOp = "", string intOp = "",
                                Type tensorType = Jeet_NumericTensor,
                                string exampleType = "f32">
     : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
-                         DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
+                         DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]
+                        # !if(!empty(floatOp), [], [Jeet_CheapScalar])> {
   let summary = "Elementwise " # what # " with numpy broadcasting";
   let description = [{
     Computes the elementwise }] # what # [{ of two tensors. The operands
@@ -150,7 +152,7 @@ def Jeet_XorOp : Jeet_BinaryElementwiseOp<"xor",
 // integers; booleans compare as 0 and 1 (false < true).
 class Jeet_CompareOp<string mnemonic, string what, string floatPredicate,
                      string intPredicate, string boolPredicate>
-    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+    : Jeet_Op<mnemonic, [Pure, InferTypeOpAdaptor, Jeet_CheapScalar,
                          DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Elementwise comparison `" # what #
                 "` with numpy broadcasting";
@@ -210,7 +212,7 @@ def Jeet_GtOp : Jeet_CompareOp<"gt", "lhs > rhs", "OGT", "sgt", "ugt">;
 def Jeet_GeOp : Jeet_CompareOp<"ge", "lhs >= rhs", "OGE", "sge", "uge">;
 
 def Jeet_SelectOp : Jeet_Op<"select",
-    [Pure, InferTypeOpAdaptor,
+    [Pure, InferTypeOpAdaptor, Jeet_CheapScalar,
      DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Chooses elements of two tensors by a boolean tensor";
   let description = [{
@@ -276,15 +278,17 @@ class Jeet_UnaryMathOp<string mnemonic, string what, string mathOp>
 
 let hasFolder = 1 in {
 def Jeet_NegOp : Jeet_UnaryElementwiseOp<"neg", "the negation",
-                                         Jeet_NumericTensor>;
+                                         Jeet_NumericTensor, "",
+                                         [Jeet_CheapScalar]>;
 def Jeet_AbsOp : Jeet_UnaryElementwiseOp<"abs", "the absolute value",
-                                         Jeet_NumericTensor>;
+                                         Jeet_NumericTensor, "",
+                                         [Jeet_CheapScalar]>;
 def Jeet_ReluOp : Jeet_UnaryElementwiseOp<"relu",
     "the rectifier `max(x, 0)` (NaN stays NaN, -0.0 becomes +0.0)",
-    Jeet_NumericTensor>;
+    Jeet_NumericTensor, "", [Jeet_CheapScalar]>;
 def Jeet_NotOp : Jeet_UnaryElementwiseOp<"not",
     "the logical negation (bitwise on integers, numpy's `~`)",
-    Jeet_LogicalTensor, "", [], "i1">;
+    Jeet_LogicalTensor, "", [Jeet_CheapScalar], "i1">;
 }
 def Jeet_ExpOp : Jeet_UnaryMathOp<"exp", "the exponential",
                                   "::mlir::math::ExpOp">;
@@ -548,7 +552,8 @@ def Jeet_PadOp : Jeet_Op<"pad", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Jeet_BroadcastToOp : Jeet_Op<"broadcast_to",
-    [Pure, DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
+    [Pure, Jeet_CheapScalar,
+     DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Broadcasts a tensor to a shape";
   let description = [{
     Expands the input to the result's shape with numpy's broadcasting rules.
@@ -855,7 +860,8 @@ def Jeet_AvgPool2dOp : Jeet_Op<"avg_pool2d",
 //===----------------------------------------------------------------------===//
 
 def Jeet_CastOp : Jeet_Op<"cast",
-    [Pure, DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
+    [Pure, Jeet_CheapScalar,
+     DeclareOpInterfaceMethods<Jeet_ElementwiseOpInterface>]> {
   let summary = "Converts the element type of a tensor";
   let description = [{
     Converts every element to the result's element type: floats round to

@@ -4,7 +4,8 @@
 //
 // The sizes of the blocks that the lowering tiles fusion groups into, in a
 // header of their own (no MLIR): jeet-fuse forms a group only where the
-// lowering will find blocks that fit, so both compute them here.
+// lowering will find blocks that fit, so both compute them here. And the
+// longest chain of elementwise ops that both recompute rather than read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,14 @@ inline int64_t chooseDividingTileSize(int64_t range, int64_t tileSize) {
   }
   return best;
 }
+
+/// The longest chain of elementwise ops that a kernel computes again from
+/// the tensors it reads rather than reading the chain's result from memory,
+/// which costs about as much: jeet-fuse clones such chains into the groups
+/// that read them, and jeet-lower-to-linalg computes a reduction's operand
+/// or a broadcast operand in the loop nest that reads it when it costs at
+/// most this many Jeet_CheapScalar ops.
+inline constexpr unsigned kMaxRecomputedOps = 3;
 
 /// The most rows of a matmul epilogue's tiles (see chooseEpilogueTileRows).
 inline constexpr int64_t kMaxEpilogueTileRows = 256;

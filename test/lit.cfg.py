@@ -44,10 +44,6 @@ if "-fsanitize=address" in getattr(config, "jeet_cxx_flags", ""):
 if "OMP_NUM_THREADS" in os.environ:
     config.environment["OMP_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"]
 
-# `host-bf16-conversion`: this CPU converts f32 to bf16 with one instruction
-# (vcvtneps2bf16: AVX512-BF16 with AVX512-VL, or AVX-NE-CONVERT), which code
-# compiled for it uses (jeet-expand-bf16's conversion=hardware), so tests
-# can run that code here.
 def host_cpu_flags():
     try:
         with open("/proc/cpuinfo") as cpuinfo:
@@ -60,8 +56,17 @@ def host_cpu_flags():
 
 
 cpu_flags = host_cpu_flags()
-if {"avx512_bf16", "avx512vl"} <= cpu_flags or "avx_ne_convert" in cpu_flags:
-    config.available_features.add("host-bf16-conversion")
+# `host-runs-znver4`: code compiled for Zen 4 (--target-cpu=znver4, which
+# rounds to bf16 with vcvtneps2bf16) runs here: this CPU has the AVX-512
+# extensions and the other instruction sets LLVM may use for it (Zen 4,
+# Zen 5, Sapphire Rapids and later).
+ZNVER4_FLAGS = {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl",
+                "avx512ifma", "avx512vbmi", "avx512_vbmi2", "avx512_vnni",
+                "avx512_bitalg", "avx512_vpopcntdq", "avx512_bf16", "gfni",
+                "vaes", "vpclmulqdq", "fma", "f16c", "bmi1", "bmi2", "movbe",
+                "adx", "abm"}
+if ZNVER4_FLAGS <= cpu_flags:
+    config.available_features.add("host-runs-znver4")
 
 # `ptxas`: the CUDA assembler is installed, so PTX tests can assemble their
 # output.

@@ -356,8 +356,9 @@ static unsigned ptxVersionOf(llvm::StringRef features) {
 /// (getMatmulRegisterCols): an artifact for another CPU took this machine's
 /// tile, and one for x86-64-v3 compiled on an AVX-512 host spilled the 6 x
 /// 64 tile's accumulators at every step and ran 2.5x slower than its own 6
-/// x 16. How f32 is rounded to bf16 (hasBFloat16Conversion): a CPU without
-/// the conversion instruction would call __truncsfbf2 for each element. The
+/// x 16. How f32 is rounded to bf16 (prefersBFloat16Conversion): a CPU
+/// without the conversion instruction would call __truncsfbf2 for each
+/// element, and Zen 5's is slower than integer ops on chains of bf16 ops. The
 /// bits a vector instruction works on at once (getVectorDatapathBits), for
 /// the cost of rows joined across.
 static llvm::Error setTargetCpuOptions(llvm::StringRef cpu,
@@ -379,7 +380,9 @@ static llvm::Error setTargetCpuOptions(llvm::StringRef cpu,
   options.vectorDatapathBits =
       getVectorDatapathBits((*machine)->getTargetCPU(), hasFeature);
   options.bf16Conversion =
-      hasBFloat16Conversion(hasFeature) ? "hardware" : "integer";
+      prefersBFloat16Conversion((*machine)->getTargetCPU(), hasFeature)
+          ? "hardware"
+          : "integer";
   return llvm::Error::success();
 }
 

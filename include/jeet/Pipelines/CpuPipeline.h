@@ -61,7 +61,8 @@ struct CpuPipelineOptions
       llvm::cl::desc("How f32 is rounded to bf16 (jeet-expand-bf16's "
                      "conversion): integer, hardware (vcvtneps2bf16, for "
                      "CPUs with AVX512-BF16 and AVX512-VL or AVX-NE-CONVERT) "
-                     "or host (hardware where this machine has it); "
+                     "or host (this machine's choice: hardware where it has "
+                     "it, except on Zen 5); "
                      "jeet-compile sets it from --target-cpu"),
       llvm::cl::init("host")};
   Option<bool> mergeParallelRegions{

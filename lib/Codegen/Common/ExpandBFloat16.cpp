@@ -185,7 +185,8 @@ struct ExpandBFloat16Pass
       return false;
     static const bool host = [] {
       llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-      return jeet::hasBFloat16Conversion(
+      return jeet::prefersBFloat16Conversion(
+          llvm::sys::getHostCPUName(),
           [&](llvm::StringRef name) { return features.lookup(name); });
     }();
     return host;
@@ -249,4 +250,9 @@ bool jeet::hasBFloat16Conversion(
     llvm::function_ref<bool(llvm::StringRef)> hasFeature) {
   return (hasFeature("avx512bf16") && hasFeature("avx512vl")) ||
          hasFeature("avxneconvert");
+}
+
+bool jeet::prefersBFloat16Conversion(
+    llvm::StringRef cpu, llvm::function_ref<bool(llvm::StringRef)> hasFeature) {
+  return hasBFloat16Conversion(hasFeature) && cpu != "znver5";
 }

@@ -5,8 +5,9 @@
 // host took its 6 x 64 tile, spilled the accumulators at every step and ran
 // 2.5x slower (docs/Performance.md, "Matmuls compiled for another CPU").
 // The same target features choose how f32 is rounded to bf16: the
-// conversion instruction where the CPU has AVX512-BF16 (Sapphire Rapids),
-// integer ops where it has not, this machine's choice for host.
+// conversion instruction where the CPU has AVX512-BF16 (Sapphire Rapids,
+// Zen 4) except on Zen 5, where integer ops are faster on chains of bf16
+// ops; integer ops where it has not; this machine's choice for host.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: env JEET_DEBUG=1 jeet-compile %s -o %t/avx2.so --target-cpu=x86-64-v3 2>&1 | FileCheck %s --check-prefix=AVX2
 // RUN: env JEET_DEBUG=1 jeet-compile %s -o %t/sse.so --target-cpu=x86-64-v2 2>&1 | FileCheck %s --check-prefix=SSE
@@ -14,6 +15,7 @@
 // RUN: env JEET_DEBUG=1 jeet-compile %s -o %t/avx512.so --target-cpu=sapphirerapids 2>&1 | FileCheck %s --check-prefix=AVX512
 // RUN: env JEET_DEBUG=1 jeet-compile %s -o %t/host.so 2>&1 | FileCheck %s --check-prefix=HOST
 // RUN: env JEET_DEBUG=1 jeet-compile %s -o %t/zen4.so --target-cpu=znver4 2>&1 | FileCheck %s --check-prefix=ZEN4
+// RUN: env JEET_DEBUG=1 jeet-compile %s -o %t/zen5.so --target-cpu=znver5 2>&1 | FileCheck %s --check-prefix=ZEN5
 // RUN: jeet-runner %t/avx2.so --input=2x3xf32=1,2,3,4,5,6 --input=3x2xf32=1,0,0,1,1,1 | FileCheck %s
 
 // AVX2: jeet-cpu-pipeline{bf16-conversion=integer {{.*}} matmul-register-cols=16 {{.*}} vector-datapath-bits=256
@@ -23,6 +25,7 @@
 // Zen 4 executes 512-bit vectors as two halves: rows joined across cost them
 // twice.
 // ZEN4: jeet-cpu-pipeline{bf16-conversion=hardware {{.*}} matmul-register-cols=64 {{.*}} vector-datapath-bits=256
+// ZEN5: jeet-cpu-pipeline{bf16-conversion=integer {{.*}} matmul-register-cols=64 {{.*}} vector-datapath-bits=512
 // CHECK: 2x2xf32={{\[\[}}4 5][10 11]]
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x2xf32> {
   %0 = jeet.matmul %a, %b : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x2xf32>

@@ -30,6 +30,16 @@ inline constexpr llvm::StringLiteral kArenaArgAttr = "jeet.arena";
 bool hasBFloat16Conversion(
     llvm::function_ref<bool(llvm::StringRef)> hasFeature);
 
+/// Whether code for CPU `cpu` (an LLVM CPU name) with the features
+/// `hasFeature` says rounds f32 to bf16 faster by the conversion instruction
+/// than by integer ops (jeet-expand-bf16's `conversion=hardware` rather than
+/// `integer`): where it has the instruction (hasBFloat16Conversion), except
+/// on Zen 5 (znver5), where the conversion with its subnormals lifted was
+/// 1.3x slower than the integer ops on chains of bf16 ops and as fast on
+/// lone casts (docs/Performance.md, "bf16 rounding chosen by CPU").
+bool prefersBFloat16Conversion(
+    llvm::StringRef cpu, llvm::function_ref<bool(llvm::StringRef)> hasFeature);
+
 #define GEN_PASS_DECL
 #include "jeet/Codegen/Common/Passes.h.inc"
 

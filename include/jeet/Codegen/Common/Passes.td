@@ -167,6 +167,10 @@ def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
     %rb = arith.select %tiny, %lowered, %tb : vector<16xi1>, vector<16xi16>
     %r = arith.bitcast %rb : vector<16xi16> to vector<16xbf16>
     ```
+    Fewer instructions are not always faster: on Zen 5 the conversion with
+    its lift ran chains of bf16 ops 1.3x slower than `integer` and lone
+    casts as fast, so `host` and jeet-compile's `--target-cpu` choose
+    `integer` there.
   }];
   let options = [
     Option<"conversion", "conversion", "std::string",
@@ -176,8 +180,9 @@ def JeetExpandBFloat16Pass : Pass<"jeet-expand-bf16"> {
            "zeros and subnormals lifted into the smallest binade and the "
            "result lowered back, so that they round as `integer` rounds; "
            "for targets with AVX512-BF16 and AVX512-VL or AVX-NE-CONVERT) "
-           "or `host` (`hardware` where this machine has them, else "
-           "`integer`)">
+           "or `host` (this machine's choice: `hardware` where it has them, "
+           "except on Zen 5, where `integer` is faster on chains of bf16 "
+           "ops; else `integer`)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

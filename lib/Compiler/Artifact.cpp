@@ -91,6 +91,23 @@ jeet::formatArtifactSignature(llvm::StringRef entry, llvm::StringRef device,
 // The artifact ABI in the LLVM dialect
 //===----------------------------------------------------------------------===//
 
+/// The symbols the artifact ABI adds to the module: a function of the graph
+/// by one of these names is reported where the graph defines it, before
+/// anything is compiled (addArtifactABI would find it only in the lowered
+/// module, with no location).
+static LogicalResult checkReservedNames(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>())
+    for (llvm::StringRef name : {kRunSymbol.data(), kInitSymbol.data(),
+                                 kFiniSymbol.data(), kSignatureSymbol.data()})
+      if (func.getName() == name)
+        return func.emitError()
+               << "a function of the graph is named '" << name
+               << "', a name reserved for the artifact ABI (" << kRunSymbol
+               << ", " << kInitSymbol << ", " << kFiniSymbol << ", "
+               << kSignatureSymbol << "); rename it";
+  return success();
+}
+
 LogicalResult jeet::addArtifactABI(ModuleOp module, llvm::StringRef entry,
                                    llvm::StringRef signature) {
   MLIRContext *context = module.getContext();
@@ -534,6 +551,8 @@ jeet::compileArtifact(llvm::StringRef source, llvm::StringRef sourceName,
     return fail(error);
   jeet::detail::keepOnlyEntry(
       *module, module->lookupSymbol<func::FuncOp>(compile.entry));
+  if (failed(checkReservedNames(*module)))
+    return fail("a reserved name");
 
   std::string gpuFields;
   llvm::Expected<StagedPipeline> pipeline =

@@ -31,6 +31,14 @@
 // RUN: not jeet-compile %s -o %t/g.so --entry=dynamic 2>&1 | FileCheck %s --check-prefix=SIGNATURE
 // SIGNATURE: compile-errors.mlir:{{[0-9]+}}:{{[0-9]+}}: error: argument #0 of 'dynamic' has type 'tensor<?xf32>'
 
+// A function named as a symbol of the artifact ABI, the entry or one it
+// calls: reported where the graph defines it, before compiling.
+// RUN: not jeet-compile %s -o %t/g.so --entry=reserved 2>&1 | FileCheck %s --check-prefix=RESERVED
+// RESERVED: compile-errors.mlir:[[@LINE+19]]:1: error: a function of the graph is named 'jeet_artifact_init', a name reserved for the artifact ABI (jeet_artifact_run, jeet_artifact_init, jeet_artifact_fini, jeet_artifact_signature); rename it
+// RUN: not jeet-compile %s -o %t/g.so --entry=jeet_artifact_run 2>&1 | FileCheck %s --check-prefix=RESERVED-ENTRY
+// RESERVED-ENTRY: compile-errors.mlir:[[@LINE+22]]:1: error: a function of the graph is named 'jeet_artifact_run'
+// RUN: not ls %t/g.so
+
 func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = jeet.neg %a : tensor<2xf32>
   return %0 : tensor<2xf32>
@@ -38,4 +46,18 @@ func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
   return %a : tensor<?xf32>
+}
+
+func.func @reserved(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = call @jeet_artifact_init(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+func.func private @jeet_artifact_init(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = jeet.neg %a : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+func.func @jeet_artifact_run(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
 }

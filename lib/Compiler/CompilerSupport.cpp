@@ -110,6 +110,13 @@ jeet::detail::parseGraph(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     error = sourceName.str() + ": no function named '" + entry.str() + "'";
     return nullptr;
   }
+  if (func.isExternal()) {
+    func.emitError() << "'" << entry
+                     << "' is declared without a body: a graph's entry "
+                        "function computes its results";
+    error = "an entry function without a body";
+    return nullptr;
+  }
   if (failed(readSignature(func, inputs, outputs))) {
     error = "unsupported signature";
     return nullptr;

@@ -46,8 +46,9 @@ LogicalResult jeet::verifyGraph(ModuleOp module) {
   });
   if (ops.wasInterrupted())
     return failure();
-  // No recursion: each function's callees, depth first, with the functions
-  // on the current path marked (a graph is a DAG of calls).
+  // No recursion and no calls of declarations: each function's callees,
+  // depth first, with the functions on the current path marked (a graph is
+  // a DAG of calls, all of them defined in it).
   SymbolTable symbols(module);
   llvm::DenseMap<Operation *, int> state; // 1: on the path, 2: done.
   std::function<LogicalResult(func::FuncOp)> visit =
@@ -57,6 +58,12 @@ LogicalResult jeet::verifyGraph(ModuleOp module) {
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
       if (!callee)
         return WalkResult::advance(); // The verifier reports it.
+      if (callee.isExternal()) {
+        call.emitError() << "call to '" << call.getCallee()
+                         << "', which the graph declares without a body: "
+                            "Jeet graphs call only functions they define";
+        return WalkResult::interrupt();
+      }
       if (state.lookup(callee) == 1) {
         call.emitError() << "recursive call to '" << call.getCallee()
                          << "': Jeet graphs cannot call themselves, "

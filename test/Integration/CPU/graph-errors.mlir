@@ -2,6 +2,11 @@
 // RUN: not jeet-run %t/recursive.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=REC
 // RUN: not jeet-run %t/mutual.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=MUTUAL
 // RUN: not jeet-run %t/foreign.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=FOREIGN
+// RUN: not jeet-run %t/declared.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=DECLARED
+// RUN: not jeet-compile %t/declared.mlir -o %t/declared.so 2>&1 | FileCheck %s --check-prefix=DECLARED
+// RUN: not ls %t/declared.so
+// RUN: not jeet-run %t/declared-entry.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=DECLARED-ENTRY
+// RUN: not jeet-compile %t/declared-entry.mlir -o %t/declared.so 2>&1 | FileCheck %s --check-prefix=DECLARED-ENTRY
 // RUN: not jeet-run %t/huge.mlir --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: not jeet-run %t/huge-arg.mlir --input=1xf32=1 2>&1 | FileCheck %s --check-prefix=HUGEARG
 // RUN: not jeet-run %t/result-number.mlir --input=2xf32=1,2 2>&1 | FileCheck %s --check-prefix=RESULTNUM
@@ -28,6 +33,21 @@ func.func @helper(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = func.call @main(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// A call of a function the graph only declares: the JIT failed to link
+// ("Symbols not found: [ helper ]") and jeet-compile wrote an artifact that
+// could not be loaded. Reported at the call, and at the declaration when it
+// is the entry.
+// DECLARED: declared.mlir:3:8: error: call to 'helper', which the graph declares without a body: Jeet graphs call only functions they define
+// DECLARED-ENTRY: declared-entry.mlir:1:1: error: 'main' is declared without a body: a graph's entry function computes its results
+//--- declared.mlir
+func.func private @helper(tensor<4xf32>) -> tensor<4xf32>
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @helper(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+//--- declared-entry.mlir
+func.func private @main(tensor<4xf32>) -> tensor<4xf32>
 
 // Ops of other dialects are not part of a graph.
 // FOREIGN: foreign.mlir:2:8: error: Dialect `arith' not found for custom op 'arith.addf'

@@ -40,6 +40,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -178,12 +179,47 @@ Value rootOf(Value value) {
   return value;
 }
 
+/// Whether an op after `from` and before `to` (ops of one block) may write
+/// `buffer`: one that writes it or a view of it, one that writes a function
+/// argument when `buffer` is one too (two arguments may be one buffer), or
+/// one whose effects are unknown. The copies that read `buffer` move from
+/// `from` to `to`: they must read what they read there. (Frees of `buffer`
+/// are moved after the copies: eraseIm2col.)
+bool mayBeWrittenBetween(Value buffer, Operation *from, Operation *to) {
+  Value root = rootOf(buffer);
+  auto isAllocation = [](Value value) {
+    return value.getDefiningOp<memref::AllocOp>() ||
+           value.getDefiningOp<memref::AllocaOp>();
+  };
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    if (!effects)
+      return true;
+    for (const MemoryEffects::EffectInstance &effect : *effects) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value written = effect.getValue();
+      if (!written)
+        return true;
+      Value writtenRoot = rootOf(written);
+      if (writtenRoot == root ||
+          (!isAllocation(root) && !isAllocation(writtenRoot)))
+        return true;
+    }
+  }
+  return false;
+}
+
 /// Absorbs the pad whose result is the im2col's input when the im2col is
 /// its only reader, the pad pads H and W only, and its input's rows can be
 /// copied as vectors: the im2col then reads the pad's input. That input
 /// must be another buffer than the im2col's output, one of the two a
 /// memref.alloc (so the memory plan, which runs later, sees the two live
-/// at once; two function arguments might be one buffer).
+/// at once; two function arguments might be one buffer), and nothing between
+/// the pad and the im2col may write it (the copies read it where the im2col
+/// was).
 void absorbPad(Im2col &im) {
   Value padded = im.source;
   linalg::GenericOp pad;
@@ -213,7 +249,10 @@ void absorbPad(Im2col &im) {
   Value sourceRoot = rootOf(operands->input), outputRoot = rootOf(im.output);
   if (sourceRoot == outputRoot ||
       (!sourceRoot.getDefiningOp<memref::AllocOp>() &&
-       !outputRoot.getDefiningOp<memref::AllocOp>()))
+       !outputRoot.getDefiningOp<memref::AllocOp>()) ||
+      mayBeWrittenBetween(operands->input, pad, im.op) ||
+      (operands->paddingBuffer &&
+       mayBeWrittenBetween(operands->paddingBuffer, pad, im.op)))
     return;
   im.source = operands->input;
   im.low[0] = low[kInputRank - kSpatial];
@@ -405,14 +444,18 @@ Value paddingValue(OpBuilder &b, Location loc, const Im2col &im) {
 }
 
 /// Erases the im2col generic, and the pad it absorbed with the padded
-/// buffer; the pad's input, which the copies now read, is freed after
-/// `lastReader` (the pad was its last reader).
+/// buffer; the buffers the copies now read (the im2col's input or the pad's,
+/// and the padding value's), whose frees followed their last reader (the
+/// pad or the im2col), are freed after `lastReader`, the copies or the
+/// tiles that hold them.
 void eraseIm2col(Im2col &im, Operation *lastReader) {
-  if (im.pad) {
-    Value sourceRoot = rootOf(im.source);
-    for (Operation *user : llvm::to_vector(sourceRoot.getUsers()))
+  for (Value read : {im.source, im.paddingBuffer}) {
+    if (!read)
+      continue;
+    for (Operation *user : llvm::to_vector(rootOf(read).getUsers()))
       if (isa<memref::DeallocOp>(user) &&
-          user->getBlock() == im.op->getBlock() && user->isBeforeInBlock(im.op))
+          user->getBlock() == lastReader->getBlock() &&
+          user->isBeforeInBlock(lastReader))
         user->moveAfter(lastReader);
   }
   Value padded = im.pad ? im.pad.getDpsInits()[0] : Value();
@@ -519,6 +562,11 @@ std::optional<TileWindows> matchTileWindows(Im2col &im) {
     return std::nullopt;
   int64_t elementBytes = outputType.getElementTypeBitWidth() / 8;
   if (matrices.getDimSize(1) * pixels * elementBytes > kMaxTileWindowsBytes)
+    return std::nullopt;
+  // The tiles read what the im2col read: nothing between may write it (a
+  // kernel computing another result in place in the convolution's input).
+  if (mayBeWrittenBetween(im.source, im.op, loop) ||
+      (im.paddingBuffer && mayBeWrittenBetween(im.paddingBuffer, im.op, loop)))
     return std::nullopt;
   return TileWindows{loop, collapse, slice, offsets[0], pixel, pixels / width};
 }

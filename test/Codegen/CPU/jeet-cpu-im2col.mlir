@@ -172,6 +172,57 @@ func.func @pad_read_elsewhere(%x: memref<2x3x4x20xf32>, %w: memref<2x3x3x3x4x20x
 #win = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 + d2, d5 + d3)>
 #id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
 
+// The pad's input written between the pad and the im2col (a result
+// computed in place in it): copies from it where the im2col was would read
+// what was written. The pad stays, and the rows are copied from its result.
+// CHECK-LABEL: func.func @pad_input_written_before_the_im2col
+// CHECK: %[[PADDED:.*]] = memref.alloc() : memref<2x3x6x22xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[PADDED]] : memref<2x3x6x22xf32>) attrs = {jeet.pad_low
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : memref<2x3x4x20xf32>)
+// CHECK: scf.parallel
+// CHECK: vector.load %[[PADDED]]
+func.func @pad_input_written_before_the_im2col(%x: memref<2x3x4x20xf32>, %w: memref<2x3x3x3x4x20xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %padded = memref.alloc() : memref<2x3x6x22xf32>
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%padded : memref<2x3x6x22xf32>) attrs = {jeet.pad_low = array<i64: 0, 0, 1, 1>} {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %h = arith.subi %i2, %c1 : index
+    %v = arith.subi %i3, %c1 : index
+    %hc = arith.maxsi %h, %c0 : index
+    %vc = arith.maxsi %v, %c0 : index
+    %in = arith.cmpi eq, %h, %hc : index
+    %e = memref.load %x[%i0, %i1, %hc, %vc] : memref<2x3x4x20xf32>
+    %s = arith.select %in, %e, %zero : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%x : memref<2x3x4x20xf32>) {
+  ^bb0(%o: f32):
+    %n = arith.negf %o : f32
+    linalg.yield %n : f32
+  }
+  %windows = memref.alloc() : memref<2x3x3x3x4x20xf32>
+  linalg.generic {indexing_maps = [#win, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%padded : memref<2x3x6x22xf32>) outs(%windows : memref<2x3x3x3x4x20xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %padded : memref<2x3x6x22xf32>
+  memref.copy %windows, %w : memref<2x3x3x3x4x20xf32> to memref<2x3x3x3x4x20xf32>
+  memref.dealloc %windows : memref<2x3x3x3x4x20xf32>
+  return
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#win = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 + d2, d5 + d3)>
+#id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+
 // The pad's input and the windows are both function arguments, which the
 // caller might have made one buffer: the pad stays.
 // CHECK-LABEL: func.func @arguments_may_alias

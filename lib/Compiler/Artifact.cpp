@@ -100,7 +100,8 @@ static LogicalResult checkReservedNames(ModuleOp module) {
     for (llvm::StringRef name : {kRunSymbol.data(), kInitSymbol.data(),
                                  kFiniSymbol.data(), kSignatureSymbol.data()})
       if (func.getName() == name)
-        return func.emitError()
+        // At its location, without the function's body printed after.
+        return emitError(func.getLoc())
                << "a function of the graph is named '" << name
                << "', a name reserved for the artifact ABI (" << kRunSymbol
                << ", " << kInitSymbol << ", " << kFiniSymbol << ", "

@@ -34,7 +34,8 @@
 // A function named as a symbol of the artifact ABI, the entry or one it
 // calls: reported where the graph defines it, before compiling.
 // RUN: not jeet-compile %s -o %t/g.so --entry=reserved 2>&1 | FileCheck %s --check-prefix=RESERVED
-// RESERVED: compile-errors.mlir:[[@LINE+19]]:1: error: a function of the graph is named 'jeet_artifact_init', a name reserved for the artifact ABI (jeet_artifact_run, jeet_artifact_init, jeet_artifact_fini, jeet_artifact_signature); rename it
+// RESERVED: compile-errors.mlir:[[@LINE+20]]:1: error: a function of the graph is named 'jeet_artifact_init', a name reserved for the artifact ABI (jeet_artifact_run, jeet_artifact_init, jeet_artifact_fini, jeet_artifact_signature); rename it
+// RESERVED-NOT: see current operation
 // RUN: not jeet-compile %s -o %t/g.so --entry=jeet_artifact_run 2>&1 | FileCheck %s --check-prefix=RESERVED-ENTRY
 // RESERVED-ENTRY: compile-errors.mlir:[[@LINE+22]]:1: error: a function of the graph is named 'jeet_artifact_run'
 // RUN: not ls %t/g.so

@@ -43,6 +43,11 @@ if "-fsanitize=address" in getattr(config, "jeet_cxx_flags", ""):
 # says why); lit passes only the variables it is told to.
 if "OMP_NUM_THREADS" in os.environ:
     config.environment["OMP_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"]
+# scripts/run-tests.sh fills the host allocator's buffers with NaN bytes
+# (JEET_POISON_HOST_MEMORY, README): the tools the tests run do too.
+if "JEET_POISON_HOST_MEMORY" in os.environ:
+    config.environment["JEET_POISON_HOST_MEMORY"] = \
+        os.environ["JEET_POISON_HOST_MEMORY"]
 
 def host_cpu_flags():
     try:

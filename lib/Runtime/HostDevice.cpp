@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -84,6 +85,36 @@ public:
     return ptr;
   }
   void rawFree(void *ptr) override { std::free(ptr); }
+
+  /// With JEET_POISON_HOST_MEMORY=1, every block is filled with 0xFF bytes
+  /// when it is handed out and again when it comes back (NaN in every float
+  /// type, -1 in the integers): a kernel that reads a buffer before writing
+  /// it, or after its free, reads NaN instead of whatever the buffer held
+  /// last, which an old value can make look right. For tests and fuzzing.
+  void blockAllocated(void *ptr, size_t bytes, void *) override {
+    if (!poison)
+      return;
+    std::memset(ptr, kPoison, bytes);
+    sizes[ptr] = bytes;
+  }
+  void blockFreed(void *ptr, void *) override {
+    if (!poison)
+      return;
+    auto it = sizes.find(ptr);
+    if (it == sizes.end())
+      return;
+    std::memset(ptr, kPoison, it->second);
+    sizes.erase(it);
+  }
+
+private:
+  static constexpr int kPoison = 0xFF;
+  const bool poison = [] {
+    const char *value = std::getenv("JEET_POISON_HOST_MEMORY");
+    return value && *value && std::strcmp(value, "0") != 0;
+  }();
+  /// The bytes of each block handed out (with the allocator's lock held).
+  std::unordered_map<void *, size_t> sizes;
 };
 } // namespace
 

@@ -7,6 +7,9 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <thread>
 
 using namespace jeet::runtime;
@@ -39,8 +42,7 @@ TEST(DType, NamesSizesAndParsing) {
 TEST(DType, EverySpellingParses) {
   for (DType dtype : kDTypes) {
     EXPECT_EQ(*parseDType(dtypeName(dtype)), dtype) << dtypeName(dtype);
-    EXPECT_EQ(*parseDType(dtypeLongName(dtype)), dtype)
-        << dtypeLongName(dtype);
+    EXPECT_EQ(*parseDType(dtypeLongName(dtype)), dtype) << dtypeLongName(dtype);
   }
   EXPECT_STREQ(dtypeLongName(DType::BF16), "bfloat16");
   EXPECT_EQ(*parseDType("float"), DType::F32);
@@ -86,6 +88,50 @@ TEST(HostDevice, NameKindAndCopies) {
   ASSERT_TRUE(host.zero(dst, 4).ok());
   EXPECT_EQ(dst[0], 0);
   ASSERT_TRUE(host.synchronize().ok());
+}
+
+// JEET_POISON_HOST_MEMORY=1: the host allocator's blocks hold 0xFF bytes
+// when handed out and again once freed, so a kernel reading a buffer before
+// writing it or after freeing it reads NaN, not a stale value that may look
+// right (an im2col's copies that read their input after its free gave right
+// answers until then). Read when the backend is created; off by default.
+TEST(HostDevice, PoisonedMemory) {
+  auto bytesOf = [](void *ptr, size_t n) {
+    return std::string(static_cast<const char *>(ptr), n);
+  };
+  const std::string poison(100, '\xff');
+  // The test runs themselves may set it (scripts/run-tests.sh): put back.
+  const char *set = std::getenv("JEET_POISON_HOST_MEMORY");
+  std::string before = set ? set : "";
+  ASSERT_EQ(unsetenv("JEET_POISON_HOST_MEMORY"), 0);
+  {
+    CachingAllocator plain(createHostAllocatorBackend(), "plain");
+    StatusOr<void *> ptr = plain.allocate(100);
+    ASSERT_TRUE(ptr.ok());
+    std::memset(*ptr, 0, 100);
+    ASSERT_TRUE(plain.free(*ptr).ok());
+    EXPECT_NE(bytesOf(*ptr, 100), poison);
+  }
+  ASSERT_EQ(setenv("JEET_POISON_HOST_MEMORY", "1", 1), 0);
+  CachingAllocator poisoned(createHostAllocatorBackend(), "poisoned");
+  ASSERT_EQ(set ? setenv("JEET_POISON_HOST_MEMORY", before.c_str(), 1)
+                : unsetenv("JEET_POISON_HOST_MEMORY"),
+            0);
+  StatusOr<void *> ptr = poisoned.allocate(100);
+  ASSERT_TRUE(ptr.ok());
+  EXPECT_EQ(bytesOf(*ptr, 100), poison);
+  float value;
+  std::memcpy(&value, *ptr, sizeof(value));
+  EXPECT_TRUE(std::isnan(value));
+  std::memset(*ptr, 0, 100);
+  // Freed, the block stays in the allocator's cache, filled again.
+  ASSERT_TRUE(poisoned.free(*ptr).ok());
+  EXPECT_EQ(bytesOf(*ptr, 100), poison);
+  // Handed out again: filled, whatever was written into it.
+  StatusOr<void *> again = poisoned.allocate(100);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(bytesOf(*again, 100), poison);
+  EXPECT_TRUE(poisoned.free(*again).ok());
 }
 
 TEST(Tensor, CreateCopyAndRelease) {

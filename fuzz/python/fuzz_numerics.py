@@ -575,7 +575,7 @@ class Program:
             axis = None if self.chance(0.3) else self.rng.randint(-rank, rank - 1)
             keepdims = axis is not None and self.chance(0.4)
             t = getattr(jeet, name)(x.t, axis, keepdims)
-            ref, err = arg_reference(name, x.ref, x.err, axis, keepdims)
+            ref, err = arg_reference(name, x.ref, x.err, axis, keepdims, x.dtype)
             self.add(t, "int64", ref, err)
             self.note(f"{name}({x.name}, axis={axis}, keepdims={keepdims})")
             return
@@ -1079,18 +1079,29 @@ def _prod_wrapped(x, axis, keepdims):
     return np.asarray(out, np.float64)
 
 
-def arg_reference(name, x, u, axis, keepdims):
+def arg_reference(name, x, u, axis, keepdims, dtype):
     """numpy's argmax/argmin (first on ties, first NaN); unknown where
-    another element is within the bounds of the extreme one."""
+    another element is within the bounds of the extreme one. Values past the
+    dtype's largest finite one are infinite in it (exp(100.3) and exp(903)
+    are both +inf in float32, a tie, where float64 orders them), and values
+    whose bound reaches it may be."""
     flat = axis is None
     xs, us = (x.reshape(-1), u.reshape(-1)) if flat else (x, u)
     ax = 0 if flat else axis % x.ndim
+    big = MAX.get(dtype)
+    with np.errstate(all="ignore"):
+        maybe_inf = np.zeros(xs.shape, bool)
+        if big is not None:
+            xs = np.where(np.abs(xs) > big, np.copysign(np.inf, xs), xs)
+            maybe_inf = np.abs(xs) + us >= big
     f = np.argmax if name == "argmax" else np.argmin
     ref = f(xs, axis=ax)
     extreme = np.take_along_axis(xs, np.expand_dims(ref, ax), ax)
     uext = np.take_along_axis(us, np.expand_dims(ref, ax), ax)
+    inf_ext = np.take_along_axis(maybe_inf, np.expand_dims(ref, ax), ax)
     with np.errstate(all="ignore"):
-        close = np.abs(xs - extreme) <= us + uext
+        close = (np.abs(xs - extreme) <= us + uext) | (xs == extreme) | \
+            (maybe_inf & inf_ext & (np.sign(xs) == np.sign(extreme)))
         rivals = np.sum(close & ~np.isnan(xs), axis=ax) > 1
         anynan = np.any(np.isnan(xs), axis=ax)
         moved = np.any(us > 0, axis=ax)

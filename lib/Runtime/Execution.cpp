@@ -88,6 +88,11 @@ struct CompiledEntry::Arenas {
     for (size_t i = 0; i < pool.size(); ++i)
       if (!pool[i].busy && pool[i].stream == stream) {
         pool[i].busy = true;
+        // Poisoned again, as a fresh block would be: a kernel reading an
+        // intermediate before writing it would otherwise read the last
+        // execution's, the right value when the inputs are the same.
+        if (poison && device.kind() == DeviceKind::Host)
+          poisonHostMemory(pool[i].buffer->data(), bytes);
         return Lease{static_cast<int>(i), pool[i].buffer};
       }
     StatusOr<std::shared_ptr<Buffer>> buffer =
@@ -111,6 +116,8 @@ struct CompiledEntry::Arenas {
 
   mutable std::mutex mutex;
   std::vector<Arena> pool;
+  /// JEET_POISON_HOST_MEMORY, read when the entry is loaded.
+  const bool poison = hostMemoryPoisonRequested();
 };
 
 //===----------------------------------------------------------------------===//

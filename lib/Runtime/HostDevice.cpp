@@ -94,7 +94,7 @@ public:
   void blockAllocated(void *ptr, size_t bytes, void *) override {
     if (!poison)
       return;
-    std::memset(ptr, kPoison, bytes);
+    poisonHostMemory(ptr, bytes);
     sizes[ptr] = bytes;
   }
   void blockFreed(void *ptr, void *) override {
@@ -103,20 +103,26 @@ public:
     auto it = sizes.find(ptr);
     if (it == sizes.end())
       return;
-    std::memset(ptr, kPoison, it->second);
+    poisonHostMemory(ptr, it->second);
     sizes.erase(it);
   }
 
 private:
-  static constexpr int kPoison = 0xFF;
-  const bool poison = [] {
-    const char *value = std::getenv("JEET_POISON_HOST_MEMORY");
-    return value && *value && std::strcmp(value, "0") != 0;
-  }();
+  const bool poison = hostMemoryPoisonRequested();
   /// The bytes of each block handed out (with the allocator's lock held).
   std::unordered_map<void *, size_t> sizes;
 };
 } // namespace
+
+bool jeet::runtime::hostMemoryPoisonRequested() {
+  const char *value = std::getenv("JEET_POISON_HOST_MEMORY");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
+void jeet::runtime::poisonHostMemory(void *ptr, size_t bytes) {
+  if (bytes)
+    std::memset(ptr, 0xFF, bytes);
+}
 
 std::unique_ptr<AllocatorBackend> jeet::runtime::createHostAllocatorBackend() {
   return std::make_unique<HostBackend>();

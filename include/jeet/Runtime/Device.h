@@ -138,6 +138,14 @@ public:
 /// The allocator backend of HostDevice (256-byte aligned malloc).
 std::unique_ptr<AllocatorBackend> createHostAllocatorBackend();
 
+/// Whether JEET_POISON_HOST_MEMORY asks for host buffers filled with 0xFF
+/// bytes (NaN in every float type) when handed out and when freed, read
+/// when called (the host backend reads it once, when created).
+bool hostMemoryPoisonRequested();
+
+/// Fills `bytes` at `ptr` with the poison of JEET_POISON_HOST_MEMORY.
+void poisonHostMemory(void *ptr, size_t bytes);
+
 //===----------------------------------------------------------------------===//
 // Registry
 //===----------------------------------------------------------------------===//

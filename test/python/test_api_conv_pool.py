@@ -347,3 +347,20 @@ def test_convolution_of_an_input_another_result_overwrites(rng, pad, dtype):
     assert clear.mean() > 0.75
     np.testing.assert_allclose(got[clear], want[clear], rtol=tol, atol=tol * 4)
     np.testing.assert_allclose(z.numpy().astype(np.float64), taken - c, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("n, c", [(1, 480), (3, 20), (2, 7)], ids=str)
+def test_squeeze_excitation_values_of_one_per_channel(rng, n, c):
+    """A squeeze-and-excitation block's middle, on (N, C, 1, 1): the SiLU of
+    the reduced channels and the sigmoid gate, computed in vectors along the
+    channels (rows of one element were one-lane vectors); against float64."""
+    x = rng.standard_normal((n, c, 1, 1)).astype(np.float32)
+    b = rng.standard_normal((1, c, 1, 1)).astype(np.float32)
+    y = t(x) + t(b)
+    s = y * jeet.sigmoid(y)
+    g = jeet.sigmoid(s * 2.0 - 1.0)
+    jeet.execute(s, g)
+    ref = x.astype(np.float64) + b
+    silu = ref / (1 + np.exp(-ref))
+    np.testing.assert_allclose(s.numpy(), silu, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g.numpy(), 1 / (1 + np.exp(-(silu * 2 - 1))), rtol=1e-5, atol=1e-6)

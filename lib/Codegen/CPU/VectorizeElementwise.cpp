@@ -16,6 +16,7 @@
 
 #include "VectorizeUtils.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -38,6 +39,50 @@ static bool analyze(linalg::GenericOp op, llvm::DenseSet<Value> &uniform) {
          op.getIteratorTypesArray().back() == utils::IteratorType::parallel &&
          analyzeOperands(op, uniform, /*outputsMayBeUniform=*/false) &&
          analyzeBody(op, uniform);
+}
+
+/// A generic whose trailing loops run once (a squeeze-and-excitation
+/// block's (N, C, 1, 1) gate and the SiLU before it: rows of one element,
+/// computed one lane at a time) and are read, with the loop before them, as
+/// one run by every operand: those loops folded into that one, so that the
+/// vectors run along it (480 channels in 30 vectors instead of 480 one-lane
+/// ones). Rows longer than one are jeet::cpu's joined rows' (the loops are
+/// left as they are). Null where there is nothing to fold or an operand's
+/// buffer does not collapse; `op` is then unchanged.
+static linalg::GenericOp foldUnitTrailingLoops(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  unsigned inner = ranges.size() - 1;
+  if (ranges.size() < 2 || ranges[inner] != 1 ||
+      iterators[inner] != utils::IteratorType::parallel)
+    return nullptr;
+  ReassociationIndices run = {int64_t(inner)};
+  for (unsigned dim = inner; dim-- > 0;) {
+    if (iterators[dim] != utils::IteratorType::parallel ||
+        ShapedType::isDynamic(ranges[dim]))
+      break;
+    ReassociationIndices longer = {int64_t(dim)};
+    llvm::append_range(longer, run);
+    if (!linalg::areDimSequencesPreserved(maps, {longer}))
+      break;
+    run = std::move(longer);
+    if (ranges[dim] != 1)
+      break;
+  }
+  if (run.size() < 2 || ranges[run.front()] == 1)
+    return nullptr;
+  SmallVector<ReassociationIndices> loops;
+  for (int64_t dim = 0; dim < run.front(); ++dim)
+    loops.push_back({dim});
+  loops.push_back(run);
+  IRRewriter rewriter(op.getContext());
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, loops, rewriter);
+  if (failed(collapsed))
+    return nullptr;
+  return dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
 }
 
 /// Bytes of a statically shaped memref.
@@ -393,6 +438,13 @@ struct JeetCpuVectorizeElementwisePass
       llvm::DenseSet<Value> uniform;
       if (!analyze(op, uniform))
         return;
+      if (linalg::GenericOp folded = foldUnitTrailingLoops(op)) {
+        op->erase();
+        op = folded;
+        uniform.clear();
+        if (!analyze(op, uniform))
+          return;
+      }
       // A reduction reads its output back at every step: no streaming.
       StreamingPlan streaming =
           op.getNumReductionLoops() > 0

@@ -226,3 +226,33 @@ func.func @too_strided(%x: memref<4x9xf32, strided<[80, 5]>>, %o: memref<4x9xf32
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+
+// A squeeze-and-excitation gate of (1, 40, 1, 1): rows of one element were
+// one-lane vectors, 40 of them. The unit loops fold into the channels' (every
+// operand reads them as one run: the bias's map leaves out the batch): 40
+// channels in vectors of 16 and one of 8.
+// CHECK-LABEL: func.func @unit_trailing_loops
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : memref<1x40x1x1xf32> into memref<1x40xf32>
+// CHECK-NOT: vector<1xf32>
+// CHECK: vector.load {{.*}} vector<16xf32>
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK-NOT: vector<1xf32>
+func.func @unit_trailing_loops(%x: memref<1x40x1x1xf32>, %b: memref<40x1x1xf32>, %o: memref<1x40x1x1xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : memref<1x40x1x1xf32>, memref<40x1x1xf32>) outs(%o : memref<1x40x1x1xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.addf %a, %c : f32
+    %n = arith.negf %s : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %g = arith.divf %s, %d : f32
+    linalg.yield %g : f32
+  }
+  return
+}

@@ -72,17 +72,7 @@ static linalg::GenericOp foldUnitTrailingLoops(linalg::GenericOp op) {
   }
   if (run.size() < 2 || ranges[run.front()] == 1)
     return nullptr;
-  SmallVector<ReassociationIndices> loops;
-  for (int64_t dim = 0; dim < run.front(); ++dim)
-    loops.push_back({dim});
-  loops.push_back(run);
-  IRRewriter rewriter(op.getContext());
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::CollapseResult> collapsed =
-      linalg::collapseOpIterationDims(op, loops, rewriter);
-  if (failed(collapsed))
-    return nullptr;
-  return dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+  return foldTrailingLoops(op, run.front());
 }
 
 /// Bytes of a statically shaped memref.

@@ -274,17 +274,7 @@ linalg::GenericOp foldShortRows(linalg::GenericOp op, int64_t maxBlock) {
   }
   if (run.size() < 2 || folded < kMinBlock)
     return nullptr;
-  SmallVector<ReassociationIndices> loops;
-  for (int64_t dim = 0; dim < run.front(); ++dim)
-    loops.push_back({dim});
-  loops.push_back(run);
-  IRRewriter rewriter(op.getContext());
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::CollapseResult> collapsed =
-      linalg::collapseOpIterationDims(op, loops, rewriter);
-  if (failed(collapsed))
-    return nullptr;
-  return dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+  return foldTrailingLoops(op, run.front());
 }
 
 /// Rewrites a generic whose inputs in `plan.blocked` read transposed into

@@ -489,3 +489,21 @@ jeet::cpu::matchPad(linalg::GenericOp op) {
   pad.paddingBuffer = paddingLoad.getMemRef();
   return pad;
 }
+
+linalg::GenericOp jeet::cpu::foldTrailingLoops(linalg::GenericOp op,
+                                               unsigned first) {
+  SmallVector<ReassociationIndices> loops;
+  for (int64_t dim = 0; dim < first; ++dim)
+    loops.push_back({dim});
+  ReassociationIndices run;
+  for (int64_t dim = first, e = op.getNumLoops(); dim < e; ++dim)
+    run.push_back(dim);
+  loops.push_back(run);
+  IRRewriter rewriter(op.getContext());
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, loops, rewriter);
+  if (failed(collapsed))
+    return nullptr;
+  return dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+}

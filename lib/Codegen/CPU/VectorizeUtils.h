@@ -193,6 +193,13 @@ struct PadOperands {
 /// another shape (an epilogue in the same loop nest) or not on buffers.
 std::optional<PadOperands> matchPad(mlir::linalg::GenericOp op);
 
+/// `op` with the run of its trailing loops from `first` on folded into one
+/// loop (linalg::collapseOpIterationDims), its operands' buffers collapsed
+/// to match; null where they do not collapse (`op` is then unchanged). The
+/// caller erases `op` when it gets the folded generic.
+mlir::linalg::GenericOp foldTrailingLoops(mlir::linalg::GenericOp op,
+                                          unsigned first);
+
 /// Calls `fn` on every linalg.generic of `func` (collected first, so `fn`
 /// may replace it), with whether it already sits inside a parallel loop.
 void forEachGeneric(mlir::func::FuncOp func,

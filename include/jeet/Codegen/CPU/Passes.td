@@ -608,6 +608,11 @@ def JeetCpuVectorizeElementwisePass
     merged back) copies contiguous rows; another gathers each vector of its
     output.
 
+    Trailing loops of one iteration that every operand reads as one run
+    with the loop before them are folded into it first (a
+    squeeze-and-excitation block's (N, C, 1, 1) gate: vectors along the
+    channels, not one-lane vectors along a dimension of one).
+
     Rows shorter than a vector (a depthwise convolution's rows of 6 at the
     end of a mobile network: a vector of 4, one of 2, for every row) are
     joined when `join-rows` is set: the two innermost loops are read as one

@@ -11,10 +11,13 @@ status=0
 # compiles what it checks (the disk cache's own tests give it a directory).
 export JEET_CACHE_DIR=
 # Every buffer of the host allocator is NaN bytes when handed out and again
-# once freed (README, JEET_POISON_HOST_MEMORY): a kernel reading memory
-# before writing it or after its free fails its test instead of reading a
-# stale value that may look right.
+# once freed, and every block of a CUDA device's (the GPU emulator's here)
+# when handed out (README, JEET_POISON_HOST_MEMORY and
+# JEET_POISON_DEVICE_MEMORY): a kernel reading memory before writing it or
+# after its free fails its test instead of reading a stale value that may
+# look right.
 export JEET_POISON_HOST_MEMORY=${JEET_POISON_HOST_MEMORY:-1}
+export JEET_POISON_DEVICE_MEMORY=${JEET_POISON_DEVICE_MEMORY:-1}
 
 echo "== lit (FileCheck) =="
 "$python" -c pass

@@ -43,11 +43,12 @@ if "-fsanitize=address" in getattr(config, "jeet_cxx_flags", ""):
 # says why); lit passes only the variables it is told to.
 if "OMP_NUM_THREADS" in os.environ:
     config.environment["OMP_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"]
-# scripts/run-tests.sh fills the host allocator's buffers with NaN bytes
-# (JEET_POISON_HOST_MEMORY, README): the tools the tests run do too.
-if "JEET_POISON_HOST_MEMORY" in os.environ:
-    config.environment["JEET_POISON_HOST_MEMORY"] = \
-        os.environ["JEET_POISON_HOST_MEMORY"]
+# scripts/run-tests.sh fills the allocators' buffers with NaN bytes
+# (JEET_POISON_HOST_MEMORY, JEET_POISON_DEVICE_MEMORY, README): the tools
+# the tests run do too.
+for poison in ("JEET_POISON_HOST_MEMORY", "JEET_POISON_DEVICE_MEMORY"):
+    if poison in os.environ:
+        config.environment[poison] = os.environ[poison]
 
 def host_cpu_flags():
     try:

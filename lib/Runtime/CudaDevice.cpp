@@ -49,6 +49,10 @@ static std::string formatCapability(int cc) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+CUdeviceptr devicePtr(const void *ptr) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
+}
+
 class CudaBackend : public AllocatorBackend {
 public:
   explicit CudaBackend(CudaDevice &device) : device_(device) {}
@@ -81,6 +85,16 @@ public:
     const CudaDriver &driver = device_.driver();
     if (driver.jeetEmulatorRegisterRegion)
       driver.jeetEmulatorRegisterRegion(ptr, bytes, stream);
+    // JEET_POISON_DEVICE_MEMORY: the block's whole words filled with 0xFF
+    // bytes (NaN) on its stream, before any use: a kernel reading a block
+    // before anything wrote it reads NaN, not what its last owner left
+    // there (a freed block handed out again is a live region once more, so
+    // the emulator's checks do not see such a read). A debugging aid: a
+    // failed memset is not reported.
+    if (poison && bytes >= 4)
+      (void)driver.cuMemsetD32Async(
+          devicePtr(ptr), 0xFFFFFFFFu, bytes / 4,
+          static_cast<CUstream>(stream ? stream : device_.stream()));
   }
 
   void blockFreed(void *ptr, void *stream) override {
@@ -91,11 +105,8 @@ public:
 
 private:
   CudaDevice &device_;
+  const bool poison = deviceMemoryPoisonRequested();
 };
-
-CUdeviceptr devicePtr(const void *ptr) {
-  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
-}
 
 std::atomic<uint64_t> nextDeviceId{1};
 

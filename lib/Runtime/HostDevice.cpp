@@ -119,6 +119,11 @@ bool jeet::runtime::hostMemoryPoisonRequested() {
   return value && *value && std::strcmp(value, "0") != 0;
 }
 
+bool jeet::runtime::deviceMemoryPoisonRequested() {
+  const char *value = std::getenv("JEET_POISON_DEVICE_MEMORY");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
 void jeet::runtime::poisonHostMemory(void *ptr, size_t bytes) {
   if (bytes)
     std::memset(ptr, 0xFF, bytes);

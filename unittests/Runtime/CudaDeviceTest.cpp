@@ -8,6 +8,9 @@
 #include "gtest/gtest.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 using namespace jeet::runtime;
 
@@ -129,6 +132,42 @@ TEST(CudaDeviceOpen, Describes) {
   EXPECT_EQ((*device)->driverVersion(), 13000);
   EXPECT_EQ((*device)->computeCapability(), 90);
   EXPECT_EQ((*device)->description(), "Fake CUDA Device, sm_90, driver 13.0");
+}
+
+// JEET_POISON_DEVICE_MEMORY=1: a block the allocator hands out is filled
+// with 0xFF bytes on its stream (a memset of its whole words), read when the
+// device opens; off by default.
+TEST(CudaDevicePoison, BlocksFilledWhenHandedOut) {
+  const char *set = std::getenv("JEET_POISON_DEVICE_MEMORY");
+  std::string before = set ? set : "";
+  auto restore = [&] {
+    ASSERT_EQ(set ? setenv("JEET_POISON_DEVICE_MEMORY", before.c_str(), 1)
+                  : unsetenv("JEET_POISON_DEVICE_MEMORY"),
+              0);
+  };
+  for (bool poison : {false, true}) {
+    fake_cuda_reset();
+    ASSERT_EQ(poison ? setenv("JEET_POISON_DEVICE_MEMORY", "1", 1)
+                     : unsetenv("JEET_POISON_DEVICE_MEMORY"),
+              0);
+    StatusOr<std::unique_ptr<CudaDevice>> device =
+        CudaDevice::open(fakeOptions());
+    restore();
+    ASSERT_TRUE(device.ok()) << device.status().toString();
+    fake_cuda_clear_log();
+    StatusOr<void *> block = (*device)->allocator().allocate(1002);
+    ASSERT_TRUE(block.ok()) << block.status().toString();
+    std::vector<std::string> calls = fakeCudaCalls();
+    size_t memsets = 0;
+    for (const std::string &call : calls)
+      if (call.rfind("cuMemsetD32Async(", 0) == 0) {
+        ++memsets;
+        EXPECT_NE(call.find("value=4294967295, count=250,"), std::string::npos)
+            << call;
+      }
+    EXPECT_EQ(memsets, poison ? 1u : 0u) << fake_cuda_log();
+    EXPECT_TRUE((*device)->allocator().free(*block).ok());
+  }
 }
 
 TEST_F(CudaDeviceTest, TensorRoundTrip) {

@@ -114,14 +114,18 @@ private:
 };
 } // namespace
 
-bool jeet::runtime::hostMemoryPoisonRequested() {
-  const char *value = std::getenv("JEET_POISON_HOST_MEMORY");
+/// Whether the environment variable `name` is set to something but "0".
+static bool isSwitchedOn(const char *name) {
+  const char *value = std::getenv(name);
   return value && *value && std::strcmp(value, "0") != 0;
 }
 
+bool jeet::runtime::hostMemoryPoisonRequested() {
+  return isSwitchedOn("JEET_POISON_HOST_MEMORY");
+}
+
 bool jeet::runtime::deviceMemoryPoisonRequested() {
-  const char *value = std::getenv("JEET_POISON_DEVICE_MEMORY");
-  return value && *value && std::strcmp(value, "0") != 0;
+  return isSwitchedOn("JEET_POISON_DEVICE_MEMORY");
 }
 
 void jeet::runtime::poisonHostMemory(void *ptr, size_t bytes) {

@@ -46,9 +46,9 @@ static bool analyze(linalg::GenericOp op, llvm::DenseSet<Value> &uniform) {
 /// computed one lane at a time) and are read, with the loop before them, as
 /// one run by every operand: those loops folded into that one, so that the
 /// vectors run along it (480 channels in 30 vectors instead of 480 one-lane
-/// ones). Rows longer than one are jeet::cpu's joined rows' (the loops are
-/// left as they are). Null where there is nothing to fold or an operand's
-/// buffer does not collapse; `op` is then unchanged.
+/// ones). Rows longer than one but shorter than a vector are left to the
+/// joined rows (`join-rows`). Null where there is nothing to fold or an
+/// operand's buffer does not collapse; `op` is then unchanged.
 static linalg::GenericOp foldUnitTrailingLoops(linalg::GenericOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();

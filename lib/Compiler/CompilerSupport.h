@@ -12,6 +12,7 @@
 #define JEET_LIB_COMPILER_COMPILERSUPPORT_H
 
 #include "jeet/Compiler/Compiler.h"
+#include "jeet/Pipelines/PipelineRunner.h"
 #include "jeet/Runtime/DType.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -164,15 +165,21 @@ const char *openmpLibrary();
 
 /// A graph's source text and the diagnostics reported against it, collected
 /// as text with their `file:line:col` (the SourceMgr holds the source).
+/// While it lives, diagnostics on an op do not print the op after them ("see
+/// current operation", MLIR's generic form of a line the message already
+/// quotes from the user's file) unless JEET_DEBUG is set.
 class DiagnosticCollector {
 public:
   DiagnosticCollector(mlir::MLIRContext &context, llvm::StringRef source,
                       llvm::StringRef sourceName)
-      : os(text), handler(sourceMgr, &context, os) {
+      : context(context), printedOps(context.shouldPrintOpOnDiagnostic()),
+        os(text), handler(sourceMgr, &context, os) {
     sourceMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(source, sourceName),
         llvm::SMLoc());
+    context.printOpOnDiagnostic(DebugSettings::fromEnvironment().printStages);
   }
+  ~DiagnosticCollector() { context.printOpOnDiagnostic(printedOps); }
   llvm::SourceMgr &getSourceMgr() { return sourceMgr; }
   std::string take() {
     os.flush();
@@ -186,6 +193,8 @@ public:
   }
 
 private:
+  mlir::MLIRContext &context;
+  bool printedOps;
   llvm::SourceMgr sourceMgr;
   std::string text;
   llvm::raw_string_ostream os;

@@ -23,6 +23,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <optional>
 
 using namespace mlir;
 
@@ -122,7 +123,18 @@ OwningOpRef<ModuleOp> jeet::parseGraphSource(llvm::SourceMgr &sourceMgr,
   MLIRContext graphContext(registry, MLIRContext::Threading::DISABLED);
   graphContext.loadAllAvailableDialects();
   graphContext.printOpOnDiagnostic(context.shouldPrintOpOnDiagnostic());
+  // The verifier follows an op's own inference error with "failed to infer
+  // returned types" at the same place, which says nothing more: dropped.
+  std::optional<Location> lastError;
   ScopedDiagnosticHandler forward(&graphContext, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error) {
+      bool repeated = lastError && *lastError == diag.getLocation() &&
+                      llvm::StringRef(diag.str())
+                          .ends_with("failed to infer returned types");
+      lastError = diag.getLocation();
+      if (repeated)
+        return success();
+    }
     InFlightDiagnostic copy = context.getDiagEngine().emit(
         translateLocation(diag.getLocation(), context), diag.getSeverity());
     copy << diag.str();

@@ -1,5 +1,6 @@
 // RUN: split-file %s %t
 // RUN: not jeet-run %t/recursive.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=REC
+// RUN: env JEET_DEBUG=1 not jeet-run %t/recursive.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=REC-DEBUG
 // RUN: not jeet-run %t/mutual.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=MUTUAL
 // RUN: not jeet-run %t/foreign.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=FOREIGN
 // RUN: not jeet-run %t/declared.mlir --input=4xf32=1,2,3,4 2>&1 | FileCheck %s --check-prefix=DECLARED
@@ -15,6 +16,9 @@
 
 // A graph that calls itself would overflow the stack when run: rejected.
 // REC: recursive.mlir:2:8: error: recursive call to 'main': Jeet graphs cannot call themselves, directly or through other functions
+// REC-NOT: see current operation
+// With JEET_DEBUG the op follows in MLIR's generic form.
+// REC-DEBUG: recursive.mlir:2:8: note: see current operation: %0 = "func.call"
 // REC: jeet-run: error: compilation of '{{.*}}recursive.mlir' failed
 //--- recursive.mlir
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {

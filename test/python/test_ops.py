@@ -319,6 +319,23 @@ def test_reductions(name, axis, keepdims, rng):
           rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@pytest.mark.parametrize("shape", [(8, 64, 1, 1), (3, 37, 1), (2, 5, 1, 1)], ids=str)
+def test_reductions_over_channels_of_unit_maps(name, shape, rng):
+    """A reduction over axis 1 of (N, C, 1, 1): the loops after the reduced
+    one run once (dropped, so the vectors run along the channels), with an
+    elementwise prologue, then a softmax and an argmax over the channels."""
+    x = randn(rng, *shape)
+    ref = REDUCTIONS[name](np.exp(f64(x)), axis=1, keepdims=True)
+    check(getattr(jeet, name)(jeet.exp(t(x)), axis=1, keepdims=True), ref,
+          rtol=1e-4, atol=1e-5)
+    e = np.exp(f64(x) - f64(x).max(axis=1, keepdims=True))
+    check(jeet.softmax(t(x), axis=1), e / e.sum(axis=1, keepdims=True),
+          rtol=1e-4, atol=1e-6)
+    np.testing.assert_array_equal(jeet.argmax(t(x), axis=1).numpy(),
+                                  np.argmax(x, axis=1))
+
+
 def test_large_sum(rng):
     x = randn(rng, 512, 1024)
     check(jeet.sum(t(x), axis=1), f64(x).sum(axis=1), rtol=1e-4, atol=1e-3)

@@ -75,6 +75,44 @@ static linalg::GenericOp foldUnitTrailingLoops(linalg::GenericOp op) {
   return foldTrailingLoops(op, run.front());
 }
 
+/// A generic whose trailing parallel loops run once, where
+/// foldUnitTrailingLoops could not fold them (an operand leaves out the loop
+/// before them: the normalisation after a softmax over the channels of
+/// (N, C, 1, 1) reads the row's sum by (N, 1, 1); or that loop is a
+/// reduction's: a sum over the channels) with those loops dropped
+/// (linalg::dropUnitDims, the operands' buffers collapsed), so that vectors
+/// run along the loop before them. A reduction along its innermost loop is
+/// then left to jeet-cpu-vectorize-reductions. Null where there is nothing
+/// to drop, an operand's buffer is not contiguous, or it fails; `op` is then
+/// unchanged.
+static linalg::GenericOp dropUnitTrailingLoops(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned first = ranges.size();
+  while (first > 0 && ranges[first - 1] == 1 &&
+         iterators[first - 1] == utils::IteratorType::parallel)
+    --first;
+  if (first == ranges.size() || first == 0 ||
+      ShapedType::isDynamic(ranges[first - 1]))
+    return nullptr;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getLayout().isIdentity())
+      return nullptr;
+  }
+  linalg::ControlDropUnitDims control;
+  control.controlFn = [&](Operation *) {
+    return llvm::to_vector(llvm::seq<unsigned>(first, ranges.size()));
+  };
+  IRRewriter rewriter(op.getContext());
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, op, control);
+  if (failed(dropped))
+    return nullptr;
+  return dyn_cast<linalg::GenericOp>(dropped->resultOp.getOperation());
+}
+
 /// Bytes of a statically shaped memref.
 static int64_t sizeInBytes(MemRefType type) {
   return type.getNumElements() *
@@ -428,10 +466,15 @@ struct JeetCpuVectorizeElementwisePass
       llvm::DenseSet<Value> uniform;
       if (!analyze(op, uniform))
         return;
-      if (linalg::GenericOp folded = foldUnitTrailingLoops(op)) {
+      linalg::GenericOp reshaped = foldUnitTrailingLoops(op);
+      if (!reshaped)
+        reshaped = dropUnitTrailingLoops(op);
+      if (reshaped) {
         op->erase();
-        op = folded;
+        op = reshaped;
         uniform.clear();
+        // A reduction along its innermost loop now is
+        // jeet-cpu-vectorize-reductions' to take.
         if (!analyze(op, uniform))
           return;
       }

@@ -1,4 +1,5 @@
 // RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{datapath-bits=256}),canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jeet-cpu-vectorize-elementwise{datapath-bits=512},jeet-cpu-vectorize-reductions{datapath-bits=512}),canonicalize,cse)' | FileCheck %s --check-prefix=BOTH
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
@@ -253,6 +254,66 @@ func.func @unit_trailing_loops(%x: memref<1x40x1x1xf32>, %b: memref<40x1x1xf32>,
     %d = arith.addf %e, %one : f32
     %g = arith.divf %s, %d : f32
     linalg.yield %g : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+
+// A softmax's normalisation over the channels of (8, 64, 1, 1): the row's
+// sum is read by (8, 1, 1), which leaves out the channels' loop, so the unit
+// loops do not fold into it. They are dropped instead: 64 channels in
+// vectors of 16, the sum uniform.
+// CHECK-LABEL: func.func @unit_loops_after_a_row_read
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : memref<8x1x1xf32> into memref<8xf32>
+// CHECK-NOT: vector<1xf32>
+// CHECK: vector.load {{.*}} : memref<8x64xf32>, vector<16xf32>
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK-NOT: vector<1xf32>
+// CHECK: return
+func.func @unit_loops_after_a_row_read(%x: memref<8x64x1x1xf32>, %sum: memref<8x1x1xf32>, %o: memref<8x64x1x1xf32>) {
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %sum : memref<8x64x1x1xf32>, memref<8x1x1xf32>) outs(%o : memref<8x64x1x1xf32>) {
+  ^bb0(%a: f32, %s: f32, %out: f32):
+    %e = math.exp %a : f32
+    %d = arith.divf %e, %s : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+
+// A sum over the channels of (8, 64, 1, 1): the loops after the reduction
+// run once, and were vectorised as the innermost loop, one lane at a time.
+// They are dropped: a reduction along its innermost loop, which this pass
+// leaves to jeet-cpu-vectorize-reductions (the RUN line after the split
+// runs both).
+// CHECK-LABEL: func.func @unit_loops_after_reduction
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : memref<8x64x1x1xf32> into memref<8x64xf32>
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : memref<8x1x1xf32> into memref<8xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK-NOT: vector<
+// CHECK: return
+// BOTH-LABEL: func.func @unit_loops_after_reduction
+// BOTH-NOT: vector<1xf32>
+// BOTH: vector.load {{.*}} vector<64xf32>
+// BOTH: vector.reduction <add>
+// BOTH-NOT: vector<1xf32>
+// BOTH: return
+func.func @unit_loops_after_reduction(%x: memref<8x64x1x1xf32>, %o: memref<8x1x1xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%x : memref<8x64x1x1xf32>) outs(%o : memref<8x1x1xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %e = math.exp %a : f32
+    %s = arith.addf %out, %e : f32
+    linalg.yield %s : f32
   }
   return
 }

@@ -611,7 +611,12 @@ def JeetCpuVectorizeElementwisePass
     Trailing loops of one iteration that every operand reads as one run
     with the loop before them are folded into it first (a
     squeeze-and-excitation block's (N, C, 1, 1) gate: vectors along the
-    channels, not one-lane vectors along a dimension of one).
+    channels, not one-lane vectors along a dimension of one); where an
+    operand leaves out that loop (a softmax over those channels reads each
+    row's sum by (N, 1, 1)) or it is a reduction's (the sum itself), the
+    trailing loops are dropped instead (`linalg::dropUnitDims`, operands
+    collapsed), and a reduction along its innermost loop then is
+    jeet-cpu-vectorize-reductions' to take.
 
     Rows shorter than a vector (a depthwise convolution's rows of 6 at the
     end of a mobile network: a vector of 4, one of 2, for every row) are

@@ -88,11 +88,7 @@ struct CompiledEntry::Arenas {
     for (size_t i = 0; i < pool.size(); ++i)
       if (!pool[i].busy && pool[i].stream == stream) {
         pool[i].busy = true;
-        // Poisoned again, as a fresh block would be: a kernel reading an
-        // intermediate before writing it would otherwise read the last
-        // execution's, the right value when the inputs are the same.
-        if (poison && device.kind() == DeviceKind::Host)
-          poisonHostMemory(pool[i].buffer->data(), bytes);
+        poisonAgain(device, pool[i].buffer->data(), bytes, stream);
         return Lease{static_cast<int>(i), pool[i].buffer};
       }
     StatusOr<std::shared_ptr<Buffer>> buffer =
@@ -114,10 +110,26 @@ struct CompiledEntry::Arenas {
     pool[lease.slot].stream = stream;
   }
 
+  /// A pooled arena taken again is poisoned again, as a fresh block would
+  /// be (JEET_POISON_HOST_MEMORY on the host, JEET_POISON_DEVICE_MEMORY on
+  /// a CUDA device, queued on `stream`): a kernel reading an intermediate
+  /// before writing it would otherwise read the last execution's, the right
+  /// value when the inputs are the same. A debugging aid: a failed memset
+  /// is not reported.
+  void poisonAgain(Device &device, void *data, uint64_t bytes, void *stream) {
+    if (device.kind() == DeviceKind::Host && poisonHost)
+      poisonHostMemory(data, bytes);
+    else if (device.kind() == DeviceKind::Cuda && poisonDevice && bytes >= 4)
+      (void)static_cast<CudaDevice &>(device).memset32(
+          data, 0xFFFFFFFFu, bytes / 4,
+          stream ? stream : device.defaultStream());
+  }
+
   mutable std::mutex mutex;
   std::vector<Arena> pool;
-  /// JEET_POISON_HOST_MEMORY, read when the entry is loaded.
-  const bool poison = hostMemoryPoisonRequested();
+  /// Read when the entry is loaded.
+  const bool poisonHost = hostMemoryPoisonRequested();
+  const bool poisonDevice = deviceMemoryPoisonRequested();
 };
 
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
 #include "FakeCuda.h"
 
 #include "jeet/Runtime/CudaDevice.h"
+#include "jeet/Runtime/Execution.h"
 #include "jeet/Runtime/Tensor.h"
 
 #include "gtest/gtest.h"
@@ -167,6 +168,56 @@ TEST(CudaDevicePoison, BlocksFilledWhenHandedOut) {
       }
     EXPECT_EQ(memsets, poison ? 1u : 0u) << fake_cuda_log();
     EXPECT_TRUE((*device)->allocator().free(*block).ok());
+  }
+}
+
+// JEET_POISON_DEVICE_MEMORY: the arena of intermediates an entry keeps in its
+// pool between executions is filled again (a memset on the execution's
+// stream) each time an execution takes it, as a fresh block is when the
+// allocator hands it out: the first execution fills it once (allocated),
+// each later one once more (taken again).
+TEST(CudaDevicePoison, ArenaFilledForEachExecution) {
+  const char *set = std::getenv("JEET_POISON_DEVICE_MEMORY");
+  std::string before = set ? set : "";
+  for (bool poison : {false, true}) {
+    fake_cuda_reset();
+    ASSERT_EQ(poison ? setenv("JEET_POISON_DEVICE_MEMORY", "1", 1)
+                     : unsetenv("JEET_POISON_DEVICE_MEMORY"),
+              0);
+    StatusOr<std::unique_ptr<CudaDevice>> device =
+        CudaDevice::open(fakeOptions());
+    ASSERT_TRUE(device.ok()) << device.status().toString();
+    EntryInfo info;
+    info.label = "arena";
+    info.inputs = {TensorType{{4}, DType::F32}};
+    info.outputs = {TensorType{{4}, DType::F32}};
+    info.arenaBytes = 4096;
+    info.takesStream = true;
+    info.cudaGraphs = false;
+    // Host code that launches nothing.
+    CompiledEntry entry(
+        info, [](void **) {}, **device);
+    ASSERT_EQ(set ? setenv("JEET_POISON_DEVICE_MEMORY", before.c_str(), 1)
+                  : unsetenv("JEET_POISON_DEVICE_MEMORY"),
+              0);
+    StatusOr<void *> in = (*device)->allocator().allocate(16);
+    StatusOr<void *> out = (*device)->allocator().allocate(16);
+    ASSERT_TRUE(in.ok() && out.ok());
+    for (int run = 1; run <= 3; ++run) {
+      fake_cuda_clear_log();
+      Status status = entry.runPointers({*in}, {*out});
+      ASSERT_TRUE(status.ok()) << status.toString();
+      size_t arenaFills = 0;
+      for (const std::string &call : fakeCudaCalls())
+        if (call.rfind("cuMemsetD32Async(", 0) == 0 &&
+            call.find("value=4294967295, count=1024,") != std::string::npos)
+          ++arenaFills;
+      EXPECT_EQ(arenaFills, poison ? 1u : 0u)
+          << "run " << run << ": " << fake_cuda_log();
+    }
+    EXPECT_EQ(entry.numArenas(), 1u);
+    EXPECT_TRUE((*device)->allocator().free(*in).ok());
+    EXPECT_TRUE((*device)->allocator().free(*out).ok());
   }
 }
 

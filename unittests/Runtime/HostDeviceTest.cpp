@@ -2,6 +2,7 @@
 
 #include "jeet/Runtime/CudaDevice.h"
 #include "jeet/Runtime/Device.h"
+#include "jeet/Runtime/Execution.h"
 #include "jeet/Runtime/Tensor.h"
 
 #include "gtest/gtest.h"
@@ -132,6 +133,57 @@ TEST(HostDevice, PoisonedMemory) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(bytesOf(*again, 100), poison);
   EXPECT_TRUE(poisoned.free(*again).ok());
+}
+
+namespace {
+/// Stands in for a compiled entry of one input and one output of 4 floats
+/// and an arena of intermediates: writes the arena's first float into the
+/// output (a read before any write), then 42 into the arena.
+void readArenaThenWrite(void **args) {
+  // Each argument is a memref descriptor of five fields (allocated and
+  // aligned pointers, offset, size, stride): the input's are args[0-4], the
+  // output's args[5-9], the arena's args[10-14].
+  auto *out = reinterpret_cast<float *>(*static_cast<int64_t *>(args[6]));
+  auto *arena = reinterpret_cast<float *>(*static_cast<int64_t *>(args[11]));
+  for (int i = 0; i < 4; ++i)
+    out[i] = arena[0];
+  arena[0] = 42.0f;
+}
+} // namespace
+
+// The arena of intermediates stays in the entry's pool between executions:
+// with JEET_POISON_HOST_MEMORY it is filled again each time an execution
+// takes it, as a fresh block is, so a read before a write gives NaN every
+// time, not what the execution before left there (the right value when the
+// inputs are the same).
+TEST(HostDevice, ArenaPoisonedForEachExecution) {
+  const char *set = std::getenv("JEET_POISON_HOST_MEMORY");
+  std::string before = set ? set : "";
+  for (bool poison : {false, true}) {
+    ASSERT_EQ(poison ? setenv("JEET_POISON_HOST_MEMORY", "1", 1)
+                     : unsetenv("JEET_POISON_HOST_MEMORY"),
+              0);
+    HostDevice host;
+    EntryInfo info;
+    info.label = "arena";
+    info.inputs = {TensorType{{4}, DType::F32}};
+    info.outputs = {TensorType{{4}, DType::F32}};
+    info.arenaBytes = 16;
+    CompiledEntry entry(info, readArenaThenWrite, host);
+    ASSERT_EQ(set ? setenv("JEET_POISON_HOST_MEMORY", before.c_str(), 1)
+                  : unsetenv("JEET_POISON_HOST_MEMORY"),
+              0);
+    float in[4] = {0, 0, 0, 0}, out[4] = {0, 0, 0, 0};
+    for (int run = 0; run < 3; ++run) {
+      Status status = entry.runPointers({in}, {out});
+      ASSERT_TRUE(status.ok()) << status.toString();
+      if (poison)
+        EXPECT_TRUE(std::isnan(out[0])) << "run " << run << ": " << out[0];
+      else if (run > 0)
+        EXPECT_EQ(out[0], 42.0f) << "run " << run;
+    }
+    EXPECT_EQ(entry.numArenas(), 1u);
+  }
 }
 
 TEST(Tensor, CreateCopyAndRelease) {

@@ -148,7 +148,8 @@ void poisonHostMemory(void *ptr, size_t bytes);
 
 /// Whether JEET_POISON_DEVICE_MEMORY asks for CUDA device blocks filled with
 /// 0xFF bytes when the allocator hands them out (a memset on the block's
-/// stream), as JEET_POISON_HOST_MEMORY does for the host's.
+/// stream; a pooled arena each time an execution takes it), as
+/// JEET_POISON_HOST_MEMORY does for the host's.
 bool deviceMemoryPoisonRequested();
 
 //===----------------------------------------------------------------------===//

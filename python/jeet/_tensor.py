@@ -115,7 +115,13 @@ class Tensor:
 
     @property
     def device(self):
-        return self._device if self._device is not None else "cpu"
+        """'cpu' or 'gpu'. A tensor with no device of its own (computed from
+        constants and jeet.iota alone) runs on the default device, 'auto':
+        the GPU when usable, else the CPU; that is the device it reports,
+        and the one that arrays combined with it go to."""
+        if self._device is not None:
+            return self._device
+        return _device.resolve("auto")
 
     @property
     def ndim(self):

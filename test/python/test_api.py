@@ -19,6 +19,19 @@ def t(x, dtype="float32"):
 # -- creation ---------------------------------------------------------------
 
 
+def test_a_tensor_without_a_device_reports_the_default_one():
+    """A tensor computed from constants and jeet.iota alone has no device of
+    its own: it runs on the default device ('auto', as jeet.tensor's
+    default), reports that one, and arrays combined with it go there."""
+    x = jeet.iota((2, 3), axis=1, dtype="float32") + 1.0
+    assert x._device is None
+    default = jeet.tensor([1]).device
+    assert x.device == default
+    y = x + np.full((2, 3), 0.5, np.float32)
+    assert y.device == default
+    assert np.array_equal(y.numpy(), np.tile([1.5, 2.5, 3.5], (2, 1)))
+
+
 def test_tensor_shape_is_zero_filled():
     x = jeet.tensor([3, 4], device="cpu")
     assert x.shape == (3, 4) and x.dtype == "float32" and x.device == "cpu"

@@ -71,7 +71,13 @@ FINDINGS = [641, 1638, 2831, 498119, 583273, 594268, 595217, 1222351]
 # yet (from jeet.iota), a NumPy filter and a GPU bias: the filter went to
 # the CPU and the bias's add raised "operands are on different devices"
 # (test_gpu.py::test_conv2d_of_a_device_less_input_with_an_array_filter).
-GPU_FINDINGS = [109407, 112476, 140402, 206043, 213608, 356637]
+# 476425 (2026-12-06): the same without a bias: the filter went to the CPU
+# (Tensor.device said "cpu" for a tensor with no device, which runs on the
+# default device, the GPU here), and a later op with a GPU tensor raised
+# "operands are on different devices"; such a tensor now reports the
+# default device (test_gpu.py::test_arrays_with_device_less_tensors_go_to_
+# the_default_device).
+GPU_FINDINGS = [109407, 112476, 140402, 206043, 213608, 356637, 476425]
 # The oracle's own: 437279, a bf16 logsumexp of a row holding +inf whose
 # float64 reference was NaN (inf - inf in the formula) and then checked as
 # an exact NaN through a cast to int32 (0), where Jeet rightly gave inf

@@ -357,6 +357,25 @@ def test_depthwise_conv2d_on_the_gpu(rng):
 
 
 @requires_gpu
+def test_arrays_with_device_less_tensors_go_to_the_default_device(rng):
+    """A tensor with no device of its own (from jeet.iota) runs on the
+    default device, 'auto': the GPU here, which it now reports; a NumPy
+    filter combined with it goes there too, so a later op with a GPU tensor
+    works (the filter went to the CPU, and that op raised 'operands are on
+    different devices': fuzz_numerics seed 476,425)."""
+    x = jeet.iota((1, 2, 5, 5), axis=3, dtype="float32") * 0.5
+    assert x._device is None and x.device == "gpu"
+    w = rng.standard_normal((3, 2, 1, 1)).astype(np.float32)
+    y = jeet.conv2d(x, w)
+    assert y.device == "gpu"
+    b = rng.standard_normal((1, 3, 5, 5)).astype(np.float32)
+    z = y + jeet.tensor(b, device="gpu")
+    xs = np.broadcast_to(np.arange(5.0) * 0.5, (1, 2, 5, 5))
+    want = np.einsum("nchw,oc->nohw", xs, w[:, :, 0, 0].astype(np.float64)) + b
+    close(z.numpy(), want)
+
+
+@requires_gpu
 def test_conv2d_of_a_device_less_input_with_an_array_filter(rng):
     """conv2d of an input that has no device yet (computed from jeet.iota),
     a NumPy filter and a GPU bias: the filter goes where the bias is (it

@@ -32,9 +32,15 @@ FOLD_LIMIT = 1 << 16
 # model again).
 INPUT_BY_VALUE_LIMIT = 1024
 
-# Initializers with up to this many elements become jeet.constant ops in the
-# graph (so the compiler may fold them) when initializers='auto'; larger ones
-# are bound arguments.
+# With initializers='auto', a model whose initializers hold at most this many
+# bytes in all has every one as a jeet.constant of the graph: the compiler
+# folds them, packs a matmul's weights in its panels at compile time and
+# takes the decompositions of a known filter (1.3x faster calls on
+# mobilenet_v2 and mobilenet_v3_small, for ~50% more compile time on a cold
+# load: docs/Performance.md, "Weights as constants by default"). In a larger
+# model, initializers of up to EMBED_LIMIT elements become constants and the
+# others bound arguments, so that its IR and compile time stay bounded.
+AUTO_CONSTANT_BYTES = 32 << 20
 EMBED_LIMIT = 1024
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -299,7 +305,8 @@ class Importer:
                                   self.options.cast_float64)
         array = value.array
         mode = self.options.initializers
-        if mode == "constant" or (mode == "auto" and array.size <= EMBED_LIMIT):
+        if mode == "constant" or (mode == "auto" and (
+                self.options.embeds_all or array.size <= EMBED_LIMIT)):
             return _tensor._constant(array, dtype)
         return _tensor._materialised(array, dtype, self.device)
 
@@ -386,6 +393,24 @@ def initializer_value(init, options):
     if elem_type == _types.FLOAT64 and options.cast_float64:
         array, elem_type = array.astype(np.float32), onnx.TensorProto.FLOAT
     return Static(array, elem_type)
+
+
+def initializer_bytes(model):
+    """The bytes of the main graph's initializers and Constant nodes' values
+    (from their shapes and types, without reading their data)."""
+    def size(tensor):
+        try:
+            itemsize = onnx.helper.tensor_dtype_to_np_dtype(tensor.data_type).itemsize
+        except (KeyError, TypeError, ValueError):
+            itemsize = 8
+        return int(np.prod(tensor.dims, dtype=np.int64)) * itemsize
+    total = sum(size(init) for init in model.graph.initializer)
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            for attr in node.attribute:
+                if attr.name == "value" and attr.HasField("t"):
+                    total += size(attr.t)
+    return total
 
 
 def opset_of(model):

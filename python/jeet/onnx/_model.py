@@ -22,7 +22,7 @@ _DLPACK_DTYPES = ("f32", "f16", "i32")
 
 
 class Options:
-    __slots__ = ("initializers", "cast_float64")
+    __slots__ = ("initializers", "cast_float64", "embeds_all")
 
     def __init__(self, initializers, cast_float64):
         if initializers not in ("auto", "constant", "argument"):
@@ -31,6 +31,23 @@ class Options:
                 f"{initializers!r}")
         self.initializers = initializers
         self.cast_float64 = bool(cast_float64)
+        # initializers='auto' on a model small enough to have every
+        # initializer as a constant (_importer.AUTO_CONSTANT_BYTES): see
+        # for_model.
+        self.embeds_all = False
+
+    @property
+    def embeds_constants(self):
+        """Whether initializers (and the work on them alone, prepared at
+        load) are constants of the graph."""
+        return self.initializers == "constant" or self.embeds_all
+
+    def for_model(self, model):
+        """Decides what 'auto' means for `model`; returns self."""
+        self.embeds_all = (
+            self.initializers == "auto" and
+            _importer.initializer_bytes(model) <= _importer.AUTO_CONSTANT_BYTES)
+        return self
 
 
 # --------------------------------------------------------------------------
@@ -422,7 +439,8 @@ class OnnxModel:
             return imported
         try:
             imported = import_graph(self._model, self._specs, statics,
-                                    self._options, self.device, prepare=True)
+                                    self._options, self.device, prepare=True,
+                                    embed_prepared=self._options.embeds_constants)
         except _importer.NeedsStatic as need:
             if need.input_name in statics:
                 raise
@@ -641,6 +659,7 @@ def load(source, *, device="auto", input_shapes=None, initializers="auto",
          cast_float64=False, static_inputs=None):
     options = Options(initializers, cast_float64)
     model = read_model(source)
+    options.for_model(model)
     _importer.scan_unsupported(model, CONVERTERS, FOLDERS)
     device = _device.resolve(device)
     specs = input_specs(model, input_shapes, options)
@@ -653,6 +672,7 @@ def import_text(source, *, input_shapes=None, initializers="constant",
     (initializers='argument')."""
     options = Options(initializers, cast_float64)
     model = read_model(source)
+    options.for_model(model)
     _importer.scan_unsupported(model, CONVERTERS, FOLDERS)
     specs = input_specs(model, input_shapes, options)
     statics = {}
@@ -669,7 +689,7 @@ def import_text(source, *, input_shapes=None, initializers="constant",
         # them, which jeet-run would redo at every run.
         imported = import_graph(model, specs, statics, options, device,
                                 prepare=True,
-                                embed_prepared=initializers == "constant")
+                                embed_prepared=options.embeds_constants)
     except _importer.NeedsStatic as need:
         raise OnnxImportError(
             f"input '{need.input_name}' decides a shape or an attribute of the "

@@ -160,12 +160,42 @@ def test_initializer_modes_agree(rng, mode):
                                rtol=1e-5, atol=1e-6)
     text = compiled.graph_text
     header = text.splitlines()[1]
-    if mode == "constant":
-        # x and W^T, prepared at load from the constant W; b is embedded.
-        assert header.count("%arg") == 2 and "jeet.constant" in text
+    if mode in ("constant", "auto"):
+        # W^T, prepared at load from the constant W, and b are constants
+        # (a model this small: every initializer is one with 'auto').
+        assert header.count("%arg") == 1 and "jeet.constant" in text
+        assert "jeet.transpose" not in text
     if mode == "argument":
         # x, the prepared W^T and b are arguments: no constant in the graph.
         assert header.count("%arg") == 3 and "jeet.constant" not in text
+
+
+@pytest.mark.parametrize("budget, arguments", [(None, 1), (1000, 2)], ids=str)
+def test_auto_initializers_by_the_models_size(rng, monkeypatch, budget, arguments):
+    """initializers='auto': every initializer (and the work on them alone,
+    prepared at load) is a constant of the graph while the model's
+    initializers hold at most AUTO_CONSTANT_BYTES; above that, those of
+    over EMBED_LIMIT elements are bound arguments (here W, 8,000 bytes, with
+    a budget of 1,000), the small ones (b) still constants."""
+    from jeet.onnx import _importer
+    if budget is not None:
+        monkeypatch.setattr(_importer, "AUTO_CONSTANT_BYTES", budget)
+    w = rng.standard_normal((40, 50)).astype(np.float32)
+    b = rng.standard_normal(50).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "W"], ["h"]),
+             helper.make_node("Add", ["h", "b"], ["y"])]
+    model = make_model(nodes, [f32("x", [3, 40])], [f32("y", [3, 50])],
+                       [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")])
+    compiled = jeet.onnx.load(model, device="cpu")
+    x = rng.standard_normal((3, 40)).astype(np.float32)
+    want = x.astype(np.float64) @ w.astype(np.float64) + b
+    np.testing.assert_allclose(np.asarray(compiled(x)[0]), want, rtol=1e-5, atol=1e-5)
+    text = compiled.graph_text
+    assert text.splitlines()[1].count("%arg") == arguments
+    assert "jeet.constant" in text
+    # jeet.onnx.import_model decides the same way.
+    text, weights = jeet.onnx.import_model(model, initializers="auto")
+    assert [a.shape for a in weights] == ([] if arguments == 1 else [(40, 50)])
 
 
 def test_import_model_text_and_bound_arguments(rng):

@@ -97,6 +97,15 @@ def from_runtime(rt):
 # --------------------------------------------------------------------------
 
 
+def _host_values(t):
+    """A torch tensor's values as a NumPy array (bfloat16, which NumPy
+    lacks, as float32: the constant rounds them back exactly)."""
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.cpu().contiguous().numpy()
+
+
 def _fake_val(node):
     return node.meta.get("val") if isinstance(node, torch.fx.Node) else None
 
@@ -230,9 +239,16 @@ class JeetPartition(torch.nn.Module):
     Inputs marked static (a model's parameters and buffers) feed a second,
     preparation graph: the work that depends on them alone (weights
     transposed for a matmul, batch norm's per-channel scale and shift) runs
-    once, and again only when one of them changes."""
+    once, and again only when one of them changes.
 
-    def __init__(self, submodule, name, static_mask):
+    With `freeze` (torch.compile's options={"freeze": True}), the static
+    inputs and the prepared values are constants of the graph instead of
+    arguments, as ONNX initializers are (the compiler packs a matmul's
+    weights at compile time, takes a known filter's decompositions): the
+    graph is compiled at the first call, when their values are known, and
+    again when one of them changes."""
+
+    def __init__(self, submodule, name, static_mask, freeze=False):
         super().__init__()
         self.name = name
         placeholders, env, out_node = [], {}, None
@@ -288,7 +304,15 @@ class JeetPartition(torch.nn.Module):
         # preparation graph is not passed again) and the prepared values.
         reached = {id(n) for n in _tensor._topo_order(nodes)}
         self.main_index = [i for i, p in enumerate(placeholders) if id(p) in reached]
-        if nodes:
+        self.freeze = bool(freeze and self.static_index and nodes)
+        self._frozen = None
+        if self.freeze:
+            # Compiled at the first call (_freeze), on the static inputs'
+            # values: the graph's arguments are then the changing inputs.
+            static = set(self.static_index)
+            self._frozen = (nodes, placeholders, prepared)
+            self.main_index = [i for i in self.main_index if i not in static]
+        elif nodes:
             built = _tensor._build(nodes, [placeholders[i] for i in self.main_index]
                                    + prepared)
             self.graph_text, self.leaves = built.text, built.leaves
@@ -296,7 +320,8 @@ class JeetPartition(torch.nn.Module):
         self._prepared = None
         # What every call does, decided once: the inputs some graph reads,
         # static and not, and the bound arguments' runtime tensors.
-        read = sorted(set(self.main_index) | set(self.prep_index))
+        read = sorted(set(self.main_index) | set(self.prep_index)
+                      | (set(self.static_index) if self.freeze else set()))
         static = set(self.static_index)
         self._static_reads = [i for i in read if i in static]
         self._dynamic_reads = [i for i in read if i not in static]
@@ -347,11 +372,13 @@ class JeetPartition(torch.nn.Module):
             self._prepared = self.prep_executable.run(
                 [inputs[i] for i in self.prep_index] + self._prep_leaf_rts)
         prepared = list(self._prepared or [])
+        if self.freeze and (self.executable is None or not unchanged):
+            self._freeze(tensors, prepared)
         results = []
         if self.executable is not None:
             results = self.executable.run(
-                [inputs[i] for i in self.main_index] + prepared
-                + self._leaf_rts)
+                [inputs[i] for i in self.main_index]
+                + ([] if self.freeze else prepared) + self._leaf_rts)
         out = []
         for kind, index, _ in self.plan:
             if kind == "arg":
@@ -364,6 +391,24 @@ class JeetPartition(torch.nn.Module):
                 out.append(from_runtime(results[index]))
         return tuple(out) if self.returns_tuple else out[0]
 
+    def _freeze(self, tensors, prepared):
+        """Compiles the graph with the static inputs' values (`tensors`, the
+        partition's arguments) and the prepared values as constants."""
+        nodes, placeholders, prepared_args = self._frozen
+        replacements = {}
+        for i in self.static_index:
+            p = placeholders[i]
+            replacements[id(p)] = _tensor._constant(_host_values(tensors[i]), p._dtype)
+        for p, rt in zip(prepared_args, prepared):
+            replacements[id(p)] = _tensor._constant(
+                _host_values(from_runtime(rt)), p._dtype)
+        every = {id(n) for n in _tensor._topo_order(nodes)}
+        frozen = substitute(nodes, replacements, every)
+        built = _tensor._build(frozen, [placeholders[i] for i in self.main_index])
+        self.graph_text, self.leaves = built.text, built.leaves
+        self._leaf_rts = [leaf._rt for leaf in self.leaves]
+        self.executable = _tensor._compile(built.text, built.device)
+
     @property
     def num_kernels(self):
         return self.executable.num_kernels if self.executable is not None else 0
@@ -371,8 +416,13 @@ class JeetPartition(torch.nn.Module):
     def explain(self):
         """jeet.explain of the partition's graph (its kernels), and of the
         preparation graph when there is one."""
-        text = (explain_graph(self.graph_text, "cpu") if self.graph_text
-                else "no graph: every result is an input or prepared")
+        if self.graph_text:
+            text = explain_graph(self.graph_text, "cpu")
+        elif self.freeze:
+            text = ("not compiled yet: with options={'freeze': True} the graph "
+                    "is compiled at the first call, on the weights' values")
+        else:
+            text = "no graph: every result is an input or prepared"
         if self.prep_text:
             text += ("\nprepared once from parameters and buffers (again when "
                      "one changes):\n" + explain_graph(self.prep_text, "cpu"))
@@ -388,7 +438,7 @@ class Specialization:
     """An ATen graph with static shapes, its Jeet partitions and the nodes
     left to torch."""
 
-    def __init__(self, graph_module, static_positions=()):
+    def __init__(self, graph_module, static_positions=(), freeze=False):
         support = JeetSupport()
         partitioner = CapabilityBasedPartitioner(
             graph_module, support, allows_single_node_partition=True)
@@ -413,7 +463,7 @@ class Specialization:
         for name, module in list(fused.named_children()):
             if name.startswith("jeet_partition_"):
                 mask = [a in static_nodes for a in calls[name].args]
-                partition = JeetPartition(module, name, mask)
+                partition = JeetPartition(module, name, mask, freeze)
                 setattr(fused, name, partition)
                 self.partitions.append(partition)
         self.module = fused
@@ -520,9 +570,11 @@ class CompiledGraph:
     once per (shapes, dtypes) of its inputs."""
 
     def __init__(self, graph_module, example_inputs, static_positions=(),
-                 on_compile=None, dynamic=None, decompose=False, traced_example=None):
+                 on_compile=None, dynamic=None, decompose=False, traced_example=None,
+                 freeze=False):
         self.graph_module = graph_module
         self.static_positions = set(static_positions)
+        self.freeze = freeze
         self.dynamic = _has_symbolic_shapes(graph_module) if dynamic is None else dynamic
         # Dynamo's own graph, decomposed as each shape is traced.
         self._decompose = decompose
@@ -536,7 +588,7 @@ class CompiledGraph:
                             for a in example_inputs]), traced_example)
 
     def _add(self, key, graph_module):
-        spec = Specialization(graph_module, self.static_positions)
+        spec = Specialization(graph_module, self.static_positions, self.freeze)
         self.specializations[key] = spec
         if self._on_compile is not None:
             self._on_compile(spec)
@@ -641,11 +693,23 @@ def backend(gm, example_inputs, on_compile=None, options=None, **unknown):
     _trace_inference); the nodes Jeet compiles form partitions, each compiled
     into one jeet graph (fused into kernels), and the rest runs in torch.
     `on_compile` (optional) is called with each Specialization compiled
-    (jeet.torch.explain uses it)."""
+    (jeet.torch.explain uses it).
+
+    Options (torch.compile(..., options={...})): `freeze` (default False):
+    the model's parameters and buffers become constants of the compiled
+    graphs, compiled at the first call and again when one changes, as
+    inductor's freezing does: faster calls for inference with fixed
+    weights, a longer first call."""
     # torch.compile(..., options={...}) arrives as `options`.
-    names = sorted(set(options or {}) | set(unknown))
+    options = dict(options or {})
+    freeze = options.pop("freeze", False)
+    names = sorted(set(options) | set(unknown))
     if names:
-        raise JeetError(f"the jeet backend takes no options, got {', '.join(names)}")
+        raise JeetError(f"the jeet backend takes one option, 'freeze'; got "
+                        f"{', '.join(repr(n) for n in names)}")
+    if not isinstance(freeze, bool):
+        raise JeetError(f"the jeet backend's option 'freeze' is True or False, "
+                        f"got {freeze!r}")
     _check_inference(gm, example_inputs)
 
     # Parameters and buffers (dynamo marks them) are the same tensors call
@@ -660,7 +724,8 @@ def backend(gm, example_inputs, on_compile=None, options=None, **unknown):
         # AOT autograd passes an inference graph dynamo's inputs in order.
         same = len(placeholders) == len(example_inputs)
         return CompiledGraph(graph_module, inputs,
-                             static_positions if same else (), on_compile)
+                             static_positions if same else (), on_compile,
+                             freeze=freeze)
 
     direct = _trace_inference(gm, example_inputs)
     if direct is not None:
@@ -669,8 +734,10 @@ def backend(gm, example_inputs, on_compile=None, options=None, **unknown):
         traced, dynamic = direct
         if dynamic:
             return CompiledGraph(gm, example_inputs, static_positions, on_compile,
-                                 dynamic=True, decompose=True, traced_example=traced)
-        return CompiledGraph(traced, example_inputs, static_positions, on_compile)
+                                 dynamic=True, decompose=True, traced_example=traced,
+                                 freeze=freeze)
+        return CompiledGraph(traced, example_inputs, static_positions, on_compile,
+                             freeze=freeze)
     return aot_module_simplified(
         gm, example_inputs, fw_compiler=compile_forward,
         bw_compiler=_no_backward, decompositions=DECOMPOSITIONS)

@@ -589,8 +589,76 @@ def test_inputs_that_require_grad_are_refused():
 
 
 def test_backend_options_are_refused():
-    with pytest.raises(Exception, match="takes no options, got fuse"):
+    with pytest.raises(Exception, match="takes one option, 'freeze'; got 'fuse'"):
         torch.compile(lambda x: x + 1, backend="jeet", options={"fuse": False})(torch.randn(2))
+    with pytest.raises(Exception, match="option 'freeze' is True or False, got 'yes'"):
+        torch.compile(lambda x: x + 1, backend="jeet", options={"freeze": "yes"})(torch.randn(2))
+
+
+def _frozen_cnn():
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+        torch.nn.Conv2d(8, 8, 3, padding=1, groups=8), torch.nn.ReLU(),
+        torch.nn.Conv2d(8, 16, 1), torch.nn.Flatten(), torch.nn.Linear(16 * 36, 10)).eval()
+
+
+def test_frozen_weights_are_constants_of_the_graph(seed):
+    """options={"freeze": True}: the parameters and buffers, and the work
+    prepared from them (batch norm folded, the linear layer's transposed
+    weight), are constants of the graph, compiled at the first call; the
+    results match float64, and a weight changed in place (or replaced)
+    compiles the graph again on its new values."""
+    model = _frozen_cnn()
+    with torch.no_grad():
+        model[1].running_mean.uniform_(-0.5, 0.5)
+        model[1].running_var.uniform_(0.5, 2.0)
+    torch._dynamo.reset()
+    specs = []
+    backend = functools.partial(jeet.torch.backend, on_compile=specs.append)
+    compiled = torch.compile(model, backend=backend, options={"freeze": True})
+    x = torch.randn(2, 3, 6, 6)
+    with torch.no_grad():
+        for change in ("nothing", "in place", "replaced"):
+            if change == "in place":
+                model[0].weight.mul_(-2.0)
+            elif change == "replaced":
+                model[7].weight = torch.nn.Parameter(torch.randn(10, 16 * 36),
+                                                     requires_grad=False)
+            got = compiled(x)
+            want = model.double()(x.double())
+            model.float()
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4,
+                                       err_msg=f"seed {seed}, {change} changed")
+    # (A replaced Parameter is a new graph input for dynamo: a second graph.)
+    for spec in specs:
+        (partition,) = spec.partitions
+        assert partition.freeze
+        # The graph takes x alone: every weight is in it as a constant.
+        header = partition.graph_text.splitlines()[1]
+        assert header.count("%arg") == 1, header
+        assert "jeet.constant" in partition.graph_text
+        assert not partition.leaves
+
+
+def test_without_freeze_weights_stay_arguments(seed):
+    """Without freeze the same model takes its weights as arguments (the
+    graph's header names them); with it they are not arguments, and both
+    agree to float32 rounding."""
+    model = _frozen_cnn()
+    x = torch.randn(1, 3, 6, 6)
+    results = {}
+    for freeze in (False, True):
+        torch._dynamo.reset()
+        specs = []
+        backend = functools.partial(jeet.torch.backend, on_compile=specs.append)
+        compiled = torch.compile(copy.deepcopy(model), backend=backend,
+                                 options={"freeze": freeze})
+        with torch.no_grad():
+            results[freeze] = compiled(x).numpy()
+        (partition,) = specs[0].partitions
+        header = partition.graph_text.splitlines()[1]
+        assert (header.count("%arg") == 1) == freeze, header
+    np.testing.assert_allclose(results[True], results[False], rtol=1e-4, atol=1e-5)
 
 
 def test_installed_package_declares_the_entry_point():

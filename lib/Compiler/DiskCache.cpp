@@ -47,6 +47,8 @@
 
 #include <cstdlib>
 #include <dlfcn.h>
+#include <mutex>
+#include <sys/time.h>
 
 using namespace jeet;
 using namespace jeet::detail;
@@ -112,9 +114,57 @@ DiskCache &DiskCache::global() {
   return *cache;
 }
 
+std::optional<uint64_t> jeet::detail::parseByteSize(llvm::StringRef text) {
+  text = text.trim();
+  unsigned shift = 0;
+  if (!text.empty()) {
+    switch (llvm::toUpper(text.back())) {
+    case 'K':
+      shift = 10;
+      break;
+    case 'M':
+      shift = 20;
+      break;
+    case 'G':
+      shift = 30;
+      break;
+    default:
+      break;
+    }
+    if (shift)
+      text = text.drop_back();
+  }
+  uint64_t value = 0;
+  if (text.empty() || !llvm::all_of(text, llvm::isDigit) ||
+      text.getAsInteger(10, value) || value > (UINT64_MAX >> shift))
+    return std::nullopt;
+  return value << shift;
+}
+
+/// The cap JEET_CACHE_MAX_BYTES sets, or the default (said once a process
+/// where the variable holds no size).
+static uint64_t cacheMaxBytesFromEnvironment() {
+  const char *env = std::getenv(kCacheMaxBytesEnvVar.data());
+  if (!env || !*env)
+    return kDefaultCacheMaxBytes;
+  if (std::optional<uint64_t> bytes = parseByteSize(env))
+    return *bytes;
+  static std::once_flag warnOnce;
+  std::call_once(warnOnce, [&] {
+    llvm::errs() << "jeet: warning: ignoring " << kCacheMaxBytesEnvVar << "='"
+                 << env
+                 << "': expected a size in bytes, or with K, M or G after "
+                    "it (0: no cap); using "
+                 << (kDefaultCacheMaxBytes >> 30) << "G\n";
+  });
+  return kDefaultCacheMaxBytes;
+}
+
 void DiskCache::configureFromEnvironment() {
+  uint64_t cap = cacheMaxBytesFromEnvironment();
   std::lock_guard<std::mutex> lock(mutex);
   configured = true;
+  capBytes = cap;
   dir.clear();
   if (const char *env = std::getenv(kCacheDirEnvVar.data())) {
     // Set and empty: no disk cache.
@@ -153,6 +203,64 @@ std::string DiskCache::pathFor(const CacheKey &key) const {
 DiskCache::Stats DiskCache::stats() const {
   std::lock_guard<std::mutex> lock(mutex);
   return counters;
+}
+
+uint64_t DiskCache::maxBytes() const {
+  if (!configured)
+    const_cast<DiskCache *>(this)->configureFromEnvironment();
+  std::lock_guard<std::mutex> lock(mutex);
+  return capBytes;
+}
+
+void DiskCache::prune(llvm::StringRef kept) {
+  uint64_t cap = maxBytes();
+  if (cap == 0)
+    return;
+  struct File {
+    std::string path;
+    uint64_t size;
+    llvm::sys::TimePoint<> used;
+  };
+  std::vector<File> files;
+  uint64_t total = 0;
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator it(directory(), error), end;
+       it != end && !error; it.increment(error)) {
+    if (!llvm::StringRef(it->path()).ends_with(kSuffix))
+      continue;
+    llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status();
+    if (!status)
+      continue;
+    files.push_back(
+        {it->path(), status->getSize(), status->getLastModificationTime()});
+    total += status->getSize();
+  }
+  if (total <= cap)
+    return;
+  // Down to 80% of the cap: the next stores do not prune again at once.
+  uint64_t target = cap - cap / 5;
+  llvm::sort(files,
+             [](const File &a, const File &b) { return a.used < b.used; });
+  int64_t removed = 0;
+  uint64_t removedBytes = 0;
+  for (const File &file : files) {
+    if (total <= target)
+      break;
+    // Another process may have removed it, or be reading it: it has the
+    // file open, and a removed file stays readable until closed.
+    if (file.path == kept || llvm::sys::fs::remove(file.path))
+      continue;
+    total -= file.size;
+    removedBytes += file.size;
+    ++removed;
+  }
+  reportCacheEvent("removed " + llvm::Twine(removed) +
+                   " least recently used entr" + (removed == 1 ? "y" : "ies") +
+                   " (" + llvm::Twine(removedBytes) + " bytes) to keep " +
+                   directory() + " under " + llvm::Twine(cap) + " bytes (" +
+                   kCacheMaxBytesEnvVar + ")");
+  std::lock_guard<std::mutex> lock(mutex);
+  counters.evicted += removed;
 }
 
 /// The first line of `*rest`, removed from it.
@@ -360,6 +468,9 @@ std::optional<CachedExecutable> DiskCache::load(const CacheKey &key) {
     return std::nullopt;
   }
   count(&Stats::hits);
+  // Used now: the last to go when the cache is pruned (a read-only cache
+  // keeps the old time).
+  (void)::utimes(path.c_str(), nullptr);
   return std::move(*entry);
 }
 
@@ -399,8 +510,11 @@ void DiskCache::store(const CacheKey &key, const CachedExecutable &entry) {
     return fail(error.message());
   }
   reportCacheEvent("stored " + path);
-  std::lock_guard<std::mutex> lock(mutex);
-  ++counters.stores;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++counters.stores;
+  }
+  prune(path);
 }
 
 /// An error if `object` is not an object file, or has code that a loader

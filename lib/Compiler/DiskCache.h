@@ -15,7 +15,9 @@
 // and names its key, version and CPU: a truncated, corrupt, foreign or stale
 // file is ignored (and replaced by the next store). Nothing the cache does
 // fails a compilation: an unusable directory, a full disk or a bad file only
-// cost a compilation, and JEET_DEBUG says why.
+// cost a compilation, and JEET_DEBUG says why. The directory's files are
+// capped (JEET_CACHE_MAX_BYTES, default 2 GiB): a store over the cap removes
+// the least recently used entries.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +40,18 @@ namespace jeet::detail {
 
 /// The environment variable that names the cache directory.
 inline constexpr llvm::StringLiteral kCacheDirEnvVar = "JEET_CACHE_DIR";
+
+/// The environment variable that caps the bytes of the cache's files, and
+/// its default. A store that takes the directory over the cap removes the
+/// least recently used entries (the modification time, which a hit
+/// refreshes) until it holds at most 80% of it; 0: no cap.
+inline constexpr llvm::StringLiteral kCacheMaxBytesEnvVar =
+    "JEET_CACHE_MAX_BYTES";
+inline constexpr uint64_t kDefaultCacheMaxBytes = uint64_t(2) << 30;
+
+/// A size as JEET_CACHE_MAX_BYTES takes it: a number of bytes, or of
+/// KiB/MiB/GiB with a K, M or G after it; nothing where `text` is not one.
+std::optional<uint64_t> parseByteSize(llvm::StringRef text);
 
 /// What a cache file holds: the object code of the host module and what
 /// Executable reports about the graph.
@@ -86,13 +100,23 @@ public:
 
   struct Stats {
     int64_t hits = 0, misses = 0, stores = 0, rejected = 0, failedStores = 0;
+    /// Entries removed to keep the directory under the cap.
+    int64_t evicted = 0;
   };
   Stats stats() const;
 
+  /// The cap on the bytes of the cache's files (0: none).
+  uint64_t maxBytes() const;
+
 private:
   DiskCache() = default;
+  /// Removes the least recently used entries but `kept` while the cache's
+  /// files hold more than the cap.
+  void prune(llvm::StringRef kept);
+
   mutable std::mutex mutex;
   std::string dir;
+  uint64_t capBytes = kDefaultCacheMaxBytes;
   bool configured = false;
   Stats counters;
 };

@@ -72,10 +72,13 @@ def openmp_records(pid):
     return [pathlib.Path(d) / name for d in OPENMP_RECORD_DIRS]
 
 
-def run_child(cache_dir, *args, debug=True, stale_openmp_record=False):
+def run_child(cache_dir, *args, debug=True, stale_openmp_record=False,
+              max_bytes=None):
     env = child_env(cache_dir)
     if debug:
         env["JEET_DEBUG"] = "1"
+    if max_bytes is not None:
+        env["JEET_CACHE_MAX_BYTES"] = str(max_bytes)
     command = [sys.executable, "-c", CHILD, "0", *args]
 
     def plant_record():
@@ -105,7 +108,7 @@ def run_child(cache_dir, *args, debug=True, stale_openmp_record=False):
     stats = json.loads(proc.stdout.strip().splitlines()[-1])
     assert stats["error"] < 1e-4, stats
     messages = [line for line in proc.stderr.splitlines()
-                if "disk cache" in line]
+                if "disk cache" in line or "JEET_CACHE" in line]
     return stats, messages
 
 
@@ -135,6 +138,64 @@ def test_graphs_that_differ_have_their_own_entries(tmp_path):
         # run_child checks the result against float64 with this scale.
         stats, _ = run_child(tmp_path, "scale=" + scale)
         assert stats["compilations"] == 0 and stats["disk_hits"] == 1, stats
+
+
+def test_size_cap_removes_the_least_recently_used(tmp_path):
+    """JEET_CACHE_MAX_BYTES: a store that takes the cache over the cap
+    removes the entries used least recently (a hit counts as a use) until
+    it holds at most 80% of the cap, never the entry just stored; a removed
+    graph compiles again."""
+    entries = {}
+    for scale in ("1", "2"):
+        before = set(cache_files(tmp_path))
+        stats, _ = run_child(tmp_path, "scale=" + scale)
+        assert stats["compilations"] == 1
+        (entries[scale],) = set(cache_files(tmp_path)) - before
+    size = entries["1"].stat().st_size
+    # Entry 1 older than entry 2, then used again (a hit): 2 is the least
+    # recently used.
+    now = entries["2"].stat().st_mtime
+    os.utime(entries["1"], (now - 300, now - 300))
+    os.utime(entries["2"], (now - 200, now - 200))
+    cap = int(size * 2.7)
+    stats, messages = run_child(tmp_path, "scale=1", max_bytes=cap)
+    assert stats["disk_hits"] == 1 and stats["compilations"] == 0, stats
+    assert not any("removed" in m for m in messages), messages
+    assert entries["1"].stat().st_mtime > entries["2"].stat().st_mtime
+    # A third entry: three over the cap of 2.7, down to two (80% of the cap
+    # is 2.16 entries).
+    before = set(cache_files(tmp_path))
+    stats, messages = run_child(tmp_path, "scale=3", max_bytes=cap)
+    assert stats["compilations"] == 1, stats
+    (entries["3"],) = set(cache_files(tmp_path)) - before
+    assert set(cache_files(tmp_path)) == {entries["1"], entries["3"]}
+    assert any("removed 1 least recently used entry" in m
+               and "JEET_CACHE_MAX_BYTES" in m for m in messages), messages
+    # The removed graph compiles again (and its store removes entry 1, now
+    # the least recently used).
+    stats, _ = run_child(tmp_path, "scale=2", max_bytes=cap)
+    assert stats["compilations"] == 1 and stats["disk_hits"] == 0, stats
+    assert len(cache_files(tmp_path)) == 2 and entries["3"].exists()
+    # Without a cap (0) nothing is removed.
+    stats, messages = run_child(tmp_path, "scale=4", max_bytes=0)
+    assert len(cache_files(tmp_path)) == 3
+    assert not any("removed" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("value", ["lots", "-5", "1.5G", "12X"])
+def test_size_cap_that_is_no_size_is_said_and_ignored(tmp_path, value):
+    """A JEET_CACHE_MAX_BYTES that holds no size: a warning naming it, and
+    the default cap; the graph compiles, runs and is stored."""
+    env = child_env(tmp_path)
+    env["JEET_CACHE_MAX_BYTES"] = value
+    proc = subprocess.run([sys.executable, "-c", CHILD, "0"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (f"jeet: warning: ignoring JEET_CACHE_MAX_BYTES='{value}': expected "
+            "a size in bytes, or with K, M or G after it (0: no cap); using 2G"
+            in proc.stderr), proc.stderr
+    assert proc.stderr.count("JEET_CACHE_MAX_BYTES") == 1, proc.stderr
+    assert len(cache_files(tmp_path)) == 1
 
 
 def test_off_when_empty(tmp_path):

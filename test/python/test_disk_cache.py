@@ -368,3 +368,24 @@ def test_processes_sharing_the_cache(tmp_path):
     assert not list(tmp_path.glob("*.tmp"))
     stats, _ = run_child(tmp_path)
     assert stats["disk_hits"] == 1 and stats["compilations"] == 0
+
+
+def test_processes_pruning_the_cache_at_once(tmp_path):
+    """Six processes storing different graphs at once into a cache capped
+    at about two entries: each removes others' entries, some the same ones,
+    and one may read an entry another removes; every result is right, no
+    process fails, and the cache ends under its cap."""
+    stats, _ = run_child(tmp_path, "scale=1")
+    cap = int(cache_files(tmp_path)[0].stat().st_size * 2.2)
+    env = child_env(tmp_path)
+    env["JEET_CACHE_MAX_BYTES"] = str(cap)
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, "0", f"scale={1 + i % 3}.5"],
+                              env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+             for i in range(6)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        assert json.loads(out)["error"] < 1e-4
+    assert sum(f.stat().st_size for f in cache_files(tmp_path)) <= cap
+    assert not list(tmp_path.glob("*.tmp"))

@@ -198,6 +198,19 @@ def test_auto_initializers_by_the_models_size(rng, monkeypatch, budget, argument
     assert [a.shape for a in weights] == ([] if arguments == 1 else [(40, 50)])
 
 
+def test_initializer_bytes_count_initializers_and_constant_nodes():
+    """What 'auto' weighs against AUTO_CONSTANT_BYTES: the initializers'
+    bytes and the Constant nodes' values, from their shapes and types."""
+    from jeet.onnx import _importer
+    nodes = [helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(
+                 np.zeros((10,), np.int64))),
+             helper.make_node("Add", ["x", "W"], ["y"])]
+    model = make_model(nodes, [f32("x", [40, 50])], [f32("y", [40, 50])],
+                       [numpy_helper.from_array(np.zeros((40, 50), np.float32), "W"),
+                        numpy_helper.from_array(np.zeros((3,), np.float16), "h")])
+    assert _importer.initializer_bytes(model) == 40 * 50 * 4 + 3 * 2 + 10 * 8
+
+
 def test_import_model_text_and_bound_arguments(rng):
     model, _ = linear_model(rng)
     text, weights = jeet.onnx.import_model(model)

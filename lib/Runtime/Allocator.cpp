@@ -11,7 +11,7 @@ using namespace jeet::runtime;
 
 AllocatorBackend::~AllocatorBackend() = default;
 void AllocatorBackend::blockAllocated(void *, size_t, void *) {}
-void AllocatorBackend::blockFreed(void *, void *) {}
+void AllocatorBackend::blockFreed(void *, size_t, void *) {}
 
 //===----------------------------------------------------------------------===//
 // AllocatorStats
@@ -269,7 +269,7 @@ Status CachingAllocator::freeLocked(void *ptr, void *stream, bool useStream) {
   block->allocated = false;
   if (useStream)
     block->stream = stream;
-  backend_->blockFreed(block->ptr, block->stream);
+  backend_->blockFreed(block->ptr, block->size, block->stream);
   ++stats_.num_frees;
   stats_.allocated_bytes -= block->size;
   insertFree(block);

@@ -97,7 +97,7 @@ public:
           static_cast<CUstream>(stream ? stream : device_.stream()));
   }
 
-  void blockFreed(void *ptr, void *stream) override {
+  void blockFreed(void *ptr, size_t, void *stream) override {
     const CudaDriver &driver = device_.driver();
     if (driver.jeetEmulatorUnregisterRegion)
       driver.jeetEmulatorUnregisterRegion(ptr, stream);

@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -92,25 +91,16 @@ public:
   /// it, or after its free, reads NaN instead of whatever the buffer held
   /// last, which an old value can make look right. For tests and fuzzing.
   void blockAllocated(void *ptr, size_t bytes, void *) override {
-    if (!poison)
-      return;
-    poisonHostMemory(ptr, bytes);
-    sizes[ptr] = bytes;
+    if (poison)
+      poisonHostMemory(ptr, bytes);
   }
-  void blockFreed(void *ptr, void *) override {
-    if (!poison)
-      return;
-    auto it = sizes.find(ptr);
-    if (it == sizes.end())
-      return;
-    poisonHostMemory(ptr, it->second);
-    sizes.erase(it);
+  void blockFreed(void *ptr, size_t bytes, void *) override {
+    if (poison)
+      poisonHostMemory(ptr, bytes);
   }
 
 private:
   const bool poison = hostMemoryPoisonRequested();
-  /// The bytes of each block handed out (with the allocator's lock held).
-  std::unordered_map<void *, size_t> sizes;
 };
 } // namespace
 

@@ -46,11 +46,12 @@ public:
   virtual StatusOr<void *> rawAlloc(size_t bytes) = 0;
   virtual void rawFree(void *ptr) = 0;
   /// The allocator handed out a block of `bytes` requested bytes at `ptr`
-  /// for use on `stream`, or took it back from its last use on `stream`.
+  /// for use on `stream`, or took back the block of `bytes` bytes (its whole
+  /// size, at least what was requested) from its last use on `stream`.
   /// Called with the allocator's lock held. The emulated CUDA driver checks
   /// kernel accesses against these blocks rather than the segments.
   virtual void blockAllocated(void *ptr, size_t bytes, void *stream);
-  virtual void blockFreed(void *ptr, void *stream);
+  virtual void blockFreed(void *ptr, size_t bytes, void *stream);
 };
 
 /// Allocator statistics. The field names are part of the API (Python exposes

@@ -13,6 +13,11 @@ runs with its runtime's default thread wait policy (--jeet-wait-policy
 sets OMP_WAIT_POLICY for Jeet's contenders).
 
     python3 bench/models.py [--models mlp,cnn] [--threads 2] [--repeat 50]
+        [--contenders eager,inductor,inductor-freeze,onnxruntime,jeet-torch,jeet-torch-freeze,jeet-onnx]
+
+The frozen contenders (inductor's `freezing`, the jeet backend's
+options={"freeze": True}) compile the weights into the code, as the ONNX
+contenders do with the model's initializers; they run when named.
 """
 
 import argparse
@@ -37,12 +42,17 @@ SIZES = {
     "mobile": dict(batch=2, size=96),                 # 3x96x96 down to 3x3, 96 channels
 }
 CONTENDERS = ["eager", "inductor", "onnxruntime", "jeet-torch", "jeet-onnx"]
+# Asked for by name (--contenders): the weights frozen into the compiled
+# code, inductor's `freezing` and the jeet backend's options={"freeze": True}.
+FROZEN = ["inductor-freeze", "jeet-torch-freeze"]
 LABELS = {
     "eager": "torch eager",
     "inductor": "torch.compile (inductor)",
     "onnxruntime": "onnxruntime",
     "jeet-torch": "Jeet torch.compile",
     "jeet-onnx": "Jeet ONNX",
+    "inductor-freeze": "inductor, frozen",
+    "jeet-torch-freeze": "Jeet torch.compile, frozen",
 }
 
 
@@ -80,10 +90,17 @@ def worker(model_name, contender, repeat, warmup, threads, workdir):
         def run():
             with torch.no_grad():
                 return model(*inputs).numpy()
-    elif contender in ("inductor", "jeet-torch"):
-        if contender == "jeet-torch":
+    elif contender in ("inductor", "jeet-torch", "inductor-freeze", "jeet-torch-freeze"):
+        frozen = contender.endswith("-freeze")
+        if contender.startswith("jeet-torch"):
             import jeet.torch  # noqa: F401 (registers the backend)
-        compiled = torch.compile(model, backend=contender.replace("jeet-torch", "jeet"))
+            compiled = torch.compile(model, backend="jeet",
+                                     options={"freeze": True} if frozen else None)
+        else:
+            if frozen:
+                import torch._inductor.config
+                torch._inductor.config.freezing = True
+            compiled = torch.compile(model, backend="inductor")
 
         def run():
             with torch.no_grad():
@@ -235,20 +252,21 @@ def _print_tables(names, contenders, results):
 
     ratio_rows = []
     for name in names:
-        for jeet in ("jeet-torch", "jeet-onnx"):
+        for jeet in ("jeet-torch", "jeet-torch-freeze", "jeet-onnx"):
             if jeet not in contenders or "error" in results[name, jeet]:
                 continue
             mine = results[name, jeet]
             row = [f"{name}, {LABELS[jeet]}"]
-            for other in ("eager", "inductor", "onnxruntime"):
+            for other in ("eager", "inductor", "inductor-freeze", "onnxruntime"):
                 r = results.get((name, other))
                 row.append("—" if r is None or "error" in r
                            else f"{r['median_ms'] / mine['median_ms']:.2f}x "
                                 f"({r['min_ms'] / mine['min_ms']:.2f}x)")
             ratio_rows.append(row)
     _table("speed of Jeet relative to each: their time / Jeet's, medians "
-           "(fastest runs); >= 1.0x: Jeet as fast or faster", ["model, frontend", "vs eager", "vs inductor",
-                               "vs onnxruntime"], ratio_rows)
+           "(fastest runs); >= 1.0x: Jeet as fast or faster",
+           ["model, frontend", "vs eager", "vs inductor", "vs inductor, frozen",
+            "vs onnxruntime"], ratio_rows)
 
 
 def _table(title, header, rows):

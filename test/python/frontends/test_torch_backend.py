@@ -640,6 +640,27 @@ def test_frozen_weights_are_constants_of_the_graph(seed):
         assert not partition.leaves
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_frozen_weights_in_half_precision(seed, dtype):
+    """Frozen float16 and bfloat16 weights (NumPy lacks bfloat16: its
+    values go through float32, which holds them exactly) give what the same
+    weights give as arguments, to the dtype's rounding."""
+    model = torch.nn.Sequential(torch.nn.Linear(12, 9), torch.nn.GELU(),
+                                torch.nn.Linear(9, 5)).eval().to(dtype)
+    x = torch.randn(4, 12).to(dtype)
+    results = {}
+    for freeze in (False, True):
+        torch._dynamo.reset()
+        compiled = torch.compile(model, backend="jeet", options={"freeze": freeze})
+        with torch.no_grad():
+            results[freeze] = compiled(x).float().numpy()
+    np.testing.assert_allclose(results[True], results[False], rtol=2**-7, atol=2**-9)
+    with torch.no_grad():
+        want = model.double()(x.double()).numpy()
+    np.testing.assert_allclose(results[True], want, rtol=0.05, atol=0.05,
+                               err_msg=f"seed {seed}")
+
+
 def test_without_freeze_weights_stay_arguments(seed):
     """Without freeze the same model takes its weights as arguments (the
     graph's header names them); with it they are not arguments, and both

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,38 +136,54 @@ TEST(CudaDeviceOpen, Describes) {
   EXPECT_EQ((*device)->description(), "Fake CUDA Device, sm_90, driver 13.0");
 }
 
+namespace {
+/// JEET_POISON_DEVICE_MEMORY set (or unset) while it lives; what the test
+/// run had (scripts/run-tests.sh sets it) is put back after.
+class DevicePoisonSetting {
+public:
+  explicit DevicePoisonSetting(bool poison) {
+    if (const char *set = std::getenv(kName))
+      before = set;
+    EXPECT_EQ(poison ? setenv(kName, "1", 1) : unsetenv(kName), 0);
+  }
+  ~DevicePoisonSetting() {
+    EXPECT_EQ(before ? setenv(kName, before->c_str(), 1) : unsetenv(kName), 0);
+  }
+
+private:
+  static constexpr const char *kName = "JEET_POISON_DEVICE_MEMORY";
+  std::optional<std::string> before;
+};
+
+/// The memsets of 0xFF bytes over `count` words in the fake driver's log.
+size_t poisonFills(size_t count) {
+  std::string fill = "value=4294967295, count=" + std::to_string(count) + ",";
+  size_t fills = 0;
+  for (const std::string &call : fakeCudaCalls())
+    if (call.rfind("cuMemsetD32Async(", 0) == 0 &&
+        call.find(fill) != std::string::npos)
+      ++fills;
+  return fills;
+}
+} // namespace
+
 // JEET_POISON_DEVICE_MEMORY=1: a block the allocator hands out is filled
 // with 0xFF bytes on its stream (a memset of its whole words), read when the
 // device opens; off by default.
 TEST(CudaDevicePoison, BlocksFilledWhenHandedOut) {
-  const char *set = std::getenv("JEET_POISON_DEVICE_MEMORY");
-  std::string before = set ? set : "";
-  auto restore = [&] {
-    ASSERT_EQ(set ? setenv("JEET_POISON_DEVICE_MEMORY", before.c_str(), 1)
-                  : unsetenv("JEET_POISON_DEVICE_MEMORY"),
-              0);
-  };
   for (bool poison : {false, true}) {
     fake_cuda_reset();
-    ASSERT_EQ(poison ? setenv("JEET_POISON_DEVICE_MEMORY", "1", 1)
-                     : unsetenv("JEET_POISON_DEVICE_MEMORY"),
-              0);
-    StatusOr<std::unique_ptr<CudaDevice>> device =
-        CudaDevice::open(fakeOptions());
-    restore();
+    StatusOr<std::unique_ptr<CudaDevice>> device = [&] {
+      DevicePoisonSetting setting(poison);
+      return CudaDevice::open(fakeOptions());
+    }();
     ASSERT_TRUE(device.ok()) << device.status().toString();
     fake_cuda_clear_log();
     StatusOr<void *> block = (*device)->allocator().allocate(1002);
     ASSERT_TRUE(block.ok()) << block.status().toString();
-    std::vector<std::string> calls = fakeCudaCalls();
-    size_t memsets = 0;
-    for (const std::string &call : calls)
-      if (call.rfind("cuMemsetD32Async(", 0) == 0) {
-        ++memsets;
-        EXPECT_NE(call.find("value=4294967295, count=250,"), std::string::npos)
-            << call;
-      }
-    EXPECT_EQ(memsets, poison ? 1u : 0u) << fake_cuda_log();
+    EXPECT_EQ(fake_cuda_count_calls("cuMemsetD32Async"), poison ? 1u : 0u)
+        << fake_cuda_log();
+    EXPECT_EQ(poisonFills(250), poison ? 1u : 0u) << fake_cuda_log();
     EXPECT_TRUE((*device)->allocator().free(*block).ok());
   }
 }
@@ -177,16 +194,8 @@ TEST(CudaDevicePoison, BlocksFilledWhenHandedOut) {
 // allocator hands it out: the first execution fills it once (allocated),
 // each later one once more (taken again).
 TEST(CudaDevicePoison, ArenaFilledForEachExecution) {
-  const char *set = std::getenv("JEET_POISON_DEVICE_MEMORY");
-  std::string before = set ? set : "";
   for (bool poison : {false, true}) {
     fake_cuda_reset();
-    ASSERT_EQ(poison ? setenv("JEET_POISON_DEVICE_MEMORY", "1", 1)
-                     : unsetenv("JEET_POISON_DEVICE_MEMORY"),
-              0);
-    StatusOr<std::unique_ptr<CudaDevice>> device =
-        CudaDevice::open(fakeOptions());
-    ASSERT_TRUE(device.ok()) << device.status().toString();
     EntryInfo info;
     info.label = "arena";
     info.inputs = {TensorType{{4}, DType::F32}};
@@ -194,30 +203,33 @@ TEST(CudaDevicePoison, ArenaFilledForEachExecution) {
     info.arenaBytes = 4096;
     info.takesStream = true;
     info.cudaGraphs = false;
-    // Host code that launches nothing.
-    CompiledEntry entry(
-        info, [](void **) {}, **device);
-    ASSERT_EQ(set ? setenv("JEET_POISON_DEVICE_MEMORY", before.c_str(), 1)
-                  : unsetenv("JEET_POISON_DEVICE_MEMORY"),
-              0);
-    StatusOr<void *> in = (*device)->allocator().allocate(16);
-    StatusOr<void *> out = (*device)->allocator().allocate(16);
+    std::unique_ptr<CudaDevice> device;
+    std::unique_ptr<CompiledEntry> entry;
+    {
+      // Both read the setting when made.
+      DevicePoisonSetting setting(poison);
+      StatusOr<std::unique_ptr<CudaDevice>> opened =
+          CudaDevice::open(fakeOptions());
+      ASSERT_TRUE(opened.ok()) << opened.status().toString();
+      device = std::move(*opened);
+      // Host code that launches nothing.
+      entry = std::make_unique<CompiledEntry>(
+          info, [](void **) {}, *device);
+    }
+    StatusOr<void *> in = device->allocator().allocate(16);
+    StatusOr<void *> out = device->allocator().allocate(16);
     ASSERT_TRUE(in.ok() && out.ok());
     for (int run = 1; run <= 3; ++run) {
       fake_cuda_clear_log();
-      Status status = entry.runPointers({*in}, {*out});
+      Status status = entry->runPointers({*in}, {*out});
       ASSERT_TRUE(status.ok()) << status.toString();
-      size_t arenaFills = 0;
-      for (const std::string &call : fakeCudaCalls())
-        if (call.rfind("cuMemsetD32Async(", 0) == 0 &&
-            call.find("value=4294967295, count=1024,") != std::string::npos)
-          ++arenaFills;
-      EXPECT_EQ(arenaFills, poison ? 1u : 0u)
+      EXPECT_EQ(poisonFills(1024), poison ? 1u : 0u)
           << "run " << run << ": " << fake_cuda_log();
     }
-    EXPECT_EQ(entry.numArenas(), 1u);
-    EXPECT_TRUE((*device)->allocator().free(*in).ok());
-    EXPECT_TRUE((*device)->allocator().free(*out).ok());
+    EXPECT_EQ(entry->numArenas(), 1u);
+    entry.reset();
+    EXPECT_TRUE(device->allocator().free(*in).ok());
+    EXPECT_TRUE(device->allocator().free(*out).ok());
   }
 }
 

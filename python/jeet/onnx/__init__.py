@@ -38,11 +38,11 @@ def load(model, *, device="auto", input_shapes=None, initializers="auto",
     device: 'cpu', 'gpu' or 'auto'.
     input_shapes: {input name: shape} for inputs with dynamic dimensions
         (Jeet compiles static shapes).
-    initializers: 'auto' (every initializer becomes a constant of the graph
-        in a model whose initializers hold at most 32 MiB; in a larger one
-        the small ones do and the others are bound arguments: tensors
-        created once and passed to every execution), 'constant' or
-        'argument'.
+    initializers: 'auto' (on the CPU every initializer becomes a constant
+        of the graph in a model whose initializers hold at most 32 MiB; in a
+        larger one, and on the GPU, the small ones do and the others are
+        bound arguments: tensors created once and passed to every
+        execution), 'constant' or 'argument'.
     cast_float64: float64 is not a Jeet dtype: False raises an error naming
         the float64 value; True computes it in float32 (float64 inputs are
         converted, float64 initializers and casts become float32, results

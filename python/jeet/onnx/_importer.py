@@ -32,8 +32,9 @@ FOLD_LIMIT = 1 << 16
 # model again).
 INPUT_BY_VALUE_LIMIT = 1024
 
-# With initializers='auto', a model whose initializers hold at most this many
-# bytes in all has every one as a jeet.constant of the graph: the compiler
+# With initializers='auto', a model for the CPU whose initializers hold at
+# most this many bytes in all has every one as a jeet.constant of the graph
+# (on the GPU they stay bound arguments, device buffers): the compiler
 # folds them, packs a matmul's weights in its panels at compile time and
 # takes the decompositions of a known filter (1.3x faster calls on
 # mobilenet_v2 and mobilenet_v3_small, for ~50% more compile time on a cold

@@ -42,10 +42,13 @@ class Options:
         load) are constants of the graph."""
         return self.initializers == "constant" or self.embeds_all
 
-    def for_model(self, model):
-        """Decides what 'auto' means for `model`; returns self."""
+    def for_model(self, model, device):
+        """Decides what 'auto' means for `model` on `device`; returns self.
+        On the GPU the weights stay bound arguments (device buffers, uploaded
+        once): a kernel reads them as it reads a constant, and a constant
+        would be written into the PTX module's text."""
         self.embeds_all = (
-            self.initializers == "auto" and
+            self.initializers == "auto" and device == "cpu" and
             _importer.initializer_bytes(model) <= _importer.AUTO_CONSTANT_BYTES)
         return self
 
@@ -659,9 +662,9 @@ def load(source, *, device="auto", input_shapes=None, initializers="auto",
          cast_float64=False, static_inputs=None):
     options = Options(initializers, cast_float64)
     model = read_model(source)
-    options.for_model(model)
     _importer.scan_unsupported(model, CONVERTERS, FOLDERS)
     device = _device.resolve(device)
+    options.for_model(model, device)
     specs = input_specs(model, input_shapes, options)
     return OnnxModel(model, specs, options, device, static_inputs)
 
@@ -672,7 +675,7 @@ def import_text(source, *, input_shapes=None, initializers="constant",
     (initializers='argument')."""
     options = Options(initializers, cast_float64)
     model = read_model(source)
-    options.for_model(model)
+    options.for_model(model, device)
     _importer.scan_unsupported(model, CONVERTERS, FOLDERS)
     specs = input_specs(model, input_shapes, options)
     statics = {}

@@ -196,6 +196,11 @@ def test_auto_initializers_by_the_models_size(rng, monkeypatch, budget, argument
     # jeet.onnx.import_model decides the same way.
     text, weights = jeet.onnx.import_model(model, initializers="auto")
     assert [a.shape for a in weights] == ([] if arguments == 1 else [(40, 50)])
+    # For the GPU the large weights stay bound arguments (device buffers)
+    # whatever the model's size.
+    from jeet.onnx import _model
+    assert not _model.Options("auto", False).for_model(model, "gpu").embeds_all
+    assert _model.Options("auto", False).for_model(model, "cpu").embeds_all == (budget is None)
 
 
 def test_initializer_bytes_count_initializers_and_constant_nodes():

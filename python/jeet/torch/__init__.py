@@ -14,6 +14,12 @@ Jeet's cache (once per shapes and dtypes); the nodes it does not compile run
 in torch between them. Inference only: a graph that would be trained raises
 jeet.torch.TrainingError. An installed jeet also declares the backend as a
 `torch_dynamo_backends` entry point, so the name works without the import.
+
+    torch.compile(model, backend="jeet", options={"freeze": True})
+
+compiles the parameters and buffers into the code as constants (at the
+first call, and again when one changes): faster calls for inference with
+fixed weights, as inductor's freezing.
 """
 
 try:

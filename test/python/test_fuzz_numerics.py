@@ -77,7 +77,11 @@ FINDINGS = [641, 1638, 2831, 498119, 583273, 594268, 595217, 1222351]
 # "operands are on different devices"; such a tensor now reports the
 # default device (test_gpu.py::test_arrays_with_device_less_tensors_go_to_
 # the_default_device).
-GPU_FINDINGS = [109407, 112476, 140402, 206043, 213608, 356637, 476425]
+# 488281 (2026-12-06): a mean of ceil(x) that the graph also returned: the
+# reduction, reading the returned ceil since the nineteenth session (computed
+# once), was launched before the kernel that writes it (test_gpu.py::
+# test_mean_of_a_result_the_graph_also_returns).
+GPU_FINDINGS = [109407, 112476, 140402, 206043, 213608, 356637, 476425, 488281]
 # The oracle's own: 437279, a bf16 logsumexp of a row holding +inf whose
 # float64 reference was NaN (inf - inf in the formula) and then checked as
 # an exact NaN through a cast to int32 (0), where Jeet rightly gave inf

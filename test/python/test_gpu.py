@@ -357,6 +357,26 @@ def test_depthwise_conv2d_on_the_gpu(rng):
 
 
 @requires_gpu
+@pytest.mark.parametrize("op", ["ceil", "exp"])
+def test_mean_of_a_result_the_graph_also_returns(rng, op):
+    """A mean over a whole tensor whose operand (ceil(x), exp(x): not a
+    cheap op) the graph also returns, with another result computed from it:
+    the reduction's launch read the returned result's buffer before the
+    launch that writes it ran (NaN under JEET_POISON_DEVICE_MEMORY, stale
+    values otherwise: fuzz_numerics GPU seed 488,281)."""
+    x = (rng.standard_normal((1, 4, 125, 33)) * 2).astype(np.float32)
+    t = jeet.tensor(x, device="gpu")
+    v1 = getattr(jeet, op)(t)
+    v2 = jeet.mean(v1, axis=None, keepdims=True)
+    v3 = jeet.logical_not(v1)
+    jeet.execute(v3, v2, v1)
+    ref = getattr(np, op)(x.astype(np.float64))
+    close(v1.numpy(), ref)
+    close(v2.numpy(), ref.mean(keepdims=True))
+    np.testing.assert_array_equal(v3.numpy(), ref.astype(np.float32) == 0)
+
+
+@requires_gpu
 def test_arrays_with_device_less_tensors_go_to_the_default_device(rng):
     """A tensor with no device of its own (from jeet.iota) runs on the
     default device, 'auto': the GPU here, which it now reports; a NumPy

@@ -68,7 +68,9 @@ def JeetLowerToLinalgPass : Pass<"jeet-lower-to-linalg"> {
            "broadcast into the loop nest and costs a division or a "
            "transcendental (a squeeze-and-excitation gate, sigmoid(s + b) "
            "per channel) by a generic of its own shape first, and read it "
-           "as an input; false computes it in the loop nest">,
+           "as an input; and a reduction whose operand the group also "
+           "yields reads that result instead of computing it again; false "
+           "computes both in the loop nests (the GPU's kernel formation)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -892,12 +892,17 @@ unsigned GroupLowering::elementwiseCost(Value value, unsigned limit) {
 /// operand is computed once, as the group's result, and the reduction reads
 /// it, where its prologue would compute it again. Short chains of cheap ops
 /// (at most kMaxRecomputedOps adds, products, compares, ...) are still
-/// computed in the prologue.
+/// computed in the prologue. With hoistBroadcasts only, as the CPU lowers
+/// groups: the GPU's kernel formation launched such a reduction before the
+/// generic that computes its operand, reading the result's buffer before
+/// anything wrote it (NaN under JEET_POISON_DEVICE_MEMORY, fuzz_numerics
+/// GPU seed 488,281).
 LogicalResult
 GroupLowering::materializeYieldedPrologue(ReductionOpInterface reduction,
                                           ValueRange roots) {
   Value input = reduction.getInput();
-  if (!llvm::is_contained(roots, input) || leaves.count(input) ||
+  if (!hoistBroadcasts || !llvm::is_contained(roots, input) ||
+      leaves.count(input) ||
       elementwiseCost(input, kMaxRecomputedOps + 1) <= kMaxRecomputedOps)
     return success();
   FailureOr<linalg::GenericOp> generic = emitElementwise(input);

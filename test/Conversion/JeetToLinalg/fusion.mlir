@@ -273,6 +273,15 @@ func.func @passthrough(%a: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: arith.addf %[[ACC]], %[[X]]
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[Y]], %[[S]]
+// Without hoist-broadcast-work (the GPU's kernel formation, whose launches
+// read the yielded result before it was written) the reduction computes the
+// SiLU in its prologue.
+// NOHOIST-LABEL: func.func @yielded_operand_of_a_reduction
+// NOHOIST-SAME: (%[[A:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>)
+// NOHOIST: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
+// NOHOIST-SAME: ins(%[[A]], %[[B]] : tensor<16x8xf32>, tensor<8xf32>)
+// NOHOIST: math.exp
+// NOHOIST: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[A]], %[[B]] : tensor<16x8xf32>, tensor<8xf32>)
 func.func @yielded_operand_of_a_reduction(%a: tensor<16x8xf32>, %b: tensor<8xf32>) -> (tensor<16x8xf32>, tensor<16xf32>) {
   %r:2 = jeet.fusion (%a, %b) : (tensor<16x8xf32>, tensor<8xf32>) -> (tensor<16x8xf32>, tensor<16xf32>) {
   ^bb0(%x: tensor<16x8xf32>, %y: tensor<8xf32>):

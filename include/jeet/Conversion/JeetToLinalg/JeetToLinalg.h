@@ -56,8 +56,9 @@ lowerJeetOpToLinalg(mlir::OpBuilder &builder, mlir::Operation *op,
 /// rows of about `rowBlockBytes` (0: not tiled) with the reductions fused
 /// into each block. With `hoistBroadcastWork`, a group of elementwise ops
 /// alone computes the operands broadcast into its loop nest that cost a
-/// division or a transcendental by generics of their own shape first. Any
-/// other group is lowered op by op.
+/// division or a transcendental by generics of their own shape first, and a
+/// reduction whose operand the group yields reads that result. Any other
+/// group is lowered op by op.
 mlir::LogicalResult lowerFusionOpToLinalg(mlir::RewriterBase &rewriter,
                                           FusionOp fusion,
                                           int64_t epilogueTileSize = 64,

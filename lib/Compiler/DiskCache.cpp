@@ -259,8 +259,6 @@ void DiskCache::prune(llvm::StringRef kept) {
                    " (" + llvm::Twine(removedBytes) + " bytes) to keep " +
                    directory() + " under " + llvm::Twine(cap) + " bytes (" +
                    kCacheMaxBytesEnvVar + ")");
-  std::lock_guard<std::mutex> lock(mutex);
-  counters.evicted += removed;
 }
 
 /// The first line of `*rest`, removed from it.

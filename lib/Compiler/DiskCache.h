@@ -100,8 +100,6 @@ public:
 
   struct Stats {
     int64_t hits = 0, misses = 0, stores = 0, rejected = 0, failedStores = 0;
-    /// Entries removed to keep the directory under the cap.
-    int64_t evicted = 0;
   };
   Stats stats() const;
 

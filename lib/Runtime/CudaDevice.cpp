@@ -85,16 +85,10 @@ public:
     const CudaDriver &driver = device_.driver();
     if (driver.jeetEmulatorRegisterRegion)
       driver.jeetEmulatorRegisterRegion(ptr, bytes, stream);
-    // JEET_POISON_DEVICE_MEMORY: the block's whole words filled with 0xFF
-    // bytes (NaN) on its stream, before any use: a kernel reading a block
-    // before anything wrote it reads NaN, not what its last owner left
-    // there (a freed block handed out again is a live region once more, so
-    // the emulator's checks do not see such a read). A debugging aid: a
-    // failed memset is not reported.
-    if (poison && bytes >= 4)
-      (void)driver.cuMemsetD32Async(
-          devicePtr(ptr), 0xFFFFFFFFu, bytes / 4,
-          static_cast<CUstream>(stream ? stream : device_.stream()));
+    // JEET_POISON_DEVICE_MEMORY: filled on its stream before any use (a
+    // freed block handed out again is a live region once more, so the
+    // emulator's checks do not see a read of what its last owner left).
+    device_.poison(ptr, bytes, stream);
   }
 
   void blockFreed(void *ptr, size_t, void *stream) override {
@@ -105,7 +99,6 @@ public:
 
 private:
   CudaDevice &device_;
-  const bool poison = deviceMemoryPoisonRequested();
 };
 
 std::atomic<uint64_t> nextDeviceId{1};
@@ -310,6 +303,11 @@ Status CudaDevice::memset32(void *dst, uint32_t value, size_t count,
       driver_->cuMemsetD32Async(devicePtr(dst), value, count,
                                 static_cast<CUstream>(stream)),
       "cuMemsetD32Async");
+}
+
+void CudaDevice::poison(void *ptr, size_t bytes, void *stream) {
+  if (poison_ && bytes >= 4)
+    (void)memset32(ptr, 0xFFFFFFFFu, bytes / 4, stream ? stream : stream_);
 }
 
 StatusOr<std::pair<size_t, size_t>> CudaDevice::memInfo() {

@@ -111,25 +111,15 @@ struct CompiledEntry::Arenas {
   }
 
   /// A pooled arena taken again is poisoned again, as a fresh block would
-  /// be (JEET_POISON_HOST_MEMORY on the host, JEET_POISON_DEVICE_MEMORY on
-  /// a CUDA device, queued on `stream`): a kernel reading an intermediate
-  /// before writing it would otherwise read the last execution's, the right
-  /// value when the inputs are the same. A debugging aid: a failed memset
-  /// is not reported.
+  /// be (Device::poison, queued on `stream`): a kernel reading an
+  /// intermediate before writing it would otherwise read the last
+  /// execution's, the right value when the inputs are the same.
   void poisonAgain(Device &device, void *data, uint64_t bytes, void *stream) {
-    if (device.kind() == DeviceKind::Host && poisonHost)
-      poisonHostMemory(data, bytes);
-    else if (device.kind() == DeviceKind::Cuda && poisonDevice && bytes >= 4)
-      (void)static_cast<CudaDevice &>(device).memset32(
-          data, 0xFFFFFFFFu, bytes / 4,
-          stream ? stream : device.defaultStream());
+    device.poison(data, bytes, stream ? stream : device.defaultStream());
   }
 
   mutable std::mutex mutex;
   std::vector<Arena> pool;
-  /// Read when the entry is loaded.
-  const bool poisonHost = hostMemoryPoisonRequested();
-  const bool poisonDevice = deviceMemoryPoisonRequested();
 };
 
 //===----------------------------------------------------------------------===//

@@ -130,7 +130,8 @@ std::unique_ptr<AllocatorBackend> jeet::runtime::createHostAllocatorBackend() {
 HostDevice::HostDevice()
     : Device("host", DeviceKind::Host,
              std::make_unique<CachingAllocator>(createHostAllocatorBackend(),
-                                                "host")) {}
+                                                "host")),
+      poison_(hostMemoryPoisonRequested()) {}
 
 Status HostDevice::copyHostToDevice(void *dst, const void *src, size_t bytes,
                                     void *) {
@@ -157,4 +158,9 @@ Status HostDevice::zero(void *dst, size_t bytes, void *) {
   if (bytes)
     std::memset(dst, 0, bytes);
   return Status();
+}
+
+void HostDevice::poison(void *ptr, size_t bytes, void *) {
+  if (poison_)
+    poisonHostMemory(ptr, bytes);
 }

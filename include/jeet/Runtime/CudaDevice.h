@@ -211,6 +211,7 @@ public:
   Status copyDeviceToDevice(void *dst, const void *src, size_t bytes,
                             void *stream = nullptr) override;
   Status zero(void *dst, size_t bytes, void *stream = nullptr) override;
+  void poison(void *ptr, size_t bytes, void *stream = nullptr) override;
   /// Synchronizes the device's stream and every stream created through it.
   Status synchronize() override;
 
@@ -307,6 +308,8 @@ private:
   cu::CUdevice device_ = 0;
   cu::CUcontext context_ = nullptr;
   int driverVersion_ = 0;
+  /// JEET_POISON_DEVICE_MEMORY, read at open.
+  const bool poison_ = deviceMemoryPoisonRequested();
   int computeCapability_ = 0;
   std::string deviceName_;
   void *stream_ = nullptr;

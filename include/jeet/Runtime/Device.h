@@ -69,6 +69,15 @@ public:
   /// Fills `bytes` bytes at `dst` with zero, queued on `stream` (the default
   /// stream when null).
   virtual Status zero(void *dst, size_t bytes, void *stream = nullptr) = 0;
+  /// Fills `bytes` at `ptr` with 0xFF bytes (NaN in every float type, -1 in
+  /// the integers), queued on `stream` (the default stream when null), when
+  /// the poison of this device's kind was asked for as it opened
+  /// (JEET_POISON_HOST_MEMORY on the host, JEET_POISON_DEVICE_MEMORY on a
+  /// CUDA device, whole words only there); does nothing otherwise. Memory
+  /// about to be reused is poisoned so that a kernel reading it before
+  /// writing it reads NaN, not what was left there. A debugging aid: a
+  /// failed fill is not reported.
+  virtual void poison(void *ptr, size_t bytes, void *stream = nullptr) = 0;
   /// Waits for all work queued on the device.
   virtual Status synchronize() = 0;
   /// Waits for the work queued on one stream.
@@ -132,7 +141,12 @@ public:
   Status copyDeviceToDevice(void *dst, const void *src, size_t bytes,
                             void *stream = nullptr) override;
   Status zero(void *dst, size_t bytes, void *stream = nullptr) override;
+  void poison(void *ptr, size_t bytes, void *stream = nullptr) override;
   Status synchronize() override { return Status(); }
+
+private:
+  /// JEET_POISON_HOST_MEMORY, read when made.
+  const bool poison_;
 };
 
 /// The allocator backend of HostDevice (256-byte aligned malloc).

@@ -191,6 +191,21 @@ def test_matmul_blocks(shapes, rng):
           atol=1e-3)
 
 
+@pytest.mark.parametrize("k", [37, 1031])
+@pytest.mark.parametrize("n", [2, 3, 6, 7, 9, 12, 15, 17, 28, 44, 70, 73])
+def test_matmul_remainder_columns(n, k, rng):
+    """Columns past the register tile's whole vectors: on AVX-512 one vector
+    with its last lanes masked off (9 columns: 9 of 16 lanes), its loads of B
+    and C and its stores of C masked. A store past a row's end would write
+    the next row's first columns (70, 73: after their tiles); K past one
+    k-block adds each block's tile to C. Alone and with an epilogue (the
+    tiles' kernel); against float64."""
+    a, b, bias = randn(rng, 13, k), randn(rng, k, n), randn(rng, n)
+    check(jeet.matmul(t(a), t(b)), f64(a) @ f64(b), rtol=1e-4, atol=1e-3)
+    check(jeet.relu(jeet.matmul(t(a), t(b)) + t(bias)),
+          np.maximum(f64(a) @ f64(b) + f64(bias), 0), rtol=1e-4, atol=1e-3)
+
+
 @pytest.mark.parametrize("shapes", [((131, 600), (600, 192)),
                                     ((70, 1030), (1030, 100))])
 def test_matmul_blocks_bias_relu(shapes, rng):

@@ -822,6 +822,10 @@ private:
   /// that streams from L2 (~400 cycles at 12 a step, an L2 hit's latency
   /// many times over; 16 and 32 measured the same).
   static constexpr int64_t kRhsPrefetchSteps = 32;
+  /// The register tiles whose remainder columns take a masked vector
+  /// (tileSegmentsOf): AVX-512's (64 columns), where masked loads and
+  /// stores are single instructions at a plain one's cost.
+  static constexpr int64_t kMaskedTailRegisterCols = 64;
   /// The side of the square blocks in which a transposed B is packed.
   static constexpr int64_t kTransposeBlock = 16;
 
@@ -832,6 +836,34 @@ private:
     for (int64_t offset = 0, size = 16; offset < width; size /= 2)
       for (; offset + size <= width; offset += size)
         segments.push_back({offset, size});
+    return segments;
+  }
+
+  /// The vectors of a register tile's `width` columns, as (offset, width,
+  /// lanes) triples: segmentsOf(width), all lanes used; but with
+  /// `maskTail`, where the last segments, each narrower than 16 lanes, are
+  /// two or more, one vector of their total rounded up to a power of two
+  /// instead, its lanes past `width` masked off: 9 columns (the 3x3
+  /// positions of a network's last convolutions) are one 16-lane vector of
+  /// 9 lanes, one FMA a step where 8 + 1 took two, the second scalar.
+  static SmallVector<std::tuple<int64_t, int64_t, int64_t>>
+  tileSegmentsOf(int64_t width, bool maskTail) {
+    SmallVector<std::tuple<int64_t, int64_t, int64_t>> segments;
+    int64_t tail = -1;
+    for (auto [offset, size] : segmentsOf(width)) {
+      if (size < 16 && tail < 0)
+        tail = offset;
+      segments.push_back({offset, size, size});
+    }
+    int64_t tailSegments =
+        tail < 0 ? 0 : llvm::count_if(segments, [&](const auto &segment) {
+          return std::get<0>(segment) >= tail;
+        });
+    if (!maskTail || tailSegments < 2)
+      return segments;
+    segments.resize(segments.size() - tailSegments);
+    int64_t lanes = width - tail;
+    segments.push_back({tail, int64_t(llvm::bit_ceil(uint64_t(lanes))), lanes});
     return segments;
   }
 
@@ -1082,10 +1114,30 @@ private:
                   const L2Share &share) {
     SmallVector<std::pair<Value, VectorType>> segments;
     SmallVector<int64_t> offsets;
-    for (auto [offset, width] : segmentsOf(nr)) {
-      segments.push_back({offset == 0 ? j : add(j, cst(offset)),
-                          VectorType::get({width}, elementType)});
+    // The lanes of a masked segment (null: all), and zeros for the lanes
+    // its loads leave off.
+    SmallVector<Value> masks, offLanes;
+    Type rhsElement = getElementTypeOrSelf(rhs.getType());
+    bool maskTail = sizes.registerCols >= kMaskedTailRegisterCols &&
+                    elementType.isF32() && rhsElement.isF32();
+    for (auto [offset, width, lanes] : tileSegmentsOf(nr, maskTail)) {
+      auto type = VectorType::get({width}, elementType);
+      segments.push_back({offset == 0 ? j : add(j, cst(offset)), type});
       offsets.push_back(offset);
+      if (lanes == width) {
+        masks.push_back(Value());
+        offLanes.push_back(Value());
+        continue;
+      }
+      SmallVector<bool> on(width, false);
+      std::fill_n(on.begin(), lanes, true);
+      masks.push_back(arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(VectorType::get({width}, b.getI1Type()),
+                                 ArrayRef<bool>(on))));
+      offLanes.push_back(arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(type, b.getFloatAttr(elementType, 0))));
     }
     // A full panel of B is read from its packed copy (so is a partial one
     // of a transposed B, or of the compiler's panels), and A from its
@@ -1153,16 +1205,21 @@ private:
           wide = vectorType.clone(elementType);
         return arith::ExtFOp::create(nested, nestedLoc, wide, value);
       };
-      Type rhsElement = getElementTypeOrSelf(rhs.getType());
       SmallVector<Value> rhsRow;
       for (auto [s, segment] : llvm::enumerate(segments)) {
         auto [col, type] = segment;
-        Value row = panel ? vector::LoadOp::create(
-                                nested, nestedLoc, type.clone(rhsElement),
-                                packed, ValueRange{panel, kk, cst(offsets[s])})
-                          : vector::LoadOp::create(nested, nestedLoc,
-                                                   type.clone(rhsElement), rhs,
-                                                   ValueRange{kk, col});
+        Value base = panel ? packed : rhs;
+        SmallVector<Value> indices =
+            panel ? SmallVector<Value>{panel, kk, cst(offsets[s])}
+                  : SmallVector<Value>{kk, col};
+        Value row =
+            masks[s]
+                ? vector::MaskedLoadOp::create(nested, nestedLoc, type, base,
+                                               indices, masks[s], offLanes[s])
+                      .getResult()
+                : vector::LoadOp::create(nested, nestedLoc,
+                                         type.clone(rhsElement), base, indices)
+                      .getResult();
         rhsRow.push_back(widen(row));
       }
       // B's panel streams from L2: its row kRhsPrefetchSteps ahead (the
@@ -1308,14 +1365,23 @@ private:
         for (auto [s, segment] : llvm::enumerate(segments)) {
           auto [col, type] = segment;
           Value sum = results[r * segments.size() + s];
-          if (!overwrite)
-            sum = arith::AddFOp::create(
-                builder, at,
-                vector::LoadOp::create(builder, at, type, acc,
-                                       ValueRange{rows[r], col}),
-                sum);
-          vector::StoreOp::create(builder, at, sum, acc,
-                                  ValueRange{rows[r], col});
+          SmallVector<Value> indices = {rows[r], col};
+          if (!overwrite) {
+            Value old =
+                masks[s]
+                    ? vector::MaskedLoadOp::create(builder, at, type, acc,
+                                                   indices, masks[s],
+                                                   offLanes[s])
+                          .getResult()
+                    : vector::LoadOp::create(builder, at, type, acc, indices)
+                          .getResult();
+            sum = arith::AddFOp::create(builder, at, old, sum);
+          }
+          if (masks[s])
+            vector::MaskedStoreOp::create(builder, at, acc, indices, masks[s],
+                                          sum);
+          else
+            vector::StoreOp::create(builder, at, sum, acc, indices);
         }
     };
     if (first.kind != FirstBlock::Dynamic) {

@@ -40,9 +40,10 @@
 // CHECK-NEXT: memref.prefetch %[[PANELS]][%{{.*}}, %[[ROW]], %c32], read, locality<3>, data
 // CHECK-NEXT: memref.prefetch %[[PANELS]][%{{.*}}, %[[ROW]], %c48], read, locality<3>, data
 // CHECK-COUNT-24: vector.fma
-// The 44 remainder columns after the column blocks, in the usual order.
+// The 44 remainder columns after the column blocks, in the usual order
+// (vectors of 16, 16 and 16 with 12 lanes: three a row).
 // CHECK: scf.for %{{.*}} = %[[I0]] to %{{.*}} step %c6
-// CHECK: iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<8xf32>, vector<4xf32>,
+// CHECK: iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>,
 
 // Rows of C that fit half of L2 (436 rows of 300 floats in 512 KiB, at
 // least 4 tiles): the order where B's micro-panel stays in L1, in k-blocks

@@ -3,13 +3,16 @@
 // so that the blocks checked below do not follow the host that runs the test.
 
 // 13x70 = two full 6-row register tiles and one remainder row; 64 full
-// columns (4 vectors of 16) and a remainder of 6 = 4 + 2. The row blocks
+// columns (4 vectors of 16) and a remainder of 6: one vector of 8 whose
+// last 2 lanes are masked off (B's and C's loads and C's stores masked,
+// one FMA a step where vectors of 4 and 2 took two). The row blocks
 // (one tile each) are the iterations of one parallel loop; the remainder
 // row is one more tile of the last block, after the block's tiles of each
 // panel (and of the remainder columns). Every tile keeps its accumulators
 // in scf.for iter_args.
 // CHECK-LABEL: func.func @odd_shape
 // CHECK-NOT: linalg.matmul
+// CHECK: %[[MASK:.*]] = arith.constant dense<[true, true, true, true, true, true, false, false]> : vector<8xi1>
 // CHECK: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c2) step (%c1)
 // CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[BLOCK]], %c1
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>,
@@ -21,10 +24,12 @@
 // CHECK: scf.if %[[LAST]] {
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK: memref.load %{{.*}}[%c12, %{{.*}}] : memref<13x7xf32>
-// CHECK: vector.fma {{.*}} : vector<4xf32>
-// CHECK: vector.fma {{.*}} : vector<2xf32>
+// CHECK: vector.maskedload %{{.*}}[%{{.*}}, %c64], %[[MASK]], %{{.*}} : memref<7x70xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK: vector.fma {{.*}} : vector<8xf32>
+// CHECK: vector.maskedload %{{.*}}[%{{.*}}, %c64], %[[MASK]], %{{.*}} : memref<13x70xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK: vector.maskedstore %{{.*}}[%{{.*}}, %c64], %[[MASK]], %{{.*}} : memref<13x70xf32>, vector<8xi1>, vector<8xf32>
 // CHECK: scf.if %[[LAST]] {
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<2xf32>) {
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>) {
 // CHECK: scf.reduce
 func.func @odd_shape(%a: memref<13x7xf32>, %b: memref<7x70xf32>, %c: memref<13x70xf32>) {
   linalg.matmul ins(%a, %b : memref<13x7xf32>, memref<7x70xf32>) outs(%c : memref<13x70xf32>)
@@ -64,12 +69,13 @@ func.func @nested(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64
 // -----
 
 // Batches run in parallel, each a 2-D kernel on a rank-reduced view; 3
-// columns are vectors of 2 and 1.
+// columns are a vector of 4 with the last lane masked off.
 // CHECK-LABEL: func.func @batch
 // CHECK: scf.parallel
 // CHECK: memref.subview {{.*}} to memref<5x3xf32, strided<[3, 1], offset: ?>>
-// CHECK: vector.fma {{.*}} : vector<2xf32>
-// CHECK: vector.fma {{.*}} : vector<1xf32>
+// CHECK: vector.maskedload {{.*}} : memref<5x3xf32, strided<[3, 1], offset: ?>>, vector<4xi1>, vector<4xf32> into vector<4xf32>
+// CHECK: vector.fma {{.*}} : vector<4xf32>
+// CHECK-NOT: vector.fma {{.*}} : vector<1xf32>
 func.func @batch(%a: memref<4x2x5xf32>, %b: memref<4x5x3xf32>, %c: memref<4x2x3xf32>) {
   linalg.batch_matmul ins(%a, %b : memref<4x2x5xf32>, memref<4x5x3xf32>) outs(%c : memref<4x2x3xf32>)
   return
@@ -146,7 +152,7 @@ func.func @not_contractions(%x: memref<4x5xf32>, %w: memref<5x6xf32>, %o: memref
 // CHECK: memref.store %[[V]], %[[P]][%[[PANEL]], %[[K]], %[[OFF]]] : memref<2x7x64xf32>
 // CHECK: vector.load %[[P]][{{.*}}] : memref<2x7x64xf32>, vector<16xf32>
 // CHECK: vector.fma
-// CHECK: vector.load %[[P]][%c1, {{.*}}] : memref<2x7x64xf32>, vector<4xf32>
+// CHECK: vector.maskedload %[[P]][%c1, {{.*}}], {{.*}} : memref<2x7x64xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // CHECK-NOT: vector.load %[[BT]]
 // CHECK: memref.dealloc %[[P]]
 func.func @rhs_transposed(%a: memref<13x7xf32>, %bt: memref<70x7xf32>, %c: memref<13x70xf32>) {

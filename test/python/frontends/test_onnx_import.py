@@ -151,6 +151,39 @@ def test_pointwise_conv_with_constant_filter_at_few_positions(rng, n, cin, h, w,
                                rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("cin, hw, stride, pad, cout", [
+    (24, 3, 1, 1, 40), (16, 6, 2, 1, 32), (8, 5, 1, 0, 17), (12, 4, 1, 0, 16),
+], ids=str)
+def test_window_conv_with_constant_filter_at_few_positions(rng, cin, hw, stride, pad, cout):
+    """A 3x3 convolution with a constant filter and fewer than 16 output
+    positions (ResNet's last stage at 96x96, strided or not) is the matmul of
+    its windows, transposed, by the filter transposed at compile time; its
+    bias, ReLU and a residual after it; against float64 (the windows gathered
+    here, one tap at a time)."""
+    wt = (rng.standard_normal((cout, cin, 3, 3)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(cout).astype(np.float32)
+    out = (hw + 2 * pad - 3) // stride + 1
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4,
+                              strides=[stride, stride]),
+             helper.make_node("Relu", ["c"], ["a"]),
+             helper.make_node("Add", ["a", "r"], ["y"])]
+    model = make_model(nodes, [f32("x", [2, cin, hw, hw]), f32("r", [2, cout, out, out])],
+                       [f32("y", [2, cout, out, out])],
+                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    compiled = jeet.onnx.load(model, device="cpu")
+    x = rng.standard_normal((2, cin, hw, hw)).astype(np.float32)
+    r = rng.standard_normal((2, cout, out, out)).astype(np.float32)
+    (y,) = compiled(x, r)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    conv = np.zeros((2, cout, out, out)) + b[None, :, None, None]
+    for i in range(3):
+        for j in range(3):
+            taps = xp[:, :, i:i + stride * (out - 1) + 1:stride, j:j + stride * (out - 1) + 1:stride]
+            conv += np.einsum("nchw,oc->nohw", taps, wt[:, :, i, j].astype(np.float64))
+    np.testing.assert_allclose(np.asarray(y), np.maximum(conv, 0) + r, rtol=1e-5, atol=1e-5)
+    assert "jeet.transpose" in compiled.explain() or out * out >= 16, compiled.explain()
+
+
 @pytest.mark.parametrize("mode", ["auto", "constant", "argument"])
 def test_initializer_modes_agree(rng, mode):
     model, reference = linear_model(rng)

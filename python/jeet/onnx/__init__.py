@@ -39,7 +39,7 @@ def load(model, *, device="auto", input_shapes=None, initializers="auto",
     input_shapes: {input name: shape} for inputs with dynamic dimensions
         (Jeet compiles static shapes).
     initializers: 'auto' (on the CPU every initializer becomes a constant
-        of the graph in a model whose initializers hold at most 32 MiB; in a
+        of the graph in a model whose initializers hold at most 64 MiB; in a
         larger one, and on the GPU, the small ones do and the others are
         bound arguments: tensors created once and passed to every
         execution), 'constant' or 'argument'.

@@ -189,6 +189,35 @@ def test_concatenate(rng):
         jeet.concatenate([])
 
 
+@pytest.mark.parametrize("axis", [0, 1, 2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16])
+def test_concatenate_copies_into_views(rng, axis, dtype):
+    """A concat is its inputs copied into their slices of the result: runs
+    as long as the dimensions after the axis (the whole input where only
+    dimensions of 1 come before it), rows where the axis is the last; an
+    input empty along the axis copies nothing. Its inputs computed in the
+    graph and its result read by another kernel; exact."""
+    sizes = [3, 0, 5, 2]
+    shape = [2, 4, 6, 7]
+    parts = []
+    for size in sizes:
+        part_shape = list(shape)
+        part_shape[axis] = size
+        parts.append((rng.standard_normal(part_shape) * 10).astype(dtype))
+    got = jeet.concatenate([t(p) for p in parts], axis=axis)
+    np.testing.assert_array_equal(got.numpy(), np.concatenate(parts, axis=axis))
+    # Inputs computed in the graph, the result read after it.
+    ts = [t(p) for p in parts]
+    got = jeet.concatenate([x + x for x in ts], axis=axis) * t(np.array(3, dtype))
+    np.testing.assert_array_equal(
+        got.numpy(), np.concatenate([p + p for p in parts], axis=axis) * dtype(3))
+    # One batch: each input one run.
+    ones = [p[:1] for p in parts] if axis != 0 else parts
+    np.testing.assert_array_equal(
+        jeet.concatenate([t(p) for p in ones], axis=axis).numpy(),
+        np.concatenate(ones, axis=axis))
+
+
 def test_take(rng):
     table = rng.standard_normal((50, 8)).astype(np.float32)
     ids = rng.integers(-50, 50, (3, 4))

@@ -71,6 +71,12 @@ def JeetLowerToLinalgPass : Pass<"jeet-lower-to-linalg"> {
            "as an input; and a reduction whose operand the group also "
            "yields reads that result instead of computing it again; false "
            "computes both in the loop nests (the GPU's kernel formation)">,
+    Option<"concatAsCopies", "concat-as-copies", "bool", /*default=*/"true",
+           "A jeet.concat as each input inserted into its slice of the "
+           "result (tensor.insert_slice: copies of whole runs into views once "
+           "bufferized, which the CPU's code copies by vectors); false, one "
+           "generic that selects each element's input (a loop nest the GPU's "
+           "kernel formation tiles)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -412,6 +412,22 @@ void jeet::cpu::generalizeStaticTransposes(func::FuncOp func) {
   }
 }
 
+void jeet::cpu::generalizeStaticCopies(func::FuncOp func) {
+  SmallVector<linalg::CopyOp> copies;
+  func.walk([&](linalg::CopyOp op) {
+    auto input = dyn_cast<MemRefType>(op.getInputs().front().getType());
+    auto init = dyn_cast<MemRefType>(op.getOutputs().front().getType());
+    if (input && init && input.hasStaticShape() && init.hasStaticShape() &&
+        input.getRank() > 0)
+      copies.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (linalg::CopyOp op : copies) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
 void jeet::cpu::forEachGeneric(
     func::FuncOp func, llvm::function_ref<void(linalg::GenericOp, bool)> fn) {
   SmallVector<linalg::GenericOp> generics;

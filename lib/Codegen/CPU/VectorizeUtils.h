@@ -159,6 +159,11 @@ int64_t hostVectorDatapathBits();
 /// equivalent `linalg.generic`, whose input map is the permutation.
 void generalizeStaticTransposes(mlir::func::FuncOp func);
 
+/// Rewrites each `linalg.copy` between buffers of static shape (a copy into
+/// a view: a concat's inputs into their slices of its result) into the
+/// equivalent `linalg.generic`, whose maps are identities.
+void generalizeStaticCopies(mlir::func::FuncOp func);
+
 /// The `linalg.fill` of all of `buffer` with a value of its element type
 /// just before `op`, or null: the fill that jeet-cpu-matmul and
 /// jeet-cpu-vectorize-window-reductions fold into the loops after it (the

@@ -197,6 +197,25 @@ Value jeet::emitConcat(OpBuilder &b, ConcatOp op, ValueRange inputs) {
       });
 }
 
+Value jeet::emitConcatAsCopies(OpBuilder &b, ConcatOp op, ValueRange inputs) {
+  RankedTensorType type = op.getType();
+  int64_t axis = op.getAxis();
+  Location loc = op.getLoc();
+  Value result =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+  for (Value input : inputs) {
+    auto inputType = cast<RankedTensorType>(input.getType());
+    if (inputType.getNumElements() == 0)
+      continue;
+    result = tensor::InsertSliceOp::create(b, loc, input, result, ValueRange{},
+                                           ValueRange{}, ValueRange{}, offsets,
+                                           inputType.getShape(), strides);
+    offsets[axis] += inputType.getDimSize(axis);
+  }
+  return result;
+}
+
 Value jeet::emitGather(OpBuilder &b, GatherOp op, Value data, Value indices) {
   RankedTensorType type = op.getType();
   RankedTensorType dataType = op.getData().getType();

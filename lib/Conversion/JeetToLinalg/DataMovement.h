@@ -31,8 +31,16 @@ mlir::Value emitSlice(mlir::OpBuilder &b, SliceOp op, mlir::Value input);
 /// been copied).
 mlir::Value emitSliceView(mlir::OpBuilder &b, SliceOp op, mlir::Value input,
                           mlir::RankedTensorType type = {});
+/// The concat as one parallel generic that reads each element from the
+/// input its position along the axis falls in (a select between the inputs'
+/// elements): a loop nest that the GPU's kernel formation tiles.
 mlir::Value emitConcat(mlir::OpBuilder &b, ConcatOp op,
                        mlir::ValueRange inputs);
+/// The concat as each input inserted into its slice of an empty tensor
+/// (tensor.insert_slice): once bufferized, a copy of each input into a view
+/// of the result, contiguous runs that the CPU's code copies by vectors.
+mlir::Value emitConcatAsCopies(mlir::OpBuilder &b, ConcatOp op,
+                               mlir::ValueRange inputs);
 mlir::Value emitGather(mlir::OpBuilder &b, GatherOp op, mlir::Value data,
                        mlir::Value indices);
 mlir::Value emitPad(mlir::OpBuilder &b, PadOp op, mlir::Value input,

@@ -307,6 +307,8 @@ public:
   SmallVector<linalg::GenericOp> rootGenerics;
   /// Whether hoistBroadcastWork runs (lowerFusionOpToLinalg's option).
   bool hoistBroadcasts = false;
+  /// Whether a concat is lowered as copies (lowerFusionOpToLinalg's option).
+  bool concatAsCopies = false;
 
 private:
   LogicalResult collectLeaves(Value value, llvm::SetVector<Value> &found,
@@ -799,7 +801,10 @@ FailureOr<Leaf> GroupLowering::lowerAnchor(Operation *op) {
           .Case([&](ReshapeOp) {
             return reshapeTensor(b, opLoc, input, resultType);
           })
-          .Case([&](ConcatOp concat) { return emitConcat(b, concat, inputs); })
+          .Case([&](ConcatOp concat) {
+            return concatAsCopies ? emitConcatAsCopies(b, concat, inputs)
+                                  : emitConcat(b, concat, inputs);
+          })
           .Case([&](SliceOp slice) { return emitSlice(b, slice, input); })
           .Case([&](GatherOp gather) {
             return emitGather(b, gather, inputs[0], inputs[1]);
@@ -1286,11 +1291,10 @@ static void divideAfterSecondMatmul(RewriterBase &rewriter, FusionOp fusion) {
   }
 }
 
-LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
-                                          FusionOp fusion,
-                                          int64_t epilogueTileSize,
-                                          int64_t rowBlockBytes,
-                                          bool hoistBroadcastWork) {
+LogicalResult
+jeet::lowerFusionOpToLinalg(RewriterBase &rewriter, FusionOp fusion,
+                            int64_t epilogueTileSize, int64_t rowBlockBytes,
+                            bool hoistBroadcastWork, bool concatAsCopies) {
   Block &body = fusion.getBody().front();
   // Cannot happen: the fusion's verifier checks its terminator.
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
@@ -1304,6 +1308,7 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
   rewriter.setInsertionPoint(fusion);
   GroupLowering group(rewriter, fusion.getLoc());
   group.hoistBroadcasts = hoistBroadcastWork;
+  group.concatAsCopies = concatAsCopies;
   for (auto [arg, input] :
        llvm::zip_equal(body.getArguments(), fusion.getInputs()))
     group.addInput(arg, input);
@@ -1335,7 +1340,8 @@ LogicalResult jeet::lowerFusionOpToLinalg(RewriterBase &rewriter,
 
 LogicalResult jeet::lowerJeetToLinalg(Operation *root, int64_t epilogueTileSize,
                                       int64_t rowBlockBytes,
-                                      bool hoistBroadcastWork) {
+                                      bool hoistBroadcastWork,
+                                      bool concatAsCopies) {
   // Ops on tensors with no elements have constant values: fold them first
   // (canonicalization does the same earlier), so that no loop nest is built
   // over an empty iteration space.
@@ -1348,7 +1354,8 @@ LogicalResult jeet::lowerJeetToLinalg(Operation *root, int64_t epilogueTileSize,
   root->walk([&](FusionOp fusion) { fusions.push_back(fusion); });
   for (FusionOp fusion : fusions)
     if (failed(lowerFusionOpToLinalg(rewriter, fusion, epilogueTileSize,
-                                     rowBlockBytes, hoistBroadcastWork)))
+                                     rowBlockBytes, hoistBroadcastWork,
+                                     concatAsCopies)))
       return failure();
 
   SmallVector<Operation *> ops;
@@ -1388,9 +1395,9 @@ struct JeetLowerToLinalgPass
   }
 
   void runOnOperation() override {
-    if (failed(lowerJeetToLinalg(getOperation(),
-                                 std::max<int64_t>(epilogueTileSize, 0),
-                                 kRowBlockBytes, hoistBroadcastWork)))
+    if (failed(lowerJeetToLinalg(
+            getOperation(), std::max<int64_t>(epilogueTileSize, 0),
+            kRowBlockBytes, hoistBroadcastWork, concatAsCopies)))
       signalPassFailure();
   }
 };

@@ -317,3 +317,36 @@ func.func @unit_loops_after_reduction(%x: memref<8x64x1x1xf32>, %o: memref<8x1x1
   }
   return
 }
+
+// -----
+
+// A copy into a view (a concat's input into its channels of the result)
+// whose trailing dimensions both buffers hold contiguously: those loops
+// folded into one, runs of 100 elements (6 vectors of 16 and one of 4) where
+// rows of 5 would have been copied; the batch dimension, 200 elements apart
+// in the view, stays a loop.
+// CHECK-LABEL: func.func @copy_into_channels
+// CHECK-DAG: %[[IN:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : memref<2x4x5x5xf32> into memref<2x100xf32>
+// CHECK-DAG: %[[OUT:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : memref<2x4x5x5xf32, strided<[200, 25, 5, 1], offset: 100>> into memref<2x100xf32, strided<[200, 1], offset: 100>>
+// CHECK: scf.parallel (%[[N:.*]]) =
+// CHECK: %[[V:.*]] = vector.load %[[IN]][%[[N]], %{{.*}}] : memref<2x100xf32>, vector<16xf32>
+// CHECK: vector.store %[[V]], %[[OUT]][%[[N]], %{{.*}}] : memref<2x100xf32, strided<[200, 1], offset: 100>>, vector<16xf32>
+// CHECK: vector.load %[[IN]][%[[N]], %c96] : memref<2x100xf32>, vector<4xf32>
+func.func @copy_into_channels(%a: memref<2x4x5x5xf32>, %c: memref<2x8x5x5xf32>) {
+  %s = memref.subview %c[0, 4, 0, 0] [2, 4, 5, 5] [1, 1, 1, 1] : memref<2x8x5x5xf32> to memref<2x4x5x5xf32, strided<[200, 25, 5, 1], offset: 100>>
+  linalg.copy ins(%a : memref<2x4x5x5xf32>) outs(%s : memref<2x4x5x5xf32, strided<[200, 25, 5, 1], offset: 100>>)
+  return
+}
+
+// -----
+
+// A copy into columns of a wider buffer: its rows are not contiguous in the
+// view, nothing folds (the rows of 5 are joined instead).
+// CHECK-LABEL: func.func @copy_into_columns
+// CHECK-NOT: memref.collapse_shape
+// CHECK: vector.maskedstore
+func.func @copy_into_columns(%a: memref<4x5xf32>, %c: memref<4x8xf32>) {
+  %s = memref.subview %c[0, 3] [4, 5] [1, 1] : memref<4x8xf32> to memref<4x5xf32, strided<[8, 1], offset: 3>>
+  linalg.copy ins(%a : memref<4x5xf32>) outs(%s : memref<4x5xf32, strided<[8, 1], offset: 3>>)
+  return
+}

@@ -58,12 +58,15 @@ lowerJeetOpToLinalg(mlir::OpBuilder &builder, mlir::Operation *op,
 /// alone computes the operands broadcast into its loop nest that cost a
 /// division or a transcendental by generics of their own shape first, and a
 /// reduction whose operand the group yields reads that result. Any other
-/// group is lowered op by op.
+/// group is lowered op by op; with `concatAsCopies`, a jeet.concat as its
+/// inputs inserted into slices of its result (copies into views once
+/// bufferized), else as one generic that selects each element's input.
 mlir::LogicalResult lowerFusionOpToLinalg(mlir::RewriterBase &rewriter,
                                           FusionOp fusion,
                                           int64_t epilogueTileSize = 64,
                                           int64_t rowBlockBytes = 0,
-                                          bool hoistBroadcastWork = false);
+                                          bool hoistBroadcastWork = false,
+                                          bool concatAsCopies = false);
 
 /// The number of leading (row) dimensions of a multi-reduction group: its
 /// one result and the input of every reduction have the same static shape,
@@ -77,7 +80,8 @@ unsigned getRowGroupLeadingDims(FusionOp fusion);
 mlir::LogicalResult lowerJeetToLinalg(mlir::Operation *root,
                                       int64_t epilogueTileSize = 64,
                                       int64_t rowBlockBytes = 0,
-                                      bool hoistBroadcastWork = false);
+                                      bool hoistBroadcastWork = false,
+                                      bool concatAsCopies = false);
 
 } // namespace jeet
 

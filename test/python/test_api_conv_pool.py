@@ -182,6 +182,41 @@ def test_ceil_mode_pooling(rng, shape, k, s, p, kind, include):
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("shape, k, s, p", [
+    ((1, 64, 47, 47), 3, 2, 0),  # SqueezeNet's: rows of 23 outputs, inputs 2 apart
+    ((2, 5, 12, 13), 3, 1, 1),   # GoogLeNet's inception branch: stride 1, padded
+    ((1, 3, 11, 11), 5, 3, 2),   # inputs 3 apart
+    ((1, 2, 9, 9), 7, 1, 3),     # 49 taps, the most taken as views
+    ((1, 2, 9, 9), 8, 1, 0),     # 64 taps: windows gathered and reduced
+], ids=str)
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_overlapping_windows_as_views(rng, shape, k, s, p, kind):
+    """A pooling whose windows overlap (or leave input out) is the maximum
+    (sum) of the padded input's views at the kernel's offsets, one kernel
+    over the output (two with padding: the padded copy first); every input
+    negative, so that padding leaking into a maximum would show; against
+    float64."""
+    x = -np.abs(rng.standard_normal(shape)).astype(np.float32) - 0.5
+    want = pool_reference(x, kind, k, s, p, False)
+    pool = jeet.max_pool2d if kind == "max" else jeet.avg_pool2d
+    got = pool(t(x), k, s, p)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=1e-6)
+    if k * k <= 49:
+        assert jeet.compile(got).num_kernels == (2 if p else 1), jeet.explain(got)
+
+
+def test_overlapping_max_pool_keeps_nans_and_infinities():
+    x = np.zeros((1, 1, 7, 7), np.float32)
+    x[0, 0, 1, 1] = np.nan
+    x[0, 0, 5, 5] = np.inf
+    x[0, 0, 3, 5] = -np.inf
+    got = jeet.max_pool2d(t(x), 3, stride=2, padding=1).numpy()
+    want = pool_reference(x, "max", 3, 2, 1, False)
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[0, 0, 0, 0]) and np.isnan(got[0, 0, 1, 1])
+    assert got[0, 0, 3, 3] == np.inf
+
+
 @pytest.mark.parametrize("kernel, stride, pad, dilation", [
     (3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 1), (5, 2, 2, 1), (3, 1, 2, 2), (2, 2, 0, 1),
 ], ids=str)

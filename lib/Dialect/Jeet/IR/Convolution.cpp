@@ -472,8 +472,28 @@ static SmallVector<int64_t> windowAxes(bool tiled) {
   return {2, 3};
 }
 
-/// reduce_max over the window dimensions of the windows padded with -inf
-/// (of the input itself where the windows tile it).
+/// The strided window of `padded` (N, C, H, W) at the kernel's offset
+/// (kh, kw): (N, C, OH, OW), a slice with positive steps that its readers
+/// read in place.
+static Value windowAt(OpBuilder &b, Location loc, Value padded, const Window &w,
+                      int64_t kh, int64_t kw) {
+  auto type = cast<RankedTensorType>(padded.getType());
+  int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
+  return SliceOp::create(
+      b, loc, padded, ArrayRef<int64_t>{0, 0, h0, w0},
+      ArrayRef<int64_t>{type.getDimSize(0), type.getDimSize(1),
+                        h0 + (w.out[0] - 1) * w.strides[0] + 1,
+                        w0 + (w.out[1] - 1) * w.strides[1] + 1},
+      ArrayRef<int64_t>{1, 1, w.strides[0], w.strides[1]});
+}
+
+/// reduce_max over the window dimensions of the input itself where the
+/// windows tile it; else, up to kMaxDepthwiseTaps taps, the elementwise
+/// maximum of the input padded with -inf viewed at each of the kernel's
+/// offsets (decomposeDepthwise's views: one kernel over the output that
+/// reads the padded input in place, where gatherWindows' windows were a
+/// copy of KH * KW times the output first); reduce_max over those windows
+/// past that.
 FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
                                         ValueRange operands) {
   FailureOr<Window> window = poolWindow(*this, operands[0]);
@@ -488,6 +508,18 @@ FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
   auto type = cast<FloatType>(getType().getElementType());
   auto negativeInfinity = builder.getFloatAttr(
       type, APFloat::getInf(type.getFloatSemantics(), /*Negative=*/true));
+  if (window->kernel[0] * window->kernel[1] <= kMaxDepthwiseTaps) {
+    Value padded =
+        padForWindows(builder, loc, operands[0], *window, negativeInfinity);
+    Value result;
+    for (int64_t kh = 0; kh < window->kernel[0]; ++kh)
+      for (int64_t kw = 0; kw < window->kernel[1]; ++kw) {
+        Value tap = windowAt(builder, loc, padded, *window, kh, kw);
+        result =
+            result ? MaxOp::create(builder, loc, result, tap).getResult() : tap;
+      }
+    return result;
+  }
   Value windows =
       gatherWindows(builder, loc, operands[0], *window, negativeInfinity);
   return ReduceMaxOp::create(builder, loc, windows, windowAxes(/*tiled=*/false),
@@ -495,8 +527,9 @@ FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
       .getResult();
 }
 
-/// reduce_sum over the window dimensions of the windows padded with 0 (of
-/// the input itself where the windows tile it),
+/// The sum over each window (reduce_sum of the input itself where the
+/// windows tile it, the sum of the padded input's views at the kernel's
+/// offsets up to kMaxDepthwiseTaps taps, reduce_sum of the windows past it),
 /// divided by the window size or, without count_include_pad, by the number
 /// of input elements in each window (a constant per output position).
 FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
@@ -507,12 +540,16 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
   const Window &w = *window;
   Location loc = getLoc();
   Type elementType = getType().getElementType();
-  // Where the windows tile the input, no window holds padding.
+  // Where the windows tile the input, no window holds padding. Else, up to
+  // kMaxDepthwiseTaps taps, the sum of the input padded with 0 viewed at
+  // each of the kernel's offsets (as MaxPool2dOp's maximum), past that
+  // reduce_sum over gatherWindows' windows.
   bool tiled = windowsTileInput(w);
-  Value windows =
-      tiled ? tiledWindows(builder, loc, operands[0], w)
-            : gatherWindows(builder, loc, operands[0], w,
-                            cast<TypedAttr>(builder.getZeroAttr(elementType)));
+  bool taps = !tiled && w.kernel[0] * w.kernel[1] <= kMaxDepthwiseTaps;
+  auto zero = cast<TypedAttr>(builder.getZeroAttr(elementType));
+  Value windows = tiled  ? tiledWindows(builder, loc, operands[0], w)
+                  : taps ? padForWindows(builder, loc, operands[0], w, zero)
+                         : gatherWindows(builder, loc, operands[0], w, zero);
   // f16 and bf16 windows are summed and divided in f32: a window of nine
   // values of 30000 sums past f16's 65504 (the average was infinite).
   Type sumType = detail::widenLowPrecisionFloat(elementType);
@@ -543,8 +580,17 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
                                  DenseElementsAttr::get(countType, counts));
   }
   return detail::buildInWideFloat(builder, loc, windows, [&](Value wide) {
-    Value sum = ReduceSumOp::create(builder, loc, wide, windowAxes(tiled),
-                                    /*keepdims=*/false);
+    Value sum;
+    if (taps) {
+      for (int64_t kh = 0; kh < w.kernel[0]; ++kh)
+        for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+          Value tap = windowAt(builder, loc, wide, w, kh, kw);
+          sum = sum ? AddOp::create(builder, loc, sum, tap).getResult() : tap;
+        }
+    } else {
+      sum = ReduceSumOp::create(builder, loc, wide, windowAxes(tiled),
+                                /*keepdims=*/false);
+    }
     return DivOp::create(builder, loc, sum, divisor).getResult();
   });
 }

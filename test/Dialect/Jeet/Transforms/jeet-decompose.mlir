@@ -335,16 +335,26 @@ func.func @depthwise_constant_filter(%x: tensor<1x3x5x5xf32>) -> tensor<1x3x4x4x
 
 // -----
 
-// max_pool2d pads with -inf and reduces the window dimensions; avg_pool2d
-// without count_include_pad divides by each window's count of input
-// elements.
+// max_pool2d pads with -inf and takes the maximum of the padded input's
+// views at the kernel's nine offsets (slices read in place: no window
+// copy); avg_pool2d pads with 0, sums those views and, without
+// count_include_pad, divides by each window's count of input elements.
 // CHECK-LABEL: func.func @pools
 // CHECK-DAG: jeet.constant dense<{{\[\[}}4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]> : tensor<3x3xf32>
-// CHECK-DAG: jeet.constant dense<0xFF800000> : tensor<f32>
-// CHECK: jeet.im2col %{{.*}} {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>} : tensor<1x1x5x5xf32> -> tensor<1x1x3x3x3x3xf32>
-// CHECK: jeet.reduce_max %{{.*}} {axes = array<i64: 2, 3>} : tensor<1x1x3x3x3x3xf32> -> tensor<1x1x3x3xf32>
-// CHECK: jeet.reduce_sum %{{.*}} {axes = array<i64: 2, 3>} : tensor<1x1x3x3x3x3xf32> -> tensor<1x1x3x3xf32>
+// CHECK-DAG: %[[NEGINF:.*]] = jeet.constant dense<0xFF800000> : tensor<f32>
+// CHECK-NOT: jeet.im2col
+// CHECK: %[[P:.*]] = jeet.pad %{{.*}}, %[[NEGINF]] {{.*}} -> tensor<1x1x5x5xf32>
+// CHECK: %[[T0:.*]] = jeet.slice %[[P]] {starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>, stops = array<i64: 1, 1, 3, 3>}
+// CHECK: %[[T1:.*]] = jeet.slice %[[P]] {starts = array<i64: 0, 0, 0, 1>, steps = array<i64: 1, 1, 1, 1>, stops = array<i64: 1, 1, 3, 4>}
+// CHECK: jeet.max %[[T0]], %[[T1]]
+// CHECK-COUNT-7: jeet.max
+// CHECK: %[[Z:.*]] = jeet.pad
+// CHECK: %[[U0:.*]] = jeet.slice %[[Z]]
+// CHECK: %[[U1:.*]] = jeet.slice %[[Z]]
+// CHECK: jeet.add %[[U0]], %[[U1]]
+// CHECK-COUNT-7: jeet.add
 // CHECK: jeet.div %{{.*}}, %{{.*}} : tensor<1x1x3x3xf32>, tensor<3x3xf32> -> tensor<1x1x3x3xf32>
+// CHECK-NOT: jeet.im2col
 func.func @pools(%x: tensor<1x1x3x3xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) {
   %0 = jeet.max_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x3x3xf32> -> tensor<1x1x3x3xf32>
   %1 = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x1x3x3xf32> -> tensor<1x1x3x3xf32>
@@ -356,9 +366,10 @@ func.func @pools(%x: tensor<1x1x3x3xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x
 // An f16 average is summed and divided in f32 (nine values of 30000 sum
 // past f16's 65504), then narrowed.
 // CHECK-LABEL: func.func @avg_pool_f16
-// CHECK: %[[W:.*]] = jeet.cast %{{.*}} : tensor<1x1x3x3x2x2xf16> -> tensor<1x1x3x3x2x2xf32>
-// CHECK: %[[S:.*]] = jeet.reduce_sum %[[W]] {axes = array<i64: 2, 3>} : tensor<1x1x3x3x2x2xf32> -> tensor<1x1x2x2xf32>
-// CHECK: %[[D:.*]] = jeet.div %[[S]], %{{.*}} : tensor<1x1x2x2xf32>, tensor<f32> -> tensor<1x1x2x2xf32>
+// CHECK: %[[W:.*]] = jeet.cast %{{.*}} : tensor<1x1x4x4xf16> -> tensor<1x1x4x4xf32>
+// CHECK: jeet.slice %[[W]]
+// CHECK-COUNT-8: jeet.add {{.*}} : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32> -> tensor<1x1x2x2xf32>
+// CHECK: %[[D:.*]] = jeet.div %{{.*}}, %{{.*}} : tensor<1x1x2x2xf32>, tensor<f32> -> tensor<1x1x2x2xf32>
 // CHECK: jeet.cast %[[D]] : tensor<1x1x2x2xf32> -> tensor<1x1x2x2xf16>
 func.func @avg_pool_f16(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x2x2xf16> {
   %0 = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = true} : tensor<1x1x4x4xf16> -> tensor<1x1x2x2xf16>
@@ -387,13 +398,23 @@ func.func @tiled_pools(%x: tensor<1x2x4x6xf32>) -> (tensor<1x2x2x2xf32>, tensor<
 
 // -----
 
-// Windows that do not divide the input (the last row is left out) are
-// gathered by im2col as before.
+// Windows that do not divide the input (the last row is left out): the
+// maximum of four strided views. A window of more than 49 taps (8x8) is
+// gathered by im2col and reduced.
 // CHECK-LABEL: func.func @untiled_pool
+// CHECK-NOT: jeet.im2col
+// CHECK-COUNT-2: jeet.max
+// CHECK: jeet.slice %{{.*}} {starts = array<i64: 0, 0, 1, 1>, steps = array<i64: 1, 1, 2, 2>, stops = array<i64: 1, 1, 4, 4>}
+// CHECK-NEXT: jeet.max
+// CHECK-LABEL: func.func @large_window_pool
 // CHECK: jeet.im2col
 // CHECK: jeet.reduce_max %{{.*}} {axes = array<i64: 2, 3>}
 func.func @untiled_pool(%x: tensor<1x1x5x4xf32>) -> tensor<1x1x2x2xf32> {
   %0 = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x5x4xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+func.func @large_window_pool(%x: tensor<1x1x9x9xf32>) -> tensor<1x1x2x2xf32> {
+  %0 = jeet.max_pool2d %x {kernel_shape = array<i64: 8, 8>, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x9x9xf32> -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>
 }
 

@@ -253,6 +253,12 @@ static StreamingPlan planStreaming(linalg::GenericOp op,
   return plan;
 }
 
+/// The vector datapath (getVectorDatapathBits) from which a row's remainder
+/// is one masked vector rather than several narrower ones: AVX-512 cores
+/// that run 512-bit instructions whole, whose masked loads and stores cost
+/// a plain one's.
+constexpr int64_t kMaskedRemainderBits = 512;
+
 class ElementwiseEmitter {
 public:
   ElementwiseEmitter(OpBuilder &b, linalg::GenericOp op,
@@ -261,7 +267,11 @@ public:
       : b(b), op(op), loc(op.getLoc()), uniform(uniform), streaming(streaming) {
   }
 
-  void emit(bool parallel, int64_t vectorWidth, int64_t chunkSize) {
+  /// With `maskedRemainder`, a row's remainder that would be two vectors
+  /// or more of power-of-two widths is one vector with its lanes past the
+  /// row masked off.
+  void emit(bool parallel, int64_t vectorWidth, int64_t chunkSize,
+            bool maskedRemainder) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     int64_t size = ranges.back();
@@ -339,8 +349,15 @@ public:
       }
       if (remainder > 0) {
         // Vectors of power-of-two widths (7 elements are 4 + 2 + 1), which
-        // LLVM maps onto whole registers.
+        // LLVM maps onto whole registers; with maskedRemainder, where those
+        // are two or more, one vector of 8 with 7 lanes (masked loads and
+        // stores: one step where three ran).
         auto emitRemainder = [&] {
+          if (maskedRemainder && llvm::popcount(uint64_t(remainder)) > 1) {
+            emitStep(outer, cst(fullSize), llvm::PowerOf2Ceil(remainder),
+                     /*streamed=*/false, /*nontemporal=*/false, remainder);
+            return;
+          }
           for (int64_t offset = fullSize, width = llvm::PowerOf2Ceil(remainder);
                offset < size; width /= 2)
             for (; offset + width <= size; offset += width)
@@ -445,19 +462,20 @@ private:
   /// `nontemporal`, its outputs are stored non-temporally (the caller has
   /// checked their alignment).
   void emitStep(ArrayRef<Value> outer, Value x, int64_t width, bool streamed,
-                bool nontemporal) {
+                bool nontemporal, int64_t activeLanes = 0) {
     SmallVector<Value> ivs(outer);
     ivs.push_back(x);
     Block *block = op.getBlock();
-    IRMapping mapping =
-        cloneBodyAt(b, loc, op, uniform, ivs, width, /*skip=*/nullptr,
-                    [&](OpOperand &operand, ArrayRef<Value> at) {
-                      unsigned number = operand.getOperandNumber();
-                      if (streamed && streaming.prefetched.contains(number))
-                        emitPrefetch(operand.get(), flat.lookup(number),
-                                     llvm::to_vector(at), width,
-                                     streaming.prefetchElements.lookup(number));
-                    });
+    IRMapping mapping = cloneBodyAt(
+        b, loc, op, uniform, ivs, width, /*skip=*/nullptr,
+        [&](OpOperand &operand, ArrayRef<Value> at) {
+          unsigned number = operand.getOperandNumber();
+          if (streamed && streaming.prefetched.contains(number))
+            emitPrefetch(operand.get(), flat.lookup(number),
+                         llvm::to_vector(at), width,
+                         streaming.prefetchElements.lookup(number));
+        },
+        /*preloaded=*/{}, activeLanes);
 
     auto yield = cast<linalg::YieldOp>(block->getTerminator());
     for (auto [value, init] :
@@ -475,8 +493,13 @@ private:
                                 llvm::MaybeAlign(vectorBytes));
         continue;
       }
-      vector::StoreOp::create(b, loc, result, init.get(),
-                              indicesAt(op, init, ivs));
+      if (activeLanes > 0 && activeLanes < width)
+        vector::MaskedStoreOp::create(
+            b, loc, init.get(), indicesAt(op, init, ivs),
+            laneMask(b, loc, width, activeLanes), result);
+      else
+        vector::StoreOp::create(b, loc, result, init.get(),
+                                indicesAt(op, init, ivs));
     }
   }
 
@@ -536,7 +559,8 @@ struct JeetCpuVectorizeElementwisePass
       if (!joinRows || !vectorizeJoinedRows(b, op, uniform, width, datapath,
                                             parallel && !nested))
         ElementwiseEmitter(b, op, uniform, streaming)
-            .emit(parallel && !nested, width, chunkSize);
+            .emit(parallel && !nested, width, chunkSize,
+                  /*maskedRemainder=*/datapath >= kMaskedRemainderBits);
       op->erase();
     });
   }

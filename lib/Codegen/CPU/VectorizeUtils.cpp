@@ -136,7 +136,7 @@ static std::optional<LaneRead> laneRead(linalg::GenericOp op,
 /// some cores: ~13 cycles unaligned on Zen 1).
 static Value loadStrided(OpBuilder &b, Location loc, Value memref,
                          ArrayRef<Value> at, int64_t width, int64_t lanes,
-                         int64_t stride) {
+                         int64_t stride, int64_t active, Value fill) {
   auto type = cast<MemRefType>(memref.getType());
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   SmallVector<OpFoldResult> sizes = getAsOpFoldResult(metadata.getSizes());
@@ -150,10 +150,10 @@ static Value loadStrided(OpBuilder &b, Location loc, Value memref,
   if (stride != 1)
     indices.back() = arith::MulIOp::create(
         b, loc, indices.back(), arith::ConstantIndexOp::create(b, loc, stride));
-  int64_t span = lanes * (width - 1) + 1;
+  int64_t span = lanes * (active - 1) + 1;
   int64_t head = (lanes - 1) * width;
   SmallVector<int64_t> keep;
-  if (head <= span) {
+  if (head <= span && active == width) {
     // The head [0, head) and the tail [span - width, span) of the span; lane
     // j's element lanes * j from the head where it is there, else from the
     // tail (numbered after the head's lanes in the shuffle).
@@ -181,7 +181,30 @@ static Value loadStrided(OpBuilder &b, Location loc, Value memref,
                                               mask, passThru);
   for (int64_t lane = 0; lane < width; ++lane)
     keep.push_back(lane * lanes);
-  return vector::ShuffleOp::create(b, loc, loaded, loaded, keep);
+  Value kept = vector::ShuffleOp::create(b, loc, loaded, loaded, keep);
+  // The lanes past `active` read nothing: they hold `fill`.
+  if (active < width)
+    kept = arith::SelectOp::create(b, loc, laneMask(b, loc, width, active),
+                                   kept, fill);
+  return kept;
+}
+
+Value jeet::cpu::laneMask(OpBuilder &b, Location loc, int64_t width,
+                          int64_t activeLanes) {
+  return vector::ConstantMaskOp::create(b, loc,
+                                        VectorType::get({width}, b.getI1Type()),
+                                        ArrayRef<int64_t>{activeLanes});
+}
+
+/// A vector of `width` ones of `element`, the value of the lanes a partial
+/// vector does not read.
+static Value onesOf(OpBuilder &b, Location loc, Type element, int64_t width) {
+  auto type = VectorType::get({width}, element);
+  Attribute one = isa<FloatType>(element)
+                      ? Attribute(b.getFloatAttr(element, 1.0))
+                      : Attribute(b.getIntegerAttr(element, 1));
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, cast<TypedAttr>(one)));
 }
 
 bool jeet::cpu::analyzeOperands(linalg::GenericOp op,
@@ -286,10 +309,14 @@ SmallVector<Value> jeet::cpu::inputIndicesAt(OpBuilder &b, Location loc,
 /// one the first lane's innermost index) element by element.
 static Value loadGathered(OpBuilder &b, Location loc, linalg::GenericOp op,
                           OpOperand &operand, ArrayRef<Value> ivs,
-                          int64_t width) {
+                          int64_t width, int64_t active, Value one) {
   SmallVector<Value> at(ivs);
   SmallVector<Value> elements;
   for (int64_t lane = 0; lane < width; ++lane) {
+    if (lane >= active) {
+      elements.push_back(one);
+      continue;
+    }
     if (lane > 0)
       at.back() = arith::AddIOp::create(
           b, loc, ivs.back(), arith::ConstantIndexOp::create(b, loc, lane));
@@ -305,9 +332,10 @@ IRMapping jeet::cpu::cloneBodyAt(
     const llvm::DenseSet<Value> &uniform, ArrayRef<Value> ivs, int64_t width,
     Operation *skip,
     llvm::function_ref<void(OpOperand &, ArrayRef<Value>)> onLoad,
-    llvm::function_ref<Value(OpOperand &)> preloaded) {
+    llvm::function_ref<Value(OpOperand &)> preloaded, int64_t activeLanes) {
   IRMapping mapping;
   auto vectorOf = [&](Type type) { return VectorType::get({width}, type); };
+  int64_t active = activeLanes > 0 && activeLanes < width ? activeLanes : width;
   for (OpOperand &operand : op->getOpOperands()) {
     BlockArgument arg = op.getMatchingBlockArgument(&operand);
     if (arg.use_empty() || (skip && op.isDpsInit(&operand)))
@@ -323,16 +351,35 @@ IRMapping jeet::cpu::cloneBodyAt(
       value = memref::LoadOp::create(b, loc, memref, at);
     } else {
       LaneRead read = *laneRead(op, operand);
+      Value ones =
+          active < width ? onesOf(b, loc, arg.getType(), width) : Value();
       switch (read.kind) {
       case LaneRead::Contiguous:
-        value =
-            vector::LoadOp::create(b, loc, vectorOf(arg.getType()), memref, at);
+        value = active < width
+                    ? vector::MaskedLoadOp::create(
+                          b, loc, vectorOf(arg.getType()), memref, at,
+                          laneMask(b, loc, width, active), ones)
+                          .getResult()
+                    : vector::LoadOp::create(b, loc, vectorOf(arg.getType()),
+                                             memref, at)
+                          .getResult();
         break;
       case LaneRead::Strided:
-        value = loadStrided(b, loc, memref, at, width, read.lanes, read.stride);
+        value = loadStrided(b, loc, memref, at, width, read.lanes, read.stride,
+                            active, ones);
         break;
       case LaneRead::Gathered:
-        value = loadGathered(b, loc, op, operand, ivs, width);
+        value = loadGathered(
+            b, loc, op, operand, ivs, width, active,
+            active < width ? arith::ConstantOp::create(
+                                 b, loc,
+                                 cast<TypedAttr>(
+                                     cast<DenseElementsAttr>(
+                                         ones.getDefiningOp<arith::ConstantOp>()
+                                             .getValue())
+                                         .getSplatValue<Attribute>()))
+                                 .getResult()
+                           : Value());
         break;
       }
       if (onLoad && read.kind != LaneRead::Gathered)

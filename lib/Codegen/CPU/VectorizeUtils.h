@@ -74,15 +74,24 @@ llvm::SmallVector<mlir::Value> indicesAt(mlir::linalg::GenericOp op,
 /// the uniform ones with a scalar load, and each op is rebuilt on vectors
 /// unless all its operands are uniform. `onLoad` sees the operand and
 /// indices of each vector read along the innermost dimension; `preloaded`
-/// may give an input's vector instead of its read (null: read it). Returns
-/// the mapping from body values to the clones.
+/// may give an input's vector instead of its read (null: read it). With
+/// `activeLanes` between 0 and `width` (exclusive), only the first
+/// `activeLanes` lanes are read (masked loads; nothing past them is
+/// touched) and the others hold 1, a value every op of the body takes
+/// (no division by zero). Returns the mapping from body values to the
+/// clones.
 mlir::IRMapping cloneBodyAt(
     mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp op,
     const llvm::DenseSet<mlir::Value> &uniform, llvm::ArrayRef<mlir::Value> ivs,
     int64_t width, mlir::Operation *skip = nullptr,
     llvm::function_ref<void(mlir::OpOperand &, llvm::ArrayRef<mlir::Value>)>
         onLoad = {},
-    llvm::function_ref<mlir::Value(mlir::OpOperand &)> preloaded = {});
+    llvm::function_ref<mlir::Value(mlir::OpOperand &)> preloaded = {},
+    int64_t activeLanes = 0);
+
+/// A vector of `width` booleans whose first `activeLanes` are true.
+mlir::Value laneMask(mlir::OpBuilder &b, mlir::Location loc, int64_t width,
+                     int64_t activeLanes);
 
 /// The two innermost loops of a generic (analyzed, `uniform` its uniform
 /// values) whose innermost one is shorter than a vector, read as one grid

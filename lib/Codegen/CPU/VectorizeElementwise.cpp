@@ -114,8 +114,10 @@ static linalg::GenericOp dropUnitTrailingLoops(linalg::GenericOp op) {
 }
 
 /// A generic that copies its one input into its output through identity
-/// maps (a generalised linalg.copy) whose trailing loops run over dimensions
-/// that both buffers hold contiguously, with those loops folded into one: a
+/// maps (a generalised linalg.copy), or fills its output with a value from
+/// outside (a generalised linalg.fill), whose trailing loops run over
+/// dimensions that its buffers hold contiguously, with those loops folded
+/// into one: a
 /// concat's copy of a (1, 64, 46, 46) input into channels 64-127 of its
 /// (1, 128, 46, 46) result is then one run of 135,424 elements copied by
 /// whole vectors, not 2,944 rows of 46 (16 + 16 + 8 + 4 + 2 lanes each).
@@ -123,13 +125,18 @@ static linalg::GenericOp dropUnitTrailingLoops(linalg::GenericOp op) {
 /// unchanged.
 static linalg::GenericOp foldContiguousCopyLoops(linalg::GenericOp op) {
   unsigned rank = op.getNumLoops();
-  if (rank < 2 || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+  if (rank < 2 || op.getNumDpsInputs() > 1 || op.getNumDpsInits() != 1 ||
       !llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isIdentity(); }) ||
       op.getNumReductionLoops() > 0)
     return nullptr;
   auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
-  if (yield.getValues().front() != op.getBody()->getArgument(0))
+  Value yielded = yield.getValues().front();
+  bool copy =
+      op.getNumDpsInputs() == 1 && yielded == op.getBody()->getArgument(0);
+  bool fill = op.getNumDpsInputs() == 0 &&
+              !op.getRegion().isAncestor(yielded.getParentRegion());
+  if (!copy && !fill)
     return nullptr;
   SmallVector<MemRefType> types;
   for (Value operand : op->getOperands()) {
@@ -531,6 +538,7 @@ struct JeetCpuVectorizeElementwisePass
     // element by element and stores it whole.
     generalizeStaticTransposes(getOperation());
     generalizeStaticCopies(getOperation());
+    generalizeStaticFills(getOperation());
     forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
       llvm::DenseSet<Value> uniform;
       if (!analyze(op, uniform))

@@ -475,6 +475,31 @@ void jeet::cpu::generalizeStaticCopies(func::FuncOp func) {
   }
 }
 
+void jeet::cpu::generalizeStaticFills(func::FuncOp func) {
+  SmallVector<linalg::FillOp> fills;
+  func.walk([&](linalg::FillOp op) {
+    auto init = dyn_cast<MemRefType>(op.getOutputs().front().getType());
+    if (init && init.hasStaticShape() && init.getRank() > 0 &&
+        !isa<ShapedType>(op.getInputs().front().getType()))
+      fills.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (linalg::FillOp op : fills) {
+    rewriter.setInsertionPoint(op);
+    Value value = op.getInputs().front();
+    Value init = op.getOutputs().front();
+    int64_t rank = cast<MemRefType>(init.getType()).getRank();
+    linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          linalg::YieldOp::create(b, loc, value);
+        });
+    rewriter.eraseOp(op);
+  }
+}
+
 void jeet::cpu::forEachGeneric(
     func::FuncOp func, llvm::function_ref<void(linalg::GenericOp, bool)> fn) {
   SmallVector<linalg::GenericOp> generics;

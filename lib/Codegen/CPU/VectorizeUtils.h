@@ -173,6 +173,11 @@ void generalizeStaticTransposes(mlir::func::FuncOp func);
 /// equivalent `linalg.generic`, whose maps are identities.
 void generalizeStaticCopies(mlir::func::FuncOp func);
 
+/// Rewrites each `linalg.fill` of a buffer of static shape (a matmul's
+/// accumulator that its kernels did not start from the fill's value) into a
+/// `linalg.generic` with no input whose body yields the fill's value.
+void generalizeStaticFills(mlir::func::FuncOp func);
+
 /// The `linalg.fill` of all of `buffer` with a value of its element type
 /// just before `op`, or null: the fill that jeet-cpu-matmul and
 /// jeet-cpu-vectorize-window-reductions fold into the loops after it (the

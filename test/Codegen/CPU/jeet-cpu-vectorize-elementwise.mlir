@@ -350,3 +350,21 @@ func.func @copy_into_columns(%a: memref<4x5xf32>, %c: memref<4x8xf32>) {
   linalg.copy ins(%a : memref<4x5xf32>) outs(%s : memref<4x5xf32, strided<[8, 1], offset: 3>>)
   return
 }
+
+// -----
+
+// A fill (a matmul's accumulator the matmul's kernels did not start from
+// the fill's value) becomes a generic that yields the value, stored as
+// vectors; its contiguous loops folded as a copy's (here into runs of 100
+// elements of the view, one a batch).
+// CHECK-LABEL: func.func @fill_of_channels
+// CHECK-NOT: linalg.fill
+// CHECK: %[[OUT:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : memref<2x4x5x5xf32, strided<[200, 25, 5, 1], offset: 100>> into memref<2x100xf32, strided<[200, 1], offset: 100>>
+// CHECK: scf.parallel
+// CHECK: vector.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}] : memref<2x100xf32, strided<[200, 1], offset: 100>>, vector<16xf32>
+func.func @fill_of_channels(%c: memref<2x8x5x5xf32>) {
+  %one = arith.constant 1.0 : f32
+  %s = memref.subview %c[0, 4, 0, 0] [2, 4, 5, 5] [1, 1, 1, 1] : memref<2x8x5x5xf32> to memref<2x4x5x5xf32, strided<[200, 25, 5, 1], offset: 100>>
+  linalg.fill ins(%one : f32) outs(%s : memref<2x4x5x5xf32, strided<[200, 25, 5, 1], offset: 100>>)
+  return
+}

@@ -17,13 +17,16 @@
 // CHECK-NEXT: linalg.yield %[[A]] : f32
 // CHECK-NOT: arith.select
 // CHECK-NOT: jeet.pad_low
-// Both become vectors across their short rows (jeet-cpu-vectorize-elementwise's
-// joined rows): the fill three stores of 8, the copy one load of the input's
-// 6 elements spread to the interior's positions (rows 6 apart) and one masked
-// store.
+// Both become vectors (jeet-cpu-vectorize-elementwise): the fill of the
+// contiguous result one run of 24 (its loops folded: a store of 16 and one
+// of 8), the copy across its short rows (joined rows) one load of the
+// input's 6 elements spread to the interior's positions (rows 6 apart) and
+// one masked store.
 // VEC-LABEL: func.func @pad
 // VEC-NOT: linalg.generic
-// VEC-COUNT-3: vector.store {{.*}} : memref<24xf32, strided<[1], offset: ?>>, vector<8xf32>
+// VEC: memref.collapse_shape %{{.*}} {{\[}}[0, 1]] : memref<4x6xf32> into memref<24xf32>
+// VEC: vector.store {{.*}} : memref<24xf32>, vector<16xf32>
+// VEC: vector.store {{.*}} : memref<24xf32>, vector<8xf32>
 // VEC: vector.maskedload %{{.*}} : memref<6xf32, strided<[1], offset: ?>>
 // VEC: vector.shuffle {{.*}} [0, 1, 2, 0, 0, 0, 3, 4, 5,
 // VEC: vector.maskedstore %{{.*}} : memref<9xf32, strided<[1], offset: ?>>

@@ -443,36 +443,43 @@ void jeet::cpu::buildLoops(
     scf::buildLoopNest(b, loc, lbs, ubs, steps, build);
 }
 
-void jeet::cpu::generalizeStaticTransposes(func::FuncOp func) {
-  SmallVector<linalg::TransposeOp> transposes;
-  func.walk([&](linalg::TransposeOp op) {
-    auto input = dyn_cast<MemRefType>(op.getInput().getType());
-    auto init = dyn_cast<MemRefType>(op.getInit().getType());
-    if (!op.getPermutation().empty() && input && init &&
-        input.hasStaticShape() && init.hasStaticShape())
-      transposes.push_back(op);
+/// Rewrites each op of type `OpT` in `func` that `accept` takes into the
+/// equivalent `linalg.generic`.
+template <typename OpT>
+static void generalizeWhere(func::FuncOp func,
+                            llvm::function_ref<bool(OpT)> accept) {
+  SmallVector<OpT> ops;
+  func.walk([&](OpT op) {
+    if (accept(op))
+      ops.push_back(op);
   });
   IRRewriter rewriter(func.getContext());
-  for (linalg::TransposeOp op : transposes) {
+  for (OpT op : ops) {
     rewriter.setInsertionPoint(op);
     (void)linalg::generalizeNamedOp(rewriter, op);
   }
 }
 
-void jeet::cpu::generalizeStaticCopies(func::FuncOp func) {
-  SmallVector<linalg::CopyOp> copies;
-  func.walk([&](linalg::CopyOp op) {
-    auto input = dyn_cast<MemRefType>(op.getInputs().front().getType());
-    auto init = dyn_cast<MemRefType>(op.getOutputs().front().getType());
-    if (input && init && input.hasStaticShape() && init.hasStaticShape() &&
-        input.getRank() > 0)
-      copies.push_back(op);
+/// Whether `a` and `b` are buffers of static shapes.
+static bool staticBuffers(Value a, Value b) {
+  auto first = dyn_cast<MemRefType>(a.getType());
+  auto second = dyn_cast<MemRefType>(b.getType());
+  return first && second && first.hasStaticShape() && second.hasStaticShape();
+}
+
+void jeet::cpu::generalizeStaticTransposes(func::FuncOp func) {
+  generalizeWhere<linalg::TransposeOp>(func, [](linalg::TransposeOp op) {
+    return !op.getPermutation().empty() &&
+           staticBuffers(op.getInput(), op.getInit());
   });
-  IRRewriter rewriter(func.getContext());
-  for (linalg::CopyOp op : copies) {
-    rewriter.setInsertionPoint(op);
-    (void)linalg::generalizeNamedOp(rewriter, op);
-  }
+}
+
+void jeet::cpu::generalizeStaticCopies(func::FuncOp func) {
+  generalizeWhere<linalg::CopyOp>(func, [](linalg::CopyOp op) {
+    Value input = op.getInputs().front();
+    return staticBuffers(input, op.getOutputs().front()) &&
+           cast<MemRefType>(input.getType()).getRank() > 0;
+  });
 }
 
 void jeet::cpu::generalizeStaticFills(func::FuncOp func) {

@@ -307,6 +307,25 @@ def test_elementwise_row_remainders(rng, shape, dtype):
                                   np.maximum(wide[..., ::2], a))
 
 
+@pytest.mark.parametrize("n, positions, c", [(1, (3, 3), 1280), (2, (2, 3), 40), (1, (6, 6), 17)], ids=str)
+def test_mean_over_positions_of_a_transposed_result(rng, n, positions, c):
+    """The squeeze at the end of a mobile network: the mean over the
+    positions of (N, positions, C) read as NCHW through a transpose (a
+    transposed 1x1 convolution's result), its bias and ReLU on the way; its
+    channels are the vectors' lanes (the positions outer loops), against
+    float64; the maximum too."""
+    h, w = positions
+    x = rng.standard_normal((n, h * w, c)).astype(np.float32)
+    b = rng.standard_normal((c, 1, 1)).astype(np.float32)
+    nchw = jeet.transpose(jeet.reshape(t(x), (n, h, w, c)), (0, 3, 1, 2))
+    act = jeet.relu(nchw + t(b))
+    want = np.maximum(x.reshape(n, h, w, c).transpose(0, 3, 1, 2).astype(np.float64) + b, 0)
+    np.testing.assert_allclose(jeet.mean(act, axis=(2, 3)).numpy(), want.mean(axis=(2, 3)),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(jeet.max(act, axis=(2, 3)).numpy(),
+                                  want.max(axis=(2, 3)).astype(np.float32))
+
+
 def dtype_of(name):
     return np.dtype(name).type
 

@@ -165,6 +165,59 @@ static linalg::GenericOp foldContiguousCopyLoops(linalg::GenericOp op) {
   return foldTrailingLoops(op, first);
 }
 
+/// A generic whose innermost loops reduce elements far apart in memory (a
+/// mean over the positions of a transposed matmul's (N, positions, C)
+/// result read as NCHW: rows of 3 elements 1,280 apart, gathered a lane or
+/// two at a time) while a parallel loop of at least `width` iterations runs
+/// along the contiguous dimension of every operand that it indexes (the
+/// channels): that loop moved innermost (linalg::interchangeGenericOp), so
+/// that the vectors run along it and the reduction steps through the outer
+/// loops, each step reading, combining and writing back a vector of the
+/// output (every output's terms summed in the same order as before). Null
+/// where an input's rows run along the innermost loop (a row reduction, for
+/// jeet-cpu-vectorize-reductions) or no loop qualifies; `op` is then
+/// unchanged.
+static linalg::GenericOp moveContiguousLoopInnermost(linalg::GenericOp op,
+                                                     int64_t width) {
+  unsigned rank = op.getNumLoops();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (rank < 2 || iterators.back() != utils::IteratorType::reduction ||
+      op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
+      op.hasIndexSemantics())
+    return nullptr;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return nullptr;
+  unsigned inner = rank - 1;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (contiguousLoop(op, *input) == inner)
+      return nullptr;
+  std::optional<unsigned> loop = contiguousLoop(op, op.getDpsInitsMutable()[0]);
+  if (!loop || iterators[*loop] != utils::IteratorType::parallel ||
+      ranges[*loop] < width)
+    return nullptr;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isFunctionOfDim(*loop))
+      continue;
+    if (contiguousLoop(op, operand) != loop ||
+        llvm::any_of(map.getResults().drop_back(), [&](AffineExpr expr) {
+          return expr.isFunctionOfDim(*loop);
+        }))
+      return nullptr;
+  }
+  SmallVector<unsigned> order;
+  for (unsigned dim = 0; dim < rank; ++dim)
+    if (dim != *loop)
+      order.push_back(dim);
+  order.push_back(*loop);
+  IRRewriter rewriter(op.getContext());
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::GenericOp> moved =
+      linalg::interchangeGenericOp(rewriter, op, order);
+  return succeeded(moved) ? *moved : nullptr;
+}
+
 /// Bytes of a statically shaped memref.
 static int64_t sizeInBytes(MemRefType type) {
   return type.getNumElements() *
@@ -541,6 +594,8 @@ struct JeetCpuVectorizeElementwisePass
     generalizeStaticFills(getOperation());
     forEachGeneric(getOperation(), [&](linalg::GenericOp op, bool nested) {
       llvm::DenseSet<Value> uniform;
+      if (linalg::GenericOp moved = moveContiguousLoopInnermost(op, width))
+        op = moved;
       if (!analyze(op, uniform))
         return;
       linalg::GenericOp reshaped = foldUnitTrailingLoops(op);

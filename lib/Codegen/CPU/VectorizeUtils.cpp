@@ -189,6 +189,18 @@ static Value loadStrided(OpBuilder &b, Location loc, Value memref,
   return kept;
 }
 
+std::optional<unsigned> jeet::cpu::contiguousLoop(linalg::GenericOp op,
+                                                  OpOperand &operand) {
+  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  if (!type || map.getNumResults() == 0 || innermostStride(type) != 1)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!dim)
+    return std::nullopt;
+  return dim.getPosition();
+}
+
 Value jeet::cpu::laneMask(OpBuilder &b, Location loc, int64_t width,
                           int64_t activeLanes) {
   return vector::ConstantMaskOp::create(b, loc,

@@ -89,6 +89,12 @@ mlir::IRMapping cloneBodyAt(
     llvm::function_ref<mlir::Value(mlir::OpOperand &)> preloaded = {},
     int64_t activeLanes = 0);
 
+/// The loop that `operand` of `op` reads (or writes) contiguously: the loop
+/// its last index is, where its buffer's innermost stride is 1; none
+/// otherwise.
+std::optional<unsigned> contiguousLoop(mlir::linalg::GenericOp op,
+                                       mlir::OpOperand &operand);
+
 /// A vector of `width` booleans whose first `activeLanes` are true.
 mlir::Value laneMask(mlir::OpBuilder &b, mlir::Location loc, int64_t width,
                      int64_t activeLanes);

@@ -368,3 +368,30 @@ func.func @fill_of_channels(%c: memref<2x8x5x5xf32>) {
   linalg.fill ins(%one : f32) outs(%s : memref<2x4x5x5xf32, strided<[200, 25, 5, 1], offset: 100>>)
   return
 }
+
+// -----
+
+// A sum over positions read through a transpose (a mean after a transposed
+// matmul's (N, positions, C) result): its reduced loops step 32 elements
+// apart, the channels run along every operand's contiguous dimension. The
+// channel loop moves innermost: vectors of 16 channels, each step of the
+// positions one vector of the output read, summed and written back (the
+// terms of each output in the same order).
+// CHECK-LABEL: func.func @sum_over_positions_of_a_transpose
+// CHECK: scf.for %[[H:.*]] = %c0 to %c3
+// CHECK: scf.for %[[W:.*]] = %c0 to %c3
+// CHECK: scf.for %[[C:.*]] = %c0 to %c32 step %c16
+// CHECK: %[[X:.*]] = vector.load %{{.*}}[%c0, %[[H]], %[[W]], %[[C]]] : memref<1x3x3x32xf32>, vector<16xf32>
+// CHECK: %[[ACC:.*]] = vector.load %{{.*}}[%c0, %[[C]]] : memref<1x32xf32>, vector<16xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[ACC]], %[[X]] : vector<16xf32>
+// CHECK: vector.store %[[S]], %{{.*}}[%c0, %[[C]]] : memref<1x32xf32>, vector<16xf32>
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @sum_over_positions_of_a_transpose(%x: memref<1x3x3x32xf32>, %o: memref<1x32xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : memref<1x3x3x32xf32>) outs(%o : memref<1x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -39,7 +39,7 @@ def export(name, size, path):
     import torch
     import torchvision.models as models
     import warnings
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    warnings.filterwarnings("ignore")
     torch.manual_seed(0)
     model = getattr(models, name)().eval()
     x = torch.randn(1, 3, size, size)

@@ -208,15 +208,12 @@ Value jeet::cpu::laneMask(OpBuilder &b, Location loc, int64_t width,
                                         ArrayRef<int64_t>{activeLanes});
 }
 
-/// A vector of `width` ones of `element`, the value of the lanes a partial
-/// vector does not read.
-static Value onesOf(OpBuilder &b, Location loc, Type element, int64_t width) {
-  auto type = VectorType::get({width}, element);
-  Attribute one = isa<FloatType>(element)
-                      ? Attribute(b.getFloatAttr(element, 1.0))
-                      : Attribute(b.getIntegerAttr(element, 1));
-  return arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, cast<TypedAttr>(one)));
+/// 1 as an `element`: the value of the lanes a partial vector does not
+/// read.
+static TypedAttr oneOf(OpBuilder &b, Type element) {
+  if (isa<FloatType>(element))
+    return b.getFloatAttr(element, 1.0);
+  return b.getIntegerAttr(element, 1);
 }
 
 bool jeet::cpu::analyzeOperands(linalg::GenericOp op,
@@ -363,8 +360,13 @@ IRMapping jeet::cpu::cloneBodyAt(
       value = memref::LoadOp::create(b, loc, memref, at);
     } else {
       LaneRead read = *laneRead(op, operand);
-      Value ones =
-          active < width ? onesOf(b, loc, arg.getType(), width) : Value();
+      Value ones, one;
+      if (active < width) {
+        TypedAttr attr = oneOf(b, arg.getType());
+        ones = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(vectorOf(arg.getType()), attr));
+        one = arith::ConstantOp::create(b, loc, attr);
+      }
       switch (read.kind) {
       case LaneRead::Contiguous:
         value = active < width
@@ -381,17 +383,7 @@ IRMapping jeet::cpu::cloneBodyAt(
                             active, ones);
         break;
       case LaneRead::Gathered:
-        value = loadGathered(
-            b, loc, op, operand, ivs, width, active,
-            active < width ? arith::ConstantOp::create(
-                                 b, loc,
-                                 cast<TypedAttr>(
-                                     cast<DenseElementsAttr>(
-                                         ones.getDefiningOp<arith::ConstantOp>()
-                                             .getValue())
-                                         .getSplatValue<Attribute>()))
-                                 .getResult()
-                           : Value());
+        value = loadGathered(b, loc, op, operand, ivs, width, active, one);
         break;
       }
       if (onLoad && read.kind != LaneRead::Gathered)

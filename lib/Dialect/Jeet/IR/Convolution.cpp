@@ -39,9 +39,11 @@ constexpr int64_t kSpatialDims = 2;
 constexpr int64_t kPaddingEntries = 2 * kSpatialDims;
 /// NCHW and OIHW.
 constexpr int64_t kRank = 4;
-/// The largest depthwise kernel (KH * KW) decomposed as a sum of its taps
-/// (7x7); larger ones keep the grouped matmul.
-constexpr int64_t kMaxDepthwiseTaps = 49;
+/// The largest kernel (KH * KW) computed from views of the padded input at
+/// its offsets (7x7: foldWindows), a depthwise convolution's sum or a
+/// pooling's maximum or sum; larger ones keep the grouped matmul or the
+/// reduction of gathered windows.
+constexpr int64_t kMaxWindowTaps = 49;
 
 /// Output positions (OH * OW) below which a convolution with a constant
 /// filter and no groups is computed transposed, positions as the matmul's
@@ -254,6 +256,32 @@ static DenseElementsAttr constantValues(Value filter) {
                   : DenseElementsAttr();
 }
 
+/// The strided windows of `padded` (N, C, H, W) at the kernel's offsets,
+/// (N, C, OH, OW) slices with positive steps that their readers read in
+/// place, folded in row-major order of (kh, kw): `combine` joins
+/// `term(window, kh, kw)` of each offset to those of the offsets before it.
+static Value foldWindows(OpBuilder &b, Location loc, Value padded,
+                         const Window &w,
+                         function_ref<Value(Value, int64_t, int64_t)> term,
+                         function_ref<Value(Value, Value)> combine) {
+  auto type = cast<RankedTensorType>(padded.getType());
+  Value result;
+  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+      int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
+      Value window = SliceOp::create(
+          b, loc, padded, ArrayRef<int64_t>{0, 0, h0, w0},
+          ArrayRef<int64_t>{type.getDimSize(0), type.getDimSize(1),
+                            h0 + (w.out[0] - 1) * w.strides[0] + 1,
+                            w0 + (w.out[1] - 1) * w.strides[1] + 1},
+          ArrayRef<int64_t>{1, 1, w.strides[0], w.strides[1]});
+      Value next = term(window, kh, kw);
+      result = result ? combine(result, next) : next;
+    }
+  }
+  return result;
+}
+
 /// A depthwise convolution (one input and one output channel per group,
 /// f32) as the sum over the kernel's offsets of the padded input's strided
 /// window at that offset, (N, C, OH, OW), times the filter's tap, (C, 1, 1):
@@ -263,7 +291,7 @@ static DenseElementsAttr constantValues(Value filter) {
 static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
                                 Value filter, const Window &w) {
   auto type = cast<RankedTensorType>(x.getType());
-  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  int64_t c = type.getDimSize(1);
   Value padded = padForWindows(
       b, loc, x, w, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
   // A constant filter (ONNX initialisers) gives each tap as a constant of
@@ -282,29 +310,21 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
       tap.push_back(filterValues[channel * taps + kh * w.kernel[1] + kw]);
     return ConstantOp::create(b, loc, DenseElementsAttr::get(tapType, tap));
   };
-  Value sum;
-  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
-    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
-      int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
-      Value window = SliceOp::create(
-          b, loc, padded, ArrayRef<int64_t>{0, 0, h0, w0},
-          ArrayRef<int64_t>{n, c, h0 + (w.out[0] - 1) * w.strides[0] + 1,
-                            w0 + (w.out[1] - 1) * w.strides[1] + 1},
-          ArrayRef<int64_t>{1, 1, w.strides[0], w.strides[1]});
-      Value tap =
-          values
-              ? constantTap(kh, kw)
-              : reshape(b, loc,
-                        SliceOp::create(b, loc, filter,
-                                        ArrayRef<int64_t>{0, 0, kh, kw},
-                                        ArrayRef<int64_t>{c, 1, kh + 1, kw + 1},
-                                        ArrayRef<int64_t>{1, 1, 1, 1}),
-                        {c, 1, 1});
-      Value term = MulOp::create(b, loc, window, tap);
-      sum = sum ? AddOp::create(b, loc, sum, term).getResult() : term;
-    }
-  }
-  return sum;
+  auto term = [&](Value window, int64_t kh, int64_t kw) -> Value {
+    Value tap =
+        values
+            ? constantTap(kh, kw)
+            : reshape(b, loc,
+                      SliceOp::create(b, loc, filter,
+                                      ArrayRef<int64_t>{0, 0, kh, kw},
+                                      ArrayRef<int64_t>{c, 1, kh + 1, kw + 1},
+                                      ArrayRef<int64_t>{1, 1, 1, 1}),
+                      {c, 1, 1});
+    return MulOp::create(b, loc, window, tap);
+  };
+  return foldWindows(b, loc, padded, w, term, [&](Value sum, Value next) {
+    return AddOp::create(b, loc, sum, next).getResult();
+  });
 }
 
 /// `values` (rows x cols) transposed, as a constant of (cols, rows).
@@ -348,7 +368,7 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
   int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
   int64_t o = filterType.getDimSize(0), g = getGroups();
   if (g == c && o == c && c > 1 && inputType.getElementType().isF32() &&
-      window.kernel[0] * window.kernel[1] <= kMaxDepthwiseTaps)
+      window.kernel[0] * window.kernel[1] <= kMaxWindowTaps)
     return decomposeDepthwise(builder, loc, x, filter, window);
   int64_t k = (c / g) * window.kernel[0] * window.kernel[1];
   int64_t positions = window.out[0] * window.out[1];
@@ -472,23 +492,8 @@ static SmallVector<int64_t> windowAxes(bool tiled) {
   return {2, 3};
 }
 
-/// The strided window of `padded` (N, C, H, W) at the kernel's offset
-/// (kh, kw): (N, C, OH, OW), a slice with positive steps that its readers
-/// read in place.
-static Value windowAt(OpBuilder &b, Location loc, Value padded, const Window &w,
-                      int64_t kh, int64_t kw) {
-  auto type = cast<RankedTensorType>(padded.getType());
-  int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
-  return SliceOp::create(
-      b, loc, padded, ArrayRef<int64_t>{0, 0, h0, w0},
-      ArrayRef<int64_t>{type.getDimSize(0), type.getDimSize(1),
-                        h0 + (w.out[0] - 1) * w.strides[0] + 1,
-                        w0 + (w.out[1] - 1) * w.strides[1] + 1},
-      ArrayRef<int64_t>{1, 1, w.strides[0], w.strides[1]});
-}
-
 /// reduce_max over the window dimensions of the input itself where the
-/// windows tile it; else, up to kMaxDepthwiseTaps taps, the elementwise
+/// windows tile it; else, up to kMaxWindowTaps taps, the elementwise
 /// maximum of the input padded with -inf viewed at each of the kernel's
 /// offsets (decomposeDepthwise's views: one kernel over the output that
 /// reads the padded input in place, where gatherWindows' windows were a
@@ -508,17 +513,15 @@ FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
   auto type = cast<FloatType>(getType().getElementType());
   auto negativeInfinity = builder.getFloatAttr(
       type, APFloat::getInf(type.getFloatSemantics(), /*Negative=*/true));
-  if (window->kernel[0] * window->kernel[1] <= kMaxDepthwiseTaps) {
+  if (window->kernel[0] * window->kernel[1] <= kMaxWindowTaps) {
     Value padded =
         padForWindows(builder, loc, operands[0], *window, negativeInfinity);
-    Value result;
-    for (int64_t kh = 0; kh < window->kernel[0]; ++kh)
-      for (int64_t kw = 0; kw < window->kernel[1]; ++kw) {
-        Value tap = windowAt(builder, loc, padded, *window, kh, kw);
-        result =
-            result ? MaxOp::create(builder, loc, result, tap).getResult() : tap;
-      }
-    return result;
+    return foldWindows(
+        builder, loc, padded, *window,
+        [](Value window, int64_t, int64_t) { return window; },
+        [&](Value max, Value next) {
+          return MaxOp::create(builder, loc, max, next).getResult();
+        });
   }
   Value windows =
       gatherWindows(builder, loc, operands[0], *window, negativeInfinity);
@@ -529,7 +532,7 @@ FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
 
 /// The sum over each window (reduce_sum of the input itself where the
 /// windows tile it, the sum of the padded input's views at the kernel's
-/// offsets up to kMaxDepthwiseTaps taps, reduce_sum of the windows past it),
+/// offsets up to kMaxWindowTaps taps, reduce_sum of the windows past it),
 /// divided by the window size or, without count_include_pad, by the number
 /// of input elements in each window (a constant per output position).
 FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
@@ -541,11 +544,11 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
   Location loc = getLoc();
   Type elementType = getType().getElementType();
   // Where the windows tile the input, no window holds padding. Else, up to
-  // kMaxDepthwiseTaps taps, the sum of the input padded with 0 viewed at
+  // kMaxWindowTaps taps, the sum of the input padded with 0 viewed at
   // each of the kernel's offsets (as MaxPool2dOp's maximum), past that
   // reduce_sum over gatherWindows' windows.
   bool tiled = windowsTileInput(w);
-  bool taps = !tiled && w.kernel[0] * w.kernel[1] <= kMaxDepthwiseTaps;
+  bool taps = !tiled && w.kernel[0] * w.kernel[1] <= kMaxWindowTaps;
   auto zero = cast<TypedAttr>(builder.getZeroAttr(elementType));
   Value windows = tiled  ? tiledWindows(builder, loc, operands[0], w)
                   : taps ? padForWindows(builder, loc, operands[0], w, zero)
@@ -580,17 +583,16 @@ FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
                                  DenseElementsAttr::get(countType, counts));
   }
   return detail::buildInWideFloat(builder, loc, windows, [&](Value wide) {
-    Value sum;
-    if (taps) {
-      for (int64_t kh = 0; kh < w.kernel[0]; ++kh)
-        for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
-          Value tap = windowAt(builder, loc, wide, w, kh, kw);
-          sum = sum ? AddOp::create(builder, loc, sum, tap).getResult() : tap;
-        }
-    } else {
-      sum = ReduceSumOp::create(builder, loc, wide, windowAxes(tiled),
-                                /*keepdims=*/false);
-    }
+    Value sum =
+        taps ? foldWindows(
+                   builder, loc, wide, w,
+                   [](Value window, int64_t, int64_t) { return window; },
+                   [&](Value sum, Value next) {
+                     return AddOp::create(builder, loc, sum, next).getResult();
+                   })
+             : ReduceSumOp::create(builder, loc, wide, windowAxes(tiled),
+                                   /*keepdims=*/false)
+                   .getResult();
     return DivOp::create(builder, loc, sum, divisor).getResult();
   });
 }

@@ -822,6 +822,8 @@ private:
   /// that streams from L2 (~400 cycles at 12 a step, an L2 hit's latency
   /// many times over; 16 and 32 measured the same).
   static constexpr int64_t kRhsPrefetchSteps = 32;
+  /// The widest vector of a tile's row (segmentsOf).
+  static constexpr int64_t kWidestSegment = 16;
   /// The register tiles whose remainder columns take a masked vector
   /// (tileSegmentsOf): AVX-512's (64 columns), where masked loads and
   /// stores are single instructions at a plain one's cost.
@@ -833,7 +835,7 @@ private:
   /// 16 + 8 + 4), as (offset, width) pairs.
   static SmallVector<std::pair<int64_t, int64_t>> segmentsOf(int64_t width) {
     SmallVector<std::pair<int64_t, int64_t>> segments;
-    for (int64_t offset = 0, size = 16; offset < width; size /= 2)
+    for (int64_t offset = 0, size = kWidestSegment; offset < width; size /= 2)
       for (; offset + size <= width; offset += size)
         segments.push_back({offset, size});
     return segments;
@@ -848,22 +850,14 @@ private:
   /// 9 lanes, one FMA a step where 8 + 1 took two, the second scalar.
   static SmallVector<std::tuple<int64_t, int64_t, int64_t>>
   tileSegmentsOf(int64_t width, bool maskTail) {
+    int64_t whole = width / kWidestSegment * kWidestSegment;
+    int64_t rest = width - whole;
+    bool masked = maskTail && llvm::popcount(uint64_t(rest)) > 1;
     SmallVector<std::tuple<int64_t, int64_t, int64_t>> segments;
-    int64_t tail = -1;
-    for (auto [offset, size] : segmentsOf(width)) {
-      if (size < 16 && tail < 0)
-        tail = offset;
+    for (auto [offset, size] : segmentsOf(masked ? whole : width))
       segments.push_back({offset, size, size});
-    }
-    int64_t tailSegments =
-        tail < 0 ? 0 : llvm::count_if(segments, [&](const auto &segment) {
-          return std::get<0>(segment) >= tail;
-        });
-    if (!maskTail || tailSegments < 2)
-      return segments;
-    segments.resize(segments.size() - tailSegments);
-    int64_t lanes = width - tail;
-    segments.push_back({tail, int64_t(llvm::bit_ceil(uint64_t(lanes))), lanes});
+    if (masked)
+      segments.push_back({whole, int64_t(llvm::PowerOf2Ceil(rest)), rest});
     return segments;
   }
 
@@ -1129,12 +1123,7 @@ private:
         offLanes.push_back(Value());
         continue;
       }
-      SmallVector<bool> on(width, false);
-      std::fill_n(on.begin(), lanes, true);
-      masks.push_back(arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(VectorType::get({width}, b.getI1Type()),
-                                 ArrayRef<bool>(on))));
+      masks.push_back(jeet::cpu::laneMask(b, loc, width, lanes));
       offLanes.push_back(arith::ConstantOp::create(
           b, loc,
           DenseElementsAttr::get(type, b.getFloatAttr(elementType, 0))));

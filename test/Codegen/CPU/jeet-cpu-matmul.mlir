@@ -12,7 +12,6 @@
 // in scf.for iter_args.
 // CHECK-LABEL: func.func @odd_shape
 // CHECK-NOT: linalg.matmul
-// CHECK: %[[MASK:.*]] = arith.constant dense<[true, true, true, true, true, true, false, false]> : vector<8xi1>
 // CHECK: scf.parallel (%[[BLOCK:.*]]) = (%c0) to (%c2) step (%c1)
 // CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[BLOCK]], %c1
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>,
@@ -24,6 +23,7 @@
 // CHECK: scf.if %[[LAST]] {
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK: memref.load %{{.*}}[%c12, %{{.*}}] : memref<13x7xf32>
+// CHECK: %[[MASK:.*]] = vector.constant_mask [6] : vector<8xi1>
 // CHECK: vector.maskedload %{{.*}}[%{{.*}}, %c64], %[[MASK]], %{{.*}} : memref<7x70xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // CHECK: vector.fma {{.*}} : vector<8xf32>
 // CHECK: vector.maskedload %{{.*}}[%{{.*}}, %c64], %[[MASK]], %{{.*}} : memref<13x70xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>

@@ -315,15 +315,19 @@ SmallVector<Value> jeet::cpu::inputIndicesAt(OpBuilder &b, Location loc,
 }
 
 /// Reads `width` lanes of `operand` at the loop indices `ivs` (the last
-/// one the first lane's innermost index) element by element.
+/// one the first lane's innermost index) element by element; the lanes from
+/// `active` on are not read and hold `one`.
 static Value loadGathered(OpBuilder &b, Location loc, linalg::GenericOp op,
                           OpOperand &operand, ArrayRef<Value> ivs,
-                          int64_t width, int64_t active, Value one) {
+                          int64_t width, int64_t active, TypedAttr one) {
   SmallVector<Value> at(ivs);
   SmallVector<Value> elements;
+  Value fill;
   for (int64_t lane = 0; lane < width; ++lane) {
     if (lane >= active) {
-      elements.push_back(one);
+      if (!fill)
+        fill = arith::ConstantOp::create(b, loc, one);
+      elements.push_back(fill);
       continue;
     }
     if (lane > 0)
@@ -360,19 +364,19 @@ IRMapping jeet::cpu::cloneBodyAt(
       value = memref::LoadOp::create(b, loc, memref, at);
     } else {
       LaneRead read = *laneRead(op, operand);
-      Value ones, one;
-      if (active < width) {
-        TypedAttr attr = oneOf(b, arg.getType());
-        ones = arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(vectorOf(arg.getType()), attr));
-        one = arith::ConstantOp::create(b, loc, attr);
-      }
+      TypedAttr one = active < width ? oneOf(b, arg.getType()) : TypedAttr();
+      auto ones = [&]() -> Value {
+        if (!one)
+          return Value();
+        return arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(vectorOf(arg.getType()), one));
+      };
       switch (read.kind) {
       case LaneRead::Contiguous:
         value = active < width
                     ? vector::MaskedLoadOp::create(
                           b, loc, vectorOf(arg.getType()), memref, at,
-                          laneMask(b, loc, width, active), ones)
+                          laneMask(b, loc, width, active), ones())
                           .getResult()
                     : vector::LoadOp::create(b, loc, vectorOf(arg.getType()),
                                              memref, at)
@@ -380,7 +384,7 @@ IRMapping jeet::cpu::cloneBodyAt(
         break;
       case LaneRead::Strided:
         value = loadStrided(b, loc, memref, at, width, read.lanes, read.stride,
-                            active, ones);
+                            active, ones());
         break;
       case LaneRead::Gathered:
         value = loadGathered(b, loc, op, operand, ivs, width, active, one);

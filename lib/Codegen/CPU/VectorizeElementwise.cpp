@@ -117,10 +117,9 @@ static linalg::GenericOp dropUnitTrailingLoops(linalg::GenericOp op) {
 /// maps (a generalised linalg.copy), or fills its output with a value from
 /// outside (a generalised linalg.fill), whose trailing loops run over
 /// dimensions that its buffers hold contiguously, with those loops folded
-/// into one: a
-/// concat's copy of a (1, 64, 46, 46) input into channels 64-127 of its
-/// (1, 128, 46, 46) result is then one run of 135,424 elements copied by
-/// whole vectors, not 2,944 rows of 46 (16 + 16 + 8 + 4 + 2 lanes each).
+/// into one: a concat's copy of a (1, 64, 46, 46) input into channels
+/// 64-127 of its (1, 128, 46, 46) result is then one run of 135,424
+/// elements copied by whole vectors, not 2,944 rows of 46.
 /// Null where the innermost loop is all that is contiguous; `op` is then
 /// unchanged.
 static linalg::GenericOp foldContiguousCopyLoops(linalg::GenericOp op) {

@@ -88,7 +88,11 @@ struct CompiledEntry::Arenas {
     for (size_t i = 0; i < pool.size(); ++i)
       if (!pool[i].busy && pool[i].stream == stream) {
         pool[i].busy = true;
-        poisonAgain(device, pool[i].buffer->data(), bytes, stream);
+        // Poisoned again, as a fresh block would be (Device::poison): a
+        // kernel reading an intermediate before writing it would otherwise
+        // read the last execution's, the right value when the inputs are
+        // the same.
+        device.poison(pool[i].buffer->data(), bytes, stream);
         return Lease{static_cast<int>(i), pool[i].buffer};
       }
     StatusOr<std::shared_ptr<Buffer>> buffer =
@@ -108,14 +112,6 @@ struct CompiledEntry::Arenas {
     std::lock_guard<std::mutex> lock(mutex);
     pool[lease.slot].busy = false;
     pool[lease.slot].stream = stream;
-  }
-
-  /// A pooled arena taken again is poisoned again, as a fresh block would
-  /// be (Device::poison, queued on `stream`): a kernel reading an
-  /// intermediate before writing it would otherwise read the last
-  /// execution's, the right value when the inputs are the same.
-  void poisonAgain(Device &device, void *data, uint64_t bytes, void *stream) {
-    device.poison(data, bytes, stream ? stream : device.defaultStream());
   }
 
   mutable std::mutex mutex;

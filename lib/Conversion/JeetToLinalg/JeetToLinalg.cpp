@@ -1134,14 +1134,16 @@ static LogicalResult tileEpilogue(RewriterBase &rewriter,
   if (rank == 0)
     return failure();
   // Batch dimensions one at a time; the two innermost in tiles that divide
-  // them, so that every tile has a static shape, the rows in taller tiles
-  // where there are enough tiles (see chooseEpilogueTileRows).
+  // them, so that every tile has a static shape, the columns in tiles whose
+  // rows fill their vectors (see chooseColumnTileSize), the rows in taller
+  // tiles where there are enough tiles (see chooseEpilogueTileRows).
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));
   for (unsigned i = rank >= 2 ? rank - 2 : 0; i < rank; ++i)
     sizes[i] = rewriter.getIndexAttr(chooseTileSize(ranges[i], tileSize));
   if (rank >= 2 && !ShapedType::isDynamicShape(ranges)) {
-    int64_t cols = chooseTileSize(ranges[rank - 1], tileSize);
+    int64_t cols = chooseColumnTileSize(ranges[rank - 1], tileSize);
+    sizes[rank - 1] = rewriter.getIndexAttr(cols);
     int64_t otherTiles = ranges[rank - 1] / cols;
     for (unsigned i = 0; i + 2 < rank; ++i)
       otherTiles *= ranges[i];

@@ -198,14 +198,16 @@ func.func @matmul_f16_scale(%a: tensor<32x8xf16>, %b: tensor<8x16xf16>, %s: tens
 
 // Tiles divide the output, so every tile keeps a static shape (the CPU
 // matmul kernels need one): 100 rows in tiles of 50 (the divisor of 100
-// closest to 64 within [32, 128]), 130 columns in tiles of 65, and a prime
-// 97 rows would be one tile.
+// closest to 64 within [32, 128]), and a prime 97 rows would be one tile.
+// Columns go in the tiles whose rows fill the most of their 16-lane
+// vectors: 130 columns are one tile (128 + 2: 130 of 144 lanes; tiles of 65
+// would fill 65 of 80).
 // CHECK-LABEL: func.func @matmul_uneven_tiles
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (100, 130) step (50, 65)
-// CHECK: linalg.matmul {{.*}} -> tensor<50x65xf32>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (100, 130) step (50, 130)
+// CHECK: linalg.matmul {{.*}} -> tensor<50x130xf32>
 // CHECK-NOT: affine.min
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (97, 130) step (97, 65)
-// CHECK: linalg.matmul {{.*}} -> tensor<97x65xf32>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (97, 130) step (97, 130)
+// CHECK: linalg.matmul {{.*}} -> tensor<97x130xf32>
 // CHECK-NOT: affine.min
 // CHECK: return
 func.func @matmul_uneven_tiles(%a: tensor<100x8xf32>, %b: tensor<8x130xf32>, %c: tensor<97x8xf32>) -> (tensor<100x130xf32>, tensor<97x130xf32>) {
@@ -222,6 +224,22 @@ func.func @matmul_uneven_tiles(%a: tensor<100x8xf32>, %b: tensor<8x130xf32>, %c:
     jeet.yield %1 : tensor<97x130xf32>
   }
   return %r, %p : tensor<100x130xf32>, tensor<97x130xf32>
+}
+
+// 144 columns (a convolution's 12 x 12 positions) in tiles of 48, three
+// whole vectors, not of 72 (the divisor closest to 64), whose last 8
+// columns would be a register tile of few accumulators.
+// CHECK-LABEL: func.func @matmul_whole_vector_columns
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (512, 144) step (64, 48)
+// CHECK: linalg.matmul {{.*}} -> tensor<64x48xf32>
+func.func @matmul_whole_vector_columns(%a: tensor<512x128xf32>, %b: tensor<128x144xf32>) -> tensor<512x144xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<512x128xf32>, tensor<128x144xf32>) -> tensor<512x144xf32> {
+  ^bb0(%x: tensor<512x128xf32>, %y: tensor<128x144xf32>):
+    %0 = jeet.matmul %x, %y : tensor<512x128xf32>, tensor<128x144xf32> -> tensor<512x144xf32>
+    %1 = jeet.relu %0 : tensor<512x144xf32>
+    jeet.yield %1 : tensor<512x144xf32>
+  }
+  return %r : tensor<512x144xf32>
 }
 
 // Any other group is lowered op by op: a transpose between elementwise ops

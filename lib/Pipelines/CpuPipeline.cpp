@@ -165,7 +165,8 @@ jeet::getJeetCpuPipeline(const CpuPipelineOptions &options) {
          buildJeetGraphPipeline(pm, copy->fuse, copy->maxFusionOps,
                                 /*multiReduction=*/true, /*maxRowBytes=*/0,
                                 copy->fuseAttention ? kCpuAttentionBlockBytes
-                                                    : 0);
+                                                    : 0,
+                                /*transposedEpilogues=*/true);
        }},
       {stage::kLinalg.str(), buildJeetLowerToLinalgPipeline},
       {stage::kBufferized.str(),

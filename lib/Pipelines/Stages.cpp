@@ -37,7 +37,8 @@ std::vector<std::string> jeet::StagedPipeline::stageNames() const {
 void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
                                   int64_t maxFusionOps, bool multiReduction,
                                   int64_t maxRowBytes,
-                                  int64_t attentionBlockBytes) {
+                                  int64_t attentionBlockBytes,
+                                  bool transposedEpilogues) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createJeetDecomposePass());
@@ -52,6 +53,7 @@ void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
   fuseOptions.multiReduction = multiReduction;
   fuseOptions.maxRowBytes = maxRowBytes;
   fuseOptions.attentionBlockBytes = attentionBlockBytes;
+  fuseOptions.transposedEpilogues = transposedEpilogues;
   pm.addNestedPass<func::FuncOp>(createJeetFusePass(fuseOptions));
 }
 

@@ -88,12 +88,15 @@ struct StagedPipeline {
 /// jeet.fusion groups (with jeet-fuse's multi-reduction groups when
 /// `multiReduction`: the CPU lowering tiles them over blocks of rows; the
 /// GPU's makes one kernel of those whose rows are at most `maxRowBytes` long,
-/// 0 meaning no limit), and with `attentionBlockBytes` attention as one
-/// group where a block of its rows fits (0: three groups).
+/// 0 meaning no limit), with `attentionBlockBytes` attention as one
+/// group where a block of its rows fits (0: three groups), and with
+/// `transposedEpilogues` a matmul's result transposed as its group's
+/// epilogue (the CPU lowering's tiles store it transposed).
 void buildJeetGraphPipeline(mlir::OpPassManager &pm, bool fuse,
                             int64_t maxFusionOps, bool multiReduction = false,
                             int64_t maxRowBytes = 0,
-                            int64_t attentionBlockBytes = 0);
+                            int64_t attentionBlockBytes = 0,
+                            bool transposedEpilogues = false);
 
 /// Lowers jeet (with fusion groups) to linalg on tensors.
 void buildJeetLowerToLinalgPipeline(mlir::OpPassManager &pm);

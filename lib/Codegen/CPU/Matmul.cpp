@@ -1458,6 +1458,25 @@ static Value batchSlice(OpBuilder &b, Location loc, Value batched,
                                    offsets, sizes, strides);
 }
 
+/// The matrix of `batched` whose leading dimensions all have size 1, as a
+/// 2-D view (rank-reduced, static offsets).
+static Value unitBatchMatrix(OpBuilder &b, Location loc, Value batched) {
+  auto type = cast<MemRefType>(batched.getType());
+  int64_t rank = type.getRank();
+  if (rank == 2)
+    return batched;
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes(rank - 2, b.getIndexAttr(1));
+  sizes.push_back(b.getIndexAttr(type.getDimSize(rank - 2)));
+  sizes.push_back(b.getIndexAttr(type.getDimSize(rank - 1)));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+      {type.getDimSize(rank - 2), type.getDimSize(rank - 1)}, type, offsets,
+      sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType), batched,
+                                   offsets, sizes, strides);
+}
+
 /// A matmul the kernels take: loops (batch..., m, n, k), C indexed by
 /// (batch..., m, n), A by (some batch dims in order..., m, k), B likewise by
 /// (..., k, n), where A's or B's two matrix dimensions may be swapped (a
@@ -2161,8 +2180,27 @@ struct JeetCpuMatmulPass
       auto [fill, initialValue] = initialFill(op, acc, k);
       if (fill)
         fill.erase();
+      // The tile of a batch of one matrix product by a matrix B (one
+      // image's (1, M, K) x (K, N)) reads B where it lies, a row per step;
+      // where B's rows alias in L1 (a 2048-column B), it is taken as the
+      // product of matrices, whose kernels read B's packed panels (the
+      // compiler's, for a constant B): 0.10 -> 0.08 ms for a 1x1
+      // convolution of 512 -> 2048 channels at 3x3 positions. (Rows that do
+      // not alias stream well: a 3x3 convolution's 2304 x 256 filter ran
+      // 8% slower from panels.)
       bool nested = op->getParentOfType<scf::ParallelOp>() ||
                     op->getParentOfType<scf::ForallOp>();
+      if (nested && batching.numBatch > 0 && batching.rhsBatch.empty() &&
+          rowsAliasInL1(rhs) &&
+          llvm::all_of(cast<MemRefType>(acc.getType()).getShape().drop_back(2),
+                       [](int64_t size) { return size == 1; })) {
+        lhs = unitBatchMatrix(b, loc, lhs);
+        rhs = unitBatchMatrix(b, loc, rhs);
+        acc = unitBatchMatrix(b, loc, acc);
+        batching.numBatch = 0;
+        batching.lhsBatch.clear();
+        batching.rhsBatch.clear();
+      }
       // A small matmul is done before the threads would have started.
       bool runParallel =
           parallel && !nested && multiplyAdds(op) >= minParallelWork;

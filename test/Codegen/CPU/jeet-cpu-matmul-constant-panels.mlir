@@ -191,3 +191,65 @@ func.func @not_constant(%a: memref<2x3xf32>, %c: memref<2x6xf32>) {
   linalg.matmul indexing_maps = [#a, #bt, #c] ins(%a, %half : memref<2x3xf32>, memref<6x3xf32, strided<[3, 1]>>) outs(%c : memref<2x6xf32>)
   return
 }
+
+// -----
+
+// The tiles of a batch of one product by a constant B, (1, 9, 8) x (8, 1024)
+// in tiles of 64 columns: B's rows, 4 KiB apart, alias in L1, so the tile is
+// taken as a product of matrices (its batch of one sliced off) and reads the
+// compiler's panels of B. With 256 columns (rows 1 KiB apart) the batched
+// tile reads B where it lies: no panels.
+// CHECK: memref.global "private" constant @w_panels4 : memref<8192xf32>
+// CHECK-LABEL: func.func @unit_batch_tiles(
+// CHECK: memref.get_global @w_panels4
+// CHECK: func.call @jeet_matmul_tile({{.*}}) : (memref<9x8xf32, strided<[8, 1]>>, memref<9x64xf32, strided<[1024, 1], offset: ?>>, memref<256x8x4xf32>, index) -> ()
+// CHECK-LABEL: func.func @unit_batch_tiles_streamed(
+// CHECK-NOT: panels
+// CHECK: memref.get_global @v : memref<8x256xf32>
+// CHECK-NOT: panels
+// CHECK: return
+#a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+memref.global "private" constant @w : memref<8x1024xf32> = dense<2.0>
+func.func @unit_batch_tiles(%x: memref<1x9x8xf32>, %y: memref<1x9x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @w : memref<8x1024xf32>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%j) = (%c0) to (%c1024) step (%c64) {
+    %b = memref.subview %w[0, %j] [8, 64] [1, 1] : memref<8x1024xf32> to memref<8x64xf32, strided<[1024, 1], offset: ?>>
+    %c = memref.subview %y[0, 0, %j] [1, 9, 64] [1, 1, 1] : memref<1x9x1024xf32> to memref<1x9x64xf32, strided<[9216, 1024, 1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%c : memref<1x9x64xf32, strided<[9216, 1024, 1], offset: ?>>)
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %b : memref<1x9x8xf32>, memref<8x64xf32, strided<[1024, 1], offset: ?>>) outs(%c : memref<1x9x64xf32, strided<[9216, 1024, 1], offset: ?>>) {
+    ^bb0(%in: f32, %in_0: f32, %out: f32):
+      %0 = arith.mulf %in, %in_0 : f32
+      %1 = arith.addf %out, %0 : f32
+      linalg.yield %1 : f32
+    }
+    scf.reduce
+  }
+  return
+}
+memref.global "private" constant @v : memref<8x256xf32> = dense<2.0>
+func.func @unit_batch_tiles_streamed(%x: memref<1x9x8xf32>, %y: memref<1x9x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @v : memref<8x256xf32>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%j) = (%c0) to (%c256) step (%c64) {
+    %b = memref.subview %w[0, %j] [8, 64] [1, 1] : memref<8x256xf32> to memref<8x64xf32, strided<[256, 1], offset: ?>>
+    %c = memref.subview %y[0, 0, %j] [1, 9, 64] [1, 1, 1] : memref<1x9x256xf32> to memref<1x9x64xf32, strided<[2304, 256, 1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%c : memref<1x9x64xf32, strided<[2304, 256, 1], offset: ?>>)
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %b : memref<1x9x8xf32>, memref<8x64xf32, strided<[256, 1], offset: ?>>) outs(%c : memref<1x9x64xf32, strided<[2304, 256, 1], offset: ?>>) {
+    ^bb0(%in: f32, %in_0: f32, %out: f32):
+      %0 = arith.mulf %in, %in_0 : f32
+      %1 = arith.addf %out, %0 : f32
+      linalg.yield %1 : f32
+    }
+    scf.reduce
+  }
+  return
+}

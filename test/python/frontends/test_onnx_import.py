@@ -2254,3 +2254,36 @@ def test_top_k_errors_name_the_node(rng):
         jeet.onnx.load(model(101), device="cpu")
     with pytest.raises(OnnxImportError, match="TopK node 'top': k = 65 is more than 64"):
         jeet.onnx.load(model(65), device="cpu")
+
+
+@pytest.mark.parametrize("n, cin, hw, k, cout", [
+    (1, 32, 6, 1, 64), (1, 24, 6, 3, 48), (2, 16, 6, 1, 80), (1, 16, 7, 1, 64),
+    (1, 8, 5, 3, 40), (1, 64, 6, 1, 2048),
+], ids=str)
+def test_conv_positions_transposed_in_the_tiles(rng, n, cin, hw, k, cout):
+    """A convolution with a constant filter whose output positions fill
+    their vectors poorly (5x5, 6x6, 7x7: 25, 36, 49 of 32, 48, 64 lanes) is
+    computed transposed, positions as the matmul's rows, and moved back to
+    NCHW in the matmul's tiles with its bias and ReLU: one kernel (a 2048
+    channel filter, whose rows alias in L1, through the matrices' kernels);
+    against float64."""
+    pad = k // 2
+    wt = (rng.standard_normal((cout, cin, k, k)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(cout).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4),
+             helper.make_node("Relu", ["c"], ["y"])]
+    model = make_model(nodes, [f32("x", [n, cin, hw, hw])], [f32("y", [n, cout, hw, hw])],
+                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    compiled = jeet.onnx.load(model, device="cpu", initializers="constant")
+    x = rng.standard_normal((n, cin, hw, hw)).astype(np.float32)
+    (y,) = compiled(x)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    conv = np.zeros((n, cout, hw, hw)) + b[None, :, None, None]
+    for i in range(k):
+        for j in range(k):
+            conv += np.einsum("nchw,oc->nohw", xp[:, :, i:i + hw, j:j + hw],
+                              wt[:, :, i, j].astype(np.float64))
+    np.testing.assert_allclose(np.asarray(y), np.maximum(conv, 0), rtol=1e-5, atol=1e-5)
+    kernels = compiled.compiled().kernel_ops
+    assert ["jeet.transpose", "jeet.matmul", "jeet.transpose", "jeet.add",
+            "jeet.relu"] in kernels, kernels

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
+#include "jeet/Dialect/Jeet/Transforms/TileSizes.h"
 
 #include "OpSupport.h"
 
@@ -51,8 +52,15 @@ constexpr int64_t kMaxWindowTaps = 49;
 /// and ResNet, 3x3 at 96x96) fills few lanes of each of the matmul's
 /// vectors, where the transposed matmul's vectors run along O. (ResNet-18's
 /// 3x3 convolutions of 512 channels at 3x3 positions: the whole model 1.2x
-/// on one thread; at 6x6 positions, 36, no faster.)
+/// on one thread.)
 constexpr int64_t kNarrowPositions = 16;
+/// More positions are computed transposed too where their rows would fill
+/// less than this share of their vectors' lanes (kMatmulColumnLanes): 25
+/// (5x5), 36 (6x6: 16 + 16 + 4 lanes of 48) and 49; not 81 or 144. The
+/// transposed result goes back to NCHW in the matmul's tiles
+/// (jeet-fuse's transposed epilogues): resnet50's 6x6 convolutions
+/// 1.15-1.25x faster.
+constexpr double kMinPositionLaneShare = 0.8;
 /// The output channels such a convolution needs at least: a whole vector
 /// along O for the transposed matmul's rows.
 constexpr int64_t kMinTransposedChannels = 16;
@@ -348,13 +356,14 @@ static Value transposedConstant(OpBuilder &b, Location loc,
 /// y = reshape(matmul(filter as (g, O/g, C/g * KH * KW), windows as
 /// (N, g, C/g * KH * KW, OH * OW))), with g = groups (no g dimension when it
 /// is 1); a depthwise convolution of f32 as decomposeDepthwise's sum. One
-/// without groups, with few output positions and a constant filter,
-/// transposed:
-/// y = transpose(reshape(matmul(transpose(windows) as (N, OH * OW, K),
-/// filter^T (K, O), computed at compile time) as (N, OH, OW, O))): the
+/// without groups, with few output positions or positions that fill their
+/// vectors' lanes poorly, and a constant filter, transposed:
+/// y = reshape(transpose(matmul(transpose(windows) as (N, OH * OW, K),
+/// filter^T (K, O), computed at compile time)) as (N, O, OH, OW)): the
 /// matmul's rows are the positions and its vectors run along O; the windows'
 /// transpose folds into the matmul (it reads them in place: the input
-/// itself for a pointwise one).
+/// itself for a pointwise one), and the result's transpose, of its two
+/// innermost dimensions, into the matmul's epilogue on the CPU.
 FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
   Location loc = getLoc();
   Value x = operands[0], filter = operands[1];
@@ -376,18 +385,18 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
       builder, loc, x, window,
       cast<TypedAttr>(builder.getZeroAttr(inputType.getElementType())));
   DenseElementsAttr values = constantValues(filter);
-  if (g == 1 && values && positions < kNarrowPositions &&
+  if (g == 1 && values &&
+      (positions < kNarrowPositions ||
+       matmulLaneShare(positions) < kMinPositionLaneShare) &&
       o >= kMinTransposedChannels) {
     Value rows = TransposeOp::create(
         builder, loc, reshape(builder, loc, windows, {n, k, positions}),
         ArrayRef<int64_t>{0, 2, 1});
     Value product = MatmulOp::create(
         builder, loc, rows, transposedConstant(builder, loc, values, o, k));
-    return TransposeOp::create(builder, loc,
-                               reshape(builder, loc, product,
-                                       {n, window.out[0], window.out[1], o}),
-                               ArrayRef<int64_t>{0, 3, 1, 2})
-        .getResult();
+    Value transposed =
+        TransposeOp::create(builder, loc, product, ArrayRef<int64_t>{0, 2, 1});
+    return reshape(builder, loc, transposed, getType().getShape());
   }
   // Without groups, no group dimension: (O, K) x (N, K, OH * OW).
   SmallVector<int64_t> filterShape = {o, k}, windowsShape = {n, k, positions};

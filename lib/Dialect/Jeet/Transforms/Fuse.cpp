@@ -156,6 +156,10 @@ struct Group {
   /// The matmul or reduction, if any (the latest reduction of a
   /// multi-reduction group).
   std::optional<unsigned> anchor;
+  /// The shape the epilogue runs over: the anchor's result, or that result
+  /// transposed where a matrix transpose of a matmul's result joined the
+  /// group (joinsAsTransposedEpilogue).
+  std::vector<int64_t> epilogueShape;
   /// Reduction groups: the shape of the reduced input, the reduced axes and
   /// keepdims, which every further reduction of the group shares.
   std::vector<int64_t> rowShape;
@@ -179,10 +183,12 @@ struct Group {
 class BlockFuser {
 public:
   BlockFuser(Block &block, bool enable, int64_t maxOps, bool multiReduction,
-             int64_t maxRowBytes, int64_t attentionBlockBytes)
+             int64_t maxRowBytes, int64_t attentionBlockBytes,
+             bool transposedEpilogues)
       : block(block), enable(enable), maxOps(maxOps),
         multiReduction(multiReduction), maxRowBytes(maxRowBytes),
-        attentionBlockBytes(attentionBlockBytes) {}
+        attentionBlockBytes(attentionBlockBytes),
+        transposedEpilogues(transposedEpilogues) {}
 
   LogicalResult run();
 
@@ -196,6 +202,7 @@ private:
   bool staysAcyclic(unsigned group, std::optional<unsigned> other, unsigned op);
   void fuseElementwise(unsigned op);
   void fuseReduction(unsigned op);
+  bool joinsAsTransposedEpilogue(unsigned op);
   void setAnchor(unsigned group, unsigned op);
   bool joinsAsFurtherReduction(unsigned group, unsigned op) const;
   bool takesRows(unsigned group) const;
@@ -223,6 +230,7 @@ private:
   bool multiReduction;
   int64_t maxRowBytes;
   int64_t attentionBlockBytes;
+  bool transposedEpilogues;
 
   /// Every op of the block in order, and its index.
   SmallVector<Operation *> ops;
@@ -302,6 +310,8 @@ unsigned BlockFuser::newGroup(unsigned op, OpKind kind, Role role) {
 void BlockFuser::setAnchor(unsigned group, unsigned op) {
   Group &g = groups[group];
   g.anchor = op;
+  g.epilogueShape.assign(shapeOf(ops[op]->getResult(0)).begin(),
+                         shapeOf(ops[op]->getResult(0)).end());
   if (auto reduction = dyn_cast<ReductionOpInterface>(ops[op])) {
     g.rowShape.assign(shapeOf(reduction.getInput()).begin(),
                       shapeOf(reduction.getInput()).end());
@@ -386,7 +396,7 @@ std::optional<Role> BlockFuser::roleIn(unsigned group, unsigned op) const {
     // An epilogue runs over the anchor's result: same shape, and nothing of
     // the prologue, which runs over the reduction's input.
     ArrayRef<int64_t> shape = shapeOf(ops[op]->getResult(0));
-    if (!readsPrologue && shape == shapeOf(ops[*g.anchor]->getResult(0)))
+    if (!readsPrologue && shape == ArrayRef<int64_t>(g.epilogueShape))
       return Role::Epilogue;
     // A row op runs over the reduced input's shape, reading the prologue,
     // the reductions and their epilogues broadcast back over the rows.
@@ -525,6 +535,31 @@ void BlockFuser::fuseReduction(unsigned op) {
     }
   }
   newGroup(op, OpKind::Reduction, Role::Anchor);
+}
+
+/// With `transposed-epilogues`: a transpose of matrices (the two innermost
+/// dimensions) of a matmul's result that nothing else reads joins the
+/// matmul's group, and the group's epilogue runs over the transposed shape
+/// (the lowering reads the matmul's tiles through the transposed map): a
+/// convolution computed with its positions as the matmul's rows is moved
+/// back to NCHW, with its bias and activation, as each tile is stored.
+bool BlockFuser::joinsAsTransposedEpilogue(unsigned op) {
+  auto transpose = dyn_cast<TransposeOp>(ops[op]);
+  if (!transposedEpilogues || !transpose || !isMatrixTranspose(transpose))
+    return false;
+  std::optional<unsigned> producer = producerIndex(transpose.getInput());
+  if (!producer || kinds[*producer] != OpKind::Matmul ||
+      users[*producer].size() != 1 || !transpose.getInput().hasOneUse())
+    return false;
+  unsigned group = groupOf[*producer];
+  if (groups[group].anchor != *producer ||
+      static_cast<int64_t>(groups[group].size()) + 1 > maxOps ||
+      !staysAcyclic(group, std::nullopt, op))
+    return false;
+  addToGroup(group, op, Role::Epilogue);
+  ArrayRef<int64_t> shape = shapeOf(transpose.getResult());
+  groups[group].epilogueShape.assign(shape.begin(), shape.end());
+  return true;
 }
 
 /// A transpose that folds into the matmuls reading it becomes a member of
@@ -669,7 +704,8 @@ void BlockFuser::formGroups() {
       newGroup(op, OpKind::Matmul, Role::Anchor);
       break;
     case OpKind::Opaque:
-      newGroup(op, OpKind::Opaque, Role::Prologue);
+      if (!joinsAsTransposedEpilogue(op))
+        newGroup(op, OpKind::Opaque, Role::Prologue);
       break;
     }
   }
@@ -1017,7 +1053,7 @@ struct JeetFusePass : jeet::impl::JeetFusePassBase<JeetFusePass> {
     });
     for (Block *block : blocks)
       if (failed(BlockFuser(*block, enable, maxOps, multiReduction, maxRowBytes,
-                            attentionBlockBytes)
+                            attentionBlockBytes, transposedEpilogues)
                      .run()))
         return signalPassFailure();
   }

@@ -80,10 +80,15 @@ std::optional<Expansion> getExpansion(ReshapeOp reshape) {
   return Expansion{llvm::to_vector(from), llvm::to_vector(to), *groups};
 }
 
-/// Whether a reshape of `value` is worth moving: it is a matmul's result, or
-/// an elementwise op's (the matmul's epilogue so far, once moved).
+/// Whether a reshape of `value` is worth moving: it is a matmul's result, a
+/// transpose of matrices of one (a convolution computed with its positions
+/// as rows, moved back), or an elementwise op's (the matmul's epilogue so
+/// far, once moved).
 bool isSinkableSource(Value value) {
   Operation *def = value.getDefiningOp();
+  if (auto transpose = dyn_cast_or_null<TransposeOp>(def))
+    return isMatrixTranspose(transpose) &&
+           transpose.getInput().getDefiningOp<MatmulOp>();
   return def && isa<MatmulOp, ElementwiseOpInterface>(def);
 }
 

@@ -423,16 +423,18 @@ func.func @large_window_pool(%x: tensor<1x1x9x9xf32>) -> tensor<1x1x2x2xf32> {
 // A pointwise conv2d with a constant filter and fewer output positions than
 // a vector's lanes (3x3 = 9) is the matmul transposed: the positions are its
 // rows, (N, 9, C) x filter^T (C, O) computed at compile time, then moved
-// back to NCHW. The same with the filter an argument, or with 16 positions,
-// stays (O, C) x (N, C, 9). So is a 3x3 one (its windows an im2col of
-// (N, C * 9, positions), transposed), strided or not; with groups it stays.
+// back to NCHW (a transpose of its matrices, reshaped). The same with the
+// filter an argument, or with 16 positions, stays (O, C) x (N, C, 9). So is
+// a 3x3 one (its windows an im2col of (N, C * 9, positions), transposed),
+// strided or not; with groups it stays. 36 positions (6x6) fill 36 of the
+// 48 lanes of three vectors: transposed too; 64 fill four: not.
 // CHECK-LABEL: func.func @pointwise_few_positions
 // CHECK-DAG: %[[FT:.*]] = jeet.constant dense<{{\[\[}}1.000000e+00, 4.000000e+00, 7.000000e+00{{.*}}]]> : tensor<3x16xf32>
 // CHECK-DAG: %[[R:.*]] = jeet.reshape %{{.*}} : tensor<1x3x3x3xf32> -> tensor<1x3x9xf32>
 // CHECK: %[[T:.*]] = jeet.transpose %[[R]] {permutation = array<i64: 0, 2, 1>} : tensor<1x3x9xf32> -> tensor<1x9x3xf32>
 // CHECK: %[[P:.*]] = jeet.matmul %[[T]], %[[FT]] : tensor<1x9x3xf32>, tensor<3x16xf32> -> tensor<1x9x16xf32>
-// CHECK: %[[S:.*]] = jeet.reshape %[[P]] : tensor<1x9x16xf32> -> tensor<1x3x3x16xf32>
-// CHECK: jeet.transpose %[[S]] {permutation = array<i64: 0, 3, 1, 2>} : tensor<1x3x3x16xf32> -> tensor<1x16x3x3xf32>
+// CHECK: %[[B:.*]] = jeet.transpose %[[P]] {permutation = array<i64: 0, 2, 1>} : tensor<1x9x16xf32> -> tensor<1x16x9xf32>
+// CHECK: jeet.reshape %[[B]] : tensor<1x16x9xf32> -> tensor<1x16x3x3xf32>
 // CHECK-LABEL: func.func @pointwise_filter_argument
 // CHECK-NOT: jeet.transpose
 // CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<16x3xf32>, tensor<1x3x9xf32> -> tensor<1x16x9xf32>
@@ -445,12 +447,18 @@ func.func @large_window_pool(%x: tensor<1x1x9x9xf32>) -> tensor<1x1x2x2xf32> {
 // CHECK: %[[W:.*]] = jeet.reshape %[[I]] : tensor<1x3x3x3x3x3xf32> -> tensor<1x27x9xf32>
 // CHECK: %[[T:.*]] = jeet.transpose %[[W]] {permutation = array<i64: 0, 2, 1>} : tensor<1x27x9xf32> -> tensor<1x9x27xf32>
 // CHECK: %[[P:.*]] = jeet.matmul %[[T]], %[[FT]] : tensor<1x9x27xf32>, tensor<27x16xf32> -> tensor<1x9x16xf32>
-// CHECK: jeet.transpose %{{.*}} {permutation = array<i64: 0, 3, 1, 2>} : tensor<1x3x3x16xf32> -> tensor<1x16x3x3xf32>
+// CHECK: jeet.transpose %[[P]] {permutation = array<i64: 0, 2, 1>} : tensor<1x9x16xf32> -> tensor<1x16x9xf32>
 // CHECK-LABEL: func.func @strided_window_few_positions
 // CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<1x9x27xf32>, tensor<27x16xf32> -> tensor<1x9x16xf32>
 // CHECK-LABEL: func.func @grouped_window_few_positions
 // CHECK-NOT: jeet.transpose
 // CHECK: jeet.matmul
+// CHECK-LABEL: func.func @pointwise_thirty_six_positions
+// CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<1x36x3xf32>, tensor<3x16xf32> -> tensor<1x36x16xf32>
+// CHECK: jeet.transpose %{{.*}} {permutation = array<i64: 0, 2, 1>} : tensor<1x36x16xf32> -> tensor<1x16x36xf32>
+// CHECK-LABEL: func.func @pointwise_sixty_four_positions
+// CHECK-NOT: jeet.transpose
+// CHECK: jeet.matmul %{{.*}}, %{{.*}} : tensor<16x3xf32>, tensor<1x3x64xf32> -> tensor<1x16x64xf32>
 func.func @pointwise_few_positions(%x: tensor<1x3x3x3xf32>) -> tensor<1x16x3x3xf32> {
   %w = jeet.constant dense<[[[[1.0]], [[2.0]], [[3.0]]], [[[4.0]], [[5.0]], [[6.0]]], [[[7.0]], [[8.0]], [[9.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]], [[[1.0]], [[2.0]], [[3.0]]]]> : tensor<16x3x1x1xf32>
   %0 = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : tensor<1x3x3x3xf32>, tensor<16x3x1x1xf32> -> tensor<1x16x3x3xf32>
@@ -479,4 +487,14 @@ func.func @grouped_window_few_positions(%x: tensor<1x4x5x5xf32>) -> tensor<1x16x
   %w = jeet.constant dense<0.5> : tensor<16x2x3x3xf32>
   %0 = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : tensor<1x4x5x5xf32>, tensor<16x2x3x3xf32> -> tensor<1x16x3x3xf32>
   return %0 : tensor<1x16x3x3xf32>
+}
+func.func @pointwise_thirty_six_positions(%x: tensor<1x3x6x6xf32>) -> tensor<1x16x6x6xf32> {
+  %w = jeet.constant dense<2.0> : tensor<16x3x1x1xf32>
+  %0 = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : tensor<1x3x6x6xf32>, tensor<16x3x1x1xf32> -> tensor<1x16x6x6xf32>
+  return %0 : tensor<1x16x6x6xf32>
+}
+func.func @pointwise_sixty_four_positions(%x: tensor<1x3x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w = jeet.constant dense<2.0> : tensor<16x3x1x1xf32>
+  %0 = jeet.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : tensor<1x3x8x8xf32>, tensor<16x3x1x1xf32> -> tensor<1x16x8x8xf32>
+  return %0 : tensor<1x16x8x8xf32>
 }

@@ -161,6 +161,14 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     scores, the softmax and the second matmul block of rows by block of
     rows, in the cache.
 
+    With `transposed-epilogues` (the CPU pipeline's choice), a transpose of
+    matrices of a matmul's result that nothing else reads joins the matmul's
+    group, and the elementwise ops that read it join as the epilogue over
+    the transposed shape: a convolution computed with its output positions
+    as the matmul's rows (few positions, vectors along the output channels)
+    is stored back in NCHW with its bias and activation, tile by tile,
+    instead of by a kernel of its own that reads the whole result again.
+
     Before:
     ```mlir
     %0 = jeet.add %a, %b : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
@@ -197,6 +205,11 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
            "multi-reduction group over its rows; matmul of that) is one group "
            "where blocks of at least 16 rows of the scores and of the softmax "
            "fit this many bytes (0: never; three groups)">,
+    Option<"transposedEpilogues", "transposed-epilogues", "bool",
+           /*default=*/"false",
+           "A transpose of matrices of a matmul's result that nothing else "
+           "reads joins the matmul's group, whose epilogue then runs over the "
+           "transposed shape (the CPU lowering tiles it with the matmul)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];
 }

@@ -1166,21 +1166,27 @@ private:
     Value lastStep;
     if (aInL1 && panel)
       lastStep = arith::SubIOp::create(b, loc, k1, cst(1));
-    // A tile of fewer rows than a full one (a matrix-vector product's one
-    // row, the remainder rows) has fewer accumulators than the FMA units'
-    // latency needs: each step's FMAs wait for the last step's (a 1 x 16
-    // tile on AVX2: 2 FMAs every 5 cycles where 2 a cycle could run). It
+    // A tile of fewer rows or vectors than a full one (a matrix-vector
+    // product's one row, the remainder rows, the columns past the last full
+    // panel) has fewer accumulators than the FMA units' latency needs: each
+    // step's FMAs wait for the last step's (a 1 x 16 tile on AVX2: 2 FMAs
+    // every 5 cycles where 2 a cycle could run; a 6 x 16 remainder of a
+    // 6 x 64 tile on AVX-512: 6 FMAs every 4 cycles where 8 could run). It
     // sums `chains` interleaved steps of k into as many tiles of
     // accumulators, about the registers of a full tile, and adds them
     // after the loop. (The steps past the last multiple of `chains` go to
     // the first; matmuls of fewer than kMinChainSteps steps a chain keep
     // one.)
+    int64_t fullTileVectors =
+        sizes.registerRows *
+        std::max<int64_t>(1, sizes.registerCols / kWidestSegment);
+    int64_t tileVectors = mr * static_cast<int64_t>(segments.size());
     int64_t chains =
         (aInL1 && panel) || share.flat
             ? 1
-            : std::clamp<int64_t>(
-                  std::min(sizes.registerRows / mr, kBlock / kMinChainSteps), 1,
-                  kMaxChains);
+            : std::clamp<int64_t>(std::min(fullTileVectors / tileVectors,
+                                           kBlock / kMinChainSteps),
+                                  1, kMaxChains);
     SmallVector<Value> results;
     auto step = [&](OpBuilder &nested, Location nestedLoc, Value kk,
                     ValueRange sums) -> SmallVector<Value> {

@@ -1126,6 +1126,23 @@ static LogicalResult tileAndFuseProducers(RewriterBase &rewriter,
   return success();
 }
 
+/// Whether the epilogue `generic` reads its matmul's result with the two
+/// innermost dimensions swapped (jeet-fuse's transposed epilogues): its rows
+/// are then the matmul's columns and its columns the matmul's rows.
+static bool readsMatmulTransposed(linalg::GenericOp generic) {
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    auto producer = input->get().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || producer.getNumReductionLoops() == 0)
+      continue;
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    unsigned rank = map.getNumResults();
+    return rank >= 2 && map.isPermutation() &&
+           map.getDimPosition(rank - 1) == rank - 2 &&
+           map.getDimPosition(rank - 2) == rank - 1;
+  }
+  return false;
+}
+
 /// Tiles the epilogue generic of a matmul group over its output and fuses the
 /// matmul (and its fill) into each tile.
 static LogicalResult tileEpilogue(RewriterBase &rewriter,
@@ -1141,7 +1158,14 @@ static LogicalResult tileEpilogue(RewriterBase &rewriter,
   SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));
   for (unsigned i = rank >= 2 ? rank - 2 : 0; i < rank; ++i)
     sizes[i] = rewriter.getIndexAttr(chooseTileSize(ranges[i], tileSize));
-  if (rank >= 2 && !ShapedType::isDynamicShape(ranges)) {
+  if (rank >= 2 && !ShapedType::isDynamicShape(ranges) &&
+      readsMatmulTransposed(generic)) {
+    // The matmul's columns are the epilogue's rows (a convolution's output
+    // channels, 1152 of them in tiles of 64, not of 72 = 64 + 8), its rows
+    // the epilogue's columns (the convolution's few positions).
+    sizes[rank - 2] =
+        rewriter.getIndexAttr(chooseColumnTileSize(ranges[rank - 2], tileSize));
+  } else if (rank >= 2 && !ShapedType::isDynamicShape(ranges)) {
     int64_t cols = chooseColumnTileSize(ranges[rank - 1], tileSize);
     sizes[rank - 1] = rewriter.getIndexAttr(cols);
     int64_t otherTiles = ranges[rank - 1] / cols;

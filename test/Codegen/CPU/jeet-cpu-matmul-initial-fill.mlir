@@ -1,4 +1,4 @@
-// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{k-block=32 register-cols=64},canonicalize,cse)' | FileCheck %s
+// RUN: jeet-opt %s --split-input-file --pass-pipeline='builtin.module(jeet-cpu-matmul{k-block=32 register-cols=16},canonicalize,cse)' | FileCheck %s
 
 // A fill of C with a constant just before the matmul is folded into it: the
 // register tiles start as splats of the constant instead of loads of C, and

@@ -743,3 +743,17 @@ func.func @shallow_two_rows(%a: memref<2x20xf32>, %b: memref<20x64xf32>, %c: mem
   linalg.matmul ins(%a, %b : memref<2x20xf32>, memref<20x64xf32>) outs(%c : memref<2x64xf32>)
   return
 }
+
+// -----
+
+// Six rows of 16 columns (the columns past a 64-column tile's last full
+// panel, here the whole of it) are 6 accumulators where a full 6 x 64 tile
+// has 24: four chains, 48 steps in 12 iterations of 4.
+// CHECK-LABEL: func.func @narrow_columns
+// CHECK: %[[SUMS:.*]]:24 = scf.for %{{.*}} = %c0 to %c48 step %c4
+// CHECK-COUNT-24: vector.fma
+// CHECK: arith.addf %[[SUMS]]#0, %[[SUMS]]#6 : vector<16xf32>
+func.func @narrow_columns(%a: memref<6x48xf32>, %b: memref<48x16xf32>, %c: memref<6x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<6x48xf32>, memref<48x16xf32>) outs(%c : memref<6x16xf32>)
+  return
+}

@@ -242,6 +242,25 @@ func.func @matmul_whole_vector_columns(%a: tensor<512x128xf32>, %b: tensor<128x1
   return %r : tensor<512x144xf32>
 }
 
+// An epilogue that reads its matmul transposed (jeet-fuse's transposed
+// epilogues: a convolution's 36 positions as the matmul's rows): the
+// epilogue's rows are the matmul's columns, 1152 in tiles of 64 (whole
+// vectors; the divisor closest to 64 with 16 tiles would be 72 = 64 + 8),
+// its columns the 36 positions, whole.
+// CHECK-LABEL: func.func @matmul_transposed_epilogue
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (1, 1152, 36) step (1, 64, 36)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x36x64xf32>)
+func.func @matmul_transposed_epilogue(%a: tensor<1x36x32xf32>, %b: tensor<32x1152xf32>) -> tensor<1x1152x36xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<1x36x32xf32>, tensor<32x1152xf32>) -> tensor<1x1152x36xf32> {
+  ^bb0(%x: tensor<1x36x32xf32>, %y: tensor<32x1152xf32>):
+    %0 = jeet.matmul %x, %y : tensor<1x36x32xf32>, tensor<32x1152xf32> -> tensor<1x36x1152xf32>
+    %1 = jeet.transpose %0 {permutation = array<i64: 0, 2, 1>} : tensor<1x36x1152xf32> -> tensor<1x1152x36xf32>
+    %2 = jeet.relu %1 : tensor<1x1152x36xf32>
+    jeet.yield %2 : tensor<1x1152x36xf32>
+  }
+  return %r : tensor<1x1152x36xf32>
+}
+
 // Any other group is lowered op by op: a transpose between elementwise ops
 // is read in place by the op after it, through a permuted indexing map (the
 // exp's result is a tensor of the group: the transpose's input), not copied.

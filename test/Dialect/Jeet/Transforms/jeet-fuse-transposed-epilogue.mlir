@@ -79,3 +79,19 @@ func.func @batch_moved(%x: tensor<2x36x32xf32>, %w: tensor<32x64xf32>) -> tensor
   %y = jeet.relu %t : tensor<36x2x64xf32>
   return %y : tensor<36x2x64xf32>
 }
+
+// -----
+
+// A matmul of fewer than 16 rows (a convolution at 3x3 positions) keeps its
+// transpose out of its group: read in place by the group of its readers.
+// CHECK-LABEL: func.func @few_rows
+// CHECK: jeet.matmul
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.transpose
+// CHECK-NEXT: jeet.relu
+func.func @few_rows(%x: tensor<1x9x32xf32>, %w: tensor<32x64xf32>) -> tensor<1x64x9xf32> {
+  %m = jeet.matmul %x, %w : tensor<1x9x32xf32>, tensor<32x64xf32> -> tensor<1x9x64xf32>
+  %t = jeet.transpose %m {permutation = array<i64: 0, 2, 1>} : tensor<1x9x64xf32> -> tensor<1x64x9xf32>
+  %y = jeet.relu %t : tensor<1x64x9xf32>
+  return %y : tensor<1x64x9xf32>
+}

@@ -14,6 +14,7 @@
 
 #include "jeet/Compiler/Compiler.h"
 #include "jeet/Compiler/Graph.h"
+#include "jeet/Dialect/Jeet/IR/ConvolutionForms.h"
 #include "jeet/Runtime/CudaDevice.h"
 #include "jeet/Runtime/DType.h"
 #include "jeet/Runtime/Device.h"
@@ -517,6 +518,12 @@ void bindGraph(nb::module_ &m) {
           raise(errors().compilation, takeMessage(text.takeError()));
         return *text;
       });
+
+  m.def("conv_computed_transposed", &jeet::isComputedTransposed, "positions"_a,
+        "out_channels"_a,
+        "Whether jeet.conv2d's decomposition computes a convolution without "
+        "groups, its filter a constant, transposed: (N, positions, "
+        "C * KH * KW) x filter^T.");
 
   m.def("infer_type", &inferType, "op"_a, "operands"_a, "attrs"_a = nb::dict(),
         "result_shape"_a = nb::none(), "result_dtype"_a = nb::none(),

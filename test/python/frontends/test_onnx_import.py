@@ -2289,3 +2289,44 @@ def test_conv_positions_transposed_in_the_tiles(rng, n, cin, hw, k, cout):
     kernels = compiled.compiled().kernel_ops
     assert ["jeet.transpose", "jeet.matmul", "jeet.transpose", "jeet.add",
             "jeet.relu"] in kernels, kernels
+
+
+@pytest.mark.parametrize("cin, hw, k, stride, pad, cout", [
+    (32, 6, 1, 1, 0, 64), (24, 6, 3, 1, 1, 48), (16, 12, 3, 2, 1, 40), (8, 3, 3, 1, 1, 32),
+    (16, 8, 1, 1, 0, 32),
+], ids=str)
+def test_conv_with_bound_filter_takes_the_transposed_form(rng, cin, hw, k, stride, pad, cout):
+    """A Conv whose filter is an initializer bound as an argument (a model
+    over the constants budget) at few output positions gets the form the
+    compiler gives a constant filter there (positions as the matmul's rows),
+    the filter's transpose prepared once at load: the same kernels as with
+    the filter a constant, and no kernel of the graph transposes the filter;
+    8x8 positions (64, whole vectors) keep the convolution. Against float64."""
+    wt = (rng.standard_normal((cout, cin, k, k)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(cout).astype(np.float32)
+    out = (hw + 2 * pad - k) // stride + 1
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4,
+                              strides=[stride, stride]),
+             helper.make_node("Relu", ["c"], ["y"])]
+    model = make_model(nodes, [f32("x", [1, cin, hw, hw])], [f32("y", [1, cout, out, out])],
+                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    bound = jeet.onnx.load(model, device="cpu", initializers="argument")
+    constant = jeet.onnx.load(model, device="cpu", initializers="constant")
+    x = rng.standard_normal((1, cin, hw, hw)).astype(np.float32)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    conv = np.zeros((1, cout, out, out)) + b[None, :, None, None]
+    span = stride * (out - 1) + 1
+    for i in range(k):
+        for j in range(k):
+            conv += np.einsum("nchw,oc->nohw", xp[:, :, i:i + span:stride, j:j + span:stride],
+                              wt[:, :, i, j].astype(np.float64))
+    for compiled in (bound, constant):
+        (y,) = compiled(x)
+        np.testing.assert_allclose(np.asarray(y), np.maximum(conv, 0), rtol=1e-5, atol=1e-5)
+    assert bound.compiled().kernel_ops == constant.compiled().kernel_ops, (
+        bound.compiled().kernel_ops, constant.compiled().kernel_ops)
+    transposed = out * out != 64
+    assert (["jeet.transpose", "jeet.matmul", "jeet.transpose", "jeet.add", "jeet.relu"]
+            in bound.compiled().kernel_ops or out * out < 16) == transposed
+    # The filter, prepared at load, is read as (K, O): no kernel moves it.
+    assert ["jeet.transpose"] not in bound.compiled().kernel_ops

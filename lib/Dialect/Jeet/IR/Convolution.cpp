@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "jeet/Dialect/Jeet/IR/ConvolutionForms.h"
 #include "jeet/Dialect/Jeet/IR/JeetOps.h"
-#include "jeet/Dialect/Jeet/Transforms/TileSizes.h"
 
 #include "OpSupport.h"
 
@@ -45,25 +45,6 @@ constexpr int64_t kRank = 4;
 /// pooling's maximum or sum; larger ones keep the grouped matmul or the
 /// reduction of gathered windows.
 constexpr int64_t kMaxWindowTaps = 49;
-
-/// Output positions (OH * OW) below which a convolution with a constant
-/// filter and no groups is computed transposed, positions as the matmul's
-/// rows: a row of fewer columns than a vector (the last stages of MobileNet
-/// and ResNet, 3x3 at 96x96) fills few lanes of each of the matmul's
-/// vectors, where the transposed matmul's vectors run along O. (ResNet-18's
-/// 3x3 convolutions of 512 channels at 3x3 positions: the whole model 1.2x
-/// on one thread.)
-constexpr int64_t kNarrowPositions = 16;
-/// More positions are computed transposed too where their rows would fill
-/// less than this share of their vectors' lanes (kMatmulColumnLanes): 25
-/// (5x5), 36 (6x6: 16 + 16 + 4 lanes of 48) and 49; not 81 or 144. The
-/// transposed result goes back to NCHW in the matmul's tiles
-/// (jeet-fuse's transposed epilogues): resnet50's 6x6 convolutions
-/// 1.15-1.25x faster.
-constexpr double kMinPositionLaneShare = 0.8;
-/// The output channels such a convolution needs at least: a whole vector
-/// along O for the transposed matmul's rows.
-constexpr int64_t kMinTransposedChannels = 16;
 
 /// The geometry of the windows of a 2-D convolution or pooling.
 struct Window {
@@ -385,10 +366,7 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
       builder, loc, x, window,
       cast<TypedAttr>(builder.getZeroAttr(inputType.getElementType())));
   DenseElementsAttr values = constantValues(filter);
-  if (g == 1 && values &&
-      (positions < kNarrowPositions ||
-       matmulLaneShare(positions) < kMinPositionLaneShare) &&
-      o >= kMinTransposedChannels) {
+  if (g == 1 && values && isComputedTransposed(positions, o)) {
     Value rows = TransposeOp::create(
         builder, loc, reshape(builder, loc, windows, {n, k, positions}),
         ArrayRef<int64_t>{0, 2, 1});

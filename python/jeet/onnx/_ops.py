@@ -1638,7 +1638,7 @@ def _from_2d(y, rank):
     return jt.reshape(y, (y.shape[0], y.shape[1], y.shape[3])) if rank == 3 else y
 
 
-def _conv_transposed(n, x, w, y, strides, dilations, pads):
+def _conv_transposed(x, w, y, strides, dilations, pads):
     """The convolution y = conv2d(x, w) in the form jeet.conv2d's
     decomposition gives one with a constant filter at few output positions:
     (N, positions, C * KH * KW) x w^T, moved back to (N, O, OH, OW). For a
@@ -1682,7 +1682,7 @@ def _conv(n):
             and x2.dtype == "float32" and n._importer.device == "cpu"
             and _jeet.conv_computed_transposed(y.shape[2] * y.shape[3],
                                                y.shape[1])):
-        y = _conv_transposed(n, x2, w2, y, strides, dilations, pads)
+        y = _conv_transposed(x2, w2, y, strides, dilations, pads)
     if n.has(2):
         y = jt.add(y, jt.reshape(n.tensor(2), (y.shape[1], 1, 1)))
     return [_from_2d(y, rank)]

@@ -163,11 +163,12 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
 
     With `transposed-epilogues` (the CPU pipeline's choice), a transpose of
     matrices of a matmul's result of at least 16 rows that nothing else
-    reads joins the matmul's group, and the elementwise ops that read it join as the epilogue over
-    the transposed shape: a convolution computed with its output positions
-    as the matmul's rows (few positions, vectors along the output channels)
-    is stored back in NCHW with its bias and activation, tile by tile,
-    instead of by a kernel of its own that reads the whole result again.
+    reads joins the matmul's group, and the elementwise ops that read it
+    join as the epilogue over the transposed shape: a convolution computed
+    with its output positions as the matmul's rows (few positions, vectors
+    along the output channels) is stored back in NCHW with its bias and
+    activation, tile by tile, instead of by a kernel of its own that reads
+    the whole result again.
 
     Before:
     ```mlir
@@ -208,8 +209,9 @@ def JeetFusePass : Pass<"jeet-fuse", "::mlir::func::FuncOp"> {
     Option<"transposedEpilogues", "transposed-epilogues", "bool",
            /*default=*/"false",
            "A transpose of matrices of a matmul's result (16 rows or more) "
-           "that nothing else reads joins the matmul's group, whose epilogue then runs over the "
-           "transposed shape (the CPU lowering tiles it with the matmul)">,
+           "that nothing else reads joins the matmul's group, whose epilogue "
+           "then runs over the transposed shape (the CPU lowering tiles it "
+           "with the matmul)">,
   ];
   let dependentDialects = ["::jeet::JeetDialect"];
 }

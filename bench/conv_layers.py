@@ -15,12 +15,13 @@ Needs onnx and onnxruntime (`make bench-setup` installs the peers).
 """
 
 import argparse
-import os
 import pathlib
 import sys
-import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from common import setup_environment, time_python  # noqa: E402
 
 
 def layers(size):
@@ -54,18 +55,6 @@ def model_of(cin, hw, cout, k, stride, rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def median_ms(call, repeat):
-    import statistics
-    for _ in range(10):
-        call()
-    times = []
-    for _ in range(repeat):
-        begin = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - begin)
-    return statistics.median(times) * 1e3
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=96)
@@ -73,7 +62,7 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--build-dir", default=str(ROOT / "build"))
     args = parser.parse_args()
-    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    setup_environment(args.threads)
     sys.path.insert(0, str(pathlib.Path(args.build_dir).resolve() / "python"))
     try:
         import numpy as np
@@ -109,8 +98,9 @@ def main():
             print(f"conv_layers: ({cin}, {hw}, {cout}, {k}, {stride}) differs "
                   f"from onnxruntime by {error:.1e}")
             return 1
-        t_ort = median_ms(lambda: session.run(None, {"x": x}), args.repeat)
-        t_jeet = median_ms(lambda: compiled(xt)[0], args.repeat)
+        t_ort = time_python(lambda: session.run(None, {"x": x}), args.repeat,
+                            warmup=10) * 1e3
+        t_jeet = time_python(lambda: compiled(xt)[0], args.repeat, warmup=10) * 1e3
         out = (hw + 2 * (k // 2) - k) // stride + 1
         gflop = 2 * cin * cout * k * k * out * out / 1e9
         print(f"| {cin}, {hw}x{hw}, {cout}, {k}, {stride} | {gflop:.3f} | "

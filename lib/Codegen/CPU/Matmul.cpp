@@ -1443,19 +1443,19 @@ static bool isSupported(ArrayRef<Value> operands) {
 }
 
 /// The 2-D matrix of `batched` (its two innermost dimensions) at batch
-/// indices `indices`, one per leading dimension.
-static Value batchSlice(OpBuilder &b, Location loc, Value batched,
-                        ValueRange indices) {
+/// offsets `batchOffsets`, one per leading dimension.
+static Value matrixAt(OpBuilder &b, Location loc, Value batched,
+                      ArrayRef<OpFoldResult> batchOffsets) {
   auto type = cast<MemRefType>(batched.getType());
   int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(indices.begin(), indices.end());
+  if (rank == 2)
+    return batched;
+  SmallVector<OpFoldResult> offsets(batchOffsets);
   SmallVector<OpFoldResult> sizes(rank - 2, b.getIndexAttr(1));
   for (int64_t dim = rank - 2; dim < rank; ++dim) {
     offsets.push_back(b.getIndexAttr(0));
     sizes.push_back(b.getIndexAttr(type.getDimSize(dim)));
   }
-  if (rank == 2)
-    return batched;
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   auto sliceType = memref::SubViewOp::inferRankReducedResultType(
       {type.getDimSize(rank - 2), type.getDimSize(rank - 1)}, type, offsets,
@@ -1464,23 +1464,19 @@ static Value batchSlice(OpBuilder &b, Location loc, Value batched,
                                    offsets, sizes, strides);
 }
 
+/// The 2-D matrix of `batched` at batch indices `indices`.
+static Value batchSlice(OpBuilder &b, Location loc, Value batched,
+                        ValueRange indices) {
+  return matrixAt(b, loc, batched, getAsOpFoldResult(indices));
+}
+
 /// The matrix of `batched` whose leading dimensions all have size 1, as a
-/// 2-D view (rank-reduced, static offsets).
+/// 2-D view (static offsets).
 static Value unitBatchMatrix(OpBuilder &b, Location loc, Value batched) {
-  auto type = cast<MemRefType>(batched.getType());
-  int64_t rank = type.getRank();
-  if (rank == 2)
-    return batched;
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes(rank - 2, b.getIndexAttr(1));
-  sizes.push_back(b.getIndexAttr(type.getDimSize(rank - 2)));
-  sizes.push_back(b.getIndexAttr(type.getDimSize(rank - 1)));
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  auto sliceType = memref::SubViewOp::inferRankReducedResultType(
-      {type.getDimSize(rank - 2), type.getDimSize(rank - 1)}, type, offsets,
-      sizes, strides);
-  return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType), batched,
-                                   offsets, sizes, strides);
+  int64_t batchRank = cast<MemRefType>(batched.getType()).getRank() - 2;
+  return matrixAt(b, loc, batched,
+                  SmallVector<OpFoldResult>(std::max<int64_t>(batchRank, 0),
+                                            b.getIndexAttr(0)));
 }
 
 /// A matmul the kernels take: loops (batch..., m, n, k), C indexed by

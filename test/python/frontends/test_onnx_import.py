@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 import jeet  # noqa: E402
 import jeet.onnx  # noqa: E402
 from jeet.onnx import OnnxImportError, UnsupportedOpsError  # noqa: E402
+from conftest import requires_gpu  # noqa: E402
 
 BUILD = os.environ.get("JEET_BUILD_DIR", os.path.join(
     os.path.dirname(__file__), "..", "..", "..", "build"))
@@ -664,6 +665,7 @@ class Block:
             raise ImportError('blocked: ' + name)
 sys.meta_path.insert(0, Block())
 import jeet
+from conftest import requires_gpu
 assert float(jeet.tensor([1.0, 2.0]).sum()) == 3.0
 import jeet.onnx
 try:
@@ -2330,3 +2332,30 @@ def test_conv_with_bound_filter_takes_the_transposed_form(rng, cin, hw, k, strid
             in bound.compiled().kernel_ops or out * out < 16) == transposed
     # The filter, prepared at load, is read as (K, O): no kernel moves it.
     assert ["jeet.transpose"] not in bound.compiled().kernel_ops
+
+
+@requires_gpu
+@pytest.mark.parametrize("hw, k", [(6, 1), (6, 3), (3, 3), (7, 1)], ids=str)
+def test_conv_positions_transposed_on_the_gpu(rng, hw, k):
+    """On the GPU too, a convolution with a constant filter at positions
+    that the decomposition computes transposed (9, 36, 49): the matmul of
+    positions by channels, moved back to NCHW by a transpose the next
+    kernel reads in place; with its bias and ReLU, against float64."""
+    cin, cout, pad = 24, 48, k // 2
+    wt = (rng.standard_normal((cout, cin, k, k)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(cout).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4),
+             helper.make_node("Relu", ["c"], ["y"])]
+    model = make_model(nodes, [f32("x", [2, cin, hw, hw])], [f32("y", [2, cout, hw, hw])],
+                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    compiled = jeet.onnx.load(model, device="gpu", initializers="constant")
+    x = rng.standard_normal((2, cin, hw, hw)).astype(np.float32)
+    (y,) = compiled(x)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    conv = np.zeros((2, cout, hw, hw)) + b[None, :, None, None]
+    for i in range(k):
+        for j in range(k):
+            conv += np.einsum("nchw,oc->nohw", xp[:, :, i:i + hw, j:j + hw],
+                              wt[:, :, i, j].astype(np.float64))
+    np.testing.assert_allclose(np.asarray(y.numpy()), np.maximum(conv, 0), rtol=1e-5, atol=1e-5)
+    assert "jeet.transpose" in compiled.explain()

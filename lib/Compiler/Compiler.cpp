@@ -56,9 +56,9 @@ using namespace jeet;
 std::string CompileOptions::str() const {
   return llvm::formatv("entry={0} device={1} gpu-target={2} fuse={3} "
                        "max-fusion-ops={4} parallel={5} keep-ir={6} "
-                       "cuda-graphs={7} fuse-attention={8}",
+                       "cuda-graphs={7} fuse-attention={8} vectorize={9}",
                        entry, device, gpuTarget, fuse, maxFusionOps, parallel,
-                       keepIR, cudaGraphs, fuseAttention)
+                       keepIR, cudaGraphs, fuseAttention, vectorize)
       .str();
 }
 
@@ -628,6 +628,7 @@ getPipeline(const CompileOptions &options) {
   cpuOptions.maxFusionOps = options.maxFusionOps;
   cpuOptions.fuseAttention = options.fuseAttention;
   cpuOptions.parallel = options.parallel;
+  cpuOptions.vectorize = options.vectorize;
   // Intermediates come from the runtime's caching allocator, which counts
   // them and recycles their memory across executions.
   cpuOptions.runtimeAllocator = true;

@@ -2484,10 +2484,11 @@ def clear_graph_keys():
     _BY_KEY.clear()
 
 
-def _compile(text, device, keep_ir=False, gpu_target="auto"):
+def _compile(text, device, keep_ir=False, gpu_target="auto", vectorize=True):
     return _jeet.compile(text, device=device, keep_ir=keep_ir,
                          gpu_target=gpu_target,
-                         cuda_graphs=_options["cuda_graphs"])
+                         cuda_graphs=_options["cuda_graphs"],
+                         vectorize=vectorize)
 
 
 def execute(*tensors):
@@ -2522,10 +2523,19 @@ def execute(*tensors):
     return tensors[0] if len(tensors) == 1 else tensors
 
 
-def _execute_pending(pending):
+def _execute_once(*tensors):
+    """Materialises lazy nodes (no constants) computed once and never again,
+    such as the work a model's loader prepares from its weights: one graph
+    compiled without vectorizing (far less code to compile; run once, its
+    scalar loops cost less than the vectorized code's compilation)."""
+    _execute_pending([t for t in tensors if t._rt is None], vectorize=False)
+
+
+def _execute_pending(pending, vectorize=True):
     """Computes `pending` (distinct lazy nodes, no constants) in one graph."""
     global key_hits
-    keyed = _graph_key(pending)
+    # A graph compiled to run once is not kept for the next one.
+    keyed = _graph_key(pending) if vectorize else None
     found = _BY_KEY.get(keyed[0]) if keyed is not None else None
     if found is not None:
         key_hits += 1
@@ -2534,7 +2544,7 @@ def _execute_pending(pending):
     else:
         built = _build(pending)
         source, leaves = (built.text, built.device), built.leaves
-        executable = _compile(built.text, built.device)
+        executable = _compile(built.text, built.device, vectorize=vectorize)
         if keyed is not None:
             if len(_BY_KEY) >= _MAX_BY_KEY:
                 _BY_KEY.pop(next(iter(_BY_KEY)))

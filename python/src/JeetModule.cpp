@@ -319,8 +319,9 @@ nb::tuple inferType(
 std::shared_ptr<jeet::Executable>
 compile(const std::string &text, const std::string &device, bool fuse,
         int64_t maxFusionOps, bool parallel, bool keepIR, bool cached,
-        const std::string &gpuTarget, bool cudaGraphs) {
+        const std::string &gpuTarget, bool cudaGraphs, bool vectorize) {
   jeet::CompileOptions options;
+  options.vectorize = vectorize;
   options.device = device;
   options.gpuTarget = gpuTarget;
   options.cudaGraphs = cudaGraphs;
@@ -581,12 +582,13 @@ void bindCompiler(nb::module_ &m) {
   m.def("compile", &compile, "text"_a, "device"_a = "cpu", "fuse"_a = true,
         "max_fusion_ops"_a = jeet::kDefaultMaxFusionOps, "parallel"_a = true,
         "keep_ir"_a = false, "cached"_a = true, "gpu_target"_a = "auto",
-        "cuda_graphs"_a = true,
+        "cuda_graphs"_a = true, "vectorize"_a = true,
         "Compiles MLIR text (through the process-wide cache by default); "
         "raises CompilationError with the MLIR diagnostics. gpu_target: "
         "'ptx', 'emulator' or 'auto' (the emulator when the CUDA device is "
         "the driver emulator). cuda_graphs: replay GPU executions as a CUDA "
-        "graph from the second one on.");
+        "graph from the second one on. vectorize: false compiles a CPU "
+        "graph that runs once to less code, faster.");
   m.def("cache_stats", [] {
     jeet::Compiler::CacheStats stats = jeet::Compiler::global().cacheStats();
     nb::dict dict;

@@ -52,6 +52,29 @@ def test_printed_graph_compiles_and_runs(rng):
     np.testing.assert_allclose(outs[0].numpy(), z.sum(1), rtol=1e-4, atol=1e-5)
 
 
+def test_graph_compiled_without_vectorizing(rng):
+    """vectorize=False (a graph that runs once: work prepared from a model's
+    weights at load) compiles to scalar loops, less code, the same results:
+    a transpose, an elementwise chain and a reduction, against float64; the
+    option is part of the executable's options (and its cache key)."""
+    text = """func.func @main(%a: tensor<37x19xf32>) -> (tensor<19x37xf32>, tensor<37xf32>) {
+  %t = jeet.transpose %a {permutation = array<i64: 1, 0>} : tensor<37x19xf32> -> tensor<19x37xf32>
+  %e = jeet.exp %a : tensor<37x19xf32>
+  %s = jeet.reduce_sum %e {axes = array<i64: 1>, keepdims = false} : tensor<37x19xf32> -> tensor<37xf32>
+  return %t, %s : tensor<19x37xf32>, tensor<37xf32>
+}"""
+    a = rng.standard_normal((37, 19)).astype(np.float32)
+    scalar = _jeet.compile(text, device="cpu", vectorize=False, keep_ir=True)
+    vector = _jeet.compile(text, device="cpu", keep_ir=True)
+    assert "vectorize=false" in scalar.options
+    assert "vectorize=true" in vector.options
+    assert "vector<" not in scalar.ir("llvm") and "vector<" in vector.ir("llvm")
+    t, s = scalar.run([_jeet.RuntimeTensor.from_array(a, "f32")])
+    np.testing.assert_array_equal(t.numpy(), a.T)
+    np.testing.assert_allclose(s.numpy(), np.exp(a.astype(np.float64)).sum(1),
+                               rtol=1e-5)
+
+
 def test_invalid_ops_are_errors_not_crashes():
     g = _jeet.Graph()
     a = g.add_input([2, 3], "f32")

@@ -53,6 +53,11 @@ struct CompileOptions {
   bool keepIR = false;
   /// GPU: replay executions as a CUDA graph from the second one on.
   bool cudaGraphs = true;
+  /// CPU: vectorize elementwise kernels, reductions and transposes (the
+  /// pipeline's `vectorize`); false compiles a graph that runs once (work
+  /// prepared from a model's weights at load) to much less code, in less
+  /// time.
+  bool vectorize = true;
 
   /// A canonical text of the options, for cache keys and messages.
   std::string str() const;

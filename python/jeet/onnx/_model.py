@@ -294,7 +294,7 @@ def import_graph(model, specs, statics, options, device, prepare=False,
         tensors = [o for o in outputs if isinstance(o, Tensor)]
         frontier, dynamic = static_frontier(tensors)
         if frontier:
-            _tensor.execute(*frontier)
+            _tensor._execute_once(*frontier)
         if frontier and embed_prepared:
             replacements = {id(f): _tensor._constant(f.numpy(), f._dtype)
                             for f in frontier}

@@ -2359,3 +2359,24 @@ def test_conv_positions_transposed_on_the_gpu(rng, hw, k):
                               wt[:, :, i, j].astype(np.float64))
     np.testing.assert_allclose(np.asarray(y.numpy()), np.maximum(conv, 0), rtol=1e-5, atol=1e-5)
     assert "jeet.transpose" in compiled.explain()
+
+
+def test_prepared_work_compiles_without_vectorizing(rng, monkeypatch):
+    """The work on initializers alone (here a Gemm's weight transposed) runs
+    once at load, compiled without vectorizing (less code, a faster load);
+    the model's graph is compiled vectorized, and the result is the same."""
+    from jeet import _jeet
+    calls = []
+    compile_graph = _jeet.compile
+
+    def recording(text, **kwargs):
+        calls.append(kwargs.get("vectorize", True))
+        return compile_graph(text, **kwargs)
+
+    monkeypatch.setattr(_jeet, "compile", recording)
+    model, reference = linear_model(rng, features=40, hidden=48)
+    compiled = jeet.onnx.load(model, device="cpu", initializers="argument")
+    x = rng.standard_normal((3, 40)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(compiled(x)[0]), reference(x),
+                               rtol=1e-5, atol=1e-6)
+    assert calls[0] is False and True in calls[1:], calls

@@ -665,7 +665,6 @@ class Block:
             raise ImportError('blocked: ' + name)
 sys.meta_path.insert(0, Block())
 import jeet
-from conftest import requires_gpu
 assert float(jeet.tensor([1.0, 2.0]).sum()) == 3.0
 import jeet.onnx
 try:

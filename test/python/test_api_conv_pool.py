@@ -457,3 +457,25 @@ def test_squeeze_excitation_values_of_one_per_channel(rng, n, c):
     silu = ref / (1 + np.exp(-ref))
     np.testing.assert_allclose(s.numpy(), silu, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(g.numpy(), 1 / (1 + np.exp(-(silu * 2 - 1))), rtol=1e-5, atol=1e-6)
+
+
+def test_dilated_strided_conv_of_a_strided_pool(rng):
+    """A dilated, strided convolution of a 1x1 average pooling with stride 2
+    (a strided view of the input) to one output column: its windows' copy
+    ran its output's trailing loop of one iteration folded into the loop
+    before it, which linalg::areDimSequencesPreserved allowed for a read that
+    is no projected permutation (d4 * 2 + d2 * 2), and every window read one
+    element (fuzz_numerics.py, seed 1,783,223). Against float64."""
+    x = rng.uniform(-1, 1, (1, 2, 33, 4)).astype(np.float32)
+    w = rng.uniform(-1, 1, (4, 2, 3, 1)).astype(np.float32)
+    pooled = jeet.avg_pool2d(jeet.tensor(x), (1, 1), (2, 2), (0, 0))
+    y = jeet.conv2d(pooled, jeet.tensor(w), None, (2, 2), (0, 0), (2, 1), 1)
+    scaled = pooled * 1.5
+    jeet.execute(y, scaled)
+    xs = x[:, :, ::2, ::2].astype(np.float64)            # (1, 2, 17, 2)
+    want = np.zeros((1, 4, 7, 1))
+    for a in range(3):                                   # taps 2 rows apart
+        want += np.einsum("nchw,oc->nohw", xs[:, :, 2 * a:2 * a + 13:2, 0:1],
+                          w[:, :, a, 0].astype(np.float64))
+    np.testing.assert_allclose(np.asarray(y.numpy()), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(scaled.numpy()), xs * 1.5, rtol=1e-6)

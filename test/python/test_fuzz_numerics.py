@@ -55,7 +55,14 @@ GPU_PROGRAMS = 150
 # @input_written_before_the_tiles and @unpadded_input_freed_after_the_tiles,
 # test_api_conv_pool.py's test_convolution_of_an_input_another_result_
 # overwrites).
-FINDINGS = [641, 1638, 2831, 498119, 583273, 594268, 595217, 1222351]
+# 1783223 (2026-12-07): a dilated, strided convolution of a strided 1x1
+# average pooling to one output column: jeet-cpu-vectorize-elementwise
+# folded the windows' copy's trailing loop of one iteration into the loop
+# before it, asking linalg::areDimSequencesPreserved about a read that is no
+# projected permutation, and every window read one element
+# (jeet-cpu-vectorize-elementwise.mlir @im2col_unit_trailing_loop,
+# test_api_conv_pool.py's test_dilated_strided_conv_of_a_strided_pool).
+FINDINGS = [641, 1638, 2831, 498119, 583273, 594268, 595217, 1222351, 1783223]
 # On the GPU (the emulator), seeds of the generator of 2026-12-04's fourth
 # session: 109407, a reduction in the same launch as the comparison whose
 # tiles wrote the broadcast it read (NaN); 112476, a mean whose tiles held

@@ -57,6 +57,12 @@ static linalg::GenericOp foldUnitTrailingLoops(linalg::GenericOp op) {
   if (ranges.size() < 2 || ranges[inner] != 1 ||
       iterators[inner] != utils::IteratorType::parallel)
     return nullptr;
+  // linalg::areDimSequencesPreserved takes projected permutations only (an
+  // im2col's window read, d4 * 2 + d2 * 2, is none: asked anyway, it folded
+  // loops that read the windows and the copy read one element).
+  if (!llvm::all_of(maps,
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return nullptr;
   ReassociationIndices run = {int64_t(inner)};
   for (unsigned dim = inner; dim-- > 0;) {
     if (iterators[dim] != utils::IteratorType::parallel ||

@@ -260,6 +260,10 @@ linalg::GenericOp foldShortRows(linalg::GenericOp op, int64_t maxBlock) {
   if (!rows)
     return nullptr;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // linalg::areDimSequencesPreserved takes projected permutations only.
+  if (!llvm::all_of(maps,
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return nullptr;
   // The longest run of trailing loops, down to the one after the rows,
   // that every operand reads as one run.
   ReassociationIndices run = {int64_t(inner)};

@@ -395,3 +395,25 @@ func.func @sum_over_positions_of_a_transpose(%x: memref<1x3x3x32xf32>, %o: memre
   }
   return
 }
+
+// -----
+
+// An im2col copy (a convolution's windows, dilated and strided, of a strided
+// view) whose trailing loop runs once: its read, d4 * 2 + d2 * 2, is not a
+// projected permutation, so the trailing loop is not folded into the one
+// before it (folded, the copy read one element for all seven windows); the
+// windows are read one lane at a time, each at its own row.
+#window = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2 * 2, d5 * 2 + d3)>
+#identity6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-LABEL: func.func @im2col_unit_trailing_loop
+// CHECK-NOT: memref.collapse_shape
+// CHECK-NOT: vector.broadcast
+// CHECK: return
+func.func @im2col_unit_trailing_loop(%x: memref<1x2x33x4xf32>, %out: memref<1x2x3x1x7x1xf32>) {
+  %view = memref.subview %x[0, 0, 0, 0] [1, 2, 17, 2] [1, 1, 2, 2] : memref<1x2x33x4xf32> to memref<1x2x17x2xf32, strided<[264, 132, 8, 2]>>
+  linalg.generic {indexing_maps = [#window, #identity6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%view : memref<1x2x17x2xf32, strided<[264, 132, 8, 2]>>) outs(%out : memref<1x2x3x1x7x1xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

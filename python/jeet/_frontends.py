@@ -1,6 +1,6 @@
 """What the frontends (jeet.onnx, jeet.torch) share with the core API."""
 
-from . import _tensor
+from . import _jeet, _tensor
 
 
 class _Computed:
@@ -25,19 +25,12 @@ def _is_computed(node):
     return node._rt is None and node._op not in ("_arg", "constant")
 
 
-def static_frontier(outputs, static_args=()):
-    """The values of the DAG under `outputs` that depend on no input that
-    changes between executions (the `_arg` placeholders not in
-    `static_args`), that compute something (an op on materialised tensors,
-    static placeholders or constants), and that a changing value or an
-    output uses: computing them once (a model's weights transposed, batch
-    norm's scale) and passing the results saves that work on every
-    execution.
-
-    Returns (frontier, dynamic): the frontier nodes in topological order and
-    the ids of the nodes that depend on a changing input."""
+def _dependence(order, static_args):
+    """For the nodes of `order` (inputs first): the ids of those that depend
+    on an input that changes between executions, and of those that read
+    data known now (static placeholders, materialised tensors, constants)
+    and nothing that changes."""
     static_ids = {id(a) for a in static_args}
-    order = _tensor._topo_order(outputs)
     dynamic, reads_data = set(), set()
     for node in order:
         if node._op == "_arg":
@@ -53,6 +46,22 @@ def static_frontier(outputs, static_args=()):
             dynamic.add(id(node))
         elif any(id(i) in reads_data for i in node._inputs):
             reads_data.add(id(node))
+    return dynamic, reads_data
+
+
+def static_frontier(outputs, static_args=()):
+    """The values of the DAG under `outputs` that depend on no input that
+    changes between executions (the `_arg` placeholders not in
+    `static_args`), that compute something (an op on materialised tensors,
+    static placeholders or constants), and that a changing value or an
+    output uses: computing them once (a model's weights transposed, batch
+    norm's scale) and passing the results saves that work on every
+    execution.
+
+    Returns (frontier, dynamic): the frontier nodes in topological order and
+    the ids of the nodes that depend on a changing input."""
+    order = _tensor._topo_order(outputs)
+    dynamic, reads_data = _dependence(order, static_args)
     frontier, seen = [], set()
 
     def take(node):
@@ -90,6 +99,75 @@ def substitute(outputs, replacements, dynamic):
         new[id(node)] = _tensor.Tensor._new(
             node._shape, node._dtype, node._device, op=node._op,
             inputs=inputs, attrs=node._attrs)
+    return [get(o) for o in outputs]
+
+
+def _conv_transposed(x, w, conv):
+    """The convolution `conv` = conv2d(x, w) in the form jeet.conv2d's
+    decomposition gives one with a constant filter at few output positions
+    (ConvolutionForms.h): (N, positions, C * KH * KW) x w^T, moved back to
+    (N, O, OH, OW). w^T depends on the filter alone: work that
+    static_frontier then finds and the frontends prepare once."""
+    batch, channels = x.shape[0], x.shape[1]
+    out_channels, _, kh, kw = w.shape
+    oh, ow = conv.shape[2], conv.shape[3]
+    strides, dilations = list(conv._attrs["strides"]), list(conv._attrs["dilations"])
+    depth = channels * kh * kw
+    top, left, bottom, right = conv._attrs["padding"]
+    if any((top, left, bottom, right)):
+        x = _tensor.pad(x, [[0, 0], [0, 0], [top, bottom], [left, right]], 0)
+    if (kh, kw) == (1, 1) and strides == [1, 1]:
+        windows = x
+    else:
+        windows = _tensor._node("im2col", "jeet.im2col", [x], {
+            "kernel_shape": [kh, kw], "strides": strides, "dilations": dilations})
+    rows = _tensor.transpose(_tensor.reshape(windows, (batch, depth, oh * ow)), (0, 2, 1))
+    prepared = _tensor.transpose(_tensor.reshape(w, (out_channels, depth)))
+    product = _tensor.matmul(rows, prepared)
+    return _tensor.reshape(_tensor.transpose(product, (0, 2, 1)),
+                           (batch, out_channels, oh, ow))
+
+
+def _takes_prepared_transposed_form(node, dynamic, reads_data):
+    """Whether `node` is a CPU f32 convolution of a changing input by a
+    filter known before the calls but not a constant of the graph (an
+    initializer or a parameter bound as an argument, or work on them), at
+    output positions that the compiler computes transposed for a constant
+    filter (jeet::isComputedTransposed)."""
+    if node._op != "jeet.conv2d" or node._device != "cpu" or node._dtype != "f32":
+        return False
+    x, w = node._inputs
+    return (node._attrs["groups"] == 1 and id(x) in dynamic
+            and id(w) not in dynamic and id(w) in reads_data
+            and w._op != "constant"
+            and _jeet.conv_computed_transposed(node.shape[2] * node.shape[3],
+                                               node.shape[1]))
+
+
+def prepared_transposed_convolutions(outputs, static_args=()):
+    """The DAG under `outputs` with each convolution whose filter is bound
+    (not a constant) at few output positions in the transposed form that a
+    constant filter gets from the compiler (CPU): the filter's transpose is
+    then work on static data alone, which static_frontier finds, and the
+    frontends compute it once (at load, or when parameters change), where
+    the compiler would transpose the filter at every call."""
+    order = _tensor._topo_order(outputs)
+    dynamic, reads_data = _dependence(order, static_args)
+    new = {}
+
+    def get(node):
+        return new.get(id(node), node)
+
+    for node in order:
+        if node._op == "_arg" or node._rt is not None or not node._inputs:
+            continue
+        inputs = tuple(get(i) for i in node._inputs)
+        if _takes_prepared_transposed_form(node, dynamic, reads_data):
+            new[id(node)] = _conv_transposed(inputs[0], inputs[1], node)
+        elif any(a is not b for a, b in zip(inputs, node._inputs)):
+            new[id(node)] = _tensor.Tensor._new(
+                node._shape, node._dtype, node._device, op=node._op,
+                inputs=inputs, attrs=node._attrs)
     return [get(o) for o in outputs]
 
 

@@ -9,7 +9,8 @@ import onnx
 
 from .. import _device, _dtypes, _jeet, _tensor
 from .._dtypes import ArgumentError
-from .._frontends import explain_graph, static_frontier, substitute
+from .._frontends import (explain_graph, prepared_transposed_convolutions,
+                          static_frontier, substitute)
 from .._tensor import Tensor
 from ..errors import JeetError, ShapeError
 from . import _importer, _types
@@ -291,7 +292,12 @@ def import_graph(model, specs, statics, options, device, prepare=False,
         # Work on initializers alone (weights transposed for a MatMul, batch
         # norm's scale) runs once now, in Jeet; the graph then reads its
         # results as bound arguments.
-        tensors = [o for o in outputs if isinstance(o, Tensor)]
+        # Convolutions by a bound filter at few positions: the transposed
+        # form, the filter's transpose prepared with the rest.
+        tensors = prepared_transposed_convolutions(
+            [o for o in outputs if isinstance(o, Tensor)])
+        rebuilt = iter(tensors)
+        outputs = [next(rebuilt) if isinstance(o, Tensor) else o for o in outputs]
         frontier, dynamic = static_frontier(tensors)
         if frontier:
             _tensor._execute_once(*frontier)

@@ -10,7 +10,6 @@ ops, which jeet-fuse groups into kernels like any other graph.
 import numpy as np
 from onnx import TensorProto
 
-from .. import _jeet
 from .. import _tensor as jt
 from .._numpy_functions import log1p, logsumexp, topk
 from .._tensor import _narrowed, _widened
@@ -1638,33 +1637,6 @@ def _from_2d(y, rank):
     return jt.reshape(y, (y.shape[0], y.shape[1], y.shape[3])) if rank == 3 else y
 
 
-def _conv_transposed(x, w, y, strides, dilations, pads):
-    """The convolution y = conv2d(x, w) in the form jeet.conv2d's
-    decomposition gives one with a constant filter at few output positions:
-    (N, positions, C * KH * KW) x w^T, moved back to (N, O, OH, OW). For a
-    filter bound as an argument (a model over the constants budget), whose
-    transpose the compiler would make at every call: here w^T is work on
-    initializers alone, prepared once at load."""
-    batch, channels = x.shape[0], x.shape[1]
-    out_channels, _, kh, kw = w.shape
-    oh, ow = y.shape[2], y.shape[3]
-    depth = channels * kh * kw
-    if any(pads):
-        top, left, bottom, right = pads
-        x = jt.pad(x, [[0, 0], [0, 0], [top, bottom], [left, right]], 0)
-    if (kh, kw) == (1, 1) and list(strides) == [1, 1]:
-        windows = x
-    else:
-        windows = jt._node("im2col", "jeet.im2col", [x], {
-            "kernel_shape": [kh, kw], "strides": strides,
-            "dilations": dilations})
-    rows = jt.transpose(jt.reshape(windows, (batch, depth, oh * ow)), (0, 2, 1))
-    prepared = jt.transpose(jt.reshape(w, (out_channels, depth)))
-    product = jt.matmul(rows, prepared)
-    return jt.reshape(jt.transpose(product, (0, 2, 1)),
-                      (batch, out_channels, oh, ow))
-
-
 @converter("Conv", needs=("conv2d",))
 def _conv(n):
     x, w = n.tensor(0), n.tensor(1)
@@ -1675,14 +1647,6 @@ def _conv(n):
     y = jt._node("conv2d", "jeet.conv2d", [x2, w2], {
         "strides": strides, "padding": pads, "dilations": dilations,
         "groups": groups})
-    # A filter known at load but bound as an argument: the transposed form
-    # that a constant filter gets from the compiler (CPU), its transpose
-    # prepared once.
-    if (groups == 1 and n.is_static(1) and w2._op != "constant"
-            and x2.dtype == "float32" and n._importer.device == "cpu"
-            and _jeet.conv_computed_transposed(y.shape[2] * y.shape[3],
-                                               y.shape[1])):
-        y = _conv_transposed(x2, w2, y, strides, dilations, pads)
     if n.has(2):
         y = jt.add(y, jt.reshape(n.tensor(2), (y.shape[1], 1, 1)))
     return [_from_2d(y, rank)]

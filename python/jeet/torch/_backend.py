@@ -21,7 +21,8 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 from torch.utils.dlpack import to_dlpack as _to_dlpack
 
 from .. import _jeet, _tensor
-from .._frontends import (explain_graph, placeholder_like, static_frontier,
+from .._frontends import (explain_graph, placeholder_like,
+                          prepared_transposed_convolutions, static_frontier,
                           substitute)
 from .._tensor import Tensor
 from ..errors import JeetError
@@ -274,6 +275,9 @@ class JeetPartition(torch.nn.Module):
 
         self.static_index = [i for i, s in enumerate(static_mask) if s]
         static_args = [placeholders[i] for i in self.static_index]
+        # Convolutions by parameters at few positions: the transposed form,
+        # the filter's transpose prepared with the rest.
+        values = prepared_transposed_convolutions(values, static_args)
         frontier, dynamic = static_frontier(values, static_args)
         self.prep_executable, self.prep_text, self.prep_leaves = None, None, []
         self.prep_index = []

@@ -682,6 +682,45 @@ def test_without_freeze_weights_stay_arguments(seed):
     np.testing.assert_allclose(results[True], results[False], rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("hw, k", [(6, 3), (6, 1), (3, 3)], ids=str)
+def test_parameter_filters_at_few_positions_take_the_transposed_form(seed, hw, k):
+    """A convolution by parameters (arguments of the graph, batch norm
+    folded into them) at 36 or 9 output positions gets the form the
+    compiler gives a constant filter there (positions as the matmul's
+    rows, NCHW stored by its tiles at 36), the filter's transpose prepared once
+    with the batch norm's scale: the same kernels as with the weights
+    frozen, no kernel of the graph transposing a filter; against float64."""
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(24, 48, k, padding=k // 2), torch.nn.BatchNorm2d(48),
+        torch.nn.ReLU(), torch.nn.Conv2d(48, 32, 1), torch.nn.ReLU()).eval()
+    with torch.no_grad():
+        model[1].running_mean.uniform_(-0.5, 0.5)
+        model[1].running_var.uniform_(0.5, 2.0)
+    x = torch.randn(2, 24, hw, hw)
+    with torch.no_grad():
+        want = copy.deepcopy(model).double()(x.double()).numpy()
+    kernels = {}
+    for freeze in (False, True):
+        torch._dynamo.reset()
+        specs = []
+        backend = functools.partial(jeet.torch.backend, on_compile=specs.append)
+        compiled = torch.compile(copy.deepcopy(model), backend=backend,
+                                 options={"freeze": freeze})
+        with torch.no_grad():
+            got = compiled(x).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5,
+                                   err_msg=f"seed {seed}, freeze {freeze}")
+        (partition,) = specs[0].partitions
+        kernels[freeze] = [list(k) for k in partition.executable.kernel_ops]
+    assert kernels[False] == kernels[True], kernels
+    # (Products of fewer than 16 rows store their transpose in a kernel of
+    # its own.)
+    form = (["jeet.transpose", "jeet.matmul", "jeet.transpose", "jeet.add", "jeet.relu"]
+            if hw * hw >= 16 else ["jeet.transpose", "jeet.matmul"])
+    assert form in kernels[False], kernels[False]
+    assert ["jeet.transpose"] not in kernels[False], kernels[False]
+
+
 def test_installed_package_declares_the_entry_point():
     import importlib
     import pathlib

@@ -185,10 +185,11 @@ std::optional<unsigned> transposedRowsLoop(linalg::GenericOp op,
   if (map.getNumResults() < 2 || !hasUnitInnermostStride(type) ||
       !elementBits(type))
     return std::nullopt;
-  unsigned last = cast<AffineDimExpr>(map.getResults().back()).getPosition();
-  if (last == inner)
+  // A window's read (d4 * 2 + d2) follows no one loop.
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!last || last.getPosition() == inner)
     return std::nullopt;
-  return last;
+  return last.getPosition();
 }
 
 std::optional<Plan> planGeneric(linalg::GenericOp op,

@@ -188,3 +188,29 @@ func.func @short_rows_apart(%x: memref<1x3x3x32xf32>, %y: memref<1x32x3x3xf32, s
   }
   return
 }
+
+// -----
+
+// Rows as short, one input read through a window (h + w): its last index
+// follows no one loop, so it reads no rows transposed, and the window is no
+// projected permutation, so nothing is folded (asking which loop the window
+// follows once cast its sum to a loop: an assertion with LLVM's asserts on,
+// an unrelated loop number without them). The generic is left as it was.
+// CHECK-LABEL: func.func @short_rows_window
+// CHECK-NOT: memref.collapse_shape
+// CHECK-NOT: vector.shuffle
+// CHECK: linalg.generic
+func.func @short_rows_window(%x: memref<1x3x3x32xf32>, %w: memref<1x32x5xf32>, %y: memref<1x32x3x3xf32>) {
+  linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h + w)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %w : memref<1x3x3x32xf32>, memref<1x32x5xf32>)
+      outs(%y : memref<1x32x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}

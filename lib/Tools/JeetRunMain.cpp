@@ -323,7 +323,6 @@ std::string describeDevice(const RunTarget &target) {
 
 void printStats(const Executable &exe, const RunTarget &target,
                 const RunMeasurements &measured) {
-  runtime::Device &dev = *target.device;
   const runtime::AllocatorStats &before = measured.before;
   const runtime::AllocatorStats &after = measured.after;
   llvm::raw_ostream &os = llvm::outs();

@@ -177,10 +177,11 @@ TEST(HostDevice, ArenaPoisonedForEachExecution) {
     for (int run = 0; run < 3; ++run) {
       Status status = entry.runPointers({in}, {out});
       ASSERT_TRUE(status.ok()) << status.toString();
-      if (poison)
+      if (poison) {
         EXPECT_TRUE(std::isnan(out[0])) << "run " << run << ": " << out[0];
-      else if (run > 0)
+      } else if (run > 0) {
         EXPECT_EQ(out[0], 42.0f) << "run " << run;
+      }
     }
     EXPECT_EQ(entry.numArenas(), 1u);
   }

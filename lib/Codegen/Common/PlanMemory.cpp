@@ -76,7 +76,7 @@ Value plannableAllocation(Operation *op, int64_t alignment) {
   if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
     if (!alloc.getDynamicSizes().empty() || !alloc.getSymbolOperands().empty())
       return nullptr;
-    if (alloc.getAlignment() && *alloc.getAlignment() > alignment)
+    if (alloc.getAlignment() && int64_t(*alloc.getAlignment()) > alignment)
       return nullptr;
     return isPlainBuffer(alloc.getType()) ? alloc.getMemref() : nullptr;
   }

@@ -997,7 +997,12 @@ def binary_reference(name, dtype, a, au, b, bu):
             near = (au > 0) | (bu > 0)
             width = (au + np.abs(q) * bu) / np.abs(b)
             jumps = np.floor(q - width) != np.floor(q + width)
-            err = np.where(near, au + np.abs(q) * bu + 4 * np.abs(b) * EPS32, 0.0)
+            # Away from a jump, a - k * b with k = floor(q) (remainder) or
+            # trunc(q) (fmod) fixed: b's bound moves the result by |k| of it
+            # (|q| + 1 for a negative q's floor: remainder(0.0007, -0.033)
+            # is 0.0007 + b, all of b's error).
+            k = np.floor(q) if name == "remainder" else np.trunc(q)
+            err = np.where(near, au + np.abs(k) * bu + 4 * np.abs(b) * EPS32, 0.0)
             err[near & jumps] = INF
             # A divisor whose bound reaches 0 (an f16 softmax's 1e-13,
             # flushed to 0) may be 0 in the dtype: the result may be NaN.

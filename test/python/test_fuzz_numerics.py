@@ -100,8 +100,12 @@ GPU_FINDINGS = [109407, 112476, 140402, 206043, 213608, 356637, 476425, 488281]
 # 1002 and 1646: all four +inf in float32 (a tie: index 0, Jeet's answer and
 # NumPy's in float32), where the float64 reference was finite for 100.3 and
 # gave index 1. The reference now holds the dtype's infinities, and ties
-# that a bound may make are unknown.
-ORACLE_FINDINGS = [437279, 834058, 1255702]
+# that a bound may make are unknown. 1851702 (2026-12-07): remainder(0.0007,
+# v) of a bf16 grouped convolution's v near -0.033: the result is 0.0007 +
+# v, all of v's error, where the bound took |0.0007 / v| = 0.02 of it (the
+# divisor's error moves a remainder by |floor(a / b)| of it, fmod by
+# |trunc(a / b)|).
+ORACLE_FINDINGS = [437279, 834058, 1255702, 1851702]
 
 
 def run_fuzzer(*args):

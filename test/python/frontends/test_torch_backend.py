@@ -661,13 +661,10 @@ def test_frozen_weights_in_half_precision(seed, dtype):
                                err_msg=f"seed {seed}")
 
 
-def test_without_freeze_weights_stay_arguments(seed):
-    """Without freeze the same model takes its weights as arguments (the
-    graph's header names them); with it they are not arguments, and both
-    agree to float32 rounding."""
-    model = _frozen_cnn()
-    x = torch.randn(1, 3, 6, 6)
-    results = {}
+def _with_and_without_freeze(model, x):
+    """{freeze: (result as NumPy, the compiled graph's one partition)} for
+    a copy of `model` compiled with options={"freeze": freeze}."""
+    runs = {}
     for freeze in (False, True):
         torch._dynamo.reset()
         specs = []
@@ -675,11 +672,21 @@ def test_without_freeze_weights_stay_arguments(seed):
         compiled = torch.compile(copy.deepcopy(model), backend=backend,
                                  options={"freeze": freeze})
         with torch.no_grad():
-            results[freeze] = compiled(x).numpy()
+            result = compiled(x).numpy()
         (partition,) = specs[0].partitions
+        runs[freeze] = (result, partition)
+    return runs
+
+
+def test_without_freeze_weights_stay_arguments(seed):
+    """Without freeze the same model takes its weights as arguments (the
+    graph's header names them); with it they are not arguments, and both
+    agree to float32 rounding."""
+    runs = _with_and_without_freeze(_frozen_cnn(), torch.randn(1, 3, 6, 6))
+    for freeze, (_, partition) in runs.items():
         header = partition.graph_text.splitlines()[1]
         assert (header.count("%arg") == 1) == freeze, header
-    np.testing.assert_allclose(results[True], results[False], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(runs[True][0], runs[False][0], rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("hw, k", [(6, 3), (6, 1), (3, 3)], ids=str)
@@ -687,8 +694,8 @@ def test_parameter_filters_at_few_positions_take_the_transposed_form(seed, hw, k
     """A convolution by parameters (arguments of the graph, batch norm
     folded into them) at 36 or 9 output positions gets the form the
     compiler gives a constant filter there (positions as the matmul's
-    rows, NCHW stored by its tiles at 36), the filter's transpose prepared once
-    with the batch norm's scale: the same kernels as with the weights
+    rows, NCHW stored by its tiles at 36), the filter's transpose prepared
+    once with the batch norm's scale: the same kernels as with the weights
     frozen, no kernel of the graph transposing a filter; against float64."""
     model = torch.nn.Sequential(
         torch.nn.Conv2d(24, 48, k, padding=k // 2), torch.nn.BatchNorm2d(48),
@@ -700,17 +707,9 @@ def test_parameter_filters_at_few_positions_take_the_transposed_form(seed, hw, k
     with torch.no_grad():
         want = copy.deepcopy(model).double()(x.double()).numpy()
     kernels = {}
-    for freeze in (False, True):
-        torch._dynamo.reset()
-        specs = []
-        backend = functools.partial(jeet.torch.backend, on_compile=specs.append)
-        compiled = torch.compile(copy.deepcopy(model), backend=backend,
-                                 options={"freeze": freeze})
-        with torch.no_grad():
-            got = compiled(x).numpy()
+    for freeze, (got, partition) in _with_and_without_freeze(model, x).items():
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5,
                                    err_msg=f"seed {seed}, freeze {freeze}")
-        (partition,) = specs[0].partitions
         kernels[freeze] = [list(k) for k in partition.executable.kernel_ops]
     assert kernels[False] == kernels[True], kernels
     # (Products of fewer than 16 rows store their transpose in a kernel of

@@ -134,10 +134,11 @@ def _takes_prepared_transposed_form(node, dynamic, reads_data):
     initializer or a parameter bound as an argument, or work on them), at
     output positions that the compiler computes transposed for a constant
     filter (jeet::isComputedTransposed)."""
-    if node._op != "jeet.conv2d" or node._device != "cpu" or node._dtype != "f32":
+    if node._op != "jeet.conv2d" or node._device != "cpu":
         return False
     x, w = node._inputs
-    return (node._attrs["groups"] == 1 and id(x) in dynamic
+    return (x._dtype == w._dtype == node._dtype == "f32"
+            and node._attrs["groups"] == 1 and id(x) in dynamic
             and id(w) not in dynamic and id(w) in reads_data
             and w._op != "constant"
             and _jeet.conv_computed_transposed(node.shape[2] * node.shape[3],

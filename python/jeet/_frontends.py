@@ -121,11 +121,50 @@ def _conv_transposed(x, w, conv):
     else:
         windows = _tensor._node("im2col", "jeet.im2col", [x], {
             "kernel_shape": [kh, kw], "strides": strides, "dilations": dilations})
-    rows = _tensor.transpose(_tensor.reshape(windows, (batch, depth, oh * ow)), (0, 2, 1))
+    positions = oh * ow
+    rows = _tensor.transpose(_tensor.reshape(windows, (batch, depth, positions)), (0, 2, 1))
     prepared = _tensor.transpose(_tensor.reshape(w, (out_channels, depth)))
-    product = _tensor.matmul(rows, prepared)
-    return _tensor.reshape(_tensor.transpose(product, (0, 2, 1)),
-                           (batch, out_channels, oh, ow))
+    if not _reads_filter_in_panels(positions, out_channels):
+        product = _tensor.matmul(rows, prepared)
+        return _tensor.reshape(_tensor.transpose(product, (0, 2, 1)),
+                               (batch, out_channels, oh, ow))
+    # Few rows by a filter whose rows lie a page or more apart: the
+    # product's tiles would read it where it lies, a page further at each
+    # step of k, which the hardware's prefetchers do not follow. Prepared
+    # in panels of _PANEL_COLUMNS columns instead (each panel's rows
+    # contiguous, the last one's columns past O zero), the product is a
+    # batch of panels, each read as one stream.
+    panels = -(-out_channels // _PANEL_COLUMNS)
+    padded = panels * _PANEL_COLUMNS
+    if padded != out_channels:
+        prepared = _tensor.pad(prepared, [[0, 0], [0, padded - out_channels]], 0)
+    packed = _tensor.transpose(
+        _tensor.reshape(prepared, (depth, panels, _PANEL_COLUMNS)), (1, 0, 2))
+    if batch == 1:
+        product = _tensor.matmul(_tensor.reshape(rows, (positions, depth)), packed)
+        columns = _tensor.reshape(_tensor.transpose(product, (0, 2, 1)),
+                                  (1, padded, positions))
+    else:
+        product = _tensor.matmul(
+            _tensor.reshape(rows, (batch, 1, positions, depth)), packed)
+        columns = _tensor.reshape(_tensor.transpose(product, (0, 1, 3, 2)),
+                                  (batch, padded, positions))
+    if padded != out_channels:
+        columns = columns[:, :out_channels]
+    return _tensor.reshape(columns, (batch, out_channels, oh, ow))
+
+
+# The prepared panels of a filter read by few rows (_conv_transposed):
+# panels of 64 columns (the register tile's width on AVX-512, four of
+# AVX2's), for products of fewer rows than a transposed epilogue takes
+# (jeet-fuse's 16) by a filter whose rows are a page (4 KiB) or more apart.
+_PANEL_COLUMNS = 64
+_PANEL_MAX_ROWS = 16
+_PANEL_MIN_ROW_BYTES = 4096
+
+
+def _reads_filter_in_panels(positions, out_channels):
+    return positions < _PANEL_MAX_ROWS and out_channels * 4 >= _PANEL_MIN_ROW_BYTES
 
 
 def _takes_prepared_transposed_form(node, dynamic, reads_data):

@@ -14,8 +14,8 @@ def _ops(outputs):
 
 
 def _conv(rng, hw=6, cin=24, cout=48, k=3, groups=1, filter_kind="bound",
-          input_kind="changing"):
-    shape = (2, cin, hw, hw)
+          input_kind="changing", batch=2):
+    shape = (batch, cin, hw, hw)
     if input_kind == "changing":
         x = _tensor.Tensor._new(shape, "f32", "cpu", op="_arg")
     else:
@@ -51,3 +51,21 @@ def test_other_convolutions_are_left_as_they_are(rng, case):
     y = _conv(rng, **case)
     (z,) = _frontends.prepared_transposed_convolutions([y])
     assert z is y
+
+
+@pytest.mark.parametrize("cout, batch", [(1024, 1), (1100, 1), (1024, 2)], ids=str)
+def test_a_filter_read_by_few_rows_is_prepared_in_panels(rng, cout, batch):
+    """At 9 positions by a filter of 1,024 or more output channels (its
+    transpose's rows a page apart), the prepared value is the filter in
+    panels of 64 columns, (ceil(O / 64), K, 64), the last one padded with
+    zeros, and the product a batch of panels."""
+    y = _conv(rng, hw=3, cin=16, cout=cout, k=3, batch=batch)
+    (z,) = _frontends.prepared_transposed_convolutions([y])
+    assert z.shape == y.shape
+    frontier, _ = _frontends.static_frontier([z])
+    (packed,) = frontier
+    assert packed.shape == (-(-cout // 64), 16 * 9, 64), packed.shape
+    ops = _ops([z])
+    assert "jeet.conv2d" not in ops and ops.count("jeet.matmul") == 1, ops
+    # The filter's columns padded to whole panels where O needs it.
+    assert ("jeet.pad" in _ops([packed])) == (cout % 64 != 0), _ops([packed])

@@ -720,6 +720,29 @@ def test_parameter_filters_at_few_positions_take_the_transposed_form(seed, hw, k
     assert ["jeet.transpose"] not in kernels[False], kernels[False]
 
 
+def test_parameter_filters_read_by_few_rows_are_prepared_in_panels(seed):
+    """At 3x3 positions a filter of 1,024 or more output channels, batch
+    norm folded in, is prepared in panels (python/jeet/_frontends.py):
+    the same values as frozen weights and as float64, batch 2."""
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(32, 1088, 1), torch.nn.BatchNorm2d(1088), torch.nn.ReLU()).eval()
+    with torch.no_grad():
+        model[1].running_mean.uniform_(-0.5, 0.5)
+        model[1].running_var.uniform_(0.5, 2.0)
+    x = torch.randn(2, 32, 3, 3)
+    with torch.no_grad():
+        want = copy.deepcopy(model).double()(x.double()).numpy()
+    runs = _with_and_without_freeze(model, x)
+    for freeze, (got, _) in runs.items():
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5,
+                                   err_msg=f"seed {seed}, freeze {freeze}")
+    np.testing.assert_allclose(runs[False][0], runs[True][0], rtol=1e-5, atol=1e-6)
+    partition = runs[False][1]
+    assert partition.prep_executable is not None
+    # The prepared filter is (17 panels, 32, 64).
+    assert "tensor<17x32x64xf32>" in partition.graph_text.splitlines()[1]
+
+
 def test_installed_package_declares_the_entry_point():
     import importlib
     import pathlib

@@ -102,12 +102,64 @@ def substitute(outputs, replacements, dynamic):
     return [get(o) for o in outputs]
 
 
+# --------------------------------------------------------------------------
+# Weights bound as arguments: the forms the compiler gives constants
+# --------------------------------------------------------------------------
+
+# B in panels (_in_panels): 64 columns a panel, the register tile's width on
+# AVX-512 (four of AVX2's). Products of fewer rows than a transposed
+# epilogue takes (jeet-fuse's 16) by a B whose rows lie a page (4 KiB) or
+# more apart read B prepared in panels.
+_PANEL_COLUMNS = 64
+_PANEL_MAX_ROWS = 16
+_PANEL_MIN_ROW_BYTES = 4096
+
+
+def _reads_in_panels(rows, columns):
+    """Whether a product of `rows` rows by a prepared f32 B of `columns`
+    columns reads B in panels: the tiles would read B where it lies, a page
+    further at each step of k, which the hardware's prefetchers do not
+    follow (a bound B gets no compiler panels)."""
+    return rows < _PANEL_MAX_ROWS and columns * 4 >= _PANEL_MIN_ROW_BYTES
+
+
+def _in_panels(b):
+    """B (K, N) as (ceil(N / 64), K, 64): panel p's row k is B[k, 64p:64p+64],
+    the columns past N zero. Returns it and the padded columns."""
+    depth, columns = b.shape
+    panels = -(-columns // _PANEL_COLUMNS)
+    padded = panels * _PANEL_COLUMNS
+    if padded != columns:
+        b = _tensor.pad(b, [[0, 0], [0, padded - columns]], 0)
+    packed = _tensor.transpose(
+        _tensor.reshape(b, (depth, panels, _PANEL_COLUMNS)), (1, 0, 2))
+    return packed, padded
+
+
+def _product_in_panels(a, b):
+    """a @ b for a (..., K) of few rows and b (K, N) read in panels: the
+    product of a's rows by each panel, (panels, rows, 64), moved back."""
+    depth, columns = b.shape
+    lead = tuple(a.shape[:-1])
+    rows = 1
+    for d in lead:
+        rows *= d
+    packed, padded = _in_panels(b)
+    product = _tensor.matmul(_tensor.reshape(a, (rows, depth)), packed)
+    out = _tensor.reshape(_tensor.transpose(product, (1, 0, 2)), (rows, padded))
+    if padded != columns:
+        out = out[:, :columns]
+    return _tensor.reshape(out, lead + (columns,))
+
+
 def _conv_transposed(x, w, conv):
     """The convolution `conv` = conv2d(x, w) in the form jeet.conv2d's
     decomposition gives one with a constant filter at few output positions
     (ConvolutionForms.h): (N, positions, C * KH * KW) x w^T, moved back to
     (N, O, OH, OW). w^T depends on the filter alone: work that
-    static_frontier then finds and the frontends prepare once."""
+    static_frontier then finds and the frontends prepare once. A filter
+    read by few rows is prepared in panels (_reads_in_panels), the product
+    a batch of panels moved back to NCHW by one transpose."""
     batch, channels = x.shape[0], x.shape[1]
     out_channels, _, kh, kw = w.shape
     oh, ow = conv.shape[2], conv.shape[3]
@@ -124,73 +176,67 @@ def _conv_transposed(x, w, conv):
     positions = oh * ow
     rows = _tensor.transpose(_tensor.reshape(windows, (batch, depth, positions)), (0, 2, 1))
     prepared = _tensor.transpose(_tensor.reshape(w, (out_channels, depth)))
-    if not _reads_filter_in_panels(positions, out_channels):
+    if not _reads_in_panels(batch * positions, out_channels):
         product = _tensor.matmul(rows, prepared)
         return _tensor.reshape(_tensor.transpose(product, (0, 2, 1)),
                                (batch, out_channels, oh, ow))
-    # Few rows by a filter whose rows lie a page or more apart: the
-    # product's tiles would read it where it lies, a page further at each
-    # step of k, which the hardware's prefetchers do not follow. Prepared
-    # in panels of _PANEL_COLUMNS columns instead (each panel's rows
-    # contiguous, the last one's columns past O zero), the product is a
-    # batch of panels, each read as one stream.
-    panels = -(-out_channels // _PANEL_COLUMNS)
-    padded = panels * _PANEL_COLUMNS
-    if padded != out_channels:
-        prepared = _tensor.pad(prepared, [[0, 0], [0, padded - out_channels]], 0)
-    packed = _tensor.transpose(
-        _tensor.reshape(prepared, (depth, panels, _PANEL_COLUMNS)), (1, 0, 2))
-    if batch == 1:
-        product = _tensor.matmul(_tensor.reshape(rows, (positions, depth)), packed)
-        columns = _tensor.reshape(_tensor.transpose(product, (0, 2, 1)),
-                                  (1, padded, positions))
-    else:
-        product = _tensor.matmul(
-            _tensor.reshape(rows, (batch, 1, positions, depth)), packed)
-        columns = _tensor.reshape(_tensor.transpose(product, (0, 1, 3, 2)),
-                                  (batch, padded, positions))
+    packed, padded = _in_panels(prepared)
+    product = _tensor.matmul(
+        _tensor.reshape(rows, (batch, 1, positions, depth)), packed)
+    columns = _tensor.reshape(_tensor.transpose(product, (0, 1, 3, 2)),
+                              (batch, padded, positions))
     if padded != out_channels:
         columns = columns[:, :out_channels]
     return _tensor.reshape(columns, (batch, out_channels, oh, ow))
 
 
-# The prepared panels of a filter read by few rows (_conv_transposed):
-# panels of 64 columns (the register tile's width on AVX-512, four of
-# AVX2's), for products of fewer rows than a transposed epilogue takes
-# (jeet-fuse's 16) by a filter whose rows are a page (4 KiB) or more apart.
-_PANEL_COLUMNS = 64
-_PANEL_MAX_ROWS = 16
-_PANEL_MIN_ROW_BYTES = 4096
-
-
-def _reads_filter_in_panels(positions, out_channels):
-    return positions < _PANEL_MAX_ROWS and out_channels * 4 >= _PANEL_MIN_ROW_BYTES
+def _bound(value, dynamic, reads_data):
+    """Whether `value` is known before the calls (depends on static data
+    alone) but is no constant of the graph: an initializer or a parameter
+    bound as an argument, or work on them."""
+    return (id(value) not in dynamic and id(value) in reads_data
+            and value._op != "constant")
 
 
 def _takes_prepared_transposed_form(node, dynamic, reads_data):
     """Whether `node` is a CPU f32 convolution of a changing input by a
-    filter known before the calls but not a constant of the graph (an
-    initializer or a parameter bound as an argument, or work on them), at
-    output positions that the compiler computes transposed for a constant
-    filter (jeet::isComputedTransposed)."""
+    bound filter at output positions that the compiler computes transposed
+    for a constant filter (jeet::isComputedTransposed)."""
     if node._op != "jeet.conv2d" or node._device != "cpu":
         return False
     x, w = node._inputs
     return (x._dtype == w._dtype == node._dtype == "f32"
             and node._attrs["groups"] == 1 and id(x) in dynamic
-            and id(w) not in dynamic and id(w) in reads_data
-            and w._op != "constant"
+            and _bound(w, dynamic, reads_data)
             and _jeet.conv_computed_transposed(node.shape[2] * node.shape[3],
                                                node.shape[1]))
 
 
-def prepared_transposed_convolutions(outputs, static_args=()):
-    """The DAG under `outputs` with each convolution whose filter is bound
-    (not a constant) at few output positions in the transposed form that a
-    constant filter gets from the compiler (CPU): the filter's transpose is
-    then work on static data alone, which static_frontier finds, and the
-    frontends compute it once (at load, or when parameters change), where
-    the compiler would transpose the filter at every call."""
+def _takes_panels(node, dynamic, reads_data):
+    """Whether `node` is a CPU f32 product of a changing A of few rows by a
+    bound matrix B that _reads_in_panels."""
+    if node._op != "jeet.matmul" or node._device != "cpu":
+        return False
+    a, b = node._inputs
+    if not (a._dtype == b._dtype == node._dtype == "f32" and len(b.shape) == 2
+            and id(a) in dynamic and _bound(b, dynamic, reads_data)):
+        return False
+    rows = 1
+    for d in a.shape[:-1]:
+        rows *= d
+    return _reads_in_panels(rows, b.shape[1])
+
+
+def prepared_weight_forms(outputs, static_args=()):
+    """The DAG under `outputs` with the reads of weights bound as arguments
+    (not constants: ONNX initializers over the constants budget, torch
+    parameters, and work on them) in the forms the compiler gives constant
+    ones (CPU): a convolution at few output positions in the transposed
+    form, and a product of few rows by a matrix whose rows lie a page apart
+    reading it in panels. The weights' transposes and panels are then work
+    on static data alone, which static_frontier finds and the frontends run
+    once (at load, or when parameters change), where the compiler would
+    redo it at every call or read the weights where they lie."""
     order = _tensor._topo_order(outputs)
     dynamic, reads_data = _dependence(order, static_args)
     new = {}
@@ -204,6 +250,8 @@ def prepared_transposed_convolutions(outputs, static_args=()):
         inputs = tuple(get(i) for i in node._inputs)
         if _takes_prepared_transposed_form(node, dynamic, reads_data):
             new[id(node)] = _conv_transposed(inputs[0], inputs[1], node)
+        elif _takes_panels(node, dynamic, reads_data):
+            new[id(node)] = _product_in_panels(inputs[0], inputs[1])
         elif any(a is not b for a, b in zip(inputs, node._inputs)):
             new[id(node)] = _tensor.Tensor._new(
                 node._shape, node._dtype, node._device, op=node._op,

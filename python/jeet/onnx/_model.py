@@ -9,7 +9,7 @@ import onnx
 
 from .. import _device, _dtypes, _jeet, _tensor
 from .._dtypes import ArgumentError
-from .._frontends import (explain_graph, prepared_transposed_convolutions,
+from .._frontends import (explain_graph, prepared_weight_forms,
                           static_frontier, substitute)
 from .._tensor import Tensor
 from ..errors import JeetError, ShapeError
@@ -294,7 +294,7 @@ def import_graph(model, specs, statics, options, device, prepare=False,
         # results as bound arguments.
         # Convolutions by a bound filter at few positions: the transposed
         # form, the filter's transpose prepared with the rest.
-        tensors = prepared_transposed_convolutions(
+        tensors = prepared_weight_forms(
             [o for o in outputs if isinstance(o, Tensor)])
         rebuilt = iter(tensors)
         outputs = [next(rebuilt) if isinstance(o, Tensor) else o for o in outputs]

@@ -22,7 +22,7 @@ from torch.utils.dlpack import to_dlpack as _to_dlpack
 
 from .. import _jeet, _tensor
 from .._frontends import (explain_graph, placeholder_like,
-                          prepared_transposed_convolutions, static_frontier,
+                          prepared_weight_forms, static_frontier,
                           substitute)
 from .._tensor import Tensor
 from ..errors import JeetError
@@ -277,7 +277,7 @@ class JeetPartition(torch.nn.Module):
         static_args = [placeholders[i] for i in self.static_index]
         # Convolutions by parameters at few positions: the transposed form,
         # the filter's transpose prepared with the rest.
-        values = prepared_transposed_convolutions(values, static_args)
+        values = prepared_weight_forms(values, static_args)
         frontier, dynamic = static_frontier(values, static_args)
         self.prep_executable, self.prep_text, self.prep_leaves = None, None, []
         self.prep_index = []

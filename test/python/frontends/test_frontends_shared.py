@@ -1,6 +1,6 @@
 """What jeet.onnx and jeet.torch share (python/jeet/_frontends.py): the
 rewrite that gives a convolution by a bound filter the transposed form the
-compiler gives a constant one (prepared_transposed_convolutions), and the
+compiler gives a constant one (prepared_weight_forms), and the
 rule it follows."""
 import numpy as np
 import pytest
@@ -32,7 +32,7 @@ def test_a_bound_filter_at_few_positions_is_rewritten(rng, hw, k):
     which then depends on the filter alone: the frontier that the
     frontends prepare once holds it."""
     y = _conv(rng, hw=hw, k=k)
-    (z,) = _frontends.prepared_transposed_convolutions([y])
+    (z,) = _frontends.prepared_weight_forms([y])
     ops = _ops([z])
     assert "jeet.conv2d" not in ops and "jeet.matmul" in ops, ops
     frontier, _ = _frontends.static_frontier([z])
@@ -49,23 +49,60 @@ def test_other_convolutions_are_left_as_they_are(rng, case):
     (the compiler's own), of an input known now (all of it prepared), or
     with too few output channels: the same DAG back."""
     y = _conv(rng, **case)
-    (z,) = _frontends.prepared_transposed_convolutions([y])
+    (z,) = _frontends.prepared_weight_forms([y])
     assert z is y
 
 
 @pytest.mark.parametrize("cout, batch", [(1024, 1), (1100, 1), (1024, 2)], ids=str)
 def test_a_filter_read_by_few_rows_is_prepared_in_panels(rng, cout, batch):
-    """At 9 positions by a filter of 1,024 or more output channels (its
-    transpose's rows a page apart), the prepared value is the filter in
-    panels of 64 columns, (ceil(O / 64), K, 64), the last one padded with
-    zeros, and the product a batch of panels."""
+    """At 9 positions of one image by a filter of 1,024 or more output
+    channels (its transpose's rows a page apart), the prepared value is the
+    filter in panels of 64 columns, (ceil(O / 64), K, 64), the last one
+    padded with zeros, and the product a batch of panels; two images are
+    18 rows, which read the transpose."""
     y = _conv(rng, hw=3, cin=16, cout=cout, k=3, batch=batch)
-    (z,) = _frontends.prepared_transposed_convolutions([y])
+    (z,) = _frontends.prepared_weight_forms([y])
     assert z.shape == y.shape
     frontier, _ = _frontends.static_frontier([z])
-    (packed,) = frontier
-    assert packed.shape == (-(-cout // 64), 16 * 9, 64), packed.shape
+    (prepared,) = frontier
     ops = _ops([z])
     assert "jeet.conv2d" not in ops and ops.count("jeet.matmul") == 1, ops
+    if batch == 2:
+        assert prepared.shape == (16 * 9, cout), prepared.shape
+        return
+    assert prepared.shape == (-(-cout // 64), 16 * 9, 64), prepared.shape
     # The filter's columns padded to whole panels where O needs it.
-    assert ("jeet.pad" in _ops([packed])) == (cout % 64 != 0), _ops([packed])
+    assert ("jeet.pad" in _ops([prepared])) == (cout % 64 != 0), _ops([prepared])
+
+
+def _placeholder(shape):
+    return _tensor.Tensor._new(shape, "f32", "cpu", op="_arg")
+
+
+@pytest.mark.parametrize("a_shape, n", [((1, 512), 1024), ((3, 5, 256), 1100), ((768,), 3072)],
+                         ids=str)
+def test_a_bound_matrix_read_by_few_rows_is_prepared_in_panels(rng, a_shape, n):
+    """x @ W for x of fewer than 16 rows (a vector, a batch of them) and a
+    bound W of 1,024 or more columns: W prepared in panels, the product a
+    batch of panels moved back to x's rows."""
+    x = _placeholder(a_shape)
+    w = jeet.tensor(rng.standard_normal((a_shape[-1], n)).astype(np.float32))
+    y = jeet.matmul(x, w)
+    (z,) = _frontends.prepared_weight_forms([y])
+    assert z.shape == y.shape
+    (prepared,) = _frontends.static_frontier([z])[0]
+    assert prepared.shape == (-(-n // 64), a_shape[-1], 64), prepared.shape
+
+
+@pytest.mark.parametrize("case", ["16 rows", "narrow", "constant", "changing B"])
+def test_other_products_are_left_as_they_are(rng, case):
+    """16 rows or more, a B of fewer than 1,024 columns, a constant B (the
+    compiler's panels) or a B that changes: the same DAG back."""
+    rows, n = (16, 1024) if case == "16 rows" else (4, 1000 if case == "narrow" else 1024)
+    x = _placeholder((rows, 128))
+    w = rng.standard_normal((128, n)).astype(np.float32)
+    w = {"constant": lambda: _tensor._constant(w, "f32"),
+         "changing B": lambda: _placeholder((128, n))}.get(case, lambda: jeet.tensor(w))()
+    y = jeet.matmul(x, w)
+    (z,) = _frontends.prepared_weight_forms([y])
+    assert z is y

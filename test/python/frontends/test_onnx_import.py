@@ -2341,7 +2341,8 @@ def test_conv_with_bound_filter_at_9_positions_reads_panels(rng, cin, k, cout, n
     channels: the filter is prepared in panels of 64 columns (the last one
     padded with zeros where O is no multiple of 64) and the product is a
     batch of panels; the same values as the filter a constant (the
-    compiler's own panels) and as float64, batch 1 and 2."""
+    compiler's own panels) and as float64; two images (18 rows) read the
+    filter's transpose."""
     pad = k // 2
     wt = (rng.standard_normal((cout, cin, k, k)) * 0.2).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
@@ -2362,6 +2363,27 @@ def test_conv_with_bound_filter_at_9_positions_reads_panels(rng, cin, k, cout, n
         results[mode] = np.asarray(y)
         np.testing.assert_allclose(results[mode], np.maximum(conv, 0), rtol=1e-5, atol=1e-5,
                                    err_msg=mode)
+    np.testing.assert_allclose(results["argument"], results["constant"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("rows, trans_b", [(1, 0), (5, 1)], ids=str)
+def test_gemm_with_bound_weights_of_few_rows_reads_panels(rng, rows, trans_b):
+    """A Gemm of 1 or 5 rows by a bound (K, 1100) weight (or (1100, K) with
+    transB) reads it prepared in panels of 64 columns (the last one padded):
+    the same values as the weight a constant and as float64."""
+    k, n = 96, 1100
+    wt = (rng.standard_normal((n, k) if trans_b else (k, n)) * 0.2).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "W", "B"], ["y"], transB=trans_b)]
+    model = make_model(nodes, [f32("x", [rows, k])], [f32("y", [rows, n])],
+                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(bias, "B")])
+    x = rng.standard_normal((rows, k)).astype(np.float32)
+    want = x.astype(np.float64) @ (wt.T if trans_b else wt).astype(np.float64) + bias
+    results = {}
+    for mode in ("argument", "constant"):
+        (y,) = jeet.onnx.load(model, device="cpu", initializers=mode)(x)
+        results[mode] = np.asarray(y)
+        np.testing.assert_allclose(results[mode], want, rtol=1e-5, atol=1e-5, err_msg=mode)
     np.testing.assert_allclose(results["argument"], results["constant"], rtol=1e-5, atol=1e-6)
 
 

@@ -107,20 +107,23 @@ def substitute(outputs, replacements, dynamic):
 # --------------------------------------------------------------------------
 
 # B in panels (_in_panels): 64 columns a panel, the register tile's width on
-# AVX-512 (four of AVX2's). Products of fewer rows than a transposed
-# epilogue takes (jeet-fuse's 16) by a B whose rows lie a page (4 KiB) or
-# more apart read B prepared in panels.
+# AVX-512 (four of AVX2's). A product of fewer rows than the matmul pass
+# packs B for itself (its kPackMinRows, 64) by a B whose rows lie a page
+# (4 KiB) or more apart reads B prepared in panels; a convolution only
+# below the rows of a transposed epilogue (jeet-fuse's 16), whose tiles
+# store NCHW where the batch of panels needs a transpose of its own.
 _PANEL_COLUMNS = 64
-_PANEL_MAX_ROWS = 16
+_PANEL_MAX_ROWS = 64
+_PANEL_MAX_CONV_ROWS = 16
 _PANEL_MIN_ROW_BYTES = 4096
 
 
-def _reads_in_panels(rows, columns):
+def _reads_in_panels(rows, columns, max_rows=_PANEL_MAX_ROWS):
     """Whether a product of `rows` rows by a prepared f32 B of `columns`
     columns reads B in panels: the tiles would read B where it lies, a page
     further at each step of k, which the hardware's prefetchers do not
     follow (a bound B gets no compiler panels)."""
-    return rows < _PANEL_MAX_ROWS and columns * 4 >= _PANEL_MIN_ROW_BYTES
+    return rows < max_rows and columns * 4 >= _PANEL_MIN_ROW_BYTES
 
 
 def _in_panels(b):
@@ -176,7 +179,7 @@ def _conv_transposed(x, w, conv):
     positions = oh * ow
     rows = _tensor.transpose(_tensor.reshape(windows, (batch, depth, positions)), (0, 2, 1))
     prepared = _tensor.transpose(_tensor.reshape(w, (out_channels, depth)))
-    if not _reads_in_panels(batch * positions, out_channels):
+    if not _reads_in_panels(batch * positions, out_channels, _PANEL_MAX_CONV_ROWS):
         product = _tensor.matmul(rows, prepared)
         return _tensor.reshape(_tensor.transpose(product, (0, 2, 1)),
                                (batch, out_channels, oh, ow))

@@ -79,10 +79,11 @@ def _placeholder(shape):
     return _tensor.Tensor._new(shape, "f32", "cpu", op="_arg")
 
 
-@pytest.mark.parametrize("a_shape, n", [((1, 512), 1024), ((3, 5, 256), 1100), ((768,), 3072)],
-                         ids=str)
+@pytest.mark.parametrize("a_shape, n", [
+    ((1, 512), 1024), ((3, 5, 256), 1100), ((768,), 3072), ((63, 128), 1024),
+], ids=str)
 def test_a_bound_matrix_read_by_few_rows_is_prepared_in_panels(rng, a_shape, n):
-    """x @ W for x of fewer than 16 rows (a vector, a batch of them) and a
+    """x @ W for x of fewer than 64 rows (a vector, a batch of them) and a
     bound W of 1,024 or more columns: W prepared in panels, the product a
     batch of panels moved back to x's rows."""
     x = _placeholder(a_shape)
@@ -94,11 +95,12 @@ def test_a_bound_matrix_read_by_few_rows_is_prepared_in_panels(rng, a_shape, n):
     assert prepared.shape == (-(-n // 64), a_shape[-1], 64), prepared.shape
 
 
-@pytest.mark.parametrize("case", ["16 rows", "narrow", "constant", "changing B"])
+@pytest.mark.parametrize("case", ["64 rows", "narrow", "constant", "changing B"])
 def test_other_products_are_left_as_they_are(rng, case):
-    """16 rows or more, a B of fewer than 1,024 columns, a constant B (the
-    compiler's panels) or a B that changes: the same DAG back."""
-    rows, n = (16, 1024) if case == "16 rows" else (4, 1000 if case == "narrow" else 1024)
+    """64 rows or more (the matmul pass packs B itself), a B of fewer than
+    1,024 columns, a constant B (the compiler's panels) or a B that
+    changes: the same DAG back."""
+    rows, n = (64, 1024) if case == "64 rows" else (4, 1000 if case == "narrow" else 1024)
     x = _placeholder((rows, 128))
     w = rng.standard_normal((128, n)).astype(np.float32)
     w = {"constant": lambda: _tensor._constant(w, "f32"),

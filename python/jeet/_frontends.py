@@ -123,7 +123,7 @@ def _reads_in_panels(rows, columns, max_rows=_PANEL_MAX_ROWS):
     columns reads B in panels: the tiles would read B where it lies, a page
     further at each step of k, which the hardware's prefetchers do not
     follow (a bound B gets no compiler panels)."""
-    return rows < max_rows and columns * 4 >= _PANEL_MIN_ROW_BYTES
+    return 0 < rows < max_rows and columns * 4 >= _PANEL_MIN_ROW_BYTES
 
 
 def _in_panels(b):

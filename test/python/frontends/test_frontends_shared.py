@@ -95,12 +95,13 @@ def test_a_bound_matrix_read_by_few_rows_is_prepared_in_panels(rng, a_shape, n):
     assert prepared.shape == (-(-n // 64), a_shape[-1], 64), prepared.shape
 
 
-@pytest.mark.parametrize("case", ["64 rows", "narrow", "constant", "changing B"])
+@pytest.mark.parametrize("case", ["64 rows", "no rows", "narrow", "constant", "changing B"])
 def test_other_products_are_left_as_they_are(rng, case):
-    """64 rows or more (the matmul pass packs B itself), a B of fewer than
-    1,024 columns, a constant B (the compiler's panels) or a B that
+    """64 rows or more (the matmul pass packs B itself), none, a B of fewer
+    than 1,024 columns, a constant B (the compiler's panels) or a B that
     changes: the same DAG back."""
-    rows, n = (64, 1024) if case == "64 rows" else (4, 1000 if case == "narrow" else 1024)
+    rows = {"64 rows": 64, "no rows": 0}.get(case, 4)
+    n = 1000 if case == "narrow" else 1024
     x = _placeholder((rows, 128))
     w = rng.standard_normal((128, n)).astype(np.float32)
     w = {"constant": lambda: _tensor._constant(w, "f32"),

@@ -86,6 +86,9 @@ void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // A result returned through a reshape is computed in its out-parameter
+  // too (seen through the inverse reshape), not copied there.
+  pm.addNestedPass<func::FuncOp>(createJeetReshapedResultsInPlacePass());
 
   // Ownership-based deallocation frees every intermediate; the liveness
   // optimisation then moves each free right after the buffer's last use.

@@ -4,15 +4,17 @@
 // conv2d + bias + relu: the bias add and the relu are the epilogue of the
 // convolution's matmul kernel (jeet-sink-reshapes), which reads the bias as
 // (O) and writes (N, O, OH * OW), viewed as NCHW; the other kernels pad the
-// input and gather its windows. Unfused, the add and the relu are kernels of
-// their own.
+// input and gather its windows. The matmul kernel writes the result's
+// buffer itself, seen as (N, O, OH * OW) (jeet-reshaped-results-in-place),
+// with no copy after it. Unfused, the add and the relu are kernels of their
+// own.
 // CHECK-LABEL: func.func @main
 // CHECK-COUNT-2: gpu.launch_func
 // CHECK: %[[B:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1, 2]] : memref<4x1x1xf32> into memref<4xf32>
-// CHECK: gpu.launch_func {{.*}} args({{.*}} %[[B]] : memref<4xf32>)
+// CHECK: %[[OUT:.*]] = memref.collapse_shape %arg3 {{\[\[}}0], [1], [2, 3]] : memref<2x4x8x8xf32> into memref<2x4x64xf32>
+// CHECK: gpu.launch_func {{.*}} args({{.*}} %[[OUT]] : memref<2x4x64xf32>, {{.*}} %[[B]] : memref<4xf32>)
 // CHECK-NOT: gpu.launch_func
-// CHECK: memref.expand_shape {{.*}} into memref<2x4x8x8xf32>
-// CHECK-NOT: gpu.launch_func
+// CHECK-NOT: memref.copy
 // CHECK: return
 // UNFUSED-LABEL: func.func @main
 // UNFUSED-COUNT-5: gpu.launch_func

@@ -324,6 +324,48 @@ def JeetDistinctResultsPass
   ];
 }
 
+def JeetReshapedResultsInPlacePass
+    : Pass<"jeet-reshaped-results-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Computes a result that a reshape returns in the caller's "
+                "buffer";
+  let description = [{
+    After `buffer-results-to-out-params`, a result computed in a fresh
+    buffer is written into the caller's out-parameter directly, but one
+    returned through a `memref.expand_shape` or `memref.collapse_shape` of
+    that buffer (a graph ending in `jeet.reshape`) is computed in the
+    buffer and then copied whole into the out-parameter: for an
+    elementwise graph of 2^22 elements, 1.57 ms against 0.96 without the
+    reshape. This pass computes it in the out-parameter itself, seen
+    through the inverse reshape, and drops the copy and the buffer.
+
+    It applies where the out-parameter is read or written by the copy
+    alone, the buffer is a static `memref.alloc` of the function's entry
+    block with an identity layout in the out-parameter's memory space, and
+    nothing uses the buffer (or a view of it) after the copy, copies it
+    into another argument or returns it.
+
+    Before:
+    ```mlir
+    func.func @main(%x: memref<4096xf32>, %out: memref<64x64xf32>) {
+      %buf = memref.alloc() : memref<4096xf32>
+      linalg.copy ins(%x : memref<4096xf32>) outs(%buf : memref<4096xf32>)
+      %e = memref.expand_shape %buf [[0, 1]] output_shape [64, 64]
+          : memref<4096xf32> into memref<64x64xf32>
+      memref.copy %e, %out : memref<64x64xf32> to memref<64x64xf32>
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: memref<4096xf32>, %out: memref<64x64xf32>) {
+      %c = memref.collapse_shape %out [[0, 1]] : memref<64x64xf32> into memref<4096xf32>
+      linalg.copy ins(%x : memref<4096xf32>) outs(%c : memref<4096xf32>)
+      return
+    }
+    ```
+  }];
+}
+
 def JeetUnshareEmptyTensorsPass
     : Pass<"jeet-unshare-empty-tensors", "::mlir::func::FuncOp"> {
   let summary = "Gives each group of users of a tensor.empty an empty tensor "

@@ -292,8 +292,9 @@ def import_graph(model, specs, statics, options, device, prepare=False,
         # Work on initializers alone (weights transposed for a MatMul, batch
         # norm's scale) runs once now, in Jeet; the graph then reads its
         # results as bound arguments.
-        # Convolutions by a bound filter at few positions: the transposed
-        # form, the filter's transpose prepared with the rest.
+        # Bound weights read in the forms the compiler gives constants (a
+        # convolution at few positions transposed, a product of few rows by
+        # a wide weight in panels), their preparation with the rest.
         tensors = prepared_weight_forms(
             [o for o in outputs if isinstance(o, Tensor)])
         rebuilt = iter(tensors)

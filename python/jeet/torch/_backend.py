@@ -275,8 +275,9 @@ class JeetPartition(torch.nn.Module):
 
         self.static_index = [i for i, s in enumerate(static_mask) if s]
         static_args = [placeholders[i] for i in self.static_index]
-        # Convolutions by parameters at few positions: the transposed form,
-        # the filter's transpose prepared with the rest.
+        # Parameters read in the forms the compiler gives constants (a
+        # convolution at few positions transposed, a product of few rows by
+        # a wide weight in panels), their preparation with the rest.
         values = prepared_weight_forms(values, static_args)
         frontier, dynamic = static_frontier(values, static_args)
         self.prep_executable, self.prep_text, self.prep_leaves = None, None, []

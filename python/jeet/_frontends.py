@@ -108,21 +108,22 @@ def substitute(outputs, replacements, dynamic):
 
 # B in panels (_in_panels): 64 columns a panel, the register tile's width on
 # AVX-512 (four of AVX2's). A product of fewer rows than the matmul pass
-# packs B for itself (its kPackMinRows, 64) by a B whose rows lie a page
-# (4 KiB) or more apart reads B prepared in panels; a convolution only
-# below the rows of a transposed epilogue (jeet-fuse's 16), whose tiles
-# store NCHW where the batch of panels needs a transpose of its own.
+# packs B for itself (its kPackMinRows, 64) by a B of 256 or more f32
+# columns (rows 1 KiB or more apart) reads B prepared in panels (measured:
+# narrower ones lose to the transpose back); a convolution only below the
+# rows of a transposed epilogue (jeet-fuse's 16), whose tiles store NCHW
+# where the batch of panels needs a transpose of its own.
 _PANEL_COLUMNS = 64
 _PANEL_MAX_ROWS = 64
 _PANEL_MAX_CONV_ROWS = 16
-_PANEL_MIN_ROW_BYTES = 4096
+_PANEL_MIN_ROW_BYTES = 1024
 
 
 def _reads_in_panels(rows, columns, max_rows=_PANEL_MAX_ROWS):
     """Whether a product of `rows` rows by a prepared f32 B of `columns`
-    columns reads B in panels: the tiles would read B where it lies, a page
-    further at each step of k, which the hardware's prefetchers do not
-    follow (a bound B gets no compiler panels)."""
+    columns reads B in panels: the tiles would read B where it lies, one
+    row of it (a page further, for 1,024 columns) at each step of k, where
+    its panels stream (a bound B gets no compiler panels)."""
     return 0 < rows < max_rows and columns * 4 >= _PANEL_MIN_ROW_BYTES
 
 
@@ -235,7 +236,7 @@ def prepared_weight_forms(outputs, static_args=()):
     (not constants: ONNX initializers over the constants budget, torch
     parameters, and work on them) in the forms the compiler gives constant
     ones (CPU): a convolution at few output positions in the transposed
-    form, and a product of few rows by a matrix whose rows lie a page apart
+    form, and a product of few rows by a matrix of 256 or more columns
     reading it in panels. The weights' transposes and panels are then work
     on static data alone, which static_frontier finds and the frontends run
     once (at load, or when parameters change), where the compiler would

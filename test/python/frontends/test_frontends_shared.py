@@ -55,11 +55,11 @@ def test_other_convolutions_are_left_as_they_are(rng, case):
 
 @pytest.mark.parametrize("cout, batch", [(1024, 1), (1100, 1), (1024, 2)], ids=str)
 def test_a_filter_read_by_few_rows_is_prepared_in_panels(rng, cout, batch):
-    """At 9 positions of one image by a filter of 1,024 or more output
-    channels (its transpose's rows a page apart), the prepared value is the
-    filter in panels of 64 columns, (ceil(O / 64), K, 64), the last one
-    padded with zeros, and the product a batch of panels; two images are
-    18 rows, which read the transpose."""
+    """At 9 positions of one image by a filter of 256 or more output
+    channels (its transpose's rows 1 KiB or more apart), the prepared value
+    is the filter in panels of 64 columns, (ceil(O / 64), K, 64), the last
+    one padded with zeros, and the product a batch of panels; two images
+    are 18 rows, which read the transpose."""
     y = _conv(rng, hw=3, cin=16, cout=cout, k=3, batch=batch)
     (z,) = _frontends.prepared_weight_forms([y])
     assert z.shape == y.shape
@@ -84,7 +84,7 @@ def _placeholder(shape):
 ], ids=str)
 def test_a_bound_matrix_read_by_few_rows_is_prepared_in_panels(rng, a_shape, n):
     """x @ W for x of fewer than 64 rows (a vector, a batch of them) and a
-    bound W of 1,024 or more columns: W prepared in panels, the product a
+    bound W of 256 or more columns: W prepared in panels, the product a
     batch of panels moved back to x's rows."""
     x = _placeholder(a_shape)
     w = jeet.tensor(rng.standard_normal((a_shape[-1], n)).astype(np.float32))
@@ -98,10 +98,10 @@ def test_a_bound_matrix_read_by_few_rows_is_prepared_in_panels(rng, a_shape, n):
 @pytest.mark.parametrize("case", ["64 rows", "no rows", "narrow", "constant", "changing B"])
 def test_other_products_are_left_as_they_are(rng, case):
     """64 rows or more (the matmul pass packs B itself), none, a B of fewer
-    than 1,024 columns, a constant B (the compiler's panels) or a B that
+    than 256 columns, a constant B (the compiler's panels) or a B that
     changes: the same DAG back."""
     rows = {"64 rows": 64, "no rows": 0}.get(case, 4)
-    n = 1000 if case == "narrow" else 1024
+    n = 200 if case == "narrow" else 1024
     x = _placeholder((rows, 128))
     w = rng.standard_normal((128, n)).astype(np.float32)
     w = {"constant": lambda: _tensor._constant(w, "f32"),

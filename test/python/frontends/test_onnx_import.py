@@ -2337,7 +2337,7 @@ def test_conv_with_bound_filter_takes_the_transposed_form(rng, cin, hw, k, strid
     (32, 1, 1024, 1), (16, 3, 1100, 1), (32, 1, 1088, 2),
 ], ids=str)
 def test_conv_with_bound_filter_at_9_positions_reads_panels(rng, cin, k, cout, n):
-    """A Conv at 3x3 positions whose bound filter has 1,024 or more output
+    """A Conv at 3x3 positions whose bound filter has 256 or more output
     channels: the filter is prepared in panels of 64 columns (the last one
     padded with zeros where O is no multiple of 64) and the product is a
     batch of panels; the same values as the filter a constant (the

@@ -1,5 +1,7 @@
 """What the frontends (jeet.onnx, jeet.torch) share with the core API."""
 
+import math
+
 from . import _jeet, _tensor
 
 
@@ -145,9 +147,7 @@ def _product_in_panels(a, b):
     product of a's rows by each panel, (panels, rows, 64), moved back."""
     depth, columns = b.shape
     lead = tuple(a.shape[:-1])
-    rows = 1
-    for d in lead:
-        rows *= d
+    rows = math.prod(lead)
     packed, padded = _in_panels(b)
     product = _tensor.matmul(_tensor.reshape(a, (rows, depth)), packed)
     out = _tensor.reshape(_tensor.transpose(product, (1, 0, 2)), (rows, padded))
@@ -225,10 +225,7 @@ def _takes_panels(node, dynamic, reads_data):
     if not (a._dtype == b._dtype == node._dtype == "f32" and len(b.shape) == 2
             and id(a) in dynamic and _bound(b, dynamic, reads_data)):
         return False
-    rows = 1
-    for d in a.shape[:-1]:
-        rows *= d
-    return _reads_in_panels(rows, b.shape[1])
+    return _reads_in_panels(math.prod(a.shape[:-1]), b.shape[1])
 
 
 def prepared_weight_forms(outputs, static_args=()):

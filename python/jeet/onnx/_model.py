@@ -290,24 +290,20 @@ def import_graph(model, specs, statics, options, device, prepare=False,
     _check_declared_outputs(model, outputs)
     if prepare:
         # Work on initializers alone (weights transposed for a MatMul, batch
-        # norm's scale) runs once now, in Jeet; the graph then reads its
-        # results as bound arguments.
-        # Bound weights read in the forms the compiler gives constants (a
-        # convolution at few positions transposed, a product of few rows by
-        # a wide weight in panels), their preparation with the rest.
+        # norm's scale, the forms the compiler gives constant weights:
+        # prepared_weight_forms) runs once now, in Jeet; the graph then
+        # reads its results as bound arguments.
         tensors = prepared_weight_forms(
             [o for o in outputs if isinstance(o, Tensor)])
-        rebuilt = iter(tensors)
-        outputs = [next(rebuilt) if isinstance(o, Tensor) else o for o in outputs]
         frontier, dynamic = static_frontier(tensors)
         if frontier:
             _tensor._execute_once(*frontier)
         if frontier and embed_prepared:
             replacements = {id(f): _tensor._constant(f.numpy(), f._dtype)
                             for f in frontier}
-            rebuilt = iter(substitute(tensors, replacements, dynamic))
-            outputs = [next(rebuilt) if isinstance(o, Tensor) else o
-                       for o in outputs]
+            tensors = substitute(tensors, replacements, dynamic)
+        rebuilt = iter(tensors)
+        outputs = [next(rebuilt) if isinstance(o, Tensor) else o for o in outputs]
 
     # Inputs of other types that nothing needed by value are not passed.
     runtime_inputs = [i for i in runtime_inputs

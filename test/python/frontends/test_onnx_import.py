@@ -2333,29 +2333,29 @@ def test_conv_with_bound_filter_takes_the_transposed_form(rng, cin, hw, k, strid
     assert ["jeet.transpose"] not in bound.compiled().kernel_ops
 
 
-@pytest.mark.parametrize("cin, k, cout, n", [
-    (32, 1, 1024, 1), (16, 3, 1100, 1), (32, 1, 1088, 2),
+@pytest.mark.parametrize("cin, k, cout, n, hw", [
+    (32, 1, 1024, 1, 3), (16, 3, 1100, 1, 3), (32, 1, 1088, 2, 3), (16, 3, 1100, 2, 2),
 ], ids=str)
-def test_conv_with_bound_filter_at_9_positions_reads_panels(rng, cin, k, cout, n):
-    """A Conv at 3x3 positions whose bound filter has 256 or more output
-    channels: the filter is prepared in panels of 64 columns (the last one
-    padded with zeros where O is no multiple of 64) and the product is a
-    batch of panels; the same values as the filter a constant (the
-    compiler's own panels) and as float64; two images (18 rows) read the
-    filter's transpose."""
+def test_conv_with_bound_filter_at_few_positions_reads_panels(rng, cin, k, cout, n, hw):
+    """A Conv at 3x3 (or 2x2) positions whose bound filter has 256 or more
+    output channels: the filter is prepared in panels of 64 columns (the
+    last one padded with zeros where O is no multiple of 64) and the
+    product is a batch of panels, every image's rows by every panel; the
+    same values as the filter a constant (the compiler's own panels) and as
+    float64; two images at 3x3 (18 rows) read the filter's transpose."""
     pad = k // 2
     wt = (rng.standard_normal((cout, cin, k, k)) * 0.2).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
     nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4),
              helper.make_node("Relu", ["c"], ["y"])]
-    model = make_model(nodes, [f32("x", [n, cin, 3, 3])], [f32("y", [n, cout, 3, 3])],
+    model = make_model(nodes, [f32("x", [n, cin, hw, hw])], [f32("y", [n, cout, hw, hw])],
                        [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
-    x = rng.standard_normal((n, cin, 3, 3)).astype(np.float32)
+    x = rng.standard_normal((n, cin, hw, hw)).astype(np.float32)
     xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
-    conv = np.zeros((n, cout, 3, 3)) + b[None, :, None, None]
+    conv = np.zeros((n, cout, hw, hw)) + b[None, :, None, None]
     for i in range(k):
         for j in range(k):
-            conv += np.einsum("nchw,oc->nohw", xp[:, :, i:i + 3, j:j + 3],
+            conv += np.einsum("nchw,oc->nohw", xp[:, :, i:i + hw, j:j + hw],
                               wt[:, :, i, j].astype(np.float64))
     results = {}
     for mode in ("argument", "constant"):

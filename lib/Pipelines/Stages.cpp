@@ -75,6 +75,9 @@ void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
   // bufferization's analysis of a tensor with N destination uses grows with
   // N squared (a graph of N independent outputs), so each use gets its own.
   pm.addNestedPass<func::FuncOp>(createJeetUnshareEmptyTensorsPass());
+  // CSE merged the kernels' equal accumulators too (fills of empty
+  // tensors): each kernel that writes over one gets its own, not a copy.
+  pm.addNestedPass<func::FuncOp>(createJeetUnshareFillsPass());
   // MLIR's one-shot bufferization with function boundaries (identity
   // layouts at the boundary); MLIR's own matches every returned tensor with
   // every argument, N squared for a graph of N inputs and N outputs.

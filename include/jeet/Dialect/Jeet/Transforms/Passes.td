@@ -366,6 +366,58 @@ def JeetReshapedResultsInPlacePass
   }];
 }
 
+def JeetUnshareFillsPass
+    : Pass<"jeet-unshare-fills", "::mlir::func::FuncOp"> {
+  let summary = "Gives each kernel that accumulates into a filled empty "
+                "tensor a fill of its own";
+  let description = [{
+    The lowering to linalg gives every matmul, convolution and reduction an
+    accumulator, a `linalg.fill` of a `tensor.empty`; CSE merges the equal
+    ones, so the kernels of equal result shapes (the convolutions of a
+    network's stage) share one fill. Each of them writes over its
+    accumulator, so one-shot bufferization fills one buffer and copies it
+    for every writer but the last: a read and a write of the whole result
+    more per kernel, a kernel that adds to loaded zeros (the CPU's matmul
+    pass folds only a fill right before it into its tiles) and a buffer of
+    zeros kept alive until the last writer.
+
+    This pass gives each op that writes over such a fill (a destination
+    operand of a destination-style op) a clone of the fill and its empty
+    tensor, created right before that op (or its ancestor in the fill's
+    block). Ops that only read the fill keep the original; a fill with a
+    single use is left alone.
+
+    Before:
+    ```mlir
+    func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>)
+        -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<4x4xf32>
+      %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+      %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+      %1 = linalg.matmul ins(%a, %c : tensor<4x8xf32>, tensor<8x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+      return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>)
+        -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+      %zero = arith.constant 0.0 : f32
+      %e0 = tensor.empty() : tensor<4x4xf32>
+      %acc0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+      %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%acc0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+      %e1 = tensor.empty() : tensor<4x4xf32>
+      %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4x4xf32>) -> tensor<4x4xf32>
+      %1 = linalg.matmul ins(%a, %c : tensor<4x8xf32>, tensor<8x4xf32>) outs(%acc1 : tensor<4x4xf32>) -> tensor<4x4xf32>
+      return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def JeetUnshareEmptyTensorsPass
     : Pass<"jeet-unshare-empty-tensors", "::mlir::func::FuncOp"> {
   let summary = "Gives each group of users of a tensor.empty an empty tensor "

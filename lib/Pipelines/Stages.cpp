@@ -73,7 +73,9 @@ void jeet::buildJeetBufferizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createJeetDistinctResultsPass());
   // CSE merged the kernels' equal tensor.empty destinations; one-shot
   // bufferization's analysis of a tensor with N destination uses grows with
-  // N squared (a graph of N independent outputs), so each use gets its own.
+  // N squared (a graph of N independent outputs), and kernels far apart
+  // that share one share a buffer from the first to the last, out of the
+  // memory plan's reach: each chain of kernels gets its own.
   pm.addNestedPass<func::FuncOp>(createJeetUnshareEmptyTensorsPass());
   // CSE merged the kernels' equal accumulators too (fills of empty
   // tensors): each kernel that writes over one gets its own, not a copy.

@@ -16,10 +16,14 @@
 
 #include "jeet/Codegen/Common/Passes.h"
 
+#include "CoalesceCopies.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -46,6 +50,10 @@ struct Intermediate {
   /// Its size rounded up to the alignment.
   int64_t bytes;
   int64_t offset = -1;
+  /// The outermost buffer whose memory holds this one (a coalesced copy's
+  /// source, placed with it), and where; -1 for a buffer placed itself.
+  int64_t root = -1;
+  int64_t offsetInRoot = 0;
 
   bool livesWith(const Intermediate &other) const {
     return first <= other.last && other.first <= last;
@@ -139,13 +147,48 @@ SmallVector<Intermediate> collectIntermediates(Block &body, int64_t alignment) {
   return intermediates;
 }
 
+/// A coalesced buffer's offset in its slice of another: a multiple of a
+/// cache line (and of every vector), so that the kernels writing it meet
+/// the same alignment as in a buffer of its own.
+constexpr int64_t kCoalescedAlignment = 64;
+
+/// Puts each buffer copied whole into a slice of another as its last use
+/// (a concatenation's inputs) in that slice (see CoalesceCopies.h): it is
+/// placed with the outermost buffer holding it, whose lifetime grows to
+/// cover it. `copies` receives the copies that become no-ops.
+void coalesceIntermediates(Block &body,
+                           MutableArrayRef<Intermediate> intermediates,
+                           SmallVectorImpl<Operation *> &copies) {
+  SmallVector<Value> buffers;
+  for (Intermediate &buffer : intermediates)
+    buffers.push_back(isa<memref::AllocOp>(buffer.alloc)
+                          ? buffer.alloc->getResult(0)
+                          : Value());
+  SmallVector<jeet::CoalescedPlace> places =
+      jeet::coalesceCopies(body, buffers, kCoalescedAlignment, copies);
+  for (auto [i, buffer] : llvm::enumerate(intermediates)) {
+    int64_t at = static_cast<int64_t>(i), offset = 0;
+    for (; places[at].parent >= 0; at = places[at].parent)
+      offset += places[at].offset;
+    if (at == static_cast<int64_t>(i))
+      continue;
+    buffer.root = at;
+    buffer.offsetInRoot = offset;
+    Intermediate &root = intermediates[at];
+    root.first = std::min(root.first, buffer.first);
+    root.last = std::max(root.last, buffer.last);
+  }
+}
+
 /// Gives each intermediate an offset (greedy by size, lowest fitting
-/// offset); returns the arena's size.
+/// offset; a coalesced one its place in its root's); returns the arena's
+/// size.
 int64_t placeIntermediates(MutableArrayRef<Intermediate> intermediates,
                            int64_t alignment) {
   SmallVector<Intermediate *> order;
   for (Intermediate &buffer : intermediates)
-    order.push_back(&buffer);
+    if (buffer.root < 0)
+      order.push_back(&buffer);
   llvm::stable_sort(order, [](const Intermediate *a, const Intermediate *b) {
     return a->bytes > b->bytes;
   });
@@ -169,6 +212,9 @@ int64_t placeIntermediates(MutableArrayRef<Intermediate> intermediates,
     arena = std::max(arena, offset + buffer->bytes);
     placed.push_back(buffer);
   }
+  for (Intermediate &buffer : intermediates)
+    if (buffer.root >= 0)
+      buffer.offset = intermediates[buffer.root].offset + buffer.offsetInRoot;
   return arena;
 }
 
@@ -176,10 +222,11 @@ int64_t placeIntermediates(MutableArrayRef<Intermediate> intermediates,
 int64_t liveBytesBound(ArrayRef<Intermediate> intermediates) {
   int64_t bound = 0;
   for (const Intermediate &at : intermediates) {
-    // The live set is largest at some buffer's allocation.
+    // The live set is largest at some buffer's allocation. A coalesced
+    // buffer lies in its root's bytes, whose lifetime covers its own.
     int64_t live = 0;
     for (const Intermediate &other : intermediates)
-      if (other.first <= at.first && at.first <= other.last)
+      if (other.root < 0 && other.first <= at.first && at.first <= other.last)
         live += other.bytes;
     bound = std::max(bound, live);
   }
@@ -210,7 +257,23 @@ struct PlanMemoryPass
     Block &body = func.getBody().front();
     SmallVector<Intermediate> intermediates =
         collectIntermediates(body, alignment);
+    SmallVector<Operation *> coalescedCopies;
+    if (coalesce)
+      coalesceIntermediates(body, intermediates, coalescedCopies);
     int64_t arenaBytes = placeIntermediates(intermediates, alignment);
+    for (Operation *copy : coalescedCopies) {
+      SmallVector<Value> operands(copy->getOperands());
+      copy->erase();
+      // The views only the copy read (reshapes, the slice), innermost first.
+      while (!operands.empty()) {
+        Operation *view = operands.pop_back_val().getDefiningOp();
+        if (!view || !isa<ViewLikeOpInterface>(view) || !isPure(view) ||
+            !view->use_empty())
+          continue;
+        llvm::append_range(operands, view->getOperands());
+        view->erase();
+      }
+    }
 
     MLIRContext *context = func.getContext();
     OpBuilder builder(context);

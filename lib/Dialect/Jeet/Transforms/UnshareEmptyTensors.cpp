@@ -29,17 +29,20 @@ struct JeetUnshareEmptyTensorsPass
     size_t groupSize = static_cast<size_t>(maxUses);
     llvm::SmallVector<tensor::EmptyOp> shared;
     getOperation().walk([&](tensor::EmptyOp empty) {
-      if (static_cast<size_t>(llvm::range_size(empty->getUses())) > groupSize)
+      if (!empty->use_empty() && !empty->hasOneUse())
         shared.push_back(empty);
     });
     for (tensor::EmptyOp empty : shared)
       unshare(empty, groupSize);
   }
 
-  /// Gives each run of `groupSize` consecutive users of `empty` after the
-  /// first a clone of it, created before the first user of the run (or that
-  /// user's ancestor in the block of `empty`, where the operands of `empty`,
-  /// the dynamic sizes, dominate it).
+  /// Gives each chain of users of `empty` after the first a clone of it,
+  /// created before the first user of the chain (or that user's ancestor in
+  /// the block of `empty`, where the operands of `empty`, the dynamic sizes,
+  /// dominate it). A chain is a run of at most `groupSize` consecutive users
+  /// in the block's order, each reading a result of the one before (an
+  /// unfused chain of elementwise kernels, which one-shot bufferization can
+  /// then write over each other).
   static void unshare(tensor::EmptyOp empty, size_t groupSize) {
     Block *block = empty->getBlock();
     // (the user's ancestor in `block`, the use), in the order of the block;
@@ -50,12 +53,21 @@ struct JeetUnshareEmptyTensorsPass
     llvm::stable_sort(uses, [](const auto &a, const auto &b) {
       return a.first != b.first && a.first->isBeforeInBlock(b.first);
     });
-    for (size_t first = groupSize; first < uses.size(); first += groupSize) {
-      OpBuilder builder(uses[first].first);
-      Value clone = builder.clone(*empty)->getResult(0);
-      size_t end = std::min(first + groupSize, uses.size());
-      for (size_t i = first; i < end; ++i)
-        uses[i].second->set(clone);
+    Value current = empty.getResult();
+    size_t chainStart = 0;
+    for (size_t i = 1; i < uses.size(); ++i) {
+      Operation *user = uses[i].first, *before = uses[i - 1].first;
+      bool continues =
+          i - chainStart < groupSize &&
+          (user == before || llvm::any_of(user->getOperands(), [&](Value v) {
+             return v.getDefiningOp() == before;
+           }));
+      if (!continues) {
+        OpBuilder builder(user);
+        current = builder.clone(*empty)->getResult(0);
+        chainStart = i;
+      }
+      uses[i].second->set(current);
     }
   }
 };

@@ -1,9 +1,9 @@
 // RUN: jeet-opt %s --split-input-file --jeet-unshare-empty-tensors=max-uses=2 | FileCheck %s
 // RUN: jeet-opt %s --split-input-file --jeet-unshare-empty-tensors | FileCheck %s --check-prefix=DEFAULT
 
-// One empty tensor that CSE made the destination of five kernels: each run
-// of two users in the block's order shares one, created before the first
-// of them. One tensor with N destination uses makes one-shot
+// One empty tensor that CSE made the destination of a chain of five
+// kernels, each reading the one before: each run of two users in the
+// block's order shares one, created before the first of them. One tensor with N destination uses makes one-shot
 // bufferization's analysis quadratic in N.
 // CHECK-LABEL: func.func @shared
 // CHECK-NEXT:    %[[E0:.*]] = tensor.empty() : tensor<4xf32>
@@ -38,7 +38,8 @@ func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>,
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME:    (%[[X:.*]]: tensor<?xf32>, %[[N:.*]]: index
 // CHECK:         %[[E0:.*]] = tensor.empty(%[[N]]) : tensor<?xf32>
-// CHECK-COUNT-2: linalg.copy ins(%[[X]] : tensor<?xf32>) outs(%[[E0]] : tensor<?xf32>)
+// CHECK-NEXT:    %[[C0:.*]] = linalg.copy ins(%[[X]] : tensor<?xf32>) outs(%[[E0]] : tensor<?xf32>)
+// CHECK-NEXT:    linalg.copy ins(%[[C0]] : tensor<?xf32>) outs(%[[E0]] : tensor<?xf32>)
 // CHECK-NEXT:    %[[E1:.*]] = tensor.empty(%[[N]]) : tensor<?xf32>
 // CHECK-NEXT:    scf.execute_region
 // CHECK-NEXT:      linalg.copy ins(%[[X]] : tensor<?xf32>) outs(%[[E1]] : tensor<?xf32>)
@@ -47,7 +48,7 @@ func.func @dynamic(%x: tensor<?xf32>, %n: index)
     -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
   %e = tensor.empty(%n) : tensor<?xf32>
   %0 = linalg.copy ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
-  %1 = linalg.copy ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %1 = linalg.copy ins(%0 : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
   %2 = scf.execute_region -> tensor<?xf32> {
     %c = linalg.copy ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
     scf.yield %c : tensor<?xf32>
@@ -57,7 +58,7 @@ func.func @dynamic(%x: tensor<?xf32>, %n: index)
 
 // -----
 
-// Empty tensors with no more users than a group, or none, are left alone.
+// A chain within a group, or no user, leaves the empty tensor alone.
 // CHECK-LABEL: func.func @few
 // CHECK-COUNT-2: tensor.empty
 // CHECK-NOT:     tensor.empty
@@ -65,6 +66,32 @@ func.func @few(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %unused = tensor.empty() : tensor<8xf32>
   %e = tensor.empty() : tensor<4xf32>
   %0 = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-  %1 = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %1 = linalg.copy ins(%0 : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Users that do not read each other's results (kernels that can be far
+// apart, as a network's equal convolutions are) get one each, within the
+// default's group too: sharing it would make one-shot bufferization give
+// them one buffer, live from the first to the last of them.
+// CHECK-LABEL: func.func @unrelated
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
+// CHECK-NEXT:    %[[E0:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    %[[C0:.*]] = linalg.copy ins(%[[X]] : tensor<4xf32>) outs(%[[E0]] : tensor<4xf32>)
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    %[[C1:.*]] = linalg.copy ins(%[[Y]] : tensor<4xf32>) outs(%[[E1]] : tensor<4xf32>)
+// CHECK-NEXT:    %[[C2:.*]] = linalg.copy ins(%[[C1]] : tensor<4xf32>) outs(%[[E1]] : tensor<4xf32>)
+// CHECK-NEXT:    return %[[C0]], %[[C2]]
+// DEFAULT-LABEL: func.func @unrelated
+// DEFAULT-COUNT-2: tensor.empty
+// DEFAULT-NOT:     tensor.empty
+// DEFAULT:         return
+func.func @unrelated(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %0 = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %1 = linalg.copy ins(%y : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %2 = linalg.copy ins(%1 : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %0, %2 : tensor<4xf32>, tensor<4xf32>
 }

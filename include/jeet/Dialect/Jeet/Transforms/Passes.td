@@ -420,39 +420,47 @@ def JeetUnshareFillsPass
 
 def JeetUnshareEmptyTensorsPass
     : Pass<"jeet-unshare-empty-tensors", "::mlir::func::FuncOp"> {
-  let summary = "Gives each group of users of a tensor.empty an empty tensor "
+  let summary = "Gives each chain of users of a tensor.empty an empty tensor "
                 "of its own";
   let description = [{
     CSE merges the equal `tensor.empty` ops that the lowering to linalg
     creates, one per kernel: in a graph of N independent outputs, one empty
     tensor becomes the destination of N kernels. One-shot bufferization's
     analysis then looks at every use of that tensor for each of its uses,
-    which grows with the square of N (2.6 s of CPU at 2,000 outputs). This
-    pass gives each run of `max-uses` consecutive users (in the order of the
-    block) an empty tensor of its own, created just before the first of
-    them: the analysis becomes linear, and within a run it still finds what
-    a shared destination allows (an unfused chain of elementwise kernels
-    writing each result over the one before).
+    which grows with the square of N (2.6 s of CPU at 2,000 outputs), and
+    it gives kernels far apart that share a destination one buffer, live
+    from the first of them to the last, out of the memory plan's reach
+    (squeezenet's equal convolutions shared one across the network).
+
+    This pass gives each chain of users an empty tensor of its own, created
+    just before the first of them: a chain is a run of at most `max-uses`
+    consecutive users (in the order of the block) where each reads a result
+    of the one before. The analysis becomes linear, and within a chain it
+    still finds what a shared destination allows (an unfused chain of
+    elementwise kernels writing each result over the one before).
 
     Before (`max-uses=2`):
     ```mlir
     %e = tensor.empty() : tensor<4xf32>
     %0 = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-    %1 = linalg.copy ins(%y : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-    %2 = linalg.copy ins(%z : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %1 = linalg.copy ins(%0 : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.copy ins(%1 : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %3 = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
     ```
     After:
     ```mlir
     %e = tensor.empty() : tensor<4xf32>
     %0 = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-    %1 = linalg.copy ins(%y : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %1 = linalg.copy ins(%0 : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
     %e1 = tensor.empty() : tensor<4xf32>
-    %2 = linalg.copy ins(%z : tensor<4xf32>) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.copy ins(%1 : tensor<4xf32>) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+    %e2 = tensor.empty() : tensor<4xf32>
+    %3 = linalg.copy ins(%x : tensor<4xf32>) outs(%e2 : tensor<4xf32>) -> tensor<4xf32>
     ```
   }];
   let options = [
     Option<"maxUses", "max-uses", "int64_t", /*default=*/"16",
-           "The most users that share one tensor.empty">,
+           "The most users in a chain that share one tensor.empty">,
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }

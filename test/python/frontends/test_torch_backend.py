@@ -334,7 +334,8 @@ def test_narrow_composites_compute_in_float32(seed, dtype, name):
     """Ops that the torch frontend builds from several jeet ops compute
     float16 and bfloat16 in float32 and round once, as PyTorch does: within
     a small multiple of PyTorch's own error of float64 (or half a unit of
-    the dtype)."""
+    the dtype). Both round once at the end, and a value near a rounding
+    boundary may round the other way there: half a unit further."""
     fn, factor = NARROW_COMPOSITES[name]
     x = (torch.randn(4, 64) * 100 + 300).to(dtype)
     w, b = torch.randn(64).to(dtype), torch.randn(64).to(dtype)
@@ -348,7 +349,8 @@ def test_narrow_composites_compute_in_float32(seed, dtype, name):
     ulp = 2.0 ** (-11 if dtype == torch.float16 else -8) * scale
     eager_err = (eager.double() - want).abs().max().item()
     err = (got.double() - want).abs().max().item()
-    assert err <= max(factor * eager_err, ulp), (err, eager_err, f"seed {seed}")
+    assert err <= max(factor * eager_err, eager_err + ulp), (
+        err, eager_err, f"seed {seed}")
 
 
 def test_explain_says_when_dynamo_captured_nothing(seed, monkeypatch):

@@ -1149,6 +1149,51 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
   return {};
 }
 
+namespace {
+/// concat(a, b, c) where concat(a, b) along the same axis comes before it:
+/// concat(concat(a, b), c). Densenet concatenates all the features of a
+/// block before each layer, each concatenation the one before and one more
+/// input: as a concatenation of the one before, each copies no more bytes,
+/// and the memory plan puts the one before in its slice (coalesced
+/// copies), so the block's features are written once. The longest such
+/// prefix is taken.
+struct ConcatOfEarlierConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    OperandRange inputs = op.getInputs();
+    if (inputs.size() < 3)
+      return rewriter.notifyMatchFailure(op, "too few inputs to share two");
+    ConcatOp longest;
+    for (Operation *user : inputs.front().getUsers()) {
+      auto earlier = dyn_cast<ConcatOp>(user);
+      if (!earlier || earlier == op || earlier.getAxis() != op.getAxis() ||
+          earlier->getBlock() != op->getBlock() ||
+          !earlier->isBeforeInBlock(op))
+        continue;
+      OperandRange prefix = earlier.getInputs();
+      if (prefix.size() < 2 || prefix.size() >= inputs.size() ||
+          (longest && prefix.size() <= longest.getInputs().size()) ||
+          !llvm::equal(prefix, inputs.take_front(prefix.size())))
+        continue;
+      longest = earlier;
+    }
+    if (!longest)
+      return rewriter.notifyMatchFailure(op, "no earlier concat of a prefix");
+    SmallVector<Value> joined = {longest.getResult()};
+    llvm::append_range(joined, inputs.drop_front(longest.getInputs().size()));
+    rewriter.modifyOpInPlace(op, [&] { op.getInputsMutable().assign(joined); });
+    return success();
+  }
+};
+} // namespace
+
+void ConcatOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<ConcatOfEarlierConcat>(context);
+}
+
 //===----------------------------------------------------------------------===//
 // SliceOp
 //===----------------------------------------------------------------------===//

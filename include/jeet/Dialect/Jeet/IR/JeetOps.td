@@ -464,6 +464,7 @@ def Jeet_ConcatOp : Jeet_Op<"concat", [Pure, InferTypeOpAdaptor]> {
     $inputs attr-dict `:` type($inputs) `->` type($result)
   }];
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Jeet_SliceOp : Jeet_Op<"slice", [Pure, InferTypeOpAdaptor]> {

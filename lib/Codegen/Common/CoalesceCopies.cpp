@@ -5,13 +5,14 @@
 //===----------------------------------------------------------------------===//
 //
 // A concatenation is its inputs copied into their slices of the result
-// (jeet-lower-to-linalg's concat-as-copies). Where an input's buffer dies
-// at its copy, the memory plan can put that buffer in its slice instead:
-// the kernels that compute it write the concatenation directly and the
-// copy disappears. The same holds for any buffer copied whole, as its last
-// use, into a contiguous slice of another that nothing else writes, and
-// along chains (densenet's concatenations of a concatenation and one more
-// input, after the canonicalization that makes them so).
+// (jeet-lower-to-linalg's concat-as-copies). Where nothing writes an
+// input's buffer after its copy, the memory plan can put that buffer in its
+// slice instead: the kernels that compute it write the concatenation
+// directly, the copy disappears, and later reads of the input read the
+// slice. The same holds for any buffer copied whole into a contiguous
+// slice of another that nothing else writes, and along chains (densenet's
+// concatenations of a concatenation and one more input, after the
+// canonicalization that makes them so).
 //
 //===----------------------------------------------------------------------===//
 
@@ -146,7 +147,7 @@ public:
         auto it = index.find(source);
         if (it == index.end() || it->second == int64_t(host) ||
             places[it->second].parent >= 0 || write.offset % alignment != 0 ||
-            !diesAt(source, write.copy) ||
+            !unwrittenAfter(source, write.copy) ||
             reaches(places, static_cast<int64_t>(host), it->second))
           continue;
         places[it->second] = {static_cast<int64_t>(host), write.offset};
@@ -171,9 +172,10 @@ private:
     return false;
   }
 
-  /// Whether every access to `buffer` (through views) but its free comes
-  /// before `copy` at the top level of the body.
-  bool diesAt(Value buffer, Operation *copy) {
+  /// Whether nothing writes `buffer` (through views) after `copy` at the
+  /// top level of the body: what it holds then stays what the copy put in
+  /// the slice, which only reads follow.
+  bool unwrittenAfter(Value buffer, Operation *copy) {
     int64_t at = position.lookup(copy);
     SmallVector<Value> worklist = {buffer};
     while (!worklist.empty()) {
@@ -187,7 +189,7 @@ private:
           continue;
         }
         int64_t userAt = positionOf(user);
-        if (userAt < 0 || userAt >= at)
+        if (userAt < 0 || (userAt >= at && !onlyReads(use)))
           return false;
       }
     }

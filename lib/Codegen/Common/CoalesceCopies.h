@@ -25,13 +25,13 @@ struct CoalescedPlace {
 
 /// The buffers of `body` (statically shaped allocations at its top level,
 /// identity layouts, in `buffers`) that can be computed where a copy would
-/// put them: a buffer copied whole, as its last use, into a contiguous
-/// slice of another (a concatenation's input into its slice) lives in that
-/// slice, when nothing writes the other buffer but such copies, nothing
-/// reads it before the last of them, the slices are disjoint and the
-/// offset is a multiple of `alignment` bytes. Each buffer is placed in one
-/// other at most (the places form a forest). `copies` receives the copies
-/// that become no-ops.
+/// put them: a buffer copied whole into a contiguous slice of another (a
+/// concatenation's input into its slice), and not written after the copy,
+/// lives in that slice, when nothing writes the other buffer but such
+/// copies, nothing reads it before the last of them, the slices are
+/// disjoint and the offset is a multiple of `alignment` bytes. Each buffer is
+/// placed in one other at most (the places form a forest). `copies` receives
+/// the copies that become no-ops.
 llvm::SmallVector<CoalescedPlace>
 coalesceCopies(mlir::Block &body, llvm::ArrayRef<mlir::Value> buffers,
                int64_t alignment,

@@ -152,8 +152,8 @@ SmallVector<Intermediate> collectIntermediates(Block &body, int64_t alignment) {
 /// the same alignment as in a buffer of its own.
 constexpr int64_t kCoalescedAlignment = 64;
 
-/// Puts each buffer copied whole into a slice of another as its last use
-/// (a concatenation's inputs) in that slice (see CoalesceCopies.h): it is
+/// Puts each buffer copied whole into a slice of another and not written
+/// after (a concatenation's inputs) in that slice (see CoalesceCopies.h): it is
 /// placed with the outermost buffer holding it, whose lifetime grows to
 /// cover it. `copies` receives the copies that become no-ops.
 void coalesceIntermediates(Block &body,

@@ -88,7 +88,7 @@ func.func @chain(%x: memref<16xf32>, %y: memref<1x32xf32>, %out: memref<3x32xf32
 
 // -----
 
-// Left as copies: a source read after its copy (%a), a slice that is not
+// Left as copies: a source written after its copy (%a), a slice that is not
 // contiguous (%b: one column of rows), a slice at an offset that is not a
 // multiple of 64 bytes (%e at 4 floats). Each stays a buffer of its own.
 // CHECK-LABEL: func.func @not_coalesced
@@ -104,6 +104,7 @@ func.func @not_coalesced(%x: memref<1x16xf32>, %x2: memref<2x1xf32>, %x4: memref
   %c = memref.alloc() : memref<2x16xf32>
   %s0 = memref.subview %c[0, 0] [1, 16] [1, 1] : memref<2x16xf32> to memref<1x16xf32, strided<[16, 1]>>
   linalg.copy ins(%a : memref<1x16xf32>) outs(%s0 : memref<1x16xf32, strided<[16, 1]>>)
+  linalg.negf ins(%x : memref<1x16xf32>) outs(%a : memref<1x16xf32>)
   linalg.exp ins(%a : memref<1x16xf32>) outs(%out2 : memref<1x16xf32>)
   memref.dealloc %a : memref<1x16xf32>
   %s1 = memref.subview %c[1, 0] [1, 16] [1, 1] : memref<2x16xf32> to memref<1x16xf32, strided<[16, 1], offset: 16>>
@@ -155,5 +156,36 @@ func.func @host_not_only_copies(%x: memref<1x16xf32>, %out: memref<2x16xf32>, %o
   linalg.copy ins(%b : memref<1x16xf32>) outs(%t0 : memref<1x16xf32, strided<[16, 1]>>)
   memref.dealloc %b : memref<1x16xf32>
   memref.dealloc %d : memref<2x16xf32>
+  return
+}
+
+// -----
+
+// A source read after its copy is still coalesced: the slice keeps what
+// the copy would have put there, and later reads read it (the result's
+// lifetime covers it), the second copy of it into the other slice too: a
+// buffer lies in one slice at most.
+// CHECK-LABEL: func.func @read_after
+// CHECK-SAME:    arena_bytes = 256
+// CHECK:         %[[OA:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[A:.*]] = memref.view %{{.*}}[%[[OA]]][] : {{.*}} to memref<1x16xf32>
+// CHECK:         %[[OC:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[C:.*]] = memref.view %{{.*}}[%[[OC]]][] : {{.*}} to memref<2x16xf32>
+// CHECK-NEXT:    %[[S1:.*]] = memref.subview %[[C]][1, 0]
+// CHECK-NEXT:    linalg.copy ins(%[[A]] : memref<1x16xf32>) outs(%[[S1]] :
+// CHECK-NEXT:    linalg.exp ins(%[[C]] : memref<2x16xf32>)
+// CHECK-NEXT:    linalg.exp ins(%[[A]] : memref<1x16xf32>)
+func.func @read_after(%x: memref<1x16xf32>, %out: memref<2x16xf32>, %out2: memref<1x16xf32>) {
+  %a = memref.alloc() : memref<1x16xf32>
+  linalg.exp ins(%x : memref<1x16xf32>) outs(%a : memref<1x16xf32>)
+  %c = memref.alloc() : memref<2x16xf32>
+  %s0 = memref.subview %c[0, 0] [1, 16] [1, 1] : memref<2x16xf32> to memref<1x16xf32, strided<[16, 1]>>
+  linalg.copy ins(%a : memref<1x16xf32>) outs(%s0 : memref<1x16xf32, strided<[16, 1]>>)
+  %s1 = memref.subview %c[1, 0] [1, 16] [1, 1] : memref<2x16xf32> to memref<1x16xf32, strided<[16, 1], offset: 16>>
+  linalg.copy ins(%a : memref<1x16xf32>) outs(%s1 : memref<1x16xf32, strided<[16, 1], offset: 16>>)
+  linalg.exp ins(%c : memref<2x16xf32>) outs(%out : memref<2x16xf32>)
+  memref.dealloc %c : memref<2x16xf32>
+  linalg.exp ins(%a : memref<1x16xf32>) outs(%out2 : memref<1x16xf32>)
+  memref.dealloc %a : memref<1x16xf32>
   return
 }

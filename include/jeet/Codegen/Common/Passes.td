@@ -33,15 +33,16 @@ def JeetPlanMemoryPass : Pass<"jeet-plan-memory", "::mlir::ModuleOp"> {
     intermediate becomes a `memref.view` into it, and its allocation and
     free disappear. A cached execution then allocates nothing.
 
-    With `coalesce` (the default), a buffer copied whole, as its last use,
-    into a contiguous slice of another (a concatenation's input into its
-    slice of the result, after `concat-as-copies`) is placed in that slice,
-    and the copy disappears: the kernels that compute it write the
-    concatenation directly. It applies where only such copies write the
-    other buffer, into disjoint slices, nothing reads it before the last of
-    them, and the slice starts a multiple of 64 bytes in; the other
-    buffer's lifetime then covers the coalesced one's, and chains (a
-    concatenation copied into another) share the outermost buffer's bytes.
+    With `coalesce` (the default), a buffer copied whole into a contiguous
+    slice of another (a concatenation's input into its slice of the result,
+    after `concat-as-copies`) and not written after the copy is placed in
+    that slice, and the copy disappears: the kernels that compute it write
+    the concatenation directly, and later reads of it read the slice. It
+    applies where only such copies write the other buffer, into disjoint
+    slices, nothing reads it before the last of them, and the slice starts
+    a multiple of 64 bytes in; a buffer goes into one other at most, whose
+    lifetime then covers its own, and chains (a concatenation copied into
+    another) share the outermost buffer's bytes.
 
     The function gets a `jeet.memory_plan` attribute: `arena_bytes` (N),
     `intermediate_bytes` (the sum of the intermediates' sizes: what
@@ -85,8 +86,8 @@ def JeetPlanMemoryPass : Pass<"jeet-plan-memory", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"coalesce", "coalesce", "bool", /*default=*/"true",
-           "Put a buffer copied whole, as its last use, into a slice of "
-           "another (a concatenation's input) in that slice">,
+           "Put a buffer copied whole into a slice of another, and not "
+           "written after, in that slice (a concatenation's input)">,
     Option<"alignment", "alignment", "int64_t", /*default=*/"256",
            "Byte alignment of every offset in the arena (a power of two; "
            "the runtime's allocations are 256-byte aligned, which vector "

@@ -26,7 +26,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from common import max_rel_error, setup_environment, time_python  # noqa: E402
+from common import (import_from_build, max_rel_error,  # noqa: E402
+                    setup_environment, time_python)
 
 
 def mlp_rows(args, torch, np, jeet_torch):
@@ -112,17 +113,12 @@ def main():
     args.rows = [int(r) for r in args.rows.split(",")]
     args.peers = set(args.peers.split(",")) if args.peers else set()
     setup_environment(args.threads)
-    sys.path.insert(0, str(pathlib.Path(args.build_dir).resolve() / "python"))
-    try:
-        import numpy as np
-        import torch
-        import jeet
-        import jeet.onnx
-        import jeet.torch
-    except ImportError as error:
-        print(f"bound_weights: needs numpy, torch, onnx and Jeet's Python "
-              f"package in {args.build_dir}/python ({error})")
+    modules = import_from_build(
+        args.build_dir, "bound_weights", "numpy, torch, onnx",
+        ["numpy", "torch", "jeet", "jeet.onnx", "jeet.torch"])
+    if modules is None:
         return 1
+    np, torch, jeet, _, _ = modules
     torch.set_num_threads(args.threads)
     print(f"{args.threads} thread(s), medians of {args.repeat} calls, ms")
     print()

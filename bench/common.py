@@ -5,6 +5,7 @@ Import this module before numpy: it fixes the thread count of OpenBLAS and
 unsets the OpenBLAS core-type overrides in this process only.
 """
 import argparse
+import importlib
 import os
 import pathlib
 import re
@@ -28,6 +29,20 @@ def setup_environment(threads):
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(threads)
     return removed
+
+
+def import_from_build(build_dir, program, needs, names):
+    """Imports the modules `names` (NumPy, the peers, Jeet's) with Jeet's
+    Python package taken from `build_dir`/python, after setup_environment;
+    returns them in order, or None after printing what `program` needs
+    (`needs`: the other packages, in words) when one is missing."""
+    sys.path.insert(0, str(pathlib.Path(build_dir).resolve() / "python"))
+    try:
+        return [importlib.import_module(name) for name in names]
+    except ImportError as error:
+        print(f"{program}: needs {needs} and Jeet's Python package in "
+              f"{build_dir}/python ({error})")
+        return None
 
 
 def parse_args(description, default_repeat, add_arguments=None):

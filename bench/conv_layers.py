@@ -21,7 +21,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from common import setup_environment, time_python  # noqa: E402
+from common import import_from_build, setup_environment, time_python  # noqa: E402
 
 
 def layers(size):
@@ -63,16 +63,12 @@ def main():
     parser.add_argument("--build-dir", default=str(ROOT / "build"))
     args = parser.parse_args()
     setup_environment(args.threads)
-    sys.path.insert(0, str(pathlib.Path(args.build_dir).resolve() / "python"))
-    try:
-        import numpy as np
-        import onnxruntime as ort
-        import jeet
-        import jeet.onnx
-    except ImportError as error:
-        print(f"conv_layers: needs numpy, onnx, onnxruntime and Jeet's "
-              f"Python package in {args.build_dir}/python ({error})")
+    modules = import_from_build(args.build_dir, "conv_layers",
+                                "numpy, onnx, onnxruntime",
+                                ["numpy", "onnxruntime", "jeet", "jeet.onnx"])
+    if modules is None:
         return 1
+    np, ort, jeet, _ = modules
     rng = np.random.default_rng(0)
     print(f"ResNet-50's convolutions (Conv + Relu) at 1x3x{args.size}x"
           f"{args.size}, {args.threads} thread(s), medians of {args.repeat} "

@@ -504,14 +504,14 @@ def test_concatenated_inputs_that_cannot_be_coalesced_are_copied(rng):
         rtol=1e-5, atol=1e-6)
 
 
-def _random_concat_graph(rng):
+def _random_concat_graph(rng, device="cpu"):
     """A random graph of concats along the channels (some extending an
     earlier concat's inputs, as densenet's do), channel slices, elementwise
     kernels and channel sums, on (1, C, 4, 4) tensors (16 floats a channel:
     every slice starts a multiple of 64 bytes in, so every copy may be
-    coalesced): (its last results, their float64 values)."""
+    coalesced) on `device`: (its last results, their float64 values)."""
     x = rng.standard_normal((1, 16, 4, 4)).astype(np.float32)
-    pool = [(jeet.tensor(x), x.astype(np.float64))]
+    pool = [(jeet.tensor(x, device=device), x.astype(np.float64))]
     concats = []
     unary = [(jeet.tanh, np.tanh), (jeet.sin, np.sin),
              (lambda v: v * 0.5 + 1.0, lambda v: v * 0.5 + 1.0)]

@@ -412,3 +412,17 @@ def test_conv2d_of_a_device_less_input_with_an_array_filter(rng):
         for j in range(5):
             want[0, :, i, j] = np.einsum("chw,ochw->o", xs[0, :, i:i + 3, j:j + 3], w) + b
     close(y.numpy(), want)
+
+
+@requires_gpu
+def test_random_concat_graphs_on_the_gpu(rng):
+    """The random graphs of concats, slices, kernels and channel sums of the
+    CPU's coalesced-copies test on the GPU (one kernel a concat there, the
+    same destinations and accumulators per chain and kernel before
+    bufferization), against float64."""
+    from test_api_data_movement import _random_concat_graph
+    for _ in range(12):
+        results = _random_concat_graph(rng, device="gpu")
+        got = jeet.execute(*[r[0] for r in results])
+        for value, (_, want) in zip(got, results):
+            close(value.numpy(), want, rtol=1e-5)

@@ -53,8 +53,7 @@ void unshare(linalg::FillOp fill, tensor::EmptyOp empty) {
     Operation *before = block->findAncestorOpInBlock(*use->getOwner());
     OpBuilder builder(before);
     IRMapping mapping;
-    if (empty->getBlock() == block && empty->isBeforeInBlock(fill))
-      mapping.map(empty.getResult(), builder.clone(*empty)->getResult(0));
+    mapping.map(empty.getResult(), builder.clone(*empty)->getResult(0));
     use->set(builder.clone(*fill, mapping)->getResult(0));
   }
   if (fill->use_empty()) {
@@ -76,7 +75,8 @@ struct JeetUnshareFillsPass
       auto empty =
           fill.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>();
       // The clones must see what the original sees: the fill's value and
-      // the empty tensor's sizes dominate the original, and so each user.
+      // the empty tensor's sizes (in the fill's block) dominate the
+      // original, and so each writer's ancestor there.
       if (empty && empty->getBlock() == fill->getBlock())
         fills.push_back({fill, empty});
     });

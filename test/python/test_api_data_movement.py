@@ -440,6 +440,26 @@ def _bufferized_copies(result):
     return ir.count("linalg.copy") + ir.count("memref.copy")
 
 
+def _concat_chain(rng, third, third_want):
+    """f0 and f1 (kernels of x), c1 = concat(f0, f1), f2 = third(c1), and
+    c1's channel sum plus 3 x concat(f0, f1, f2) (a concat of c1 and f2
+    once canonicalized, as densenet's): (x's tensor and float64 value, the
+    result, its float64 value; third_want(w0, w1, wc1) is f2's)."""
+    x = rng.standard_normal((1, 16, 8, 8)).astype(np.float32)
+    xd = x.astype(np.float64)
+    t = jeet.tensor(x)
+    f0 = jeet.exp(t) * 2.0
+    f1 = jeet.tanh(t) + 1.0
+    c1 = jeet.concat((f0, f1), axis=1)
+    out = (jeet.sum(c1, axis=1, keepdims=True)
+           + jeet.concat((f0, f1, third(c1)), axis=1) * 3.0)
+    w0, w1 = np.exp(xd) * 2.0, np.tanh(xd) + 1.0
+    wc1 = np.concatenate([w0, w1], axis=1)
+    want = (wc1.sum(axis=1, keepdims=True)
+            + np.concatenate([w0, w1, third_want(w0, w1, wc1)], axis=1) * 3.0)
+    return t, xd, out, want
+
+
 def test_concatenated_inputs_are_computed_in_their_slices(rng):
     """A concat's inputs computed by kernels of the graph are written in
     their slices of the concat (jeet-plan-memory's coalesced copies): no
@@ -447,20 +467,10 @@ def test_concatenated_inputs_are_computed_in_their_slices(rng):
     input, coalesces too, and an input read after the concat (a slice of the
     concat that is one of its inputs reads that input) reads its slice; the
     values are right against float64."""
-    x = rng.standard_normal((1, 16, 8, 8)).astype(np.float32)
-    xd = x.astype(np.float64)
-    t = jeet.tensor(x)
-    f0 = jeet.exp(t) * 2.0
-    f1 = jeet.tanh(t) + 1.0
-    c1 = jeet.concat((f0, f1), axis=1)
-    f2 = jeet.sqrt(c1[:, 0:16]) + jeet.sum(c1, axis=1, keepdims=True)
-    c2 = jeet.concat((f0, f1, f2), axis=1)
-    out = jeet.sum(c1, axis=1, keepdims=True) + c2 * 3.0
+    _, _, out, want = _concat_chain(
+        rng, lambda c1: jeet.sqrt(c1[:, 0:16]) + jeet.sum(c1, axis=1, keepdims=True),
+        lambda w0, w1, wc1: np.sqrt(w0) + wc1.sum(axis=1, keepdims=True))
     assert _bufferized_copies(out) == 0
-    w0, w1 = np.exp(xd) * 2.0, np.tanh(xd) + 1.0
-    wc1 = np.concatenate([w0, w1], axis=1)
-    w2 = np.sqrt(w0) + wc1.sum(axis=1, keepdims=True)
-    want = wc1.sum(axis=1, keepdims=True) + np.concatenate([w0, w1, w2], axis=1) * 3.0
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5)
 
 
@@ -472,19 +482,11 @@ def test_concatenated_inputs_that_cannot_be_coalesced_are_copied(rng):
     buffer then copies whole: neither is written by copies into disjoint
     slices alone), and inputs whose slices are not one contiguous run (a
     batch of two along the channels)."""
-    x = rng.standard_normal((1, 16, 8, 8)).astype(np.float32)
-    xd = x.astype(np.float64)
-    t = jeet.tensor(x)
-    f0 = jeet.exp(t) * 2.0
-    f1 = jeet.tanh(t) + 1.0
-    c1 = jeet.concat((f0, f1), axis=1)
-    f2 = jeet.sqrt(c1[:, 0:16] * c1[:, 16:32]) + jeet.sum(c1, axis=1, keepdims=True)
-    out = jeet.sum(c1, axis=1, keepdims=True) + jeet.concat((f0, f1, f2), axis=1) * 3.0
+    t, xd, out, want = _concat_chain(
+        rng, lambda c1: (jeet.sqrt(c1[:, 0:16] * c1[:, 16:32])
+                         + jeet.sum(c1, axis=1, keepdims=True)),
+        lambda w0, w1, wc1: np.sqrt(w0 * w1) + wc1.sum(axis=1, keepdims=True))
     assert _bufferized_copies(out) == 1
-    w0, w1 = np.exp(xd) * 2.0, np.tanh(xd) + 1.0
-    wc1 = np.concatenate([w0, w1], axis=1)
-    w2 = np.sqrt(w0 * w1) + wc1.sum(axis=1, keepdims=True)
-    want = wc1.sum(axis=1, keepdims=True) + np.concatenate([w0, w1, w2], axis=1) * 3.0
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5)
 
     a, b = jeet.exp(t), jeet.tanh(t)

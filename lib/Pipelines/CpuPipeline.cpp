@@ -168,7 +168,14 @@ jeet::getJeetCpuPipeline(const CpuPipelineOptions &options) {
                                                     : 0,
                                 /*transposedEpilogues=*/true);
        }},
-      {stage::kLinalg.str(), buildJeetLowerToLinalgPipeline},
+      {stage::kLinalg.str(),
+       [copy](OpPassManager &pm) {
+         buildJeetLowerToLinalgPipeline(pm);
+         // A max pooling of a relu's values (views' maximum): maximumf as
+         // one unsigned integer max of the bits.
+         if (copy->vectorize)
+           pm.addNestedPass<func::FuncOp>(createJeetCpuMaximumAsUnsignedPass());
+       }},
       {stage::kBufferized.str(),
        [copy](OpPassManager &pm) {
          buildJeetBufferizePipeline(pm);

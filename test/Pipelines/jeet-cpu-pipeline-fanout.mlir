@@ -37,6 +37,9 @@
 // PIPELINE-NEXT: canonicalize
 // PIPELINE-NEXT: jeet-kernel-cse
 // PIPELINE-NEXT: func.func(
+// PIPELINE-NEXT:   jeet-cpu-maximum-as-unsigned
+// PIPELINE-NEXT: ),
+// PIPELINE-NEXT: func.func(
 // PIPELINE-NEXT:   jeet-group-shared-reads
 // PIPELINE:      jeet-one-shot-bufferize
 

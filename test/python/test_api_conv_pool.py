@@ -217,6 +217,36 @@ def test_overlapping_max_pool_keeps_nans_and_infinities():
     assert got[0, 0, 3, 3] == np.inf
 
 
+@pytest.mark.parametrize("size, kernel, stride", [(23, 3, 2), (11, 3, 2), (12, 3, 1)],
+                         ids=str)
+def test_overlapping_max_pool_of_a_relu_compares_bits(rng, size, kernel, stride):
+    """An overlapping max pooling (strided views) of a relu's results takes
+    the maximum of their bits as unsigned integers (jeet-cpu-maximum-as-
+    unsigned): exact against float64, a NaN of either sign wins its windows,
+    +inf stays +inf, a window of negative values and -0 gives +0 (never -0).
+    A pooling of values that may be negative keeps maximumf."""
+    x = rng.standard_normal((1, 16, size, size)).astype(np.float32)
+    x[0, 1, 2, 3] = np.nan
+    x[0, 4, size - 1, 0] = np.array(0xFFC00000, np.uint32).view(np.float32)
+    x[0, 5, 1, 1] = np.inf
+    x[0, 6] = -np.abs(x[0, 6])
+    x[0, 7] = -0.0
+    x[0, 8, :, :3] = -np.inf
+    relu = jeet.relu(t(x))
+    got = jeet.max_pool2d(relu, kernel, stride)
+    assert "arith.maxui" in jeet.compile(got).ir("linalg")
+    got = got.numpy()
+    want = pool_reference(np.maximum(x.astype(np.float64), 0), "max", kernel, stride, 0, False)
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[0, 1]).any() and np.isnan(got[0, 4]).any()
+    assert (got[0, 5][~np.isnan(want[0, 5])] == np.inf).any()
+    assert (got[0, [6, 7]] == 0).all() and not np.signbit(got[0, [6, 7]]).any()
+    plain = jeet.max_pool2d(t(x), kernel, stride)
+    assert "arith.maxui" not in jeet.compile(plain).ir("linalg")
+    np.testing.assert_array_equal(plain.numpy(), pool_reference(x, "max", kernel, stride, 0,
+                                                                False))
+
+
 @pytest.mark.parametrize("kernel, stride, pad, dilation", [
     (3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 1), (5, 2, 2, 1), (3, 1, 2, 2), (2, 2, 0, 1),
 ], ids=str)

@@ -48,6 +48,28 @@ linalg::FillOp jeet::cpu::fillOfBufferBefore(Operation *op, Value buffer) {
   return fill;
 }
 
+bool jeet::cpu::isNonNegativeOrNaN(Value value) {
+  if (auto constant = value.getDefiningOp<arith::ConstantFloatOp>())
+    return !constant.value().isNegative();
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return false;
+  // maximumf(x, c) with c >= +0 (a relu): at least c, or NaN; maximumf
+  // orders -0 below +0, so a -0 never comes out. (maxnumf may return either
+  // of two equal zeros: maxnumf(-0, +0) can be -0.)
+  if (isa<arith::MaximumFOp>(op))
+    return isNonNegativeOrNaN(op->getOperand(0)) ||
+           isNonNegativeOrNaN(op->getOperand(1));
+  // Of two such values, any of these gives one of them.
+  if (isa<arith::MaxNumFOp, arith::MinimumFOp, arith::MinNumFOp>(op))
+    return isNonNegativeOrNaN(op->getOperand(0)) &&
+           isNonNegativeOrNaN(op->getOperand(1));
+  if (auto select = dyn_cast<arith::SelectOp>(op))
+    return isNonNegativeOrNaN(select.getTrueValue()) &&
+           isNonNegativeOrNaN(select.getFalseValue());
+  return false;
+}
+
 Value jeet::cpu::splatTo(OpBuilder &b, Location loc, Value value,
                          int64_t width) {
   if (isa<VectorType>(value.getType()))

@@ -25,6 +25,12 @@
 namespace jeet {
 namespace cpu {
 
+/// Whether `value` (a scalar of a generic's body) is non-negative or NaN
+/// whatever the body's arguments hold: +0 and above, never -0 (a relu's
+/// result). For such values, comparing the bits as unsigned integers gives
+/// `maximumf`'s order: NaNs of either sign above +inf.
+bool isNonNegativeOrNaN(mlir::Value value);
+
 /// `value` as a vector of `width` lanes (a scalar is broadcast).
 mlir::Value splatTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                     int64_t width);

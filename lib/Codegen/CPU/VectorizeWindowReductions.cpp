@@ -81,30 +81,6 @@ struct WindowReduction {
   bool unsignedMax = false;
 };
 
-/// Whether `value` (a scalar of a generic's body) is non-negative or NaN
-/// whatever the body's arguments hold: +0 and above, never -0.
-bool isNonNegativeOrNaN(Value value) {
-  if (auto constant = value.getDefiningOp<arith::ConstantFloatOp>())
-    return !constant.value().isNegative();
-  Operation *op = value.getDefiningOp();
-  if (!op)
-    return false;
-  // maximumf(x, c) with c >= +0 (a relu): at least c, or NaN; maximumf
-  // orders -0 below +0, so a -0 never comes out. (maxnumf may return either
-  // of two equal zeros: maxnumf(-0, +0) can be -0.)
-  if (isa<arith::MaximumFOp>(op))
-    return isNonNegativeOrNaN(op->getOperand(0)) ||
-           isNonNegativeOrNaN(op->getOperand(1));
-  // Of two such values, any of these gives one of them.
-  if (isa<arith::MaxNumFOp, arith::MinimumFOp, arith::MinNumFOp>(op))
-    return isNonNegativeOrNaN(op->getOperand(0)) &&
-           isNonNegativeOrNaN(op->getOperand(1));
-  if (auto select = dyn_cast<arith::SelectOp>(op))
-    return isNonNegativeOrNaN(select.getTrueValue()) &&
-           isNonNegativeOrNaN(select.getFalseValue());
-  return false;
-}
-
 /// The buffer a chain of reshapes (and, with `throughSubviews`, subviews)
 /// starts from.
 Value viewSource(Value value, bool throughSubviews) {
@@ -157,7 +133,7 @@ bool readsNonNegativeOrNaN(linalg::GenericOp op, Value input) {
         !writer.getMatchingIndexingMap(writer.getDpsInitOperand(0))
              .isIdentity())
       return false;
-    return isNonNegativeOrNaN(
+    return jeet::cpu::isNonNegativeOrNaN(
         writer.getBlock()->getTerminator()->getOperand(0));
   }
   return false;

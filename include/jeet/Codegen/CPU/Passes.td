@@ -399,6 +399,68 @@ def JeetCpuVectorizePadPass
   ];
 }
 
+def JeetCpuMaximumAsUnsignedPass
+    : Pass<"jeet-cpu-maximum-as-unsigned", "::mlir::func::FuncOp"> {
+  let summary = "Takes the maximum of a relu's values on their bits as "
+                "unsigned integers";
+  let description = [{
+    A max pooling with overlapping windows is, after `jeet-decompose`, an
+    elementwise maximum of the input's strided views: a `linalg.generic`
+    whose body is a tree of `arith.maximumf` over its inputs. x86 has no
+    instruction for `maximumf` (`vmaxps` returns its second operand when
+    either is NaN), so each one is a max, a NaN test and a blend. When every
+    input the tree reads is, through `tensor.extract_slice`,
+    `tensor.expand_shape` and `tensor.collapse_shape`, a result of an
+    all-parallel generic whose yielded value is +0 or more, or NaN (a relu:
+    `maximumf(x, c)` with a constant c >= +0, or `minimumf`, `minnumf`,
+    `maxnumf`, `select` of such values), or such results inserted into an
+    empty tensor (or one holding such values) by an `scf.forall`'s
+    `tensor.parallel_insert_slice`s (a convolution's tiles with their relu
+    epilogue) or by `tensor.insert_slice`s (a concat), this pass rewrites
+    the tree as
+    `arith.maxui` of the values' bits (`arith.bitcast`), one instruction
+    each: for such values the unsigned order of the bits is `maximumf`'s
+    (NaNs of either sign above +inf, no -0). It runs on tensors, after the
+    lowering to linalg, where each input's producer is its SSA definition.
+    `jeet-cpu-vectorize-window-reductions` does the same for poolings whose
+    windows tile the input.
+
+    Before:
+    ```mlir
+    func.func @main(%x: tensor<8xf32>) -> tensor<4xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<8xf32>
+      %relu = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+          iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %r = arith.maximumf %in, %zero : f32
+        linalg.yield %r : f32
+      } -> tensor<8xf32>
+      %even = tensor.extract_slice %relu[0] [4] [2] : tensor<8xf32> to tensor<4xf32>
+      %odd = tensor.extract_slice %relu[1] [4] [2] : tensor<8xf32> to tensor<4xf32>
+      %e4 = tensor.empty() : tensor<4xf32>
+      %max = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+          iterator_types = ["parallel"]} ins(%even, %odd : tensor<4xf32>, tensor<4xf32>) outs(%e4 : tensor<4xf32>) {
+      ^bb0(%a: f32, %b: f32, %out: f32):
+        %m = arith.maximumf %a, %b : f32
+        linalg.yield %m : f32
+      } -> tensor<4xf32>
+      return %max : tensor<4xf32>
+    }
+    ```
+    After (the second generic's body):
+    ```mlir
+      ^bb0(%a: f32, %b: f32, %out: f32):
+        %ia = arith.bitcast %a : f32 to i32
+        %ib = arith.bitcast %b : f32 to i32
+        %m = arith.maxui %ia, %ib : i32
+        %f = arith.bitcast %m : i32 to f32
+        linalg.yield %f : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def JeetCpuVectorizeWindowReductionsPass
     : Pass<"jeet-cpu-vectorize-window-reductions", "::mlir::func::FuncOp"> {
   let summary = "Rewrites reductions over a short innermost window row "

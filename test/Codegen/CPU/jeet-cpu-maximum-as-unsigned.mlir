@@ -1,0 +1,212 @@
+// RUN: jeet-opt %s --split-input-file --jeet-cpu-maximum-as-unsigned | FileCheck %s
+
+#id1 = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A max pooling of a relu's values as views (stride 2), one of them through
+// a reshape: the maximumf chain becomes maxui of the bits, one bitcast back.
+// CHECK-LABEL: func.func @relu_pooled
+// CHECK:         linalg.generic
+// CHECK:           arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:         linalg.generic
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[IA:.*]] = arith.bitcast %[[A]] : f32 to i32
+// CHECK-NEXT:      %[[IB:.*]] = arith.bitcast %[[B]] : f32 to i32
+// CHECK-NEXT:      %[[AB:.*]] = arith.maxui %[[IA]], %[[IB]] : i32
+// CHECK-NEXT:      %[[IC:.*]] = arith.bitcast %[[C]] : f32 to i32
+// CHECK-NEXT:      %[[ABC:.*]] = arith.maxui %[[AB]], %[[IC]] : i32
+// CHECK-NEXT:      %[[F:.*]] = arith.bitcast %[[ABC]] : i32 to f32
+// CHECK-NEXT:      linalg.yield %[[F]] : f32
+// CHECK-NOT:     arith.maximumf
+func.func @relu_pooled(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8xf32>
+  %relu = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %even = tensor.extract_slice %relu[0, 0] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %odd = tensor.extract_slice %relu[0, 1] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %flat = tensor.collapse_shape %relu [[0, 1]] : tensor<2x8xf32> into tensor<16xf32>
+  %half = tensor.extract_slice %flat[8] [8] [1] : tensor<16xf32> to tensor<8xf32>
+  %rows = tensor.expand_shape %half [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %e4 = tensor.empty() : tensor<2x4xf32>
+  %max = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%even, %odd, %rows : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) outs(%e4 : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    %n = arith.maximumf %m, %c : f32
+    linalg.yield %n : f32
+  } -> tensor<2x4xf32>
+  return %max : tensor<2x4xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// Left alone: an input that may be negative (a max with -1, a function
+// argument), -0 possible (maxnumf's relu), a body that is not only
+// maximumf (a max then an add), a producer with a reduction loop.
+// CHECK-LABEL: func.func @not_known_non_negative
+// CHECK-NOT:     arith.maxui
+// CHECK-NOT:     arith.bitcast
+// CHECK:         return
+func.func @not_known_non_negative(%x: tensor<8xf32>, %y: tensor<8xf32>, %z: tensor<8x8xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %minus = arith.constant -1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %below = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %minus : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %relu = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %num = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maxnumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %rowmax = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+      iterator_types = ["parallel", "reduction"]} ins(%z : tensor<8x8xf32>) outs(%fill : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %0 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%relu, %below : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%relu, %y : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%relu, %num : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %3 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%relu, %relu : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    %s = arith.addf %m, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %4 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%relu, %rowmax : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  return %0, %1, %2, %3, %4 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A convolution's tiles (an scf.forall inserting its relu epilogue's tiles
+// into an empty tensor) and a concat of two such results (insert_slices
+// into an empty tensor): both hold a relu's values, and the maximum of
+// their views compares bits.
+// CHECK-LABEL: func.func @tiles_and_concat
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<2x4xf32>)
+// CHECK:           arith.maxui
+// CHECK-NOT:       arith.maximumf
+// CHECK:           linalg.yield
+func.func @tiles_and_concat(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4xf32>
+  %tiles = scf.forall (%i) in (2) shared_outs(%o = %e) -> (tensor<2x4xf32>) {
+    %in = tensor.extract_slice %x[%i, 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<1x4xf32>
+    %out = tensor.extract_slice %o[%i, 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<1x4xf32>
+    %relu = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%in : tensor<1x4xf32>) outs(%out : tensor<1x4xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.maximumf %a, %zero : f32
+      linalg.yield %r : f32
+    } -> tensor<1x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %relu into %o[%i, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<2x4xf32>
+    }
+  }
+  %e8 = tensor.empty() : tensor<2x8xf32>
+  %c0 = tensor.insert_slice %tiles into %e8[0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x8xf32>
+  %c1 = tensor.insert_slice %tiles into %c0[0, 4] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x8xf32>
+  %left = tensor.extract_slice %c1[0, 0] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %right = tensor.extract_slice %c1[0, 1] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %max = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%left, %right : tensor<2x4xf32>, tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x4xf32>
+  return %max : tensor<2x4xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// Left alone: tiles inserted into an argument (whose other elements may be
+// negative), a relu's result inserted into an argument.
+// CHECK-LABEL: func.func @into_arguments
+// CHECK-NOT:     arith.maxui
+// CHECK:         return
+func.func @into_arguments(%x: tensor<2x4xf32>, %init: tensor<2x4xf32>, %wide: tensor<2x8xf32>)
+    -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4xf32>
+  %tiles = scf.forall (%i) in (1) shared_outs(%o = %init) -> (tensor<2x4xf32>) {
+    %in = tensor.extract_slice %x[%i, 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<1x4xf32>
+    %out = tensor.extract_slice %o[%i, 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<1x4xf32>
+    %relu = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%in : tensor<1x4xf32>) outs(%out : tensor<1x4xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.maximumf %a, %zero : f32
+      linalg.yield %r : f32
+    } -> tensor<1x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %relu into %o[%i, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<2x4xf32>
+    }
+  }
+  %relu = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  %into = tensor.insert_slice %relu into %wide[0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x8xf32>
+  %left = tensor.extract_slice %into[0, 0] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %right = tensor.extract_slice %into[0, 1] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %0 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%tiles, %relu : tensor<2x4xf32>, tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x4xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%left, %right : tensor<2x4xf32>, tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x4xf32>
+  return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+}

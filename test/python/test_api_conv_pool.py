@@ -217,12 +217,16 @@ def test_overlapping_max_pool_keeps_nans_and_infinities():
     assert got[0, 0, 3, 3] == np.inf
 
 
-@pytest.mark.parametrize("size, kernel, stride", [(23, 3, 2), (11, 3, 2), (12, 3, 1)],
-                         ids=str)
-def test_overlapping_max_pool_of_a_relu_compares_bits(rng, size, kernel, stride):
+@pytest.mark.parametrize("size, kernel, stride, padding, ceil_mode", [
+    (23, 3, 2, 0, False), (11, 3, 2, 0, False), (12, 3, 1, 0, False),
+    (24, 3, 2, 1, False), (24, 3, 2, 0, True), (12, 3, 1, 1, False), (13, 3, 2, 1, True),
+], ids=str)
+def test_overlapping_max_pool_of_a_relu_compares_bits(rng, size, kernel, stride, padding,
+                                                      ceil_mode):
     """An overlapping max pooling (strided views) of a relu's results takes
     the maximum of their bits as unsigned integers (jeet-cpu-maximum-as-
-    unsigned): exact against float64, a NaN of either sign wins its windows,
+    unsigned; padded ones with +0 for the pad's -inf, every window reading
+    the relu): exact against float64, a NaN of either sign wins its windows,
     +inf stays +inf, a window of negative values and -0 gives +0 (never -0).
     A pooling of values that may be negative keeps maximumf."""
     x = rng.standard_normal((1, 16, size, size)).astype(np.float32)
@@ -233,18 +237,19 @@ def test_overlapping_max_pool_of_a_relu_compares_bits(rng, size, kernel, stride)
     x[0, 7] = -0.0
     x[0, 8, :, :3] = -np.inf
     relu = jeet.relu(t(x))
-    got = jeet.max_pool2d(relu, kernel, stride)
+    got = jeet.max_pool2d(relu, kernel, stride, padding, ceil_mode=ceil_mode)
     assert "arith.maxui" in jeet.compile(got).ir("linalg")
     got = got.numpy()
-    want = pool_reference(np.maximum(x.astype(np.float64), 0), "max", kernel, stride, 0, False)
+    want = pool_reference(np.maximum(x.astype(np.float64), 0), "max", kernel, stride,
+                          padding, ceil_mode)
     np.testing.assert_array_equal(got, want)
     assert np.isnan(got[0, 1]).any() and np.isnan(got[0, 4]).any()
     assert (got[0, 5][~np.isnan(want[0, 5])] == np.inf).any()
     assert (got[0, [6, 7]] == 0).all() and not np.signbit(got[0, [6, 7]]).any()
-    plain = jeet.max_pool2d(t(x), kernel, stride)
+    plain = jeet.max_pool2d(t(x), kernel, stride, padding, ceil_mode=ceil_mode)
     assert "arith.maxui" not in jeet.compile(plain).ir("linalg")
-    np.testing.assert_array_equal(plain.numpy(), pool_reference(x, "max", kernel, stride, 0,
-                                                                False))
+    np.testing.assert_array_equal(plain.numpy(), pool_reference(x, "max", kernel, stride,
+                                                                padding, ceil_mode))
 
 
 @pytest.mark.parametrize("kernel, stride, pad, dilation", [

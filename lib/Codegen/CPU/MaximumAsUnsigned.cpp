@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "jeet/Codegen/CPU/Passes.h"
+#include "jeet/Conversion/Passes.h"
 
 #include "VectorizeUtils.h"
 
@@ -33,6 +34,35 @@ namespace jeet {
 using namespace mlir;
 
 namespace {
+
+bool holdsNonNegativeOrNaN(Value tensor);
+
+/// A `jeet.pad`'s generic (marked `jeet.pad_low`: no inputs, the body
+/// yields select(in bounds, tensor.extract of the source, the pad value)).
+struct Pad {
+  linalg::GenericOp op;
+  arith::SelectOp select;
+  Value source;
+  APFloat value;
+};
+
+std::optional<Pad> matchPad(Value tensor) {
+  auto op = tensor.getDefiningOp<linalg::GenericOp>();
+  if (!op || !op->hasAttr(jeet::kPadLowAttr) || op.getNumDpsInputs() != 0 ||
+      op.getNumDpsInits() != 1)
+    return std::nullopt;
+  auto select = op.getBlock()
+                    ->getTerminator()
+                    ->getOperand(0)
+                    .getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return std::nullopt;
+  auto extract = select.getTrueValue().getDefiningOp<tensor::ExtractOp>();
+  auto value = select.getFalseValue().getDefiningOp<arith::ConstantFloatOp>();
+  if (!extract || !value)
+    return std::nullopt;
+  return Pad{op, select, extract.getTensor(), value.value()};
+}
 
 /// Whether every element of `tensor` (seen through slices and reshapes) is
 /// a result of an all-parallel generic whose yielded value is +0 or more,
@@ -74,6 +104,9 @@ bool holdsNonNegativeOrNaN(Value tensor) {
     }
     return true;
   }
+  // A pad of such values by +0 or more.
+  if (std::optional<Pad> pad = matchPad(tensor))
+    return !pad->value.isNegative() && holdsNonNegativeOrNaN(pad->source);
   auto producer = dyn_cast<linalg::GenericOp>(result.getOwner());
   // Reduction loops could leave an element its init's value (none of them
   // when a reduced dimension is empty).
@@ -83,6 +116,74 @@ bool holdsNonNegativeOrNaN(Value tensor) {
   return jeet::cpu::isNonNegativeOrNaN(
       producer.getBlock()->getTerminator()->getOperand(
           result.getResultNumber()));
+}
+
+/// Whether every window of `op` (a maximum over `views` of `pad`, each
+/// read through an identity map, and inputs that hold a relu's values)
+/// reads at least one element of the pad's source, so that a pad value
+/// below +0 never wins one and +0 can take its place; and the views are
+/// all the pad's uses. The padded dimensions' output positions are
+/// checked one by one (up to 2^20 of them).
+bool everyWindowReadsTheSource(const Pad &pad,
+                               ArrayRef<tensor::ExtractSliceOp> views,
+                               linalg::GenericOp op) {
+  for (Operation *user : pad.op->getResult(0).getUsers())
+    if (llvm::none_of(views, [&](tensor::ExtractSliceOp view) {
+          return view.getOperation() == user;
+        }))
+      return false;
+  for (tensor::ExtractSliceOp view : views)
+    if (!llvm::all_of(view->getUsers(),
+                      [&](Operation *user) { return user == op; }) ||
+        !op.getMatchingIndexingMap(&*llvm::find_if(op->getOpOperands(),
+                                                   [&](OpOperand &operand) {
+                                                     return operand.get() ==
+                                                            view.getResult();
+                                                   }))
+             .isIdentity() ||
+        llvm::any_of(view.getStaticOffsets(), ShapedType::isDynamic) ||
+        llvm::any_of(view.getStaticStrides(), ShapedType::isDynamic) ||
+        view.getSourceType().getRank() != view.getType().getRank())
+      return false;
+  auto source = dyn_cast<RankedTensorType>(pad.source.getType());
+  ArrayRef<int64_t> low =
+      pad.op->getAttrOfType<DenseI64ArrayAttr>(jeet::kPadLowAttr).asArrayRef();
+  auto padded = cast<RankedTensorType>(pad.op->getResult(0).getType());
+  if (!source || !source.hasStaticShape() || !padded.hasStaticShape() ||
+      low.size() != static_cast<size_t>(source.getRank()))
+    return false;
+  tensor::ExtractSliceOp first = views.front();
+  ArrayRef<int64_t> outputs = first.getType().getShape();
+  SmallVector<int64_t> dims;
+  int64_t positions = 1;
+  for (int64_t d = 0; d < source.getRank(); ++d) {
+    if (padded.getDimSize(d) == source.getDimSize(d))
+      continue;
+    dims.push_back(d);
+    positions *= outputs[d];
+    if (positions > (int64_t(1) << 20))
+      return false;
+  }
+  SmallVector<int64_t> at(dims.size(), 0);
+  for (int64_t position = 0; position < positions; ++position) {
+    bool read = llvm::any_of(views, [&](tensor::ExtractSliceOp view) {
+      for (auto [k, d] : llvm::enumerate(dims)) {
+        int64_t index = view.getStaticOffsets()[d] +
+                        at[k] * view.getStaticStrides()[d] - low[d];
+        if (index < 0 || index >= source.getDimSize(d))
+          return false;
+      }
+      return true;
+    });
+    if (!read)
+      return false;
+    for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
+      if (++at[k] < outputs[dims[k]])
+        break;
+      at[k] = 0;
+    }
+  }
+  return true;
 }
 
 /// Whether `value` is a tree of `maximumf`s in `body` over its arguments
@@ -132,11 +233,35 @@ struct JeetCpuMaximumAsUnsignedPass
       if (!floatType || !root.getDefiningOp<arith::MaximumFOp>() ||
           !isMaximumTree(root, op))
         return;
-      // Every input the tree reads holds a relu's values.
-      for (OpOperand *input : op.getDpsInputOperands())
-        if (!op.getMatchingBlockArgument(input).use_empty() &&
-            !holdsNonNegativeOrNaN(input->get()))
+      // Every input the tree reads holds a relu's values, or is a view of
+      // a pad of them by a value below +0 (a max pooling's -inf) that no
+      // window reads alone: +0 then takes that value's place.
+      std::optional<Pad> negativePad;
+      SmallVector<tensor::ExtractSliceOp> padViews;
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        if (op.getMatchingBlockArgument(input).use_empty() ||
+            holdsNonNegativeOrNaN(input->get()))
+          continue;
+        auto view = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+        std::optional<Pad> pad =
+            view ? matchPad(view.getSource()) : std::nullopt;
+        if (!pad || pad->value.isNaN() || !pad->value.isNegative() ||
+            !holdsNonNegativeOrNaN(pad->source) ||
+            (negativePad && negativePad->op != pad->op))
           return;
+        negativePad = pad;
+        if (!llvm::is_contained(padViews, view))
+          padViews.push_back(view);
+      }
+      if (negativePad && !everyWindowReadsTheSource(*negativePad, padViews, op))
+        return;
+      if (negativePad) {
+        OpBuilder atPad(negativePad->op);
+        Value zero = arith::ConstantOp::create(
+            atPad, negativePad->op.getLoc(),
+            atPad.getZeroAttr(negativePad->select.getType()));
+        negativePad->select.getFalseValueMutable().assign(zero);
+      }
       OpBuilder b(yield);
       auto type = b.getIntegerType(floatType.getWidth());
       llvm::DenseMap<Value, Value> bits;

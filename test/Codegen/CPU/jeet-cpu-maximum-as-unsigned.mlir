@@ -210,3 +210,137 @@ func.func @into_arguments(%x: tensor<2x4xf32>, %init: tensor<2x4xf32>, %wide: te
   } -> tensor<2x4xf32>
   return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// A max pooling (3 taps, stride 2) of a relu padded by -inf (a jeet.pad's
+// generic): every window reads an element of the relu, so the pad value
+// becomes +0 (never above a relu's value) and the maximum compares bits.
+// CHECK-LABEL: func.func @padded
+// CHECK:         arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    linalg.generic {{.*}}jeet.pad_low
+// CHECK:           arith.select %{{.*}}, %{{.*}}, %[[ZERO]] : f32
+// CHECK:         linalg.generic
+// CHECK-COUNT-2:   arith.maxui
+// CHECK-NOT:       arith.maximumf
+// CHECK:           linalg.yield
+func.func @padded(%x: tensor<4xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %relu = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %e6 = tensor.empty() : tensor<6xf32>
+  %pad = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]}
+      outs(%e6 : tensor<6xf32>) attrs = {jeet.pad_low = array<i64: 1>} {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = arith.subi %i, %c1 : index
+    %ge = arith.cmpi sge, %j, %c0 : index
+    %lt = arith.cmpi slt, %j, %c4 : index
+    %inside = arith.andi %ge, %lt : i1
+    %lo = arith.maxsi %j, %c0 : index
+    %at = arith.minsi %lo, %c3 : index
+    %v = tensor.extract %relu[%at] : tensor<4xf32>
+    %r = arith.select %inside, %v, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<6xf32>
+  %t0 = tensor.extract_slice %pad[0] [2] [2] : tensor<6xf32> to tensor<2xf32>
+  %t1 = tensor.extract_slice %pad[1] [2] [2] : tensor<6xf32> to tensor<2xf32>
+  %t2 = tensor.extract_slice %pad[2] [2] [2] : tensor<6xf32> to tensor<2xf32>
+  %e2 = tensor.empty() : tensor<2xf32>
+  %max = linalg.generic {indexing_maps = [#id1, #id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%t0, %t1, %t2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%e2 : tensor<2xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    %n = arith.maximumf %m, %c : f32
+    linalg.yield %n : f32
+  } -> tensor<2xf32>
+  return %max : tensor<2xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// Left alone: a window that reads only the padding (its maximum must stay
+// -inf), and a pad that something else reads too.
+// CHECK-LABEL: func.func @padding_alone
+// CHECK-NOT:     arith.maxui
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %[[NINF:.*]] : f32
+// CHECK-NOT:     arith.maxui
+// CHECK:         return
+func.func @padding_alone(%x: tensor<4xf32>) -> (tensor<1xf32>, tensor<2xf32>, tensor<6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %relu = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %e6 = tensor.empty() : tensor<6xf32>
+  %pad = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]}
+      outs(%e6 : tensor<6xf32>) attrs = {jeet.pad_low = array<i64: 1>} {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = arith.subi %i, %c1 : index
+    %ge = arith.cmpi sge, %j, %c0 : index
+    %lt = arith.cmpi slt, %j, %c4 : index
+    %inside = arith.andi %ge, %lt : i1
+    %lo = arith.maxsi %j, %c0 : index
+    %at = arith.minsi %lo, %c3 : index
+    %v = tensor.extract %relu[%at] : tensor<4xf32>
+    %r = arith.select %inside, %v, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<6xf32>
+  %first = tensor.extract_slice %pad[0] [1] [1] : tensor<6xf32> to tensor<1xf32>
+  %last = tensor.extract_slice %pad[5] [1] [1] : tensor<6xf32> to tensor<1xf32>
+  %e1 = tensor.empty() : tensor<1xf32>
+  %0 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%first, %last : tensor<1xf32>, tensor<1xf32>) outs(%e1 : tensor<1xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<1xf32>
+  %pad2 = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]}
+      outs(%e6 : tensor<6xf32>) attrs = {jeet.pad_low = array<i64: 1>} {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = arith.subi %i, %c1 : index
+    %ge = arith.cmpi sge, %j, %c0 : index
+    %lt = arith.cmpi slt, %j, %c4 : index
+    %inside = arith.andi %ge, %lt : i1
+    %lo = arith.maxsi %j, %c0 : index
+    %at = arith.minsi %lo, %c3 : index
+    %v = tensor.extract %relu[%at] : tensor<4xf32>
+    %r = arith.select %inside, %v, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<6xf32>
+  %t0 = tensor.extract_slice %pad2[0] [2] [2] : tensor<6xf32> to tensor<2xf32>
+  %t1 = tensor.extract_slice %pad2[1] [2] [2] : tensor<6xf32> to tensor<2xf32>
+  %e2 = tensor.empty() : tensor<2xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%t0, %t1 : tensor<2xf32>, tensor<2xf32>) outs(%e2 : tensor<2xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2xf32>
+  return %0, %1, %pad2 : tensor<1xf32>, tensor<2xf32>, tensor<6xf32>
+}

@@ -420,8 +420,14 @@ def JeetCpuMaximumAsUnsignedPass
     the tree as
     `arith.maxui` of the values' bits (`arith.bitcast`), one instruction
     each: for such values the unsigned order of the bits is `maximumf`'s
-    (NaNs of either sign above +inf, no -0). It runs on tensors, after the
-    lowering to linalg, where each input's producer is its SSA definition.
+    (NaNs of either sign above +inf, no -0). A padded pooling reads views
+    of a `jeet.pad`'s generic (marked `jeet.pad_low`) that pads such values
+    with -inf: when those views are all the pad's uses and every window
+    reads at least one element of the pad's source (checked position by
+    position from the views' static offsets and strides), the pad value
+    becomes +0, which never exceeds such a value, and the tree is rewritten
+    too. It runs on tensors, after the lowering to linalg, where each
+    input's producer is its SSA definition.
     `jeet-cpu-vectorize-window-reductions` does the same for poolings whose
     windows tile the input.
 

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUMAXIMUMASUNSIGNEDPASS
@@ -35,7 +36,8 @@ using namespace mlir;
 
 namespace {
 
-bool holdsNonNegativeOrNaN(Value tensor);
+bool holdsNonNegativeOrNaN(Value tensor,
+                           const llvm::DenseSet<Operation *> &maxima);
 
 /// A `jeet.pad`'s generic (marked `jeet.pad_low`: no inputs, the body
 /// yields select(in bounds, tensor.extract of the source, the pad value)).
@@ -69,7 +71,8 @@ std::optional<Pad> matchPad(Value tensor) {
 /// or NaN, or such values inserted, by an `scf.forall` (a convolution's
 /// tiles with their relu epilogue) or `tensor.insert_slice`s (a concat's
 /// inputs), into an empty tensor or one that holds such values.
-bool holdsNonNegativeOrNaN(Value tensor) {
+bool holdsNonNegativeOrNaN(Value tensor,
+                           const llvm::DenseSet<Operation *> &maxima) {
   while (true) {
     if (auto slice = tensor.getDefiningOp<tensor::ExtractSliceOp>())
       tensor = slice.getSource();
@@ -85,13 +88,14 @@ bool holdsNonNegativeOrNaN(Value tensor) {
     return false;
   // A concat's inputs inserted into their slices.
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(result.getOwner()))
-    return holdsNonNegativeOrNaN(insert.getSource()) &&
+    return holdsNonNegativeOrNaN(insert.getSource(), maxima) &&
            (insert.getDest().getDefiningOp<tensor::EmptyOp>() ||
-            holdsNonNegativeOrNaN(insert.getDest()));
+            holdsNonNegativeOrNaN(insert.getDest(), maxima));
   if (auto forall = dyn_cast<scf::ForallOp>(result.getOwner())) {
     unsigned index = result.getResultNumber();
     Value init = forall.getOutputs()[index];
-    if (!init.getDefiningOp<tensor::EmptyOp>() && !holdsNonNegativeOrNaN(init))
+    if (!init.getDefiningOp<tensor::EmptyOp>() &&
+        !holdsNonNegativeOrNaN(init, maxima))
       return false;
     BlockArgument shared = forall.getRegionIterArgs()[index];
     for (Operation &op : forall.getTerminator().getYieldingOps()) {
@@ -99,15 +103,19 @@ bool holdsNonNegativeOrNaN(Value tensor) {
       if (!insert)
         return false;
       if (insert.getDest() == shared &&
-          !holdsNonNegativeOrNaN(insert.getSource()))
+          !holdsNonNegativeOrNaN(insert.getSource(), maxima))
         return false;
     }
     return true;
   }
   // A pad of such values by +0 or more.
   if (std::optional<Pad> pad = matchPad(tensor))
-    return !pad->value.isNegative() && holdsNonNegativeOrNaN(pad->source);
+    return !pad->value.isNegative() &&
+           holdsNonNegativeOrNaN(pad->source, maxima);
   auto producer = dyn_cast<linalg::GenericOp>(result.getOwner());
+  // A maximum of such values (a pooling of a pooling) is one of them.
+  if (maxima.contains(producer))
+    return true;
   // Reduction loops could leave an element its init's value (none of them
   // when a reduced dimension is empty).
   if (!producer || !producer.hasPureTensorSemantics() ||
@@ -223,7 +231,10 @@ struct JeetCpuMaximumAsUnsignedPass
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation().walk([](linalg::GenericOp op) {
+    // The generics rewritten so far: maxima of such values, whose results
+    // later ones may read (the walk follows the program's order).
+    llvm::DenseSet<Operation *> maxima;
+    getOperation().walk([&](linalg::GenericOp op) {
       if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
           op.getNumParallelLoops() != op.getNumLoops())
         return;
@@ -240,13 +251,13 @@ struct JeetCpuMaximumAsUnsignedPass
       SmallVector<tensor::ExtractSliceOp> padViews;
       for (OpOperand *input : op.getDpsInputOperands()) {
         if (op.getMatchingBlockArgument(input).use_empty() ||
-            holdsNonNegativeOrNaN(input->get()))
+            holdsNonNegativeOrNaN(input->get(), maxima))
           continue;
         auto view = input->get().getDefiningOp<tensor::ExtractSliceOp>();
         std::optional<Pad> pad =
             view ? matchPad(view.getSource()) : std::nullopt;
         if (!pad || pad->value.isNaN() || !pad->value.isNegative() ||
-            !holdsNonNegativeOrNaN(pad->source) ||
+            !holdsNonNegativeOrNaN(pad->source, maxima) ||
             (negativePad && negativePad->op != pad->op))
           return;
         negativePad = pad;
@@ -268,6 +279,7 @@ struct JeetCpuMaximumAsUnsignedPass
       Value maximum = asUnsigned(b, root, type, bits);
       yield->setOperand(
           0, arith::BitcastOp::create(b, yield.getLoc(), floatType, maximum));
+      maxima.insert(op);
       // The maximumf tree is dead now, its root first.
       SmallVector<Operation *> dead;
       for (Operation &inner : op.getBlock()->without_terminator())

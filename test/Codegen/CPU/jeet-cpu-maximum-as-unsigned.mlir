@@ -344,3 +344,43 @@ func.func @padding_alone(%x: tensor<4xf32>) -> (tensor<1xf32>, tensor<2xf32>, te
   } -> tensor<2xf32>
   return %0, %1, %pad2 : tensor<1xf32>, tensor<2xf32>, tensor<6xf32>
 }
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// A pooling of a pooling of a relu's values (googlenet's poolings in a
+// row): the first maximum, rewritten, holds such values too.
+// CHECK-LABEL: func.func @pooled_twice
+// CHECK-COUNT-2: arith.maxui
+// CHECK-NOT:     arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:         return
+func.func @pooled_twice(%x: tensor<8xf32>) -> tensor<2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %relu = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %a = tensor.extract_slice %relu[0] [4] [2] : tensor<8xf32> to tensor<4xf32>
+  %b = tensor.extract_slice %relu[1] [4] [2] : tensor<8xf32> to tensor<4xf32>
+  %e4 = tensor.empty() : tensor<4xf32>
+  %first = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e4 : tensor<4xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %m = arith.maximumf %p, %q : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  %c = tensor.extract_slice %first[0] [2] [2] : tensor<4xf32> to tensor<2xf32>
+  %d = tensor.extract_slice %first[1] [2] [2] : tensor<4xf32> to tensor<2xf32>
+  %e2 = tensor.empty() : tensor<2xf32>
+  %second = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%c, %d : tensor<2xf32>, tensor<2xf32>) outs(%e2 : tensor<2xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %m = arith.maximumf %p, %q : f32
+    linalg.yield %m : f32
+  } -> tensor<2xf32>
+  return %second : tensor<2xf32>
+}

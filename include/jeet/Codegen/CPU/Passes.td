@@ -426,8 +426,9 @@ def JeetCpuMaximumAsUnsignedPass
     reads at least one element of the pad's source (checked position by
     position from the views' static offsets and strides), the pad value
     becomes +0, which never exceeds such a value, and the tree is rewritten
-    too. It runs on tensors, after the lowering to linalg, where each
-    input's producer is its SSA definition.
+    too. A maximum the pass has rewritten holds such values itself (a
+    pooling of a pooling). It runs on tensors, after the lowering to
+    linalg, where each input's producer is its SSA definition.
     `jeet-cpu-vectorize-window-reductions` does the same for poolings whose
     windows tile the input.
 

@@ -140,19 +140,15 @@ bool everyWindowReadsTheSource(const Pad &pad,
           return view.getOperation() == user;
         }))
       return false;
-  for (tensor::ExtractSliceOp view : views)
-    if (!llvm::all_of(view->getUsers(),
-                      [&](Operation *user) { return user == op; }) ||
-        !op.getMatchingIndexingMap(&*llvm::find_if(op->getOpOperands(),
-                                                   [&](OpOperand &operand) {
-                                                     return operand.get() ==
-                                                            view.getResult();
-                                                   }))
-             .isIdentity() ||
-        llvm::any_of(view.getStaticOffsets(), ShapedType::isDynamic) ||
+  for (tensor::ExtractSliceOp view : views) {
+    for (OpOperand &use : view->getUses())
+      if (use.getOwner() != op || !op.getMatchingIndexingMap(&use).isIdentity())
+        return false;
+    if (llvm::any_of(view.getStaticOffsets(), ShapedType::isDynamic) ||
         llvm::any_of(view.getStaticStrides(), ShapedType::isDynamic) ||
         view.getSourceType().getRank() != view.getType().getRank())
       return false;
+  }
   auto source = dyn_cast<RankedTensorType>(pad.source.getType());
   ArrayRef<int64_t> low =
       pad.op->getAttrOfType<DenseI64ArrayAttr>(jeet::kPadLowAttr).asArrayRef();

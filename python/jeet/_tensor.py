@@ -2565,7 +2565,7 @@ def _execute_pending(pending, vectorize=True):
 
 
 class CompiledGraph:
-    """A compiled graph: the executable jeet.compile(t) returns."""
+    """A compiled graph: the executable jeet.compile(*tensors) returns."""
 
     def __init__(self, executable, text, device):
         self._executable = executable
@@ -2671,26 +2671,55 @@ class CompiledGraph:
         )
 
 
-def _graph_of(t):
-    if not isinstance(t, Tensor):
-        raise TypeError(f"expected a jeet.Tensor, got {type(t).__name__}")
-    if t._rt is None:
-        if t._op == "constant":
-            raise JeetError("a constant has no graph to compile")
-        built = _build([t])
+def _graph_of(tensors, what):
+    """The graph (text, device) that `what` (jeet.compile, jeet.explain)
+    shows for `tensors`: the one execute(*tensors) runs when none is
+    computed yet (shared work once, one output per distinct tensor), or the
+    one that computed them all."""
+    if not tensors:
+        raise ArgumentError(f"{what}: expected at least one jeet.Tensor")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"{what}: expected jeet.Tensor, got {type(t).__name__}"
+                + (f" (argument {i})" if len(tensors) > 1 else ""))
+    where = (lambda i: f" (argument {i})") if len(tensors) > 1 else (lambda i: "")
+    lazy = [t._rt is None for t in tensors]
+    if all(lazy):
+        pending, seen = [], set()
+        for i, t in enumerate(tensors):
+            if t._op == "constant":
+                raise JeetError(f"a constant has no graph to compile{where(i)}")
+            if id(t) not in seen:
+                seen.add(id(t))
+                pending.append(t)
+        built = _build(pending)
         return built.text, built.device
-    if t._source is not None:
-        return t._source
-    raise JeetError(
-        "this tensor holds data that no graph computed (it was created, not "
-        "computed): there is nothing to compile"
-    )
+    if any(lazy):
+        raise JeetError(
+            f"{what}: argument {lazy.index(False)} is computed already and "
+            f"argument {lazy.index(True)} is not: give the tensors of one "
+            "graph, all before they are executed or all after")
+    sources = []
+    for i, t in enumerate(tensors):
+        if t._source is None:
+            raise JeetError(
+                "this tensor holds data that no graph computed (it was "
+                f"created, not computed){where(i)}: there is nothing to compile")
+        sources.append(t._source)
+    if any(src != sources[0] for src in sources):
+        raise JeetError(
+            f"{what}: the tensors were computed by different graphs; give "
+            "the tensors that one execute() computed together")
+    return sources[0]
 
 
-def compile(t, gpu_target="auto"):
-    """Compiles the graph that computes `t` (through the cache: the same
-    executable execute() uses) without running it; returns a CompiledGraph
-    with num_kernels, kernel_ops, ir(stage), ptx().
+def compile(*tensors, gpu_target="auto"):
+    """Compiles the graph that computes the tensors given (through the cache:
+    the same executable execute(*tensors) uses) without running it; returns a
+    CompiledGraph with num_kernels, kernel_ops, ir(stage), ptx(). Several
+    tensors make one graph with an output for each (shared work once), as
+    jeet.execute(*tensors) does.
 
     gpu_target (GPU graphs): 'ptx', 'emulator' (kernels for the host, run by
     the CUDA driver emulator) or 'auto' (the emulator when the CUDA device is
@@ -2698,7 +2727,7 @@ def compile(t, gpu_target="auto"):
     if gpu_target not in ("auto", "ptx", "emulator"):
         raise ArgumentError(
             f"gpu_target must be 'auto', 'ptx' or 'emulator', got {gpu_target!r}")
-    text, device = _graph_of(t)
+    text, device = _graph_of(tensors, "jeet.compile")
     return CompiledGraph(_compile(text, device, gpu_target=gpu_target), text,
                          device)
 
@@ -2710,10 +2739,11 @@ def _fmt_bytes(n):
         n /= 1024.0
 
 
-def explain(t):
-    """What executing `t` does: the kernels, the ops each fuses, the peak
-    bytes of intermediates, the stages of its pipeline. Returns the text."""
-    text, device = _graph_of(t)
+def explain(*tensors):
+    """What executing the tensors given does (one graph, as
+    jeet.execute(*tensors)): the kernels, the ops each fuses, the peak bytes
+    of intermediates, the stages of its pipeline. Returns the text."""
+    text, device = _graph_of(tensors, "jeet.explain")
     exe = _compile(text, device)
 
     def spec(s, d):

@@ -396,6 +396,58 @@ def test_compile_and_explain(rng):
     assert jeet.compile(y).num_kernels == compiled.num_kernels
 
 
+def test_compile_and_explain_several_tensors(rng):
+    """jeet.compile/explain(*tensors) show the one graph that
+    jeet.execute(*tensors) runs: an output per distinct tensor, shared work
+    once; after the execution, the graph that computed them."""
+    x = t(randn(rng, 64, 32))
+    centred = x - x.mean(axis=1, keepdims=True)
+    var = (centred * centred).mean(axis=1)
+    scaled = centred * 2.0
+    both = jeet.compile(var, scaled, var)
+    assert len(both.outputs) == 2
+    assert both.outputs == [((64,), "float32"), ((64, 32), "float32")]
+    assert both.ir("jeet").count("jeet.reduce_mean") == 2  # shared: once
+    assert both.ir("jeet").count("jeet.sub") == 1
+    assert "-> 2 output(s)" in jeet.explain(var, scaled)
+    assert not var.is_materialized and not scaled.is_materialized
+    # The same executable execute(*tensors) uses, from the cache.
+    compilations = jeet.cache_stats()["compilations"]
+    jeet.execute(var, scaled)
+    assert jeet.cache_stats()["compilations"] == compilations
+    assert jeet.compile(scaled, var).graph_text == both.graph_text
+    x64 = x.numpy().astype(np.float64)
+    c64 = x64 - x64.mean(axis=1, keepdims=True)
+    np.testing.assert_allclose(var.numpy(), (c64 * c64).mean(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(scaled.numpy(), c64 * 2.0, rtol=1e-5, atol=1e-6)
+
+
+def test_compile_of_several_tensors_errors(rng):
+    x = t(randn(rng, 8))
+    done = (x + 1.0).execute()
+    lazy = x * 2.0
+    with pytest.raises(jeet.JeetError, match=r"jeet.compile: argument 0 is "
+                       r"computed already and argument 1 is not"):
+        jeet.compile(done, lazy)
+    other = (x - 1.0).execute()
+    with pytest.raises(jeet.JeetError, match="jeet.explain: the tensors were "
+                       "computed by different graphs"):
+        jeet.explain(done, other)
+    with pytest.raises(jeet.JeetError,
+                       match=r"a constant has no graph to compile \(argument 1\)"):
+        # (A lazy constant is the frontends' own node, kept out of user code.)
+        jeet.compile(lazy, jeet._tensor._constant(np.ones(3, np.float32), x._dtype))
+    with pytest.raises(jeet.JeetError, match=r"created, not computed\) "
+                       r"\(argument 0\): there is nothing to compile"):
+        jeet.compile(x, x)
+    with pytest.raises(TypeError, match=r"jeet.compile: expected jeet.Tensor, "
+                       r"got ndarray \(argument 1\)"):
+        jeet.compile(lazy, np.ones(3))
+    with pytest.raises(jeet.ArgumentError, match="jeet.explain: expected at "
+                       "least one jeet.Tensor"):
+        jeet.explain()
+
+
 def test_fusion_counts(rng):
     x = t(randn(rng, 64, 64))
     chain = x

@@ -757,3 +757,66 @@ func.func @narrow_columns(%a: memref<6x48xf32>, %b: memref<48x16xf32>, %c: memre
   linalg.matmul ins(%a, %b : memref<6x48xf32>, memref<48x16xf32>) outs(%c : memref<6x16xf32>)
   return
 }
+
+// -----
+
+// A convolution's matmul outside tiles (too small to tile: one thread's
+// work): the filter, 64 rows, by one image's windows (1, 144, 529), rows
+// 2,116 bytes apart. Fewer than 128 rows read each panel, so B is read where
+// it lies, as a tile streams it: no panels are copied first.
+// CHECK-LABEL: func.func @conv_whole
+// CHECK-SAME: (%[[A:[^:]*]]: memref<64x144xf32>, %[[B:[^:]*]]: memref<1x144x529xf32>,
+// CHECK-NOT: memref.alloc
+// CHECK: %[[M:.*]] = memref.subview %[[B]][0, 0, 0] [1, 144, 529]
+// CHECK-NOT: memref.alloc
+// CHECK: vector.load %[[M]]
+// CHECK: vector.fma
+func.func @conv_whole(%a: memref<64x144xf32>, %b: memref<1x144x529xf32>, %c: memref<1x64x529xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x144xf32>, memref<1x144x529xf32>) outs(%c : memref<1x64x529xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The same with 128 rows of filters: enough row tiles share each panel to
+// repay its copy, made once before the kernels.
+// CHECK-LABEL: func.func @conv_whole_many_rows
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x144x64xf32>
+// CHECK: vector.store {{.*}}, %[[P]]
+// CHECK: vector.load %[[P]]
+// CHECK: memref.dealloc %[[P]]
+func.func @conv_whole_many_rows(%a: memref<128x144xf32>, %b: memref<1x144x529xf32>, %c: memref<1x128x529xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<128x144xf32>, memref<1x144x529xf32>) outs(%c : memref<1x128x529xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// 64 rows again, but B's 144 rows 4 KiB apart (1,024 columns): read in place
+// they would evict each other in L1, so B's panels are copied first.
+// CHECK-LABEL: func.func @conv_whole_aliasing
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16x144x64xf32>
+// CHECK: vector.store {{.*}}, %[[P]]
+// CHECK: vector.load %[[P]]
+func.func @conv_whole_aliasing(%a: memref<64x144xf32>, %b: memref<1x144x1024xf32>, %c: memref<1x64x1024xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x144xf32>, memref<1x144x1024xf32>) outs(%c : memref<1x64x1024xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

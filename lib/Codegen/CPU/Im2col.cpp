@@ -407,6 +407,32 @@ private:
       });
       return;
     }
+    // A row of stride 2 (a stem's 7x7/2, a downsampling 3x3/2): twice the
+    // run's width loaded at once and its even elements kept (one
+    // permutation of two registers on AVX-512), as far as both elements of
+    // every pair lie in the source row; the rest one element at a time.
+    if (im.stride[1] == 2) {
+      int64_t pairs = std::clamp<int64_t>(
+          llvm::divideFloorSigned(in[1] - 2 - offset, 2) + 1, lo, hi);
+      forEachRun(lo, pairs, [&](Value ow, int64_t width) {
+        Value iw = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, ow, cst(2)), cst(offset));
+        SmallVector<Value> from = {n, c, ih, iw};
+        if (width == 1) {
+          store(memref::LoadOp::create(b, loc, im.source, from).getResult(),
+                at(oh, ow), width);
+          return;
+        }
+        Value both = vector::LoadOp::create(
+            b, loc, VectorType::get({2 * width}, element), im.source, from);
+        SmallVector<int64_t> evens;
+        for (int64_t lane = 0; lane < width; ++lane)
+          evens.push_back(2 * lane);
+        store(vector::ShuffleOp::create(b, loc, both, both, evens), at(oh, ow),
+              width);
+      });
+      lo = pairs;
+    }
     // A strided row: one element at a time.
     columnLoop(lo, hi, [&](Value ow) {
       Value iw = arith::AddIOp::create(

@@ -286,6 +286,44 @@ func.func @strided(%x: memref<1x2x9x10xf32>, %w: memref<1x2x2x2x3x3xf32>) {
 // -----
 
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#win2 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3)>
+#id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+
+// Stride 2 along W: a run of output columns loads twice as many input
+// elements and keeps the even ones, as far as both elements of every pair
+// lie in the row. At kw = 0 the four columns are one run (input columns 0
+// to 7); at kw = 2 a run of four would read column 9, past the row's end:
+// two columns are one run (columns 2 to 5), the last two are copied alone.
+// CHECK-LABEL: func.func @stride_two
+// CHECK-SAME: (%[[X:[^:]*]]: memref<1x1x5x9xf32>, %[[W:[^:]*]]: memref<1x1x3x3x2x4xf32>)
+// CHECK: scf.for %[[OH:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT: %[[IH:.*]] = arith.muli %[[OH]], %c2 : index
+// CHECK-NEXT: %[[V:.*]] = vector.load %[[X]][%c0, %c0, %[[IH]], %c0] : memref<1x1x5x9xf32>, vector<8xf32>
+// CHECK-NEXT: %[[E:.*]] = vector.shuffle %[[V]], %[[V]] [0, 2, 4, 6] : vector<8xf32>, vector<8xf32>
+// CHECK-NEXT: vector.store %[[E]], %[[W]][%c0, %c0, %c0, %c0, %[[OH]], %c0] : memref<1x1x3x3x2x4xf32>, vector<4xf32>
+// CHECK-NEXT: }
+// CHECK: scf.for %[[OH2:.*]] = %c0 to %c2 step %c1 {
+// CHECK: scf.for %[[OH3:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT: %[[IH3:.*]] = arith.muli %[[OH3]], %c2 : index
+// CHECK-NEXT: %[[V3:.*]] = vector.load %[[X]][%c0, %c0, %[[IH3]], %c2] : memref<1x1x5x9xf32>, vector<4xf32>
+// CHECK-NEXT: %[[E3:.*]] = vector.shuffle %[[V3]], %[[V3]] [0, 2] : vector<4xf32>, vector<4xf32>
+// CHECK-NEXT: vector.store %[[E3]], %[[W]][%c0, %c0, %c0, %c2, %[[OH3]], %c0] : memref<1x1x3x3x2x4xf32>, vector<2xf32>
+// CHECK-NEXT: %[[L3:.*]] = memref.load %[[X]][%c0, %c0, %[[IH3]], %c6]
+// CHECK-NEXT: memref.store %[[L3]], %[[W]][%c0, %c0, %c0, %c2, %[[OH3]], %c2]
+// CHECK-NEXT: %[[M3:.*]] = memref.load %[[X]][%c0, %c0, %[[IH3]], %c8]
+// CHECK-NEXT: memref.store %[[M3]], %[[W]][%c0, %c0, %c0, %c2, %[[OH3]], %c3]
+// CHECK: return
+func.func @stride_two(%x: memref<1x1x5x9xf32>, %w: memref<1x1x3x3x2x4xf32>) {
+  linalg.generic {indexing_maps = [#win2, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x5x9xf32>) outs(%w : memref<1x1x3x3x2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
 #other = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 + d3, d5 + d2)>
 

@@ -43,14 +43,16 @@ def test_conv2d(rng, stride, pad, dilation, groups):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, "bfloat16"])
-def test_stride_two_windows_copied_by_vectors(rng, dtype):
-    """Windows of stride 2 along W (a stem's 7x7/2, a downsampling 3x3/2)
-    are copied a run of output columns at a time: twice the run loaded, its
-    even elements kept, up to where a pair would pass the row's end.
-    Random widths, kernels, paddings and dilations against float64, so that
-    runs of every width meet both ends of a row; the copies are checked to
-    be vectors in the IR."""
-    for _ in range(12):
+def test_strided_windows_copied_by_vectors(rng, dtype):
+    """Windows of stride 2 to 4 along W (a stem's 7x7/2 or 4x4/4, a
+    downsampling 3x3/2) are copied a run of output columns at a time:
+    stride x run elements loaded, every stride-th kept, up to where a load
+    would pass the row's end; stride 5 one element at a time. Random
+    widths, kernels, paddings and dilations against float64, so that runs
+    of every width meet both ends of a row; the copies are checked to be
+    vectors in the IR."""
+    for _ in range(16):
+        stride = int(rng.integers(2, 6))
         wd = int(rng.integers(5, 80))
         k = int(rng.integers(1, 8))
         dilation = int(rng.integers(1, 3))
@@ -71,18 +73,20 @@ def test_stride_two_windows_copied_by_vectors(rng, dtype):
         else:
             xt, wt, bt = t(x), t(w), t(b)
             rtol, atol = 1e-5, 1e-4
-        got = jeet.conv2d(xt, wt, bt, stride=2, padding=pad, dilation=dilation)
-        want = conv_reference(x, w, b, 2, pad, dilation, 1)
-        np.testing.assert_allclose(got.numpy().astype(np.float64), want,
-                                   rtol=rtol, atol=atol,
-                                   err_msg=f"W={wd} k={k} pad={pad} dilation={dilation}")
+        got = jeet.conv2d(xt, wt, bt, stride=stride, padding=pad, dilation=dilation)
+        want = conv_reference(x, w, b, stride, pad, dilation, 1)
+        np.testing.assert_allclose(
+            got.numpy().astype(np.float64), want, rtol=rtol, atol=atol,
+            err_msg=f"stride={stride} W={wd} k={k} pad={pad} dilation={dilation}")
     if dtype == np.float32:
-        x = rng.standard_normal((1, 3, 40, 40)).astype(np.float32)
-        w = rng.standard_normal((8, 3, 7, 7)).astype(np.float32)
-        got = jeet.conv2d(t(x), t(w), stride=2, padding=3)
-        assert "vector.shuffle" in jeet.compile(got).ir("bufferized")
-        np.testing.assert_allclose(got.numpy(), conv_reference(
-            x, w, np.zeros(8, np.float32), 2, 3, 1, 1), rtol=1e-5, atol=1e-4)
+        for stride, k, pad in ((2, 7, 3), (4, 4, 0)):
+            x = rng.standard_normal((1, 3, 40, 40)).astype(np.float32)
+            w = rng.standard_normal((8, 3, k, k)).astype(np.float32)
+            got = jeet.conv2d(t(x), t(w), stride=stride, padding=pad)
+            assert "vector.shuffle" in jeet.compile(got).ir("bufferized")
+            np.testing.assert_allclose(got.numpy(), conv_reference(
+                x, w, np.zeros(8, np.float32), stride, pad, 1, 1),
+                rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.parametrize("stride,pad,groups", [(1, 0, 1), (2, 0, 1), (3, 0, 2), (1, 1, 1),

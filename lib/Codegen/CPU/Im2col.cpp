@@ -63,6 +63,10 @@ constexpr unsigned kSpatial = 2;
 constexpr int64_t kVectorBytes = 64;
 /// Full vectors of a row's run copied without a loop; longer runs loop.
 constexpr int64_t kMaxUnrolledVectors = 4;
+/// The largest stride along W whose rows are copied by vectors (a run's
+/// stride x width elements loaded, every stride-th kept); larger strides
+/// (a vision transformer's 16x16/16 patches) one element at a time.
+constexpr int64_t kMaxVectorStride = 4;
 /// Kernel offsets (KH * KW) up to which the offsets are unrolled; larger
 /// kernels keep the generic.
 constexpr int64_t kMaxKernelOffsets = 64;
@@ -407,31 +411,33 @@ private:
       });
       return;
     }
-    // A row of stride 2 (a stem's 7x7/2, a downsampling 3x3/2): twice the
-    // run's width loaded at once and its even elements kept (one
-    // permutation of two registers on AVX-512), as far as both elements of
-    // every pair lie in the source row; the rest one element at a time.
-    if (im.stride[1] == 2) {
-      int64_t pairs = std::clamp<int64_t>(
-          llvm::divideFloorSigned(in[1] - 2 - offset, 2) + 1, lo, hi);
-      forEachRun(lo, pairs, [&](Value ow, int64_t width) {
+    // A row of stride s up to kMaxVectorStride (a stem's 7x7/2 or 4x4/4, a
+    // downsampling 3x3/2): s times the run's width loaded at once and every
+    // s-th element kept (permutations of registers), as far as every
+    // element loaded lies in the source row; the rest one element at a
+    // time.
+    int64_t s = im.stride[1];
+    if (s <= kMaxVectorStride) {
+      int64_t loaded = std::clamp<int64_t>(
+          llvm::divideFloorSigned(in[1] - s - offset, s) + 1, lo, hi);
+      forEachRun(lo, loaded, [&](Value ow, int64_t width) {
         Value iw = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, ow, cst(2)), cst(offset));
+            b, loc, arith::MulIOp::create(b, loc, ow, cst(s)), cst(offset));
         SmallVector<Value> from = {n, c, ih, iw};
         if (width == 1) {
           store(memref::LoadOp::create(b, loc, im.source, from).getResult(),
                 at(oh, ow), width);
           return;
         }
-        Value both = vector::LoadOp::create(
-            b, loc, VectorType::get({2 * width}, element), im.source, from);
-        SmallVector<int64_t> evens;
+        Value all = vector::LoadOp::create(
+            b, loc, VectorType::get({s * width}, element), im.source, from);
+        SmallVector<int64_t> kept;
         for (int64_t lane = 0; lane < width; ++lane)
-          evens.push_back(2 * lane);
-        store(vector::ShuffleOp::create(b, loc, both, both, evens), at(oh, ow),
+          kept.push_back(s * lane);
+        store(vector::ShuffleOp::create(b, loc, all, all, kept), at(oh, ow),
               width);
       });
-      lo = pairs;
+      lo = loaded;
     }
     // A strided row: one element at a time.
     columnLoop(lo, hi, [&](Value ow) {

@@ -259,24 +259,24 @@ func.func @arguments_may_alias(%x: memref<2x3x4x20xf32>, %w: memref<2x3x3x3x4x20
 // -----
 
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-#win2 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2 * 2, d5 * 3 + d3)>
+#win2 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2 * 2, d5 * 5 + d3)>
 #id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
 
-// Strides (2, 3) and a dilation of 2 along H, no pad: rows are copied one
-// element at a time (input column ow * 3 + kw).
+// Strides (2, 5) and a dilation of 2 along H, no pad: a stride over 4 along
+// W is copied one element at a time (input column ow * 5 + kw).
 // CHECK-LABEL: func.func @strided
-// CHECK-SAME: (%[[X:[^:]*]]: memref<1x2x9x10xf32>, %[[W:[^:]*]]: memref<1x2x2x2x3x3xf32>)
+// CHECK-SAME: (%[[X:[^:]*]]: memref<1x2x9x12xf32>, %[[W:[^:]*]]: memref<1x2x2x2x3x3xf32>)
 // CHECK: scf.parallel (%[[C:.*]]) = (%c0) to (%c2) step (%c1) {
 // CHECK-NEXT: scf.for %[[OH:.*]] = %c0 to %c3 step %c1 {
 // CHECK-NEXT: %[[IH:.*]] = arith.muli %[[OH]], %c2 : index
 // CHECK-NEXT: scf.for %[[OW:.*]] = %c0 to %c3 step %c1 {
-// CHECK-NEXT: %[[IW:.*]] = arith.muli %[[OW]], %c3 : index
+// CHECK-NEXT: %[[IW:.*]] = arith.muli %[[OW]], %c5 : index
 // CHECK-NEXT: %[[E:.*]] = memref.load %[[X]][%c0, %[[C]], %[[IH]], %[[IW]]]
 // CHECK-NEXT: memref.store %[[E]], %[[W]][%c0, %[[C]], %c0, %c0, %[[OH]], %[[OW]]]
 // CHECK-NOT: vector.
 // CHECK: return
-func.func @strided(%x: memref<1x2x9x10xf32>, %w: memref<1x2x2x2x3x3xf32>) {
-  linalg.generic {indexing_maps = [#win2, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x2x9x10xf32>) outs(%w : memref<1x2x2x2x3x3xf32>) {
+func.func @strided(%x: memref<1x2x9x12xf32>, %w: memref<1x2x2x2x3x3xf32>) {
+  linalg.generic {indexing_maps = [#win2, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x2x9x12xf32>) outs(%w : memref<1x2x2x2x3x3xf32>) {
   ^bb0(%in: f32, %out: f32):
     linalg.yield %in : f32
   }

@@ -299,6 +299,55 @@ def test_overlapping_max_pool_of_a_relu_compares_bits(rng, size, kernel, stride,
                                                                 padding, ceil_mode))
 
 
+def _special_relu_input(rng, size):
+    x = rng.standard_normal((1, 16, size, size)).astype(np.float32)
+    x[0, 1, 2, 3] = np.nan
+    x[0, 4, size - 1, 0] = np.array(0xFFC00000, np.uint32).view(np.float32)
+    x[0, 5, 1, 1] = np.inf
+    x[0, 6] = -np.abs(x[0, 6])
+    x[0, 7] = -0.0
+    return x
+
+
+def test_max_pool_read_by_the_next_layer_compares_bits(rng):
+    """DenseNet's stem: a padded 3x3/2 max pooling of a relu's values that
+    is an output of its own and, in the same kernel, the input of the next
+    batch norm and relu. The pooling compares bits (maxui) and the next
+    layer reads them as floats; both exact against float64."""
+    x = _special_relu_input(rng, 12)
+    scale = rng.standard_normal((1, 16, 1, 1)).astype(np.float32)
+    shift = rng.standard_normal((1, 16, 1, 1)).astype(np.float32)
+    pooled = jeet.max_pool2d(jeet.relu(t(x)), 3, 2, 1)
+    after = jeet.relu(pooled * t(scale) + t(shift))
+    compiled = jeet.compile(pooled, after)
+    # The pooling's kernel computes the next layer's batch norm and relu.
+    assert any("jeet.max" in ops and "jeet.mul" in ops and "jeet.relu" in ops
+               for ops in compiled.kernel_ops), jeet.explain(pooled, after)
+    assert "arith.maxui" in compiled.ir("linalg")
+    jeet.execute(pooled, after)
+    want = pool_reference(np.maximum(x.astype(np.float64), 0), "max", 3, 2, 1, False)
+    np.testing.assert_array_equal(pooled.numpy(), want)
+    want_after = np.maximum(want.astype(np.float32) * scale + shift, 0)
+    np.testing.assert_array_equal(after.numpy(), want_after)
+    assert np.isnan(pooled.numpy()[0, 1]).any() and np.isnan(after.numpy()[0, 4]).any()
+
+
+@pytest.mark.parametrize("ceil_mode", [False, True])
+def test_max_pool_of_a_non_overlapping_pool_compares_bits(rng, ceil_mode):
+    """GoogLeNet's 2x2/2 pooling (a max reduction over a reshape of its
+    input, windows that do not overlap) of a relu's values, then a padded
+    3x3/1 pooling of its result: the maximum of a relu's values holds such
+    values, so the second compares bits too; exact against float64."""
+    x = _special_relu_input(rng, 11 if ceil_mode else 12)
+    first = jeet.max_pool2d(jeet.relu(t(x)), 2, 2, 0, ceil_mode=ceil_mode)
+    second = jeet.max_pool2d(first, 3, 1, 1)
+    assert jeet.compile(second).ir("linalg").count("arith.maxui") >= 8
+    want_first = pool_reference(np.maximum(x.astype(np.float64), 0), "max", 2, 2, 0,
+                                ceil_mode)
+    np.testing.assert_array_equal(second.numpy(),
+                                  pool_reference(want_first, "max", 3, 1, 1, False))
+
+
 @pytest.mark.parametrize("kernel, stride, pad, dilation", [
     (3, 1, 1, 1), (3, 2, 1, 1), (5, 1, 2, 1), (5, 2, 2, 1), (3, 1, 2, 2), (2, 2, 0, 1),
 ], ids=str)

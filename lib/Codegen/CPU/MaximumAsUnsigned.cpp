@@ -26,6 +26,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCPUMAXIMUMASUNSIGNEDPASS
@@ -36,8 +38,7 @@ using namespace mlir;
 
 namespace {
 
-bool holdsNonNegativeOrNaN(Value tensor,
-                           const llvm::DenseSet<Operation *> &maxima);
+bool holdsNonNegativeOrNaN(Value tensor, const llvm::DenseSet<Value> &maxima);
 
 /// A `jeet.pad`'s generic (marked `jeet.pad_low`: no inputs, the body
 /// yields select(in bounds, tensor.extract of the source, the pad value)).
@@ -71,8 +72,7 @@ std::optional<Pad> matchPad(Value tensor) {
 /// or NaN, or such values inserted, by an `scf.forall` (a convolution's
 /// tiles with their relu epilogue) or `tensor.insert_slice`s (a concat's
 /// inputs), into an empty tensor or one that holds such values.
-bool holdsNonNegativeOrNaN(Value tensor,
-                           const llvm::DenseSet<Operation *> &maxima) {
+bool holdsNonNegativeOrNaN(Value tensor, const llvm::DenseSet<Value> &maxima) {
   while (true) {
     if (auto slice = tensor.getDefiningOp<tensor::ExtractSliceOp>())
       tensor = slice.getSource();
@@ -114,13 +114,33 @@ bool holdsNonNegativeOrNaN(Value tensor,
            holdsNonNegativeOrNaN(pad->source, maxima);
   auto producer = dyn_cast<linalg::GenericOp>(result.getOwner());
   // A maximum of such values (a pooling of a pooling) is one of them.
-  if (maxima.contains(producer))
+  if (maxima.contains(result))
     return true;
-  // Reduction loops could leave an element its init's value (none of them
-  // when a reduced dimension is empty).
-  if (!producer || !producer.hasPureTensorSemantics() ||
-      producer.getNumParallelLoops() != producer.getNumLoops())
+  if (!producer || !producer.hasPureTensorSemantics())
     return false;
+  // A max reduction of such values (a pooling whose windows do not
+  // overlap, a reduction over a reshape of its input): whatever the init
+  // (a pooling's -inf), the maximum of at least one of them is one of them.
+  if (producer.getNumParallelLoops() != producer.getNumLoops()) {
+    if (producer.getNumDpsInputs() != 1 || producer.getNumDpsInits() != 1)
+      return false;
+    SmallVector<int64_t, 4> ranges = producer.getStaticLoopRanges();
+    for (auto [range, kind] :
+         llvm::zip(ranges, producer.getIteratorTypesArray()))
+      if (kind == utils::IteratorType::reduction &&
+          (ShapedType::isDynamic(range) || range < 1))
+        return false;
+    Block *body = producer.getBlock();
+    auto maximum = dyn_cast<arith::MaximumFOp>(
+        body->getTerminator()->getOperand(0).getDefiningOp());
+    if (!maximum || &body->front() != maximum.getOperation())
+      return false;
+    Value in = body->getArgument(0), out = body->getArgument(1);
+    if (!((maximum.getLhs() == in && maximum.getRhs() == out) ||
+          (maximum.getLhs() == out && maximum.getRhs() == in)))
+      return false;
+    return holdsNonNegativeOrNaN(producer.getDpsInputOperand(0)->get(), maxima);
+  }
   return jeet::cpu::isNonNegativeOrNaN(
       producer.getBlock()->getTerminator()->getOperand(
           result.getResultNumber()));
@@ -191,15 +211,24 @@ bool everyWindowReadsTheSource(const Pad &pad,
 }
 
 /// Whether `value` is a tree of `maximumf`s in `body` over its arguments
-/// that read inputs.
-bool isMaximumTree(Value value, linalg::GenericOp op) {
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return arg.getOwner() == op.getBlock() &&
-           op.isDpsInput(op.getMatchingOpOperand(arg));
+/// that read inputs; collects those arguments in `leaves` and the tree's
+/// operations in `nodes`.
+bool isMaximumTree(Value value, linalg::GenericOp op,
+                   llvm::SmallSetVector<BlockArgument, 8> &leaves,
+                   llvm::SmallPtrSetImpl<Operation *> &nodes) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner() != op.getBlock() ||
+        !op.isDpsInput(op.getMatchingOpOperand(arg)))
+      return false;
+    leaves.insert(arg);
+    return true;
+  }
   auto maximum = value.getDefiningOp<arith::MaximumFOp>();
-  return maximum && maximum->getBlock() == op.getBlock() &&
-         isMaximumTree(maximum.getLhs(), op) &&
-         isMaximumTree(maximum.getRhs(), op);
+  if (!maximum || maximum->getBlock() != op.getBlock())
+    return false;
+  nodes.insert(maximum);
+  return isMaximumTree(maximum.getLhs(), op, leaves, nodes) &&
+         isMaximumTree(maximum.getRhs(), op, leaves, nodes);
 }
 
 /// Rewrites the tree of `maximumf`s yielding `value` as `maxui` of the
@@ -227,27 +256,46 @@ struct JeetCpuMaximumAsUnsignedPass
   using Base::Base;
 
   void runOnOperation() override {
-    // The generics rewritten so far: maxima of such values, whose results
-    // later ones may read (the walk follows the program's order).
-    llvm::DenseSet<Operation *> maxima;
+    // The results rewritten so far: maxima of such values, which later
+    // generics may read (the walk follows the program's order).
+    llvm::DenseSet<Value> maxima;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      if (!op.hasPureTensorSemantics() ||
           op.getNumParallelLoops() != op.getNumLoops())
         return;
+      // The one result that is a tree of maxima over inputs (a pooling;
+      // other results may compute from it: DenseNet's next batch norm and
+      // relu).
       auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-      Value root = yield.getOperand(0);
-      auto floatType = dyn_cast<FloatType>(root.getType());
-      if (!floatType || !root.getDefiningOp<arith::MaximumFOp>() ||
-          !isMaximumTree(root, op))
+      std::optional<unsigned> index;
+      llvm::SmallSetVector<BlockArgument, 8> leaves;
+      llvm::SmallPtrSet<Operation *, 16> nodes;
+      for (auto [i, operand] : llvm::enumerate(yield.getOperands())) {
+        llvm::SmallSetVector<BlockArgument, 8> treeLeaves;
+        llvm::SmallPtrSet<Operation *, 16> treeNodes;
+        if (!operand.getDefiningOp<arith::MaximumFOp>() ||
+            !isa<FloatType>(operand.getType()) ||
+            !isMaximumTree(operand, op, treeLeaves, treeNodes))
+          continue;
+        if (index)
+          return;
+        index = i;
+        leaves = std::move(treeLeaves);
+        nodes = std::move(treeNodes);
+      }
+      if (!index)
         return;
+      auto root = yield.getOperand(*index).getDefiningOp<arith::MaximumFOp>();
+      auto floatType = cast<FloatType>(root.getType());
       // Every input the tree reads holds a relu's values, or is a view of
       // a pad of them by a value below +0 (a max pooling's -inf) that no
-      // window reads alone: +0 then takes that value's place.
+      // window reads alone and that only the tree reads: +0 then takes
+      // that value's place.
       std::optional<Pad> negativePad;
       SmallVector<tensor::ExtractSliceOp> padViews;
-      for (OpOperand *input : op.getDpsInputOperands()) {
-        if (op.getMatchingBlockArgument(input).use_empty() ||
-            holdsNonNegativeOrNaN(input->get(), maxima))
+      for (BlockArgument leaf : leaves) {
+        OpOperand *input = op.getMatchingOpOperand(leaf);
+        if (holdsNonNegativeOrNaN(input->get(), maxima))
           continue;
         auto view = input->get().getDefiningOp<tensor::ExtractSliceOp>();
         std::optional<Pad> pad =
@@ -260,26 +308,39 @@ struct JeetCpuMaximumAsUnsignedPass
         if (!llvm::is_contained(padViews, view))
           padViews.push_back(view);
       }
-      if (negativePad && !everyWindowReadsTheSource(*negativePad, padViews, op))
-        return;
       if (negativePad) {
+        // The pad's views are read by the tree alone.
+        for (OpOperand *input : op.getDpsInputOperands()) {
+          auto view = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+          if (!view || !llvm::is_contained(padViews, view))
+            continue;
+          for (Operation *user : op.getMatchingBlockArgument(input).getUsers())
+            if (!nodes.contains(user))
+              return;
+        }
+        if (!everyWindowReadsTheSource(*negativePad, padViews, op))
+          return;
         OpBuilder atPad(negativePad->op);
         Value zero = arith::ConstantOp::create(
             atPad, negativePad->op.getLoc(),
             atPad.getZeroAttr(negativePad->select.getType()));
         negativePad->select.getFalseValueMutable().assign(zero);
       }
-      OpBuilder b(yield);
+      // The unsigned tree right after the root: whatever read the root
+      // reads its bits as a float.
+      OpBuilder b(root->getNextNode());
       auto type = b.getIntegerType(floatType.getWidth());
       llvm::DenseMap<Value, Value> bits;
       Value maximum = asUnsigned(b, root, type, bits);
-      yield->setOperand(
-          0, arith::BitcastOp::create(b, yield.getLoc(), floatType, maximum));
-      maxima.insert(op);
-      // The maximumf tree is dead now, its root first.
+      Value result =
+          arith::BitcastOp::create(b, root.getLoc(), floatType, maximum);
+      root.getResult().replaceAllUsesWith(result);
+      maxima.insert(op->getResult(*index));
+      // The maximumf tree is dead now, its root first (nodes that other
+      // values read stay).
       SmallVector<Operation *> dead;
       for (Operation &inner : op.getBlock()->without_terminator())
-        if (isa<arith::MaximumFOp>(inner))
+        if (nodes.contains(&inner))
           dead.push_back(&inner);
       for (Operation *inner : llvm::reverse(dead))
         if (inner->use_empty())

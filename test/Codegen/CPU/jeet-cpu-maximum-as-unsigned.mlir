@@ -384,3 +384,177 @@ func.func @pooled_twice(%x: tensor<8xf32>) -> tensor<2xf32> {
   } -> tensor<2xf32>
   return %second : tensor<2xf32>
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A pooling generic with a second result computed from the pooled value
+// (DenseNet's stem: the pooling, and the next layer's batch norm and relu
+// fused in): the tree becomes maxui right after it, and the second result
+// reads its bits as a float.
+// CHECK-LABEL: func.func @pooled_with_its_batch_norm
+// CHECK:         linalg.generic
+// CHECK:         linalg.generic
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[IA:.*]] = arith.bitcast %[[A]] : f32 to i32
+// CHECK-NEXT:      %[[IB:.*]] = arith.bitcast %[[B]] : f32 to i32
+// CHECK-NEXT:      %[[M:.*]] = arith.maxui %[[IA]], %[[IB]] : i32
+// CHECK-NEXT:      %[[F:.*]] = arith.bitcast %[[M]] : i32 to f32
+// CHECK-NEXT:      %[[S:.*]] = arith.mulf %[[F]], %{{.*}} : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.maximumf %[[S]], %{{.*}} : f32
+// CHECK-NEXT:      linalg.yield %[[F]], %[[R]] : f32, f32
+func.func @pooled_with_its_batch_norm(%x: tensor<2x8xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<2x8xf32>
+  %relu = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %even = tensor.extract_slice %relu[0, 0] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %odd = tensor.extract_slice %relu[0, 1] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %e4 = tensor.empty() : tensor<2x4xf32>
+  %max:2 = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%even, %odd : tensor<2x4xf32>, tensor<2x4xf32>) outs(%e4, %e4 : tensor<2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32, %out2: f32):
+    %m = arith.maximumf %a, %b : f32
+    %s = arith.mulf %m, %scale : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %m, %r : f32, f32
+  } -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  return %max#0, %max#1 : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// Left alone: two results that are trees of maxima; and a padded pooling
+// whose second result reads a view of the pad itself (its -inf would
+// become +0 there).
+// CHECK-LABEL: func.func @not_one_tree_alone
+// CHECK:         %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NOT:     arith.maxui
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %[[NINF]] : f32
+// CHECK-NOT:     arith.maxui
+// CHECK:         return
+func.func @not_one_tree_alone(%x: tensor<2x8xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<2x8xf32>
+  %relu = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %even = tensor.extract_slice %relu[0, 0] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %odd = tensor.extract_slice %relu[0, 1] [2, 4] [1, 2] : tensor<2x8xf32> to tensor<2x4xf32>
+  %e4 = tensor.empty() : tensor<2x4xf32>
+  %two:2 = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%even, %odd : tensor<2x4xf32>, tensor<2x4xf32>) outs(%e4, %e4 : tensor<2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32, %out2: f32):
+    %m = arith.maximumf %a, %b : f32
+    %n = arith.maximumf %b, %a : f32
+    linalg.yield %m, %n : f32, f32
+  } -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  %e10 = tensor.empty() : tensor<2x10xf32>
+  %pad = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]}
+      outs(%e10 : tensor<2x10xf32>) attrs = {jeet.pad_low = array<i64: 0, 1>} {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %jj = arith.subi %j, %c1 : index
+    %lo = arith.cmpi sge, %jj, %c0 : index
+    %hi = arith.cmpi slt, %jj, %c8 : index
+    %in = arith.andi %lo, %hi : i1
+    %c7 = arith.constant 7 : index
+    %p = arith.maxsi %jj, %c0 : index
+    %q = arith.minsi %p, %c7 : index
+    %v = tensor.extract %relu[%i, %q] : tensor<2x8xf32>
+    %s = arith.select %in, %v, %ninf : f32
+    linalg.yield %s : f32
+  } -> tensor<2x10xf32>
+  %w0 = tensor.extract_slice %pad[0, 0] [2, 4] [1, 2] : tensor<2x10xf32> to tensor<2x4xf32>
+  %w1 = tensor.extract_slice %pad[0, 1] [2, 4] [1, 2] : tensor<2x10xf32> to tensor<2x4xf32>
+  %w2 = tensor.extract_slice %pad[0, 2] [2, 4] [1, 2] : tensor<2x10xf32> to tensor<2x4xf32>
+  %pooled:2 = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%w0, %w1, %w2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) outs(%e4, %e4 : tensor<2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %out: f32, %out2: f32):
+    %m = arith.maximumf %a, %b : f32
+    %n = arith.maximumf %m, %c : f32
+    %s = arith.addf %a, %zero : f32
+    linalg.yield %n, %s : f32, f32
+  } -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  return %two#0, %two#1, %pooled#0, %pooled#1 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// A pooling whose windows do not overlap is a max reduction over a reshape
+// of its input (googlenet's 2x2/2): the maximum of a relu's values, whatever
+// its init (-inf), holds such values, so the overlapping pooling after it
+// compares bits. A max reduction of them over an empty dimension does not
+// (its init, -inf, stays).
+// CHECK-LABEL: func.func @pooled_after_a_reduction
+// CHECK:         arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:         arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:         linalg.generic
+// CHECK:           arith.maxui
+// CHECK:         linalg.generic
+// CHECK-NOT:       arith.maxui
+// CHECK:           arith.maximumf
+// CHECK:         return
+func.func @pooled_after_a_reduction(%x: tensor<2x8xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<2x8xf32>
+  %relu = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %pairs = tensor.expand_shape %relu [[0], [1, 2]] output_shape [2, 4, 2] : tensor<2x8xf32> into tensor<2x4x2xf32>
+  %e4 = tensor.empty() : tensor<2x4xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e4 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %halved = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%pairs : tensor<2x4x2xf32>) outs(%init : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<2x4xf32>
+  %e0 = tensor.empty() : tensor<2x2x0xf32>
+  %z = tensor.extract_slice %relu[0, 0] [2, 0] [1, 1] : tensor<2x8xf32> to tensor<2x0xf32>
+  %none = tensor.expand_shape %z [[0], [1, 2]] output_shape [2, 2, 0] : tensor<2x0xf32> into tensor<2x2x0xf32>
+  %e2 = tensor.empty() : tensor<2x2xf32>
+  %init2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %empty = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%none : tensor<2x2x0xf32>) outs(%init2 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2xf32>
+  %a = tensor.extract_slice %halved[0, 0] [2, 2] [1, 2] : tensor<2x4xf32> to tensor<2x2xf32>
+  %b = tensor.extract_slice %halved[0, 1] [2, 2] [1, 2] : tensor<2x4xf32> to tensor<2x2xf32>
+  %pooled = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e2 : tensor<2x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %m = arith.maximumf %p, %q : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2xf32>
+  %c = tensor.extract_slice %halved[0, 0] [2, 2] [1, 2] : tensor<2x4xf32> to tensor<2x2xf32>
+  %notknown = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %empty : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e2 : tensor<2x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %m = arith.maximumf %p, %q : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2xf32>
+  return %pooled, %notknown : tensor<2x2xf32>, tensor<2x2xf32>
+}

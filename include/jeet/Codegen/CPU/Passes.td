@@ -113,7 +113,11 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     of the threads per call). Such a tile of 128 rows or more, or whose B
     rows lie a multiple of 4 KiB apart, packs its own panels; a smaller one
     reads B as it is (the copy would cost more than streaming the panel
-    from L2).
+    from L2). So does a matmul outside tiles whose B is one matrix per
+    batch (a convolution's windows, `(1, K, N)`) when C has fewer than 128
+    rows and B's rows do not lie a multiple of 4 KiB apart (or are few):
+    each panel is read by few row tiles, and its copy would be one more
+    pass over all of B.
 
     The tile and block sizes the pass chose (from the options, or from the
     host's vector registers and cache sizes where an option is 0) are
@@ -225,8 +229,11 @@ def JeetCpuIm2colPass
     padding value in the columns outside it. Those rows and columns depend
     on kh and kw alone, so every bound is static. With a stride of 1 along
     W a row's copy is a run of `vector.load`s and `vector.store`s (64-byte
-    vectors, then narrower ones for the rest); with a larger stride, one
-    element at a time. The pad is absorbed (its generic erased, the im2col
+    vectors, then narrower ones for the rest); with a stride s of 2 to 4,
+    each run loads s times its width and keeps every s-th element (a
+    `vector.shuffle`), as far as every element loaded lies in the input
+    row, the rest of the row one element at a time; with a larger stride,
+    one element at a time. The pad is absorbed (its generic erased, the im2col
     reading the pad's input) when the im2col is the only reader of the
     padded buffer, the pad pads H and W only and the pad's body is only its
     select (see `jeet-cpu-vectorize-pad`); otherwise the im2col copies from
@@ -427,7 +434,15 @@ def JeetCpuMaximumAsUnsignedPass
     position from the views' static offsets and strides), the pad value
     becomes +0, which never exceeds such a value, and the tree is rewritten
     too. A maximum the pass has rewritten holds such values itself (a
-    pooling of a pooling). It runs on tensors, after the lowering to
+    pooling of a pooling), and so does a max reduction (`maximumf` of its
+    init and one input) of such values over non-empty reduced dimensions,
+    whatever its init (a pooling whose windows do not overlap, a reduction
+    over a reshape). The generic may have other results computed from the
+    tree's root (the next layer's batch norm and relu fused in): the tree
+    is then the one yielded value that is a tree of maxima over inputs,
+    its unsigned form goes right after the root, every reader of the root
+    reads its bits as a float, and a pad's views must be read by the tree
+    alone. It runs on tensors, after the lowering to
     linalg, where each input's producer is its SSA definition.
     `jeet-cpu-vectorize-window-reductions` does the same for poolings whose
     windows tile the input.

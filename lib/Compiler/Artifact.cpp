@@ -385,6 +385,7 @@ static llvm::Error setTargetCpuOptions(llvm::StringRef cpu,
     options.matmulRegisterCols = 0;
     options.vectorDatapathBits = 0;
     options.bf16Conversion = "host";
+    options.minmaxByRange = "host";
     return llvm::Error::success();
   }
   auto machine = createTargetMachine(cpu);
@@ -401,6 +402,8 @@ static llvm::Error setTargetCpuOptions(llvm::StringRef cpu,
       prefersBFloat16Conversion((*machine)->getTargetCPU(), hasFeature)
           ? "hardware"
           : "integer";
+  options.minmaxByRange =
+      hasFeature("avx512dq") && hasFeature("avx512vl") ? "avx512" : "none";
   return llvm::Error::success();
 }
 

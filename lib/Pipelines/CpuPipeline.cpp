@@ -75,6 +75,10 @@ void jeet::buildJeetCpuCodegenPipeline(OpPassManager &pm,
         createJeetCpuVectorizeReductionsPass(reductionOptions));
     // exp, log and tanh as polynomials that vectorise, not libm calls.
     pm.addNestedPass<func::FuncOp>(createJeetCpuApproximateMathPass());
+    // IEEE maxima and minima of vectors (poolings, reductions' steps):
+    // vrangeps and one NaN test per tree, not six instructions a node.
+    pm.addNestedPass<func::FuncOp>(createJeetCpuMinMaxByRangePass(
+        JeetCpuMinMaxByRangePassOptions{options.minmaxByRange}));
   }
   if (options.parallel) {
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

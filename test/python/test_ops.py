@@ -632,6 +632,82 @@ def test_maximum_of_signed_zeros():
     assert np.signbit(lo).all()
 
 
+def _host_has(*flags):
+    try:
+        with open("/proc/cpuinfo") as f:
+            have = next(line for line in f if line.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return False
+    return all(flag in have for flag in flags)
+
+
+def _ieee(op, a, b):
+    """IEEE 754-2019 maximum/minimum in float64: a NaN if either is one,
+    +0.0 above -0.0."""
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        out = np.maximum(a, b) if op == "max" else np.minimum(a, b)
+    zeros = (a == 0) & (b == 0)
+    if op == "max":
+        signed = np.signbit(a) & np.signbit(b)
+    else:
+        signed = np.signbit(a) | np.signbit(b)
+    return np.where(zeros, np.where(signed, -0.0, 0.0), out)
+
+
+def _assert_same_floats(got, want, what):
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=what)
+    numbers = ~np.isnan(want)
+    np.testing.assert_array_equal(got[numbers].view(np.uint32),
+                                  want[numbers].astype(np.float32).view(np.uint32),
+                                  err_msg=what)
+
+
+@pytest.mark.parametrize("shift", [0, 3, 11])
+def test_maximum_and_minimum_of_edge_values(rng, shift):
+    """jeet.maximum/minimum, a fused tree of three, and a max pooling of
+    values that may be negative, over every pair of edge values (signed
+    zeros, infinities, NaNs of both signs and other payloads, subnormals):
+    bit for bit IEEE maximum and minimum (a NaN where either operand is
+    one). The 361 pairs, shifted along the vectors, run 16-lane vectors and
+    the 8-, 4-lane and scalar tails on every pair. On hosts with AVX-512DQ
+    and VL the trees are vrangeps and one NaN test (jeet-cpu-minmax-by-
+    range); the IR is checked for it."""
+    values = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.inf, -np.inf, np.nan,
+                       1e-45, -1e-45, 1e-40, -1e-40, 3.4e38, -3.4e38], np.float32)
+    payloads = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFA00123],
+                        np.uint32).view(np.float32)
+    values = np.concatenate([values, payloads])
+    a = np.roll(np.repeat(values, values.size), shift)
+    b = np.roll(np.tile(values, values.size), shift)
+    c = rng.permutation(a)
+    A, B, C = (jeet.tensor(v, device="cpu") for v in (a, b, c))
+    with np.errstate(invalid="ignore"):
+        for op, fn in (("max", jeet.maximum), ("min", jeet.minimum)):
+            _assert_same_floats(fn(A, B).numpy(), _ieee(op, a, b), op)
+            _assert_same_floats(fn(fn(A, B), C).numpy(),
+                                _ieee(op, _ieee(op, a, b), c), op + " of three")
+            # Tails alone: 3 elements.
+            _assert_same_floats(fn(A[:3], B[:3]).numpy(), _ieee(op, a[:3], b[:3]),
+                                op + " tail")
+            uses_range = "llvm.x86.avx512.mask.range.ps" in jeet.compile(
+                fn(fn(A, B), C)).ir("llvm")
+            assert uses_range == _host_has("avx512dq", "avx512vl")
+        # A max pooling of such values (3x3/2, padded: the pad's -inf too).
+        x = np.resize(values, (1, 4, 9, 20)).astype(np.float32)
+        x = x[:, :, :, rng.permutation(20)].copy()
+        got = jeet.max_pool2d(jeet.tensor(x, device="cpu"), 3, 2, 1).numpy()
+        xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (1, 1), (1, 1)],
+                    constant_values=-np.inf)
+        want = None
+        for i in range(3):
+            for j in range(3):
+                window = xp[:, :, i:i + 9:2, j:j + 20:2]
+                want = window if want is None else _ieee("max", want, window)
+    assert got.shape == want.shape == (1, 4, 5, 10)
+    _assert_same_floats(got, want, "max pooling")
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int32", "int64"])
 def test_floor_division_of_edge_values(dtype):
     """// and % bit for bit as NumPy's over every pair of edge values: signed

@@ -65,6 +65,15 @@ struct CpuPipelineOptions
                      "it, except on Zen 5); "
                      "jeet-compile sets it from --target-cpu"),
       llvm::cl::init("host")};
+  Option<std::string> minmaxByRange{
+      *this, "minmax-by-range",
+      llvm::cl::desc("How vector maximumf/minimumf trees are computed "
+                     "(jeet-cpu-minmax-by-range's target): avx512 "
+                     "(vrangeps and one NaN test, for CPUs with AVX-512DQ "
+                     "and AVX-512VL), none (LLVM's lowering) or host (this "
+                     "machine's choice); jeet-compile sets it from "
+                     "--target-cpu"),
+      llvm::cl::init("host")};
   Option<bool> mergeParallelRegions{
       *this, "merge-parallel-regions",
       llvm::cl::desc("Run adjacent kernels' OpenMP regions as one region "

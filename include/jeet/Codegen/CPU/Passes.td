@@ -406,6 +406,69 @@ def JeetCpuVectorizePadPass
   ];
 }
 
+def JeetCpuMinMaxByRangePass
+    : Pass<"jeet-cpu-minmax-by-range", "::mlir::func::FuncOp"> {
+  let summary = "Computes vector maximumf and minimumf trees with AVX-512DQ's "
+                "vrangeps and one NaN test";
+  let description = [{
+    `arith.maximumf` and `arith.minimumf` (IEEE 754 maximum and minimum: a
+    NaN if either operand is one, -0 below +0) have no x86 instruction;
+    LLVM lowers each to six (a sign test, two blends, a NaN test, `vmaxps`
+    and a blend). AVX-512DQ's `vrangeps` with immediate 5 (4 for the
+    minimum) orders -0 below +0 but, given a quiet NaN, returns the other
+    operand. On vectors of 4, 8 or 16 f32, this pass takes each tree of
+    such ops of one kind (interior nodes used once, by the next node)
+    apart: the tree's nodes become `vrangeps` (`llvm.call_intrinsic` of
+    `llvm.x86.avx512.mask.range.ps.128/256/512`), the tree's leaves are
+    tested for NaN two at a time (`arith.cmpf uno`, or-ed), and a `select`
+    gives the NaN where any leaf held one: a single maximum is three
+    instructions, a max pooling's window of nine leaves about fourteen
+    where it was 48. A NaN result is the default quiet NaN, not one of the
+    operands' (IEEE leaves the payload open).
+
+    `target`: `avx512` (vrangeps on 16 lanes needs AVX-512DQ, on 4 and 8
+    also AVX-512VL), `none` (the pass does nothing), or `host` (`avx512`
+    where this machine has both, else `none`); jeet-compile sets it from
+    `--target-cpu`. It runs after the CPU vectorization passes, on vector
+    ops, before the conversion to LLVM.
+
+    Before:
+    ```mlir
+    func.func @max3(%a: vector<16xf32>, %b: vector<16xf32>, %c: vector<16xf32>) -> vector<16xf32> {
+      %m = arith.maximumf %a, %b : vector<16xf32>
+      %n = arith.maximumf %m, %c : vector<16xf32>
+      return %n : vector<16xf32>
+    }
+    ```
+    After (`target=avx512`):
+    ```mlir
+    func.func @max3(%a: vector<16xf32>, %b: vector<16xf32>, %c: vector<16xf32>) -> vector<16xf32> {
+      %imm = llvm.mlir.constant(5 : i32) : i32
+      %all = llvm.mlir.constant(-1 : i16) : i16
+      %sae = llvm.mlir.constant(4 : i32) : i32
+      %poison = llvm.mlir.poison : vector<16xf32>
+      %m = llvm.call_intrinsic "llvm.x86.avx512.mask.range.ps.512"(%a, %b, %imm, %poison, %all, %sae)
+          : (vector<16xf32>, vector<16xf32>, i32, vector<16xf32>, i16, i32) -> vector<16xf32>
+      %n = llvm.call_intrinsic "llvm.x86.avx512.mask.range.ps.512"(%m, %c, %imm, %poison, %all, %sae)
+          : (vector<16xf32>, vector<16xf32>, i32, vector<16xf32>, i16, i32) -> vector<16xf32>
+      %ab = arith.cmpf uno, %a, %b : vector<16xf32>
+      %cc = arith.cmpf uno, %c, %c : vector<16xf32>
+      %any = arith.ori %ab, %cc : vector<16xi1>
+      %nan = arith.constant dense<0x7FC00000> : vector<16xf32>
+      %r = arith.select %any, %nan, %n : vector<16xi1>, vector<16xf32>
+      return %r : vector<16xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "avx512 (vrangeps), none (leave the ops), or host (avx512 where "
+           "this machine has AVX-512DQ and AVX-512VL)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def JeetCpuMaximumAsUnsignedPass
     : Pass<"jeet-cpu-maximum-as-unsigned", "::mlir::func::FuncOp"> {
   let summary = "Takes the maximum of a relu's values on their bits as "

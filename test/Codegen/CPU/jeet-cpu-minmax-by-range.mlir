@@ -88,3 +88,27 @@ func.func @left_alone(%a: f32, %b: f32, %v: vector<9xf32>, %w: vector<8xf64>, %x
   %3 = arith.maxnumf %x, %x : vector<16xf32>
   return %0, %1, %2, %3 : f32, vector<9xf32>, vector<8xf64>, vector<16xf32>
 }
+
+// -----
+
+// Left alone: a single maximum with a constant (a relu's, the constant as
+// it is or broadcast), which LLVM lowers in three instructions already. A
+// tree of two nodes with a constant leaf is taken.
+// CHECK-LABEL: func.func @constant_operands
+// CHECK:       arith.maximumf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK:       arith.maximumf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK-NOT:   arith.maximumf
+// CHECK:       llvm.call_intrinsic "llvm.x86.avx512.mask.range.ps.512"
+// CHECK:       llvm.call_intrinsic "llvm.x86.avx512.mask.range.ps.512"
+// CHECK:       arith.select
+func.func @constant_operands(%x: vector<16xf32>, %y: vector<16xf32>, %s: f32)
+    -> (vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %c = arith.constant 0.0 : f32
+  %splat = vector.broadcast %c : f32 to vector<16xf32>
+  %0 = arith.maximumf %x, %zero : vector<16xf32>
+  %1 = arith.maximumf %splat, %x : vector<16xf32>
+  %m = arith.maximumf %x, %y : vector<16xf32>
+  %2 = arith.maximumf %m, %zero : vector<16xf32>
+  return %0, %1, %2 : vector<16xf32>, vector<16xf32>, vector<16xf32>
+}

@@ -423,8 +423,12 @@ def JeetCpuMinMaxByRangePass
     tested for NaN two at a time (`arith.cmpf uno`, or-ed), and a `select`
     gives the NaN where any leaf held one: a single maximum is three
     instructions, a max pooling's window of nine leaves about fourteen
-    where it was 48. A NaN result is the default quiet NaN, not one of the
-    operands' (IEEE leaves the payload open).
+    where it was 48. A single node with a constant operand (a relu's
+    maximum with 0, a clip's bounds, the constant as it is or broadcast)
+    is left to LLVM, whose lowering is three instructions already (in a
+    matmul tile's epilogue the select's NaN would hold one more register).
+    A NaN result is the default quiet NaN, not one of the operands' (IEEE
+    leaves the payload open).
 
     `target`: `avx512` (vrangeps on 16 lanes needs AVX-512DQ, on 4 and 8
     also AVX-512VL), `none` (the pass does nothing), or `host` (`avx512`

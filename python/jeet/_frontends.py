@@ -160,7 +160,8 @@ def _conv_transposed(x, w, conv):
     """The convolution `conv` = conv2d(x, w) in the form jeet.conv2d's
     decomposition gives one with a constant filter at few output positions
     (ConvolutionForms.h): (N, positions, C * KH * KW) x w^T, moved back to
-    (N, O, OH, OW). w^T depends on the filter alone: work that
+    (N, O, OH, OW); with groups, each group's (N, positions, K / g) by its
+    filter transposed. w^T depends on the filter alone: work that
     static_frontier then finds and the frontends prepare once. A filter
     read by few rows is prepared in panels (_reads_in_panels), the product
     a batch of panels moved back to NCHW by one transpose."""
@@ -178,6 +179,18 @@ def _conv_transposed(x, w, conv):
         windows = _tensor._node("im2col", "jeet.im2col", [x], {
             "kernel_shape": [kh, kw], "strides": strides, "dilations": dilations})
     positions = oh * ow
+    groups = conv._attrs["groups"]
+    if groups > 1:
+        # Each group's filter transposed: (N, g, positions, K / g) x
+        # (g, K / g, O / g), moved back to (N, O, OH, OW).
+        depth //= groups
+        rows = _tensor.transpose(
+            _tensor.reshape(windows, (batch, groups, depth, positions)), (0, 1, 3, 2))
+        prepared = _tensor.transpose(
+            _tensor.reshape(w, (groups, out_channels // groups, depth)), (0, 2, 1))
+        product = _tensor.matmul(rows, prepared)
+        return _tensor.reshape(_tensor.transpose(product, (0, 1, 3, 2)),
+                               (batch, out_channels, oh, ow))
     rows = _tensor.transpose(_tensor.reshape(windows, (batch, depth, positions)), (0, 2, 1))
     prepared = _tensor.transpose(_tensor.reshape(w, (out_channels, depth)))
     if not _reads_in_panels(batch * positions, out_channels, _PANEL_MAX_CONV_ROWS):
@@ -209,11 +222,14 @@ def _takes_prepared_transposed_form(node, dynamic, reads_data):
     if node._op != "jeet.conv2d" or node._device != "cpu":
         return False
     x, w = node._inputs
+    groups = node._attrs["groups"]
+    # Depthwise convolutions are sums of taps, not matmuls.
+    if groups > 1 and groups == x.shape[1] == node.shape[1]:
+        return False
     return (x._dtype == w._dtype == node._dtype == "f32"
-            and node._attrs["groups"] == 1 and id(x) in dynamic
-            and _bound(w, dynamic, reads_data)
+            and id(x) in dynamic and _bound(w, dynamic, reads_data)
             and _jeet.conv_computed_transposed(node.shape[2] * node.shape[3],
-                                               node.shape[1]))
+                                               node.shape[1] // groups))
 
 
 def _takes_panels(node, dynamic, reads_data):

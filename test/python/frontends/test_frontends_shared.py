@@ -40,14 +40,29 @@ def test_a_bound_filter_at_few_positions_is_rewritten(rng, hw, k):
     assert frontier[0].shape == (24 * k * k, 48)
 
 
+@pytest.mark.parametrize("groups", [2, 3])
+def test_a_grouped_bound_filter_at_few_positions_is_rewritten(rng, groups):
+    """Grouped (ResNeXt's, RegNet's) with 16 or more output channels a
+    group: each group's product of its windows by its filter's transpose,
+    (g, K / g, O / g), which depends on the filter alone."""
+    y = _conv(rng, groups=groups)
+    (z,) = _frontends.prepared_weight_forms([y])
+    ops = _ops([z])
+    assert "jeet.conv2d" not in ops and "jeet.matmul" in ops, ops
+    frontier, _ = _frontends.static_frontier([z])
+    assert [f._op for f in frontier] == ["jeet.transpose"], frontier
+    assert frontier[0].shape == (groups, 24 // groups * 9, 48 // groups)
+
+
 @pytest.mark.parametrize("case", [
-    dict(hw=8), dict(groups=2), dict(filter_kind="constant"),
+    dict(hw=8), dict(groups=4), dict(groups=24, cout=24), dict(filter_kind="constant"),
     dict(input_kind="static"), dict(cout=8),
 ], ids=str)
 def test_other_convolutions_are_left_as_they_are(rng, case):
-    """Not at 64 positions (whole vectors), grouped, by a constant filter
-    (the compiler's own), of an input known now (all of it prepared), or
-    with too few output channels: the same DAG back."""
+    """Not at 64 positions (whole vectors), grouped with 12 output channels
+    a group, depthwise, by a constant filter (the compiler's own), of an
+    input known now (all of it prepared), or with too few output channels:
+    the same DAG back."""
     y = _conv(rng, **case)
     (z,) = _frontends.prepared_weight_forms([y])
     assert z is y

@@ -2333,6 +2333,57 @@ def test_conv_with_bound_filter_takes_the_transposed_form(rng, cin, hw, k, strid
     assert ["jeet.transpose"] not in bound.compiled().kernel_ops
 
 
+@pytest.mark.parametrize("n, cin, hw, stride, groups, cout", [
+    (1, 64, 3, 1, 4, 64), (1, 64, 6, 2, 2, 64), (2, 48, 3, 1, 3, 48), (1, 32, 6, 1, 2, 32),
+    (1, 32, 3, 1, 4, 32), (1, 40, 8, 1, 2, 64),
+], ids=str)
+def test_grouped_conv_at_few_positions_is_computed_transposed(rng, n, cin, hw, stride,
+                                                              groups, cout):
+    """A grouped 3x3 convolution (ResNeXt's, RegNet's) at few output
+    positions computes each group transposed, positions as its rows and 16
+    or more of the group's output channels along the vectors: (N, g, P, K /
+    g) x (g, K / g, O / g), with the filter a constant (each group's
+    transpose at compile time) or bound (prepared at load), the same kernels
+    either way; 8 channels a group, or 8x8 positions, keep the grouped
+    matmul. Against float64."""
+    pad = 1
+    wt = (rng.standard_normal((cout, cin // groups, 3, 3)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(cout).astype(np.float32)
+    out = (hw + 2 * pad - 3) // stride + 1
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4,
+                              strides=[stride, stride], group=groups),
+             helper.make_node("Relu", ["c"], ["y"])]
+    model = make_model(nodes, [f32("x", [n, cin, hw, hw])], [f32("y", [n, cout, out, out])],
+                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    x = rng.standard_normal((n, cin, hw, hw)).astype(np.float32)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    conv = np.zeros((n, cout, out, out)) + b[None, :, None, None]
+    span = stride * (out - 1) + 1
+    cg, og = cin // groups, cout // groups
+    for g in range(groups):
+        for i in range(3):
+            for j in range(3):
+                conv[:, g * og:(g + 1) * og] += np.einsum(
+                    "nchw,oc->nohw",
+                    xp[:, g * cg:(g + 1) * cg, i:i + span:stride, j:j + span:stride],
+                    wt[g * og:(g + 1) * og, :, i, j].astype(np.float64))
+    bound = jeet.onnx.load(model, device="cpu", initializers="argument")
+    constant = jeet.onnx.load(model, device="cpu", initializers="constant")
+    for compiled in (constant, bound):
+        (y,) = compiled(x)
+        np.testing.assert_allclose(np.asarray(y), np.maximum(conv, 0), rtol=1e-5, atol=1e-5)
+    transposed = og >= 16 and out * out in (4, 9, 25, 36, 49)
+    for compiled in (constant, bound):
+        text = compiled.compiled().ir("fused")
+        matmuls = [line for line in text.splitlines() if "jeet.matmul" in line]
+        assert len(matmuls) == 1, text
+        want = (f"tensor<{n}x{groups}x{out * out}x{9 * cg}xf32>" if transposed
+                else f"tensor<{groups}x{og}x{9 * cg}xf32>")
+        assert want in matmuls[0], (want, matmuls[0])
+    assert bound.compiled().kernel_ops == constant.compiled().kernel_ops, (
+        bound.compiled().kernel_ops, constant.compiled().kernel_ops)
+
+
 @pytest.mark.parametrize("cin, k, cout, n, hw", [
     (32, 1, 1024, 1, 3), (16, 3, 1100, 1, 3), (32, 1, 1088, 2, 3), (16, 3, 1100, 2, 2),
 ], ids=str)

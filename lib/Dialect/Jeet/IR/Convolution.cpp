@@ -334,6 +334,27 @@ static Value transposedConstant(OpBuilder &b, Location loc,
       b, loc, DenseElementsAttr::getFromRawBuffer(type, transposed));
 }
 
+/// `values` as `groups` matrices of (rows x cols), each transposed: a
+/// constant of (groups * cols, rows), group by group.
+static Value transposedGroupConstants(OpBuilder &b, Location loc,
+                                      DenseElementsAttr values, int64_t groups,
+                                      int64_t rows, int64_t cols) {
+  auto type =
+      RankedTensorType::get({groups * cols, rows}, values.getElementType());
+  if (values.isSplat())
+    return ConstantOp::create(b, loc, values.resizeSplat(type));
+  int64_t bytes = values.getElementType().getIntOrFloatBitWidth() / 8;
+  ArrayRef<char> raw = values.getRawData();
+  std::vector<char> transposed(raw.size());
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        std::memcpy(&transposed[((g * cols + c) * rows + r) * bytes],
+                    &raw[((g * rows + r) * cols + c) * bytes], bytes);
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::getFromRawBuffer(type, transposed));
+}
+
 /// y = reshape(matmul(filter as (g, O/g, C/g * KH * KW), windows as
 /// (N, g, C/g * KH * KW, OH * OW))), with g = groups (no g dimension when it
 /// is 1); a depthwise convolution of f32 as decomposeDepthwise's sum. One
@@ -374,6 +395,22 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
         builder, loc, rows, transposedConstant(builder, loc, values, o, k));
     Value transposed =
         TransposeOp::create(builder, loc, product, ArrayRef<int64_t>{0, 2, 1});
+    return reshape(builder, loc, transposed, getType().getShape());
+  }
+  // Groups likewise, each group's filter transposed: (N, g, OH * OW, K) x
+  // (g, K, O / g), the positions as each group's rows (ResNeXt's and
+  // RegNet's last stages: 9 positions, 16 or 32 channels a group).
+  if (g != 1 && values && isComputedTransposed(positions, o / g)) {
+    Value rows = TransposeOp::create(
+        builder, loc, reshape(builder, loc, windows, {n, g, k, positions}),
+        ArrayRef<int64_t>{0, 1, 3, 2});
+    Value filters =
+        reshape(builder, loc,
+                transposedGroupConstants(builder, loc, values, g, o / g, k),
+                {g, k, o / g});
+    Value product = MatmulOp::create(builder, loc, rows, filters);
+    Value transposed = TransposeOp::create(builder, loc, product,
+                                           ArrayRef<int64_t>{0, 1, 3, 2});
     return reshape(builder, loc, transposed, getType().getShape());
   }
   // Without groups, no group dimension: (O, K) x (N, K, OH * OW).

@@ -20,12 +20,12 @@
 namespace jeet {
 
 /// Output positions (OH * OW) below which a convolution with a constant
-/// filter and no groups is computed transposed, positions as the matmul's
-/// rows: a row of fewer columns than a vector (the last stages of MobileNet
-/// and ResNet, 3x3 at 96x96) fills few lanes of each of the matmul's
-/// vectors, where the transposed matmul's vectors run along O. (ResNet-18's
-/// 3x3 convolutions of 512 channels at 3x3 positions: the whole model 1.2x
-/// on one thread.)
+/// filter is computed transposed (with groups, each group), positions as
+/// the matmul's rows: a row of fewer columns than a vector (the last stages
+/// of MobileNet and ResNet, 3x3 at 96x96) fills few lanes of each of the
+/// matmul's vectors, where the transposed matmul's vectors run along O.
+/// (ResNet-18's 3x3 convolutions of 512 channels at 3x3 positions: the
+/// whole model 1.2x on one thread.)
 inline constexpr int64_t kNarrowPositions = 16;
 /// More positions are computed transposed too where their rows would fill
 /// less than this share of their vectors' lanes (kMatmulColumnLanes): 25
@@ -38,9 +38,11 @@ inline constexpr double kMinPositionLaneShare = 0.8;
 /// along O for the transposed matmul's rows.
 inline constexpr int64_t kMinTransposedChannels = 16;
 
-/// Whether a convolution without groups of `outChannels` output channels at
-/// `positions` output positions (OH * OW) is computed transposed: (N,
-/// positions, C * KH * KW) x filter^T, the positions as the matmul's rows.
+/// Whether a convolution of `outChannels` output channels (with groups, a
+/// group's) at `positions` output positions (OH * OW) is computed
+/// transposed: (N, positions, C * KH * KW) x filter^T, the positions as the
+/// matmul's rows (with groups, (N, g, positions, K / g) x each group's
+/// filter transposed: ResNeXt's last stage 1.9x).
 inline bool isComputedTransposed(int64_t positions, int64_t outChannels) {
   return outChannels >= kMinTransposedChannels &&
          (positions < kNarrowPositions ||

@@ -729,16 +729,23 @@ class Program:
             win = windows(x.ref, kh, kw, sh, sw, ph, pw, dh, dw, 0.0)
             uwin = windows(x.err, kh, kw, sh, sw, ph, pw, dh, dw, 0.0)
             ref, scale, prop = conv_reference(win, uwin, wgt.ref, wgt.err, groups)
+            depth = (c // groups) * kh * kw + 8
             if bias:
                 # jeet.conv2d adds the bias as an op of its own: the sum is
-                # rounded to the dtype first.
+                # rounded to the dtype first, and may pass its largest value
+                # there (an infinity the bias does not bring back, where
+                # the sum with the bias is finite: not checked).
                 rounding = 2 * EPS[x.dtype] * np.abs(ref)
+                pre_err = prop + own(x.dtype, ref, scale * depth)
+                with np.errstate(invalid="ignore"):
+                    overflows = np.abs(ref) + pre_err + rounding >= MAX[x.dtype]
                 ref = ref + bias.ref[None, :, None, None]
                 scale = scale + np.abs(bias.ref)[None, :, None, None]
                 prop = prop + bias.err[None, :, None, None]
-            depth = (c // groups) * kh * kw + 8
             err = prop + own(x.dtype, ref, scale * depth) + (rounding if bias else 0)
             err[np.isnan(scale) | (scale >= F32_MAX)] = INF
+            if bias:
+                err[overflows] = INF
             self.add(t, x.dtype, ref, err)
             self.note(f"conv2d({x.name}, {'constant ' if constant else ''}{wgt.name}, "
                       f"{bias.name if bias else None}, "

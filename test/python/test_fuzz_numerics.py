@@ -104,8 +104,11 @@ GPU_FINDINGS = [109407, 112476, 140402, 206043, 213608, 356637, 476425, 488281]
 # v) of a bf16 grouped convolution's v near -0.033: the result is 0.0007 +
 # v, all of v's error, where the bound took |0.0007 / v| = 0.02 of it (the
 # divisor's error moves a remainder by |floor(a / b)| of it, fmod by
-# |trunc(a / b)|).
-ORACLE_FINDINGS = [437279, 834058, 1255702, 1851702]
+# |trunc(a / b)|). 2761343 (2026-12-07, fourth session): an f16
+# convolution with a bias whose sum, rounded to f16 before the bias is added
+# (jeet.conv2d's documented rounding), passed 65504: -inf, where the sum
+# with the bias was -65228. Such elements are now unchecked.
+ORACLE_FINDINGS = [437279, 834058, 1255702, 1851702, 2761343]
 
 
 def run_fuzzer(*args):

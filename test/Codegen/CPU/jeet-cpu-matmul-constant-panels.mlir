@@ -197,8 +197,10 @@ func.func @not_constant(%a: memref<2x3xf32>, %c: memref<2x6xf32>) {
 // The tiles of a batch of one product by a constant B, (1, 9, 8) x (8, 1024)
 // in tiles of 64 columns: B's rows, 4 KiB apart, alias in L1, so the tile is
 // taken as a product of matrices (its batch of one sliced off) and reads the
-// compiler's panels of B. With 256 columns (rows 1 KiB apart) the batched
-// tile reads B where it lies: no panels.
+// compiler's panels of B. With 256 columns (rows 1 KiB apart) and 8 rows,
+// fewer than a constant B's panels pay for (jeet-cpu-matmul.mlir's
+// @batch_of_one_by_constant), the batched tile reads B where it lies: no
+// panels.
 // CHECK: memref.global "private" constant @w_panels4 : memref<8192xf32>
 // CHECK-LABEL: func.func @unit_batch_tiles(
 // CHECK: memref.get_global @w_panels4

@@ -117,7 +117,12 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     batch (a convolution's windows, `(1, K, N)`) when C has fewer than 128
     rows and B's rows do not lie a multiple of 4 KiB apart (or are few):
     each panel is read by few row tiles, and its copy would be one more
-    pass over all of B.
+    pass over all of B. The tile of a batch of one image by a matrix B (a
+    convolution at few positions computed transposed) is taken as the
+    product of matrices, reading B's panels, when B's rows lie a multiple
+    of 4 KiB apart, or when B is a constant of 256 to 1,024 rows 1 KiB or
+    more apart (the compiler's panels, where B's rows in place would cross
+    a page every few rows); otherwise it reads B where it lies.
 
     The tile and block sizes the pass chose (from the options, or from the
     host's vector registers and cache sizes where an option is 0) are

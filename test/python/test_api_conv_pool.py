@@ -57,7 +57,7 @@ def test_strided_windows_copied_by_vectors(rng, dtype):
         k = int(rng.integers(1, 8))
         dilation = int(rng.integers(1, 3))
         pad = int(rng.integers(0, k))
-        if wd + 2 * pad < dilation * (k - 1) + 1:
+        if min(wd, 9) + 2 * pad < dilation * (k - 1) + 1:  # H is 9
             continue
         c, o = int(rng.integers(1, 4)), int(rng.integers(1, 9))
         x = rng.standard_normal((1, c, 9, wd)).astype(np.float32)

@@ -264,6 +264,16 @@ def test_overlapping_max_pool_keeps_nans_and_infinities():
     assert got[0, 0, 3, 3] == np.inf
 
 
+def _special_relu_input(rng, size):
+    x = rng.standard_normal((1, 16, size, size)).astype(np.float32)
+    x[0, 1, 2, 3] = np.nan
+    x[0, 4, size - 1, 0] = np.array(0xFFC00000, np.uint32).view(np.float32)
+    x[0, 5, 1, 1] = np.inf
+    x[0, 6] = -np.abs(x[0, 6])
+    x[0, 7] = -0.0
+    return x
+
+
 @pytest.mark.parametrize("size, kernel, stride, padding, ceil_mode", [
     (23, 3, 2, 0, False), (11, 3, 2, 0, False), (12, 3, 1, 0, False),
     (24, 3, 2, 1, False), (24, 3, 2, 0, True), (12, 3, 1, 1, False), (13, 3, 2, 1, True),
@@ -276,12 +286,7 @@ def test_overlapping_max_pool_of_a_relu_compares_bits(rng, size, kernel, stride,
     the relu): exact against float64, a NaN of either sign wins its windows,
     +inf stays +inf, a window of negative values and -0 gives +0 (never -0).
     A pooling of values that may be negative keeps maximumf."""
-    x = rng.standard_normal((1, 16, size, size)).astype(np.float32)
-    x[0, 1, 2, 3] = np.nan
-    x[0, 4, size - 1, 0] = np.array(0xFFC00000, np.uint32).view(np.float32)
-    x[0, 5, 1, 1] = np.inf
-    x[0, 6] = -np.abs(x[0, 6])
-    x[0, 7] = -0.0
+    x = _special_relu_input(rng, size)
     x[0, 8, :, :3] = -np.inf
     relu = jeet.relu(t(x))
     got = jeet.max_pool2d(relu, kernel, stride, padding, ceil_mode=ceil_mode)
@@ -297,16 +302,6 @@ def test_overlapping_max_pool_of_a_relu_compares_bits(rng, size, kernel, stride,
     assert "arith.maxui" not in jeet.compile(plain).ir("linalg")
     np.testing.assert_array_equal(plain.numpy(), pool_reference(x, "max", kernel, stride,
                                                                 padding, ceil_mode))
-
-
-def _special_relu_input(rng, size):
-    x = rng.standard_normal((1, 16, size, size)).astype(np.float32)
-    x[0, 1, 2, 3] = np.nan
-    x[0, 4, size - 1, 0] = np.array(0xFFC00000, np.uint32).view(np.float32)
-    x[0, 5, 1, 1] = np.inf
-    x[0, 6] = -np.abs(x[0, 6])
-    x[0, 7] = -0.0
-    return x
 
 
 def test_max_pool_read_by_the_next_layer_compares_bits(rng):

@@ -9,12 +9,13 @@
 // (jeet.pad, then jeet.im2col, an affine copy that the code generators
 // vectorise) as (N, C, KH, KW, OH, OW), so that a convolution is a matmul
 // of the filter (O, C * KH * KW) with them as (N, C * KH * KW, OH * OW), and
-// a pooling a reduction over their window dimensions (2 and 3). A pooling
-// whose windows tile its input (strides equal to the kernel, no padding, no
-// dilation: the usual 2x2 pooling) reduces a reshape of the input instead,
-// (N, C, OH, KH, OW, KW) over dimensions 3 and 5, with no copy. The CPU and
-// GPU code generators then compute them with their matmul and reduction
-// kernels.
+// a pooling a reduction over their window dimensions (2 and 3). An average
+// pooling (or a max pooling of more than 49 taps) whose windows tile its
+// input (strides equal to the kernel, no padding, no dilation: the usual 2x2
+// pooling) reduces a reshape of the input instead, (N, C, OH, KH, OW, KW)
+// over dimensions 3 and 5, with no copy; a max pooling of up to 49 taps is
+// the maximum of the input's strided views. The CPU and GPU code generators
+// then compute them with their matmul, reduction and elementwise kernels.
 //
 //===----------------------------------------------------------------------===//
 

@@ -818,10 +818,12 @@ def Jeet_MaxPool2dOp : Jeet_Pool2dOp<"max_pool2d", "max"> {
     The maximum of each `kernel_shape` window of each channel of an input
     `(N, C, H, W)`, as PyTorch's `max_pool2d` and ONNX's `MaxPool`: padding
     is never the maximum (it is -inf), and NaN propagates.
-    `jeet-decompose` rewrites it as a `pad`, an `im2col` of the windows and
-    a `reduce_max` over the window dimensions; windows that tile the input
-    (strides equal to the kernel, no padding or dilation) are a `reshape` of
-    it instead, with no copy.
+    `jeet-decompose` rewrites a window of up to 49 taps as the elementwise
+    `max` of the input padded with -inf (a `pad`, none without padding)
+    viewed at each of the kernel's offsets (strided `slice`s: no copy);
+    larger windows as a `reduce_max` over the window dimensions of a
+    `reshape` of the input where the windows tile it (strides equal to the
+    kernel, no padding or dilation), else of an `im2col` of the windows.
 
     ```mlir
     %y = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>

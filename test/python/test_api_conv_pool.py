@@ -360,10 +360,11 @@ def test_max_pool_read_by_the_next_layer_compares_bits(rng):
 
 @pytest.mark.parametrize("ceil_mode", [False, True])
 def test_max_pool_of_a_non_overlapping_pool_compares_bits(rng, ceil_mode):
-    """GoogLeNet's 2x2/2 pooling (a max reduction over a reshape of its
-    input, windows that do not overlap) of a relu's values, then a padded
-    3x3/1 pooling of its result: the maximum of a relu's values holds such
-    values, so the second compares bits too; exact against float64."""
+    """GoogLeNet's 2x2/2 pooling (windows that do not overlap: strided
+    views; a max reduction over a reshape of its input past 49 taps, the
+    form lit's @pooled_after_a_reduction checks) of a relu's values, then a
+    padded 3x3/1 pooling of its result: the maximum of a relu's values holds
+    such values, so the second compares bits too; exact against float64."""
     x = _special_relu_input(rng, 11 if ceil_mode else 12)
     first = jeet.max_pool2d(jeet.relu(t(x)), 2, 2, 0, ceil_mode=ceil_mode)
     second = jeet.max_pool2d(first, 3, 1, 1)

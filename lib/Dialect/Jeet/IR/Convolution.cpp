@@ -317,26 +317,9 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
   });
 }
 
-/// `values` (rows x cols) transposed, as a constant of (cols, rows).
-static Value transposedConstant(OpBuilder &b, Location loc,
-                                DenseElementsAttr values, int64_t rows,
-                                int64_t cols) {
-  auto type = RankedTensorType::get({cols, rows}, values.getElementType());
-  if (values.isSplat())
-    return ConstantOp::create(b, loc, values.resizeSplat(type));
-  int64_t bytes = values.getElementType().getIntOrFloatBitWidth() / 8;
-  ArrayRef<char> raw = values.getRawData();
-  std::vector<char> transposed(raw.size());
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      std::memcpy(&transposed[(c * rows + r) * bytes],
-                  &raw[(r * cols + c) * bytes], bytes);
-  return ConstantOp::create(
-      b, loc, DenseElementsAttr::getFromRawBuffer(type, transposed));
-}
-
 /// `values` as `groups` matrices of (rows x cols), each transposed: a
-/// constant of (groups * cols, rows), group by group.
+/// constant of (groups * cols, rows), group by group (one group: the
+/// matrix's transpose, (cols, rows)).
 static Value transposedGroupConstants(OpBuilder &b, Location loc,
                                       DenseElementsAttr values, int64_t groups,
                                       int64_t rows, int64_t cols) {
@@ -393,7 +376,8 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
         builder, loc, reshape(builder, loc, windows, {n, k, positions}),
         ArrayRef<int64_t>{0, 2, 1});
     Value product = MatmulOp::create(
-        builder, loc, rows, transposedConstant(builder, loc, values, o, k));
+        builder, loc, rows,
+        transposedGroupConstants(builder, loc, values, /*groups=*/1, o, k));
     Value transposed =
         TransposeOp::create(builder, loc, product, ArrayRef<int64_t>{0, 2, 1});
     return reshape(builder, loc, transposed, getType().getShape());

@@ -295,6 +295,27 @@ def test_tiling_max_pool_is_the_maximum_of_views(rng, shape):
             assert got[0, 2, 0, 0] == 0 and not np.signbit(got[0, 2, 0, 0])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=str)
+@pytest.mark.parametrize("shape,k", [((1, 256, 28, 28), 2), ((2, 16, 12, 18), 3),
+                                     ((1, 832, 6, 6), 2), ((1, 8, 16, 16), 8)],
+                         ids=str)
+def test_tiling_avg_pool_sums_views(rng, shape, k, dtype):
+    """An average pooling whose windows tile the input (DenseNet's 2x2/2
+    transitions) is the sum of the input's strided views, elementwise, not
+    a reduction over a reshape (256 x 28 x 28: 9 times slower); past 49
+    taps (8x8) the reduction. Against float64, either count_include_pad."""
+    x = (rng.standard_normal(shape) * 4).astype(dtype)
+    n, c, h, w = shape
+    want = x.astype(np.float64).reshape(n, c, h // k, k, w // k, k).mean(axis=(3, 5))
+    for include_pad in (True, False):
+        got = jeet.avg_pool2d(t(x), k, k, count_include_pad=include_pad)
+        ops = [op for kernel in jeet.compile(got).kernel_ops for op in kernel]
+        assert ("jeet.reduce_sum" in ops) == (k * k > 49), ops
+        tol = 1e-6 if dtype == np.float32 else 2e-3
+        np.testing.assert_allclose(got.numpy().astype(np.float64), want,
+                                   rtol=tol, atol=tol * 4)
+
+
 def _special_relu_input(rng, size):
     x = rng.standard_normal((1, 16, size, size)).astype(np.float32)
     x[0, 1, 2, 3] = np.nan

@@ -379,33 +379,41 @@ func.func @avg_pool_f16(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x2x2xf16> {
 // -----
 
 // Poolings whose windows tile the input (strides equal to the kernel, no
-// padding or dilation): avg_pool2d reduces a reshape of the input, with no
-// window copy, and divides by the window size; max_pool2d is the maximum of
-// the input's strided views, as any pooling of up to 49 taps (a reduction
-// over dimensions of 2 or 3 innermost was 4-10 times slower on the CPU).
-// Past 49 taps (8x8) a tiling max pooling reduces the reshape too.
+// padding or dilation), as any pooling of up to 49 taps: max_pool2d is the
+// maximum of the input's strided views, avg_pool2d their sum divided by the
+// window size (a scalar: without padding each window lies in the input
+// whole), no window copy (a reduction over dimensions of 2 or 3 innermost
+// was 2-10 times slower on the CPU). Past 49 taps (8x8) a tiling pooling
+// reduces a reshape of the input.
 // CHECK-LABEL: func.func @tiled_pools
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<1x2x4x6xf32>)
 // CHECK-NOT: jeet.im2col
 // CHECK-NOT: jeet.reduce_max
 // CHECK: jeet.slice %[[X]] {starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 2, 3>, stops = array<i64: 1, 2, 3, 4>}
 // CHECK-COUNT-5: jeet.max
-// CHECK-NOT: jeet.reduce_max
-// CHECK: %[[V:.*]] = jeet.reshape %[[X]] : tensor<1x2x4x6xf32> -> tensor<1x2x2x2x2x3xf32>
-// CHECK: %[[SUM:.*]] = jeet.reduce_sum %[[V]] {axes = array<i64: 3, 5>} : tensor<1x2x2x2x2x3xf32> -> tensor<1x2x2x2xf32>
-// CHECK: jeet.div %[[SUM]], %{{.*}}
+// CHECK-NOT: jeet.reduce
+// CHECK: jeet.slice %[[X]] {starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 2, 3>, stops = array<i64: 1, 2, 3, 4>}
+// CHECK-COUNT-5: jeet.add
+// CHECK-NOT: jeet.reduce
+// CHECK: %[[SIX:.*]] = jeet.constant dense<6.000000e+00> : tensor<f32>
+// CHECK-NOT: jeet.reduce
+// CHECK: jeet.div %{{.*}}, %[[SIX]] : tensor<1x2x2x2xf32>, tensor<f32> -> tensor<1x2x2x2xf32>
 // CHECK-NOT: jeet.im2col
 // CHECK-LABEL: func.func @tiled_large_window
 // CHECK: %[[W:.*]] = jeet.reshape %{{.*}} : tensor<1x2x16x16xf32> -> tensor<1x2x2x8x2x8xf32>
 // CHECK: jeet.reduce_max %[[W]] {axes = array<i64: 3, 5>}
+// CHECK: %[[V:.*]] = jeet.reshape %{{.*}} : tensor<1x2x16x16xf32> -> tensor<1x2x2x8x2x8xf32>
+// CHECK: %[[SUM:.*]] = jeet.reduce_sum %[[V]] {axes = array<i64: 3, 5>} : tensor<1x2x2x8x2x8xf32> -> tensor<1x2x2x2xf32>
+// CHECK: jeet.div %[[SUM]], %{{.*}}
 func.func @tiled_pools(%x: tensor<1x2x4x6xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
   %0 = jeet.max_pool2d %x {kernel_shape = array<i64: 2, 3>, strides = array<i64: 2, 3>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x2x4x6xf32> -> tensor<1x2x2x2xf32>
   %1 = jeet.avg_pool2d %x {kernel_shape = array<i64: 2, 3>, strides = array<i64: 2, 3>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x2x4x6xf32> -> tensor<1x2x2x2xf32>
   return %0, %1 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
-func.func @tiled_large_window(%x: tensor<1x2x16x16xf32>) -> tensor<1x2x2x2xf32> {
+func.func @tiled_large_window(%x: tensor<1x2x16x16xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
   %0 = jeet.max_pool2d %x {kernel_shape = array<i64: 8, 8>, strides = array<i64: 8, 8>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x2x16x16xf32> -> tensor<1x2x2x2xf32>
-  return %0 : tensor<1x2x2x2xf32>
+  %1 = jeet.avg_pool2d %x {kernel_shape = array<i64: 8, 8>, strides = array<i64: 8, 8>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x2x16x16xf32> -> tensor<1x2x2x2xf32>
+  return %0, %1 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
 
 // -----

@@ -841,10 +841,13 @@ def Jeet_AvgPool2dOp : Jeet_Op<"avg_pool2d",
     (`dilations` as the max pooling's): with `count_include_pad` (PyTorch's
     default) the padding counts as zeros in the mean; without it (ONNX's
     default) only the window's input elements count. f16 and bf16 sum in
-    f32. `jeet-decompose` rewrites it as a zero `pad`, an `im2col` of the
-    windows, a `reduce_sum` over the window dimensions and a division;
-    windows that tile the input (strides equal to the kernel, no padding or
-    dilation) are a `reshape` of it instead, with no copy.
+    f32. `jeet-decompose` rewrites a window of up to 49 taps as the sum of
+    the input padded with zeros viewed at each of the kernel's offsets (as
+    `max_pool2d`), divided by the window size (without padding, or with
+    `count_include_pad`) or by a constant of each window's count; larger
+    windows as a `reduce_sum` over the window dimensions of a `reshape` of
+    the input where the windows tile it (strides equal to the kernel, no
+    padding or dilation), else of an `im2col` of the windows.
 
     ```mlir
     %y = jeet.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>

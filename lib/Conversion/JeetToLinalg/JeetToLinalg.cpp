@@ -305,6 +305,9 @@ public:
   bool hasMatmul = false;
   bool anchorIsRoot = false;
   SmallVector<linalg::GenericOp> rootGenerics;
+  /// Yielded transposes of a matmul's result, leaves read through their
+  /// permutation by the generic that computes the roots.
+  DenseSet<Value> permutedRoots;
   /// Whether hoistBroadcastWork runs (lowerFusionOpToLinalg's option).
   bool hoistBroadcasts = false;
   /// Whether a concat is lowered as copies (lowerFusionOpToLinalg's option).
@@ -955,6 +958,24 @@ LogicalResult GroupLowering::hoistBroadcastWork(ArrayRef<Value> roots,
   return success();
 }
 
+/// Whether `transpose` swaps the two innermost dimensions of a matmul's
+/// result (a convolution's transposed form without bias or activation,
+/// (N, positions, O) back to (N, O, positions)): yielded by its group, it is
+/// then computed as the matmul's transposed epilogue, which tileEpilogue
+/// tiles with the matmul, rather than copied after the whole product.
+static bool transposesMatmulResult(TransposeOp transpose) {
+  auto matmul = transpose.getInput().getDefiningOp<MatmulOp>();
+  if (!matmul || hasVectorOperand(matmul))
+    return false;
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  int64_t rank = permutation.size();
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    if (permutation[i] != i)
+      return false;
+  return rank >= 2 && permutation[rank - 2] == rank - 1 &&
+         permutation[rank - 1] == rank - 2;
+}
+
 FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
                                                  ValueRange roots) {
   elementwiseOnly = llvm::all_of(ops, isScalarizableJeetOp);
@@ -988,8 +1009,12 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
     }
     // Read in place by the elementwise ops of the group through a permuted
     // map (jeet-fuse clones such transposes into their readers' groups); a
-    // transpose that the group yields is copied.
-    if (transpose && !isRoot) {
+    // transpose that the group yields is copied, but that of a matmul's
+    // result, computed as its epilogue (a generic reading it permuted).
+    bool epilogue = transpose && isRoot && transposesMatmulResult(transpose);
+    if (epilogue)
+      permutedRoots.insert(transpose.getResult());
+    if (transpose && (!isRoot || epilogue)) {
       FailureOr<Value> input = materialize(transpose.getInput());
       if (failed(input))
         return failure();
@@ -1023,7 +1048,8 @@ FailureOr<SmallVector<Value>> GroupLowering::run(ArrayRef<Operation *> ops,
   SmallVector<Value> results(roots.size());
   SmallVector<std::pair<ArrayRef<int64_t>, SmallVector<unsigned>>> byShape;
   for (auto [i, root] : llvm::enumerate(roots)) {
-    if (leaves.count(root) || root.getDefiningOp<ConstantOp>()) {
+    if ((leaves.count(root) && !permutedRoots.contains(root)) ||
+        root.getDefiningOp<ConstantOp>()) {
       FailureOr<Value> tensor = materialize(root);
       if (failed(tensor))
         return failure();

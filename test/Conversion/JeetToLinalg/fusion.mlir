@@ -6,6 +6,8 @@
 // CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[PERMUTED:.*]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// CHECK-DAG: #[[IDENTITY3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 
 // Ten elementwise ops (with a broadcast input and rank-0 splat constants)
 // are one generic; each group input is read through its own map. The exp of
@@ -259,6 +261,47 @@ func.func @matmul_transposed_epilogue(%a: tensor<1x36x32xf32>, %b: tensor<32x115
     jeet.yield %2 : tensor<1x1152x36xf32>
   }
   return %r : tensor<1x1152x36xf32>
+}
+
+// The same with no elementwise op after the transpose (a convolution's
+// transposed form without bias): the transpose yielded is computed as the
+// matmul's epilogue, a generic that reads it permuted, tiled with the
+// matmul as above, not a linalg.transpose copy after the whole product.
+// CHECK-LABEL: func.func @matmul_transposed_result
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (1, 1152, 36) step (1, 64, 36)
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x36x64xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[PERMUTED]], #[[IDENTITY3]]], {{.*}} ins(%[[P]] : tensor<1x36x64xf32>) outs(%{{.*}} : tensor<1x64x36xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// UNTILED-LABEL: func.func @matmul_transposed_result
+// UNTILED-NOT: scf.forall
+// UNTILED-NOT: linalg.transpose
+func.func @matmul_transposed_result(%a: tensor<1x36x32xf32>, %b: tensor<32x1152xf32>) -> tensor<1x1152x36xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<1x36x32xf32>, tensor<32x1152xf32>) -> tensor<1x1152x36xf32> {
+  ^bb0(%x: tensor<1x36x32xf32>, %y: tensor<32x1152xf32>):
+    %0 = jeet.matmul %x, %y : tensor<1x36x32xf32>, tensor<32x1152xf32> -> tensor<1x36x1152xf32>
+    %1 = jeet.transpose %0 {permutation = array<i64: 0, 2, 1>} : tensor<1x36x1152xf32> -> tensor<1x1152x36xf32>
+    jeet.yield %1 : tensor<1x1152x36xf32>
+  }
+  return %r : tensor<1x1152x36xf32>
+}
+
+// A yielded transpose of a matmul's result that moves its batch dimension
+// (attention's heads back between the positions) is copied after the
+// product: tiles of one row of the matmul would be no product at all.
+// CHECK-LABEL: func.func @matmul_result_heads_moved
+// UNTILED-LABEL: func.func @matmul_result_heads_moved
+// CHECK-NOT: scf.forall
+// CHECK: linalg.transpose
+func.func @matmul_result_heads_moved(%a: tensor<4x16x32xf32>, %b: tensor<4x32x8xf32>) -> tensor<16x4x8xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<4x16x32xf32>, tensor<4x32x8xf32>) -> tensor<16x4x8xf32> {
+  ^bb0(%x: tensor<4x16x32xf32>, %y: tensor<4x32x8xf32>):
+    %0 = jeet.matmul %x, %y : tensor<4x16x32xf32>, tensor<4x32x8xf32> -> tensor<4x16x8xf32>
+    %1 = jeet.transpose %0 {permutation = array<i64: 1, 0, 2>} : tensor<4x16x8xf32> -> tensor<16x4x8xf32>
+    jeet.yield %1 : tensor<16x4x8xf32>
+  }
+  return %r : tensor<16x4x8xf32>
 }
 
 // Any other group is lowered op by op: a transpose between elementwise ops

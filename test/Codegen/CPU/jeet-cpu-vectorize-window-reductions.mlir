@@ -54,6 +54,38 @@ func.func @sum_rows_of_three(%x: memref<4x3xf32>, %o: memref<4xf32>) {
 
 // -----
 
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+
+// A row of 14 outputs, which no width divides (a 2x2 pooling of 28
+// columns): a step of 8 outputs in the loop, then one of the last 6 (12
+// inputs loaded, 6-lane vectors), where the generic's scalar loops ran
+// 5-10 times slower.
+// CHECK-LABEL: func.func @row_with_a_remainder
+// CHECK-SAME: (%[[X:[^:]*]]: memref<4x2x14x2xf32>, %[[O:[^:]*]]: memref<4x14xf32>)
+// CHECK: %[[END:.*]] = arith.constant 8 : index
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[END]] step %{{.*}} {
+// CHECK: vector.load %{{.*}} : memref<4x2x28xf32>, vector<16xf32>
+// CHECK: vector.store %{{.*}}, %[[O]][%{{.*}}, %[[J]]] : memref<4x14xf32>, vector<8xf32>
+// CHECK: }
+// CHECK: %[[ACC:.*]] = vector.load %[[O]][%{{.*}}, %[[END]]] : memref<4x14xf32>, vector<6xf32>
+// CHECK: scf.for
+// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<4x2x28xf32>, vector<12xf32>
+// CHECK: vector.shuffle %[[V]], %[[V]] [0, 2, 4, 6, 8, 10] : vector<12xf32>, vector<12xf32>
+// CHECK: vector.shuffle %[[V]], %[[V]] [1, 3, 5, 7, 9, 11] : vector<12xf32>, vector<12xf32>
+// CHECK: vector.store %{{.*}}, %[[O]][%{{.*}}, %[[END]]] : memref<4x14xf32>, vector<6xf32>
+// CHECK-NOT: linalg.generic
+func.func @row_with_a_remainder(%x: memref<4x2x14x2xf32>, %o: memref<4x14xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%x : memref<4x2x14x2xf32>) outs(%o : memref<4x14xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
 #id = affine_map<(d0) -> (d0)>
@@ -88,19 +120,19 @@ func.func @epilogue_yields_a_constant(%x: memref<4x3xi32>, %o: memref<4xi32>) {
 #out = affine_map<(d0, d1) -> (d0)>
 
 // Left alone: a long innermost reduction (a row sum, for
-// jeet-cpu-vectorize-reductions), outputs that no width divides, and a body
-// that computes more than the combining op.
+// jeet-cpu-vectorize-reductions), a row of one output, and a body that
+// computes more than the combining op.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: vector.shuffle
 // CHECK-COUNT-3: linalg.generic
 // CHECK-NOT: vector.shuffle
-func.func @left_alone(%a: memref<4x64xf32>, %b: memref<6x2xf32>, %c: memref<4x2xf32>, %o: memref<4xf32>, %p: memref<6xf32>) {
+func.func @left_alone(%a: memref<4x64xf32>, %b: memref<1x2xf32>, %c: memref<4x2xf32>, %o: memref<4xf32>, %p: memref<1xf32>) {
   linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%a : memref<4x64xf32>) outs(%o : memref<4xf32>) {
   ^bb0(%in: f32, %out: f32):
     %0 = arith.addf %out, %in : f32
     linalg.yield %0 : f32
   }
-  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%b : memref<6x2xf32>) outs(%p : memref<6xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%b : memref<1x2xf32>) outs(%p : memref<1xf32>) {
   ^bb0(%in: f32, %out: f32):
     %0 = arith.addf %out, %in : f32
     linalg.yield %0 : f32

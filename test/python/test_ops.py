@@ -206,6 +206,26 @@ def test_matmul_remainder_columns(n, k, rng):
           np.maximum(f64(a) @ f64(b) + f64(bias), 0), rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("shapes", [((32, 1152), (1, 1152, 576)), ((8, 64), (64, 256)),
+                                    ((100, 300), (300, 512)), ((127, 1030), (1030, 192)),
+                                    ((7, 64), (64, 256)), ((32, 200), (200, 1000))], ids=str)
+def test_matmul_of_few_rows_in_column_tiles(shapes, rng):
+    """A product of 8 to 127 rows yielded alone (a convolution without bias)
+    is computed in tiles of its columns, each reading its columns of B in
+    place, with its initial fill in each tile; 7 rows, and 1000 columns
+    (tiles of 125), keep the whole product. Against float64, the result
+    whole and read by the next kernel."""
+    a, b = randn(rng, *shapes[0]), randn(rng, *shapes[1])
+    want = np.matmul(f64(a), f64(b))
+    got = jeet.matmul(t(a), t(b))
+    check(got, want, rtol=1e-4, atol=1e-3)
+    tiled = "scf.forall" in jeet.compile(got).ir("linalg")
+    rows, cols = shapes[0][0], shapes[1][-1]
+    assert tiled == (8 <= rows < 128 and cols % 64 == 0), jeet.compile(got).ir("linalg")
+    check(jeet.sum(jeet.matmul(t(a), t(b)), axis=-1), want.sum(axis=-1), rtol=1e-4,
+          atol=1e-2)
+
+
 @pytest.mark.parametrize("shapes", [((131, 600), (600, 192)),
                                     ((70, 1030), (1030, 100))])
 def test_matmul_blocks_bias_relu(shapes, rng):

@@ -60,8 +60,9 @@ def JeetLowerToLinalgPass : Pass<"jeet-lower-to-linalg"> {
     Option<"epilogueTileSize", "epilogue-tile-size", "int64_t",
            /*default=*/"64",
            "Tile size of the two innermost dimensions of a matmul epilogue, "
-           "into whose tiles the matmul is fused (scf.forall); 0 leaves the "
-           "matmul and its epilogue untiled">,
+           "into whose tiles the matmul is fused (scf.forall), and of the "
+           "columns of a matmul of 8 to 127 rows yielded alone; 0 leaves "
+           "the matmul and its epilogue untiled">,
     Option<"hoistBroadcastWork", "hoist-broadcast-work", "bool",
            /*default=*/"true",
            "In a group of elementwise ops alone, compute an operand that is "

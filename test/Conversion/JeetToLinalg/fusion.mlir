@@ -304,6 +304,72 @@ func.func @matmul_result_heads_moved(%a: tensor<4x16x32xf32>, %b: tensor<4x32x8x
   return %r : tensor<16x4x8xf32>
 }
 
+// A matmul yielded alone with fewer than 128 rows and a batch of one (a
+// convolution without bias: 32 filters by 1152 x 576 windows) is tiled
+// over its columns as a matmul with an epilogue, its fill in each tile; 128
+// rows or more keep the whole product, and so do a batch of several, a
+// product of fewer than 8 rows and one whose column tiles would not be
+// whole vectors (1000 columns in tiles of 125).
+// CHECK-LABEL: func.func @matmul_of_few_rows_alone
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (32, 576) step (32, 64)
+// CHECK: linalg.fill {{.*}} -> tensor<1x32x64xf32>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x32x64xf32>)
+// CHECK-LABEL: func.func @matmul_of_many_rows_alone
+// CHECK-NOT: scf.forall
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<128x256xf32>)
+// CHECK-LABEL: func.func @matmul_of_one_row_alone
+// CHECK-NOT: scf.forall
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<1x256xf32>)
+// CHECK-LABEL: func.func @matmul_of_odd_column_tiles
+// CHECK-NOT: scf.forall
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<32x1000xf32>)
+// CHECK-LABEL: func.func @batched_matmul_alone
+// CHECK-NOT: scf.forall
+// CHECK: linalg.batch_matmul {{.*}} outs(%{{.*}} : tensor<4x32x256xf32>)
+// UNTILED-LABEL: func.func @matmul_of_few_rows_alone
+// UNTILED-NOT: scf.forall
+// UNTILED-LABEL: func.func @matmul_of_many_rows_alone
+func.func @matmul_of_few_rows_alone(%a: tensor<32x1152xf32>, %b: tensor<1x1152x576xf32>) -> tensor<1x32x576xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<32x1152xf32>, tensor<1x1152x576xf32>) -> tensor<1x32x576xf32> {
+  ^bb0(%x: tensor<32x1152xf32>, %y: tensor<1x1152x576xf32>):
+    %0 = jeet.matmul %x, %y : tensor<32x1152xf32>, tensor<1x1152x576xf32> -> tensor<1x32x576xf32>
+    jeet.yield %0 : tensor<1x32x576xf32>
+  }
+  return %r : tensor<1x32x576xf32>
+}
+func.func @matmul_of_many_rows_alone(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>) -> tensor<128x256xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<128x64xf32>, tensor<64x256xf32>) -> tensor<128x256xf32> {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x256xf32>):
+    %0 = jeet.matmul %x, %y : tensor<128x64xf32>, tensor<64x256xf32> -> tensor<128x256xf32>
+    jeet.yield %0 : tensor<128x256xf32>
+  }
+  return %r : tensor<128x256xf32>
+}
+func.func @matmul_of_one_row_alone(%a: tensor<1x64xf32>, %b: tensor<64x256xf32>) -> tensor<1x256xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<1x64xf32>, tensor<64x256xf32>) -> tensor<1x256xf32> {
+  ^bb0(%x: tensor<1x64xf32>, %y: tensor<64x256xf32>):
+    %0 = jeet.matmul %x, %y : tensor<1x64xf32>, tensor<64x256xf32> -> tensor<1x256xf32>
+    jeet.yield %0 : tensor<1x256xf32>
+  }
+  return %r : tensor<1x256xf32>
+}
+func.func @matmul_of_odd_column_tiles(%a: tensor<32x64xf32>, %b: tensor<64x1000xf32>) -> tensor<32x1000xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<32x64xf32>, tensor<64x1000xf32>) -> tensor<32x1000xf32> {
+  ^bb0(%x: tensor<32x64xf32>, %y: tensor<64x1000xf32>):
+    %0 = jeet.matmul %x, %y : tensor<32x64xf32>, tensor<64x1000xf32> -> tensor<32x1000xf32>
+    jeet.yield %0 : tensor<32x1000xf32>
+  }
+  return %r : tensor<32x1000xf32>
+}
+func.func @batched_matmul_alone(%a: tensor<4x32x64xf32>, %b: tensor<4x64x256xf32>) -> tensor<4x32x256xf32> {
+  %r = jeet.fusion (%a, %b) : (tensor<4x32x64xf32>, tensor<4x64x256xf32>) -> tensor<4x32x256xf32> {
+  ^bb0(%x: tensor<4x32x64xf32>, %y: tensor<4x64x256xf32>):
+    %0 = jeet.matmul %x, %y : tensor<4x32x64xf32>, tensor<4x64x256xf32> -> tensor<4x32x256xf32>
+    jeet.yield %0 : tensor<4x32x256xf32>
+  }
+  return %r : tensor<4x32x256xf32>
+}
+
 // Any other group is lowered op by op: a transpose between elementwise ops
 // is read in place by the op after it, through a permuted indexing map (the
 // exp's result is a tensor of the group: the transpose's input), not copied.

@@ -51,7 +51,9 @@ lowerJeetOpToLinalg(mlir::OpBuilder &builder, mlir::Operation *op,
 /// it: elementwise groups become one `linalg.generic`, a reduction computes
 /// its elementwise prologue in its own body, and a matmul's elementwise
 /// epilogue is tiled by `epilogueTileSize` (0: not tiled) with the matmul
-/// fused into each tile; a multi-reduction group (reductions of the same
+/// fused into each tile (a transpose of its result yielded alone is such an
+/// epilogue; a matmul of 8 to 127 rows yielded alone is tiled over its
+/// columns the same way); a multi-reduction group (reductions of the same
 /// trailing dimensions and row ops that read them) is tiled over blocks of
 /// rows of about `rowBlockBytes` (0: not tiled) with the reductions fused
 /// into each block. With `hoistBroadcastWork`, a group of elementwise ops

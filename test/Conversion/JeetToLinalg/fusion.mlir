@@ -308,8 +308,9 @@ func.func @matmul_result_heads_moved(%a: tensor<4x16x32xf32>, %b: tensor<4x32x8x
 // convolution without bias: 32 filters by 1152 x 576 windows) is tiled
 // over its columns as a matmul with an epilogue, its fill in each tile; 128
 // rows or more keep the whole product, and so do a batch of several, a
-// product of fewer than 8 rows and one whose column tiles would not be
-// whole vectors (1000 columns in tiles of 125).
+// product of fewer than 8 rows, one whose column tiles would not be whole
+// vectors (1000 columns in tiles of 125) and one by a constant B (read
+// from the panels the compiler packs).
 // CHECK-LABEL: func.func @matmul_of_few_rows_alone
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (32, 576) step (32, 64)
 // CHECK: linalg.fill {{.*}} -> tensor<1x32x64xf32>
@@ -323,6 +324,9 @@ func.func @matmul_result_heads_moved(%a: tensor<4x16x32xf32>, %b: tensor<4x32x8x
 // CHECK-LABEL: func.func @matmul_of_odd_column_tiles
 // CHECK-NOT: scf.forall
 // CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<32x1000xf32>)
+// CHECK-LABEL: func.func @matmul_by_a_constant_alone
+// CHECK-NOT: scf.forall
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<32x256xf32>)
 // CHECK-LABEL: func.func @batched_matmul_alone
 // CHECK-NOT: scf.forall
 // CHECK: linalg.batch_matmul {{.*}} outs(%{{.*}} : tensor<4x32x256xf32>)
@@ -360,6 +364,15 @@ func.func @matmul_of_odd_column_tiles(%a: tensor<32x64xf32>, %b: tensor<64x1000x
     jeet.yield %0 : tensor<32x1000xf32>
   }
   return %r : tensor<32x1000xf32>
+}
+func.func @matmul_by_a_constant_alone(%a: tensor<32x64xf32>) -> tensor<32x256xf32> {
+  %b = jeet.constant dense<1.0> : tensor<64x256xf32>
+  %r = jeet.fusion (%a, %b) : (tensor<32x64xf32>, tensor<64x256xf32>) -> tensor<32x256xf32> {
+  ^bb0(%x: tensor<32x64xf32>, %y: tensor<64x256xf32>):
+    %0 = jeet.matmul %x, %y : tensor<32x64xf32>, tensor<64x256xf32> -> tensor<32x256xf32>
+    jeet.yield %0 : tensor<32x256xf32>
+  }
+  return %r : tensor<32x256xf32>
 }
 func.func @batched_matmul_alone(%a: tensor<4x32x64xf32>, %b: tensor<4x64x256xf32>) -> tensor<4x32x256xf32> {
   %r = jeet.fusion (%a, %b) : (tensor<4x32x64xf32>, tensor<4x64x256xf32>) -> tensor<4x32x256xf32> {

@@ -1444,8 +1444,7 @@ jeet::lowerFusionOpToLinalg(RewriterBase &rewriter, FusionOp fusion,
     (void)tileEpilogue(rewriter, group.rootGenerics.front(), epilogueTileSize);
   // A matmul of few rows yielded alone: in tiles of its columns all the same.
   if (epilogueTileSize > 0 && group.numAnchors == 1 && group.hasMatmul &&
-      group.anchorIsRoot && group.rootGenerics.empty() &&
-      results->size() == 1 && scoreRowBytes == 0)
+      group.anchorIsRoot && group.rootGenerics.empty() && results->size() == 1)
     if (Operation *matmul = results->front().getDefiningOp())
       (void)tileRootMatmul(rewriter, matmul, epilogueTileSize);
   // Attention: the scores, the softmax and the second matmul per block of

@@ -506,10 +506,11 @@ static SmallVector<int64_t> windowAxes(bool tiled) {
 /// views: one kernel over the output that reads the padded input in place,
 /// where gatherWindows' windows were a copy of KH * KW times the output
 /// first), windows that tile the input included: their reduce_max over a
-/// reshape of the input reduced dimensions of 2 innermost, 4-10 times
-/// slower than the views on the CPU (2x2/2 of 832 x 6 x 6: 37 against 4.2
-/// us; of 64 x 48 x 48: 10.7 against 7.4). Past that, reduce_max over the
-/// input itself where the windows tile it, else over gathered windows.
+/// reshape of the input reduces dimensions of 2 innermost, slower than the
+/// views on the CPU (2x2/2 of 832 x 6 x 6: 37 against 4.2 us, still 13 once
+/// jeet-cpu-vectorize-window-reductions took rows that no vector width
+/// divides). Past that, reduce_max over the input itself where the windows
+/// tile it, else over gathered windows.
 FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
                                         ValueRange operands) {
   FailureOr<Window> window = poolWindow(*this, operands[0]);
@@ -544,12 +545,14 @@ FailureOr<Value> MaxPool2dOp::decompose(OpBuilder &builder,
 
 /// The sum over each window (up to kMaxWindowTaps taps the sum of the padded
 /// input's views at the kernel's offsets, windows that tile the input
-/// included: their reduce_sum over a reshape of the input was 2-10 times
-/// slower on the CPU (2x2/2 of 256 x 28 x 28: 152 against 16.5 us); past it
-/// reduce_sum of the input itself where the windows tile it, else of the
-/// gathered windows),
-/// divided by the window size or, without count_include_pad, by the number
-/// of input elements in each window (a constant per output position).
+/// included: their reduce_sum over a reshape of the input is slower on the
+/// CPU (2x2/2 of 832 x 6 x 6: 8.2 against 5.4 us, of 128 x 56 x 56: 34
+/// against 25; level at 256 x 28 x 28, 152 before the window reductions
+/// took rows that no vector width divides); past it reduce_sum of the input
+/// itself where the windows tile it, else of the gathered windows), divided
+/// by the window size (with count_include_pad, or without padding) or by
+/// the number of input elements in each window (a constant per output
+/// position).
 FailureOr<Value> AvgPool2dOp::decompose(OpBuilder &builder,
                                         ValueRange operands) {
   FailureOr<Window> window = poolWindow(*this, operands[0]);

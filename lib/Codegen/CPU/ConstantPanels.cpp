@@ -18,7 +18,8 @@
 // The tiles of an epilogue whose width the register tile does not divide
 // (the 50-column tiles of a 1,000-class classifier) cannot share panels; the
 // compiler lays such a B out in blocks of the tiles' columns instead, each
-// block's rows contiguous, so that a tile reads its columns as one stream.
+// block's rows contiguous, so that a tile reads its columns as one stream,
+// each row from a cache line's start where that costs little padding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,10 @@
 #include <vector>
 
 using namespace mlir;
+
+/// The alignment of the globals made here, and of the rows of a block of
+/// columns where a row spans several lines.
+static constexpr int64_t kCacheLineBytes = 64;
 
 /// The bytes of a dense constant, row-major (one element's for a splat,
 /// which packs to itself: `splat` is set); nothing for any other value.
@@ -109,8 +114,20 @@ static Value flatConstant(OpBuilder &b, Location loc, memref::GlobalOp global,
   atModule.setInsertionPointAfter(global);
   memref::GlobalOp::create(atModule, global.getLoc(), name,
                            atModule.getStringAttr("private"), flatType, packed,
-                           /*constant=*/true, atModule.getI64IntegerAttr(64));
+                           /*constant=*/true,
+                           atModule.getI64IntegerAttr(kCacheLineBytes));
   return read();
+}
+
+/// Where a block's rows start (in elements): each at a cache line, where
+/// that pads a row by at most an eighth of its bytes (see
+/// constantColumnBlocks).
+static int64_t rowStride(int64_t width, int64_t bytes) {
+  int64_t rowBytes = width * bytes;
+  int64_t padded = llvm::alignTo(rowBytes, kCacheLineBytes);
+  if (padded % bytes != 0 || (padded - rowBytes) * 8 > rowBytes)
+    return width;
+  return padded / bytes;
 }
 
 Value jeet::cpu::constantColumnBlocks(OpBuilder &b, Location loc, Value base,
@@ -123,14 +140,17 @@ Value jeet::cpu::constantColumnBlocks(OpBuilder &b, Location loc, Value base,
   if (n % width != 0)
     return Value();
   int64_t bytes = type.getElementTypeBitWidth() / 8;
-  std::string name = (global.getSymName() + "_blocks" + Twine(width)).str();
+  int64_t stride = rowStride(width, bytes);
+  std::string name = (global.getSymName() + "_blocks" + Twine(width) +
+                      (stride != width ? "_stride" + Twine(stride) : Twine()))
+                         .str();
   auto viewType =
-      MemRefType::get({n / width, depth, width}, type.getElementType());
+      MemRefType::get({n / width, depth, stride}, type.getElementType());
   return flatConstant(
       b, loc, global, name, viewType, [&](ArrayRef<char> in, char *out) {
         for (int64_t t = 0; t < n / width; ++t)
           for (int64_t kk = 0; kk < depth; ++kk)
-            std::memcpy(out + ((t * depth + kk) * width) * bytes,
+            std::memcpy(out + ((t * depth + kk) * stride) * bytes,
                         in.data() + (kk * n + t * width) * bytes,
                         width * bytes);
       });

@@ -171,6 +171,34 @@ func.func @tiles_of_six(%a: memref<2x3xf32>, %c: memref<2x12xf32>) {
 
 // -----
 
+// Tiles of 30 columns: each block's rows padded from 120 bytes to a cache
+// line's 128 (two zeros), so that each row starts a line; a tile's rows
+// are 32 elements apart. (Rows that padding would grow by more
+// than an eighth, as @tiles_of_six's 24 bytes, stay packed.)
+// CHECK: memref.global "private" constant @w30_blocks30_stride32 : memref<64xf32> =
+// CHECK-SAME: dense<[0.000000e+00, {{.*}}, 2.900000e+01, 0.000000e+00, 0.000000e+00, 3.000000e+01, {{.*}}, 5.900000e+01, 0.000000e+00, 0.000000e+00]>
+// CHECK-LABEL: func.func @padded_rows
+// CHECK: %[[FLAT:.*]] = memref.get_global @w30_blocks30_stride32 : memref<64xf32>
+// CHECK: %[[BLOCKS:.*]] = memref.expand_shape %[[FLAT]] {{\[\[}}0, 1, 2]] output_shape [2, 1, 32]
+// CHECK: %[[BLOCK:.*]] = memref.subview %[[BLOCKS]][%{{.*}}, 0, 0] [1, 1, 30] [1, 1, 1] : memref<2x1x32xf32> to memref<1x30xf32, strided<[32, 1], offset: ?>>
+// CHECK: call @jeet_matmul_tile(%{{[^,]*}}, %[[BLOCK]], %{{[^,]*}})
+memref.global "private" constant @w30 : memref<1x60xf32> = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0]]>
+func.func @padded_rows(%a: memref<2x1xf32>, %c: memref<2x60xf32>) {
+  %c0 = arith.constant 0 : index
+  %c30 = arith.constant 30 : index
+  %c60 = arith.constant 60 : index
+  %w = memref.get_global @w30 : memref<1x60xf32>
+  scf.parallel (%j) = (%c0) to (%c60) step (%c30) {
+    %sw = memref.subview %w[0, %j] [1, 30] [1, 1] : memref<1x60xf32> to memref<1x30xf32, strided<[60, 1], offset: ?>>
+    %sc = memref.subview %c[0, %j] [2, 30] [1, 1] : memref<2x60xf32> to memref<2x30xf32, strided<[60, 1], offset: ?>>
+    linalg.matmul ins(%a, %sw : memref<2x1xf32>, memref<1x30xf32, strided<[60, 1], offset: ?>>) outs(%sc : memref<2x30xf32, strided<[60, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Left alone: a global that is not constant (the program may write it), and
 // a constant read through a view, are packed at run time as before.
 #a = affine_map<(m, n, k) -> (m, k)>

@@ -152,6 +152,28 @@ def test_pointwise_conv_with_constant_filter_at_few_positions(rng, n, cin, h, w,
                                rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("cin, hw, cout, stride", [(512, 5, 1000, 128), (256, 6, 360, 64)], ids=str)
+def test_pointwise_conv_in_column_tiles_reads_line_aligned_blocks(rng, cin, hw, cout, stride):
+    """A 1x1 convolution with a constant filter at 25-36 positions whose
+    output channels no multiple of 64 divides (SqueezeNet's 1,000-class
+    classifier: tiles of 125, 360 in tiles of 60) reads the filter laid out
+    by the compiler in blocks of the tiles' columns, each row padded to a
+    cache line's start; against float64."""
+    wt = (rng.standard_normal((cout, cin, 1, 1)) * 0.1).astype(np.float32)
+    b = rng.standard_normal(cout).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"]),
+             helper.make_node("Relu", ["c"], ["y"])]
+    model = make_model(nodes, [f32("x", [1, cin, hw, hw])], [f32("y", [1, cout, hw, hw])],
+                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    compiled = jeet.onnx.load(model, device="cpu", initializers="constant")
+    x = rng.standard_normal((1, cin, hw, hw)).astype(np.float32)
+    (y,) = compiled(x)
+    assert f"_stride{stride} " in compiled.compiled().ir("llvm")
+    conv = np.einsum("nchw,oc->nohw", x.astype(np.float64), wt[:, :, 0, 0].astype(np.float64))
+    np.testing.assert_allclose(np.asarray(y), np.maximum(conv + b[None, :, None, None], 0),
+                               rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("cin, hw, stride, pad, cout", [
     (24, 3, 1, 1, 40), (16, 6, 2, 1, 32), (8, 5, 1, 0, 17), (12, 4, 1, 0, 16),
 ], ids=str)

@@ -43,10 +43,11 @@ mlir::Value constantPanels(mlir::OpBuilder &b, mlir::Location loc,
 /// B's own rows are a whole row of B apart. `stride` is `width` rounded up
 /// to a cache line where that pads a row by at most an eighth: a 1,000-class
 /// classifier's tiles of 125 columns read rows of 500 bytes, three of every
-/// four vector loads across two lines; rows of 512 ran squeezenet's 1x1
-/// 512 -> 1000 at 5x5 3-5% faster (its 2 MiB of weights streamed from L3;
-/// level where B stays in L2). One such global per (global, width). A null
-/// value for any other `base`.
+/// four vector loads across two lines; with rows of 512 squeezenet's 1x1
+/// 512 -> 1000 at 5x5 (2 MiB of weights streamed from L3) lost a slow mode
+/// (medians 0.141-0.146 ms against 0.140-0.163, five of eight runs at
+/// 0.160 or more); level where B stays in L2. One such global per (global,
+/// width). A null value for any other `base`.
 mlir::Value constantColumnBlocks(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value base, int64_t width);
 

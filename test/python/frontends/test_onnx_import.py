@@ -33,6 +33,18 @@ def f32(name, shape):
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
 
 
+def conv_relu_model(wt, b, x_shape, pad=0, stride=1, group=1):
+    """Conv(x, W, B) with W = `wt` and B = `b` as initializers, then Relu:
+    y = relu(conv(x)) for x of `x_shape`, square padding and strides."""
+    n, _, h, w = x_shape
+    out = [(size + 2 * pad - k) // stride + 1 for size, k in zip((h, w), wt.shape[2:])]
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4,
+                              strides=[stride, stride], group=group),
+             helper.make_node("Relu", ["c"], ["y"])]
+    return make_model(nodes, [f32("x", list(x_shape))], [f32("y", [n, wt.shape[0], *out])],
+                      [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+
+
 def linear_model(rng, batch=3, features=5, hidden=7, opset=18):
     """x (batch, features) -> softmax(relu(x @ W.T + b)), with W stored as
     (hidden, features) as torch exports Linear (Gemm transB=1)."""
@@ -161,10 +173,7 @@ def test_pointwise_conv_in_column_tiles_reads_line_aligned_blocks(rng, cin, hw, 
     cache line's start; against float64."""
     wt = (rng.standard_normal((cout, cin, 1, 1)) * 0.1).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"]),
-             helper.make_node("Relu", ["c"], ["y"])]
-    model = make_model(nodes, [f32("x", [1, cin, hw, hw])], [f32("y", [1, cout, hw, hw])],
-                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    model = conv_relu_model(wt, b, (1, cin, hw, hw))
     compiled = jeet.onnx.load(model, device="cpu", initializers="constant")
     x = rng.standard_normal((1, cin, hw, hw)).astype(np.float32)
     (y,) = compiled(x)
@@ -2295,10 +2304,7 @@ def test_conv_positions_transposed_in_the_tiles(rng, n, cin, hw, k, cout):
     pad = k // 2
     wt = (rng.standard_normal((cout, cin, k, k)) * 0.2).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4),
-             helper.make_node("Relu", ["c"], ["y"])]
-    model = make_model(nodes, [f32("x", [n, cin, hw, hw])], [f32("y", [n, cout, hw, hw])],
-                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    model = conv_relu_model(wt, b, (n, cin, hw, hw), pad=pad)
     compiled = jeet.onnx.load(model, device="cpu", initializers="constant")
     x = rng.standard_normal((n, cin, hw, hw)).astype(np.float32)
     (y,) = compiled(x)
@@ -2328,11 +2334,7 @@ def test_conv_with_bound_filter_takes_the_transposed_form(rng, cin, hw, k, strid
     wt = (rng.standard_normal((cout, cin, k, k)) * 0.2).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
     out = (hw + 2 * pad - k) // stride + 1
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4,
-                              strides=[stride, stride]),
-             helper.make_node("Relu", ["c"], ["y"])]
-    model = make_model(nodes, [f32("x", [1, cin, hw, hw])], [f32("y", [1, cout, out, out])],
-                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    model = conv_relu_model(wt, b, (1, cin, hw, hw), pad=pad, stride=stride)
     bound = jeet.onnx.load(model, device="cpu", initializers="argument")
     constant = jeet.onnx.load(model, device="cpu", initializers="constant")
     x = rng.standard_normal((1, cin, hw, hw)).astype(np.float32)
@@ -2405,11 +2407,7 @@ def test_grouped_conv_at_few_positions_is_computed_transposed(rng, n, cin, hw, s
     wt = (rng.standard_normal((cout, cin // groups, 3, 3)) * 0.2).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
     out = (hw + 2 * pad - 3) // stride + 1
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4,
-                              strides=[stride, stride], group=groups),
-             helper.make_node("Relu", ["c"], ["y"])]
-    model = make_model(nodes, [f32("x", [n, cin, hw, hw])], [f32("y", [n, cout, out, out])],
-                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    model = conv_relu_model(wt, b, (n, cin, hw, hw), pad=pad, stride=stride, group=groups)
     x = rng.standard_normal((n, cin, hw, hw)).astype(np.float32)
     xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
     conv = np.zeros((n, cout, out, out)) + b[None, :, None, None]
@@ -2452,10 +2450,7 @@ def test_conv_with_bound_filter_at_few_positions_reads_panels(rng, cin, k, cout,
     pad = k // 2
     wt = (rng.standard_normal((cout, cin, k, k)) * 0.2).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4),
-             helper.make_node("Relu", ["c"], ["y"])]
-    model = make_model(nodes, [f32("x", [n, cin, hw, hw])], [f32("y", [n, cout, hw, hw])],
-                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    model = conv_relu_model(wt, b, (n, cin, hw, hw), pad=pad)
     x = rng.standard_normal((n, cin, hw, hw)).astype(np.float32)
     xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
     conv = np.zeros((n, cout, hw, hw)) + b[None, :, None, None]
@@ -2503,10 +2498,7 @@ def test_conv_positions_transposed_on_the_gpu(rng, hw, k):
     cin, cout, pad = 24, 48, k // 2
     wt = (rng.standard_normal((cout, cin, k, k)) * 0.2).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[pad] * 4),
-             helper.make_node("Relu", ["c"], ["y"])]
-    model = make_model(nodes, [f32("x", [2, cin, hw, hw])], [f32("y", [2, cout, hw, hw])],
-                       [numpy_helper.from_array(wt, "W"), numpy_helper.from_array(b, "B")])
+    model = conv_relu_model(wt, b, (2, cin, hw, hw), pad=pad)
     compiled = jeet.onnx.load(model, device="gpu", initializers="constant")
     x = rng.standard_normal((2, cin, hw, hw)).astype(np.float32)
     (y,) = compiled(x)

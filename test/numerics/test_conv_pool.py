@@ -252,11 +252,12 @@ def test_conv2d_tiles(run, rng, case):
     ((2, 96, 5, 5), (3, 3), (1, 1)),
 ], ids=str)
 def test_depthwise_constant_filter(run, rng, case):
-    # A constant filter (an ONNX initialiser) gives its taps as constants:
-    # on the CPU each image and channel is one iteration of straight-line
-    # vector code, a load per tap, 2 x 96 of them, which run on all threads
-    # (jeet-cpu-sequentialize-nested-parallel weighs an iteration by its
-    # loads and stores). Bias and a clamp (ReLU6) follow in the kernel.
+    # A constant filter (an ONNX initialiser): its taps are views of the
+    # filter's global, read in place. On the CPU each image and channel is
+    # one iteration of straight-line vector code, a load per tap, 2 x 96 of
+    # them, which run on all threads (jeet-cpu-sequentialize-nested-parallel
+    # weighs an iteration by its loads and stores). Bias and a clamp (ReLU6)
+    # follow in the kernel.
     x_shape, kernel, strides = case
     c = x_shape[1]
     x = rng.standard_normal(x_shape).astype(np.float32)

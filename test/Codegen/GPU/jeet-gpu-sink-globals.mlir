@@ -54,3 +54,66 @@ func.func @not_a_global(%in: memref<4xf32>, %out: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A view of a global that a kernel reads (a constant filter's tap: a static
+// subview, then a reshape) goes into the launch with its get_global, so the
+// outlined kernel makes the view of the global in its gpu.module; the host's
+// view stays for the host's own use.
+memref.global "private" constant @filter : memref<3x1x2x2xf32> = dense<1.0>
+// CHECK-LABEL: func.func @view_of_a_global
+// CHECK: %[[HOST:.*]] = memref.subview
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[G:.*]] = memref.get_global @filter
+// CHECK-NEXT: %[[TAP:.*]] = memref.subview %[[G]][0, 0, 1, 1] [3, 1, 1, 1] [1, 1, 1, 1]
+// CHECK-NEXT: %[[FLAT:.*]] = memref.collapse_shape %[[TAP]]
+// CHECK: memref.load %[[FLAT]]
+// CHECK: gpu.terminator
+// CHECK: memref.copy %[[HOST]]
+// OUTLINED-LABEL: func.func @view_of_a_global
+// OUTLINED: gpu.launch_func @view_of_a_global_kernel::@view_of_a_global_kernel
+// OUTLINED-SAME: args(%{{[^:]*}} : index, %{{[^:]*}} : memref<3xf32>)
+// OUTLINED: gpu.func @view_of_a_global_kernel(%{{[^:]*}}: index, %{{[^:]*}}: memref<3xf32>) kernel
+// OUTLINED: memref.get_global @filter
+// OUTLINED: memref.subview
+// OUTLINED: memref.collapse_shape
+func.func @view_of_a_global(%out: memref<3xf32>, %copy: memref<3x1x1x1xf32, strided<[4, 4, 2, 1], offset: 3>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %g = memref.get_global @filter : memref<3x1x2x2xf32>
+  %tap = memref.subview %g[0, 0, 1, 1] [3, 1, 1, 1] [1, 1, 1, 1] : memref<3x1x2x2xf32> to memref<3x1x1x1xf32, strided<[4, 4, 2, 1], offset: 3>>
+  %flat = memref.collapse_shape %tap [[0, 1, 2, 3]] : memref<3x1x1x1xf32, strided<[4, 4, 2, 1], offset: 3>> into memref<3xf32, strided<[4], offset: 3>>
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+    %e = memref.load %flat[%c0] : memref<3xf32, strided<[4], offset: 3>>
+    memref.store %e, %out[%c0] : memref<3xf32>
+    gpu.terminator
+  }
+  memref.copy %tap, %copy : memref<3x1x1x1xf32, strided<[4, 4, 2, 1], offset: 3>> to memref<3x1x1x1xf32, strided<[4, 4, 2, 1], offset: 3>>
+  return
+}
+
+// -----
+
+// A view whose offset the host computes (a dynamic subview) is not one the
+// kernel can make alone: it stays an argument.
+memref.global "private" constant @table : memref<8xf32> = dense<2.0>
+// CHECK-LABEL: func.func @dynamic_view_of_a_global
+// CHECK: %[[VIEW:.*]] = memref.subview
+// CHECK: gpu.launch
+// CHECK-NOT: memref.get_global
+// CHECK: memref.load %[[VIEW]]
+func.func @dynamic_view_of_a_global(%i: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %g = memref.get_global @table : memref<8xf32>
+  %view = memref.subview %g[%i] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: ?>>
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+    %e = memref.load %view[%c0] : memref<4xf32, strided<[1], offset: ?>>
+    memref.store %e, %out[%c0] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}

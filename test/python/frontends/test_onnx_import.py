@@ -2209,9 +2209,11 @@ def test_index_arrays_built_from_shapes_fold_at_load(rng):
 @pytest.mark.parametrize("stride", [1, 2])
 def test_depthwise_conv_with_initializer_filter(rng, stride):
     """A depthwise Conv (group = C) whose filter is an initialiser, as every
-    exported MobileNet's: each tap of the filter is a constant of its own,
-    so the graph is the pad and one kernel (slices of the constant filter
-    were a kernel each, copying C values at every call); against float64."""
+    exported MobileNet's: each tap is a view of the filter's one global
+    (slices of a constant read in place), so the graph is the pad and one
+    kernel (slices of the constant filter were a kernel each, copying C
+    values at every call, and then constants of their own, a global and a
+    base pointer per tap in the kernel's loop); against float64."""
     c = 20
     x = rng.standard_normal((2, c, 11, 13)).astype(np.float32)
     w = rng.standard_normal((c, 1, 3, 3)).astype(np.float32)
@@ -2232,6 +2234,10 @@ def test_depthwise_conv_with_initializer_filter(rng, stride):
     (y,) = compiled(x)
     np.testing.assert_allclose(np.asarray(y), want, rtol=1e-5, atol=1e-5)
     assert compiled.num_kernels == 2, compiled.explain()
+    globals_ = [line for line in compiled.compiled().ir("llvm").splitlines()
+                if "llvm.mlir.global" in line]
+    assert len(globals_) == 2, globals_  # the filter and the bias
+    assert any(f"{c}x1x3x3xf32" in line for line in globals_), globals_
 
 
 @pytest.mark.parametrize("spatial", [(1, 1), (2, 3), (3, 3), (4, 4), (5, 7)])

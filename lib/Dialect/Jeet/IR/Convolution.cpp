@@ -284,32 +284,16 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
   int64_t c = type.getDimSize(1);
   Value padded = padForWindows(
       b, loc, x, w, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
-  // A constant filter (ONNX initialisers) gives each tap as a constant of
-  // its own: a slice of a constant is not a view (isViewSlice), so each
-  // would be a kernel copying C values at every call. Together the taps
-  // hold the filter's values once.
-  DenseElementsAttr values = constantValues(filter);
-  SmallVector<APFloat> filterValues;
-  if (values)
-    filterValues = llvm::to_vector(values.getValues<APFloat>());
-  auto tapType = RankedTensorType::get({c, 1, 1}, type.getElementType());
-  auto constantTap = [&](int64_t kh, int64_t kw) -> Value {
-    int64_t taps = w.kernel[0] * w.kernel[1];
-    SmallVector<APFloat> tap;
-    for (int64_t channel = 0; channel < c; ++channel)
-      tap.push_back(filterValues[channel * taps + kh * w.kernel[1] + kw]);
-    return ConstantOp::create(b, loc, DenseElementsAttr::get(tapType, tap));
-  };
+  // Each tap is a view of the filter, a constant one (ONNX initialisers)
+  // included (isViewSlice): the sum's kernel reads the taps of a channel
+  // from one buffer, KH * KW values apart, through one base pointer.
   auto term = [&](Value window, int64_t kh, int64_t kw) -> Value {
-    Value tap =
-        values
-            ? constantTap(kh, kw)
-            : reshape(b, loc,
-                      SliceOp::create(b, loc, filter,
-                                      ArrayRef<int64_t>{0, 0, kh, kw},
-                                      ArrayRef<int64_t>{c, 1, kh + 1, kw + 1},
-                                      ArrayRef<int64_t>{1, 1, 1, 1}),
-                      {c, 1, 1});
+    Value tap = reshape(
+        b, loc,
+        SliceOp::create(b, loc, filter, ArrayRef<int64_t>{0, 0, kh, kw},
+                        ArrayRef<int64_t>{c, 1, kh + 1, kw + 1},
+                        ArrayRef<int64_t>{1, 1, 1, 1}),
+        {c, 1, 1});
     return MulOp::create(b, loc, window, tap);
   };
   return foldWindows(b, loc, padded, w, term, [&](Value sum, Value next) {

@@ -69,10 +69,10 @@ bool isMatrixTranspose(TransposeOp op);
 /// the transpose's input directly (see isMatrixTranspose).
 bool foldsIntoMatmuls(TransposeOp op);
 
-/// Whether `op` selects a strided box (every step positive) of an input that
-/// is not a constant, so that the ops of a group that read it can read that
-/// box of the input in place (a tensor.extract_slice, a view once
-/// bufferized) instead of a copy.
+/// Whether `op` selects a strided box (every step positive) of its input, so
+/// that the ops of a group that read it can read that box of the input in
+/// place (a tensor.extract_slice, a view once bufferized: of a constant's
+/// global too) instead of a copy.
 bool isViewSlice(SliceOp op);
 
 /// The dimensions of size other than 1 that a reshape from `from` to `to`

@@ -288,12 +288,12 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
   // included (isViewSlice): the sum's kernel reads the taps of a channel
   // from one buffer, KH * KW values apart, through one base pointer.
   auto term = [&](Value window, int64_t kh, int64_t kw) -> Value {
-    Value tap = reshape(
-        b, loc,
-        SliceOp::create(b, loc, filter, ArrayRef<int64_t>{0, 0, kh, kw},
-                        ArrayRef<int64_t>{c, 1, kh + 1, kw + 1},
-                        ArrayRef<int64_t>{1, 1, 1, 1}),
-        {c, 1, 1});
+    Value tap =
+        reshape(b, loc,
+                SliceOp::create(b, loc, filter, ArrayRef<int64_t>{0, 0, kh, kw},
+                                ArrayRef<int64_t>{c, 1, kh + 1, kw + 1},
+                                ArrayRef<int64_t>{1, 1, 1, 1}),
+                {c, 1, 1});
     return MulOp::create(b, loc, window, tap);
   };
   return foldWindows(b, loc, padded, w, term, [&](Value sum, Value next) {

@@ -6,8 +6,8 @@
 // Each gpu.launch gets its own memref.get_global of it, which
 // gpu-kernel-outlining then takes into the kernel's gpu.module (device
 // memory) instead of passing the host's address as an argument; so do the
-// views of a global that a kernel reads (a constant filter's taps: static
-// subviews and reshapes), cloned into the launch with their get_global. It
+// views of a global that a kernel reads (a constant filter's taps: subviews
+// and reshapes), cloned into the launch with their get_global. It
 // runs right before the outlining: CSE merges a clone made earlier with an
 // identical get_global above the launch.
 //
@@ -32,8 +32,9 @@ using namespace mlir;
 namespace {
 
 /// The ops that make `value` from a memref.get_global, the get_global first:
-/// views (ViewLikeOpInterface) whose only operand is their source (static
-/// offsets, sizes and strides), so that the kernel can make them itself.
+/// views (ViewLikeOpInterface) of it, which the kernel can make itself (any
+/// other operand of theirs, a dynamic offset, is defined above the launch
+/// and becomes an argument of the kernel, as the address would have).
 /// Empty if `value` is not such a view of a global.
 SmallVector<Operation *> viewOfGlobal(Value value) {
   SmallVector<Operation *> chain;
@@ -44,7 +45,7 @@ SmallVector<Operation *> viewOfGlobal(Value value) {
       return chain;
     }
     auto view = dyn_cast<ViewLikeOpInterface>(op);
-    if (!view || op->getNumOperands() != 1 || op->getNumResults() != 1)
+    if (!view || op->getNumResults() != 1)
       return {};
     value = view.getViewSource();
   }

@@ -96,14 +96,22 @@ func.func @view_of_a_global(%out: memref<3xf32>, %copy: memref<3x1x1x1xf32, stri
 
 // -----
 
-// A view whose offset the host computes (a dynamic subview) is not one the
-// kernel can make alone: it stays an argument.
-memref.global "private" constant @table : memref<8xf32> = dense<2.0>
+// A view whose offset the host computes (a dynamic subview) goes in too:
+// the offset, defined above the launch, is what the kernel takes as an
+// argument, not the host's address of the global.
 // CHECK-LABEL: func.func @dynamic_view_of_a_global
-// CHECK: %[[VIEW:.*]] = memref.subview
+// CHECK-SAME: (%[[I:[^:]*]]: index
 // CHECK: gpu.launch
-// CHECK-NOT: memref.get_global
+// CHECK-NEXT: %[[G:.*]] = memref.get_global @table
+// CHECK-NEXT: %[[VIEW:.*]] = memref.subview %[[G]][%[[I]]] [4] [1]
 // CHECK: memref.load %[[VIEW]]
+// OUTLINED-LABEL: func.func @dynamic_view_of_a_global
+// OUTLINED: gpu.launch_func @dynamic_view_of_a_global_kernel::@dynamic_view_of_a_global_kernel
+// OUTLINED-SAME: args(%{{[^:]*}} : index, %{{[^:]*}} : index, %{{[^:]*}} : memref<4xf32>)
+// OUTLINED: gpu.func @dynamic_view_of_a_global_kernel(%{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: memref<4xf32>) kernel
+// OUTLINED: memref.get_global @table
+// OUTLINED: memref.subview
+memref.global "private" constant @table : memref<8xf32> = dense<2.0>
 func.func @dynamic_view_of_a_global(%i: index, %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -174,7 +174,12 @@ def JeetGpuSinkGlobalsPass : Pass<"jeet-gpu-sink-globals", "::mlir::func::FuncOp
     Canonicalization and CSE between `jeet-gpu-map-kernels` and outlining
     merge such a clone with an identical `memref.get_global` above the launch
     (the same global copied to a graph output too, say), so the sinking
-    happens here, after them.
+    happens here, after them. A view of a global that the launch reads (the
+    taps of a constant depthwise filter: `memref.subview`s and reshapes,
+    any `ViewLikeOpInterface` op) is cloned into it with its
+    `memref.get_global`, so that the kernel makes the view of the device's
+    copy (a dynamic offset of the view, defined above the launch, becomes
+    the kernel's argument instead of the host's address).
 
     Before:
     ```mlir

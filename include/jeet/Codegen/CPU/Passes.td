@@ -71,9 +71,13 @@ def JeetCpuMatmulPass : Pass<"jeet-cpu-matmul", "::mlir::ModuleOp"> {
     is copied at run time; for the tiles of an epilogue whose width
     `register-cols` does not divide, it is laid out in blocks of the tiles'
     columns instead (`<global>_blocks<width>`), each block's rows
-    contiguous. B's global goes when nothing reads it any more. Such tiles
-    call a
-    private function
+    contiguous. B's global goes when nothing reads it any more. Where the
+    module's constant globals together outgrow L2 (a network's weights,
+    every one of them read at each call), the kernels reading such panels
+    meet them in L3 or memory: each step of the reduction prefetches the
+    panel's row 32 steps ahead into L1 (past the panel's end the next
+    panel's first rows, clamped to the buffer's last row). The tiles of
+    an epilogue call a private function
     `jeet_matmul_tile` (marked `noinline`), one per combination of operand
     types and layouts, so that matmuls of the same shape (the layers of an
     MLP) share one kernel that is compiled once.

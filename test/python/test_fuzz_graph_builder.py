@@ -162,11 +162,13 @@ COMPARED_PROGRAMS = 40
 # 14100428's one-block reduction cloned the forall of a broadcast another
 # kernel computes into its tile (the emulation target could not lower it);
 # 14110015 was the fuzzer's own: jeet.where of NumPy arrays alone went to the
-# default device, the GPU, in the CPU run too ("the graph mixes devices").
+# default device, the GPU, in the CPU run too ("the graph mixes devices");
+# 14318753's fmod(2^40, sigmoid(x)) amplified the devices' last bits
+# (REMAINDERS).
 COMPARED_FINDINGS = [(7002500, "basic", "small"), (8001767, "all", "small"),
                      (9040514, "all", "mixed"), (9081213, "all", "mixed"),
                      (14100428, "numpy", "mixed"), (14110015, "numpy", "mixed"),
-                     (14153356, "numpy", "mixed")]
+                     (14153356, "numpy", "mixed"), (14318753, "numpy", "mixed")]
 
 
 @requires_gpu
@@ -237,6 +239,25 @@ def test_compare_outputs_flags_what_differs():
     assert "at (0,) a has 1.0, b nan" in fuzzer.compare_outputs(
         f32, np.array([np.nan, np.nan, np.inf, -2.5], np.float32), "float32",
         ("a", "b"))
+    # A program with a float remainder (seed 14,318,753: fmod(2^40, s) of
+    # sigmoids 1-2 units of the last place apart): its float results compare
+    # by their NaNs and infinities; int32 results stay exact unless floats
+    # were truncated too.
+    fmods = np.array([0.052, 0.31, np.nan, np.inf], np.float32)
+    moved = np.array([0.46, 0.02, np.nan, np.inf], np.float32)
+    assert fuzzer.compare_outputs(fmods, moved, "float32") is not None
+    assert fuzzer.compare_outputs(fmods, moved, "float32", remainders=True) is None
+    assert "the CPU has nan, the GPU 0.5" in fuzzer.compare_outputs(
+        fmods, np.array([0.052, 0.31, 0.5, np.inf], np.float32), "float32",
+        remainders=True)
+    assert fuzzer.compare_outputs(fmods, np.array([0.052, 0.31, np.nan, 1.0],
+                                                  np.float32),
+                                  "float32", remainders=True) is not None
+    assert fuzzer.compare_outputs(ints, ints + np.array([0, 1], np.int32),
+                                  "int32", remainders=True) is not None
+    assert fuzzer.compare_outputs(ints, ints + np.array([0, 5], np.int32),
+                                  "int32", truncated=True,
+                                  remainders=True) is None
 
 
 KEYED_PROGRAMS = 100

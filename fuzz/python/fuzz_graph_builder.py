@@ -655,8 +655,8 @@ TRUNCATING_CAST = "jeet.cast(float -> int32)"
 # by seed 14,318,753: fmod(2^40, sigmoid(x)) for x in [0, 1), quotients near
 # 1.8e12, where the devices' sigmoids differ by 1-2 units of the last place
 # in 41 of 1,400 values (both within 1.13 units of the exact value). A
-# program with one of these compares its float results' NaNs alone (and,
-# with TRUNCATING_CAST, not its int32 results).
+# program with one of these compares its float results' NaNs and
+# infinities alone (and, with TRUNCATING_CAST, not its int32 results).
 REMAINDERS = {"jeet.fmod", "jeet.remainder", "jeet.floor_divide",
               "Tensor.__mod__", "Tensor.__rmod__"}
 
@@ -667,8 +667,8 @@ def compare_outputs(cpu, gpu, dtype, names=("the CPU", "the GPU"),
     `dtype`'s tolerance, else what differs, the two called `names`; int32
     results of a program that truncated floats (`truncated`) to float32's
     tolerance and one more; the float results of a program with a remainder
-    (`remainders`, see REMAINDERS) by their NaNs alone, and its int32 results
-    not at all if it also truncated floats."""
+    (`remainders`, see REMAINDERS) by their NaNs and infinities alone, and
+    its int32 results not at all if it also truncated floats."""
     if cpu.shape != gpu.shape or cpu.dtype != gpu.dtype:
         return (f"{names[0]} has {cpu.shape} {cpu.dtype}, {names[1]} "
                 f"{gpu.shape} {gpu.dtype}")

@@ -1097,7 +1097,7 @@ private:
   /// step of k's, `lastRow` the first of the buffer's last row.
   struct Streamed {
     Value flat, first;
-    int64_t rowElements = 0, lineElements = 0, lastRow = 0;
+    int64_t rowElements = 0, lastRow = 0;
   };
 
   /// The panels that kernels read where B is a constant whose panels the
@@ -1122,10 +1122,8 @@ private:
       return {};
     if (!sizes.constantsOutgrowL2)
       return {};
-    int64_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
     Streamed stream;
     stream.rowElements = type.getDimSize(2);
-    stream.lineElements = kLineBytes / bytes;
     stream.lastRow = type.getNumElements() - stream.rowElements;
     stream.first = arith::MulIOp::create(
         b, loc, panel, cst(type.getDimSize(1) * type.getDimSize(2)));
@@ -1278,55 +1276,52 @@ private:
                       .getResult();
         rhsRow.push_back(widen(row));
       }
-      // B's panel streams from L2: its row kRhsPrefetchSteps ahead (the
-      // k-block's last, near its end) is fetched into L1.
-      if (aInL1 && panel) {
-        Value ahead = arith::MinSIOp::create(
-            nested, nestedLoc,
-            arith::AddIOp::create(nested, nestedLoc, kk,
-                                  arith::ConstantIndexOp::create(
-                                      nested, nestedLoc, kRhsPrefetchSteps)),
-            lastStep);
+      // Fetches into L1 the lines of a row of B that the tile's segments
+      // read, `at(column)` indexing the row's element at `column`.
+      auto prefetchRow = [&](Value memref,
+                             function_ref<SmallVector<Value>(Value)> at) {
         int64_t lineElements =
             kLineBytes * 8 /
-            getElementTypeOrSelf(packed.getType()).getIntOrFloatBitWidth();
+            getElementTypeOrSelf(memref.getType()).getIntOrFloatBitWidth();
         for (auto [s, segment] : llvm::enumerate(segments))
           for (int64_t line = 0; line < segment.second.getNumElements();
                line += lineElements)
             memref::PrefetchOp::create(
-                nested, nestedLoc, packed,
-                ValueRange{panel, ahead,
-                           arith::ConstantIndexOp::create(nested, nestedLoc,
-                                                          offsets[s] + line)},
+                nested, nestedLoc, memref,
+                at(arith::ConstantIndexOp::create(nested, nestedLoc,
+                                                  offsets[s] + line)),
                 /*isWrite=*/false, /*localityHint=*/3,
                 /*isDataCache=*/true);
+      };
+      auto stepsAhead = [&] {
+        return arith::AddIOp::create(nested, nestedLoc, kk,
+                                     arith::ConstantIndexOp::create(
+                                         nested, nestedLoc, kRhsPrefetchSteps));
+      };
+      // B's panel streams from L2: its row kRhsPrefetchSteps ahead (the
+      // k-block's last, near its end) is fetched into L1.
+      if (aInL1 && panel) {
+        Value ahead =
+            arith::MinSIOp::create(nested, nestedLoc, stepsAhead(), lastStep);
+        prefetchRow(packed, [&](Value column) -> SmallVector<Value> {
+          return {panel, ahead, column};
+        });
       }
       // The compiler's panels streaming from L3 or memory: the row
       // kRhsPrefetchSteps ahead into L1, past the panel's last row the next
       // panel's first (see streamedPanels).
       if (stream.flat) {
-        Value ahead = arith::MulIOp::create(
-            nested, nestedLoc,
-            arith::AddIOp::create(nested, nestedLoc, kk,
+        Value ahead =
+            arith::MulIOp::create(nested, nestedLoc, stepsAhead(),
                                   arith::ConstantIndexOp::create(
-                                      nested, nestedLoc, kRhsPrefetchSteps)),
-            arith::ConstantIndexOp::create(nested, nestedLoc,
-                                           stream.rowElements));
+                                      nested, nestedLoc, stream.rowElements));
         ahead = arith::MinSIOp::create(
             nested, nestedLoc,
             arith::AddIOp::create(nested, nestedLoc, stream.first, ahead),
             arith::ConstantIndexOp::create(nested, nestedLoc, stream.lastRow));
-        for (auto [s, segment] : llvm::enumerate(segments))
-          for (int64_t line = 0; line < segment.second.getNumElements();
-               line += stream.lineElements)
-            memref::PrefetchOp::create(
-                nested, nestedLoc, stream.flat,
-                ValueRange{arith::AddIOp::create(
-                    nested, nestedLoc, ahead,
-                    arith::ConstantIndexOp::create(nested, nestedLoc,
-                                                   offsets[s] + line))},
-                /*isWrite=*/false, /*localityHint=*/3,
-                /*isDataCache=*/true);
+        prefetchRow(stream.flat, [&](Value column) -> SmallVector<Value> {
+          return {arith::AddIOp::create(nested, nestedLoc, ahead, column)};
+        });
       }
       // Its share of the next panel into L2 (see nextPanelShare).
       if (share.flat) {

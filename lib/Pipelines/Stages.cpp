@@ -44,6 +44,9 @@ void jeet::buildJeetGraphPipeline(OpPassManager &pm, bool fuse,
   pm.addPass(createJeetDecomposePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A convolution computed transposed next to a depthwise one computed
+  // channels last: the transposes back and forth between them go.
+  pm.addNestedPass<func::FuncOp>(createJeetCancelTransposesPass());
   // A matmul's epilogue behind a reshape (a convolution's bias and
   // activation) joins the matmul's group once the reshape follows it.
   pm.addNestedPass<func::FuncOp>(createJeetSinkReshapesPass());

@@ -418,6 +418,32 @@ def test_depthwise_conv2d(rng, kernel, stride, pad, dilation):
     assert jeet.compile(got).num_kernels <= 2
 
 
+@pytest.mark.parametrize("n, c, h, kernel, stride, pad, dilation", [
+    (1, 100, 3, 5, 1, 2, 1), (2, 24, 6, 5, 2, 2, 1), (1, 16, 3, 7, 1, 3, 1),
+    (1, 32, 5, 5, 2, 1, 1), (1, 20, 3, 5, 1, 4, 2),
+], ids=str)
+def test_depthwise_conv2d_channels_last(rng, n, c, h, kernel, stride, pad, dilation):
+    """A depthwise convolution with few output positions (at most 3x3) and
+    5x5 or 7x7 taps (MNASNet's last stages) is computed channels last: the
+    input transposed to NHWC, vectors along the channels, each window times
+    a row of the filter transposed (a bound filter: transposed in the graph),
+    the sum transposed back. 100 channels: whole vectors in chunks of 80
+    channels, the chunks outermost (25 rows of taps outgrow 8 KiB), and a
+    remainder of 4 in the last; with its bias and ReLU, against float64."""
+    x = rng.standard_normal((n, c, h, h)).astype(np.float32)
+    w = rng.standard_normal((c, 1, kernel, kernel)).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    got = jeet.relu(jeet.conv2d(t(x), t(w), t(b), stride=stride, padding=pad,
+                                dilation=dilation, groups=c))
+    want = np.maximum(conv_reference(x, w, b, stride, pad, dilation, c), 0)
+    assert got.shape == want.shape and want.shape[2] * want.shape[3] < 16
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
+    fused = jeet.compile(got).ir("fused")
+    padded = (h + 2 * pad)
+    assert f"tensor<{n}x{padded}x{padded}x{c}xf32>" in fused, fused
+    assert "permutation = array<i64: 0, 2, 3, 1>" in fused
+
+
 @pytest.mark.parametrize("n, c, h, w, kernel, stride, pad", [
     (2, 8, 6, 6, 5, 1, 2), (2, 8, 3, 3, 3, 1, 1), (1, 16, 12, 12, 3, 1, 1),
     (2, 4, 7, 7, 7, 1, 3), (1, 3, 5, 9, 3, 1, 1), (1, 4, 13, 5, 3, 1, 0), (3, 5, 2, 2, 1, 1, 0),

@@ -357,6 +357,24 @@ def test_depthwise_conv2d_on_the_gpu(rng):
 
 
 @requires_gpu
+def test_depthwise_conv2d_channels_last_on_the_gpu(rng):
+    """A depthwise convolution of 40 channels with 5x5 taps at 3x3 output
+    positions, computed channels last as on the CPU (the decomposition is
+    shared: the input transposed to NHWC, rows of the filter transposed, the
+    sum transposed back), with its ReLU, on the GPU; against float64."""
+    from test_api_conv_pool import conv_reference
+    x = rng.standard_normal((2, 40, 3, 3)).astype(np.float32)
+    w = rng.standard_normal((40, 1, 5, 5)).astype(np.float32)
+    b = rng.standard_normal(40).astype(np.float32)
+    got = jeet.relu(jeet.conv2d(jeet.tensor(x, device="gpu"), jeet.tensor(w, device="gpu"),
+                                jeet.tensor(b, device="gpu"), padding=2, groups=40))
+    assert "tensor<2x7x7x40xf32>" in jeet.compile(got).ir("fused")
+    np.testing.assert_allclose(got.numpy(),
+                               np.maximum(conv_reference(x, w, b, 1, 2, 1, 40), 0),
+                               rtol=1e-4, atol=1e-4)
+
+
+@requires_gpu
 @pytest.mark.parametrize("op", ["ceil", "exp"])
 def test_mean_of_a_result_the_graph_also_returns(rng, op):
     """A mean over a whole tensor whose operand (ceil(x), exp(x): not a

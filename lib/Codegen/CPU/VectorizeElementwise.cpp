@@ -348,6 +348,22 @@ public:
       chunkSize = std::min<int64_t>(chunkSize, kReductionChunk);
     int64_t chunk =
         std::max(vectorWidth, chunkSize / vectorWidth * vectorWidth);
+    // Inputs that every outer iteration reads again in full (a channels-last
+    // depthwise sum's filter taps, by the channels alone): where together
+    // they outgrow a part of L1, the chunks run outermost, each small enough
+    // that its part of those inputs stays in L1 (or in registers) while the
+    // outer loops run over it.
+    bool chunksOutermost = false;
+    if (std::optional<int64_t> rowBytes = invariantRowBytes();
+        rowBytes && *rowBytes > kInvariantRowBudget &&
+        size >= 2 * vectorWidth) {
+      int64_t perElement = *rowBytes / size;
+      chunk = std::clamp<int64_t>(kInvariantRowBudget /
+                                      std::max<int64_t>(1, perElement) /
+                                      vectorWidth * vectorWidth,
+                                  vectorWidth, chunk);
+      chunksOutermost = true;
+    }
     int64_t numChunks = std::max<int64_t>(1, llvm::divideCeil(fullSize, chunk));
 
     // Non-temporal stores only where every such output is aligned to the
@@ -359,6 +375,11 @@ public:
     // in parallel; reduction dimensions (all outer here) run in order inside.
     SmallVector<Value> lbs, ubs, steps;
     SmallVector<unsigned> parallelDims, reductionDims;
+    if (chunksOutermost) {
+      lbs.push_back(cst(0));
+      ubs.push_back(cst(numChunks));
+      steps.push_back(cst(1));
+    }
     for (unsigned dim = 0; dim + 1 < ranges.size(); ++dim) {
       if (iterators[dim] == utils::IteratorType::reduction) {
         reductionDims.push_back(dim);
@@ -369,16 +390,21 @@ public:
       ubs.push_back(cst(ranges[dim]));
       steps.push_back(cst(1));
     }
-    lbs.push_back(cst(0));
-    ubs.push_back(cst(numChunks));
-    steps.push_back(cst(1));
+    if (!chunksOutermost) {
+      lbs.push_back(cst(0));
+      ubs.push_back(cst(numChunks));
+      steps.push_back(cst(1));
+    }
 
     auto body = [&](OpBuilder &nested, ValueRange ivs) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(nested.getInsertionBlock(),
                           nested.getInsertionPoint());
+      Value chunkIv = chunksOutermost ? ivs.front() : ivs.back();
+      ValueRange outerIvs =
+          chunksOutermost ? ivs.drop_front() : ivs.drop_back();
       SmallVector<Value> outer(ranges.size() - 1);
-      for (auto [dim, iv] : llvm::zip(parallelDims, ivs.drop_back()))
+      for (auto [dim, iv] : llvm::zip(parallelDims, outerIvs))
         outer[dim] = iv;
       for (unsigned dim : reductionDims) {
         auto loop =
@@ -387,7 +413,7 @@ public:
         outer[dim] = loop.getInductionVar();
       }
       Value start =
-          arith::MulIOp::create(b, loc, ivs.back(), cst(chunk)).getResult();
+          arith::MulIOp::create(b, loc, chunkIv, cst(chunk)).getResult();
       Value end = arith::MinSIOp::create(
           b, loc, arith::AddIOp::create(b, loc, start, cst(chunk)),
           cst(fullSize));
@@ -433,7 +459,7 @@ public:
           emitRemainder();
         } else {
           Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             ivs.back(), cst(numChunks - 1));
+                                             chunkIv, cst(numChunks - 1));
           auto ifOp = scf::IfOp::create(b, loc, last, /*withElse=*/false);
           OpBuilder::InsertionGuard ifGuard(b);
           b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -446,6 +472,40 @@ public:
   }
 
 private:
+  /// The bytes of one innermost row of every input that the outer loops
+  /// read again in full: indexed by the innermost loop alone, not uniform
+  /// (read as vectors). Nothing where there is none, or where an outer loop
+  /// reduces or all outer loops together run once.
+  std::optional<int64_t> invariantRowBytes() {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned inner = ranges.size() - 1;
+    if (op.getNumReductionLoops() > 0 ||
+        llvm::any_of(ranges, ShapedType::isDynamic))
+      return std::nullopt;
+    int64_t outerIterations = 1;
+    for (int64_t range : ArrayRef(ranges).drop_back())
+      outerIterations *= range;
+    if (outerIterations < 2)
+      return std::nullopt;
+    int64_t bytes = 0;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      if (uniform.contains(op.getMatchingBlockArgument(input)))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(input);
+      bool invariant = map.isFunctionOfDim(inner);
+      for (unsigned dim = 0; dim < inner && invariant; ++dim)
+        invariant = !map.isFunctionOfDim(dim);
+      if (!invariant)
+        continue;
+      auto type = cast<MemRefType>(input->get().getType());
+      bytes +=
+          ranges[inner] * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    }
+    if (bytes == 0)
+      return std::nullopt;
+    return bytes;
+  }
+
   Value cst(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
   }
@@ -570,6 +630,9 @@ private:
 
   static constexpr int64_t kCacheLineBytes = 64;
   static constexpr int64_t kReductionChunk = 1024;
+  /// The bytes of inputs read again by every outer iteration that a chunk
+  /// may take (a part of any L1 data cache: 32 KiB or more).
+  static constexpr int64_t kInvariantRowBudget = 8 * 1024;
 
   OpBuilder &b;
   linalg::GenericOp op;

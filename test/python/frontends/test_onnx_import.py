@@ -2266,6 +2266,53 @@ def test_depthwise_conv_with_initializer_filter(rng, stride):
     assert any(f"{c}x1x3x3xf32" in line for line in globals_), globals_
 
 
+def test_inverted_residual_block_at_3x3_cancels_transposes(rng):
+    """MNASNet's last stages: a 1x1 Conv to 64 channels, Relu, a 5x5
+    depthwise Conv, Relu, a 1x1 Conv back to 24 channels and the residual
+    Add, at 3x3 positions, every filter an initialiser. The 1x1 ones are
+    computed transposed (positions as the matmul's rows), the depthwise one
+    channels last; the transposes between them (back to NCHW and to NHWC,
+    and back again) cancel through the biases, the Relus and the reshapes
+    (jeet-cancel-transposes): two remain of six, the first matmul's read of
+    its input and the last one's result; against float64."""
+    c, e = 24, 64
+    x = rng.standard_normal((1, c, 3, 3)).astype(np.float32)
+    w1 = (rng.standard_normal((e, c, 1, 1)) / 5).astype(np.float32)
+    b1 = rng.standard_normal(e).astype(np.float32)
+    wd = (rng.standard_normal((e, 1, 5, 5)) / 5).astype(np.float32)
+    bd = rng.standard_normal(e).astype(np.float32)
+    w2 = (rng.standard_normal((c, e, 1, 1)) / 8).astype(np.float32)
+    b2 = rng.standard_normal(c).astype(np.float32)
+    x64 = x.astype(np.float64)
+    h1 = np.maximum(np.einsum("oc,nchw->nohw", w1[:, :, 0, 0].astype(np.float64), x64)
+                    + b1[:, None, None], 0)
+    hp = np.pad(h1, ((0, 0), (0, 0), (2, 2), (2, 2)))
+    h2 = np.zeros_like(h1) + bd[:, None, None]
+    for i in range(5):
+        for j in range(5):
+            h2 += hp[:, :, i:i + 3, j:j + 3] * wd[:, 0, i, j, None, None]
+    h2 = np.maximum(h2, 0)
+    want = (np.einsum("oc,nchw->nohw", w2[:, :, 0, 0].astype(np.float64), h2)
+            + b2[:, None, None] + x64)
+    model = make_model(
+        [helper.make_node("Conv", ["x", "W1", "B1"], ["c1"], name="expand"),
+         helper.make_node("Relu", ["c1"], ["r1"]),
+         helper.make_node("Conv", ["r1", "WD", "BD"], ["c2"], name="dw", group=e,
+                          pads=[2, 2, 2, 2]),
+         helper.make_node("Relu", ["c2"], ["r2"]),
+         helper.make_node("Conv", ["r2", "W2", "B2"], ["c3"], name="project"),
+         helper.make_node("Add", ["c3", "x"], ["y"])],
+        [f32("x", list(x.shape))], [f32("y", list(x.shape))],
+        [numpy_helper.from_array(a, name) for a, name in
+         ((w1, "W1"), (b1, "B1"), (wd, "WD"), (bd, "BD"), (w2, "W2"), (b2, "B2"))])
+    compiled = jeet.onnx.load(model, device="cpu", initializers="constant")
+    (y,) = compiled(x)
+    np.testing.assert_allclose(np.asarray(y), want, rtol=1e-5, atol=1e-5)
+    fused = compiled.compiled().ir("fused")
+    assert fused.count("jeet.transpose") == 2, fused
+    assert f"tensor<1x7x7x{e}xf32>" in fused
+
+
 @pytest.mark.parametrize("spatial", [(1, 1), (2, 3), (3, 3), (4, 4), (5, 7)])
 def test_pointwise_conv_with_initializer_filter(rng, spatial):
     """A 1x1 Conv whose filter is an initialiser, at the few output

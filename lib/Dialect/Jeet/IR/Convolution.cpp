@@ -272,6 +272,28 @@ static Value foldWindows(OpBuilder &b, Location loc, Value padded,
   return result;
 }
 
+/// `values` as `groups` matrices of (rows x cols), each transposed: a
+/// constant of (groups * cols, rows), group by group (one group: the
+/// matrix's transpose, (cols, rows)).
+static Value transposedGroupConstants(OpBuilder &b, Location loc,
+                                      DenseElementsAttr values, int64_t groups,
+                                      int64_t rows, int64_t cols) {
+  auto type =
+      RankedTensorType::get({groups * cols, rows}, values.getElementType());
+  if (values.isSplat())
+    return ConstantOp::create(b, loc, values.resizeSplat(type));
+  int64_t bytes = values.getElementType().getIntOrFloatBitWidth() / 8;
+  ArrayRef<char> raw = values.getRawData();
+  std::vector<char> transposed(raw.size());
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        std::memcpy(&transposed[((g * cols + c) * rows + r) * bytes],
+                    &raw[((g * rows + r) * cols + c) * bytes], bytes);
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::getFromRawBuffer(type, transposed));
+}
+
 /// A depthwise convolution (one input and one output channel per group,
 /// f32) as the sum over the kernel's offsets of the padded input's strided
 /// window at that offset, (N, C, OH, OW), times the filter's tap, (C, 1, 1):
@@ -301,26 +323,50 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
   });
 }
 
-/// `values` as `groups` matrices of (rows x cols), each transposed: a
-/// constant of (groups * cols, rows), group by group (one group: the
-/// matrix's transpose, (cols, rows)).
-static Value transposedGroupConstants(OpBuilder &b, Location loc,
-                                      DenseElementsAttr values, int64_t groups,
-                                      int64_t rows, int64_t cols) {
-  auto type =
-      RankedTensorType::get({groups * cols, rows}, values.getElementType());
-  if (values.isSplat())
-    return ConstantOp::create(b, loc, values.resizeSplat(type));
-  int64_t bytes = values.getElementType().getIntOrFloatBitWidth() / 8;
-  ArrayRef<char> raw = values.getRawData();
-  std::vector<char> transposed(raw.size());
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        std::memcpy(&transposed[((g * cols + c) * rows + r) * bytes],
-                    &raw[((g * rows + r) * cols + c) * bytes], bytes);
-  return ConstantOp::create(
-      b, loc, DenseElementsAttr::getFromRawBuffer(type, transposed));
+/// A depthwise convolution as decomposeDepthwise's sum, channels last:
+/// transpose(sum over the kernel's offsets of the strided window of the
+/// padded transpose(x) (N, H, W, C) at that offset, (N, OH, OW, C), times
+/// that offset's taps (1, C)). Each vector runs along the channels, where
+/// an NCHW row of 3 positions fills 3 of a vector's lanes: the transposes'
+/// cost is paid back where the output positions are few and the taps many
+/// (isDepthwiseChannelsLast). The taps are rows of the filter transposed,
+/// (KH * KW, C): a constant one at compile time.
+static Value decomposeDepthwiseChannelsLast(OpBuilder &b, Location loc, Value x,
+                                            Value filter, const Window &w) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  int64_t taps = w.kernel[0] * w.kernel[1];
+  Value rows;
+  if (DenseElementsAttr values = constantValues(filter))
+    rows = transposedGroupConstants(b, loc, values, /*groups=*/1, c, taps);
+  else
+    rows = TransposeOp::create(b, loc, reshape(b, loc, filter, {c, taps}),
+                               ArrayRef<int64_t>{1, 0});
+  Value last = TransposeOp::create(b, loc, x, ArrayRef<int64_t>{0, 2, 3, 1});
+  Value padded = PadOp::create(
+      b, loc, last,
+      scalarConstant(b, loc,
+                     cast<TypedAttr>(b.getZeroAttr(type.getElementType()))),
+      ArrayRef<int64_t>{0, w.padding[0], w.padding[1], 0},
+      ArrayRef<int64_t>{0, w.padding[2], w.padding[3], 0});
+  Value sum;
+  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+      int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
+      Value window = SliceOp::create(
+          b, loc, padded, ArrayRef<int64_t>{0, h0, w0, 0},
+          ArrayRef<int64_t>{n, h0 + (w.out[0] - 1) * w.strides[0] + 1,
+                            w0 + (w.out[1] - 1) * w.strides[1] + 1, c},
+          ArrayRef<int64_t>{1, w.strides[0], w.strides[1], 1});
+      int64_t tap = kh * w.kernel[1] + kw;
+      Value row = SliceOp::create(b, loc, rows, ArrayRef<int64_t>{tap, 0},
+                                  ArrayRef<int64_t>{tap + 1, c},
+                                  ArrayRef<int64_t>{1, 1});
+      Value term = MulOp::create(b, loc, window, row);
+      sum = sum ? AddOp::create(b, loc, sum, term).getResult() : term;
+    }
+  }
+  return TransposeOp::create(b, loc, sum, ArrayRef<int64_t>{0, 3, 1, 2});
 }
 
 /// y = reshape(matmul(filter as (g, O/g, C/g * KH * KW), windows as
@@ -347,8 +393,12 @@ FailureOr<Value> Conv2dOp::decompose(OpBuilder &builder, ValueRange operands) {
   int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
   int64_t o = filterType.getDimSize(0), g = getGroups();
   if (g == c && o == c && c > 1 && inputType.getElementType().isF32() &&
-      window.kernel[0] * window.kernel[1] <= kMaxWindowTaps)
+      window.kernel[0] * window.kernel[1] <= kMaxWindowTaps) {
+    if (isDepthwiseChannelsLast(window.out[0] * window.out[1],
+                                window.kernel[0] * window.kernel[1], c))
+      return decomposeDepthwiseChannelsLast(builder, loc, x, filter, window);
     return decomposeDepthwise(builder, loc, x, filter, window);
+  }
   int64_t k = (c / g) * window.kernel[0] * window.kernel[1];
   int64_t positions = window.out[0] * window.out[1];
   Value windows = gatherWindows(

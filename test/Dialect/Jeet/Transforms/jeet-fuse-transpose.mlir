@@ -187,3 +187,46 @@ func.func @large_transposes(%x: tensor<512x256xf32>, %n: tensor<3x30000xf32>) ->
   %en = jeet.exp %nt : tensor<30000x3xf32>
   return %e, %s, %en : tensor<256x512xf32>, tensor<256x1xf32>, tensor<30000x3xf32>
 }
+
+// -----
+
+// A matmul of fewer than 16 rows reading its A through a transpose (a
+// convolution computed transposed, reading NCHW as (positions, channels))
+// takes no epilogue where its result spans two tiles of columns or more:
+// the bias and ReLU of 9 x 1152 are a kernel of their own. With 4 columns
+// (one tile) or 16 rows the epilogue joins.
+// CHECK-LABEL: func.func @few_rows_of_transposed_a
+// CHECK: %[[M:.*]] = jeet.fusion
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.matmul
+// CHECK-NEXT: jeet.yield
+// CHECK: jeet.fusion(%[[M]]
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.add
+// CHECK-NEXT: jeet.relu
+// CHECK-NEXT: jeet.yield
+// CHECK-LABEL: func.func @sixteen_rows_of_transposed_a
+// CHECK: jeet.fusion
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: jeet.transpose
+// CHECK-NEXT: jeet.matmul
+// CHECK-NEXT: jeet.add
+// CHECK-NEXT: jeet.relu
+// CHECK-NEXT: jeet.yield
+// CHECK-NOT: jeet.fusion
+// CHECK: return
+func.func @few_rows_of_transposed_a(%x: tensor<1x192x9xf32>, %w: tensor<192x1152xf32>, %b: tensor<1x1x1152xf32>) -> tensor<1x9x1152xf32> {
+  %t = jeet.transpose %x {permutation = array<i64: 0, 2, 1>} : tensor<1x192x9xf32> -> tensor<1x9x192xf32>
+  %m = jeet.matmul %t, %w : tensor<1x9x192xf32>, tensor<192x1152xf32> -> tensor<1x9x1152xf32>
+  %a = jeet.add %m, %b : tensor<1x9x1152xf32>, tensor<1x1x1152xf32> -> tensor<1x9x1152xf32>
+  %r = jeet.relu %a : tensor<1x9x1152xf32>
+  return %r : tensor<1x9x1152xf32>
+}
+func.func @sixteen_rows_of_transposed_a(%x: tensor<1x192x16xf32>, %w: tensor<192x1152xf32>, %b: tensor<1x1x1152xf32>) -> tensor<1x16x1152xf32> {
+  %t = jeet.transpose %x {permutation = array<i64: 0, 2, 1>} : tensor<1x192x16xf32> -> tensor<1x16x192xf32>
+  %m = jeet.matmul %t, %w : tensor<1x16x192xf32>, tensor<192x1152xf32> -> tensor<1x16x1152xf32>
+  %a = jeet.add %m, %b : tensor<1x16x1152xf32>, tensor<1x1x1152xf32> -> tensor<1x16x1152xf32>
+  %r = jeet.relu %a : tensor<1x16x1152xf32>
+  return %r : tensor<1x16x1152xf32>
+}

@@ -49,6 +49,24 @@ inline bool isComputedTransposed(int64_t positions, int64_t outChannels) {
           matmulLaneShare(positions) < kMinPositionLaneShare);
 }
 
+/// The fewest taps (KH * KW) of a depthwise convolution computed channels
+/// last (isDepthwiseChannelsLast).
+inline constexpr int64_t kMinChannelsLastTaps = 25;
+
+/// Whether a depthwise convolution of f32 over `channels` channels, with
+/// `taps` taps (KH * KW) at `positions` output positions (OH * OW), is
+/// computed channels last: with vectors along the channels where the NCHW
+/// sum's rows fill few lanes (3x3 positions: 3 of 16 a row), at the cost of
+/// transposing the input and the result. (MNASNet's 5x5 ones of 1152
+/// channels at 3x3 positions 1.7x, of 576 channels stride 2 to 3x3 1.4x;
+/// those of 3x3 taps at 3x3 positions were level with their transposes,
+/// and 6x6 positions or more slower.)
+inline bool isDepthwiseChannelsLast(int64_t positions, int64_t taps,
+                                    int64_t channels) {
+  return positions < kNarrowPositions && taps >= kMinChannelsLastTaps &&
+         channels >= kMinTransposedChannels;
+}
+
 } // namespace jeet
 
 #endif // JEET_DIALECT_JEET_IR_CONVOLUTIONFORMS_H

@@ -42,6 +42,46 @@ def JeetDecomposePass : Pass<"jeet-decompose"> {
 // Fusion
 //===----------------------------------------------------------------------===//
 
+def JeetCancelTransposesPass
+    : Pass<"jeet-cancel-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Moves a transpose down through elementwise ops and reshapes "
+                "to a transpose that undoes it, and drops both";
+  let description = [{
+    A convolution with few output positions is computed transposed (the
+    positions as the matmul's rows, `(N, OH * OW, O)`) and transposed back to
+    NCHW; a depthwise convolution with few positions is computed channels
+    last, its input transposed to NHWC first. Between the two are the bias,
+    the activation and a reshape: the value goes to NCHW and straight back.
+
+    This pass follows each transpose's only reader, and that reader's, while
+    they are elementwise ops that keep the shape or reshapes; where the path
+    ends in a transpose that undoes the first (their permutations composed,
+    through the reshapes, are the identity), the path is computed on the
+    first transpose's input instead and both transposes are gone. No
+    transpose is added: every other operand of the elementwise ops on the
+    path must have at most one dimension that is not 1 (a bias, reshaped to
+    its place, a view), and every value on the path one reader. A reshape on
+    the path must only split dimensions, or only merge dimensions that the
+    transpose keeps next to each other in order. The values computed do not
+    change: the same scalar functions of the same elements.
+
+    Before:
+    ```mlir
+    %t = jeet.transpose %m {permutation = array<i64: 0, 2, 1>} : tensor<1x9x32xf32> -> tensor<1x32x9xf32>
+    %a = jeet.add %t, %b : tensor<1x32x9xf32>, tensor<1x32x1xf32> -> tensor<1x32x9xf32>
+    %r = jeet.reshape %a : tensor<1x32x9xf32> -> tensor<1x32x3x3xf32>
+    %y = jeet.transpose %r {permutation = array<i64: 0, 2, 3, 1>} : tensor<1x32x3x3xf32> -> tensor<1x3x3x32xf32>
+    ```
+    After:
+    ```mlir
+    %b2 = jeet.reshape %b : tensor<1x32x1xf32> -> tensor<1x1x32xf32>
+    %a = jeet.add %m, %b2 : tensor<1x9x32xf32>, tensor<1x1x32xf32> -> tensor<1x9x32xf32>
+    %y = jeet.reshape %a : tensor<1x9x32xf32> -> tensor<1x3x3x32xf32>
+    ```
+  }];
+  let dependentDialects = ["::jeet::JeetDialect"];
+}
+
 def JeetSinkReshapesPass
     : Pass<"jeet-sink-reshapes", "::mlir::func::FuncOp"> {
   let summary = "Moves reshapes of matmul results below their elementwise "

@@ -139,6 +139,8 @@ untransposedOperand(const Transposed &t, ArrayRef<int64_t> shape) {
 /// between them, and that transpose; nothing where there is none.
 std::optional<std::pair<SmallVector<Operation *>, TransposeOp>>
 findCancellingPath(TransposeOp transpose) {
+  if (!transpose.getInput().getType().hasStaticShape())
+    return std::nullopt;
   Transposed state{llvm::to_vector(shapeOf(transpose.getInput())),
                    llvm::to_vector(transpose.getPermutation()),
                    transpose.getContext()};
@@ -154,6 +156,8 @@ findCancellingPath(TransposeOp transpose) {
       return std::make_pair(path, next);
     }
     if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+      if (!reshape.getType().hasStaticShape())
+        return std::nullopt;
       std::optional<Transposed> next = state.reshaped(shapeOf(reshape));
       if (!next)
         return std::nullopt;

@@ -5,19 +5,20 @@
 //===----------------------------------------------------------------------===//
 //
 // jeet-cancel-transposes moves a transpose below the elementwise ops and
-// reshapes that read it, one reader after another, where that path ends in
-// a transpose that undoes it: both then disappear. A convolution computed
+// reshapes that read it, and those that read them, where they all end in a
+// transpose that undoes it: both then disappear. A convolution computed
 // transposed (positions as the matmul's rows) ends in a transpose back to
 // NCHW, and a depthwise one computed channels last starts with a transpose
 // to NHWC; between them are the bias, the activation and a reshape.
 //
-// Only a path that ends in the inverse transpose is rewritten, so no
-// transpose is added anywhere: on the path each value has one reader, the
-// elementwise ops keep their shape, and every other operand of theirs has at
-// most one dimension that is not 1 (a bias: reshaped to the transposed
-// position, a view). A reshape on the path must only split dimensions of
-// the transposed value or only merge dimensions that the transpose keeps in
-// order next to each other.
+// Only ops that all end in the inverse transpose are rewritten, so no
+// transpose is added anywhere: every reader of every value between the two
+// is one of those ops (several readers join again before the inverse: a
+// hardswish reads its input twice), the elementwise ops keep their shape,
+// and every other operand of theirs has at most one dimension that is not
+// 1 (a bias: reshaped to the transposed position, a view). A reshape
+// between them must only split dimensions of the transposed value or only
+// merge dimensions that the transpose keeps in order next to each other.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace jeet {
 #define GEN_PASS_DEF_JEETCANCELTRANSPOSESPASS
@@ -128,6 +130,9 @@ untransposedOperand(const Transposed &t, ArrayRef<int64_t> shape) {
   if (int64_t(shape.size()) > rank ||
       llvm::count_if(shape, [](int64_t d) { return d != 1; }) > 1)
     return std::nullopt;
+  // All ones (a scalar): it broadcasts the same way either side.
+  if (llvm::all_of(shape, [](int64_t d) { return d == 1; }))
+    return llvm::to_vector(shape);
   int64_t missing = rank - shape.size();
   SmallVector<int64_t> result(rank, 1);
   for (int64_t i = missing; i < rank; ++i)
@@ -135,94 +140,143 @@ untransposedOperand(const Transposed &t, ArrayRef<int64_t> shape) {
   return result;
 }
 
-/// The path from `transpose` down to a transpose that undoes it: the ops
-/// between them, and that transpose; nothing where there is none.
-std::optional<std::pair<SmallVector<Operation *>, TransposeOp>>
-findCancellingPath(TransposeOp transpose) {
+/// The ops between `transpose` and a transpose that undoes it, in program
+/// order, the transpose's state at each value they compute, and that
+/// transpose.
+struct Cancellation {
+  SmallVector<Operation *> ops;
+  DenseMap<Value, Transposed> states;
+  TransposeOp inverse;
+};
+
+/// The ops that read `transpose`'s result, and what they compute, down to
+/// one transpose that undoes it: elementwise ops (keeping the shape) and
+/// reshapes whose every result is read, by such ops or by that transpose
+/// alone. Several readers of a value are fine where they join again before
+/// the transpose (x * hardsigmoid(x)). Nothing where there is no such
+/// transpose, where any reader is another op, or where an elementwise op
+/// reads two of those values in different states.
+std::optional<Cancellation> findCancellation(TransposeOp transpose) {
   if (!transpose.getInput().getType().hasStaticShape())
     return std::nullopt;
-  Transposed state{llvm::to_vector(shapeOf(transpose.getInput())),
-                   llvm::to_vector(transpose.getPermutation()),
-                   transpose.getContext()};
-  SmallVector<Operation *> path;
-  Value current = transpose.getResult();
-  while (current.hasOneUse()) {
-    Operation *user = *current.getUsers().begin();
-    if (auto next = dyn_cast<TransposeOp>(user)) {
-      ArrayRef<int64_t> q = next.getPermutation();
-      for (auto [i, p] : llvm::enumerate(q))
-        if (state.perm[p] != int64_t(i))
-          return std::nullopt;
-      return std::make_pair(path, next);
-    }
-    if (auto reshape = dyn_cast<ReshapeOp>(user)) {
-      if (!reshape.getType().hasStaticShape())
+  Block *block = transpose->getBlock();
+  // The ops reached from the transpose by their operands.
+  llvm::SetVector<Operation *> reached;
+  TransposeOp inverse;
+  SmallVector<Value> worklist = {transpose.getResult()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (value.use_empty())
+      return std::nullopt;
+    for (Operation *user : value.getUsers()) {
+      if (user->getBlock() != block)
         return std::nullopt;
-      std::optional<Transposed> next = state.reshaped(shapeOf(reshape));
+      if (auto next = dyn_cast<TransposeOp>(user)) {
+        if (inverse && inverse != next)
+          return std::nullopt;
+        inverse = next;
+        continue;
+      }
+      bool elementwise =
+          isa<ElementwiseOpInterface>(user) && user->getNumResults() == 1;
+      auto reshape = dyn_cast<ReshapeOp>(user);
+      if (!elementwise && !(reshape && reshape.getType().hasStaticShape()))
+        return std::nullopt;
+      if (reached.insert(user))
+        worklist.push_back(user->getResult(0));
+    }
+  }
+  if (!inverse)
+    return std::nullopt;
+  Cancellation result;
+  result.inverse = inverse;
+  result.ops = reached.takeVector();
+  llvm::sort(result.ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  result.states[transpose.getResult()] = Transposed{
+      llvm::to_vector(shapeOf(transpose.getInput())),
+      llvm::to_vector(transpose.getPermutation()), transpose.getContext()};
+  for (Operation *op : result.ops) {
+    // The state of the values it reads from the transpose, all the same
+    // (reshapes that pass keep one layout per shape: checked all the same).
+    std::optional<Transposed> state;
+    for (Value operand : op->getOperands()) {
+      auto it = result.states.find(operand);
+      if (it == result.states.end())
+        continue;
+      if (state &&
+          (state->input != it->second.input || state->perm != it->second.perm))
+        return std::nullopt;
+      state = it->second;
+    }
+    if (!state)
+      return std::nullopt;
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      std::optional<Transposed> next = state->reshaped(shapeOf(reshape));
       if (!next)
         return std::nullopt;
-      next->context = state.context;
-      state = std::move(*next);
-    } else if (isa<ElementwiseOpInterface>(user) &&
-               user->getNumResults() == 1 &&
-               shapeOf(user->getResult(0)) == shapeOf(current)) {
-      for (Value operand : user->getOperands())
-        if (operand != current && !untransposedOperand(state, shapeOf(operand)))
-          return std::nullopt;
-    } else {
-      return std::nullopt;
+      next->context = state->context;
+      result.states[reshape.getResult()] = std::move(*next);
+      continue;
     }
-    path.push_back(user);
-    current = user->getResult(0);
+    if (shapeOf(op->getResult(0)) != ArrayRef<int64_t>(state->shape()))
+      return std::nullopt;
+    for (Value operand : op->getOperands())
+      if (!result.states.count(operand) &&
+          !untransposedOperand(*state, shapeOf(operand)))
+        return std::nullopt;
+    result.states[op->getResult(0)] = *state;
   }
-  return std::nullopt;
+  auto it = result.states.find(inverse.getInput());
+  if (it == result.states.end())
+    return std::nullopt;
+  for (auto [i, p] : llvm::enumerate(inverse.getPermutation()))
+    if (it->second.perm[p] != int64_t(i))
+      return std::nullopt;
+  return result;
 }
 
-/// Recomputes the path on the transpose's input, untransposed, and replaces
-/// the transpose that ends it.
-void cancel(TransposeOp transpose, ArrayRef<Operation *> path,
-            TransposeOp inverse) {
-  OpBuilder b(inverse);
-  Transposed state{llvm::to_vector(shapeOf(transpose.getInput())),
-                   llvm::to_vector(transpose.getPermutation()),
-                   transpose.getContext()};
-  Value value = transpose.getInput();
-  Value current = transpose.getResult();
-  for (Operation *op : path) {
+/// Recomputes the ops between the transpose and its inverse on the
+/// transpose's input, untransposed, and replaces the inverse.
+void cancel(TransposeOp transpose, const Cancellation &found) {
+  OpBuilder b(found.inverse);
+  IRMapping values;
+  values.map(transpose.getResult(), transpose.getInput());
+  for (Operation *op : found.ops) {
     Location loc = op->getLoc();
+    const Transposed &state = found.states.at(op->getResult(0));
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
-      Transposed next = *state.reshaped(shapeOf(reshape));
-      next.context = state.context;
-      state = std::move(next);
-      value = ReshapeOp::create(
-          b, loc, cast<RankedTensorType>(value.getType()).clone(state.input),
-          value);
-    } else {
-      IRMapping mapping;
-      for (Value operand : op->getOperands()) {
-        if (operand == current) {
-          mapping.map(operand, value);
-          continue;
-        }
-        auto type = cast<RankedTensorType>(operand.getType());
-        SmallVector<int64_t> shape =
-            *untransposedOperand(state, type.getShape());
-        mapping.map(operand,
-                    ArrayRef<int64_t>(shape) == type.getShape()
-                        ? operand
-                        : ReshapeOp::create(b, loc, type.clone(shape), operand)
-                              .getResult());
-      }
-      Operation *clone = b.clone(*op, mapping);
-      auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-      clone->getResult(0).setType(resultType.clone(state.input));
-      value = clone->getResult(0);
+      Value input = values.lookup(reshape.getInput());
+      values.map(reshape.getResult(),
+                 ReshapeOp::create(
+                     b, loc,
+                     cast<RankedTensorType>(input.getType()).clone(state.input),
+                     input));
+      continue;
     }
-    current = op->getResult(0);
+    IRMapping mapping;
+    for (Value operand : op->getOperands()) {
+      if (Value mapped = values.lookupOrNull(operand)) {
+        mapping.map(operand, mapped);
+        continue;
+      }
+      auto type = cast<RankedTensorType>(operand.getType());
+      SmallVector<int64_t> shape = *untransposedOperand(state, type.getShape());
+      mapping.map(operand,
+                  ArrayRef<int64_t>(shape) == type.getShape()
+                      ? operand
+                      : ReshapeOp::create(b, loc, type.clone(shape), operand)
+                            .getResult());
+    }
+    Operation *clone = b.clone(*op, mapping);
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    clone->getResult(0).setType(resultType.clone(state.input));
+    values.map(op->getResult(0), clone->getResult(0));
   }
-  inverse.getResult().replaceAllUsesWith(value);
+  TransposeOp inverse = found.inverse;
+  inverse.getResult().replaceAllUsesWith(values.lookup(inverse.getInput()));
   inverse.erase();
-  for (Operation *op : llvm::reverse(path))
+  for (Operation *op : llvm::reverse(found.ops))
     op->erase();
   transpose.erase();
 }
@@ -241,11 +295,11 @@ struct JeetCancelTransposesPass
     for (TransposeOp transpose : transposes) {
       if (erased.contains(transpose))
         continue;
-      auto found = findCancellingPath(transpose);
+      std::optional<Cancellation> found = findCancellation(transpose);
       if (!found)
         continue;
-      erased.insert(found->second);
-      cancel(transpose, found->first, found->second);
+      erased.insert(found->inverse);
+      cancel(transpose, *found);
     }
   }
 };

@@ -114,3 +114,53 @@ func.func @merge_across(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
   %y = jeet.transpose %r {permutation = array<i64: 1, 0>} : tensor<4x6xf32> -> tensor<6x4xf32>
   return %y : tensor<6x4xf32>
 }
+
+// -----
+
+// Values with several readers that join again before the inverse (a
+// hardswish, x * relu6(x + 3) / 6, reads x twice; a square reads its
+// operand twice): every op between the transposes is recomputed on the
+// untransposed value.
+// CHECK-LABEL: func.func @readers_that_join
+// CHECK-SAME: (%[[M:[^:]*]]: tensor<1x9x32xf32>
+// CHECK-NOT: jeet.transpose
+// CHECK: %[[A:.*]] = jeet.add %[[M]], %{{.*}} : tensor<1x9x32xf32>, tensor<1x1x32xf32> -> tensor<1x9x32xf32>
+// CHECK: %[[S:.*]] = jeet.add %[[A]], %{{.*}} : tensor<1x9x32xf32>, tensor<f32> -> tensor<1x9x32xf32>
+// CHECK: %[[R:.*]] = jeet.relu %[[S]] : tensor<1x9x32xf32>
+// CHECK: %[[H:.*]] = jeet.mul %[[A]], %[[R]] : tensor<1x9x32xf32>, tensor<1x9x32xf32> -> tensor<1x9x32xf32>
+// CHECK: %[[Q:.*]] = jeet.mul %[[H]], %[[H]] : tensor<1x9x32xf32>, tensor<1x9x32xf32> -> tensor<1x9x32xf32>
+// CHECK: %[[Y:.*]] = jeet.reshape %[[Q]] : tensor<1x9x32xf32> -> tensor<1x3x3x32xf32>
+// CHECK-NOT: jeet.transpose
+// CHECK: return %[[Y]]
+func.func @readers_that_join(%m: tensor<1x9x32xf32>, %b: tensor<1x32x1xf32>) -> tensor<1x3x3x32xf32> {
+  %three = jeet.constant dense<3.0> : tensor<f32>
+  %t = jeet.transpose %m {permutation = array<i64: 0, 2, 1>} : tensor<1x9x32xf32> -> tensor<1x32x9xf32>
+  %a = jeet.add %t, %b : tensor<1x32x9xf32>, tensor<1x32x1xf32> -> tensor<1x32x9xf32>
+  %s = jeet.add %a, %three : tensor<1x32x9xf32>, tensor<f32> -> tensor<1x32x9xf32>
+  %r = jeet.relu %s : tensor<1x32x9xf32>
+  %h = jeet.mul %a, %r : tensor<1x32x9xf32>, tensor<1x32x9xf32> -> tensor<1x32x9xf32>
+  %q = jeet.mul %h, %h : tensor<1x32x9xf32>, tensor<1x32x9xf32> -> tensor<1x32x9xf32>
+  %c = jeet.reshape %q : tensor<1x32x9xf32> -> tensor<1x32x3x3xf32>
+  %y = jeet.transpose %c {permutation = array<i64: 0, 2, 3, 1>} : tensor<1x32x3x3xf32> -> tensor<1x3x3x32xf32>
+  return %y : tensor<1x3x3x32xf32>
+}
+
+// -----
+
+// One reader of x takes a reshape to (4, 6) and back: the same layout
+// again, so the add reads both in one layout and the pair cancels.
+// CHECK-LABEL: func.func @readers_through_a_round_trip
+// CHECK-NOT: jeet.transpose
+// CHECK: %[[F:.*]] = jeet.reshape %arg0 : tensor<2x3x4xf32> -> tensor<6x4xf32>
+// CHECK: %[[G:.*]] = jeet.reshape %[[F]] : tensor<6x4xf32> -> tensor<2x3x4xf32>
+// CHECK: %[[A:.*]] = jeet.add %arg0, %[[G]] : tensor<2x3x4xf32>, tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+// CHECK-NOT: jeet.transpose
+// CHECK: return %[[A]]
+func.func @readers_through_a_round_trip(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %t = jeet.transpose %x {permutation = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  %f = jeet.reshape %t : tensor<4x2x3xf32> -> tensor<4x6xf32>
+  %g = jeet.reshape %f : tensor<4x6xf32> -> tensor<4x2x3xf32>
+  %a = jeet.add %t, %g : tensor<4x2x3xf32>, tensor<4x2x3xf32> -> tensor<4x2x3xf32>
+  %y = jeet.transpose %a {permutation = array<i64: 1, 2, 0>} : tensor<4x2x3xf32> -> tensor<2x3x4xf32>
+  return %y : tensor<2x3x4xf32>
+}

@@ -53,17 +53,19 @@ def JeetCancelTransposesPass
     last, its input transposed to NHWC first. Between the two are the bias,
     the activation and a reshape: the value goes to NCHW and straight back.
 
-    This pass follows each transpose's only reader, and that reader's, while
-    they are elementwise ops that keep the shape or reshapes; where the path
-    ends in a transpose that undoes the first (their permutations composed,
-    through the reshapes, are the identity), the path is computed on the
-    first transpose's input instead and both transposes are gone. No
-    transpose is added: every other operand of the elementwise ops on the
-    path must have at most one dimension that is not 1 (a bias, reshaped to
-    its place, a view), and every value on the path one reader. A reshape on
-    the path must only split dimensions, or only merge dimensions that the
-    transpose keeps next to each other in order. The values computed do not
-    change: the same scalar functions of the same elements.
+    This pass follows each transpose's readers, and their readers, while
+    they are elementwise ops that keep the shape or reshapes; where they all
+    end in one transpose that undoes the first (their permutations
+    composed, through the reshapes, are the identity), those ops are
+    computed on the first transpose's input instead and both transposes are
+    gone. No transpose is added: every reader of a value between the two
+    must be one of those ops or the inverse (several readers are fine where
+    they join again: a hardswish reads its input twice), and every other
+    operand of the elementwise ops must have at most one dimension that is
+    not 1 (a bias, reshaped to its place, a view). A reshape must only split
+    dimensions, or only merge dimensions that the transpose keeps next to
+    each other in order. The values computed do not change: the same scalar
+    functions of the same elements.
 
     Before:
     ```mlir

@@ -63,11 +63,19 @@ struct Transposed {
   /// that come from neighbouring input dimensions in order.
   std::optional<Transposed> reshaped(ArrayRef<int64_t> to) const {
     SmallVector<int64_t> from = shape();
+    // The groups of the longer shape's dimensions that make each of the
+    // shorter one's.
+    auto groupsOf = [&](ArrayRef<int64_t> longer, ArrayRef<int64_t> shorter) {
+      Type f32 = Float32Type::get(context);
+      return getReassociationIndicesForReshape(
+          RankedTensorType::get(longer, f32),
+          RankedTensorType::get(shorter, f32));
+    };
+    Transposed next;
+    next.context = context;
     if (to.size() > from.size()) {
       std::optional<SmallVector<ReassociationIndices>> groups =
-          getReassociationIndicesForReshape(
-              RankedTensorType::get(to, Float32Type::get(ctx())),
-              RankedTensorType::get(from, Float32Type::get(ctx())));
+          groupsOf(to, from);
       if (!groups)
         return std::nullopt;
       // Input dimension d is transposed dimension i = inverse[d], split
@@ -75,7 +83,6 @@ struct Transposed {
       SmallVector<int64_t> inverse(perm.size());
       for (auto [i, p] : llvm::enumerate(perm))
         inverse[p] = i;
-      Transposed next;
       SmallVector<int64_t> first(perm.size());
       for (int64_t d = 0; d < int64_t(perm.size()); ++d) {
         first[d] = next.input.size();
@@ -89,9 +96,7 @@ struct Transposed {
     }
     if (to.size() < from.size()) {
       std::optional<SmallVector<ReassociationIndices>> groups =
-          getReassociationIndicesForReshape(
-              RankedTensorType::get(from, Float32Type::get(ctx())),
-              RankedTensorType::get(to, Float32Type::get(ctx())));
+          groupsOf(from, to);
       if (!groups)
         return std::nullopt;
       // Each group of transposed dimensions must read a run of input
@@ -104,7 +109,6 @@ struct Transposed {
         runs.push_back({perm[group.front()], int64_t(g)});
       }
       llvm::sort(runs);
-      Transposed next;
       next.perm.assign(groups->size(), 0);
       for (auto [index, run] : llvm::enumerate(runs)) {
         next.input.push_back(to[run.second]);
@@ -117,7 +121,6 @@ struct Transposed {
     return std::nullopt;
   }
 
-  MLIRContext *ctx() const { return context; }
   MLIRContext *context = nullptr;
 };
 
@@ -215,7 +218,6 @@ std::optional<Cancellation> findCancellation(TransposeOp transpose) {
       std::optional<Transposed> next = state->reshaped(shapeOf(reshape));
       if (!next)
         return std::nullopt;
-      next->context = state->context;
       result.states[reshape.getResult()] = std::move(*next);
       continue;
     }

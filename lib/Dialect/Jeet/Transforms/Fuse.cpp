@@ -395,11 +395,12 @@ void BlockFuser::mergeGroups(unsigned into, unsigned from) {
 /// Whether `group`'s anchor is a matmul of fewer than
 /// kMinTransposedEpilogueRows rows and at least kMinTiledEpilogueColumns
 /// columns that reads its A through a transpose it folds in (a convolution
-/// computed transposed, reading NCHW as (positions, channels)): such a
-/// matmul takes no epilogue. Its epilogue's tiles, one per block of
-/// columns, each read A transposed; the matmul whole packs it once. (192 ->
-/// 1152 channels at 9 positions with its bias and ReLU: 23 us against 19.5
-/// with the weights in L2, and 1.4x in MNASNet, where they stream from L3.)
+/// computed transposed, reading NCHW as (positions, channels)): with
+/// `transposed-epilogues` (the CPU's epilogue tiles) such a matmul takes no
+/// epilogue. Its epilogue's tiles, one per block of columns, each read A
+/// transposed; the matmul whole packs it once. (192 -> 1152 channels at 9
+/// positions with its bias and ReLU: 23 us against 19.5 with the weights in
+/// L2, and 1.4x in MNASNet, where they stream from L3.)
 bool BlockFuser::hasFewRowsOfTransposedA(unsigned group) const {
   const Group &g = groups[group];
   if (g.kind != OpKind::Matmul || !g.anchor)
@@ -434,7 +435,7 @@ std::optional<Role> BlockFuser::roleIn(unsigned group, unsigned op) const {
     // the prologue, which runs over the reduction's input.
     ArrayRef<int64_t> shape = shapeOf(ops[op]->getResult(0));
     if (!readsPrologue && shape == ArrayRef<int64_t>(g.epilogueShape) &&
-        !hasFewRowsOfTransposedA(group))
+        !(transposedEpilogues && hasFewRowsOfTransposedA(group)))
       return Role::Epilogue;
     // A row op runs over the reduced input's shape, reading the prologue,
     // the reductions and their epilogues broadcast back over the rows.

@@ -1,6 +1,7 @@
 // RUN: jeet-opt %s --split-input-file --jeet-decompose --jeet-fuse=multi-reduction=true | FileCheck %s
 // RUN: jeet-opt %s --split-input-file --jeet-decompose --jeet-fuse=enable=false | FileCheck %s --check-prefix=NOFUSE
 // RUN: jeet-opt %s --split-input-file --jeet-decompose --jeet-fuse=max-ops=2 | FileCheck %s --check-prefix=CAP
+// RUN: jeet-opt %s --split-input-file --jeet-decompose --jeet-fuse=transposed-epilogues=true | FileCheck %s --check-prefix=TE
 
 // A transpose of matrices whose every use is a matmul operand joins the
 // matmul's group: the matmul reads the transpose's input through its
@@ -192,21 +193,32 @@ func.func @large_transposes(%x: tensor<512x256xf32>, %n: tensor<3x30000xf32>) ->
 
 // A matmul of fewer than 16 rows reading its A through a transpose (a
 // convolution computed transposed, reading NCHW as (positions, channels))
-// takes no epilogue where its result spans two tiles of columns or more:
-// the bias and ReLU of 9 x 1152 are a kernel of their own. With 4 columns
-// (one tile) or 16 rows the epilogue joins.
+// takes no epilogue with transposed-epilogues (the CPU's epilogue tiles)
+// where its result spans two tiles of columns or more: the bias and ReLU
+// of 9 x 1152 are a kernel of their own. With 16 rows the epilogue joins;
+// without the option (the GPU's pipeline) it joins either way.
+// TE-LABEL: func.func @few_rows_of_transposed_a
+// TE: %[[M:.*]] = jeet.fusion
+// TE-NEXT: ^bb0
+// TE-NEXT: jeet.transpose
+// TE-NEXT: jeet.matmul
+// TE-NEXT: jeet.yield
+// TE: jeet.fusion(%[[M]]
+// TE-NEXT: ^bb0
+// TE-NEXT: jeet.add
+// TE-NEXT: jeet.relu
+// TE-NEXT: jeet.yield
+// TE-LABEL: func.func @sixteen_rows_of_transposed_a
+// TE: jeet.fusion
+// TE-NEXT: ^bb0
+// TE-NEXT: jeet.transpose
+// TE-NEXT: jeet.matmul
+// TE-NEXT: jeet.add
+// TE-NEXT: jeet.relu
+// TE-NEXT: jeet.yield
+// TE-NOT: jeet.fusion
+// TE: return
 // CHECK-LABEL: func.func @few_rows_of_transposed_a
-// CHECK: %[[M:.*]] = jeet.fusion
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: jeet.transpose
-// CHECK-NEXT: jeet.matmul
-// CHECK-NEXT: jeet.yield
-// CHECK: jeet.fusion(%[[M]]
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: jeet.add
-// CHECK-NEXT: jeet.relu
-// CHECK-NEXT: jeet.yield
-// CHECK-LABEL: func.func @sixteen_rows_of_transposed_a
 // CHECK: jeet.fusion
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: jeet.transpose

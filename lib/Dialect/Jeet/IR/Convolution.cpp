@@ -128,12 +128,16 @@ Value reshape(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> shape) {
   return ReshapeOp::create(b, loc, type.clone(shape), x);
 }
 
-/// `x` (N, C, H, W) padded with `padValue` by the window's padding (a pad
-/// of none folds away).
+/// `x` (N, C, H, W), or (N, H, W, C) with `channelsLast`, padded with
+/// `padValue` by the window's padding (a pad of none folds away).
 Value padForWindows(OpBuilder &b, Location loc, Value x, const Window &w,
-                    TypedAttr padValue) {
+                    TypedAttr padValue, bool channelsLast = false) {
   SmallVector<int64_t> low = {0, 0, w.padding[0], w.padding[1]};
   SmallVector<int64_t> high = {0, 0, w.padding[2], w.padding[3]};
+  if (channelsLast) {
+    low = {0, w.padding[0], w.padding[1], 0};
+    high = {0, w.padding[2], w.padding[3], 0};
+  }
   return PadOp::create(b, loc, x, scalarConstant(b, loc, padValue), low, high);
 }
 
@@ -248,23 +252,33 @@ static DenseElementsAttr constantValues(Value filter) {
 
 /// The strided windows of `padded` (N, C, H, W) at the kernel's offsets,
 /// (N, C, OH, OW) slices with positive steps that their readers read in
-/// place, folded in row-major order of (kh, kw): `combine` joins
-/// `term(window, kh, kw)` of each offset to those of the offsets before it.
+/// place (with `channelsLast`, of (N, H, W, C): (N, OH, OW, C)), folded in
+/// row-major order of (kh, kw): `combine` joins `term(window, kh, kw)` of
+/// each offset to those of the offsets before it.
 static Value foldWindows(OpBuilder &b, Location loc, Value padded,
                          const Window &w,
                          function_ref<Value(Value, int64_t, int64_t)> term,
-                         function_ref<Value(Value, Value)> combine) {
+                         function_ref<Value(Value, Value)> combine,
+                         bool channelsLast = false) {
   auto type = cast<RankedTensorType>(padded.getType());
+  int64_t n = type.getDimSize(0);
+  int64_t c = type.getDimSize(channelsLast ? 3 : 1);
   Value result;
   for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
     for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
       int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
-      Value window = SliceOp::create(
-          b, loc, padded, ArrayRef<int64_t>{0, 0, h0, w0},
-          ArrayRef<int64_t>{type.getDimSize(0), type.getDimSize(1),
-                            h0 + (w.out[0] - 1) * w.strides[0] + 1,
-                            w0 + (w.out[1] - 1) * w.strides[1] + 1},
-          ArrayRef<int64_t>{1, 1, w.strides[0], w.strides[1]});
+      int64_t h1 = h0 + (w.out[0] - 1) * w.strides[0] + 1;
+      int64_t w1 = w0 + (w.out[1] - 1) * w.strides[1] + 1;
+      Value window =
+          channelsLast
+              ? SliceOp::create(
+                    b, loc, padded, ArrayRef<int64_t>{0, h0, w0, 0},
+                    ArrayRef<int64_t>{n, h1, w1, c},
+                    ArrayRef<int64_t>{1, w.strides[0], w.strides[1], 1})
+              : SliceOp::create(
+                    b, loc, padded, ArrayRef<int64_t>{0, 0, h0, w0},
+                    ArrayRef<int64_t>{n, c, h1, w1},
+                    ArrayRef<int64_t>{1, 1, w.strides[0], w.strides[1]});
       Value next = term(window, kh, kw);
       result = result ? combine(result, next) : next;
     }
@@ -334,7 +348,7 @@ static Value decomposeDepthwise(OpBuilder &b, Location loc, Value x,
 static Value decomposeDepthwiseChannelsLast(OpBuilder &b, Location loc, Value x,
                                             Value filter, const Window &w) {
   auto type = cast<RankedTensorType>(x.getType());
-  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  int64_t c = type.getDimSize(1);
   int64_t taps = w.kernel[0] * w.kernel[1];
   Value rows;
   if (DenseElementsAttr values = constantValues(filter))
@@ -343,29 +357,22 @@ static Value decomposeDepthwiseChannelsLast(OpBuilder &b, Location loc, Value x,
     rows = TransposeOp::create(b, loc, reshape(b, loc, filter, {c, taps}),
                                ArrayRef<int64_t>{1, 0});
   Value last = TransposeOp::create(b, loc, x, ArrayRef<int64_t>{0, 2, 3, 1});
-  Value padded = PadOp::create(
-      b, loc, last,
-      scalarConstant(b, loc,
-                     cast<TypedAttr>(b.getZeroAttr(type.getElementType()))),
-      ArrayRef<int64_t>{0, w.padding[0], w.padding[1], 0},
-      ArrayRef<int64_t>{0, w.padding[2], w.padding[3], 0});
-  Value sum;
-  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
-    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
-      int64_t h0 = kh * w.dilations[0], w0 = kw * w.dilations[1];
-      Value window = SliceOp::create(
-          b, loc, padded, ArrayRef<int64_t>{0, h0, w0, 0},
-          ArrayRef<int64_t>{n, h0 + (w.out[0] - 1) * w.strides[0] + 1,
-                            w0 + (w.out[1] - 1) * w.strides[1] + 1, c},
-          ArrayRef<int64_t>{1, w.strides[0], w.strides[1], 1});
-      int64_t tap = kh * w.kernel[1] + kw;
-      Value row = SliceOp::create(b, loc, rows, ArrayRef<int64_t>{tap, 0},
-                                  ArrayRef<int64_t>{tap + 1, c},
-                                  ArrayRef<int64_t>{1, 1});
-      Value term = MulOp::create(b, loc, window, row);
-      sum = sum ? AddOp::create(b, loc, sum, term).getResult() : term;
-    }
-  }
+  Value padded = padForWindows(
+      b, loc, last, w, cast<TypedAttr>(b.getZeroAttr(type.getElementType())),
+      /*channelsLast=*/true);
+  auto term = [&](Value window, int64_t kh, int64_t kw) -> Value {
+    int64_t tap = kh * w.kernel[1] + kw;
+    Value row =
+        SliceOp::create(b, loc, rows, ArrayRef<int64_t>{tap, 0},
+                        ArrayRef<int64_t>{tap + 1, c}, ArrayRef<int64_t>{1, 1});
+    return MulOp::create(b, loc, window, row);
+  };
+  Value sum = foldWindows(
+      b, loc, padded, w, term,
+      [&](Value sum, Value next) {
+        return AddOp::create(b, loc, sum, next).getResult();
+      },
+      /*channelsLast=*/true);
   return TransposeOp::create(b, loc, sum, ArrayRef<int64_t>{0, 3, 1, 2});
 }
 

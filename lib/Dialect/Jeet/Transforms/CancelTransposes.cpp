@@ -63,19 +63,11 @@ struct Transposed {
   /// that come from neighbouring input dimensions in order.
   std::optional<Transposed> reshaped(ArrayRef<int64_t> to) const {
     SmallVector<int64_t> from = shape();
-    // The groups of the longer shape's dimensions that make each of the
-    // shorter one's.
-    auto groupsOf = [&](ArrayRef<int64_t> longer, ArrayRef<int64_t> shorter) {
-      Type f32 = Float32Type::get(context);
-      return getReassociationIndicesForReshape(
-          RankedTensorType::get(longer, f32),
-          RankedTensorType::get(shorter, f32));
-    };
     Transposed next;
-    next.context = context;
     if (to.size() > from.size()) {
+      // The groups of `to`'s dimensions that split each of `from`'s.
       std::optional<SmallVector<ReassociationIndices>> groups =
-          groupsOf(to, from);
+          getReassociationIndicesForCollapse(to, from);
       if (!groups)
         return std::nullopt;
       // Input dimension d is transposed dimension i = inverse[d], split
@@ -96,7 +88,7 @@ struct Transposed {
     }
     if (to.size() < from.size()) {
       std::optional<SmallVector<ReassociationIndices>> groups =
-          groupsOf(from, to);
+          getReassociationIndicesForCollapse(from, to);
       if (!groups)
         return std::nullopt;
       // Each group of transposed dimensions must read a run of input
@@ -120,8 +112,6 @@ struct Transposed {
       return *this;
     return std::nullopt;
   }
-
-  MLIRContext *context = nullptr;
 };
 
 /// The shape in the transpose's input space of an operand of shape `shape`
@@ -196,9 +186,9 @@ std::optional<Cancellation> findCancellation(TransposeOp transpose) {
   result.ops = reached.takeVector();
   llvm::sort(result.ops,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  result.states[transpose.getResult()] = Transposed{
-      llvm::to_vector(shapeOf(transpose.getInput())),
-      llvm::to_vector(transpose.getPermutation()), transpose.getContext()};
+  result.states[transpose.getResult()] =
+      Transposed{llvm::to_vector(shapeOf(transpose.getInput())),
+                 llvm::to_vector(transpose.getPermutation())};
   for (Operation *op : result.ops) {
     // The state of the values it reads from the transpose, all the same
     // (reshapes that pass keep one layout per shape: checked all the same).
